@@ -1,0 +1,132 @@
+/**
+ * Hyperledger Besu releases: which ones this project deploys, what each needs and which options each accepts.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+/** A Besu release version, `<major>.<minor>.<patch>`. */
+export type Version = [number, number, number];
+
+/** The shape of a release version as an operator types it. */
+export const VERSION_PATTERN = /^(\d+)\.(\d+)\.(\d+)$/;
+
+/** Parses `<major>.<minor>.<patch>`; undefined when it is not that shape. */
+export function parseVersion(text: string): Version | undefined {
+  const match = VERSION_PATTERN.exec(text);
+  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
+}
+
+/** Negative, zero or positive as a is older than, the same as or newer than b. */
+export function compareVersions(a: string, b: string): number {
+  const [x, y] = [parseVersion(a), parseVersion(b)];
+  if (!x || !y) throw new Error(`not a release version: ${x ? b : a}`);
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return 0;
+}
+
+/** True when version is at least `from`. */
+export function atLeast(version: string, from: string): boolean {
+  return compareVersions(version, from) >= 0;
+}
+
+/** Releases whose accepted option names we hold (read from Besu's sources at each tag). */
+export const KNOWN_RELEASES = [
+  '1.3.6',
+  '1.4.4',
+  '1.5.2',
+  '1.5.3',
+  '20.10.4',
+  '21.1.6',
+  '22.1.0',
+  '23.4.1',
+  '24.1.0',
+  '25.5.0',
+] as const;
+
+/** Oldest release this project deploys. */
+export const OLDEST_SUPPORTED_RELEASE = KNOWN_RELEASES[0];
+/** First release without on-chain permissioning, which the LACChain networks need: deployments stay below it. */
+export const PERMISSIONING_REMOVED_IN = '25.6.0';
+
+/** Version thresholds that change what a config may contain (see the project's Besu facts). */
+export const BESU_CHANGES = {
+  /** `host-allowlist` replaces `host-whitelist`. */
+  hostAllowlist: '1.5.2',
+  /** `rpc-http-max-active-connections` exists. */
+  maxActiveConnections: '21.1.2',
+  /** Java 17 required. */
+  java17: '23.1.0',
+  /** `tx-pool-max-size` needs `tx-pool="legacy"`. */
+  layeredTxPool: '23.10.0',
+  /** Default storage becomes BONSAI: an existing FOREST database needs `data-storage-format="FOREST"`. */
+  bonsaiDefault: '24.3.0',
+  /** Java 21 required. */
+  java21: '24.6.0',
+} as const;
+
+/** Major version of the Java runtime a release needs. */
+export function javaMajorFor(version: string): number {
+  if (atLeast(version, BESU_CHANGES.java21)) return 21;
+  if (atLeast(version, BESU_CHANGES.java17)) return 17;
+  return 11;
+}
+
+/** Why a release cannot be deployed, or undefined when it can. */
+export function unsupportedReason(version: string): string | undefined {
+  if (!parseVersion(version)) return 'is not a release version <major>.<minor>.<patch>';
+  if (!atLeast(version, OLDEST_SUPPORTED_RELEASE))
+    return `is older than ${OLDEST_SUPPORTED_RELEASE}, the oldest release supported`;
+  if (atLeast(version, PERMISSIONING_REMOVED_IN))
+    return `has no on-chain permissioning (removed in ${PERMISSIONING_REMOVED_IN}), which the LACChain networks need`;
+  return undefined;
+}
+
+/** The release whose option list applies to a version: the newest known release not newer than it. */
+export function optionListRelease(version: string): string {
+  const candidates = KNOWN_RELEASES.filter((known) => atLeast(version, known));
+  const release = candidates[candidates.length - 1];
+  if (!release) throw new Error(`Besu ${version} is older than every release this project knows`);
+  return release;
+}
+
+const optionCache = new Map<string, ReadonlySet<string>>();
+
+/** Every option name (= config.toml key) that a release accepts. */
+export function acceptedOptions(version: string): ReadonlySet<string> {
+  const release = optionListRelease(version);
+  let options = optionCache.get(release);
+  if (!options) {
+    const file = path.join(__dirname, 'besu-options', `${release}.txt`);
+    options = new Set(
+      fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean),
+    );
+    optionCache.set(release, options);
+  }
+  return options;
+}
+
+/** The container image of a release. */
+export const BESU_IMAGE_REPOSITORY = 'hyperledger/besu';
+/** The image's user and group: the pod runs as them. */
+export const BESU_IMAGE_UID = 1000;
+
+/** Where release archives are downloaded from by default; `{version}` is replaced. */
+export const DEFAULT_RELEASE_URL =
+  'https://github.com/hyperledger/besu/releases/download/{version}/besu-{version}.tar.gz';
+
+/** The archive file name of a release, and the folder it unpacks to. */
+export function releaseArchiveName(version: string): string {
+  return `besu-${version}.tar.gz`;
+}
+export function releaseFolderName(version: string): string {
+  return `besu-${version}`;
+}
+
+/** The download URL of a release from a URL template holding `{version}`. */
+export function releaseUrl(template: string, version: string): string {
+  return template.split('{version}').join(version);
+}

@@ -1,0 +1,28 @@
+/**
+ * Defaults for the settings an operator may leave out, on both deployment paths.
+ */
+import { NodeType } from './nodeTypes';
+
+/** Pulumi config namespace of this program's settings (`lacchain:network`, `lacchain:nodes`, ...). */
+export const CONFIG_NAMESPACE = 'lacchain';
+
+/** The values file of a Kubernetes node, per node type (the seed's Helm values files). */
+export function defaultValuesFile(typenode: NodeType): string {
+  return `values/${typenode}.yml`;
+}
+
+/** Kubernetes namespace a node is created in. */
+export const DEFAULT_NAMESPACE = 'lacchain';
+
+/** SSH: the user the program logs in as, and the port. */
+export const DEFAULT_SSH_USER = 'root';
+export const DEFAULT_SSH_PORT = 22;
+
+/** SSH: the node's home folder (config.toml, data/, logs/). */
+export const DEFAULT_NODE_HOME = '/opt/lacchain';
+/** SSH: the systemd service (and log file prefix) of the node. */
+export const DEFAULT_NODE_SERVICE = 'besu';
+/** SSH: the system user the node runs as. */
+export const DEFAULT_SERVICE_USER = 'besu';
+/** SSH: where Besu releases are unpacked, one folder per version, with a `current` link. */
+export const DEFAULT_RELEASES_DIR = '/opt/besu';

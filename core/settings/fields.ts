@@ -1,0 +1,119 @@
+/**
+ * Field rules shared by every settings file: each one carries, as its error, the sentence saying what is allowed.
+ */
+import { z } from 'zod';
+import { NODE_TYPES } from '../catalog/nodeTypes';
+import { PORTS } from '../catalog/ports';
+import { unsupportedReason, OLDEST_SUPPORTED_RELEASE, PERMISSIONING_REMOVED_IN } from '../catalog/besu';
+
+/** A mapping that refuses unknown fields, naming the ones it allows. */
+export function strict<S extends z.ZodRawShape>(shape: S) {
+  const fields = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' ? `only the fields ${fields}` : `a mapping with the fields ${fields}`,
+  });
+}
+
+const IPV4 = 'an IPv4 address such as 203.0.113.10 (not 0.0.0.0, loopback or multicast)';
+
+/** True for a dotted-quad IPv4 address another machine can reach: not unspecified, loopback, multicast or broadcast. */
+export function isReachableIpv4(ip: string): boolean {
+  if (!z.ipv4().safeParse(ip).success) return false;
+  const first = Number(ip.split('.')[0]);
+  return ip !== '0.0.0.0' && first !== 127 && first < 224;
+}
+
+/** An IPv4 address another machine can reach. */
+export const ipv4 = z.string({ error: IPV4 }).refine(isReachableIpv4, { error: IPV4 });
+
+const HOSTNAME_PATTERN =
+  /^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+const HOSTNAME = 'a DNS name such as node1.example.org (letters, digits, hyphens and dots)';
+
+/** A DNS name. */
+export const hostname = z.string({ error: HOSTNAME }).regex(HOSTNAME_PATTERN, { error: HOSTNAME });
+
+const ADDRESS = 'an IPv4 address or a DNS name';
+/** Where this machine reaches a remote one: an IPv4 address or a DNS name. */
+export const hostAddress = z
+  .string({ error: ADDRESS })
+  .refine((v) => z.ipv4().safeParse(v).success || HOSTNAME_PATTERN.test(v), ADDRESS);
+
+const PORT = `a whole number from ${PORTS.min} to ${PORTS.max}`;
+/** A TCP/UDP port. */
+export const port = z
+  .number({ error: PORT })
+  .int({ error: PORT })
+  .min(PORTS.min, { error: PORT })
+  .max(PORTS.max, { error: PORT });
+
+const EMAIL = 'an e-mail address such as ops@example.org';
+/** An e-mail address. */
+export const email = z.string({ error: EMAIL }).check(z.email({ error: EMAIL }));
+
+const NODE_TYPE = `one of ${NODE_TYPES.join(', ')}`;
+/** A node type. */
+export const nodeType = z.enum(NODE_TYPES, { error: NODE_TYPE });
+
+const LABEL = 'a name of lowercase letters, digits and hyphens, starting with a letter, at most 40 characters';
+/** A name used inside Kubernetes and Pulumi resource names. */
+export const resourceLabel = z.string({ error: LABEL }).regex(/^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$/, { error: LABEL });
+
+const K8S_LABEL = 'a Kubernetes name: lowercase letters, digits and hyphens, at most 63 characters';
+/** A Kubernetes namespace. */
+export const kubernetesLabel = z
+  .string({ error: K8S_LABEL })
+  .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, { error: K8S_LABEL });
+
+const K8S_SUBDOMAIN = 'a Kubernetes object name: lowercase letters, digits, hyphens and dots, at most 253 characters';
+/** A Kubernetes node or storage-class name. */
+export const kubernetesSubdomain = z
+  .string({ error: K8S_SUBDOMAIN })
+  .regex(/^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, { error: K8S_SUBDOMAIN });
+
+const NODE_NAME = 'a node name of letters, digits, dots, hyphens and underscores, 1 to 63 characters';
+/** The node's name on the network (monitoring job, ethstats, permissioning request). */
+export const nodeName = z.string({ error: NODE_NAME }).regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, { error: NODE_NAME });
+
+const VERSION = `a Besu release <major>.<minor>.<patch> from ${OLDEST_SUPPORTED_RELEASE} up to, not including, ${PERMISSIONING_REMOVED_IN}`;
+/** A Besu release version this project deploys. */
+export const releaseVersion = z
+  .string({ error: VERSION })
+  .refine((v) => unsupportedReason(v) === undefined, { error: VERSION });
+
+const USER = 'a Unix user name (lowercase letters, digits, underscores and hyphens)';
+/** A Unix user name. */
+export const unixUser = z.string({ error: USER }).regex(/^[a-z_][a-z0-9_-]{0,31}$/, { error: USER });
+
+const ABSOLUTE_PATH = 'an absolute path without spaces, such as /opt/lacchain';
+/** An absolute path on a remote machine. */
+export const absolutePath = z.string({ error: ABSOLUTE_PATH }).regex(/^\/[A-Za-z0-9._/-]*$/, { error: ABSOLUTE_PATH });
+
+const QUANTITY = 'a Kubernetes storage size such as 375Gi';
+/** A storage size. */
+export const storageSize = z.string({ error: QUANTITY }).regex(/^[1-9][0-9]*(Mi|Gi|Ti)$/, { error: QUANTITY });
+
+const URL_TEMPLATE = 'an http(s) URL holding {version}, such as https://mirror.example.org/besu-{version}.tar.gz';
+/** Where release archives are downloaded from. */
+export const releaseUrlTemplate = z
+  .string({ error: URL_TEMPLATE })
+  .regex(/^https?:\/\/[^\s'"]+$/, { error: URL_TEMPLATE })
+  .refine((v) => v.includes('{version}'), { error: URL_TEMPLATE });
+
+const SSH_HOST_KEY = 'an SSH public host key line such as "ssh-ed25519 AAAAC3..."';
+/** A pinned SSH host key. */
+export const sshHostKey = z
+  .string({ error: SSH_HOST_KEY })
+  .regex(/^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/=]+( .*)?$/, { error: SSH_HOST_KEY });
+
+const BOOL = 'true or false';
+/** A yes/no switch. */
+export const bool = z.boolean({ error: BOOL });
+
+const TEXT = 'a non-empty text';
+/** Any non-empty text. */
+export const text = z.string({ error: TEXT }).min(1, { error: TEXT });
+
+/** The explanation of why a version is refused (used in cross-checks). */
+export { unsupportedReason };

@@ -1,0 +1,12 @@
+// Lint setup: the TypeScript-aware recommended rules, nothing project-specific.
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'bin/**', 'coverage/**', 'tests/e2e/host/*.js'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+);

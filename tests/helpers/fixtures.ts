@@ -1,0 +1,74 @@
+/**
+ * Test fixtures shared by the unit tests: valid settings to mutate, an in-memory file reader, the test genesis.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import type { PinnedGenesis } from '../../core/catalog/networks';
+import type { FileReader, RawStackConfig } from '../../core/settings/load';
+
+/** The project's own small genesis (not a LACChain genesis), pinned by its own digest. */
+export const TEST_GENESIS_FILE = path.join(__dirname, '..', 'fixtures', 'genesis', 'test-genesis.json');
+export const TEST_GENESIS: PinnedGenesis = {
+  url: 'http://127.0.0.1/test-genesis.json',
+  sha256: '66b3b52f8257ce90417e79f7a11720628bd0cf49db3a805e8d6f93dad3123ce4',
+  bytes: 559,
+};
+export const testGenesisText = (): string => fs.readFileSync(TEST_GENESIS_FILE, 'utf8');
+
+/** A throwaway SSH private key shape (never used to log in anywhere). */
+export const FAKE_SSH_KEY =
+  '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n';
+
+/** Private key 1 and its published identity (the generator point). */
+export const KEY_ONE = `0x${'0'.repeat(63)}1`;
+export const KEY_ONE_PUBLIC =
+  '79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8';
+export const KEY_ONE_ADDRESS = '0x7e5f4552091a69125d5dfcb7b8c2659029395bdf';
+
+/** A valid testnet stack config: a writer on Kubernetes and a validator over SSH. */
+export function validTestnetConfig(): Record<string, unknown> {
+  return {
+    'lacchain:network': 'open-protestnet',
+    'lacchain:nodes': [
+      { name: 'writer', typenode: 'writer', target: 'kubernetes' },
+      {
+        name: 'validator',
+        typenode: 'validator',
+        target: 'ssh',
+        inventory: {
+          host: '198.51.100.7',
+          node_ip: '198.51.100.7',
+          node_name: 'org-validator',
+          node_email: 'ops@example.org',
+          user: 'ubuntu',
+        },
+      },
+    ],
+    'lacchain:sshPrivateKey': FAKE_SSH_KEY,
+  };
+}
+
+/** A valid writer values file for open-protestnet. */
+export function validWriterValues(): Record<string, unknown> {
+  return {
+    deploy: {
+      network: 'open-protest-net',
+      typenode: 'writer',
+      publicIP: '203.0.113.10',
+      p2p: { host: '203.0.113.10', port: 60606 },
+      workerName: 'worker-1',
+      nodeName: 'org-writer',
+      nodeEmail: 'ops@example.org',
+    },
+  };
+}
+
+/** A file reader over in-memory files (paths relative to /project). */
+export function memoryFiles(files: Record<string, string>): FileReader {
+  return (absolutePath) => files[path.relative('/project', absolutePath)];
+}
+
+/** A raw stack config as the engine would give it. */
+export function rawConfig(values: Record<string, unknown>, file = 'Pulumi.testnet.yaml'): RawStackConfig {
+  return { file, baseDir: '/project', values };
+}

@@ -1,0 +1,35 @@
+/**
+ * Running the program under the recording engine in tests: deterministic "random" key material, no preview.
+ */
+import { deterministicHex, RecordedResource, startRecording } from '../../tools/plan/engine';
+
+/** Every resource type the program may declare. */
+export const PROGRAM_TYPES = [
+  'lacchain:index:',
+  'random:index/randomBytes:',
+  'kubernetes:',
+  'command:',
+  'pulumi:providers:',
+];
+
+/** Starts recording as `pulumi up` would run (not a preview), with deterministic random bytes. */
+export function recordProgram(stack = 'testnet'): RecordedResource[] {
+  return startRecording({
+    project: 'lacchain-besu-node',
+    stack,
+    preview: false,
+    knownTypes: PROGRAM_TYPES,
+    outputsFor: (resource) => {
+      if (resource.type === 'random:index/randomBytes:RandomBytes') {
+        const hex = deterministicHex(resource.name, Number(resource.inputs.length));
+        return { hex, base64: Buffer.from(hex, 'hex').toString('base64') };
+      }
+      return undefined;
+    },
+  });
+}
+
+/** Lets every pending registration reach the engine. */
+export function flush(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 50));
+}

@@ -1,0 +1,28 @@
+/**
+ * Running the project's command-line tools as an operator would (`npm run --silent <tool> -- ...`).
+ */
+import { spawnSync } from 'child_process';
+import * as path from 'path';
+
+/** The project folder. */
+export const PROJECT_DIR = path.resolve(__dirname, '..', '..');
+
+/** Runs `npm run --silent <script> -- args` in the project folder. */
+export function runNpm(
+  script: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
+): { code: number; stdout: string; stderr: string } {
+  const result = spawnSync('npm', ['run', '--silent', script, '--', ...args], {
+    cwd: options.cwd ?? PROJECT_DIR,
+    env: { ...process.env, ...options.env },
+    input: options.input,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  const stderr = result.stderr
+    .split('\n')
+    .filter((l) => !l.startsWith('npm warn'))
+    .join('\n');
+  return { code: result.status ?? -1, stdout: result.stdout, stderr };
+}

@@ -1,0 +1,571 @@
+/**
+ * Settings validation: each bad input gets exactly the message that names the file, the key, the value given and
+ * what is allowed; good settings load into the model.
+ */
+import * as yaml from 'js-yaml';
+import { loadStack } from '../../core/settings/load';
+import { Problem, SettingsError } from '../../core/settings/problems';
+import {
+  FAKE_SSH_KEY,
+  KEY_ONE,
+  memoryFiles,
+  rawConfig,
+  validTestnetConfig,
+  validWriterValues,
+} from '../helpers/fixtures';
+
+type Config = Record<string, unknown>;
+type Values = { deploy: Record<string, unknown> & { p2p: Record<string, unknown> } };
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const nodes = (c: Config) => c['lacchain:nodes'] as any[];
+const inventory = (c: Config) => nodes(c)[1].inventory as Record<string, unknown>;
+
+const STACK = 'Pulumi.testnet.yaml';
+const VALUES = 'values/writer.yml';
+
+function load(config: Config, values: unknown = validWriterValues(), extraFiles: Record<string, string> = {}) {
+  const files = { [VALUES]: typeof values === 'string' ? values : yaml.dump(values), ...extraFiles };
+  return loadStack('testnet', rawConfig(config, STACK), memoryFiles(files));
+}
+
+function problemsOf(config: Config, values?: unknown, extraFiles?: Record<string, string>): Problem[] {
+  try {
+    load(config, values, extraFiles);
+  } catch (error) {
+    if (error instanceof SettingsError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected the settings to be refused');
+}
+
+interface Case {
+  name: string;
+  config?: (c: Config) => void;
+  values?: (v: Values) => void;
+  rawValues?: string;
+  expected: { file?: string; key?: string | RegExp; given?: string | RegExp; allowed: string | RegExp };
+}
+
+const cases: Case[] = [
+  // Stack config: network and structure.
+  {
+    name: 'network missing',
+    config: (c) => delete c['lacchain:network'],
+    expected: { file: STACK, key: 'lacchain:network', given: 'missing', allowed: /non-empty text/ },
+  },
+  {
+    name: 'unknown network',
+    config: (c) => (c['lacchain:network'] = 'moonnet'),
+    expected: { key: 'lacchain:network', given: 'given "moonnet"', allowed: /open-protestnet for stack testnet/ },
+  },
+  {
+    name: 'deprecated network',
+    config: (c) => (c['lacchain:network'] = 'legacy-protestnet'),
+    expected: { key: 'lacchain:network', given: 'given "legacy-protestnet"', allowed: /deprecated/ },
+  },
+  {
+    name: 'network of the other stack',
+    config: (c) => (c['lacchain:network'] = 'mainnet-omega'),
+    expected: { key: 'lacchain:network', allowed: /stack testnet deploys to open-protestnet/ },
+  },
+  {
+    name: 'network not a text',
+    config: (c) => (c['lacchain:network'] = 5),
+    expected: { key: 'lacchain:network', given: 'given 5', allowed: /text/ },
+  },
+  {
+    name: 'unknown stack setting',
+    config: (c) => (c['lacchain:nodez'] = []),
+    expected: { key: 'lacchain:nodez', given: 'unknown field', allowed: /lacchain:nodes/ },
+  },
+  {
+    name: 'nodes missing',
+    config: (c) => delete c['lacchain:nodes'],
+    expected: { key: 'lacchain:nodes', given: 'missing', allowed: /list of nodes/ },
+  },
+  {
+    name: 'nodes empty',
+    config: (c) => (c['lacchain:nodes'] = []),
+    expected: { key: 'lacchain:nodes', given: 'given []', allowed: /at least one node/ },
+  },
+  {
+    name: 'nodes not a list',
+    config: (c) => (c['lacchain:nodes'] = { writer: {} }),
+    expected: { key: 'lacchain:nodes', allowed: /list of nodes/ },
+  },
+  {
+    name: 'node not a mapping',
+    config: (c) => (nodes(c)[0] = 'writer'),
+    expected: { key: 'lacchain:nodes[0]', given: 'given "writer"', allowed: /mapping with the fields name, typenode/ },
+  },
+  // Stack config: one node.
+  {
+    name: 'node name missing',
+    config: (c) => delete nodes(c)[0].name,
+    expected: { key: 'lacchain:nodes[0].name', given: 'missing', allowed: /lowercase letters/ },
+  },
+  {
+    name: 'node name with capitals',
+    config: (c) => (nodes(c)[0].name = 'Writer'),
+    expected: { key: 'lacchain:nodes[0].name', given: 'given "Writer"', allowed: /lowercase/ },
+  },
+  {
+    name: 'node name too long',
+    config: (c) => (nodes(c)[0].name = 'w'.repeat(41)),
+    expected: { key: 'lacchain:nodes[0].name', allowed: /at most 40/ },
+  },
+  {
+    name: 'duplicate node names',
+    config: (c) => (nodes(c)[1].name = 'writer'),
+    expected: { key: 'lacchain:nodes[1].name', allowed: /already used by lacchain:nodes\[0\]/ },
+  },
+  {
+    name: 'typenode misspelt',
+    config: (c) => (nodes(c)[0].typenode = 'writter'),
+    expected: {
+      key: 'lacchain:nodes[0].typenode',
+      given: 'given "writter"',
+      allowed: 'one of writer, validator, bootnode',
+    },
+  },
+  {
+    name: 'typenode as menu index',
+    config: (c) => (nodes(c)[0].typenode = 2),
+    expected: { key: 'lacchain:nodes[0].typenode', given: 'given 2', allowed: 'one of writer, validator, bootnode' },
+  },
+  {
+    name: 'target unknown',
+    config: (c) => (nodes(c)[0].target = 'docker'),
+    expected: { key: 'lacchain:nodes[0].target', given: 'given "docker"', allowed: 'kubernetes or ssh' },
+  },
+  {
+    name: 'unknown node field',
+    config: (c) => (nodes(c)[0].replicas = 2),
+    expected: {
+      key: 'lacchain:nodes[0].replicas',
+      given: 'unknown field',
+      allowed: /name, typenode, target, values, inventory/,
+    },
+  },
+  {
+    name: 'kubernetes node with an inventory',
+    config: (c) => (nodes(c)[0].inventory = inventory(c)),
+    expected: { key: 'lacchain:nodes[0].inventory', allowed: /no inventory for a kubernetes node/ },
+  },
+  {
+    name: 'ssh node with a values file',
+    config: (c) => (nodes(c)[1].values = 'values/validator.yml'),
+    expected: { key: 'lacchain:nodes[1].values', allowed: /no values file for an ssh node/ },
+  },
+  {
+    name: 'ssh node without inventory',
+    config: (c) => delete nodes(c)[1].inventory,
+    expected: { key: 'lacchain:nodes[1].inventory', given: 'missing', allowed: /host, node_ip, node_name, node_email/ },
+  },
+  // Inventory of an SSH node.
+  {
+    name: 'node_ip not an IP',
+    config: (c) => (inventory(c).node_ip = '300.1.2.3'),
+    expected: { key: 'lacchain:nodes[1].inventory.node_ip', given: 'given "300.1.2.3"', allowed: /IPv4 address/ },
+  },
+  {
+    name: 'node_ip loopback',
+    config: (c) => (inventory(c).node_ip = '127.0.0.1'),
+    expected: { key: 'lacchain:nodes[1].inventory.node_ip', allowed: /not 0.0.0.0, loopback/ },
+  },
+  {
+    name: 'node_ip unspecified',
+    config: (c) => (inventory(c).node_ip = '0.0.0.0'),
+    expected: { key: 'lacchain:nodes[1].inventory.node_ip', given: 'given "0.0.0.0"', allowed: /IPv4/ },
+  },
+  {
+    name: 'node_ip multicast',
+    config: (c) => (inventory(c).node_ip = '239.1.1.1'),
+    expected: { key: 'lacchain:nodes[1].inventory.node_ip', allowed: /multicast/ },
+  },
+  {
+    name: 'node_ip missing',
+    config: (c) => delete inventory(c).node_ip,
+    expected: { key: 'lacchain:nodes[1].inventory.node_ip', given: 'missing', allowed: /IPv4/ },
+  },
+  {
+    name: 'host not an address',
+    config: (c) => (inventory(c).host = 'my host!'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.host',
+      given: 'given "my host!"',
+      allowed: /IPv4 address or a DNS name/,
+    },
+  },
+  {
+    name: 'node_email not an e-mail',
+    config: (c) => (inventory(c).node_email = 'ops-at-example.org'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.node_email',
+      given: 'given "ops-at-example.org"',
+      allowed: /e-mail address/,
+    },
+  },
+  {
+    name: 'node_name with spaces',
+    config: (c) => (inventory(c).node_name = 'my node'),
+    expected: { key: 'lacchain:nodes[1].inventory.node_name', allowed: /letters, digits, dots/ },
+  },
+  {
+    name: 'release version not x.y.z',
+    config: (c) => (inventory(c).node_release_version = '23.4'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.node_release_version',
+      given: 'given "23.4"',
+      allowed: /<major>.<minor>.<patch>/,
+    },
+  },
+  {
+    name: 'release version without permissioning',
+    config: (c) => (inventory(c).node_release_version = '25.6.0'),
+    expected: { key: 'lacchain:nodes[1].inventory.node_release_version', allowed: /not including, 25.6.0/ },
+  },
+  {
+    name: 'release version too old',
+    config: (c) => (inventory(c).node_release_version = '1.2.0'),
+    expected: { key: 'lacchain:nodes[1].inventory.node_release_version', allowed: /from 1.3.6/ },
+  },
+  {
+    name: 'release version as a YAML number',
+    config: (c) => (inventory(c).node_release_version = 23.4),
+    expected: { key: 'lacchain:nodes[1].inventory.node_release_version', given: 'given 23.4', allowed: /Besu release/ },
+  },
+  {
+    name: 'ssh port out of range',
+    config: (c) => (inventory(c).port = 70000),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.port',
+      given: 'given 70000',
+      allowed: 'a whole number from 1 to 65535',
+    },
+  },
+  {
+    name: 'ssh port not whole',
+    config: (c) => (inventory(c).port = 22.5),
+    expected: { key: 'lacchain:nodes[1].inventory.port', allowed: 'a whole number from 1 to 65535' },
+  },
+  {
+    name: 'remote user invalid',
+    config: (c) => (inventory(c).user = 'Admin User'),
+    expected: { key: 'lacchain:nodes[1].inventory.user', allowed: /Unix user name/ },
+  },
+  {
+    name: 'node_home relative',
+    config: (c) => (inventory(c).node_home = 'lacchain'),
+    expected: { key: 'lacchain:nodes[1].inventory.node_home', given: 'given "lacchain"', allowed: /absolute path/ },
+  },
+  {
+    name: 'release_url without {version}',
+    config: (c) => (inventory(c).release_url = 'https://mirror.example.org/besu.tar.gz'),
+    expected: { key: 'lacchain:nodes[1].inventory.release_url', allowed: /holding \{version\}/ },
+  },
+  {
+    name: 'host_key not a key',
+    config: (c) => (inventory(c).host_key = 'fingerprint'),
+    expected: { key: 'lacchain:nodes[1].inventory.host_key', allowed: /SSH public host key/ },
+  },
+  {
+    name: 'dns_name invalid',
+    config: (c) => (inventory(c).dns_name = 'bad_name.example.org'),
+    expected: { key: 'lacchain:nodes[1].inventory.dns_name', allowed: /DNS name/ },
+  },
+  {
+    name: 'unknown inventory field',
+    config: (c) => (inventory(c).ansible_become = true),
+    expected: { key: 'lacchain:nodes[1].inventory.ansible_become', given: 'unknown field', allowed: /node_ip/ },
+  },
+  {
+    name: 'override not a boolean',
+    config: (c) => (inventory(c).allow_below_minimum_hardware = 'yes'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.allow_below_minimum_hardware',
+      given: 'given "yes"',
+      allowed: 'true or false',
+    },
+  },
+  // Secrets.
+  {
+    name: 'ssh private key missing',
+    config: (c) => delete c['lacchain:sshPrivateKey'],
+    expected: {
+      key: 'lacchain:sshPrivateKey',
+      given: 'missing',
+      allowed: /pulumi config set --secret lacchain:sshPrivateKey/,
+    },
+  },
+  {
+    name: 'ssh private key not a key',
+    config: (c) => (c['lacchain:sshPrivateKey'] = 'hunter2'),
+    expected: { key: 'lacchain:sshPrivateKey', given: 'given a value (secret, not shown)', allowed: /BEGIN/ },
+  },
+  {
+    name: 'imported node key invalid',
+    config: (c) => (c['lacchain:nodeKeys'] = { writer: '0x1234' }),
+    expected: {
+      key: 'lacchain:nodeKeys.writer',
+      given: 'given a value that has 4 hex digits; a key file has exactly 64 (32 bytes) (secret, not shown)',
+      allowed: /secp256k1 private key/,
+    },
+  },
+  {
+    name: 'imported node key zero',
+    config: (c) => (c['lacchain:nodeKeys'] = { writer: `0x${'0'.repeat(64)}` }),
+    expected: { key: 'lacchain:nodeKeys.writer', given: /is zero/, allowed: /secp256k1/ },
+  },
+  {
+    name: 'imported key of an unknown node',
+    config: (c) => (c['lacchain:nodeKeys'] = { writr: KEY_ONE }),
+    expected: { key: 'lacchain:nodeKeys.writr', allowed: 'a node name of this stack: writer, validator' },
+  },
+  // Values file of a Kubernetes node.
+  {
+    name: 'values file missing',
+    config: (c) => (nodes(c)[0].values = 'values/missing.yml'),
+    expected: { file: 'values/missing.yml', key: '(file)', given: 'no such file', allowed: /existing YAML/ },
+  },
+  {
+    name: 'values file not YAML',
+    rawValues: 'deploy:\n  network: [unclosed\n',
+    expected: { file: VALUES, key: /line 3/, allowed: 'a YAML document' },
+  },
+  {
+    name: 'values file empty',
+    rawValues: '',
+    expected: { file: VALUES, key: 'deploy', given: 'missing', allowed: /fields network, typenode, publicIP/ },
+  },
+  {
+    name: 'values with a section besides deploy',
+    rawValues: `${yaml.dump(validWriterValues())}image: hyperledger/besu\n`,
+    expected: { file: VALUES, key: 'image', given: 'unknown field', allowed: 'only the fields deploy' },
+  },
+  {
+    name: 'values network of another stack',
+    values: (v) => (v.deploy.network = 'main-net'),
+    expected: {
+      file: VALUES,
+      key: 'deploy.network',
+      given: 'given "main-net"',
+      allowed: /open-protest-net \(the Helm name of open-protestnet/,
+    },
+  },
+  {
+    name: 'values network deprecated',
+    values: (v) => (v.deploy.network = 'protest-net'),
+    expected: { key: 'deploy.network', allowed: /deprecated/ },
+  },
+  {
+    name: 'values network our name instead of Helm name',
+    values: (v) => (v.deploy.network = 'open-protestnet'),
+    expected: { key: 'deploy.network', allowed: /open-protest-net/ },
+  },
+  {
+    name: 'values typenode disagrees with the stack',
+    values: (v) => (v.deploy.typenode = 'validator'),
+    expected: {
+      key: 'deploy.typenode',
+      given: 'given "validator"',
+      allowed: "writer (the node's typenode in Pulumi.testnet.yaml)",
+    },
+  },
+  {
+    name: 'publicIP invalid',
+    values: (v) => (v.deploy.publicIP = '203.0.113'),
+    expected: { key: 'deploy.publicIP', given: 'given "203.0.113"', allowed: /IPv4/ },
+  },
+  {
+    name: 'p2p host invalid',
+    values: (v) => (v.deploy.p2p.host = 'my-node.example.org'),
+    expected: { key: 'deploy.p2p.host', allowed: /IPv4/ },
+  },
+  {
+    name: 'p2p port zero',
+    values: (v) => (v.deploy.p2p.port = 0),
+    expected: { key: 'deploy.p2p.port', given: 'given 0', allowed: 'a whole number from 1 to 65535' },
+  },
+  {
+    name: 'p2p port as text',
+    values: (v) => (v.deploy.p2p.port = '60606'),
+    expected: { key: 'deploy.p2p.port', given: 'given "60606"', allowed: 'a whole number from 1 to 65535' },
+  },
+  {
+    name: 'p2p missing',
+    values: (v) => delete (v.deploy as Record<string, unknown>).p2p,
+    expected: { key: 'deploy.p2p', given: 'missing', allowed: /fields host, port/ },
+  },
+  {
+    name: 'unknown p2p field',
+    values: (v) => (v.deploy.p2p.hots = '1.2.3.4'),
+    expected: { key: 'deploy.p2p.hots', given: 'unknown field', allowed: 'only the fields host, port' },
+  },
+  {
+    name: 'workerName missing',
+    values: (v) => delete v.deploy.workerName,
+    expected: { key: 'deploy.workerName', given: 'missing', allowed: /Kubernetes object name/ },
+  },
+  {
+    name: 'workerName with capitals',
+    values: (v) => (v.deploy.workerName = 'Worker_1'),
+    expected: { key: 'deploy.workerName', allowed: /lowercase/ },
+  },
+  {
+    name: 'nodeEmail invalid',
+    values: (v) => (v.deploy.nodeEmail = 'ops@'),
+    expected: { key: 'deploy.nodeEmail', given: 'given "ops@"', allowed: /e-mail/ },
+  },
+  {
+    name: 'namespace invalid',
+    values: (v) => (v.deploy.namespace = 'LACChain'),
+    expected: { key: 'deploy.namespace', allowed: /Kubernetes name/ },
+  },
+  {
+    name: 'volume size without unit',
+    values: (v) => (v.deploy.volumeSize = '375'),
+    expected: { key: 'deploy.volumeSize', given: 'given "375"', allowed: /375Gi/ },
+  },
+  {
+    name: 'values release version unsupported',
+    values: (v) => (v.deploy.releaseVersion = '26.1.0'),
+    expected: { key: 'deploy.releaseVersion', allowed: /25.6.0/ },
+  },
+  {
+    name: 'unknown deploy field',
+    values: (v) => (v.deploy.replicaCount = 1),
+    expected: { key: 'deploy.replicaCount', given: 'unknown field', allowed: /publicIP/ },
+  },
+  {
+    name: 'same p2p address on two nodes',
+    config: (c) => (inventory(c).node_ip = '203.0.113.10'),
+    expected: {
+      key: 'node validator inventory.node_ip',
+      given: 'given "203.0.113.10:60606"',
+      allowed: /node writer uses it/,
+    },
+  },
+];
+
+function matches(actual: string, expected: string | RegExp | undefined): boolean {
+  if (expected === undefined) return true;
+  return typeof expected === 'string' ? actual === expected : expected.test(actual);
+}
+
+describe('settings validation', () => {
+  it('has at least 40 distinct bad inputs', () => {
+    expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
+    expect(cases.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, testCase) => {
+    const config = validTestnetConfig();
+    const values = validWriterValues() as Values;
+    testCase.config?.(config);
+    testCase.values?.(values);
+    const problems = problemsOf(config, testCase.rawValues ?? values);
+    const expected = testCase.expected;
+    const file = expected.file ?? (testCase.values || testCase.rawValues ? VALUES : STACK);
+    const found = problems.filter(
+      (p) =>
+        p.file === file &&
+        matches(p.key, expected.key) &&
+        matches(p.given, expected.given) &&
+        matches(p.allowed, expected.allowed),
+    );
+    expect({ problems, found: found.length }).toEqual({ problems, found: 1 });
+    // One message per problem: a single mistake is reported once.
+    expect(problems).toHaveLength(1);
+  });
+
+  it('reports every problem at once, in stack config and values file', () => {
+    const config = validTestnetConfig();
+    inventory(config).node_ip = 'nope';
+    nodes(config)[0].typenode = 'writer';
+    const values = validWriterValues() as Values;
+    values.deploy.publicIP = 'nope';
+    const problems = problemsOf(config, values);
+    expect(problems.map((p) => `${p.file} ${p.key}`)).toEqual([
+      `${STACK} lacchain:nodes[1].inventory.node_ip`,
+      `${VALUES} deploy.publicIP`,
+    ]);
+  });
+
+  it('never echoes a secret', () => {
+    const config = validTestnetConfig();
+    config['lacchain:sshPrivateKey'] = 'my-secret-password';
+    config['lacchain:nodeKeys'] = { writer: 'not-a-key-but-secret' };
+    const message = (() => {
+      try {
+        load(config);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    })();
+    expect(message).toContain('lacchain:sshPrivateKey');
+    expect(message).toContain('lacchain:nodeKeys');
+    expect(message).not.toContain('my-secret-password');
+    expect(message).not.toContain('not-a-key-but-secret');
+  });
+
+  it('refuses the deprecated network as a stack with its deprecation message', () => {
+    expect(() => loadStack('legacy-protestnet', rawConfig({}), memoryFiles({}))).toThrow(/deprecated/);
+  });
+
+  it('formats each problem as file: key: given; allowed', () => {
+    const config = validTestnetConfig();
+    inventory(config).node_ip = '300.1.2.3';
+    expect(() => load(config)).toThrow(
+      'Pulumi.testnet.yaml: lacchain:nodes[1].inventory.node_ip: given "300.1.2.3"; allowed: an IPv4 address such as 203.0.113.10 (not 0.0.0.0, loopback or multicast)',
+    );
+  });
+});
+
+describe('valid settings', () => {
+  it('load into the model with defaults filled in', () => {
+    const config = validTestnetConfig();
+    config['lacchain:nodeKeys'] = { validator: KEY_ONE.toUpperCase().replace('0X', '0x') };
+    const { settings, secrets } = load(config);
+    expect(settings.stack).toBe('testnet');
+    expect(settings.network.networkId).toBe(648540);
+    const [writer, validator] = settings.nodes;
+    expect(writer).toMatchObject({
+      name: 'writer',
+      target: 'kubernetes',
+      valuesFile: VALUES,
+      publicIP: '203.0.113.10',
+      p2pHost: '203.0.113.10',
+      p2pPort: 60606,
+      workerName: 'worker-1',
+      namespace: 'lacchain',
+      releaseVersion: '23.4.1',
+      volumeSize: '375Gi',
+    });
+    expect(validator).toMatchObject({
+      name: 'validator',
+      target: 'ssh',
+      host: '198.51.100.7',
+      sshPort: 22,
+      user: 'ubuntu',
+      p2pHost: '198.51.100.7',
+      nodeHome: '/opt/lacchain',
+      serviceName: 'besu',
+    });
+    expect(secrets).toEqual({ sshPrivateKey: FAKE_SSH_KEY, nodeKeys: { validator: KEY_ONE } });
+  });
+
+  it('do not need an SSH key when no node uses SSH', () => {
+    const config = validTestnetConfig();
+    config['lacchain:nodes'] = [nodes(config)[0]];
+    delete config['lacchain:sshPrivateKey'];
+    expect(load(config).settings.nodes).toHaveLength(1);
+  });
+
+  it('ignore other namespaces (provider settings)', () => {
+    const config = validTestnetConfig();
+    config['kubernetes:context'] = 'prod';
+    expect(() => load(config)).not.toThrow();
+  });
+});

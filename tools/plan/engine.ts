@@ -1,0 +1,121 @@
+/**
+ * A recording stand-in for the Pulumi engine: runs the program in-process (Pulumi's mock monitor) and records every
+ * resource it declares, with its inputs. The offline plan and the wiring tests both use it, so what they show is
+ * what the program declares. Any resource type it does not know is an error, so nothing passes by accident.
+ */
+import { createHash } from 'crypto';
+import * as pulumi from '@pulumi/pulumi';
+import { unknown } from '@pulumi/pulumi/output';
+
+/** One declared resource. */
+export interface RecordedResource {
+  /** The type token, e.g. `kubernetes:apps/v1:StatefulSet`. */
+  type: string;
+  /** The resource name. */
+  name: string;
+  /** Component (false) or provider resource (true). */
+  custom: boolean;
+  /** The inputs as declared; secret values are still wrapped (see redact). */
+  inputs: Record<string, unknown>;
+}
+
+/** What a resource's outputs are beyond its inputs, per type: return undefined to leave them unknown. */
+export type OutputsFor = (resource: RecordedResource) => Record<string, unknown> | undefined;
+
+/** Options of the recording engine. */
+export interface EngineOptions {
+  /** Project and stack names the program sees. */
+  project: string;
+  stack: string;
+  /** Preview: outputs not given by `outputsFor` stay unknown, as in `pulumi preview`. */
+  preview: boolean;
+  /** Resource types the program may declare (prefix match); anything else throws. */
+  knownTypes: readonly string[];
+  /** Outputs per resource beyond the inputs. */
+  outputsFor?: OutputsFor;
+}
+
+/** Marker written in place of a secret value. */
+export const SECRET_MARKER = '[secret]';
+/** Marker written in place of a value known only after `pulumi up`. */
+export const UNKNOWN_MARKER = '[known after pulumi up]';
+
+const SECRET_SIG_KEY = '4dabf18193072939515e22adb298388d';
+const SECRET_SIG = '1b47061264138c4ac30d75fd1eb44270';
+const UNKNOWN_TEXT = '04da6b54-80e4-46f7-96ec-b56ff0331ba9';
+
+/** Installs the recording engine; returns the list it fills. Call before declaring any resource. */
+export function startRecording(options: EngineOptions): RecordedResource[] {
+  const resources: RecordedResource[] = [];
+  pulumi.runtime.setMocks(
+    {
+      newResource(args) {
+        if (!options.knownTypes.some((prefix) => args.type.startsWith(prefix))) {
+          throw new Error(`the recording engine does not know resource type ${args.type} (${args.name})`);
+        }
+        const record: RecordedResource = {
+          type: args.type,
+          name: args.name,
+          custom: args.custom ?? true,
+          inputs: args.inputs,
+        };
+        resources.push(record);
+        const extra = options.outputsFor?.(record) ?? {};
+        return { id: args.custom ? `${args.name}-id` : undefined, state: { ...args.inputs, ...extra } };
+      },
+      call(args) {
+        throw new Error(`the recording engine does not answer function calls (${args.token})`);
+      },
+    },
+    options.project,
+    options.stack,
+    options.preview,
+  );
+  return resources;
+}
+
+/** True for a value that the engine holds as a secret. */
+export function isWrappedSecret(value: unknown): value is { value: unknown } {
+  return (
+    typeof value === 'object' && value !== null && (value as Record<string, unknown>)[SECRET_SIG_KEY] === SECRET_SIG
+  );
+}
+
+/** A copy of recorded inputs with every secret replaced by SECRET_MARKER and every unknown by UNKNOWN_MARKER. */
+export function redact(value: unknown): unknown {
+  if (isWrappedSecret(value)) return SECRET_MARKER;
+  if (value === unknown || value === UNKNOWN_TEXT) return UNKNOWN_MARKER;
+  if (Array.isArray(value)) return value.map(redact);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v)]));
+  }
+  return value;
+}
+
+/** A copy of recorded inputs with secrets unwrapped (tests check the values a resource really receives). */
+export function unwrapSecrets(value: unknown): unknown {
+  if (isWrappedSecret(value)) return unwrapSecrets(value.value);
+  if (Array.isArray(value)) return value.map(unwrapSecrets);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unwrapSecrets(v)]));
+  }
+  return value;
+}
+
+/** Deterministic bytes for tests: the same resource name always gets the same "random" material. */
+export function deterministicHex(seed: string, bytes: number): string {
+  let out = '';
+  for (let i = 0; out.length < bytes * 2; i++) out += createHash('sha256').update(`${seed}/${i}`).digest('hex');
+  return out.slice(0, bytes * 2);
+}
+
+/**
+ * The value of an output and whether it is known and secret. Uses the SDK's `isKnown` and `promise()` (present on
+ * every Output for years, though not in the typings), so an unknown preview value is reported without waiting.
+ */
+export async function settle<T>(output: pulumi.Output<T>): Promise<{ known: boolean; value?: T; secret: boolean }> {
+  const inner = output as unknown as { isKnown: Promise<boolean>; promise(): Promise<T> };
+  const known = await inner.isKnown;
+  const value = known ? await inner.promise() : undefined;
+  return { known, value, secret: await pulumi.isSecret(output) };
+}
