@@ -3,10 +3,13 @@
  * index.ts (under `pulumi up`), the offline plan and the tests all call declareStack, so the same settings always
  * declare the same resources.
  */
+import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
+import { KubernetesNode } from './components/kubernetesNode';
 import { NodeIdentity } from './components/nodeIdentity';
+import { namespaceManifest } from './core/kubernetes/manifests';
 import { permissioningRequest, PermissioningRequest } from './core/permissioning';
-import type { NodeSettings, StackSettings } from './core/settings/model';
+import type { KubernetesNodeSettings, NodeSettings, StackSettings } from './core/settings/model';
 
 /** The secret settings, as Pulumi inputs (secret outputs under `pulumi up`). */
 export interface StackSecretInputs {
@@ -34,6 +37,12 @@ export interface NodeOutputs {
   publicKey: pulumi.Output<string>;
   /** Everything the network operator needs to permission the node. */
   permissioningRequest: pulumi.Output<PermissioningRequest>;
+  /** The node's JSON-RPC URL. */
+  rpcUrl?: pulumi.Output<string>;
+  /** Kubernetes: the namespace, pod and Besu container of the node. */
+  namespace?: pulumi.Output<string>;
+  podName?: pulumi.Output<string>;
+  containerName?: pulumi.Output<string>;
 }
 
 /** The stack outputs. */
@@ -45,18 +54,56 @@ export interface StackOutputs {
 }
 
 /** Declares every node of the stack. */
-export function declareStack(settings: StackSettings, secrets: StackSecretInputs, _deps: ProgramDeps): StackOutputs {
+export function declareStack(settings: StackSettings, secrets: StackSecretInputs, deps: ProgramDeps): StackOutputs {
+  const cluster = declareCluster(settings);
+  const genesis = settings.nodes.length > 0 ? pulumi.output(deps.genesis()) : undefined;
   const nodes: Record<string, NodeOutputs> = {};
-  for (const node of settings.nodes) nodes[node.name] = declareNode(node, secrets);
+  for (const node of settings.nodes) {
+    const identity = new NodeIdentity(`${node.name}-identity`, {
+      importedKey: secrets.nodeKeys[node.name],
+      p2pHost: node.p2pHost,
+      p2pPort: node.p2pPort,
+    });
+    const outputs = identityOutputs(node, identity);
+    if (node.target === 'kubernetes' && cluster && genesis) {
+      const deployed = new KubernetesNode(node.name, {
+        node,
+        privateKey: identity.privateKey,
+        genesis,
+        provider: cluster.provider,
+        namespace: cluster.namespaces[node.namespace],
+        allowKeyDeletion: settings.allowKeyDeletion,
+      });
+      Object.assign(outputs, {
+        rpcUrl: deployed.rpcUrl,
+        namespace: deployed.namespace,
+        podName: deployed.podName,
+        containerName: deployed.containerName,
+      });
+    }
+    nodes[node.name] = outputs;
+  }
   return { network: settings.network.name, nodes };
 }
 
-function declareNode(node: NodeSettings, secrets: StackSecretInputs): NodeOutputs {
-  const identity = new NodeIdentity(`${node.name}-identity`, {
-    importedKey: secrets.nodeKeys[node.name],
-    p2pHost: node.p2pHost,
-    p2pPort: node.p2pPort,
-  });
+/** The cluster's provider and one namespace per namespace used, when the stack has Kubernetes nodes. */
+function declareCluster(settings: StackSettings) {
+  const kubernetesNodes = settings.nodes.filter((n): n is KubernetesNodeSettings => n.target === 'kubernetes');
+  if (kubernetesNodes.length === 0) return undefined;
+  const provider = new k8s.Provider('cluster', { context: settings.kubeContext });
+  const namespaces: Record<string, k8s.core.v1.Namespace> = {};
+  for (const name of new Set(kubernetesNodes.map((n) => n.namespace))) {
+    // Created if absent (server-side apply adopts an existing one) and never deleted by this program: deleting a
+    // namespace would delete the key Secrets and data volumes kept inside it.
+    namespaces[name] = new k8s.core.v1.Namespace(`namespace-${name}`, namespaceManifest(name), {
+      provider,
+      retainOnDelete: true,
+    });
+  }
+  return { provider, namespaces };
+}
+
+function identityOutputs(node: NodeSettings, identity: NodeIdentity): NodeOutputs {
   const request = pulumi.all([identity.enode, identity.address]).apply(([enode, address]) =>
     permissioningRequest({
       network: node.network,

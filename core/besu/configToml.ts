@@ -89,7 +89,7 @@ export function besuConfig(input: BesuConfigInput): BesuConfig {
 /** The config.toml text of a node. */
 export function renderConfigToml(input: BesuConfigInput): string {
   const header =
-    `# Besu configuration of node ${input.nodeName} (${input.typenode}, ${input.network.name}, Besu ${input.releaseVersion}).\n` +
+    `# Besu configuration of node ${input.nodeName} (${input.typenode} on ${input.network.name}).\n` +
     '# Written by the lacchain-besu-node Pulumi program: edit the settings, not this file.\n';
   return `${header}${stringify(besuConfig(input))}\n`;
 }

@@ -135,6 +135,7 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
         ? path.resolve(raw.baseDir, config[`${CONFIG_NAMESPACE}:genesisFile`] as string)
         : undefined,
       kubeContext: config[`${CONFIG_NAMESPACE}:kubeContext`],
+      allowKeyDeletion: config[`${CONFIG_NAMESPACE}:allowKeyDeletion`],
     },
     secrets,
   };

@@ -79,6 +79,8 @@ export interface StackSettings {
   genesisFile?: string;
   /** The kubeconfig context for Kubernetes nodes (the current context when undefined). */
   kubeContext?: string;
+  /** Let `pulumi destroy` delete the node key Secrets (by default they are protected and kept). */
+  allowKeyDeletion: boolean;
 }
 
 /** The secret settings of a stack. */

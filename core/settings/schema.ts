@@ -90,6 +90,7 @@ export const stackConfigSchema = strict({
   'lacchain:nodeKeys': z.record(z.string(), z.unknown(), { error: NODE_KEYS }).optional(),
   'lacchain:genesisFile': text.optional(),
   'lacchain:kubeContext': text.optional(),
+  'lacchain:allowKeyDeletion': bool.default(false),
 });
 
 /** The `deploy` section of a Kubernetes node's values file (the seed's Helm values, same field names). */

@@ -2,15 +2,10 @@
  * Running the program under the recording engine in tests: deterministic "random" key material, no preview.
  */
 import { deterministicHex, RecordedResource, startRecording } from '../../tools/plan/engine';
+import { PROGRAM_RESOURCE_TYPES } from '../../tools/plan/programTypes';
 
 /** Every resource type the program may declare. */
-export const PROGRAM_TYPES = [
-  'lacchain:index:',
-  'random:index/randomBytes:',
-  'kubernetes:',
-  'command:',
-  'pulumi:providers:',
-];
+export const PROGRAM_TYPES = PROGRAM_RESOURCE_TYPES;
 
 /** Starts recording as `pulumi up` would run (not a preview), with deterministic random bytes. */
 export function recordProgram(stack = 'testnet'): RecordedResource[] {

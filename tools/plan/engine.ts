@@ -17,6 +17,43 @@ export interface RecordedResource {
   custom: boolean;
   /** The inputs as declared; secret values are still wrapped (see redact). */
   inputs: Record<string, unknown>;
+  /** The resource options the engine received. */
+  options: RecordedOptions;
+}
+
+/** Resource options as the engine receives them (names instead of URNs). */
+export interface RecordedOptions {
+  protect: boolean;
+  retainOnDelete: boolean;
+  /** The parent resource's name (undefined for the stack itself). */
+  parent?: string;
+  /** Names of explicit dependencies. */
+  dependsOn: string[];
+  /** The provider resource's name, when one is set. */
+  provider?: string;
+  /** Outputs the engine must keep secret. */
+  additionalSecretOutputs: string[];
+}
+
+/** The resource name in a URN (`urn:pulumi:stack::project::type::name`). */
+function nameOfUrn(urn: string): string | undefined {
+  return urn ? urn.split('::').pop() : undefined;
+}
+
+/** The provider's name in a provider reference (`<urn>::<id>`). */
+function nameOfProviderReference(reference: string): string | undefined {
+  return reference ? nameOfUrn(reference.split('::').slice(0, -1).join('::')) : undefined;
+}
+
+interface RegisterRequest {
+  getType(): string;
+  getName(): string;
+  getProtect(): boolean | undefined;
+  getRetainondelete(): boolean | undefined;
+  getParent(): string;
+  getDependenciesList(): string[];
+  getProvider(): string;
+  getAdditionalsecretoutputsList(): string[];
 }
 
 /** What a resource's outputs are beyond its inputs, per type: return undefined to leave them unknown. */
@@ -47,17 +84,25 @@ const UNKNOWN_TEXT = '04da6b54-80e4-46f7-96ec-b56ff0331ba9';
 /** Installs the recording engine; returns the list it fills. Call before declaring any resource. */
 export function startRecording(options: EngineOptions): RecordedResource[] {
   const resources: RecordedResource[] = [];
+  const pendingOptions = new Map<string, RecordedOptions>();
   pulumi.runtime.setMocks(
     {
       newResource(args) {
         if (!options.knownTypes.some((prefix) => args.type.startsWith(prefix))) {
           throw new Error(`the recording engine does not know resource type ${args.type} (${args.name})`);
         }
+        const recordedOptions = pendingOptions.get(`${args.type}::${args.name}`) ?? {
+          protect: false,
+          retainOnDelete: false,
+          dependsOn: [],
+          additionalSecretOutputs: [],
+        };
         const record: RecordedResource = {
           type: args.type,
           name: args.name,
           custom: args.custom ?? true,
           inputs: args.inputs,
+          options: recordedOptions,
         };
         resources.push(record);
         const extra = options.outputsFor?.(record) ?? {};
@@ -71,6 +116,22 @@ export function startRecording(options: EngineOptions): RecordedResource[] {
     options.stack,
     options.preview,
   );
+  // The mock monitor does not pass resource options to newResource: read them from the request on the way in.
+  const monitor = pulumi.runtime.getMonitor() as unknown as {
+    registerResource(request: RegisterRequest, callback: unknown): unknown;
+  };
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (request, callback) => {
+    pendingOptions.set(`${request.getType()}::${request.getName()}`, {
+      protect: request.getProtect() ?? false,
+      retainOnDelete: request.getRetainondelete() ?? false,
+      parent: nameOfUrn(request.getParent()),
+      dependsOn: request.getDependenciesList().map((u) => nameOfUrn(u) ?? u),
+      provider: nameOfProviderReference(request.getProvider()),
+      additionalSecretOutputs: [...new Set(request.getAdditionalsecretoutputsList())],
+    });
+    return register(request, callback);
+  };
   return resources;
 }
 

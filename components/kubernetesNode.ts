@@ -1,0 +1,89 @@
+/**
+ * KubernetesNode: one Besu node on a cluster — the key Secret, the ConfigMap, the data volume, the pinned one-replica
+ * StatefulSet and the LoadBalancer Service on the node's static IP. The manifests come from core/kubernetes.
+ */
+import * as k8s from '@pulumi/kubernetes';
+import * as pulumi from '@pulumi/pulumi';
+import { kubernetesNames } from '../core/catalog/kubernetes';
+import {
+  configChecksum,
+  configMapManifest,
+  dataVolumeManifest,
+  keySecretManifest,
+  kubernetesRpcUrl,
+  serviceManifest,
+  statefulSetManifest,
+} from '../core/kubernetes/manifests';
+import { kubernetesNodeFiles } from '../core/kubernetes/nodeFiles';
+import type { KubernetesNodeSettings } from '../core/settings/model';
+
+export interface KubernetesNodeArgs {
+  /** The node's validated settings. */
+  node: KubernetesNodeSettings;
+  /** The node's private key (a secret). */
+  privateKey: pulumi.Input<string>;
+  /** The network's verified genesis. */
+  genesis: pulumi.Input<string>;
+  /** The provider of the stack's cluster. */
+  provider: k8s.Provider;
+  /** The node's namespace, declared once per namespace by the program. */
+  namespace: k8s.core.v1.Namespace;
+  /** Let `pulumi destroy` delete the key Secret. Default false: the Secret is protected and kept. */
+  allowKeyDeletion?: boolean;
+}
+
+/** A Besu node on Kubernetes. */
+export class KubernetesNode extends pulumi.ComponentResource {
+  /** The namespace of the node's objects. */
+  readonly namespace: pulumi.Output<string>;
+  /** The node's pod (`besu-node-<release>-0`). */
+  readonly podName: pulumi.Output<string>;
+  /** The Besu container (`<release>-besu`). */
+  readonly containerName: pulumi.Output<string>;
+  /** The JSON-RPC URL on the node's public IP. */
+  readonly rpcUrl: pulumi.Output<string>;
+
+  constructor(name: string, args: KubernetesNodeArgs, opts?: pulumi.ComponentResourceOptions) {
+    super('lacchain:index:KubernetesNode', name, {}, opts);
+    const { node } = args;
+    const names = kubernetesNames(node.name);
+    const child = { parent: this, provider: args.provider, dependsOn: [args.namespace] };
+    const files = kubernetesNodeFiles(node, args.genesis);
+
+    // The identity outlives the stack unless the operator allows its deletion.
+    const keepKey = !args.allowKeyDeletion;
+    const secret = new k8s.core.v1.Secret(`${name}-key`, keySecretManifest(node, pulumi.secret(args.privateKey)), {
+      ...child,
+      protect: keepKey,
+      retainOnDelete: keepKey,
+      additionalSecretOutputs: ['data', 'stringData'],
+    });
+    const configMap = new k8s.core.v1.ConfigMap(`${name}-config`, configMapManifest(node, files), child);
+    // Chain data is never lost by accident: protected, and kept if the stack is destroyed.
+    const volume = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, dataVolumeManifest(node), {
+      ...child,
+      protect: true,
+      retainOnDelete: true,
+    });
+    const checksum = configChecksum(files, node.network.genesis.sha256);
+    const statefulSet = new k8s.apps.v1.StatefulSet(`${name}-node`, statefulSetManifest(node, checksum), {
+      ...child,
+      dependsOn: [args.namespace, secret, configMap, volume],
+    });
+    new k8s.core.v1.Service(`${name}-service`, serviceManifest(node), {
+      ...child,
+      dependsOn: [args.namespace, statefulSet],
+    });
+
+    this.namespace = pulumi.output(node.namespace);
+    this.podName = pulumi.output(names.pod);
+    this.containerName = pulumi.output(names.besuContainer);
+    this.rpcUrl = pulumi.output(kubernetesRpcUrl(node));
+    this.registerOutputs({
+      namespace: this.namespace,
+      podName: this.podName,
+      containerName: this.containerName,
+      rpcUrl: this.rpcUrl,
+    });
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Kubernetes facts: object names (the reference Helm chart's), mount paths, labels, images and annotations.
+ */
+
+/** Prefix of the reference chart's object names: the pod is `besu-node-<release>-0`. */
+export const CHART_PREFIX = 'besu-node';
+
+/** Names of a node's objects, from its release name (the node's name in the stack). */
+export function kubernetesNames(release: string) {
+  const base = `${CHART_PREFIX}-${release}`;
+  return {
+    statefulSet: base,
+    service: base,
+    /** The one pod of the StatefulSet. */
+    pod: `${base}-0`,
+    configMap: `${base}-config`,
+    keySecret: `${base}-key`,
+    dataVolume: `${base}-data`,
+    /** The Besu container (the reference's `<release>-besu`). */
+    besuContainer: `${release}-besu`,
+    /** The writer's reverse proxy container. */
+    proxyContainer: `${release}-nginx`,
+  };
+}
+
+/** Where things are inside the Besu container. */
+export const POD_PATHS = {
+  /** ConfigMap: config.toml, genesis.json, the start script and the proxy config. */
+  configDir: '/etc/besu/config',
+  /** Secret: the node key. */
+  keyDir: '/etc/besu/key',
+  /** The data volume. */
+  dataDir: '/data',
+  /** The Besu launcher inside the official image. */
+  besuBinary: '/opt/besu/bin/besu',
+} as const;
+
+/** File names inside the ConfigMap and Secret. */
+export const POD_FILES = {
+  config: 'config.toml',
+  genesis: 'genesis.json',
+  startScript: 'start-besu.sh',
+  proxyConfig: 'nginx.conf',
+  key: 'key',
+} as const;
+
+/** The reverse proxy image (unprivileged nginx: listens on a high port, the Service maps port 80 to it). */
+export const PROXY_IMAGE = 'nginxinc/nginx-unprivileged:1.27-alpine';
+/** The proxy image's own user. */
+export const PROXY_UID = 101;
+/** The port the unprivileged proxy listens on inside the pod. */
+export const PROXY_CONTAINER_PORT = 8080;
+
+/**
+ * Annotations some load-balancer implementations read the requested IP from (spec.loadBalancerIP is deprecated
+ * upstream but still honoured by most clouds). Each is ignored where it does not apply.
+ */
+export const LOAD_BALANCER_IP_ANNOTATIONS = [
+  'metallb.universe.tf/loadBalancerIPs',
+  'service.beta.kubernetes.io/azure-load-balancer-ipv4',
+] as const;
+
+/** The recommended labels' values that do not depend on the node. */
+export const LABELS = {
+  name: 'besu',
+  partOf: 'lacchain',
+  managedBy: 'pulumi',
+} as const;
+
+/** Health probes: timing. The node may take minutes to open its database on start. */
+export const PROBES = {
+  startupPeriodSeconds: 10,
+  startupFailureThreshold: 60,
+  periodSeconds: 20,
+  timeoutSeconds: 5,
+  livenessFailureThreshold: 6,
+  readinessFailureThreshold: 3,
+} as const;

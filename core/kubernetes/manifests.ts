@@ -1,0 +1,274 @@
+/**
+ * The Kubernetes objects of one node, as plain manifests: pure functions of the validated settings.
+ * The component turns them into resources; the offline plan writes them as YAML; the tests validate them against
+ * the Kubernetes schemas. Values that only the engine knows (the key, the downloaded genesis) are passed in as
+ * opaque values of type V and placed where they belong.
+ */
+import { createHash } from 'crypto';
+import { BESU_IMAGE_REPOSITORY, BESU_IMAGE_UID } from '../catalog/besu';
+import {
+  kubernetesNames,
+  LABELS,
+  LOAD_BALANCER_IP_ANNOTATIONS,
+  POD_FILES,
+  POD_PATHS,
+  PROBES,
+  PROXY_CONTAINER_PORT,
+  PROXY_IMAGE,
+  PROXY_UID,
+} from '../catalog/kubernetes';
+import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
+import { LOCAL_HOSTS, PORTS } from '../catalog/ports';
+import type { KubernetesNodeSettings } from '../settings/model';
+import type { BesuPaths } from '../besu/configToml';
+
+/** Where Besu finds its files inside the pod. */
+export const POD_BESU_PATHS: BesuPaths = {
+  dataPath: POD_PATHS.dataDir,
+  genesisFile: `${POD_PATHS.configDir}/${POD_FILES.genesis}`,
+  nodeKeyFile: `${POD_PATHS.keyDir}/${POD_FILES.key}`,
+};
+
+/** The recommended Kubernetes labels of a node's objects. */
+export function nodeLabels(node: KubernetesNodeSettings): Record<string, string> {
+  return {
+    'app.kubernetes.io/name': LABELS.name,
+    'app.kubernetes.io/instance': node.name,
+    'app.kubernetes.io/component': node.typenode,
+    'app.kubernetes.io/part-of': LABELS.partOf,
+    'app.kubernetes.io/managed-by': LABELS.managedBy,
+    'lacchain.net/network': node.network.name,
+  };
+}
+
+/** The pod's labels: the node's, plus the Besu release it runs (only the pod changes with the release). */
+export function podLabels(node: KubernetesNodeSettings): Record<string, string> {
+  return { ...nodeLabels(node), 'app.kubernetes.io/version': node.releaseVersion };
+}
+
+/** The labels that select the node's pod (stable across versions). */
+export function selectorLabels(node: KubernetesNodeSettings): Record<string, string> {
+  return { 'app.kubernetes.io/name': LABELS.name, 'app.kubernetes.io/instance': node.name };
+}
+
+function metadata(node: KubernetesNodeSettings, name: string) {
+  return { name, namespace: node.namespace, labels: nodeLabels(node) };
+}
+
+/** The namespace. */
+export function namespaceManifest(namespace: string) {
+  return {
+    apiVersion: 'v1' as const,
+    kind: 'Namespace' as const,
+    metadata: { name: namespace, labels: { 'app.kubernetes.io/part-of': LABELS.partOf } },
+  };
+}
+
+/** The Secret holding the node key (outside the data volume, so losing the volume never loses the identity). */
+export function keySecretManifest<V>(node: KubernetesNodeSettings, privateKey: V) {
+  return {
+    apiVersion: 'v1' as const,
+    kind: 'Secret' as const,
+    metadata: metadata(node, kubernetesNames(node.name).keySecret),
+    type: 'Opaque',
+    stringData: { [POD_FILES.key]: privateKey },
+  };
+}
+
+/** The files of the ConfigMap. */
+export interface NodeConfigFiles<V> {
+  /** Besu's config.toml. */
+  configToml: string;
+  /** The verified genesis. */
+  genesis: V;
+  /** The start step (scripts/kubernetes/start-besu.sh). */
+  startScript: string;
+  /** The writer's proxy configuration. */
+  proxyConfig?: string;
+}
+
+/** The ConfigMap: config.toml, genesis, start step and (writers) proxy config. */
+export function configMapManifest<V>(node: KubernetesNodeSettings, files: NodeConfigFiles<V>) {
+  const data: Record<string, string | V> = {
+    [POD_FILES.config]: files.configToml,
+    [POD_FILES.genesis]: files.genesis,
+    [POD_FILES.startScript]: files.startScript,
+  };
+  if (files.proxyConfig !== undefined) data[POD_FILES.proxyConfig] = files.proxyConfig;
+  return {
+    apiVersion: 'v1' as const,
+    kind: 'ConfigMap' as const,
+    metadata: metadata(node, kubernetesNames(node.name).configMap),
+    data,
+  };
+}
+
+/** The data volume: ReadWriteOnce (block storage binds it), the network's size. */
+export function dataVolumeManifest(node: KubernetesNodeSettings) {
+  return {
+    apiVersion: 'v1' as const,
+    kind: 'PersistentVolumeClaim' as const,
+    metadata: metadata(node, kubernetesNames(node.name).dataVolume),
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      ...(node.storageClass ? { storageClassName: node.storageClass } : {}),
+      resources: { requests: { storage: node.volumeSize } },
+    },
+  };
+}
+
+/** A digest of the files the pod reads at start, so a change to them rolls the pod. */
+export function configChecksum(files: NodeConfigFiles<unknown>, genesisSha256: string): string {
+  return createHash('sha256')
+    .update(files.configToml)
+    .update(files.startScript)
+    .update(files.proxyConfig ?? '')
+    .update(genesisSha256)
+    .digest('hex');
+}
+
+/** Health probe on Besu's RPC port, sending a Host header the allowlist accepts. */
+function healthProbe(path: string, failureThreshold: number) {
+  return {
+    httpGet: { path, port: 'rpc', httpHeaders: [{ name: 'Host', value: LOCAL_HOSTS[0] }] },
+    periodSeconds: PROBES.periodSeconds,
+    timeoutSeconds: PROBES.timeoutSeconds,
+    failureThreshold,
+  };
+}
+
+/** The StatefulSet: one replica, pinned to the chosen worker, running Besu (and, for writers, the proxy). */
+export function statefulSetManifest(node: KubernetesNodeSettings, checksum: string) {
+  const names = kubernetesNames(node.name);
+  const hardware = node.network;
+  const besu = {
+    name: names.besuContainer,
+    image: `${BESU_IMAGE_REPOSITORY}:${node.releaseVersion}`,
+    command: ['/bin/sh', `${POD_PATHS.configDir}/${POD_FILES.startScript}`],
+    args: [POD_PATHS.besuBinary, POD_BESU_PATHS.nodeKeyFile, `${POD_PATHS.configDir}/${POD_FILES.config}`],
+    env: [{ name: 'BESU_OPTS', value: '-XX:MaxRAMPercentage=60.0' }],
+    ports: [
+      { name: 'p2p-tcp', containerPort: node.p2pPort, protocol: 'TCP' },
+      { name: 'p2p-udp', containerPort: node.p2pPort, protocol: 'UDP' },
+      { name: 'rpc', containerPort: PORTS.rpcHttp, protocol: 'TCP' },
+    ],
+    resources: {
+      requests: { cpu: String(hardware.minimumHardware.cpu), memory: `${hardware.minimumHardware.memoryGiB}Gi` },
+      limits: { memory: `${hardware.recommendedHardware.memoryGiB}Gi` },
+    },
+    startupProbe: {
+      ...healthProbe('/liveness', PROBES.startupFailureThreshold),
+      periodSeconds: PROBES.startupPeriodSeconds,
+    },
+    livenessProbe: healthProbe('/liveness', PROBES.livenessFailureThreshold),
+    // Ready = has a peer and is in sync. The Service still routes p2p to a pod that is not ready
+    // (publishNotReadyAddresses), or a node waiting for its first peer could never get one.
+    readinessProbe: healthProbe('/readiness?minPeers=1&maxBlocksBehind=2', PROBES.readinessFailureThreshold),
+    volumeMounts: [
+      { name: 'config', mountPath: POD_PATHS.configDir, readOnly: true },
+      { name: 'key', mountPath: POD_PATHS.keyDir, readOnly: true },
+      { name: 'data', mountPath: POD_PATHS.dataDir },
+    ],
+    securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+  };
+  const withProxy = NODE_TYPE_FACTS[node.typenode].reverseProxy;
+  const containers = withProxy ? [besu, proxyContainer(node)] : [besu];
+  const volumes = [
+    { name: 'config', configMap: { name: names.configMap, defaultMode: 0o444 } },
+    { name: 'key', secret: { secretName: names.keySecret, defaultMode: 0o440 } },
+    { name: 'data', persistentVolumeClaim: { claimName: names.dataVolume } },
+    ...(withProxy
+      ? [
+          { name: 'proxy-cache', emptyDir: {} },
+          { name: 'proxy-tmp', emptyDir: {} },
+        ]
+      : []),
+  ];
+  return {
+    apiVersion: 'apps/v1' as const,
+    kind: 'StatefulSet' as const,
+    metadata: metadata(node, names.statefulSet),
+    spec: {
+      replicas: 1,
+      serviceName: names.service,
+      selector: { matchLabels: selectorLabels(node) },
+      updateStrategy: { type: 'RollingUpdate' },
+      template: {
+        metadata: { labels: podLabels(node), annotations: { 'lacchain.net/config-checksum': checksum } },
+        spec: {
+          // Pinned to one worker, so the node's egress IP (part of its permissioned identity) never changes.
+          nodeName: node.workerName,
+          securityContext: {
+            runAsUser: BESU_IMAGE_UID,
+            runAsGroup: BESU_IMAGE_UID,
+            fsGroup: BESU_IMAGE_UID,
+            runAsNonRoot: true,
+          },
+          terminationGracePeriodSeconds: 60,
+          containers,
+          volumes,
+        },
+      },
+    },
+  };
+}
+
+function proxyContainer(node: KubernetesNodeSettings) {
+  return {
+    name: kubernetesNames(node.name).proxyContainer,
+    image: PROXY_IMAGE,
+    ports: [{ name: 'proxy', containerPort: PROXY_CONTAINER_PORT, protocol: 'TCP' }],
+    resources: { requests: { cpu: '50m', memory: '32Mi' }, limits: { memory: '128Mi' } },
+    volumeMounts: [
+      {
+        name: 'config',
+        mountPath: '/etc/nginx/conf.d/default.conf',
+        subPath: POD_FILES.proxyConfig,
+        readOnly: true,
+      },
+      { name: 'proxy-cache', mountPath: '/var/cache/nginx' },
+      { name: 'proxy-tmp', mountPath: '/tmp' },
+    ],
+    securityContext: {
+      runAsUser: PROXY_UID,
+      runAsGroup: PROXY_UID,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    },
+  };
+}
+
+/** The LoadBalancer Service on the node's static public IP. */
+export function serviceManifest(node: KubernetesNodeSettings) {
+  const names = kubernetesNames(node.name);
+  const ports = [
+    { name: 'p2p-tcp', port: node.p2pPort, targetPort: 'p2p-tcp', protocol: 'TCP' },
+    { name: 'p2p-udp', port: node.p2pPort, targetPort: 'p2p-udp', protocol: 'UDP' },
+    { name: 'rpc', port: PORTS.rpcHttp, targetPort: 'rpc', protocol: 'TCP' },
+    ...(NODE_TYPE_FACTS[node.typenode].reverseProxy
+      ? [{ name: 'proxy', port: PORTS.reverseProxyHttp, targetPort: 'proxy', protocol: 'TCP' }]
+      : []),
+  ];
+  return {
+    apiVersion: 'v1' as const,
+    kind: 'Service' as const,
+    metadata: {
+      ...metadata(node, names.service),
+      annotations: Object.fromEntries(LOAD_BALANCER_IP_ANNOTATIONS.map((a) => [a, node.publicIP])),
+    },
+    spec: {
+      type: 'LoadBalancer',
+      loadBalancerIP: node.publicIP,
+      // Keep the peers' source addresses: on-chain node permissioning checks them.
+      externalTrafficPolicy: 'Local',
+      publishNotReadyAddresses: true,
+      selector: selectorLabels(node),
+      ports,
+    },
+  };
+}
+
+/** The URL of the node's JSON-RPC on its public IP. */
+export function kubernetesRpcUrl(node: KubernetesNodeSettings): string {
+  return `http://${node.publicIP}:${PORTS.rpcHttp}`;
+}

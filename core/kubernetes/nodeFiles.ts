@@ -1,0 +1,38 @@
+/**
+ * The files a Kubernetes node reads at start: config.toml, the start step and, for writers, the proxy config.
+ */
+import { renderConfigToml } from '../besu/configToml';
+import { PROXY_CONTAINER_PORT } from '../catalog/kubernetes';
+import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
+import { renderNginxServers } from '../proxy/nginxConf';
+import { readScript } from '../scripts';
+import type { KubernetesNodeSettings } from '../settings/model';
+import { NodeConfigFiles, POD_BESU_PATHS } from './manifests';
+
+/** The start step that refuses to run without the node key. */
+export const KUBERNETES_START_SCRIPT = 'kubernetes/start-besu.sh';
+
+/** The ConfigMap files of a node, with the genesis given as V. */
+export function kubernetesNodeFiles<V>(node: KubernetesNodeSettings, genesis: V): NodeConfigFiles<V> {
+  const files: NodeConfigFiles<V> = {
+    configToml: renderConfigToml({
+      network: node.network,
+      typenode: node.typenode,
+      releaseVersion: node.releaseVersion,
+      nodeName: node.nodeName,
+      p2pHost: node.p2pHost,
+      p2pPort: node.p2pPort,
+      rpcHosts: [node.publicIP, node.p2pHost, ...(node.dnsName ? [node.dnsName] : [])],
+      paths: POD_BESU_PATHS,
+    }),
+    genesis,
+    startScript: readScript(KUBERNETES_START_SCRIPT),
+  };
+  if (NODE_TYPE_FACTS[node.typenode].reverseProxy) {
+    files.proxyConfig = renderNginxServers({
+      purpose: `Reverse proxy of writer ${node.nodeName}: the gas-model entry point in front of Besu's JSON-RPC.`,
+      servers: [{ port: PROXY_CONTAINER_PORT }],
+    });
+  }
+  return files;
+}

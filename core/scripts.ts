@@ -1,0 +1,14 @@
+/**
+ * The scripts that run on remote machines and in pods live as real files under scripts/ (shellcheck-clean,
+ * reviewable, tested on a real host); the program reads them from there, byte for byte.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+/** The scripts folder of the project. */
+export const SCRIPTS_DIR = path.resolve(__dirname, '..', 'scripts');
+
+/** The text of a script, by its path under scripts/. */
+export function readScript(relativePath: string): string {
+  return fs.readFileSync(path.join(SCRIPTS_DIR, relativePath), 'utf8');
+}

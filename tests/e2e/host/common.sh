@@ -1,0 +1,151 @@
+# shellcheck shell=bash disable=SC2034
+# common.sh — shared settings and helpers for the e2e test-host scripts
+# (build-rootfs.sh, start-host.sh, stop-host.sh). Sourced, never run directly.
+#
+# Layout (all under LACCHAIN_TEST_CACHE, default /var/cache/lacchain-test):
+#   rootfs-bookworm/          the cached, pristine Debian bookworm root file system
+#   rootfs-bookworm.done      marker: the build finished (holds the recipe it was built from)
+#   rootfs-bookworm.partial/  a build in progress (removed and redone if a build was interrupted)
+#   debs/                     debootstrap's package cache (makes a re-build after a failure fast)
+#   hosts/NAME/               one booted test host: rootfs/ (fresh copy), SSH keys, pid, log, host.json
+#   logs/NAME.nspawn.log      the console log of the last host called NAME, kept after stop
+#
+# Address plan: host INDEX (1..254) uses 10.231.INDEX.0/30; this machine's end of the veth
+# pair is 10.231.INDEX.1 (the gateway), the test host's eth0 is 10.231.INDEX.2. The test
+# host has no default route: it can reach only the gateway address.
+
+LCT_CACHE="${LACCHAIN_TEST_CACHE:-/var/cache/lacchain-test}"
+LCT_ROOTFS="$LCT_CACHE/rootfs-bookworm"
+LCT_ROOTFS_DONE="$LCT_ROOTFS.done"
+LCT_ROOTFS_PARTIAL="$LCT_ROOTFS.partial"
+LCT_HOSTS="$LCT_CACHE/hosts"
+LCT_LOGS="$LCT_CACHE/logs"
+LCT_APT_PROXY_PORT="${LACCHAIN_TEST_APT_PROXY_PORT:-3142}"
+export PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:${PATH:-}"
+
+lct_log() { printf '[%s %s] %s\n' "$(date +%H:%M:%S)" "${LCT_SCRIPT:-lct}" "$*" >&2; }
+lct_die() {
+  lct_log "ERROR: $*"
+  exit 1
+}
+
+lct_require_root() {
+  [ "$(id -u)" -eq 0 ] || lct_die "must run as root (needs debootstrap, network namespaces and systemd-nspawn)"
+}
+
+# Install the host tools these scripts need, if missing (Debian/Ubuntu: apt-get).
+lct_ensure_tools() {
+  local missing=() pair cmd pkg
+  for pair in debootstrap:debootstrap systemd-nspawn:systemd-container ip:iproute2 \
+    ssh:openssh-client ssh-keygen:openssh-client flock:util-linux findmnt:util-linux; do
+    cmd="${pair%%:*}"
+    pkg="${pair#*:}"
+    command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  command -v apt-get >/dev/null 2>&1 || lct_die "missing tools (${missing[*]}) and no apt-get to install them"
+  lct_log "installing host tools: ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=300 "${missing[@]}" >&2 ||
+    {
+      apt-get update -q >&2
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=300 "${missing[@]}" >&2
+    }
+}
+
+# Host NAME: lower-case, short enough that "lct-NAME" is a valid interface name (<= 15 chars).
+lct_validate_name() {
+  [[ "${1:-}" =~ ^[a-z][a-z0-9-]{0,10}$ ]] ||
+    lct_die "bad host name '${1:-}': use 1-11 characters [a-z0-9-], starting with a letter"
+}
+
+lct_validate_index() {
+  if ! [[ "${1:-}" =~ ^[0-9]{1,3}$ ]] || [ "$1" -lt 1 ] || [ "$1" -gt 254 ]; then
+    lct_die "bad host index '${1:-}': use an integer 1..254 (it becomes 10.231.INDEX.0/30)"
+  fi
+}
+
+# Unmount anything still mounted at or below a directory (deepest first), e.g. /proc that an
+# interrupted debootstrap left behind, so that removing the directory never crosses into it.
+lct_umount_below() {
+  local dir="$1" m
+  [ -d "$dir" ] || return 0
+  dir="$(cd "$dir" && pwd -P)"
+  while read -r m; do
+    if [ -n "$m" ]; then umount -l "$m" 2>/dev/null || true; fi
+  done < <(findmnt -rn -o TARGET | awk -v d="$dir" 'index($0, d) == 1' | sort -r)
+}
+
+lct_remove_tree() {
+  local dir="$1"
+  [ -e "$dir" ] || return 0
+  lct_umount_below "$dir"
+  rm -rf --one-file-system -- "$dir"
+}
+
+# Print "URI SUITE" for every enabled deb entry in this machine's apt sources
+# (one-line *.list format and deb822 *.sources format).
+lct_apt_source_entries() {
+  local f
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [ -f "$f" ] || continue
+    awk '$1 == "deb" {
+           i = 2
+           if ($i ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+           if (i + 1 <= NF) print $(i), $(i + 1)
+         }' "$f"
+  done
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    awk 'function flush() {
+           if (types ~ /(^| )deb( |$)/ && enabled !~ /^[Nn]o/) {
+             nu = split(uris, u, " "); ns = split(suites, s, " ")
+             for (a = 1; a <= nu; a++) for (b = 1; b <= ns; b++) print u[a], s[b]
+           }
+           types = ""; uris = ""; suites = ""; enabled = ""
+         }
+         /^[ \t]*#/ { next }
+         /^[ \t]*$/ { flush(); next }
+         { line = $0; key = line; sub(/:.*/, "", key); val = line; sub(/^[^:]*:[ \t]*/, "", val)
+           key = tolower(key)
+           if (key == "types") types = val
+           else if (key == "uris") uris = val
+           else if (key == "suites") suites = val
+           else if (key == "enabled") enabled = val }
+         END { flush() }' "$f"
+  done
+}
+
+# The Debian archive URI this machine's apt uses (override: LACCHAIN_TEST_MIRROR).
+lct_debian_mirror() {
+  if [ -n "${LACCHAIN_TEST_MIRROR:-}" ]; then
+    printf '%s\n' "$LACCHAIN_TEST_MIRROR"
+    return 0
+  fi
+  local uri
+  uri="$(lct_apt_source_entries | awk '$2 == "bookworm" { print $1; exit }')"
+  [ -n "$uri" ] || uri="$(lct_apt_source_entries | awk '$2 !~ /-/ && $1 ~ /\/debian\/?$/ { print $1; exit }')"
+  if [ -z "$uri" ]; then
+    lct_log "warning: no Debian archive found in /etc/apt sources; falling back to http://deb.debian.org/debian"
+    uri="http://deb.debian.org/debian"
+  fi
+  printf '%s\n' "${uri%/}"
+}
+
+# The Debian security archive URI this machine's apt uses (override: LACCHAIN_TEST_SECURITY_MIRROR).
+lct_debian_security_mirror() {
+  if [ -n "${LACCHAIN_TEST_SECURITY_MIRROR:-}" ]; then
+    printf '%s\n' "$LACCHAIN_TEST_SECURITY_MIRROR"
+    return 0
+  fi
+  local uri
+  uri="$(lct_apt_source_entries | awk '$2 ~ /-security$/ { print $1; exit }')"
+  if [ -z "$uri" ]; then
+    uri="$(lct_debian_mirror)"
+    uri="${uri%/debian}/debian-security"
+  fi
+  printf '%s\n' "${uri%/}"
+}
+
+lct_now() { date +%s.%N; }
+# Seconds between two lct_now values, one decimal.
+lct_elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }

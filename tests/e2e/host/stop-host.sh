@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# stop-host.sh NAME — stop and remove one e2e test host started by start-host.sh.
+#
+#   1. the systemd-nspawn process (by the pid in hosts/NAME/nspawn.pid, checked to really be
+#      our nspawn): SIGTERM, which nspawn turns into an orderly poweroff of the container;
+#      wait up to LACCHAIN_TEST_STOP_TIMEOUT seconds (default 20), then SIGKILL;
+#   2. any process still running inside the host's copy (their /proc/PID/root is that copy),
+#      by pid, with SIGKILL;
+#   3. the veth pair lct-NAME and the network namespace lct-NAME;
+#   4. the host's state dir hosts/NAME (its rootfs overlay mount or copy, keys, pid; the overlay
+#      is unmounted first) — the console log is kept
+#      as logs/NAME.nspawn.log for debugging.
+# Idempotent: anything already gone is skipped; it exits 0 unless NAME is invalid.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR
+
+export LCT_SCRIPT=stop-host
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=common.sh
+. "$HERE/common.sh"
+
+[ "$#" -eq 1 ] || lct_die "usage: stop-host.sh NAME"
+NAME="$1"
+lct_validate_name "$NAME"
+lct_require_root
+
+NS="lct-$NAME"
+VETH="lct-$NAME"
+STATE="$LCT_HOSTS/$NAME"
+ROOT="$STATE/rootfs"
+PIDFILE="$STATE/nspawn.pid"
+STOP_TIMEOUT="${LACCHAIN_TEST_STOP_TIMEOUT:-20}"
+
+# Is PID our systemd-nspawn for this host (and not a recycled pid)?
+is_our_nspawn() {
+  local pid="$1"
+  [ -r "/proc/$pid/cmdline" ] || return 1
+  [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = systemd-nspawn ] || return 1
+  tr '\0' '\n' <"/proc/$pid/cmdline" | grep -qxF -- "--directory=$ROOT"
+}
+
+# Pids of processes whose root directory is this host's copy (the container's processes).
+pids_inside() {
+  local p root real
+  [ -d "$ROOT" ] || return 0
+  real="$(cd "$ROOT" && pwd -P)"
+  for p in /proc/[0-9]*; do
+    root="$(readlink "$p/root" 2>/dev/null)" || continue
+    if [ "$root" = "$real" ]; then printf '%s\n' "${p#/proc/}"; fi
+  done
+}
+
+STOPPED=0
+if [ -f "$PIDFILE" ]; then
+  PID="$(cat "$PIDFILE" 2>/dev/null || true)"
+  if [[ "$PID" =~ ^[0-9]+$ ]] && is_our_nspawn "$PID"; then
+    lct_log "stopping $NAME (nspawn pid $PID)"
+    kill -TERM "$PID" 2>/dev/null || true
+    DEADLINE=$(($(date +%s) + STOP_TIMEOUT))
+    while is_our_nspawn "$PID" && [ "$(date +%s)" -lt "$DEADLINE" ]; do sleep 0.2; done
+    if is_our_nspawn "$PID"; then
+      lct_log "nspawn pid $PID did not stop within ${STOP_TIMEOUT}s: SIGKILL"
+      kill -KILL "$PID" 2>/dev/null || true
+      for _ in $(seq 1 50); do
+        is_our_nspawn "$PID" || break
+        sleep 0.1
+      done
+    fi
+    # It is now dead (at most a zombie: start-host.sh exited, so init reaps it, usually within
+    # a second or two). Wait a little for the pid to disappear so callers see it gone.
+    for _ in $(seq 1 50); do
+      [ -e "/proc/$PID" ] || break
+      sleep 0.1
+    done
+    if [ -e "/proc/$PID" ]; then
+      lct_log "nspawn pid $PID has exited ($(awk '{print "state " $3 ", parent " $4}' "/proc/$PID/stat" 2>/dev/null || echo gone)); its parent reaps it"
+    fi
+    STOPPED=1
+  fi
+fi
+
+LEFT="$(pids_inside | tr '\n' ' ')"
+if [ -n "${LEFT// /}" ]; then
+  lct_log "killing processes left inside $NAME: $LEFT"
+  for p in $LEFT; do kill -KILL "$p" 2>/dev/null || true; done
+  for _ in $(seq 1 50); do
+    [ -z "$(pids_inside)" ] && break
+    sleep 0.1
+  done
+fi
+
+if ip link show "$VETH" >/dev/null 2>&1; then
+  ip link del "$VETH" 2>/dev/null || true
+fi
+if [ -e "/run/netns/$NS" ] || ip netns list 2>/dev/null | grep -qw -- "$NS"; then
+  ip netns del "$NS" 2>/dev/null || true
+fi
+
+# systemd-nspawn's per-machine mount propagation directory (it refuses to clean it itself
+# when /run is not a tmpfs, as on some VMs).
+lct_remove_tree "/run/systemd/nspawn/propagate/$NS"
+
+if [ -d "$STATE" ]; then
+  if [ -f "$STATE/nspawn.log" ]; then
+    mkdir -p "$LCT_LOGS"
+    cp -f "$STATE/nspawn.log" "$LCT_LOGS/$NAME.nspawn.log" 2>/dev/null || true
+  fi
+  lct_remove_tree "$STATE"
+fi
+
+if [ "$STOPPED" = 1 ]; then lct_log "$NAME stopped and removed"; fi
+exit 0

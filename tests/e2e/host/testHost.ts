@@ -1,0 +1,287 @@
+/**
+ * testHost.ts — real Debian bookworm test hosts (systemd + sshd in systemd-nspawn, each in its
+ * own network namespace) for end-to-end tests that run provisioning scripts over real SSH.
+ *
+ *   const check = await canBuildHosts();
+ *   const host = await startTestHost('e2e1', 1);   // 10.231.1.2, gateway 10.231.1.1
+ *   const r = await host.ssh('systemctl is-system-running');
+ *   const s = await host.ssh('sudo -n true', { user: host.sudoUser });
+ *   await host.stop();
+ *
+ * startTestHost builds the cached rootfs if needed (build-rootfs.sh, ~1 min once), boots the
+ * host (start-host.sh, a couple of seconds), starts the apt proxy (aptProxy.js) on
+ * gateway:3142 in this process, and returns a handle. ssh() runs the real `ssh` client
+ * asynchronously — never use spawnSync/execSync against the host: the apt proxy lives in
+ * this process's event loop and would stall. Needs root. Uses child_process only.
+ *
+ * Env: LACCHAIN_E2E_HOSTS=0 makes canBuildHosts() answer "disabled"; LACCHAIN_TEST_VERBOSE=1
+ * echoes the scripts' progress to stderr; LACCHAIN_TEST_CACHE moves the cache directory.
+ */
+import { spawn, spawnSync } from 'child_process';
+import { promises as fsp } from 'fs';
+import * as path from 'path';
+import { startAptProxy } from './aptProxy';
+import type { AptProxy } from './aptProxy';
+
+export interface SshResult {
+  /** Exit status of the remote command (255: ssh itself failed; 124: timed out locally). */
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface SshOptions {
+  /** Login user; default "root". Use host.sudoUser for the sudo path. */
+  user?: string;
+  /** Written to the remote command's stdin. */
+  input?: string;
+  /** Local time limit in ms (default 600000); the ssh client is killed after it. */
+  timeoutMs?: number;
+}
+
+export interface TestHost {
+  name: string;
+  /** The host's address, e.g. 10.231.1.2. */
+  ip: string;
+  /** This machine's end of the veth pair, e.g. 10.231.1.1 (apt proxy on :3142; serve files here). */
+  gateway: string;
+  /** "root". */
+  user: string;
+  /** "operator": a non-root user with passwordless sudo. */
+  sudoUser: string;
+  /** OpenSSH private key (ed25519) accepted for root and operator. */
+  privateKey: string;
+  privateKeyFile: string;
+  /** known_hosts with the host's own ed25519 key (for StrictHostKeyChecking=yes). */
+  knownHostsFile: string;
+  /** "ssh-ed25519 AAAA..." — the host key, e.g. for a pinned hostKey setting. */
+  hostPublicKey: string;
+  /** pid of the systemd-nspawn process. */
+  pid: number;
+  stateDir: string;
+  /** http://GATEWAY:3142 */
+  aptProxyUrl: string;
+  /** ssh client options (without the destination) for tests that spawn ssh/scp themselves. */
+  sshOptions: string[];
+  ssh(command: string, opts?: SshOptions): Promise<SshResult>;
+  /** Close the apt proxy and stop/remove the host. Idempotent. */
+  stop(): Promise<void>;
+}
+
+interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const HERE = __dirname;
+const APT_PROXY_PORT = Number(process.env.LACCHAIN_TEST_APT_PROXY_PORT || 3142);
+const verbose = process.env.LACCHAIN_TEST_VERBOSE === '1';
+
+function run(
+  cmd: string,
+  args: string[],
+  opts: { input?: string; timeoutMs?: number; echoStderr?: boolean } = {},
+): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let timedOut = false;
+    const timer =
+      opts.timeoutMs && opts.timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGKILL');
+          }, opts.timeoutMs)
+        : undefined;
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => {
+      err.push(d);
+      if (opts.echoStderr) process.stderr.write(d);
+    });
+    child.stdin.on('error', () => {
+      /* remote side closed stdin early: not an error for us */
+    });
+    child.on('error', (e: Error) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code: 127, stdout: '', stderr: `${cmd}: ${e.message}` });
+    });
+    child.on('close', (code: number | null, signal: NodeJS.Signals | null) => {
+      if (timer) clearTimeout(timer);
+      const stderr = Buffer.concat(err).toString('utf8');
+      resolve({
+        code: timedOut ? 124 : (code ?? (signal ? 128 : 255)),
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: timedOut ? `${stderr}\n[timed out after ${opts.timeoutMs} ms]` : stderr,
+      });
+    });
+    if (opts.input !== undefined) child.stdin.end(opts.input);
+    else child.stdin.end();
+  });
+}
+
+async function commandExists(name: string): Promise<boolean> {
+  const r = await run('sh', ['-c', `command -v ${name}`]);
+  return r.code === 0;
+}
+
+/** Can this machine build and boot test hosts? (root, Linux, tools present or installable, netns works) */
+export async function canBuildHosts(): Promise<{ ok: boolean; reason?: string }> {
+  if (process.env.LACCHAIN_E2E_HOSTS === '0') return { ok: false, reason: 'disabled by LACCHAIN_E2E_HOSTS=0' };
+  if (process.platform !== 'linux') return { ok: false, reason: `needs Linux (this is ${process.platform})` };
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
+    return { ok: false, reason: 'needs root (debootstrap, network namespaces, systemd-nspawn)' };
+  }
+  const tools: Array<[string, string]> = [
+    ['debootstrap', 'debootstrap'],
+    ['systemd-nspawn', 'systemd-container'],
+    ['ip', 'iproute2'],
+    ['ssh', 'openssh-client'],
+    ['ssh-keygen', 'openssh-client'],
+  ];
+  const missing: string[] = [];
+  for (const [cmd, pkg] of tools) if (!(await commandExists(cmd))) missing.push(pkg);
+  if (missing.length > 0 && !(await commandExists('apt-get'))) {
+    return { ok: false, reason: `missing ${Array.from(new Set(missing)).join(', ')} and no apt-get to install them` };
+  }
+  if (!missing.includes('iproute2')) {
+    const probe = `lct-probe-${process.pid % 100000}`;
+    const add = await run('ip', ['netns', 'add', probe]);
+    await run('ip', ['netns', 'del', probe]);
+    if (add.code !== 0) return { ok: false, reason: `cannot create a network namespace: ${add.stderr.trim()}` };
+  }
+  return missing.length > 0
+    ? { ok: true, reason: `will install ${Array.from(new Set(missing)).join(', ')} with apt-get` }
+    : { ok: true };
+}
+
+// Hosts not yet stopped: torn down synchronously if the process exits without stop().
+const running = new Map<string, () => void>();
+let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    running.forEach((stopNow) => stopNow());
+  });
+}
+
+function lastJsonLine(stdout: string): Record<string, unknown> {
+  const lines = stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l.trim().startsWith('{'));
+  if (lines.length === 0) throw new Error('start-host.sh printed no JSON');
+  return JSON.parse(lines[lines.length - 1]) as Record<string, unknown>;
+}
+
+function str(o: Record<string, unknown>, k: string): string {
+  const v = o[k];
+  if (typeof v !== 'string') throw new Error(`start-host.sh JSON lacks string "${k}"`);
+  return v;
+}
+
+/**
+ * Build (if needed) and boot the real test host NAME with address 10.231.INDEX.2, start the apt
+ * proxy on 10.231.INDEX.1:3142, and return a handle. NAME: 1-11 chars [a-z0-9-]; INDEX: 1..254,
+ * unique among hosts running at the same time. A previous host with the same NAME is replaced.
+ */
+export async function startTestHost(name: string, index: number): Promise<TestHost> {
+  if (!/^[a-z][a-z0-9-]{0,10}$/.test(name)) throw new Error(`bad test host name "${name}"`);
+  if (!Number.isInteger(index) || index < 1 || index > 254) throw new Error(`bad test host index ${index}`);
+
+  const build = await run('bash', [path.join(HERE, 'build-rootfs.sh')], {
+    timeoutMs: 20 * 60_000,
+    echoStderr: verbose,
+  });
+  if (build.code !== 0) throw new Error(`build-rootfs.sh failed (${build.code}):\n${build.stderr.slice(-4000)}`);
+
+  const stopScript = path.join(HERE, 'stop-host.sh');
+  const start = await run('bash', [path.join(HERE, 'start-host.sh'), name, String(index)], {
+    timeoutMs: 5 * 60_000,
+    echoStderr: verbose,
+  });
+  if (start.code !== 0) {
+    await run('bash', [stopScript, name]);
+    throw new Error(`start-host.sh ${name} ${index} failed (${start.code}):\n${start.stderr.slice(-4000)}`);
+  }
+  installExitHook();
+  running.set(name, () => {
+    spawnSync('bash', [stopScript, name], { stdio: 'ignore', timeout: 60_000 });
+  });
+
+  let proxy: AptProxy | undefined;
+  try {
+    const info = lastJsonLine(start.stdout);
+    const ip = str(info, 'ip');
+    const gateway = str(info, 'gateway');
+    const privateKeyFile = str(info, 'privateKeyFile');
+    const knownHostsFile = str(info, 'knownHostsFile');
+    proxy = await startAptProxy({ host: gateway, port: APT_PROXY_PORT });
+    const privateKey = await fsp.readFile(privateKeyFile, 'utf8');
+    const sshOptions = [
+      '-F',
+      'none',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'IdentitiesOnly=yes',
+      '-i',
+      privateKeyFile,
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-o',
+      `UserKnownHostsFile=${knownHostsFile}`,
+      '-o',
+      'GlobalKnownHostsFile=/dev/null',
+      '-o',
+      'ConnectTimeout=10',
+      '-o',
+      'ServerAliveInterval=15',
+      '-o',
+      'LogLevel=ERROR',
+    ];
+    const theProxy = proxy;
+    let stopped: Promise<void> | undefined;
+    const host: TestHost = {
+      name,
+      ip,
+      gateway,
+      user: str(info, 'user'),
+      sudoUser: str(info, 'sudoUser'),
+      privateKey,
+      privateKeyFile,
+      knownHostsFile,
+      hostPublicKey: str(info, 'hostPublicKey'),
+      pid: Number(info.pid),
+      stateDir: str(info, 'stateDir'),
+      aptProxyUrl: theProxy.url,
+      sshOptions,
+      ssh(command: string, opts: SshOptions = {}): Promise<SshResult> {
+        const user = opts.user ?? 'root';
+        return run('ssh', [...sshOptions, `${user}@${ip}`, command], {
+          input: opts.input,
+          timeoutMs: opts.timeoutMs ?? 600_000,
+        });
+      },
+      stop(): Promise<void> {
+        if (!stopped) {
+          stopped = (async () => {
+            await theProxy.close();
+            const r = await run('bash', [stopScript, name], { timeoutMs: 120_000, echoStderr: verbose });
+            running.delete(name);
+            if (r.code !== 0) throw new Error(`stop-host.sh ${name} failed (${r.code}):\n${r.stderr}`);
+          })();
+        }
+        return stopped;
+      },
+    };
+    return host;
+  } catch (e) {
+    if (proxy) await proxy.close();
+    await run('bash', [stopScript, name]);
+    running.delete(name);
+    throw e;
+  }
+}

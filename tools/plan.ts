@@ -1,0 +1,138 @@
+/**
+ * `npm run --silent plan -- --stack <testnet|mainnet> [--config FILE] [--node-key-file [NODE=]FILE]... [--genesis-file FILE] --out DIR`
+ *
+ * The offline plan: runs the program (program.ts, the code `pulumi up` runs) under a recording engine, without the
+ * Pulumi engine or any cloud credentials, and writes what `pulumi up` would create:
+ *   DIR/resources.json          every resource: type, name, inputs (secrets replaced by "[secret]")
+ *   DIR/kubernetes/<node>.yaml  the manifests of each Kubernetes node, as plain Kubernetes YAML
+ * and prints the stack outputs as JSON (enode and address computed when the node's key is given).
+ * Bad settings fail exactly as `pulumi up` would (exit 2).
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import * as yaml from 'js-yaml';
+import * as pulumi from '@pulumi/pulumi';
+import { unknown } from '@pulumi/pulumi/output';
+import { checkStackName, loadStack } from '../core/settings/load';
+import { ENCRYPTED_VALUE, readFileFromDisk, readStackConfigFile } from '../core/settings/yamlFile';
+import { loadGenesis } from '../core/genesis';
+import type { StackSettings } from '../core/settings/model';
+import { declareStack, StackOutputs } from '../program';
+import { parseOptions, runTool, UsageError } from './cli';
+import { readKeyFile } from './keyFile';
+import { RecordedResource, redact, settle, startRecording, UNKNOWN_MARKER } from './plan/engine';
+import { PROGRAM_RESOURCE_TYPES, PROJECT_NAME } from './plan/programTypes';
+
+const USAGE =
+  'npm run --silent plan -- --stack <testnet|mainnet> [--config FILE] [--node-key-file [NODE=]FILE]... [--genesis-file FILE] --out DIR';
+
+runTool(async () => {
+  const { values } = parseOptions(
+    process.argv.slice(2),
+    {
+      stack: { type: 'string' },
+      config: { type: 'string' },
+      'node-key-file': { type: 'string', multiple: true },
+      'genesis-file': { type: 'string' },
+      out: { type: 'string' },
+    },
+    USAGE,
+  );
+  if (!values.stack) throw new UsageError(`--stack is required\nusage: ${USAGE}`);
+  if (!values.out) throw new UsageError(`--out is required\nusage: ${USAGE}`);
+  const stack = checkStackName(values.stack, '--stack');
+  const raw = readStackConfigFile(values.config ?? `Pulumi.${stack}.yaml`);
+  const { settings, secrets } = loadStack(stack, raw, readFileFromDisk);
+  const nodeKeys = { ...secrets.nodeKeys, ...keyFilesByNode(values['node-key-file'] ?? [], settings) };
+
+  const resources = startRecording({
+    project: PROJECT_NAME,
+    stack,
+    preview: true,
+    knownTypes: PROGRAM_RESOURCE_TYPES,
+  });
+  const genesisFile = settings.genesisFile ?? (values['genesis-file'] && path.resolve(values['genesis-file']));
+  const genesis = genesisFile
+    ? await loadGenesis(settings.network.genesis, { file: genesisFile })
+    : genesisPlaceholder(settings);
+  const outputs = declareStack(
+    settings,
+    {
+      sshPrivateKey: secrets.sshPrivateKey === undefined ? undefined : pulumi.secret(readable(secrets.sshPrivateKey)),
+      nodeKeys: Object.fromEntries(Object.entries(nodeKeys).map(([node, key]) => [node, pulumi.secret(readable(key))])),
+    },
+    { genesis: () => genesis },
+  );
+  const shownOutputs = await settleOutputs(outputs);
+  await pulumi.runtime.disconnect();
+
+  const out = path.resolve(values.out);
+  fs.mkdirSync(out, { recursive: true });
+  const planned = resources.map((r) => ({ type: r.type, name: r.name, options: r.options, inputs: redact(r.inputs) }));
+  fs.writeFileSync(path.join(out, 'resources.json'), `${JSON.stringify(planned, null, 2)}\n`);
+  writeKubernetesManifests(out, settings, resources);
+  process.stdout.write(`${JSON.stringify(shownOutputs, null, 2)}\n`);
+});
+
+/** A secret the plan cannot read (encrypted in the stack config) becomes a value known only to `pulumi up`. */
+function readable(value: string): pulumi.Input<string> {
+  return value === ENCRYPTED_VALUE ? pulumi.output(unknown as unknown as string) : value;
+}
+
+/** `--node-key-file FILE` (a one-node stack) or `--node-key-file NODE=FILE`, read and validated. */
+function keyFilesByNode(args: string[], settings: StackSettings): Record<string, string> {
+  const names = settings.nodes.map((n) => n.name);
+  const keys: Record<string, string> = {};
+  for (const arg of args) {
+    const match = /^([a-z][-a-z0-9]*)=(.+)$/.exec(arg);
+    const [node, file] = match && names.includes(match[1]) ? [match[1], match[2]] : [undefined, arg];
+    if (node === undefined && names.length !== 1) {
+      throw new UsageError(`--node-key-file ${arg}: this stack has several nodes (${names.join(', ')}): use NODE=FILE`);
+    }
+    keys[node ?? names[0]] = readKeyFile(file);
+  }
+  return keys;
+}
+
+/** Stands for the genesis in the plan when no local copy is given: its pinned identity. */
+function genesisPlaceholder(settings: StackSettings): string {
+  const { genesis } = settings.network;
+  return `[genesis of ${settings.network.name}: ${genesis.bytes} bytes, sha256 ${genesis.sha256}, downloaded from ${genesis.url} and verified by pulumi up]`;
+}
+
+/** The stack outputs with every value settled; values only `pulumi up` can know are shown as a marker. */
+async function settleOutputs(outputs: StackOutputs): Promise<unknown> {
+  const nodes: Record<string, Record<string, unknown>> = {};
+  for (const [name, node] of Object.entries(outputs.nodes)) {
+    const shown: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (pulumi.Output.isInstance(value)) {
+        const settled = await settle(value as pulumi.Output<unknown>);
+        shown[key] = settled.secret ? '[secret]' : settled.known ? settled.value : UNKNOWN_MARKER;
+      } else if (value !== undefined) {
+        shown[key] = value;
+      }
+    }
+    nodes[name] = shown;
+  }
+  return { network: outputs.network, nodes };
+}
+
+/** DIR/kubernetes/<node>.yaml: the namespace and the node's objects, as `kubectl apply` would take them. */
+function writeKubernetesManifests(out: string, settings: StackSettings, resources: RecordedResource[]): void {
+  const manifests = resources
+    .filter((r) => r.type.startsWith('kubernetes:') && !r.type.startsWith('pulumi:providers'))
+    .map((r) => redact(r.inputs) as { kind?: string; metadata?: { name?: string; labels?: Record<string, string> } });
+  for (const node of settings.nodes) {
+    if (node.target !== 'kubernetes') continue;
+    const own = manifests.filter(
+      (m) =>
+        (m.kind === 'Namespace' && m.metadata?.name === node.namespace) ||
+        m.metadata?.labels?.['app.kubernetes.io/instance'] === node.name,
+    );
+    const dir = path.join(out, 'kubernetes');
+    fs.mkdirSync(dir, { recursive: true });
+    const text = own.map((m) => yaml.dump(m, { lineWidth: -1, noRefs: true, sortKeys: false })).join('---\n');
+    fs.writeFileSync(path.join(dir, `${node.name}.yaml`), text);
+  }
+}

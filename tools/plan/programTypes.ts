@@ -1,0 +1,19 @@
+/**
+ * The program's project name and every resource type it may declare: the recording engine refuses any other.
+ */
+export const PROJECT_NAME = 'lacchain-besu-node';
+
+/** Type-token prefixes of the resources program.ts declares. */
+export const PROGRAM_RESOURCE_TYPES = [
+  'lacchain:index:',
+  'random:index/randomBytes:RandomBytes',
+  'pulumi:providers:kubernetes',
+  'kubernetes:core/v1:Namespace',
+  'kubernetes:core/v1:Secret',
+  'kubernetes:core/v1:ConfigMap',
+  'kubernetes:core/v1:PersistentVolumeClaim',
+  'kubernetes:core/v1:Service',
+  'kubernetes:apps/v1:StatefulSet',
+  'pulumi:providers:command',
+  'command:remote:',
+] as const;
