@@ -9,4 +9,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
+  // Plain CommonJS files (jest config, small scripts) use require.
+  { files: ['**/*.js'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

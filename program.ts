@@ -7,6 +7,7 @@ import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
 import { KubernetesNode } from './components/kubernetesNode';
 import { NodeIdentity } from './components/nodeIdentity';
+import { RemoteNode } from './components/remoteNode';
 import { namespaceManifest } from './core/kubernetes/manifests';
 import { permissioningRequest, PermissioningRequest } from './core/permissioning';
 import type { KubernetesNodeSettings, NodeSettings, StackSettings } from './core/settings/model';
@@ -39,6 +40,9 @@ export interface NodeOutputs {
   permissioningRequest: pulumi.Output<PermissioningRequest>;
   /** The node's JSON-RPC URL. */
   rpcUrl?: pulumi.Output<string>;
+  /** SSH: the systemd service and the node's home folder. */
+  serviceName?: pulumi.Output<string>;
+  nodeHome?: pulumi.Output<string>;
   /** Kubernetes: the namespace, pod and Besu container of the node. */
   namespace?: pulumi.Output<string>;
   podName?: pulumi.Output<string>;
@@ -79,6 +83,22 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
         namespace: deployed.namespace,
         podName: deployed.podName,
         containerName: deployed.containerName,
+      });
+    }
+    if (node.target === 'ssh' && genesis) {
+      if (secrets.sshPrivateKey === undefined) throw new Error(`node ${node.name}: no SSH private key`);
+      const deployed = new RemoteNode(node.name, {
+        node,
+        privateKey: identity.privateKey,
+        sshPrivateKey: secrets.sshPrivateKey,
+        genesis,
+        enode: identity.enode,
+        address: identity.address,
+      });
+      Object.assign(outputs, {
+        rpcUrl: deployed.rpcUrl,
+        serviceName: deployed.serviceName,
+        nodeHome: deployed.nodeHome,
       });
     }
     nodes[node.name] = outputs;

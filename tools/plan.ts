@@ -5,6 +5,7 @@
  * Pulumi engine or any cloud credentials, and writes what `pulumi up` would create:
  *   DIR/resources.json          every resource: type, name, inputs (secrets replaced by "[secret]")
  *   DIR/kubernetes/<node>.yaml  the manifests of each Kubernetes node, as plain Kubernetes YAML
+ *   DIR/remote/<node>/          the ordered provisioning scripts of each SSH node, with their non-secret parameters
  * and prints the stack outputs as JSON (enode and address computed when the node's key is given).
  * Bad settings fail exactly as `pulumi up` would (exit 2).
  */
@@ -22,6 +23,7 @@ import { parseOptions, runTool, UsageError } from './cli';
 import { readKeyFile } from './keyFile';
 import { RecordedResource, redact, settle, startRecording, UNKNOWN_MARKER } from './plan/engine';
 import { PROGRAM_RESOURCE_TYPES, PROJECT_NAME } from './plan/programTypes';
+import { writeRemotePlan } from './plan/remotePlan';
 
 const USAGE =
   'npm run --silent plan -- --stack <testnet|mainnet> [--config FILE] [--node-key-file [NODE=]FILE]... [--genesis-file FILE] --out DIR';
@@ -71,6 +73,11 @@ runTool(async () => {
   const planned = resources.map((r) => ({ type: r.type, name: r.name, options: r.options, inputs: redact(r.inputs) }));
   fs.writeFileSync(path.join(out, 'resources.json'), `${JSON.stringify(planned, null, 2)}\n`);
   writeKubernetesManifests(out, settings, resources);
+  for (const node of settings.nodes) {
+    if (node.target !== 'ssh') continue;
+    const shown = (shownOutputs as { nodes: Record<string, { enode: string; address: string }> }).nodes[node.name];
+    writeRemotePlan(out, node, { genesis, enode: shown.enode, address: shown.address });
+  }
   process.stdout.write(`${JSON.stringify(shownOutputs, null, 2)}\n`);
 });
 

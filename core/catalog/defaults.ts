@@ -24,5 +24,3 @@ export const DEFAULT_NODE_HOME = '/opt/lacchain';
 export const DEFAULT_NODE_SERVICE = 'besu';
 /** SSH: the system user the node runs as. */
 export const DEFAULT_SERVICE_USER = 'besu';
-/** SSH: where Besu releases are unpacked, one folder per version, with a `current` link. */
-export const DEFAULT_RELEASES_DIR = '/opt/besu';

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
 # build-rootfs.sh — build (once, cached) the Debian bookworm root file system that the e2e
 # test hosts boot from, with debootstrap, into $LACCHAIN_TEST_CACHE/rootfs-bookworm
 # (default /var/cache/lacchain-test/rootfs-bookworm).
@@ -25,6 +26,7 @@ set -euo pipefail
 
 export LCT_SCRIPT=build-rootfs
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=common.sh
 # shellcheck source=common.sh
 . "$HERE/common.sh"
 

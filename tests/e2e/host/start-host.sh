@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
 # start-host.sh NAME INDEX — boot one real Debian bookworm test host (systemd + sshd) with
 # systemd-nspawn inside its own network namespace, reachable by SSH from this machine.
 #
@@ -26,6 +27,7 @@ set -euo pipefail
 
 export LCT_SCRIPT=start-host
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=common.sh
 # shellcheck source=common.sh
 . "$HERE/common.sh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
 # stop-host.sh NAME — stop and remove one e2e test host started by start-host.sh.
 #
 #   1. the systemd-nspawn process (by the pid in hosts/NAME/nspawn.pid, checked to really be
@@ -16,6 +17,7 @@ set -euo pipefail
 
 export LCT_SCRIPT=stop-host
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=common.sh
 # shellcheck source=common.sh
 . "$HERE/common.sh"
 

@@ -1,0 +1,100 @@
+/**
+ * RemoteNode: one Besu node on a remote machine, provisioned over SSH by running the steps of core/remote/steps.ts
+ * in order, one remote.Command each. A step's standard input is its parameters followed by its script file, byte for
+ * byte; nothing is sent through SSH environment requests (sshd refuses them). A step runs again only when its input
+ * changes, so `pulumi up` with no change runs nothing on the machine.
+ */
+import * as command from '@pulumi/command';
+import * as pulumi from '@pulumi/pulumi';
+import { createHash } from 'crypto';
+import { sha256Hex } from '../core/genesis';
+import { nodePaths } from '../core/remote/paths';
+import { stepCommand, stepInput } from '../core/remote/shell';
+import { NODE_KEY_PARAMETER, remoteRpcUrl, remoteSteps } from '../core/remote/steps';
+import { readScript } from '../core/scripts';
+import type { SshNodeSettings } from '../core/settings/model';
+
+export interface RemoteNodeArgs {
+  /** The node's validated settings. */
+  node: SshNodeSettings;
+  /** The node's private key (a secret): written to data/key. */
+  privateKey: pulumi.Input<string>;
+  /** The SSH private key to log in with (a secret). */
+  sshPrivateKey: pulumi.Input<string>;
+  /** The network's verified genesis. */
+  genesis: pulumi.Input<string>;
+  /** The enode the node must answer with once started. */
+  enode: pulumi.Input<string>;
+  /** The node address, written to data/nodeAddress. */
+  address: pulumi.Input<string>;
+}
+
+/** A Besu node on a remote machine. */
+export class RemoteNode extends pulumi.ComponentResource {
+  /** The RPC URL through the TLS proxy (https on 443). */
+  readonly rpcUrl: pulumi.Output<string>;
+  /** The systemd service of the node. */
+  readonly serviceName: pulumi.Output<string>;
+  /** The node's home folder. */
+  readonly nodeHome: pulumi.Output<string>;
+
+  constructor(name: string, args: RemoteNodeArgs, opts?: pulumi.ComponentResourceOptions) {
+    super('lacchain:index:RemoteNode', name, {}, opts);
+    const { node } = args;
+    const connection: command.types.input.remote.ConnectionArgs = {
+      host: node.host,
+      port: node.sshPort,
+      user: node.user,
+      privateKey: pulumi.secret(args.sshPrivateKey),
+      ...(node.hostKey ? { hostKey: node.hostKey } : {}),
+    };
+    const genesis = pulumi.output(args.genesis);
+    const steps = remoteSteps(node, {
+      genesis,
+      genesisSha256: genesis.apply(sha256Hex),
+      enode: pulumi.output(args.enode),
+      address: pulumi.output(args.address),
+    });
+
+    let previous: command.remote.Command | undefined;
+    steps.forEach((step, index) => {
+      const header = `lacchain-besu-node: step ${index + 1}/${steps.length} (${step.name}) of node ${node.name}`;
+      const script = readScript(step.scriptFile);
+      const env = pulumi.all(step.env);
+      // The trigger is a digest of the non-secret input: the step runs again exactly when that changes.
+      const trigger = env.apply((values) =>
+        createHash('sha256')
+          .update(stepInput(header, values, script))
+          .digest('hex'),
+      );
+      const stdin = step.takesNodeKey
+        ? pulumi.secret(
+            pulumi
+              .all([env, args.privateKey])
+              .apply(([values, key]) => stepInput(header, { ...values, [NODE_KEY_PARAMETER]: key }, script)),
+          )
+        : env.apply((values) => stepInput(header, values, script));
+      previous = new command.remote.Command(
+        `${name}-${step.name}`,
+        {
+          connection,
+          create: stepCommand(node.user),
+          stdin,
+          triggers: [trigger],
+          addPreviousOutputInEnv: false,
+          logging: step.takesNodeKey ? 'none' : 'stdoutAndStderr',
+        },
+        {
+          parent: this,
+          dependsOn: previous ? [previous] : [],
+          additionalSecretOutputs: step.takesNodeKey ? ['stdout', 'stderr'] : [],
+        },
+      );
+    });
+
+    this.rpcUrl = pulumi.output(remoteRpcUrl(node));
+    this.serviceName = pulumi.output(node.serviceName);
+    this.nodeHome = pulumi.output(nodePaths(node).home);
+    this.registerOutputs({ rpcUrl: this.rpcUrl, serviceName: this.serviceName, nodeHome: this.nodeHome });
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Remote-machine facts: supported systems, file locations relative to the node home, packages per package manager.
+ */
+
+/** Operating systems the SSH path supports, as /etc/os-release names them (ID and VERSION_ID). */
+export const SUPPORTED_SYSTEMS = {
+  /** Ubuntu 16.04 to 22.04 (apt). */
+  ubuntu: { family: 'apt', versions: ['16.04', '18.04', '20.04', '22.04'] },
+  /** Debian (apt), any release with systemd. */
+  debian: { family: 'apt', versions: [] as string[] },
+  /** CentOS 7 and CentOS Stream 8 (yum/dnf). */
+  centos: { family: 'yum', versions: ['7', '8'] },
+} as const;
+
+/** Machine architectures Besu runs on. */
+export const SUPPORTED_ARCHITECTURES = ['x86_64', 'aarch64'] as const;
+
+/** Files and folders under the node home. */
+export const NODE_HOME_LAYOUT = {
+  config: 'config.toml',
+  dataDir: 'data',
+  key: 'data/key',
+  nodeAddress: 'data/nodeAddress',
+  genesis: 'data/genesis.json',
+  logsDir: 'logs',
+  binDir: 'bin',
+  /** The launcher systemd runs: refuses to start without the key, then runs Besu into the info log. */
+  launcher: 'bin/start-node.sh',
+  tlsDir: 'tls',
+  /** Besu releases, one folder each, with `current` and `previous` links. */
+  releasesDir: 'releases',
+} as const;
+
+/** The info log the operator tails to see block sync: logs/<service>_info.log. */
+export function infoLogPath(nodeHome: string, serviceName: string): string {
+  return `${nodeHome}/${NODE_HOME_LAYOUT.logsDir}/${serviceName}_info.log`;
+}
+
+/** Exit code of the launcher when the key is missing (EX_CONFIG): systemd does not restart on it. */
+export const MISSING_KEY_EXIT_CODE = 78;
+
+/** Log rotation of the info log: size and how many to keep (the reference keeps 30 days of 10 MB files). */
+export const LOG_ROTATION = { size: '10M', keep: 30 } as const;
+
+/** How long the start step waits for the node to answer its enode. */
+export const START_TIMEOUT_SECONDS = 180;
+
+/** The self-signed certificate of the TLS proxy: RSA-2048, ten years. */
+export const CERTIFICATE = { bits: 2048, days: 3650 } as const;

@@ -1,0 +1,32 @@
+/**
+ * Where a remote node's files are, from its settings.
+ */
+import { infoLogPath, NODE_HOME_LAYOUT } from '../catalog/remote';
+import type { BesuPaths } from '../besu/configToml';
+import type { SshNodeSettings } from '../settings/model';
+
+/** Every path of a remote node. */
+export function nodePaths(node: SshNodeSettings) {
+  const home = node.nodeHome;
+  return {
+    home,
+    config: `${home}/${NODE_HOME_LAYOUT.config}`,
+    dataDir: `${home}/${NODE_HOME_LAYOUT.dataDir}`,
+    key: `${home}/${NODE_HOME_LAYOUT.key}`,
+    nodeAddress: `${home}/${NODE_HOME_LAYOUT.nodeAddress}`,
+    genesis: `${home}/${NODE_HOME_LAYOUT.genesis}`,
+    launcher: `${home}/${NODE_HOME_LAYOUT.launcher}`,
+    tlsDir: `${home}/${NODE_HOME_LAYOUT.tlsDir}`,
+    infoLog: infoLogPath(home, node.serviceName),
+    /** One folder per Besu release, beside a `current` and a `previous` link. */
+    releasesDir: `${home}/${NODE_HOME_LAYOUT.releasesDir}`,
+    /** Besu through the `current` link, so switching releases is one link change. */
+    besuBinary: `${home}/${NODE_HOME_LAYOUT.releasesDir}/current/bin/besu`,
+  };
+}
+
+/** Where Besu finds its files on the machine (config.toml's paths). */
+export function remoteBesuPaths(node: SshNodeSettings): BesuPaths {
+  const paths = nodePaths(node);
+  return { dataPath: paths.dataDir, genesisFile: paths.genesis, nodeKeyFile: paths.key };
+}

@@ -1,0 +1,53 @@
+/**
+ * The files that make a remote node a service: the systemd unit and the info log's rotation.
+ */
+import { LOG_ROTATION, MISSING_KEY_EXIT_CODE, NODE_HOME_LAYOUT } from '../catalog/remote';
+import type { SshNodeSettings } from '../settings/model';
+import { nodePaths } from './paths';
+
+/** The systemd unit: restart on failure (not when the key is missing), enabled at boot. */
+export function systemdUnit(node: SshNodeSettings, serviceUser: string): string {
+  const paths = nodePaths(node);
+  return [
+    '# Written by the lacchain-besu-node Pulumi program: edit the settings, not this file.',
+    '[Unit]',
+    `Description=Hyperledger Besu node ${node.nodeName} (${node.typenode} on ${node.network.name})`,
+    'Documentation=https://besu.hyperledger.org',
+    'After=network-online.target',
+    'Wants=network-online.target',
+    '',
+    '[Service]',
+    'Type=simple',
+    `User=${serviceUser}`,
+    `WorkingDirectory=${node.nodeHome}`,
+    'Environment=BESU_OPTS=-XX:MaxRAMPercentage=60.0',
+    `ExecStart=${paths.launcher} ${paths.besuBinary} ${paths.key} ${paths.config} ${paths.infoLog}`,
+    'Restart=on-failure',
+    'RestartSec=5',
+    `RestartPreventExitStatus=${MISSING_KEY_EXIT_CODE}`,
+    'TimeoutStopSec=60',
+    'LimitNOFILE=65536',
+    '',
+    '[Install]',
+    'WantedBy=multi-user.target',
+    '',
+  ].join('\n');
+}
+
+/** logrotate: the info log rolls at 10 MB, 30 kept, truncated in place (Besu keeps the file open). */
+export function logrotateConf(node: SshNodeSettings, serviceUser: string): string {
+  return [
+    '# Written by the lacchain-besu-node Pulumi program: edit the settings, not this file.',
+    `${node.nodeHome}/${NODE_HOME_LAYOUT.logsDir}/*.log {`,
+    `    su ${serviceUser} ${serviceUser}`,
+    `    size ${LOG_ROTATION.size}`,
+    `    rotate ${LOG_ROTATION.keep}`,
+    '    missingok',
+    '    notifempty',
+    '    compress',
+    '    delaycompress',
+    '    copytruncate',
+    '}',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,183 @@
+/**
+ * The provisioning of a remote node as an ordered list of steps: each one a script under scripts/remote/ and its
+ * parameters. The RemoteNode component runs them in this order with remote.Command; the offline plan writes them out;
+ * the end-to-end test runs them over real SSH on a real host.
+ */
+import { createHash } from 'crypto';
+import { renderConfigToml } from '../besu/configToml';
+import { javaMajorFor, releaseUrl } from '../catalog/besu';
+import { DEFAULT_SERVICE_USER } from '../catalog/defaults';
+import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
+import { PORTS } from '../catalog/ports';
+import { CERTIFICATE, START_TIMEOUT_SECONDS } from '../catalog/remote';
+import { renderNginxServers } from '../proxy/nginxConf';
+import { readScript } from '../scripts';
+import type { SshNodeSettings } from '../settings/model';
+import { nodePaths, remoteBesuPaths } from './paths';
+import { logrotateConf, systemdUnit } from './serviceFiles';
+
+/** The steps, in the order they run. */
+export const REMOTE_STEP_NAMES = [
+  'preflight',
+  'packages',
+  'release',
+  'node-files',
+  'node-key',
+  'proxy',
+  'firewall',
+  'start',
+] as const;
+export type RemoteStepName = (typeof REMOTE_STEP_NAMES)[number];
+
+/** The name of the one secret parameter (the node key), given only to the node-key step. */
+export const NODE_KEY_PARAMETER = 'NODE_KEY';
+
+/** One step: its script and parameters. Values the program learns late (identity, genesis) are of type V. */
+export interface RemoteStep<V = string> {
+  name: RemoteStepName;
+  /** The script file under scripts/remote/. */
+  scriptFile: string;
+  /** Its non-secret parameters, in the order they are exported. */
+  env: Record<string, string | V>;
+  /** Whether the step also receives the node key (and so runs with command logging off). */
+  takesNodeKey: boolean;
+}
+
+/** Values of a node that the program knows only once the identity and genesis are resolved. */
+export interface RemoteNodeValues<V> {
+  /** The verified genesis text and its SHA-256. */
+  genesis: V;
+  genesisSha256: V;
+  /** The enode the node must answer with, and its address. */
+  enode: V;
+  address: V;
+}
+
+/** The launcher systemd runs (a real file, installed on the machine). */
+export const LAUNCHER_SCRIPT = 'remote/start-node.sh';
+
+/** The certificate's subject alternative names: the node IP, its DNS name, localhost and 127.0.0.1. */
+export function certificateNames(node: SshNodeSettings): string {
+  return [`IP:${node.p2pHost}`, ...(node.dnsName ? [`DNS:${node.dnsName}`] : []), 'DNS:localhost', 'IP:127.0.0.1'].join(
+    ',',
+  );
+}
+
+/** The files the node reads, rendered from its settings. */
+export function remoteNodeFiles(node: SshNodeSettings) {
+  const serviceUser = DEFAULT_SERVICE_USER;
+  const paths = nodePaths(node);
+  const writer = NODE_TYPE_FACTS[node.typenode].reverseProxy;
+  const tls = {
+    certificateFile: `${paths.tlsDir}/${node.serviceName}.crt`,
+    keyFile: `${paths.tlsDir}/${node.serviceName}.key`,
+  };
+  return {
+    serviceUser,
+    tls,
+    configToml: renderConfigToml({
+      network: node.network,
+      typenode: node.typenode,
+      releaseVersion: node.releaseVersion,
+      nodeName: node.nodeName,
+      p2pHost: node.p2pHost,
+      p2pPort: node.p2pPort,
+      rpcHosts: [node.p2pHost, ...(node.dnsName ? [node.dnsName] : [])],
+      paths: remoteBesuPaths(node),
+    }),
+    launcher: readScript(LAUNCHER_SCRIPT),
+    systemdUnit: systemdUnit(node, serviceUser),
+    logrotate: logrotateConf(node, serviceUser),
+    proxySite: renderNginxServers({
+      purpose: `Reverse proxy of node ${node.nodeName}: Besu's JSON-RPC over TLS${writer ? ', and the writer entry point on 80' : ''}.`,
+      servers: [{ port: PORTS.reverseProxyHttps, tls }, ...(writer ? [{ port: PORTS.reverseProxyHttp }] : [])],
+    }),
+  };
+}
+
+/** The provisioning steps of a node, in order. */
+export function remoteSteps<V>(node: SshNodeSettings, values: RemoteNodeValues<V>): RemoteStep<V>[] {
+  const paths = nodePaths(node);
+  const files = remoteNodeFiles(node);
+  const network = node.network;
+  const writer = NODE_TYPE_FACTS[node.typenode].reverseProxy;
+  const gib = (n: number) => String(n * 1024);
+  const configDigest = createHash('sha256')
+    .update(files.configToml)
+    .update(files.launcher)
+    .update(files.systemdUnit)
+    .update(network.genesis.sha256)
+    .digest('hex');
+  const step = (name: RemoteStepName, env: Record<string, string | V>, takesNodeKey = false): RemoteStep<V> => ({
+    name,
+    scriptFile: `remote/${name}.sh`,
+    env,
+    takesNodeKey,
+  });
+  return [
+    step('preflight', {
+      NETWORK: network.name,
+      NODE_HOME: paths.home,
+      MIN_CPU: String(network.minimumHardware.cpu),
+      MIN_MEMORY_MIB: gib(network.minimumHardware.memoryGiB),
+      MIN_DISK_GIB: String(network.minimumHardware.diskGiB),
+      RECOMMENDED_CPU: String(network.recommendedHardware.cpu),
+      RECOMMENDED_MEMORY_MIB: gib(network.recommendedHardware.memoryGiB),
+      RECOMMENDED_DISK_GIB: String(network.recommendedHardware.diskGiB),
+      ENFORCE_MINIMUM: String(network.enforceMinimumHardware && !node.allowBelowMinimumHardware),
+    }),
+    step('packages', { JAVA_MAJOR: String(javaMajorFor(node.releaseVersion)) }),
+    step('release', {
+      BESU_VERSION: node.releaseVersion,
+      RELEASE_URL: releaseUrl(node.releaseUrl, node.releaseVersion),
+      RELEASES_DIR: paths.releasesDir,
+    }),
+    step('node-files', {
+      NODE_HOME: paths.home,
+      SERVICE_NAME: node.serviceName,
+      SERVICE_USER: files.serviceUser,
+      CONFIG_TOML: files.configToml,
+      GENESIS_JSON: values.genesis,
+      GENESIS_SHA256: values.genesisSha256,
+      NODE_ADDRESS: values.address,
+      LAUNCHER: files.launcher,
+      SYSTEMD_UNIT: files.systemdUnit,
+      LOGROTATE_CONF: files.logrotate,
+    }),
+    step('node-key', { NODE_HOME: paths.home, SERVICE_USER: files.serviceUser }, true),
+    step('proxy', {
+      SITE_NAME: `lacchain-${node.serviceName}`,
+      PROXY_SITE: files.proxySite,
+      TLS_CERTIFICATE: files.tls.certificateFile,
+      TLS_KEY: files.tls.keyFile,
+      CERT_SANS: certificateNames(node),
+      CERT_CN: node.dnsName ?? node.p2pHost,
+      CERT_BITS: String(CERTIFICATE.bits),
+      CERT_DAYS: String(CERTIFICATE.days),
+      DISABLE_DEFAULT_SITE: String(writer),
+    }),
+    step('firewall', {
+      TCP_PORTS: [
+        node.p2pPort,
+        PORTS.rpcHttp,
+        PORTS.reverseProxyHttps,
+        ...(writer ? [PORTS.reverseProxyHttp] : []),
+      ].join(' '),
+      UDP_PORTS: String(node.p2pPort),
+    }),
+    step('start', {
+      SERVICE_NAME: node.serviceName,
+      BESU_VERSION: node.releaseVersion,
+      RELEASES_DIR: paths.releasesDir,
+      EXPECTED_ENODE: values.enode,
+      RPC_PORT: String(PORTS.rpcHttp),
+      START_TIMEOUT: String(START_TIMEOUT_SECONDS),
+      CONFIG_DIGEST: configDigest,
+    }),
+  ];
+}
+
+/** The HTTPS URL of a remote node's RPC, through the TLS proxy. */
+export function remoteRpcUrl(node: SshNodeSettings): string {
+  return `https://${node.p2pHost}:${PORTS.reverseProxyHttps}`;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Step 1 of provisioning a remote node: check the machine before changing anything.
+# Stops with a clear message on an unsupported operating system or architecture, and reports a hardware shortfall
+# against the network's recommendation (below the minimum it fails when ENFORCE_MINIMUM is true).
+# Parameters (environment): NETWORK, NODE_HOME, MIN_CPU, MIN_MEMORY_MIB, MIN_DISK_GIB, RECOMMENDED_CPU,
+# RECOMMENDED_MEMORY_MIB, RECOMMENDED_DISK_GIB, ENFORCE_MINIMUM (true|false).
+set -euo pipefail
+: "${NETWORK:?}" "${NODE_HOME:?}" "${MIN_CPU:?}" "${MIN_MEMORY_MIB:?}" "${MIN_DISK_GIB:?}"
+: "${RECOMMENDED_CPU:?}" "${RECOMMENDED_MEMORY_MIB:?}" "${RECOMMENDED_DISK_GIB:?}" "${ENFORCE_MINIMUM:?}"
+
+fail() { echo "preflight: $*" >&2; exit 1; }
+
+[ -r /etc/os-release ] || fail "cannot identify the operating system (/etc/os-release is missing)"
+# shellcheck disable=SC1091
+. /etc/os-release
+os_id=${ID:-unknown}
+os_version=${VERSION_ID:-unknown}
+supported="Ubuntu 16.04-22.04, Debian, CentOS 7 or CentOS Stream 8"
+case "$os_id" in
+  ubuntu)
+    case "$os_version" in
+      16.04 | 18.04 | 20.04 | 22.04) ;;
+      *) fail "Ubuntu $os_version is not supported (supported: $supported)" ;;
+    esac
+    ;;
+  debian) ;;
+  centos)
+    case "${os_version%%.*}" in
+      7 | 8) ;;
+      *) fail "CentOS $os_version is not supported (supported: $supported)" ;;
+    esac
+    ;;
+  *) fail "${PRETTY_NAME:-$os_id} is not supported (supported: $supported)" ;;
+esac
+
+arch=$(uname -m)
+case "$arch" in
+  x86_64 | aarch64) ;;
+  *) fail "architecture $arch is not supported: a 64-bit machine (x86_64 or aarch64) is needed" ;;
+esac
+
+command -v systemctl >/dev/null 2>&1 || fail "systemd is required (systemctl not found)"
+
+cpus=$(nproc)
+memory_mib=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
+# Free disk where the node home will be (its nearest existing parent).
+probe=$NODE_HOME
+while [ ! -d "$probe" ]; do probe=$(dirname "$probe"); done
+disk_gib=$(df -Pk "$probe" | awk 'NR == 2 { print int($4 / 1048576) }')
+
+echo "preflight: ${PRETTY_NAME:-$os_id $os_version} on $arch; $cpus CPU, $memory_mib MiB memory, $disk_gib GiB free at $probe"
+
+below_minimum=()
+[ "$cpus" -ge "$MIN_CPU" ] || below_minimum+=("CPU $cpus < $MIN_CPU")
+[ "$memory_mib" -ge "$MIN_MEMORY_MIB" ] || below_minimum+=("memory $memory_mib MiB < $MIN_MEMORY_MIB MiB")
+[ "$disk_gib" -ge "$MIN_DISK_GIB" ] || below_minimum+=("free disk $disk_gib GiB < $MIN_DISK_GIB GiB")
+
+shortfall=()
+[ "$cpus" -ge "$RECOMMENDED_CPU" ] || shortfall+=("CPU $cpus (recommended $RECOMMENDED_CPU)")
+[ "$memory_mib" -ge "$RECOMMENDED_MEMORY_MIB" ] || shortfall+=("memory $memory_mib MiB (recommended $RECOMMENDED_MEMORY_MIB MiB)")
+[ "$disk_gib" -ge "$RECOMMENDED_DISK_GIB" ] || shortfall+=("free disk $disk_gib GiB (recommended $RECOMMENDED_DISK_GIB GiB)")
+
+if [ "${#shortfall[@]}" -gt 0 ]; then
+  echo "preflight: WARNING: below the recommendation for $NETWORK: ${shortfall[*]}"
+fi
+if [ "${#below_minimum[@]}" -gt 0 ]; then
+  if [ "$ENFORCE_MINIMUM" = true ]; then
+    fail "below the minimum hardware for $NETWORK: ${below_minimum[*]} (set allow_below_minimum_hardware: true in the inventory to deploy anyway)"
+  fi
+  echo "preflight: WARNING: below the minimum hardware for $NETWORK: ${below_minimum[*]}"
+fi
+echo "preflight: ok"

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Step 8 of provisioning a remote node: switch the node to release BESU_VERSION, (re)start the service, and check that
+# the node answers with the enode the program computed. Releases only move forward; the previous one is kept for
+# rollback. If the node does not come back on a new release, the step switches back to the previous release,
+# restarts it and fails. Older releases than the previous one are removed.
+# Parameters (environment): SERVICE_NAME, BESU_VERSION, RELEASES_DIR, EXPECTED_ENODE, RPC_PORT, START_TIMEOUT,
+# CONFIG_DIGEST (changes whenever a file the node reads changes, so that this step runs and restarts the node).
+set -euo pipefail
+: "${SERVICE_NAME:?}" "${BESU_VERSION:?}" "${RELEASES_DIR:?}" "${EXPECTED_ENODE:?}" "${RPC_PORT:?}"
+: "${START_TIMEOUT:?}" "${CONFIG_DIGEST:?}"
+
+fail() { echo "start: $*" >&2; exit 1; }
+
+current_link="$RELEASES_DIR/current"
+previous_link="$RELEASES_DIR/previous"
+target="$RELEASES_DIR/besu-$BESU_VERSION"
+[ -x "$target/bin/besu" ] || fail "Besu $BESU_VERSION is not installed in $target"
+
+# version_of DIR: the release version of a release folder.
+version_of() { basename "$1" | sed 's/^besu-//'; }
+# older A B: true when release A is older than release B.
+older() { [ "$1" != "$2" ] && [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$1" ]; }
+
+# switch_to DIR: points the current link at DIR atomically.
+switch_to() {
+  ln -sfn "$1" "$current_link.new"
+  mv -Tf "$current_link.new" "$current_link"
+}
+
+# node_enode: the enode the running node reports, or nothing.
+node_enode() {
+  curl --silent --max-time 3 -H 'Host: localhost' -H 'Content-Type: application/json' \
+    --data '{"jsonrpc":"2.0","method":"net_enode","params":[],"id":1}' "http://127.0.0.1:$RPC_PORT/" 2>/dev/null \
+    | sed -n 's/.*"result"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p'
+}
+
+# restart_and_wait: restarts the service and waits until the node answers its enode; prints it.
+restart_and_wait() {
+  local deadline enode=""
+  systemctl restart "$SERVICE_NAME"
+  deadline=$((SECONDS + START_TIMEOUT))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    enode=$(node_enode)
+    [ -n "$enode" ] && break
+    if systemctl is-failed --quiet "$SERVICE_NAME"; then break; fi
+    sleep 1
+  done
+  printf '%s' "$enode"
+}
+
+previous=""
+if [ -L "$current_link" ]; then previous=$(readlink "$current_link"); fi
+switched=false
+if [ "$previous" != "$target" ]; then
+  if [ -n "$previous" ] && older "$BESU_VERSION" "$(version_of "$previous")"; then
+    fail "refusing to go back from Besu $(version_of "$previous") to $BESU_VERSION: a downgrade can corrupt the database"
+  fi
+  switch_to "$target"
+  switched=true
+  echo "start: switched to Besu $BESU_VERSION${previous:+ (previous: $(version_of "$previous"))}"
+fi
+
+systemctl daemon-reload
+systemctl enable "$SERVICE_NAME" >/dev/null 2>&1
+enode=$(restart_and_wait)
+
+if [ "$enode" != "$EXPECTED_ENODE" ]; then
+  if [ -z "$enode" ]; then problem="the node did not answer net_enode within $START_TIMEOUT s"; else
+    problem="the node answers enode $enode but the stack's identity is $EXPECTED_ENODE"
+  fi
+  if [ "$switched" = true ] && [ -n "$previous" ]; then
+    switch_to "$previous"
+    restart_and_wait >/dev/null || true
+    fail "$problem; switched back to Besu $(version_of "$previous")"
+  fi
+  journalctl -u "$SERVICE_NAME" -n 20 --no-pager 2>/dev/null | sed 's/^/start: journal: /' >&2 || true
+  fail "$problem"
+fi
+
+if [ "$switched" = true ] && [ -n "$previous" ]; then
+  ln -sfn "$previous" "$previous_link.new"
+  mv -Tf "$previous_link.new" "$previous_link"
+fi
+# Keep the current and the previous release only.
+keep_previous=""
+if [ -L "$previous_link" ]; then keep_previous=$(readlink "$previous_link"); fi
+for release in "$RELEASES_DIR"/besu-*; do
+  [ -d "$release" ] || continue
+  if [ "$release" != "$target" ] && [ "$release" != "$keep_previous" ]; then
+    rm -rf "$release"
+    echo "start: removed the old release $(version_of "$release")"
+  fi
+done
+echo "start: ok: $SERVICE_NAME runs Besu $BESU_VERSION as $enode (config $CONFIG_DIGEST)"

@@ -1,0 +1,364 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/**
+ * The SSH path end to end, on a real Debian host (systemd, sshd, apt, nginx, openssl) built inside the test.
+ * The program is declared as `pulumi up` declares it; the remote commands it declares are then run over real SSH,
+ * in the same order, with the same command and the same standard input as remote.Command sends them. Besu itself
+ * cannot be downloaded here, so the release archive served to the host holds the Besu stand-in (a test fixture).
+ */
+import * as https from 'https';
+import * as http from 'http';
+import * as tls from 'tls';
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { unwrapSecrets, settle, RecordedResource } from '../../tools/plan/engine';
+import { recordProgram } from '../helpers/pulumi';
+import { declareProgram, Declared } from '../helpers/program';
+import { sha256Hex } from '../../core/genesis';
+import { NODE_KEY_PARAMETER } from '../../core/remote/steps';
+import { canBuildHosts, startTestHost, TestHost } from './host/testHost';
+import { startFileServer, FileServer } from './host/fileServer';
+import { testGenesisText } from '../helpers/fixtures';
+import { PROJECT_DIR } from '../helpers/run';
+
+const recorded = recordProgram();
+const hostsPossible =
+  process.platform === 'linux' && process.getuid?.() === 0 && process.env.LACCHAIN_E2E_HOSTS !== '0';
+if (!hostsPossible) {
+  const reason = process.env.CI === 'true' ? 'CI must run them: run as root on Linux' : 'needs root on Linux';
+  console.warn(`SSH end-to-end tests skipped: ${reason}`);
+  if (process.env.CI === 'true') throw new Error(`SSH end-to-end tests cannot run: ${reason}`);
+}
+const suite = hostsPossible ? describe : describe.skip;
+jest.setTimeout(15 * 60 * 1000);
+
+/** Progress lines on stderr (LACCHAIN_TEST_VERBOSE=1), to follow a long run. */
+function progress(line: string): void {
+  if (process.env.LACCHAIN_TEST_VERBOSE === '1')
+    process.stderr.write(`[e2e ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+}
+
+const FIRST = '23.4.1';
+const NEXT = '24.1.0';
+const NODE = 'writer';
+const HOME = '/opt/lacchain';
+
+/** A Command's inputs as the provider receives them. */
+interface Step {
+  name: string;
+  create: string;
+  stdin: string;
+  user: string;
+  inputs: Record<string, any>;
+}
+
+function commands(declared: Declared): Step[] {
+  return declared.resources
+    .filter((r: RecordedResource) => r.type === 'command:remote:Command')
+    .map((r) => {
+      const inputs = unwrapSecrets(r.inputs) as Record<string, any>;
+      return { name: r.name, create: inputs.create, stdin: inputs.stdin, user: inputs.connection.user, inputs };
+    });
+}
+
+suite('an SSH node on a real host', () => {
+  let host: TestHost;
+  let files: FileServer;
+  let work: string;
+  let first: Declared;
+  let enode: string;
+  let address: string;
+
+  function stack(version: string) {
+    return {
+      'lacchain:network': 'open-protestnet',
+      'lacchain:nodes': [
+        {
+          name: NODE,
+          typenode: 'writer',
+          target: 'ssh',
+          inventory: {
+            host: host.ip,
+            user: host.sudoUser,
+            host_key: host.hostPublicKey,
+            node_ip: host.ip,
+            node_name: 'e2e-writer',
+            node_email: 'ops@example.org',
+            node_release_version: version,
+            dns_name: 'writer.e2e.test',
+            release_url: `${files.url}/besu-{version}.tar.gz`,
+          },
+        },
+      ],
+      'lacchain:sshPrivateKey': host.privateKey,
+    };
+  }
+
+  async function run(step: Step): Promise<{ code: number; stdout: string; stderr: string }> {
+    return host.ssh(step.create, { user: step.user, input: step.stdin });
+  }
+
+  async function runAll(steps: Step[]): Promise<void> {
+    for (const step of steps) {
+      progress(`running ${step.name}`);
+      const result = await run(step);
+      progress(`${step.name} exited ${result.code}`);
+      if (result.code !== 0) {
+        throw new Error(`step ${step.name} failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
+      }
+    }
+  }
+
+  const sh = async (command: string) => {
+    progress(`ssh: ${command.slice(0, 100)}`);
+    return (await host.ssh(command, { timeoutMs: 60_000 })).stdout.trim();
+  };
+  const rpc = async (method: string) =>
+    JSON.parse(
+      await sh(
+        `curl -s -H 'Host: localhost' -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","method":"${method}","params":[],"id":1}' http://127.0.0.1:4545/`,
+      ),
+    );
+
+  beforeAll(async () => {
+    const check = await canBuildHosts();
+    if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
+    work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-e2e-'));
+    for (const version of [FIRST, NEXT]) {
+      execFileSync('sh', [
+        path.join(PROJECT_DIR, 'tests/fixtures/besu-standin/pack.sh'),
+        version,
+        work,
+        path.join(PROJECT_DIR, 'core/catalog/besu-options', `${version}.txt`),
+      ]);
+    }
+    host = await startTestHost('sshnode', 41);
+    files = await startFileServer({ host: host.gateway, port: 0, root: work });
+    first = await declareProgram(recorded, 'testnet', stack(FIRST), {});
+    enode = (await settle(first.outputs.nodes[NODE].enode)).value as string;
+    address = (await settle(first.outputs.nodes[NODE].address)).value as string;
+    await runAll(commands(first));
+  });
+
+  afterAll(async () => {
+    await files?.close();
+    await host?.stop();
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it('declares the eight steps in order, logging in as the configured user with the pinned host key', () => {
+    const steps = commands(first);
+    expect(steps.map((s) => s.name)).toEqual(
+      ['preflight', 'packages', 'release', 'node-files', 'node-key', 'proxy', 'firewall', 'start'].map(
+        (s) => `${NODE}-${s}`,
+      ),
+    );
+    for (const step of steps) {
+      expect(step.create).toBe('sudo -n bash -s');
+      expect(step.inputs.connection).toEqual({
+        host: host.ip,
+        port: 22,
+        user: 'operator',
+        privateKey: host.privateKey,
+        hostKey: host.hostPublicKey,
+        dialErrorLimit: 10,
+        perDialTimeout: 15,
+      });
+      expect(step.inputs.addPreviousOutputInEnv).toBe(false);
+      expect(step.inputs.environment).toBeUndefined();
+    }
+  });
+
+  it('sends the node key only to the node-key step, with logging off', () => {
+    const steps = commands(first);
+    const keyStep = steps.find((s) => s.name === `${NODE}-node-key`)!;
+    const secretKey = /export NODE_KEY='(0x[0-9a-f]{64})'/.exec(keyStep.stdin)![1];
+    expect(keyStep.inputs.logging).toBe('none');
+    expect(first.resources.find((r) => r.name === `${NODE}-node-key`)!.inputs.stdin).toHaveProperty([
+      '4dabf18193072939515e22adb298388d',
+    ]);
+    for (const step of steps.filter((s) => s !== keyStep)) expect(step.stdin).not.toContain(secretKey.slice(2));
+    expect(keyStep.stdin).toContain(`export ${NODE_KEY_PARAMETER}=`);
+  });
+
+  it('writes the node files with the right owners and modes', async () => {
+    expect(await sh(`stat -c '%U:%G %a' ${HOME}/data/key`)).toBe('besu:besu 600');
+    expect(await sh(`stat -c '%U:%G %a' ${HOME}/config.toml`)).toBe('root:besu 640');
+    expect(await sh(`stat -c '%U:%G %a' ${HOME} ${HOME}/data ${HOME}/logs`)).toBe(
+      'besu:besu 750\nbesu:besu 750\nbesu:besu 750',
+    );
+    expect(await sh(`cat ${HOME}/data/nodeAddress`)).toBe(address);
+    expect(await sh(`sha256sum < ${HOME}/data/genesis.json | cut -d' ' -f1`)).toBe(sha256Hex(testGenesisText()));
+    expect(await sh(`readlink ${HOME}/releases/current`)).toBe(`${HOME}/releases/besu-${FIRST}`);
+    expect(await sh(`grep -c '^p2p-host = "${host.ip}"' ${HOME}/config.toml`)).toBe('1');
+    expect(await sh('java -version 2>&1 | head -n 1')).toMatch(/version "(17|21)/);
+  });
+
+  it('runs the node as an enabled systemd service that answers with the identity of the stack', async () => {
+    expect(await sh('systemctl is-active besu')).toBe('active');
+    expect(await sh('systemctl is-enabled besu')).toBe('enabled');
+    expect((await rpc('net_enode')).result).toBe(enode);
+    expect((await rpc('eth_coinbase')).result).toBe(address);
+    expect(await sh(`test -s ${HOME}/logs/besu_info.log && echo yes`)).toBe('yes');
+  });
+
+  it('serves the RPC over TLS 1.2+ on 443 from outside, with the certificate names', async () => {
+    const answer = await new Promise<{ body: string; cert: tls.PeerCertificate; protocol: string | null }>(
+      (resolve, reject) => {
+        const request = https.request(
+          {
+            host: host.ip,
+            port: 443,
+            method: 'POST',
+            path: '/',
+            rejectUnauthorized: false,
+            headers: { 'content-type': 'application/json' },
+          },
+          (response) => {
+            // Read the TLS facts now: the socket goes back to the agent when the response ends.
+            const socket = response.socket as tls.TLSSocket;
+            const cert = socket.getPeerCertificate();
+            const protocol = socket.getProtocol();
+            let body = '';
+            response.on('data', (chunk) => (body += chunk));
+            response.on('end', () => resolve({ body, cert, protocol }));
+          },
+        );
+        request.setTimeout(10_000, () => request.destroy(new Error('no answer on 443 within 10 s')));
+        request.on('error', reject);
+        request.end('{"jsonrpc":"2.0","method":"net_enode","params":[],"id":1}');
+      },
+    );
+    expect(JSON.parse(answer.body).result).toBe(enode);
+    expect(answer.protocol).toMatch(/^TLSv1\.[23]$/);
+    expect(answer.cert.subjectaltname).toBe(
+      `IP Address:${host.ip}, DNS:writer.e2e.test, DNS:localhost, IP Address:127.0.0.1`,
+    );
+    expect(answer.cert.bits).toBe(2048);
+    const oldTls = await new Promise<string>((resolve) => {
+      const socket = tls.connect({
+        host: host.ip,
+        port: 443,
+        rejectUnauthorized: false,
+        minVersion: 'TLSv1',
+        maxVersion: 'TLSv1.1',
+        ciphers: 'DEFAULT@SECLEVEL=0',
+      });
+      socket.setTimeout(10_000, () => socket.destroy(new Error('timed out')));
+      socket.on('secureConnect', () => {
+        resolve(`connected with ${socket.getProtocol()}`);
+        socket.end();
+      });
+      socket.on('error', (error) => resolve(`refused: ${error.message}`));
+      socket.on('close', () => resolve('refused: closed'));
+    });
+    expect(oldTls).toMatch(/^refused/);
+  });
+
+  it("serves the writer's entry point on 80 and RPC on 4545 from outside", async () => {
+    const post = (port: number) =>
+      new Promise<{ status?: number; body: string }>((resolve, reject) => {
+        const request = http.request(
+          {
+            host: host.ip,
+            port,
+            method: 'POST',
+            path: '/',
+            headers: { 'content-type': 'application/json', host: 'localhost' },
+          },
+          (response) => {
+            let body = '';
+            response.on('data', (chunk) => (body += chunk));
+            response.on('end', () => resolve({ status: response.statusCode, body }));
+          },
+        );
+        request.setTimeout(10_000, () => request.destroy(new Error(`no answer on ${port} within 10 s`)));
+        request.on('error', reject);
+        request.end('{"jsonrpc":"2.0","method":"net_enode","params":[],"id":1}');
+      });
+    expect(JSON.parse((await post(80)).body).result).toBe(enode);
+    expect(JSON.parse((await post(4545)).body).result).toBe(enode);
+  });
+
+  it('runs nothing on the machine when nothing changed', async () => {
+    const again = await declareProgram(recorded, 'testnet', stack(FIRST), {});
+    const before = commands(first);
+    const changed = commands(again).filter((s, i) => JSON.stringify(s.inputs) !== JSON.stringify(before[i].inputs));
+    expect(changed.map((s) => s.name)).toEqual([]);
+    // And the scripts themselves are idempotent: running the steps before start again changes nothing.
+    const pid = await sh('systemctl show -p MainPID --value besu');
+    for (const step of before.filter((s) => !s.name.endsWith('-start'))) {
+      const result = await run(step);
+      expect({ step: step.name, code: result.code }).toEqual({ step: step.name, code: 0 });
+      expect(result.stdout).not.toMatch(/wrote|made a self-signed|unpacked|created service user/);
+    }
+    expect(await sh('systemctl show -p MainPID --value besu')).toBe(pid);
+  });
+
+  it('has systemd restart a killed node', async () => {
+    const pid = await sh('systemctl show -p MainPID --value besu');
+    await sh('systemctl kill -s KILL besu');
+    let now = pid;
+    for (let i = 0; i < 60 && (now === pid || now === '0'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      now = await sh('systemctl show -p MainPID --value besu');
+    }
+    expect(now).not.toBe(pid);
+    expect(now).not.toBe('0');
+    for (let i = 0; i < 30 && (await rpc('net_enode').catch(() => ({}))).result !== enode; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect((await rpc('net_enode')).result).toBe(enode);
+  });
+
+  it('updates the release: only release and start run; identity and data are kept; the previous release stays', async () => {
+    const keyBefore = await sh(`sha256sum ${HOME}/data/key`);
+    const heightBefore = Number((await rpc('eth_blockNumber')).result);
+    const next = await declareProgram(recorded, 'testnet', stack(NEXT), {});
+    const before = commands(first);
+    const changed = commands(next).filter((s, i) => JSON.stringify(s.inputs) !== JSON.stringify(before[i].inputs));
+    expect(changed.map((s) => s.name)).toEqual([`${NODE}-release`, `${NODE}-start`]);
+    await runAll(changed);
+    expect((await rpc('web3_clientVersion')).result).toMatch(new RegExp(`^besu/v${NEXT}/`));
+    expect((await rpc('net_enode')).result).toBe(enode);
+    expect(await sh(`readlink ${HOME}/releases/current`)).toBe(`${HOME}/releases/besu-${NEXT}`);
+    expect(await sh(`readlink ${HOME}/releases/previous`)).toBe(`${HOME}/releases/besu-${FIRST}`);
+    expect(await sh(`test -x ${HOME}/releases/besu-${FIRST}/bin/besu && echo kept`)).toBe('kept');
+    expect(await sh(`sha256sum ${HOME}/data/key`)).toBe(keyBefore);
+    expect(Number((await rpc('eth_blockNumber')).result)).toBeGreaterThanOrEqual(heightBefore);
+
+    // Going back is refused: a downgrade can corrupt the database.
+    const start = before.find((s) => s.name === `${NODE}-start`)!;
+    const back = await run(start);
+    expect(back.code).not.toBe(0);
+    expect(back.stderr).toMatch(/refusing to go back from Besu 24\.1\.0 to 23\.4\.1/);
+  });
+
+  it('fails the start step, showing both values, when the node answers another enode', async () => {
+    const next = await declareProgram(recorded, 'testnet', stack(NEXT), {});
+    const start = commands(next).find((s) => s.name === `${NODE}-start`)!;
+    const other = enode.replace(/^enode:\/\/./, 'enode://f');
+    const result = await run({
+      ...start,
+      stdin: start.stdin.replace(`EXPECTED_ENODE='${enode}'`, `EXPECTED_ENODE='${other}'`),
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(`the node answers enode ${enode} but the stack's identity is ${other}`);
+  });
+
+  it('refuses to start the node without its key instead of creating a new identity', async () => {
+    await sh(`mv ${HOME}/data/key /root/key.saved && systemctl restart besu; sleep 2`);
+    expect(await sh('systemctl is-active besu || true')).not.toBe('active');
+    expect(await sh('systemctl show -p ExecMainStatus --value besu')).toBe('78');
+    expect(await sh(`test -e ${HOME}/data/key && echo present || echo absent`)).toBe('absent');
+    expect(await sh('journalctl -u besu --no-pager | tail -n 20')).toMatch(
+      /refusing to start Besu with a new identity/,
+    );
+    await sh(`mv /root/key.saved ${HOME}/data/key && systemctl restart besu`);
+    for (let i = 0; i < 30 && (await rpc('net_enode').catch(() => ({}))).result !== enode; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect((await rpc('net_enode')).result).toBe(enode);
+  });
+});

@@ -1,0 +1,36 @@
+/**
+ * DIR/remote/<node>/ of the offline plan: the ordered scripts an SSH node's provisioning runs, each beside its
+ * non-secret parameters, exactly as the RemoteNode component sends them (the node key shown as "[secret]").
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { sha256Hex } from '../../core/genesis';
+import { exportLines, stepCommand } from '../../core/remote/shell';
+import { NODE_KEY_PARAMETER, remoteSteps } from '../../core/remote/steps';
+import { readScript } from '../../core/scripts';
+import type { SshNodeSettings } from '../../core/settings/model';
+import { SECRET_MARKER } from './engine';
+
+/** Writes the steps of one SSH node; `enode` and `address` may be markers when only `pulumi up` can know them. */
+export function writeRemotePlan(
+  out: string,
+  node: SshNodeSettings,
+  values: { genesis: string; enode: string; address: string },
+): void {
+  const dir = path.join(out, 'remote', node.name);
+  fs.mkdirSync(dir, { recursive: true });
+  const steps = remoteSteps(node, { ...values, genesisSha256: sha256Hex(values.genesis) });
+  const index: string[] = [
+    `# Provisioning of node ${node.name}: each step runs as \`ssh -p ${node.sshPort} ${node.user}@${node.host} ${stepCommand(node.user)}\``,
+    '# with its .env file followed by its .sh file on standard input, in this order.',
+  ];
+  steps.forEach((step, i) => {
+    const prefix = `${String(i + 1).padStart(2, '0')}-${step.name}`;
+    const env = { ...(step.env as Record<string, string>) };
+    if (step.takesNodeKey) env[NODE_KEY_PARAMETER] = SECRET_MARKER;
+    fs.writeFileSync(path.join(dir, `${prefix}.sh`), readScript(step.scriptFile));
+    fs.writeFileSync(path.join(dir, `${prefix}.env`), exportLines(env));
+    index.push(`${prefix}.sh`);
+  });
+  fs.writeFileSync(path.join(dir, 'STEPS.txt'), `${index.join('\n')}\n`);
+}
