@@ -172,3 +172,62 @@ describe('plan refuses what pulumi up refuses', () => {
     expect(runNpm('plan', ['--stack', 'testnet']).stderr).toMatch(/--out is required/);
   });
 });
+
+describe('plan of an SSH node', () => {
+  const config = project({
+    'lacchain:network': 'open-protestnet',
+    'lacchain:nodes': [
+      {
+        name: 'validator',
+        typenode: 'validator',
+        target: 'ssh',
+        inventory: {
+          host: '198.51.100.7',
+          node_ip: '198.51.100.7',
+          node_name: 'org-validator',
+          node_email: 'ops@example.org',
+          user: 'ubuntu',
+        },
+      },
+    ],
+    'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
+  });
+  const keyFile = path.join(work, 'validator.key');
+  fs.writeFileSync(keyFile, KEY_ONE);
+  const result = plan(['--stack', 'testnet', '--config', config, '--node-key-file', keyFile]);
+  const dir = path.join(result.out, 'remote', 'validator');
+
+  it('writes the ordered scripts and their non-secret parameters', () => {
+    expect(result.code).toBe(0);
+    const steps = ['preflight', 'packages', 'release', 'node-files', 'node-key', 'proxy', 'firewall', 'start'];
+    expect(fs.readdirSync(dir).sort()).toEqual(
+      [...steps.flatMap((s, i) => [`0${i + 1}-${s}.sh`, `0${i + 1}-${s}.env`]), 'STEPS.txt'].sort(),
+    );
+    expect(fs.readFileSync(path.join(dir, '08-start.sh'), 'utf8')).toBe(
+      fs.readFileSync(path.join(PROJECT_DIR, 'scripts/remote/start.sh'), 'utf8'),
+    );
+    expect(fs.readFileSync(path.join(dir, 'STEPS.txt'), 'utf8')).toContain(
+      'ssh -p 22 ubuntu@198.51.100.7 sudo -n bash -s',
+    );
+    const identity = deriveIdentity(KEY_ONE, '198.51.100.7', 60606);
+    expect(fs.readFileSync(path.join(dir, '08-start.env'), 'utf8')).toContain(
+      `export EXPECTED_ENODE='${identity.enode}'`,
+    );
+    expect(fs.readFileSync(path.join(dir, '05-node-key.env'), 'utf8')).toContain("export NODE_KEY='[secret]'");
+  });
+
+  it('never writes the node key or the SSH key', () => {
+    for (const file of fs.readdirSync(dir)) {
+      expect(fs.readFileSync(path.join(dir, file), 'utf8')).not.toContain(KEY_ONE.slice(2));
+    }
+    expect(fs.readFileSync(path.join(result.out, 'resources.json'), 'utf8')).not.toContain(KEY_ONE.slice(2));
+  });
+
+  it('records the remote commands with the secret inputs hidden', () => {
+    const resources = JSON.parse(fs.readFileSync(path.join(result.out, 'resources.json'), 'utf8'));
+    const commands = resources.filter((r: any) => r.type === 'command:remote:Command');
+    expect(commands).toHaveLength(8);
+    expect(commands.find((c: any) => c.name === 'validator-node-key').inputs.stdin).toBe('[secret]');
+    expect(JSON.stringify(commands.map((c: any) => c.inputs.connection))).not.toMatch(/BEGIN/);
+  });
+});

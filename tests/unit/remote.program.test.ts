@@ -1,0 +1,189 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/**
+ * The SSH path under the recording engine: the ordered remote commands, what each one sends, which are secret, and
+ * which run again when a setting changes.
+ */
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import { SCRIPTS_DIR } from '../../core/scripts';
+import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
+import { isWrappedSecret, settle, unwrapSecrets } from '../../tools/plan/engine';
+import { recordProgram } from '../helpers/pulumi';
+import { declareProgram, Declared } from '../helpers/program';
+import { FAKE_SSH_KEY, KEY_ONE } from '../helpers/fixtures';
+
+const recorded = recordProgram();
+
+function sshStack(inventory: Record<string, unknown> = {}, network = 'open-protestnet') {
+  return {
+    'lacchain:network': network,
+    'lacchain:nodes': [
+      {
+        name: 'validator',
+        typenode: 'validator',
+        target: 'ssh',
+        inventory: {
+          host: '198.51.100.7',
+          node_ip: '198.51.100.7',
+          node_name: 'org-validator',
+          node_email: 'ops@example.org',
+          ...inventory,
+        },
+      },
+    ],
+    'lacchain:sshPrivateKey': FAKE_SSH_KEY,
+    'lacchain:nodeKeys': { validator: KEY_ONE },
+  };
+}
+
+const commandsOf = (declared: Declared) => declared.resources.filter((r) => r.type === 'command:remote:Command');
+const inputs = (declared: Declared, step: string) =>
+  unwrapSecrets(commandsOf(declared).find((r) => r.name === `validator-${step}`)!.inputs) as Record<string, any>;
+
+describe('an SSH node', () => {
+  let declared: Declared;
+  beforeAll(async () => {
+    declared = await declareProgram(recorded, 'testnet', sshStack(), {});
+  });
+
+  it('runs the eight steps in order, each after the one before', () => {
+    const commands = commandsOf(declared);
+    expect(commands.map((c) => c.name)).toEqual(REMOTE_STEP_NAMES.map((s) => `validator-${s}`));
+    commands.forEach((command, i) => {
+      expect(command.options.parent).toBe('validator');
+      expect(command.options.dependsOn).toEqual(i === 0 ? [] : [commands[i - 1].name]);
+    });
+  });
+
+  it('logs in as root with the secret SSH key, and sends nothing as SSH environment', () => {
+    for (const command of commandsOf(declared)) {
+      expect(
+        isWrappedSecret(command.inputs.connection) || isWrappedSecret((command.inputs.connection as any).privateKey),
+      ).toBe(true);
+      const sent = unwrapSecrets(command.inputs) as Record<string, any>;
+      expect(sent.connection).toMatchObject({ host: '198.51.100.7', port: 22, user: 'root', privateKey: FAKE_SSH_KEY });
+      expect(sent.connection.hostKey).toBeUndefined();
+      expect(sent.create).toBe('bash -s');
+      expect(sent.environment).toBeUndefined();
+      expect(sent.addPreviousOutputInEnv).toBe(false);
+    }
+  });
+
+  it('sends each step its parameters followed by its script file, byte for byte', () => {
+    for (const step of REMOTE_STEP_NAMES) {
+      const stdin = inputs(declared, step).stdin as string;
+      const script = fs.readFileSync(path.join(SCRIPTS_DIR, 'remote', `${step}.sh`), 'utf8');
+      expect(stdin.endsWith(script)).toBe(true);
+      const preamble = stdin.slice(0, stdin.length - script.length);
+      const header = `# lacchain-besu-node: step ${REMOTE_STEP_NAMES.indexOf(step) + 1}/8 (${step}) of node validator\n`;
+      expect(preamble.startsWith(header)).toBe(true);
+      // Nothing but exported, single-quoted parameters between the header and the script.
+      expect(preamble.slice(header.length)).toMatch(/^(export [A-Z][A-Z0-9_]*='([^']|'\\'')*'\n)+$/);
+    }
+  });
+
+  it('gives the node key only to the node-key step, whose input is secret and output not logged', () => {
+    for (const command of commandsOf(declared)) {
+      const stdin = (unwrapSecrets(command.inputs) as any).stdin as string;
+      if (command.name === 'validator-node-key') {
+        expect(isWrappedSecret(command.inputs.stdin)).toBe(true);
+        expect(stdin).toContain(`export NODE_KEY='${KEY_ONE}'`);
+        expect(command.inputs.logging).toBe('none');
+        expect(command.options.additionalSecretOutputs).toEqual(expect.arrayContaining(['stdout', 'stderr']));
+      } else {
+        expect(isWrappedSecret(command.inputs.stdin)).toBe(false);
+        expect(stdin).not.toContain(KEY_ONE.slice(2));
+        expect(command.inputs.logging).toBe('stdoutAndStderr');
+      }
+    }
+  });
+
+  it('triggers each step on a digest of its non-secret input', () => {
+    const preflight = inputs(declared, 'preflight');
+    expect(preflight.triggers).toEqual([createHash('sha256').update(preflight.stdin).digest('hex')]);
+    const keyStep = inputs(declared, 'node-key');
+    expect(keyStep.triggers[0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(keyStep.triggers[0]).not.toBe(createHash('sha256').update(keyStep.stdin).digest('hex'));
+  });
+
+  it('checks the node against the enode of the identity, and writes its address', async () => {
+    const enode = (await settle(declared.outputs.nodes.validator.enode)).value as string;
+    const address = (await settle(declared.outputs.nodes.validator.address)).value as string;
+    expect(inputs(declared, 'start').stdin).toContain(`export EXPECTED_ENODE='${enode}'`);
+    expect(inputs(declared, 'node-files').stdin).toContain(`export NODE_ADDRESS='${address}'`);
+  });
+
+  it('exports the RPC URL on 443, the service and the node home', async () => {
+    const node = declared.outputs.nodes.validator;
+    expect((await settle(node.rpcUrl!)).value).toBe('https://198.51.100.7:443');
+    expect((await settle(node.serviceName!)).value).toBe('besu');
+    expect((await settle(node.nodeHome!)).value).toBe('/opt/lacchain');
+  });
+
+  it('warns below the minimum hardware on testnet, but does not stop', () => {
+    expect(inputs(declared, 'preflight').stdin).toContain("export ENFORCE_MINIMUM='false'");
+  });
+});
+
+describe('settings that change an SSH node', () => {
+  const changedSteps = async (inventory: Record<string, unknown>, network?: string) => {
+    const base = await declareProgram(recorded, 'testnet', sshStack(), {});
+    const other = await declareProgram(
+      recorded,
+      network === 'mainnet-omega' ? 'mainnet' : 'testnet',
+      sshStack(inventory, network),
+      {},
+    );
+    return REMOTE_STEP_NAMES.filter(
+      (step) => JSON.stringify(inputs(base, step)) !== JSON.stringify(inputs(other, step)),
+    );
+  };
+
+  it('a release update runs only the release and start steps', async () => {
+    expect(await changedSteps({ node_release_version: '23.4.2' })).toEqual(['release', 'start']);
+  });
+
+  it('a release needing another Java also runs the packages step', async () => {
+    expect(await changedSteps({ node_release_version: '24.6.0' })).toEqual(['packages', 'release', 'start']);
+  });
+
+  it('a DNS name changes the certificate, the allowlist and so the config and restart', async () => {
+    expect(await changedSteps({ dns_name: 'validator.example.org' })).toEqual(['node-files', 'proxy', 'start']);
+  });
+
+  it('a non-root user runs every step through sudo', async () => {
+    const declared = await declareProgram(recorded, 'testnet', sshStack({ user: 'ubuntu' }), {});
+    for (const step of REMOTE_STEP_NAMES) expect(inputs(declared, step).create).toBe('sudo -n bash -s');
+  });
+
+  it('a pinned host key is checked on every connection', async () => {
+    const hostKey = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA7OaIbbNdJhXDU7iUe4MbQv8uD0jRhfwNA6bZGNtnLc';
+    const declared = await declareProgram(recorded, 'testnet', sshStack({ host_key: hostKey }), {});
+    for (const step of REMOTE_STEP_NAMES) expect(inputs(declared, step).connection.hostKey).toBe(hostKey);
+  });
+
+  it('mainnet enforces the minimum hardware unless the operator overrides it', async () => {
+    const strict = await declareProgram(recorded, 'mainnet', sshStack({}, 'mainnet-omega'), {});
+    expect(inputs(strict, 'preflight').stdin).toContain("export ENFORCE_MINIMUM='true'");
+    const override = await declareProgram(
+      recorded,
+      'mainnet',
+      sshStack({ allow_below_minimum_hardware: true }, 'mainnet-omega'),
+      {},
+    );
+    expect(inputs(override, 'preflight').stdin).toContain("export ENFORCE_MINIMUM='false'");
+  });
+
+  it('downloads from the configured mirror', async () => {
+    const declared = await declareProgram(
+      recorded,
+      'testnet',
+      sshStack({ release_url: 'https://mirror.example.org/besu/{version}/besu-{version}.tar.gz' }),
+      {},
+    );
+    expect(inputs(declared, 'release').stdin).toContain(
+      "export RELEASE_URL='https://mirror.example.org/besu/23.4.1/besu-23.4.1.tar.gz'",
+    );
+  });
+});
