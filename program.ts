@@ -74,6 +74,8 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
         node,
         privateKey: identity.privateKey,
         genesis,
+        enode: identity.enode,
+        address: identity.address,
         provider: cluster.provider,
         namespace: cluster.namespaces[node.namespace],
         allowKeyDeletion: settings.allowKeyDeletion,

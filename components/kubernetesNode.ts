@@ -24,6 +24,9 @@ export interface KubernetesNodeArgs {
   privateKey: pulumi.Input<string>;
   /** The network's verified genesis. */
   genesis: pulumi.Input<string>;
+  /** The node's enode and address (annotated on its Service). */
+  enode: pulumi.Input<string>;
+  address: pulumi.Input<string>;
   /** The provider of the stack's cluster. */
   provider: k8s.Provider;
   /** The node's namespace, declared once per namespace by the program. */
@@ -70,7 +73,7 @@ export class KubernetesNode extends pulumi.ComponentResource {
       ...child,
       dependsOn: [args.namespace, secret, configMap, volume],
     });
-    new k8s.core.v1.Service(`${name}-service`, serviceManifest(node), {
+    new k8s.core.v1.Service(`${name}-service`, serviceManifest(node, { enode: args.enode, address: args.address }), {
       ...child,
       dependsOn: [args.namespace, statefulSet],
     });

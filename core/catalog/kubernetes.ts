@@ -60,6 +60,9 @@ export const LOAD_BALANCER_IP_ANNOTATIONS = [
   'service.beta.kubernetes.io/azure-load-balancer-ipv4',
 ] as const;
 
+/** Annotations on the node's Service naming its identity, for the day-2 checks and for people reading the cluster. */
+export const IDENTITY_ANNOTATIONS = { enode: 'lacchain.net/enode', address: 'lacchain.net/address' } as const;
+
 /** The recommended labels' values that do not depend on the node. */
 export const LABELS = {
   name: 'besu',

@@ -77,6 +77,8 @@ export interface Network {
   validatorRotationContract: string;
   /** How the permissioning request reaches the network operator. */
   permissioningProcedure: string;
+  /** Where an operator opens a support request when a restart does not help (lacchain:supportContact overrides). */
+  supportContact: string;
 }
 
 const METRICS_PUSH_PORT = 9091;
@@ -140,6 +142,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     permissioningProcedure:
       'Mainnet: complete the registration, name a focal point and sign the adscription contract, then send the enode ' +
       'and address through the LACChain support portal. After approval, restart the node.',
+    supportContact: 'the LACChain support portal',
   },
   'open-protestnet': {
     name: 'open-protestnet',
@@ -166,6 +169,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     validatorRotationContract: '0xB61Fb4d139E3A7F6c520D55e8C63193997866180',
     permissioningProcedure:
       'Testnet: e-mail the signed agreement form with the enode and address to the network operator.',
+    supportContact: 'the network operator (the e-mail address your agreement form went to)',
   },
   'legacy-protestnet': {
     name: 'legacy-protestnet',
@@ -194,6 +198,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     relayHubContract: '',
     validatorRotationContract: '',
     permissioningProcedure: '',
+    supportContact: '',
   },
 };
 

@@ -21,6 +21,8 @@ export const NODE_HOME_LAYOUT = {
   dataDir: 'data',
   key: 'data/key',
   nodeAddress: 'data/nodeAddress',
+  /** The node's enode as the program computed it, for the day-2 checks. */
+  enode: 'data/enode',
   genesis: 'data/genesis.json',
   logsDir: 'logs',
   binDir: 'bin',

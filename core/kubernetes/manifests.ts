@@ -7,6 +7,7 @@
 import { createHash } from 'crypto';
 import { BESU_IMAGE_REPOSITORY, BESU_IMAGE_UID } from '../catalog/besu';
 import {
+  IDENTITY_ANNOTATIONS,
   kubernetesNames,
   LABELS,
   LOAD_BALANCER_IP_ANNOTATIONS,
@@ -238,8 +239,8 @@ function proxyContainer(node: KubernetesNodeSettings) {
   };
 }
 
-/** The LoadBalancer Service on the node's static public IP. */
-export function serviceManifest(node: KubernetesNodeSettings) {
+/** The LoadBalancer Service on the node's static public IP, annotated with the node's identity. */
+export function serviceManifest<V>(node: KubernetesNodeSettings, identity: { enode: V; address: V }) {
   const names = kubernetesNames(node.name);
   const ports = [
     { name: 'p2p-tcp', port: node.p2pPort, targetPort: 'p2p-tcp', protocol: 'TCP' },
@@ -254,7 +255,11 @@ export function serviceManifest(node: KubernetesNodeSettings) {
     kind: 'Service' as const,
     metadata: {
       ...metadata(node, names.service),
-      annotations: Object.fromEntries(LOAD_BALANCER_IP_ANNOTATIONS.map((a) => [a, node.publicIP])),
+      annotations: {
+        ...Object.fromEntries(LOAD_BALANCER_IP_ANNOTATIONS.map((a) => [a, node.publicIP])),
+        [IDENTITY_ANNOTATIONS.enode]: identity.enode,
+        [IDENTITY_ANNOTATIONS.address]: identity.address,
+      },
     },
     spec: {
       type: 'LoadBalancer',

@@ -14,6 +14,7 @@ export function nodePaths(node: SshNodeSettings) {
     dataDir: `${home}/${NODE_HOME_LAYOUT.dataDir}`,
     key: `${home}/${NODE_HOME_LAYOUT.key}`,
     nodeAddress: `${home}/${NODE_HOME_LAYOUT.nodeAddress}`,
+    enode: `${home}/${NODE_HOME_LAYOUT.enode}`,
     genesis: `${home}/${NODE_HOME_LAYOUT.genesis}`,
     launcher: `${home}/${NODE_HOME_LAYOUT.launcher}`,
     tlsDir: `${home}/${NODE_HOME_LAYOUT.tlsDir}`,

@@ -140,6 +140,7 @@ export function remoteSteps<V>(node: SshNodeSettings, values: RemoteNodeValues<V
       GENESIS_JSON: values.genesis,
       GENESIS_SHA256: values.genesisSha256,
       NODE_ADDRESS: values.address,
+      NODE_ENODE: values.enode,
       LAUNCHER: files.launcher,
       SYSTEMD_UNIT: files.systemdUnit,
       LOGROTATE_CONF: files.logrotate,

@@ -136,6 +136,7 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
         : undefined,
       kubeContext: config[`${CONFIG_NAMESPACE}:kubeContext`],
       allowKeyDeletion: config[`${CONFIG_NAMESPACE}:allowKeyDeletion`],
+      supportContact: config[`${CONFIG_NAMESPACE}:supportContact`] ?? network.supportContact,
     },
     secrets,
   };

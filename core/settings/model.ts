@@ -81,6 +81,8 @@ export interface StackSettings {
   kubeContext?: string;
   /** Let `pulumi destroy` delete the node key Secrets (by default they are protected and kept). */
   allowKeyDeletion: boolean;
+  /** Where to open a support request when a restart does not help (the health check's recovery rule). */
+  supportContact: string;
 }
 
 /** The secret settings of a stack. */

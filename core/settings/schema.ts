@@ -91,6 +91,7 @@ export const stackConfigSchema = strict({
   'lacchain:genesisFile': text.optional(),
   'lacchain:kubeContext': text.optional(),
   'lacchain:allowKeyDeletion': bool.default(false),
+  'lacchain:supportContact': text.optional(),
 });
 
 /** The `deploy` section of a Kubernetes node's values file (the seed's Helm values, same field names). */

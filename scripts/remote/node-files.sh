@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Step 4 of provisioning a remote node: the service user, the node home and every file the node reads, except the
-# key (the node-key step writes it): config.toml, the verified genesis, data/nodeAddress, the logs folder and its
+# key (the node-key step writes it): config.toml, the verified genesis, data/nodeAddress and data/enode (the identity
+# the day-2 checks compare the running node with), the logs folder and its
 # rotation, the launcher and the systemd service. Files are replaced only when their contents change.
 # Parameters (environment): NODE_HOME, SERVICE_NAME, SERVICE_USER, CONFIG_TOML, GENESIS_JSON, GENESIS_SHA256,
-# NODE_ADDRESS, LAUNCHER, SYSTEMD_UNIT, LOGROTATE_CONF.
+# NODE_ADDRESS, NODE_ENODE, LAUNCHER, SYSTEMD_UNIT, LOGROTATE_CONF.
 set -euo pipefail
 : "${NODE_HOME:?}" "${SERVICE_NAME:?}" "${SERVICE_USER:?}" "${CONFIG_TOML:?}" "${GENESIS_JSON:?}"
-: "${GENESIS_SHA256:?}" "${NODE_ADDRESS:?}" "${LAUNCHER:?}" "${SYSTEMD_UNIT:?}" "${LOGROTATE_CONF:?}"
+: "${GENESIS_SHA256:?}" "${NODE_ADDRESS:?}" "${NODE_ENODE:?}" "${LAUNCHER:?}" "${SYSTEMD_UNIT:?}" "${LOGROTATE_CONF:?}"
 
 fail() { echo "node-files: $*" >&2; exit 1; }
 
@@ -49,6 +50,7 @@ fi
 
 write_file "$NODE_HOME/config.toml" 0640 "root:$group" "$CONFIG_TOML"
 write_file "$NODE_HOME/data/nodeAddress" 0644 "$SERVICE_USER:$group" "$NODE_ADDRESS"
+write_file "$NODE_HOME/data/enode" 0644 "$SERVICE_USER:$group" "$NODE_ENODE"
 write_file "$NODE_HOME/bin/start-node.sh" 0755 root:root "$LAUNCHER"
 write_file "/etc/systemd/system/$SERVICE_NAME.service" 0644 root:root "$SYSTEMD_UNIT"
 write_file "/etc/logrotate.d/lacchain-$SERVICE_NAME" 0644 root:root "$LOGROTATE_CONF"

@@ -20,7 +20,8 @@ import { NODE_KEY_PARAMETER } from '../../core/remote/steps';
 import { canBuildHosts, startTestHost, TestHost } from './host/testHost';
 import { startFileServer, FileServer } from './host/fileServer';
 import { testGenesisText } from '../helpers/fixtures';
-import { PROJECT_DIR } from '../helpers/run';
+import { PROJECT_DIR, runNpmAsync } from '../helpers/run';
+import * as yaml from 'js-yaml';
 
 const recorded = recordProgram();
 const hostsPossible =
@@ -360,5 +361,137 @@ suite('an SSH node on a real host', () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     expect((await rpc('net_enode')).result).toBe(enode);
+  });
+
+  describe('day-2 operations with npm run node', () => {
+    let configFile: string;
+    const node = (...args: string[]) =>
+      runNpmAsync('node', [
+        ...args,
+        '--stack',
+        'testnet',
+        '--config',
+        configFile,
+        '--ssh-key',
+        host.privateKeyFile,
+        '--window',
+        '5',
+      ]);
+    const setState = (state: object) => sh(`echo '${JSON.stringify(state)}' > ${HOME}/data/standin-state.json`);
+
+    beforeAll(() => {
+      const config = stack(NEXT);
+      // The operator's machine has the stack config with the SSH key encrypted: the operations never need it.
+      config['lacchain:sshPrivateKey'] = { secure: 'v1:encrypted' } as unknown as string;
+      configFile = path.join(work, 'Pulumi.testnet.yaml');
+      fs.writeFileSync(configFile, yaml.dump({ config }));
+    });
+
+    it('status: the service, peers, block, version and enode', async () => {
+      const result = await node('status');
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/service {2}started/);
+      expect(result.stdout).toMatch(/peers {4}3/);
+      expect(result.stdout).toMatch(/block {4}\d+/);
+      expect(result.stdout).toContain(`version  besu/v${NEXT}/`);
+      expect(result.stdout).toContain(`enode    ${enode}`);
+    });
+
+    it('logs: the last 100 lines of the info log', async () => {
+      // Fill the log past 100 lines so the limit shows (the stand-in logs one line per block).
+      await sh(`for i in $(seq 1 120); do echo "earlier line $i"; done >> ${HOME}/logs/besu_info.log`);
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      const result = await node('logs');
+      expect(result.code).toBe(0);
+      const lines = result.stdout.trimEnd().split('\n');
+      expect(lines.length).toBe(100);
+      expect(lines[lines.length - 1]).toMatch(/Imported #/);
+    });
+
+    it('check: healthy with peers, advancing blocks, recent imports and the stack enode', async () => {
+      const result = await node('check');
+      expect(result.stdout).toMatch(/peers +ok +3 peers/);
+      expect(result.stdout).toMatch(/block sync +ok +block \d+ -> \d+ in 5 s, not syncing/);
+      expect(result.stdout).toMatch(/block imports +ok/);
+      expect(result.stdout).toContain(`enode          ok    ${enode}`);
+      expect(result.stdout).toMatch(/verdict: healthy/);
+      expect(result.code).toBe(0);
+    });
+
+    it('check: unhealthy with zero peers, with the recovery rule; --fix restarts and checks again', async () => {
+      await setState({ peers: 0 });
+      const result = await node('check');
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/peers +FAIL +0 peers/);
+      expect(result.stdout).toMatch(
+        /recovery: restart the node \(npm run node -- restart --stack testnet --node writer/,
+      );
+      expect(result.stdout).toMatch(/open a support request with the network operator/);
+      const pid = await sh('systemctl show -p MainPID --value besu');
+      const fixed = await node('check', '--fix');
+      expect(fixed.stdout).toMatch(/fix: restarting node writer/);
+      expect(await sh('systemctl show -p MainPID --value besu')).not.toBe(pid);
+      // A restart does not bring peers back here: still unhealthy, and the rule says to open a support request.
+      expect(fixed.code).toBe(1);
+      expect(fixed.stdout.match(/verdict: unhealthy/g)).toHaveLength(2);
+      await setState({ peers: 3 });
+    });
+
+    it('check: unhealthy when blocks stall', async () => {
+      await setState({ peers: 3, blockAdvancing: false });
+      const result = await node('check');
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/block sync +FAIL +block \d+ did not advance in 5 s/);
+      await setState({ peers: 3, blockAdvancing: true });
+    });
+
+    it('check --fix brings a stopped node back', async () => {
+      await sh('systemctl stop besu');
+      const down = await node('status');
+      expect(down.code).toBe(1);
+      expect(down.stdout).toMatch(/service {2}inactive/);
+      const fixed = await node('check', '--fix');
+      expect(fixed.stdout).toMatch(/service +FAIL +inactive/);
+      expect(fixed.stdout).toMatch(/verdict: healthy/);
+      expect(fixed.code).toBe(0);
+    });
+
+    it('start and restart the service', async () => {
+      await sh('systemctl stop besu');
+      const started = await node('start');
+      expect([started.code, started.stdout]).toEqual([0, expect.stringMatching(/node writer: started/)]);
+      expect(await sh('systemctl is-active besu')).toBe('active');
+      const pid = await sh('systemctl show -p MainPID --value besu');
+      const restarted = await node('restart');
+      expect(restarted.code).toBe(0);
+      expect(await sh('systemctl show -p MainPID --value besu')).not.toBe(pid);
+    });
+
+    it('check: a node answering another enode fails, showing both values', async () => {
+      const other = enode.replace(/^enode:\/\/./, 'enode://f');
+      await sh(`cp ${HOME}/data/enode /root/enode.saved && echo '${other}' > ${HOME}/data/enode`);
+      const result = await node('check');
+      await sh(`cp /root/enode.saved ${HOME}/data/enode`);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain(`the node answers ${enode} but the stack's enode is ${other}`);
+    });
+
+    it('an unreachable node is a clear error, not a stack trace', async () => {
+      const result = await runNpmAsync('node', [
+        'status',
+        '--stack',
+        'testnet',
+        '--config',
+        configFile,
+        '--ssh-key',
+        host.privateKeyFile,
+        '--ssh-option',
+        'ProxyCommand=false',
+      ]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/cannot reach operator@10\.231\.41\.2:22 over SSH/);
+      expect(result.stderr).not.toMatch(/\.ts:\d+/);
+    });
   });
 });

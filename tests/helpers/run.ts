@@ -1,7 +1,7 @@
 /**
  * Running the project's command-line tools as an operator would (`npm run --silent <tool> -- ...`).
  */
-import { spawnSync } from 'child_process';
+import { spawn, spawnSync } from 'child_process';
 import * as path from 'path';
 
 /** The project folder. */
@@ -25,4 +25,33 @@ export function runNpm(
     .filter((l) => !l.startsWith('npm warn'))
     .join('\n');
   return { code: result.status ?? -1, stdout: result.stdout, stderr };
+}
+
+/** Like runNpm, without blocking the event loop (tests that serve files or proxy apt in-process need that). */
+export function runNpmAsync(
+  script: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
+      cwd: options.cwd ?? PROJECT_DIR,
+      env: { ...process.env, ...options.env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.end();
+    child.on('close', (code) =>
+      resolve({
+        code: code ?? -1,
+        stdout,
+        stderr: stderr
+          .split('\n')
+          .filter((l) => !l.startsWith('npm warn'))
+          .join('\n'),
+      }),
+    );
+  });
 }

@@ -1,0 +1,110 @@
+/**
+ * The health check of a node (the seed's): is the service running, does it answer, has it peers, do blocks advance,
+ * does its log show block imports, and is it the node the stack permissioned. Pure: observations in, verdicts out.
+ */
+import type { SyncState } from './rpc';
+
+/** What was observed on the node. Undefined fields could not be observed. */
+export interface Observations {
+  /** Whether the service (systemd) or pod (Kubernetes) runs, and how the client describes it. */
+  service: { running: boolean; detail: string };
+  /** Why the RPC could not be asked, when it could not. */
+  rpcError?: string;
+  peerCount?: number;
+  /** The block number at the start and at the end of the observation window. */
+  blockFirst?: number;
+  blockSecond?: number;
+  windowSeconds: number;
+  syncing?: SyncState;
+  /** Age in seconds of the newest "Imported #" line of the log; undefined when there is none. */
+  lastImportAgeSeconds?: number;
+  reportedEnode?: string;
+  /** The stack's enode, as the program recorded it. */
+  expectedEnode?: string;
+}
+
+/** The verdict of one check. */
+export interface Verdict {
+  check: 'service' | 'rpc' | 'peers' | 'block sync' | 'block imports' | 'enode';
+  ok: boolean;
+  detail: string;
+}
+
+/** A block import older than this means the log shows no recent sync. */
+export const MAX_IMPORT_AGE_SECONDS = 120;
+
+/** Every check's verdict. */
+export function evaluateHealth(o: Observations): Verdict[] {
+  const verdicts: Verdict[] = [{ check: 'service', ok: o.service.running, detail: o.service.detail }];
+  if (o.rpcError !== undefined) {
+    verdicts.push({ check: 'rpc', ok: false, detail: o.rpcError });
+  } else {
+    verdicts.push({ check: 'rpc', ok: true, detail: 'answers JSON-RPC' });
+    verdicts.push(
+      o.peerCount !== undefined && o.peerCount > 0
+        ? { check: 'peers', ok: true, detail: `${o.peerCount} peers` }
+        : { check: 'peers', ok: false, detail: `${o.peerCount ?? 'unknown'} peers: the node reaches no other node` },
+    );
+    verdicts.push(blockSync(o));
+  }
+  verdicts.push(
+    o.lastImportAgeSeconds === undefined
+      ? { check: 'block imports', ok: false, detail: 'no block import in the recent log' }
+      : {
+          check: 'block imports',
+          ok: o.lastImportAgeSeconds <= MAX_IMPORT_AGE_SECONDS,
+          detail: `last block import ${Math.round(o.lastImportAgeSeconds)} s ago`,
+        },
+  );
+  if (o.expectedEnode !== undefined || o.reportedEnode !== undefined) {
+    const ok = o.expectedEnode !== undefined && o.reportedEnode === o.expectedEnode;
+    verdicts.push({
+      check: 'enode',
+      ok,
+      detail: ok
+        ? `${o.reportedEnode}`
+        : `the node answers ${o.reportedEnode ?? '(nothing)'} but the stack's enode is ${o.expectedEnode ?? '(not recorded)'}`,
+    });
+  }
+  return verdicts;
+}
+
+function blockSync(o: Observations): Verdict {
+  if (o.blockFirst === undefined || o.blockSecond === undefined) {
+    return { check: 'block sync', ok: false, detail: 'the block number could not be read' };
+  }
+  const behind = o.syncing ? `, syncing: ${o.syncing.highestBlock - o.syncing.currentBlock} blocks behind` : ', not syncing';
+  const advanced = o.blockSecond > o.blockFirst;
+  return {
+    check: 'block sync',
+    ok: advanced,
+    detail: advanced
+      ? `block ${o.blockFirst} -> ${o.blockSecond} in ${o.windowSeconds} s${behind}`
+      : `block ${o.blockSecond} did not advance in ${o.windowSeconds} s${behind}`,
+  };
+}
+
+/** True when every check passed. */
+export function healthy(verdicts: Verdict[]): boolean {
+  return verdicts.every((v) => v.ok);
+}
+
+/** The recovery rule of the seed, for a node that failed a check. */
+export function recoveryRule(restartCommand: string, supportContact: string): string {
+  return (
+    `recovery: restart the node (${restartCommand}, or run the check again with --fix). ` +
+    `If a restart does not help, open a support request with ${supportContact}, giving the node's enode and this output.`
+  );
+}
+
+/** The age in seconds of the newest block import in some log lines (Besu's "YYYY-MM-DD HH:MM:SS.mmm+00:00 | ... Imported #"). */
+export function lastImportAge(logText: string, nowEpochSeconds: number): number | undefined {
+  const lines = logText.split('\n').filter((l) => /Imported #/.test(l));
+  const last = lines[lines.length - 1];
+  if (!last) return undefined;
+  const match = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d+)?([+-]\d{2}:?\d{2}|Z)?/.exec(last);
+  if (!match) return undefined;
+  const zone = match[4] ? (match[4] === 'Z' ? 'Z' : match[4].replace(/^([+-]\d{2})(\d{2})$/, '$1:$2')) : 'Z';
+  const time = Date.parse(`${match[1]}T${match[2]}${match[3] ?? ''}${zone}`) / 1000;
+  return Number.isNaN(time) ? undefined : Math.max(0, nowEpochSeconds - time);
+}

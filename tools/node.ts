@@ -1,0 +1,165 @@
+/**
+ * `npm run node -- <status|logs|start|restart|check> --stack <testnet|mainnet> [--node NAME]`
+ *   [--config FILE] [--ssh-key FILE] [--ssh-option OPTION]... [--rpc-url URL] [--window SECONDS] [--follow] [--fix]
+ *
+ * Day-2 operations on a node of a stack, from the operator's machine, with the real clients (ssh, kubectl) and the
+ * names the program created. Reads the same settings as the program; needs no Pulumi state or cloud login.
+ * Exit codes: 0 healthy (or done), 1 unhealthy (or failed), 2 usage or configuration error.
+ */
+import { evaluateHealth, healthy, lastImportAge, Observations, recoveryRule, Verdict } from '../core/operations/health';
+import { hexQuantity, syncState } from '../core/operations/rpc';
+import { checkStackName, loadStack } from '../core/settings/load';
+import type { NodeSettings, StackSettings } from '../core/settings/model';
+import { readFileFromDisk, readStackConfigFile } from '../core/settings/yamlFile';
+import { EXIT, parseOptions, runTool, UsageError } from './cli';
+import { NodeClient, nodeClient } from './operations/nodeClient';
+
+const OPERATIONS = ['status', 'logs', 'start', 'restart', 'check'] as const;
+type Operation = (typeof OPERATIONS)[number];
+const USAGE =
+  'npm run node -- <status|logs|start|restart|check> --stack <testnet|mainnet> [--node NAME] [--config FILE] ' +
+  '[--ssh-key FILE] [--ssh-option OPTION]... [--rpc-url URL] [--window SECONDS] [--follow] [--fix]';
+/** Default observation window of the block-sync check (blocks come every 2 s). */
+const DEFAULT_WINDOW_SECONDS = 10;
+/** How long `--fix` waits for a restarted node to answer before checking again. */
+const FIX_WAIT_SECONDS = 120;
+
+runTool(async () => {
+  const { values, positionals } = parseOptions(
+    process.argv.slice(2),
+    {
+      stack: { type: 'string' },
+      node: { type: 'string' },
+      config: { type: 'string' },
+      'ssh-key': { type: 'string' },
+      'ssh-option': { type: 'string', multiple: true },
+      'rpc-url': { type: 'string' },
+      window: { type: 'string' },
+      follow: { type: 'boolean' },
+      fix: { type: 'boolean' },
+    },
+    USAGE,
+    true,
+  );
+  const operation = positionals[0] as Operation;
+  if (positionals.length !== 1 || !OPERATIONS.includes(operation)) {
+    throw new UsageError(`give one operation: ${OPERATIONS.join(', ')}\nusage: ${USAGE}`);
+  }
+  if (!values.stack) throw new UsageError(`--stack is required\nusage: ${USAGE}`);
+  const window = values.window === undefined ? DEFAULT_WINDOW_SECONDS : Number(values.window);
+  if (!Number.isInteger(window) || window < 1 || window > 600) {
+    throw new UsageError(`--window: given ${JSON.stringify(values.window)}; allowed: whole seconds from 1 to 600`);
+  }
+  const stack = checkStackName(values.stack, '--stack');
+  const { settings } = loadStack(stack, readStackConfigFile(values.config ?? `Pulumi.${stack}.yaml`), readFileFromDisk);
+  const node = pickNode(settings, values.node);
+  const client = nodeClient(node, {
+    stack,
+    kubeContext: settings.kubeContext,
+    ssh: { keyFile: values['ssh-key'], options: values['ssh-option'] ?? [] },
+    rpcUrl: values['rpc-url'],
+  });
+
+  switch (operation) {
+    case 'logs':
+      return client.showLogs(values.follow ?? false);
+    case 'start':
+      await client.start();
+      say(`node ${node.name}: started (${client.where})`);
+      return EXIT.ok;
+    case 'restart':
+      await client.restart();
+      say(`node ${node.name}: restarted (${client.where})`);
+      return EXIT.ok;
+    case 'status':
+      return status(node, client);
+    case 'check':
+      return check(node, client, settings, window, values.fix ?? false);
+  }
+});
+
+function say(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function pickNode(settings: StackSettings, name: string | undefined): NodeSettings {
+  const names = settings.nodes.map((n) => n.name);
+  if (name === undefined) {
+    if (settings.nodes.length === 1) return settings.nodes[0];
+    throw new UsageError(`--node is required: stack ${settings.stack} has the nodes ${names.join(', ')}`);
+  }
+  const node = settings.nodes.find((n) => n.name === name);
+  if (!node) throw new UsageError(`--node: given ${JSON.stringify(name)}; allowed: ${names.join(', ')}`);
+  return node;
+}
+
+async function status(node: NodeSettings, client: NodeClient): Promise<number> {
+  const service = await client.serviceState();
+  const ask = async (method: string) => client.rpc(method).catch((error: Error) => `unavailable (${error.message})`);
+  const peers = await ask('net_peerCount');
+  const block = await ask('eth_blockNumber');
+  const lines = [
+    `node ${node.name} (${node.typenode}, ${node.target}, ${node.network.name}): ${client.where}`,
+    `  service  ${service.detail}`,
+    `  peers    ${typeof peers === 'string' && peers.startsWith('0x') ? hexQuantity(peers) : peers}`,
+    `  block    ${typeof block === 'string' && block.startsWith('0x') ? hexQuantity(block) : block}`,
+    `  version  ${await ask('web3_clientVersion')}`,
+    `  enode    ${await ask('net_enode')}`,
+  ];
+  lines.forEach(say);
+  return service.running ? EXIT.ok : EXIT.failed;
+}
+
+async function observe(client: NodeClient, window: number): Promise<Observations> {
+  const [service, expectedEnode] = await Promise.all([client.serviceState(), client.recordedEnode()]);
+  const observations: Observations = { service, windowSeconds: window, expectedEnode };
+  try {
+    observations.reportedEnode = String(await client.rpc('net_enode'));
+    observations.peerCount = hexQuantity(await client.rpc('net_peerCount'));
+    observations.blockFirst = hexQuantity(await client.rpc('eth_blockNumber'));
+    await new Promise((resolve) => setTimeout(resolve, window * 1000));
+    observations.blockSecond = hexQuantity(await client.rpc('eth_blockNumber'));
+    observations.syncing = syncState(await client.rpc('eth_syncing'));
+  } catch (error) {
+    observations.rpcError = (error as Error).message;
+  }
+  const [log, now] = await Promise.all([client.recentLog().catch(() => ''), client.now()]);
+  observations.lastImportAgeSeconds = lastImportAge(log, now);
+  return observations;
+}
+
+function report(node: NodeSettings, verdicts: Verdict[]): void {
+  say(`node ${node.name} (${node.typenode}, ${node.target}, ${node.network.name})`);
+  for (const v of verdicts) say(`  ${v.check.padEnd(14)} ${v.ok ? 'ok  ' : 'FAIL'}  ${v.detail}`);
+  say(`verdict: ${healthy(verdicts) ? 'healthy' : 'unhealthy'}`);
+}
+
+async function check(
+  node: NodeSettings,
+  client: NodeClient,
+  settings: StackSettings,
+  window: number,
+  fix: boolean,
+): Promise<number> {
+  let verdicts = evaluateHealth(await observe(client, window));
+  report(node, verdicts);
+  if (healthy(verdicts)) return EXIT.ok;
+  if (fix) {
+    say(`fix: restarting node ${node.name}`);
+    await client.restart();
+    await waitForRpc(client);
+    verdicts = evaluateHealth(await observe(client, window));
+    report(node, verdicts);
+    if (healthy(verdicts)) return EXIT.ok;
+  }
+  say(recoveryRule(client.restartHint, settings.supportContact));
+  return EXIT.failed;
+}
+
+async function waitForRpc(client: NodeClient): Promise<void> {
+  const deadline = Date.now() + FIX_WAIT_SECONDS * 1000;
+  while (Date.now() < deadline) {
+    if (await client.rpc('net_enode').then(() => true, () => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * One node seen from the operator's machine: the same questions asked through ssh (SSH node) or kubectl and the
+ * node's RPC URL (Kubernetes node). Used by `npm run node`.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { kubernetesNames } from '../../core/catalog/kubernetes';
+import { kubectlCommands, sshCommands } from '../../core/operations/clients';
+import { rpcRequest, rpcResult } from '../../core/operations/rpc';
+import { kubernetesRpcUrl } from '../../core/kubernetes/manifests';
+import type { KubernetesNodeSettings, NodeSettings, SshNodeSettings } from '../../core/settings/model';
+import { ToolFailure } from '../cli';
+import { attachClient, runClient } from './process';
+
+/** What the operations need from a node, whatever its target. */
+export interface NodeClient {
+  /** How the node is reached, for messages. */
+  where: string;
+  /** Running or not, in the client's words (`Running` pod, `started` service). */
+  serviceState(): Promise<{ running: boolean; detail: string }>;
+  rpc(method: string): Promise<unknown>;
+  /** The enode the program recorded for the node (SSH: data/enode; Kubernetes: the Service annotation). */
+  recordedEnode(): Promise<string | undefined>;
+  recentLog(): Promise<string>;
+  /** The node's clock, epoch seconds. */
+  now(): Promise<number>;
+  showLogs(follow: boolean): Promise<number>;
+  start(): Promise<void>;
+  restart(): Promise<void>;
+  /** The operator command that restarts the node, for the recovery rule. */
+  restartHint: string;
+}
+
+/** Options of the SSH client. */
+export interface SshOptions {
+  /** A private key file (ssh -i). */
+  keyFile?: string;
+  /** Extra ssh options (ssh -o). */
+  options: string[];
+}
+
+export function nodeClient(
+  node: NodeSettings,
+  context: { stack: string; kubeContext?: string; ssh: SshOptions; rpcUrl?: string },
+): NodeClient {
+  const restartHint = `npm run node -- restart --stack ${context.stack} --node ${node.name}`;
+  return node.target === 'ssh'
+    ? sshClient(node, context.ssh, restartHint)
+    : kubernetesClient(node, context.kubeContext, context.rpcUrl, restartHint);
+}
+
+function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: string): NodeClient {
+  const commands = sshCommands(node);
+  const args = ['-o', 'BatchMode=yes', '-o', 'ConnectTimeout=15'];
+  if (options.keyFile) args.push('-i', options.keyFile);
+  if (node.hostKey) {
+    // The pinned host key is the only one accepted, as in `pulumi up`.
+    const knownHosts = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-ssh-')), 'known_hosts');
+    const hostName = node.sshPort === 22 ? node.host : `[${node.host}]:${node.sshPort}`;
+    fs.writeFileSync(knownHosts, `${hostName} ${node.hostKey}\n`);
+    args.push('-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'StrictHostKeyChecking=yes');
+  }
+  for (const option of options.options) args.push('-o', option);
+  const ssh = async (command: string) => {
+    const result = await runClient('ssh', [...args, ...commands.destination, command]);
+    if (result.code === 255) {
+      throw new ToolFailure(`cannot reach ${node.user}@${node.host}:${node.sshPort} over SSH: ${result.stderr.trim()}`);
+    }
+    return result;
+  };
+  return {
+    where: `${node.user}@${node.host}:${node.sshPort}, service ${node.serviceName}`,
+    async serviceState() {
+      const state = (await ssh(commands.serviceState)).stdout.trim();
+      return { running: state === 'active', detail: state === 'active' ? 'started' : state || 'unknown' };
+    },
+    async rpc(method) {
+      const result = await ssh(commands.rpc(method));
+      if (result.code !== 0) throw new Error(`the node does not answer JSON-RPC on the machine (curl exit ${result.code})`);
+      return rpcResult(method, result.stdout);
+    },
+    async recordedEnode() {
+      const result = await ssh(commands.recordedEnode);
+      return result.code === 0 ? result.stdout.trim() || undefined : undefined;
+    },
+    async recentLog() {
+      return (await ssh(commands.recentLog)).stdout;
+    },
+    async now() {
+      return Number((await ssh(commands.clock)).stdout.trim());
+    },
+    showLogs(follow) {
+      return attachClient('ssh', [...args, ...commands.destination, follow ? commands.followLogs : commands.logs]);
+    },
+    async start() {
+      const result = await ssh(commands.start);
+      if (result.code !== 0) throw new ToolFailure(`cannot start ${node.serviceName}: ${result.stderr.trim()}`);
+    },
+    async restart() {
+      const result = await ssh(commands.restart);
+      if (result.code !== 0) throw new ToolFailure(`cannot restart ${node.serviceName}: ${result.stderr.trim()}`);
+    },
+    restartHint,
+  };
+}
+
+function kubernetesClient(
+  node: KubernetesNodeSettings,
+  kubeContext: string | undefined,
+  rpcUrl: string | undefined,
+  restartHint: string,
+): NodeClient {
+  const commands = kubectlCommands(node, kubeContext);
+  const url = rpcUrl ?? kubernetesRpcUrl(node);
+  const kubectl = async (args: string[], what: string) => {
+    const result = await runClient('kubectl', args);
+    if (result.code !== 0) throw new ToolFailure(`kubectl cannot ${what}: ${result.stderr.trim() || `exit ${result.code}`}`);
+    return result.stdout;
+  };
+  return {
+    where: `pod ${kubernetesNames(node.name).pod} in namespace ${node.namespace}`,
+    async serviceState() {
+      const result = await runClient('kubectl', commands.podPhase);
+      const phase = result.stdout.trim();
+      if (result.code !== 0) return { running: false, detail: result.stderr.trim() || 'pod not found' };
+      return { running: phase === 'Running', detail: phase || 'unknown' };
+    },
+    async rpc(method) {
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: rpcRequest(method),
+          signal: AbortSignal.timeout(5000),
+        });
+      } catch (error) {
+        throw new Error(`the node does not answer JSON-RPC at ${url} (${(error as Error).message})`);
+      }
+      return rpcResult(method, await response.text());
+    },
+    async recordedEnode() {
+      const result = await runClient('kubectl', commands.recordedEnode);
+      return result.code === 0 ? result.stdout.trim() || undefined : undefined;
+    },
+    async recentLog() {
+      return kubectl(commands.recentLog, 'read the log');
+    },
+    async now() {
+      return Date.now() / 1000;
+    },
+    showLogs() {
+      return attachClient('kubectl', commands.logs);
+    },
+    async start() {
+      await kubectl(commands.deletePod, 'delete the pod');
+      await kubectl(commands.waitReady, 'see the pod ready');
+    },
+    async restart() {
+      await kubectl(commands.deletePod, 'delete the pod');
+    },
+    restartHint,
+  };
+}
