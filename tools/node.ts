@@ -159,7 +159,13 @@ async function check(
 async function waitForRpc(client: NodeClient): Promise<void> {
   const deadline = Date.now() + FIX_WAIT_SECONDS * 1000;
   while (Date.now() < deadline) {
-    if (await client.rpc('net_enode').then(() => true, () => false)) return;
+    if (
+      await client.rpc('net_enode').then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 }

@@ -27,9 +27,22 @@ export function kubectlCommands(node: KubernetesNodeSettings, context?: string) 
     recentLog: withContext(['logs', names.pod, '-c', names.besuContainer, `--tail=${LOG_LINES * 2}`, ...ns]),
     /** Start and restart: delete the pod, the StatefulSet recreates it. */
     deletePod: withContext(['delete', 'pod', names.pod, ...ns]),
-    waitReady: withContext(['wait', '--for=condition=Ready', `pod/${names.pod}`, ...ns, `--timeout=${POD_READY_TIMEOUT}`]),
+    waitReady: withContext([
+      'wait',
+      '--for=condition=Ready',
+      `pod/${names.pod}`,
+      ...ns,
+      `--timeout=${POD_READY_TIMEOUT}`,
+    ]),
     podPhase: withContext(['get', 'pod', names.pod, ...ns, '-o', 'jsonpath={.status.phase}']),
-    recordedEnode: withContext(['get', 'service', names.service, ...ns, '-o', `jsonpath={.metadata.annotations.${annotation}}`]),
+    recordedEnode: withContext([
+      'get',
+      'service',
+      names.service,
+      ...ns,
+      '-o',
+      `jsonpath={.metadata.annotations.${annotation}}`,
+    ]),
   };
 }
 

@@ -73,7 +73,9 @@ function blockSync(o: Observations): Verdict {
   if (o.blockFirst === undefined || o.blockSecond === undefined) {
     return { check: 'block sync', ok: false, detail: 'the block number could not be read' };
   }
-  const behind = o.syncing ? `, syncing: ${o.syncing.highestBlock - o.syncing.currentBlock} blocks behind` : ', not syncing';
+  const behind = o.syncing
+    ? `, syncing: ${o.syncing.highestBlock - o.syncing.currentBlock} blocks behind`
+    : ', not syncing';
   const advanced = o.blockSecond > o.blockFirst;
   return {
     check: 'block sync',

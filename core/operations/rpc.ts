@@ -13,7 +13,9 @@ export function rpcResult(method: string, answer: string): unknown {
   try {
     parsed = JSON.parse(answer);
   } catch {
-    throw new Error(`${method}: the node answered something that is not JSON-RPC: ${answer.slice(0, 120) || '(nothing)'}`);
+    throw new Error(
+      `${method}: the node answered something that is not JSON-RPC: ${answer.slice(0, 120) || '(nothing)'}`,
+    );
   }
   if (parsed.error) throw new Error(`${method}: ${parsed.error.message} (${parsed.error.code})`);
   return parsed.result;
@@ -21,7 +23,8 @@ export function rpcResult(method: string, answer: string): unknown {
 
 /** A hex quantity (`0x1a`) as a number. */
 export function hexQuantity(value: unknown): number {
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]+$/.test(value)) throw new Error(`not a hex quantity: ${String(value)}`);
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]+$/.test(value))
+    throw new Error(`not a hex quantity: ${String(value)}`);
   return Number.parseInt(value, 16);
 }
 

@@ -77,7 +77,8 @@ function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: stri
     },
     async rpc(method) {
       const result = await ssh(commands.rpc(method));
-      if (result.code !== 0) throw new Error(`the node does not answer JSON-RPC on the machine (curl exit ${result.code})`);
+      if (result.code !== 0)
+        throw new Error(`the node does not answer JSON-RPC on the machine (curl exit ${result.code})`);
       return rpcResult(method, result.stdout);
     },
     async recordedEnode() {
@@ -115,7 +116,8 @@ function kubernetesClient(
   const url = rpcUrl ?? kubernetesRpcUrl(node);
   const kubectl = async (args: string[], what: string) => {
     const result = await runClient('kubectl', args);
-    if (result.code !== 0) throw new ToolFailure(`kubectl cannot ${what}: ${result.stderr.trim() || `exit ${result.code}`}`);
+    if (result.code !== 0)
+      throw new ToolFailure(`kubectl cannot ${what}: ${result.stderr.trim() || `exit ${result.code}`}`);
     return result.stdout;
   };
   return {
