@@ -365,8 +365,8 @@ suite('an SSH node on a real host', () => {
 
   describe('day-2 operations with npm run node', () => {
     let configFile: string;
-    const node = (...args: string[]) =>
-      runNpmAsync('node', [
+    const node = async (...args: string[]) => {
+      const result = await runNpmAsync('node', [
         ...args,
         '--stack',
         'testnet',
@@ -377,6 +377,9 @@ suite('an SSH node on a real host', () => {
         '--window',
         '5',
       ]);
+      progress(`npm run node -- ${args.join(' ')} (exit ${result.code}):\n${result.stdout}${result.stderr}`);
+      return result;
+    };
     const setState = (state: object) => sh(`echo '${JSON.stringify(state)}' > ${HOME}/data/standin-state.json`);
 
     beforeAll(() => {

@@ -1,0 +1,130 @@
+/**
+ * The health check's rules, and the commands each operation uses, as pure functions.
+ */
+import { evaluateHealth, healthy, lastImportAge, Observations, recoveryRule } from '../../core/operations/health';
+import { hexQuantity, rpcResult, syncState } from '../../core/operations/rpc';
+import { kubectlCommands, sshCommands } from '../../core/operations/clients';
+import { loadStack } from '../../core/settings/load';
+import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
+import { memoryFiles, rawConfig, validTestnetConfig, validWriterValues } from '../helpers/fixtures';
+import * as yaml from 'js-yaml';
+
+const ENODE = `enode://${'a'.repeat(128)}@203.0.113.10:60606`;
+const good: Observations = {
+  service: { running: true, detail: 'started' },
+  peerCount: 3,
+  blockFirst: 10,
+  blockSecond: 14,
+  windowSeconds: 10,
+  syncing: false,
+  lastImportAgeSeconds: 2,
+  reportedEnode: ENODE,
+  expectedEnode: ENODE,
+};
+const failing = (o: Partial<Observations>) =>
+  evaluateHealth({ ...good, ...o })
+    .filter((v) => !v.ok)
+    .map((v) => `${v.check}: ${v.detail}`);
+
+describe('health rules', () => {
+  it('a running, peered, syncing node with recent imports and the stack enode is healthy', () => {
+    const verdicts = evaluateHealth(good);
+    expect(verdicts.map((v) => v.check)).toEqual(['service', 'rpc', 'peers', 'block sync', 'block imports', 'enode']);
+    expect(healthy(verdicts)).toBe(true);
+  });
+
+  it.each([
+    ['the service is down', { service: { running: false, detail: 'inactive' } }, 'service: inactive'],
+    ['no peers', { peerCount: 0 }, 'peers: 0 peers: the node reaches no other node'],
+    ['a stalled block', { blockSecond: 10 }, 'block sync: block 10 did not advance in 10 s, not syncing'],
+    ['an old last import', { lastImportAgeSeconds: 600 }, 'block imports: last block import 600 s ago'],
+    ['no import in the log', { lastImportAgeSeconds: undefined }, 'block imports: no block import in the recent log'],
+    [
+      'another enode',
+      { reportedEnode: ENODE.replace('aaaa', 'bbbb') },
+      `enode: the node answers ${ENODE.replace('aaaa', 'bbbb')} but the stack's enode is ${ENODE}`,
+    ],
+    [
+      'an unrecorded enode',
+      { expectedEnode: undefined },
+      `enode: the node answers ${ENODE} but the stack's enode is (not recorded)`,
+    ],
+  ])('fails on %s', (_name, change, expected) => {
+    expect(failing(change as Partial<Observations>)).toEqual([expected]);
+  });
+
+  it('reports an RPC that does not answer instead of peers and blocks', () => {
+    const verdicts = evaluateHealth({ ...good, rpcError: 'connection refused', peerCount: undefined });
+    expect(verdicts.map((v) => `${v.check} ${v.ok}`)).toEqual([
+      'service true',
+      'rpc false',
+      'block imports true',
+      'enode true',
+    ]);
+  });
+
+  it('shows how far behind a syncing node is', () => {
+    const verdict = evaluateHealth({ ...good, syncing: { currentBlock: 100, highestBlock: 150 } })[3];
+    expect(verdict.detail).toBe('block 10 -> 14 in 10 s, syncing: 50 blocks behind');
+  });
+
+  it('the recovery rule names the restart and the support contact', () => {
+    expect(recoveryRule('npm run node -- restart --stack testnet --node w', 'the network operator')).toBe(
+      'recovery: restart the node (npm run node -- restart --stack testnet --node w, or run the check again with --fix). ' +
+        "If a restart does not help, open a support request with the network operator, giving the node's enode and this output.",
+    );
+  });
+});
+
+describe('reading the node', () => {
+  it('finds the age of the newest block import in a Besu log', () => {
+    const log = [
+      '2026-11-22 10:00:00.000+00:00 | main | INFO  | Besu | Starting Besu',
+      '2026-11-22 10:00:10.500+00:00 | EthScheduler-Workers-0 | INFO  | PersistBlockTask | Imported #1,234 / 0 tx',
+      '2026-11-22 10:00:12.000+00:00 | nioEventLoopGroup | INFO  | FullSyncTargetManager | No sync target',
+    ].join('\n');
+    expect(lastImportAge(log, Date.parse('2026-11-22T10:00:20.500Z') / 1000)).toBe(10);
+    expect(lastImportAge('no imports here', 0)).toBeUndefined();
+  });
+
+  it('decodes JSON-RPC answers', () => {
+    expect(hexQuantity(rpcResult('net_peerCount', '{"jsonrpc":"2.0","id":1,"result":"0x1a"}'))).toBe(26);
+    expect(() =>
+      rpcResult('admin_peers', '{"jsonrpc":"2.0","id":1,"error":{"code":-32604,"message":"Method not enabled"}}'),
+    ).toThrow('admin_peers: Method not enabled (-32604)');
+    expect(() => rpcResult('net_enode', '<html>')).toThrow(/not JSON-RPC/);
+    expect(syncState(false)).toBe(false);
+    expect(syncState({ startingBlock: '0x0', currentBlock: '0x10', highestBlock: '0x20' })).toEqual({
+      currentBlock: 16,
+      highestBlock: 32,
+    });
+  });
+});
+
+describe('client commands', () => {
+  const { settings } = loadStack(
+    'testnet',
+    rawConfig(validTestnetConfig()),
+    memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) }),
+  );
+  const writer = settings.nodes[0] as KubernetesNodeSettings;
+  const validator = settings.nodes[1] as SshNodeSettings;
+
+  it('uses the seed kubectl commands with the program names', () => {
+    const commands = kubectlCommands(writer);
+    expect(commands.logs.join(' ')).toBe('logs besu-node-writer-0 -c writer-besu -f -n lacchain');
+    expect(commands.deletePod.join(' ')).toBe('delete pod besu-node-writer-0 -n lacchain');
+    expect(kubectlCommands(writer, 'prod').logs.slice(0, 2)).toEqual(['--context', 'prod']);
+  });
+
+  it('runs systemctl and reads the log through sudo for a non-root user', () => {
+    const commands = sshCommands(validator);
+    expect(commands.destination).toEqual(['-p', '22', 'ubuntu@198.51.100.7']);
+    expect(commands.restart).toBe("sudo -n systemctl restart 'besu'");
+    expect(commands.logs).toBe("sudo -n tail -n 100 '/opt/lacchain/logs/besu_info.log'");
+    expect(commands.followLogs).toBe("sudo -n tail -n 100 -F '/opt/lacchain/logs/besu_info.log'");
+    expect(commands.rpc('net_peerCount')).toBe(
+      `curl -s --max-time 5 -H 'Host: localhost' -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","method":"net_peerCount","params":[],"id":1}' http://127.0.0.1:4545/`,
+    );
+  });
+});
