@@ -122,6 +122,14 @@ suite('an SSH node on a real host', () => {
       ),
     );
 
+  /** Waits (15 s at most) until the node answers net_enode again, and returns what it answers. */
+  async function answersWithEnode(): Promise<string | undefined> {
+    for (let i = 0; i < 30 && (await rpc('net_enode').catch(() => ({}))).result !== enode; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    return (await rpc('net_enode')).result;
+  }
+
   beforeAll(async () => {
     const check = await canBuildHosts();
     if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
@@ -307,10 +315,7 @@ suite('an SSH node on a real host', () => {
     }
     expect(now).not.toBe(pid);
     expect(now).not.toBe('0');
-    for (let i = 0; i < 30 && (await rpc('net_enode').catch(() => ({}))).result !== enode; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    expect((await rpc('net_enode')).result).toBe(enode);
+    expect(await answersWithEnode()).toBe(enode);
   });
 
   it('updates the release: only release and start run; identity and data are kept; the previous release stays', async () => {
@@ -357,26 +362,15 @@ suite('an SSH node on a real host', () => {
       /refusing to start Besu with a new identity/,
     );
     await sh(`mv /root/key.saved ${HOME}/data/key && systemctl restart besu`);
-    for (let i = 0; i < 30 && (await rpc('net_enode').catch(() => ({}))).result !== enode; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    expect((await rpc('net_enode')).result).toBe(enode);
+    expect(await answersWithEnode()).toBe(enode);
   });
 
   describe('day-2 operations with npm run node', () => {
     let configFile: string;
+    const operation = (...args: string[]) =>
+      runNpmAsync('node', [...args, '--stack', 'testnet', '--config', configFile, '--ssh-key', host.privateKeyFile]);
     const node = async (...args: string[]) => {
-      const result = await runNpmAsync('node', [
-        ...args,
-        '--stack',
-        'testnet',
-        '--config',
-        configFile,
-        '--ssh-key',
-        host.privateKeyFile,
-        '--window',
-        '5',
-      ]);
+      const result = await operation(...args, '--window', '5');
       progress(`npm run node -- ${args.join(' ')} (exit ${result.code}):\n${result.stdout}${result.stderr}`);
       return result;
     };
@@ -481,17 +475,7 @@ suite('an SSH node on a real host', () => {
     });
 
     it('an unreachable node is a clear error, not a stack trace', async () => {
-      const result = await runNpmAsync('node', [
-        'status',
-        '--stack',
-        'testnet',
-        '--config',
-        configFile,
-        '--ssh-key',
-        host.privateKeyFile,
-        '--ssh-option',
-        'ProxyCommand=false',
-      ]);
+      const result = await operation('status', '--ssh-option', 'ProxyCommand=false');
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/cannot reach operator@10\.231\.41\.2:22 over SSH/);
       expect(result.stderr).not.toMatch(/\.ts:\d+/);

@@ -25,24 +25,29 @@ export const KEY_ONE_PUBLIC =
   '79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8';
 export const KEY_ONE_ADDRESS = '0x7e5f4552091a69125d5dfcb7b8c2659029395bdf';
 
+/** A validator reached over SSH, as a `lacchain:nodes` entry; inventory fields may be changed or added. */
+export function sshValidatorEntry(inventory: Record<string, unknown> = {}) {
+  return {
+    name: 'validator',
+    typenode: 'validator',
+    target: 'ssh',
+    inventory: {
+      host: '198.51.100.7',
+      node_ip: '198.51.100.7',
+      node_name: 'org-validator',
+      node_email: 'ops@example.org',
+      ...inventory,
+    },
+  };
+}
+
 /** A valid testnet stack config: a writer on Kubernetes and a validator over SSH. */
 export function validTestnetConfig(): Record<string, unknown> {
   return {
     'lacchain:network': 'open-protestnet',
     'lacchain:nodes': [
       { name: 'writer', typenode: 'writer', target: 'kubernetes' },
-      {
-        name: 'validator',
-        typenode: 'validator',
-        target: 'ssh',
-        inventory: {
-          host: '198.51.100.7',
-          node_ip: '198.51.100.7',
-          node_name: 'org-validator',
-          node_email: 'ops@example.org',
-          user: 'ubuntu',
-        },
-      },
+      sshValidatorEntry({ user: 'ubuntu' }),
     ],
     'lacchain:sshPrivateKey': FAKE_SSH_KEY,
   };

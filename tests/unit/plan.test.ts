@@ -11,7 +11,7 @@ import { StatefulSet } from 'kubernetes-models/apps/v1';
 import { deriveIdentity } from '../../core/identity/nodeKey';
 import { loadStack } from '../../core/settings/load';
 import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlFile';
-import { KEY_ONE, KEY_ONE_PUBLIC, TEST_GENESIS_FILE } from '../helpers/fixtures';
+import { KEY_ONE, KEY_ONE_PUBLIC, sshValidatorEntry, TEST_GENESIS_FILE } from '../helpers/fixtures';
 import { PROJECT_DIR, runNpm } from '../helpers/run';
 import { valuesFor } from '../helpers/values';
 
@@ -176,20 +176,7 @@ describe('plan refuses what pulumi up refuses', () => {
 describe('plan of an SSH node', () => {
   const config = project({
     'lacchain:network': 'open-protestnet',
-    'lacchain:nodes': [
-      {
-        name: 'validator',
-        typenode: 'validator',
-        target: 'ssh',
-        inventory: {
-          host: '198.51.100.7',
-          node_ip: '198.51.100.7',
-          node_name: 'org-validator',
-          node_email: 'ops@example.org',
-          user: 'ubuntu',
-        },
-      },
-    ],
+    'lacchain:nodes': [sshValidatorEntry({ user: 'ubuntu' })],
     'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
   });
   const keyFile = path.join(work, 'validator.key');

@@ -11,27 +11,14 @@ import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
 import { isWrappedSecret, settle, unwrapSecrets } from '../../tools/plan/engine';
 import { recordProgram } from '../helpers/pulumi';
 import { declareProgram, Declared } from '../helpers/program';
-import { FAKE_SSH_KEY, KEY_ONE } from '../helpers/fixtures';
+import { FAKE_SSH_KEY, KEY_ONE, sshValidatorEntry } from '../helpers/fixtures';
 
 const recorded = recordProgram();
 
 function sshStack(inventory: Record<string, unknown> = {}, network = 'open-protestnet') {
   return {
     'lacchain:network': network,
-    'lacchain:nodes': [
-      {
-        name: 'validator',
-        typenode: 'validator',
-        target: 'ssh',
-        inventory: {
-          host: '198.51.100.7',
-          node_ip: '198.51.100.7',
-          node_name: 'org-validator',
-          node_email: 'ops@example.org',
-          ...inventory,
-        },
-      },
-    ],
+    'lacchain:nodes': [sshValidatorEntry(inventory)],
     'lacchain:sshPrivateKey': FAKE_SSH_KEY,
     'lacchain:nodeKeys': { validator: KEY_ONE },
   };
