@@ -1,19 +1,28 @@
 /**
- * The Pulumi program: read and validate the stack's settings once, declare one component per node, export outputs.
- * See README.md for the settings and program.ts for what is declared.
+ * The Pulumi program: read and validate the stack's settings, obtain the verified genesis, then declare one component
+ * per node and export the outputs. Bad settings or a genesis that is not the pinned one end the run before anything
+ * is declared. See README.md for the settings and program.ts for what is declared.
  */
 import * as pulumi from '@pulumi/pulumi';
 import { loadPulumiStack, secretInputs } from './components/pulumiSettings';
-import { loadGenesis } from './core/genesis';
+import { GenesisError, loadGenesis } from './core/genesis';
 import { declareStack } from './program';
 
-const loaded = loadPulumiStack();
-const { settings } = loaded;
-const outputs = declareStack(settings, secretInputs(loaded), {
-  genesis: () => pulumi.output(loadGenesis(settings.network.genesis, { file: settings.genesisFile })),
-});
-
-/** The network the stack deploys to. */
-export const network = outputs.network;
-/** Per node: enode, address, permissioning request and where it runs. */
-export const nodes = outputs.nodes;
+export = async () => {
+  const loaded = loadPulumiStack();
+  const { settings } = loaded;
+  let genesis: string;
+  try {
+    genesis = await loadGenesis(settings.network.genesis, { file: settings.genesisFile });
+  } catch (error) {
+    if (error instanceof GenesisError) throw new pulumi.RunError(error.message);
+    throw error;
+  }
+  const outputs = declareStack(settings, secretInputs(loaded), { genesis: () => genesis });
+  return {
+    /** The network the stack deploys to. */
+    network: outputs.network,
+    /** Per node: enode, address, permissioning request and where it runs. */
+    nodes: outputs.nodes,
+  };
+};
