@@ -1,5 +1,5 @@
 /**
- * `npm run --silent plan -- --stack <testnet|mainnet> [--config FILE] [--node-key-file [NODE=]FILE]... [--genesis-file FILE] --out DIR`
+ * `npm run --silent plan -- --stack <testnet|mainnet> [--config FILE] [--node-key-file [NODE=]FILE]... [--genesis-file FILE] [--diff BASE_DIR | --diff-ref REF] --out DIR`
  *
  * The offline plan: runs the program (program.ts, the code `pulumi up` runs) under a recording engine, without the
  * Pulumi engine or any cloud credentials, and writes what `pulumi up` would create:
@@ -8,6 +8,11 @@
  *   DIR/remote/<node>/          the ordered provisioning scripts of each SSH node, with their non-secret parameters
  * and prints the stack outputs as JSON (enode and address computed when the node's key is given).
  * Bad settings fail exactly as `pulumi up` would (exit 2).
+ *
+ * It also runs the policy pack's rules (policy/rules.ts) over the recorded resources: DIR/policy.json lists them and
+ * what they found; each violation is printed on standard error and makes the plan exit 1 (after writing everything).
+ * With --diff BASE_DIR (an earlier plan's folder) or --diff-ref REF (the same stack planned at a git ref), it also
+ * prints on standard error what `pulumi up` would create, change and delete, and writes DIR/diff.json and diff.txt.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -19,14 +24,18 @@ import { ENCRYPTED_VALUE, readFileFromDisk, readStackConfigFile } from '../core/
 import { loadGenesis } from '../core/genesis';
 import type { StackSettings } from '../core/settings/model';
 import { declareStack, StackOutputs } from '../program';
-import { parseOptions, runTool, UsageError } from './cli';
+import { EXIT, parseOptions, runTool, ToolFailure, UsageError } from './cli';
 import { readKeyFile } from './keyFile';
 import { RecordedResource, redact, settle, startRecording, UNKNOWN_MARKER } from './plan/engine';
 import { PROGRAM_RESOURCE_TYPES, PROJECT_NAME } from './plan/programTypes';
 import { writeRemotePlan } from './plan/remotePlan';
+import { BasePlanError, diffPlans, formatDiff, planAtRef, PlannedResource, readPlannedResources } from './plan/diff';
+import { checkPlan, plannedStepInputs, PlannedNodeValues } from '../policy/offline';
+import { planGenesisPlaceholder } from '../policy/inspect';
+import { formatViolation } from '../policy/rules';
 
 const USAGE =
-  'npm run --silent plan -- --stack <testnet|mainnet> [--config FILE] [--node-key-file [NODE=]FILE]... [--genesis-file FILE] --out DIR';
+  'npm run --silent plan -- --stack <testnet|mainnet> [--config FILE] [--node-key-file [NODE=]FILE]... [--genesis-file FILE] [--diff BASE_DIR | --diff-ref REF] --out DIR';
 
 runTool(async () => {
   const { values } = parseOptions(
@@ -36,16 +45,21 @@ runTool(async () => {
       config: { type: 'string' },
       'node-key-file': { type: 'string', multiple: true },
       'genesis-file': { type: 'string' },
+      diff: { type: 'string' },
+      'diff-ref': { type: 'string' },
       out: { type: 'string' },
     },
     USAGE,
   );
   if (!values.stack) throw new UsageError(`--stack is required\nusage: ${USAGE}`);
   if (!values.out) throw new UsageError(`--out is required\nusage: ${USAGE}`);
+  if (values.diff && values['diff-ref']) throw new UsageError(`--diff and --diff-ref: give one\nusage: ${USAGE}`);
   const stack = checkStackName(values.stack, '--stack');
   const raw = readStackConfigFile(values.config ?? `Pulumi.${stack}.yaml`);
   const { settings, secrets } = loadStack(stack, raw, readFileFromDisk);
   const nodeKeys = { ...secrets.nodeKeys, ...keyFilesByNode(values['node-key-file'] ?? [], settings) };
+  // The base is read before anything is written (it may be the output folder itself).
+  const base = baseResources(values, stack);
 
   const resources = startRecording({
     project: PROJECT_NAME,
@@ -73,13 +87,63 @@ runTool(async () => {
   const planned = resources.map((r) => ({ type: r.type, name: r.name, options: r.options, inputs: redact(r.inputs) }));
   fs.writeFileSync(path.join(out, 'resources.json'), `${JSON.stringify(planned, null, 2)}\n`);
   writeKubernetesManifests(out, settings, resources);
+  const nodeValues: Record<string, PlannedNodeValues> = {};
   for (const node of settings.nodes) {
     if (node.target !== 'ssh') continue;
     const shown = (shownOutputs as { nodes: Record<string, { enode: string; address: string }> }).nodes[node.name];
-    writeRemotePlan(out, node, { genesis, enode: shown.enode, address: shown.address });
+    nodeValues[node.name] = { genesis, enode: shown.enode, address: shown.address };
+    writeRemotePlan(out, node, nodeValues[node.name]);
+  }
+  const policy = checkPlan(planned, settings, plannedStepInputs(settings, nodeValues));
+  fs.writeFileSync(path.join(out, 'policy.json'), `${JSON.stringify(policy, null, 2)}\n`);
+  if (base) {
+    const diff = diffPlans(base.resources, planned);
+    const text = formatDiff(diff, base.label);
+    fs.writeFileSync(path.join(out, 'diff.json'), `${JSON.stringify({ base: base.label, ...diff }, null, 2)}\n`);
+    fs.writeFileSync(path.join(out, 'diff.txt'), text);
+    process.stderr.write(text);
   }
   process.stdout.write(`${JSON.stringify(shownOutputs, null, 2)}\n`);
+  for (const violation of policy.violations) process.stderr.write(`policy violation: ${formatViolation(violation)}\n`);
+  return policy.violations.length > 0 ? EXIT.failed : EXIT.ok;
 });
+
+/** The resources of the plan to compare with: a plan's folder (--diff) or the same stack at a git ref (--diff-ref). */
+function baseResources(
+  values: {
+    stack?: string;
+    config?: string;
+    'node-key-file'?: string[];
+    'genesis-file'?: string;
+    diff?: string;
+    'diff-ref'?: string;
+  },
+  stack: string,
+): { label: string; resources: PlannedResource[] } | undefined {
+  if (values.diff) {
+    const resources = readPlannedResources(path.resolve(values.diff));
+    if (!resources) {
+      throw new UsageError(
+        `--diff ${values.diff}: no resources.json there (make it with npm run plan -- --out ${values.diff})`,
+      );
+    }
+    return { label: values.diff, resources };
+  }
+  const ref = values['diff-ref'];
+  if (!ref) return undefined;
+  try {
+    const resources = planAtRef(path.resolve(__dirname, '..'), ref, {
+      stack,
+      config: values.config,
+      nodeKeyFiles: values['node-key-file'],
+      genesisFile: values['genesis-file'],
+    });
+    return { label: `git ref ${ref}`, resources };
+  } catch (error) {
+    if (error instanceof BasePlanError) throw new ToolFailure(error.message);
+    throw error;
+  }
+}
 
 /** A secret the plan cannot read (encrypted in the stack config) becomes a value known only to `pulumi up`. */
 function readable(value: string): pulumi.Input<string> {
@@ -103,8 +167,7 @@ function keyFilesByNode(args: string[], settings: StackSettings): Record<string,
 
 /** Stands for the genesis in the plan when no local copy is given: its pinned identity. */
 function genesisPlaceholder(settings: StackSettings): string {
-  const { genesis } = settings.network;
-  return `[genesis of ${settings.network.name}: ${genesis.bytes} bytes, sha256 ${genesis.sha256}, downloaded from ${genesis.url} and verified by pulumi up]`;
+  return planGenesisPlaceholder(settings.network);
 }
 
 /** The stack outputs with every value settled; values only `pulumi up` can know are shown as a marker. */

@@ -1,0 +1,88 @@
+/**
+ * What the rules compare resources against: the stack's network and, per node, the addresses and worker its settings
+ * name. They come from the same settings the program is declared from (Pulumi.<stack>.yaml and the values files,
+ * read and validated by core/settings), so a resource that drifts from them (a program change, a hand edit, a
+ * transformation) is caught, and a settings change shows up as the reviewed change it is.
+ */
+import * as path from 'path';
+import { NETWORKS, Network, STACK_NETWORKS, StackName } from '../core/catalog/networks';
+import { NODE_TYPE_FACTS } from '../core/catalog/nodeTypes';
+import { checkStackName, loadStack } from '../core/settings/load';
+import type { NodeSettings, StackSettings } from '../core/settings/model';
+import { readFileFromDisk, readStackConfigFile } from '../core/settings/yamlFile';
+
+/** What one node's settings say. */
+export interface ExpectedNode {
+  target: 'kubernetes' | 'ssh';
+  /** The IP advertised to peers (`deploy.p2p.host` or `inventory.node_ip`): the permissioned address. */
+  p2pHost: string;
+  p2pPort: number;
+  /** Kubernetes: the static public IP of the LoadBalancer Service (`deploy.publicIP`). */
+  publicIP?: string;
+  /** Kubernetes: the worker the pod is pinned to (`deploy.workerName`). */
+  workerName?: string;
+  /** Whether the node's JSON-RPC is reachable from outside its machine or cluster (directly or through a proxy). */
+  rpcPublic: boolean;
+}
+
+/** What the rules know about the stack being checked. */
+export interface PolicyContext {
+  /** The stack's network (from the stack name), when the stack is one of this project's. */
+  network?: Network;
+  /** Per node name, what its settings say; undefined when the settings could not be read. */
+  nodes?: Record<string, ExpectedNode>;
+  /** Why the settings could not be read: shown by the rules that need them, which then fail. */
+  settingsProblem?: string;
+}
+
+/** The context of validated settings (the offline plan has them already). */
+export function contextFromSettings(settings: StackSettings): PolicyContext {
+  const nodes: Record<string, ExpectedNode> = {};
+  for (const node of settings.nodes) {
+    nodes[node.name] =
+      node.target === 'kubernetes'
+        ? {
+            target: 'kubernetes',
+            p2pHost: node.p2pHost,
+            p2pPort: node.p2pPort,
+            publicIP: node.publicIP,
+            workerName: node.workerName,
+            rpcPublic: rpcPublic(node),
+          }
+        : { target: 'ssh', p2pHost: node.p2pHost, p2pPort: node.p2pPort, rpcPublic: rpcPublic(node) };
+  }
+  return { network: settings.network, nodes };
+}
+
+/**
+ * Whether a node's RPC is reachable from outside: by the stack's RPC exposure where the settings choose one
+ * (`lacchain:rpc.exposure`: `internal` no; `tls-only` through the reverse proxy of a machine or a writer), else the
+ * reference deployment's public RPC port.
+ */
+function rpcPublic(node: NodeSettings): boolean {
+  const exposure = (node as { rpc?: { exposure?: string } }).rpc?.exposure;
+  if (exposure === 'internal') return false;
+  if (exposure === 'tls-only') return node.target === 'ssh' || NODE_TYPE_FACTS[node.typenode].reverseProxy;
+  return true;
+}
+
+/** The stack name in a URN (`urn:pulumi:<stack>::<project>::<type>::<name>`). */
+export function stackOfUrn(urn: string): string | undefined {
+  const match = /^urn:pulumi:([^:]+)::/.exec(urn);
+  return match ? match[1] : undefined;
+}
+
+/**
+ * Reads the stack's settings from the project folder as `pulumi preview` does (Pulumi.<stack>.yaml, encrypted values
+ * left encrypted, and the values files it names). Never throws: a problem is kept in `settingsProblem`.
+ */
+export function loadPolicyContext(projectDir: string, stack: string): PolicyContext {
+  let network: Network | undefined;
+  try {
+    network = NETWORKS[STACK_NETWORKS[checkStackName(stack) as StackName]];
+    const raw = readStackConfigFile(path.join(projectDir, `Pulumi.${stack}.yaml`));
+    return contextFromSettings(loadStack(stack, raw, readFileFromDisk).settings);
+  } catch (error) {
+    return { network, settingsProblem: `the settings of stack ${stack} cannot be read: ${(error as Error).message}` };
+  }
+}

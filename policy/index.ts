@@ -1,0 +1,27 @@
+/**
+ * The CrossGuard policy pack of this project: `pulumi preview --policy-pack policy` (or `pulumi up`) runs every rule
+ * of policy/rules.ts on every resource the program declares, as a mandatory policy: a violation fails the preview.
+ * The expected values (public IP, p2p host, worker) come from the stack's own settings in this repository, read as
+ * the program reads them. See README.md, "Reviewing a change".
+ */
+import * as path from 'path';
+import { PolicyPack } from '@pulumi/policy';
+import { loadPolicyContext, PolicyContext } from './expectations';
+import { resourcePolicies } from './crossguard';
+import { POLICY_PACK_NAME } from './offline';
+import { RULES } from './rules';
+
+/** The project folder: the policy pack lives in its `policy/` folder. */
+const PROJECT_DIR = path.resolve(__dirname, '..');
+
+const contexts = new Map<string, PolicyContext>();
+function contextOf(stack: string): PolicyContext {
+  if (!contexts.has(stack)) contexts.set(stack, loadPolicyContext(PROJECT_DIR, stack));
+  return contexts.get(stack) as PolicyContext;
+}
+
+new PolicyPack(POLICY_PACK_NAME, {
+  description: 'What keeps a LACChain Besu node permissioned and safe.',
+  enforcementLevel: 'mandatory',
+  policies: resourcePolicies(RULES, contextOf),
+});

@@ -1,0 +1,308 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/**
+ * The plan diff: the pure comparison of two plans (tools/plan/diff.ts), then `npm run plan -- --diff BASE_DIR` for a
+ * release bump on both paths and `--diff-ref REF` for a bootnode change in the catalog, run as a reviewer runs them.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as yaml from 'js-yaml';
+import { diffPlans, diffValues, formatDiff, isEmptyDiff, lineChanges, PlannedResource } from '../../tools/plan/diff';
+import { KEY_ONE } from '../helpers/fixtures';
+import { PROJECT_DIR, runNpm } from '../helpers/run';
+import { valuesFor } from '../helpers/values';
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-diff-'));
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+const resource = (type: string, name: string, inputs: unknown, options: Record<string, unknown> = {}) => ({
+  type,
+  name,
+  inputs,
+  options: { protect: false, retainOnDelete: false, ...options },
+});
+
+describe('diffPlans', () => {
+  const base: PlannedResource[] = [
+    resource('kubernetes:apps/v1:StatefulSet', 'writer-node', {
+      metadata: { labels: { 'app.kubernetes.io/version': '23.4.1' } },
+      spec: { containers: [{ image: 'hyperledger/besu:23.4.1' }, { image: 'nginx' }] },
+    }),
+    resource('kubernetes:core/v1:ConfigMap', 'writer-config', { data: { 'config.toml': 'a = 1\nb = 2\nc = 3\n' } }),
+    resource('kubernetes:core/v1:Secret', 'writer-key', { stringData: '[secret]' }, { protect: true }),
+    resource('kubernetes:core/v1:Service', 'old-service', { spec: { type: 'LoadBalancer' } }),
+  ];
+  const next: PlannedResource[] = [
+    resource('kubernetes:apps/v1:StatefulSet', 'writer-node', {
+      metadata: { labels: { 'app.kubernetes.io/version': '23.4.2' } },
+      spec: { containers: [{ image: 'hyperledger/besu:23.4.2' }] },
+    }),
+    resource('kubernetes:core/v1:ConfigMap', 'writer-config', {
+      data: { 'config.toml': 'a = 1\nb = 20\nc = 3\nd = 4\n' },
+    }),
+    resource('kubernetes:core/v1:Secret', 'writer-key', { stringData: '[secret]' }, { protect: false }),
+    resource('kubernetes:core/v1:Service', 'new-service', { spec: { type: 'LoadBalancer' } }),
+  ];
+
+  it('finds what is created, changed and deleted, with the path of every changed field', () => {
+    const diff = diffPlans(base, next);
+    expect(diff.created).toEqual([{ type: 'kubernetes:core/v1:Service', name: 'new-service' }]);
+    expect(diff.deleted).toEqual([{ type: 'kubernetes:core/v1:Service', name: 'old-service' }]);
+    expect(diff.unchanged).toBe(0);
+    expect(diff.changed.map((c) => [c.name, c.fields.map((f) => f.path)])).toEqual([
+      [
+        'writer-node',
+        ['metadata.labels["app.kubernetes.io/version"]', 'spec.containers[0].image', 'spec.containers[1]'],
+      ],
+      ['writer-config', ['data["config.toml"]']],
+      ['writer-key', ['options.protect']],
+    ]);
+    const removed = diff.changed[0].fields[2];
+    expect(removed).toEqual({ path: 'spec.containers[1]', before: { image: 'nginx' } });
+    expect(diff.changed[1].fields[0].lines).toEqual({
+      added: 2,
+      removed: 1,
+      lines: ['- b = 2', '+ b = 20', '+ d = 4'],
+    });
+  });
+
+  it('finds nothing between equal plans', () => {
+    const diff = diffPlans(base, structuredClone(base));
+    expect(isEmptyDiff(diff)).toBe(true);
+    expect(diff.unchanged).toBe(4);
+    expect(formatDiff(diff, 'plan-base')).toBe('plan diff against plan-base: no changes (4 resources)\n');
+  });
+
+  it('prints one line per resource and field, and the changed lines of a text', () => {
+    expect(formatDiff(diffPlans(base, next), 'plan-base')).toBe(
+      [
+        'plan diff against plan-base: 1 to create, 3 to change, 1 to delete, 0 unchanged',
+        '+ kubernetes:core/v1:Service new-service',
+        '~ kubernetes:apps/v1:StatefulSet writer-node: metadata.labels["app.kubernetes.io/version"]: "23.4.1" -> "23.4.2"',
+        '~ kubernetes:apps/v1:StatefulSet writer-node: spec.containers[0].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
+        '~ kubernetes:apps/v1:StatefulSet writer-node: spec.containers[1]: {"image":"nginx"} -> (absent)',
+        '~ kubernetes:core/v1:ConfigMap writer-config: data["config.toml"]: 2 lines changed (+2 -1)',
+        '    - b = 2',
+        '    + b = 20',
+        '    + d = 4',
+        '~ kubernetes:core/v1:Secret writer-key: options.protect: true -> false',
+        '- kubernetes:core/v1:Service old-service',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('aligns changed lines in order, and compares values of different kinds', () => {
+    expect(lineChanges('x\ny\nz', 'x\nY\nz\nw').lines).toEqual(['- y', '+ Y', '+ w']);
+    expect(lineChanges('same', 'same')).toEqual({ added: 0, removed: 0, lines: [] });
+    expect(diffValues({ a: [1] }, { a: { 0: 1 } }, '')).toEqual([{ path: 'a', before: [1], after: { 0: 1 } }]);
+    expect(diffValues(undefined, { a: 1 }, 'options')).toEqual([{ path: 'options', after: { a: 1 } }]);
+  });
+});
+
+/** A stack folder holding a config and values files. */
+function project(config: Record<string, unknown>, files: Record<string, unknown> = {}): string {
+  const dir = fs.mkdtempSync(path.join(work, 'project-'));
+  fs.writeFileSync(path.join(dir, 'Pulumi.testnet.yaml'), yaml.dump({ config }));
+  for (const [file, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), yaml.dump(content));
+  }
+  return path.join(dir, 'Pulumi.testnet.yaml');
+}
+
+const writerStack = (deploy: Record<string, unknown> = {}) =>
+  project(
+    {
+      'lacchain:network': 'open-protestnet',
+      'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }],
+    },
+    { 'values/writer.yml': valuesFor('testnet', 'writer', deploy) },
+  );
+
+const sshStack = (inventory: Record<string, unknown> = {}) =>
+  project({
+    'lacchain:network': 'open-protestnet',
+    'lacchain:nodes': [
+      {
+        name: 'validator',
+        typenode: 'validator',
+        target: 'ssh',
+        inventory: {
+          host: '198.51.100.7',
+          node_ip: '198.51.100.7',
+          node_name: 'org-validator',
+          node_email: 'ops@example.org',
+          ...inventory,
+        },
+      },
+    ],
+    'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
+  });
+
+function plan(args: string[], options: { cwd?: string } = {}) {
+  const out = fs.mkdtempSync(path.join(work, 'out-'));
+  return { ...runNpm('plan', [...args, '--out', out], options), out };
+}
+
+const diffJson = (out: string) => JSON.parse(fs.readFileSync(path.join(out, 'diff.json'), 'utf8'));
+
+describe('plan --diff BASE_DIR: a release bump', () => {
+  it('on Kubernetes changes only the StatefulSet: the image and the pod version label', () => {
+    const base = plan(['--stack', 'testnet', '--config', writerStack()]);
+    expect(base.code).toBe(0);
+    const bumped = plan([
+      '--stack',
+      'testnet',
+      '--config',
+      writerStack({ releaseVersion: '23.4.2' }),
+      '--diff',
+      base.out,
+    ]);
+    expect(bumped.code).toBe(0);
+    const diff = diffJson(bumped.out);
+    expect(diff).toMatchObject({ base: base.out, created: [], deleted: [] });
+    expect(diff.changed).toEqual([
+      {
+        type: 'kubernetes:apps/v1:StatefulSet',
+        name: 'writer-node',
+        fields: [
+          {
+            path: 'spec.template.metadata.labels["app.kubernetes.io/version"]',
+            before: '23.4.1',
+            after: '23.4.2',
+          },
+          {
+            path: 'spec.template.spec.containers[0].image',
+            before: 'hyperledger/besu:23.4.1',
+            after: 'hyperledger/besu:23.4.2',
+          },
+        ],
+      },
+    ]);
+    expect(bumped.stderr).toBe(
+      [
+        `plan diff against ${base.out}: 0 to create, 1 to change, 0 to delete, ${diff.unchanged} unchanged`,
+        '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.metadata.labels["app.kubernetes.io/version"]: "23.4.1" -> "23.4.2"',
+        '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.containers[0].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
+        '',
+      ].join('\n'),
+    );
+    expect(fs.readFileSync(path.join(bumped.out, 'diff.txt'), 'utf8')).toBe(bumped.stderr);
+    // The plan's own output is unchanged: the outputs as JSON on standard output.
+    expect(JSON.parse(bumped.stdout).nodes.writer.podName).toBe('besu-node-writer-0');
+  });
+
+  it('on an SSH node changes only the release and start steps', () => {
+    const keyFile = path.join(work, 'validator.key');
+    fs.writeFileSync(keyFile, KEY_ONE);
+    const base = plan(['--stack', 'testnet', '--config', sshStack(), '--node-key-file', keyFile]);
+    expect(base.code).toBe(0);
+    const bumped = plan([
+      '--stack',
+      'testnet',
+      '--config',
+      sshStack({ node_release_version: '23.4.2' }),
+      '--node-key-file',
+      keyFile,
+      '--diff',
+      base.out,
+    ]);
+    expect(bumped.code).toBe(0);
+    const diff = diffJson(bumped.out);
+    expect(diff.changed.map((c: any) => [c.name, c.fields.map((f: any) => f.path)])).toEqual([
+      ['validator-release', ['stdin', 'triggers[0]']],
+      ['validator-start', ['stdin', 'triggers[0]']],
+    ]);
+    const url = (v: string) =>
+      `export RELEASE_URL='https://github.com/hyperledger/besu/releases/download/${v}/besu-${v}.tar.gz'`;
+    expect(diff.changed[0].fields[0].lines.lines).toEqual([
+      "- export BESU_VERSION='23.4.1'",
+      `- ${url('23.4.1')}`,
+      "+ export BESU_VERSION='23.4.2'",
+      `+ ${url('23.4.2')}`,
+    ]);
+    expect(diff.changed[1].fields[0].lines.lines).toEqual([
+      "- export BESU_VERSION='23.4.1'",
+      "+ export BESU_VERSION='23.4.2'",
+    ]);
+    expect(bumped.stderr).toContain('~ command:remote:Command validator-release: stdin: 2 lines changed (+2 -2)');
+  });
+
+  it('needs a plan folder, and one base only', () => {
+    const empty = fs.mkdtempSync(path.join(work, 'empty-'));
+    const missing = plan(['--stack', 'testnet', '--config', writerStack(), '--diff', empty]);
+    expect([missing.code, missing.stderr]).toEqual([
+      2,
+      expect.stringContaining(`--diff ${empty}: no resources.json there`),
+    ]);
+    const both = plan(['--stack', 'testnet', '--diff', empty, '--diff-ref', 'HEAD']);
+    expect([both.code, both.stderr]).toEqual([2, expect.stringContaining('--diff and --diff-ref: give one')]);
+  });
+});
+
+/** A git repository holding a copy of the project (its files as they are now), sharing its node_modules. */
+function projectRepository(): string {
+  const dir = fs.mkdtempSync(path.join(work, 'repo-'));
+  const listed = spawnSync('git', ['-C', PROJECT_DIR, 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    encoding: 'utf8',
+  });
+  if (listed.status !== 0) throw new Error(`git ls-files: ${listed.stderr}`);
+  for (const file of listed.stdout.split('\0').filter(Boolean)) {
+    const from = path.join(PROJECT_DIR, file);
+    if (!fs.existsSync(from) || fs.statSync(from).isDirectory()) continue;
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.copyFileSync(from, path.join(dir, file));
+  }
+  const git = (...args: string[]) => {
+    const result = spawnSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.org', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    if (result.status !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr}`);
+  };
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'base');
+  fs.symlinkSync(path.join(PROJECT_DIR, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  return dir;
+}
+
+describe('plan --diff-ref REF: a bootnode change', () => {
+  it("shows the changed bootnodes line of config.toml, and the pod's config checksum rolling it", () => {
+    const repo = projectRepository();
+    const catalog = path.join(repo, 'core/catalog/networks.ts');
+    const text = fs.readFileSync(catalog, 'utf8');
+    const before = 'bootnodes: { writer: [o.O1, o.O2],';
+    expect(text).toContain(before);
+    fs.writeFileSync(catalog, text.replace(before, 'bootnodes: { writer: [o.O1],'));
+
+    const result = plan(['--stack', 'testnet', '--diff-ref', 'HEAD'], { cwd: repo });
+    expect(result.code).toBe(0);
+    const diff = diffJson(result.out);
+    expect(diff).toMatchObject({ base: 'git ref HEAD', created: [], deleted: [] });
+    expect(diff.changed.map((c: any) => [c.name, c.fields.map((f: any) => f.path)])).toEqual([
+      ['writer-config', ['data["config.toml"]']],
+      ['writer-node', ['spec.template.metadata.annotations["lacchain.net/config-checksum"]']],
+    ]);
+    const lines = diff.changed[0].fields[0].lines;
+    expect(lines).toMatchObject({ added: 1, removed: 1 });
+    expect(lines.lines[0]).toMatch(
+      /^- bootnodes = \[ "enode:\/\/2ef018.*@34.74.49.181:60606", "enode:\/\/6c1b74.*@35.196.67.163:60606" \]$/,
+    );
+    expect(lines.lines[1]).toMatch(/^\+ bootnodes = \[ "enode:\/\/2ef018.*@34.74.49.181:60606" \]$/);
+    expect(result.stderr).toMatch(
+      /^plan diff against git ref HEAD: 0 to create, 2 to change, 0 to delete, \d+ unchanged\n~ kubernetes:core\/v1:ConfigMap writer-config: data\["config.toml"\]: 1 line changed \(\+1 -1\)\n {4}- bootnodes = .*\n {4}\+ bootnodes = .*\n~ kubernetes:apps\/v1:StatefulSet writer-node: spec.template.metadata.annotations\["lacchain.net\/config-checksum"\]: "\w+" -> "\w+"\n$/,
+    );
+  }, 120_000);
+
+  it('refuses a ref that is not a commit', () => {
+    const result = plan(['--stack', 'testnet', '--diff-ref', 'no-such-ref-anywhere']);
+    expect([result.code, result.stderr]).toEqual([
+      1,
+      expect.stringContaining('--diff-ref no-such-ref-anywhere: not a commit'),
+    ]);
+    expect(fs.readdirSync(result.out)).toEqual([]);
+  });
+});

@@ -1,0 +1,154 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/**
+ * The policy rules on the offline plan: `npm run plan` checks what it recorded with the pack's rules, writes
+ * DIR/policy.json, prints each violation and exits 1 — after writing everything else, its output unchanged.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as yaml from 'js-yaml';
+import { loadStack } from '../../core/settings/load';
+import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlFile';
+import { planGenesisPlaceholder } from '../../policy/inspect';
+import { checkPlan, plannedStepInputs } from '../../policy/offline';
+import { RULES } from '../../policy/rules';
+import { runNpm } from '../helpers/run';
+import { valuesFor } from '../helpers/values';
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-policy-plan-'));
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+function plan(args: string[]) {
+  const out = fs.mkdtempSync(path.join(work, 'out-'));
+  return { ...runNpm('plan', [...args, '--out', out]), out };
+}
+
+const read = (out: string, file: string) => JSON.parse(fs.readFileSync(path.join(out, file), 'utf8'));
+
+/** A project folder with a testnet stack config and values files. */
+function project(config: Record<string, unknown>, files: Record<string, unknown> = {}): string {
+  const dir = fs.mkdtempSync(path.join(work, 'project-'));
+  fs.writeFileSync(path.join(dir, 'Pulumi.testnet.yaml'), yaml.dump({ config }));
+  for (const [file, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), yaml.dump(content));
+  }
+  return path.join(dir, 'Pulumi.testnet.yaml');
+}
+
+describe.each(['testnet', 'mainnet'])('the example stack %s', (stack) => {
+  it('complies: exit 0, nothing on standard error, policy.json with every rule and no violation', () => {
+    const result = plan(['--stack', stack]);
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(read(result.out, 'policy.json')).toEqual({
+      policyPack: 'lacchain-node',
+      policies: RULES.map((r) => r.name),
+      violations: [],
+    });
+  });
+});
+
+describe('a stack the settings allow but the policy refuses', () => {
+  // lacchain:allowKeyDeletion lets `pulumi destroy` delete the key Secret: valid settings, and exactly what a
+  // reviewer must see, since the node's permissioned identity would go with it.
+  const config = project(
+    {
+      'lacchain:network': 'open-protestnet',
+      'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }],
+      'lacchain:allowKeyDeletion': true,
+    },
+    { 'values/writer.yml': valuesFor('testnet', 'writer') },
+  );
+  const result = plan(['--stack', 'testnet', '--config', config]);
+
+  it('prints each violation and exits 1', () => {
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      [
+        'policy violation: [node-key-secret-kept] Secret writer-key (the node key) is not protected: deleting it loses ' +
+          "the node's permissioned identity (set lacchain:allowKeyDeletion back to false)",
+        'policy violation: [node-key-secret-kept] Secret writer-key (the node key) is not kept on delete ' +
+          "(retainOnDelete): deleting it loses the node's permissioned identity (set lacchain:allowKeyDeletion back to false)",
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('still writes the whole plan, the violations in policy.json, and prints the outputs', () => {
+    expect(fs.readdirSync(result.out).sort()).toEqual(['kubernetes', 'policy.json', 'resources.json']);
+    expect(read(result.out, 'policy.json').violations).toEqual([
+      expect.objectContaining({
+        policy: 'node-key-secret-kept',
+        type: 'kubernetes:core/v1:Secret',
+        name: 'writer-key',
+      }),
+      expect.objectContaining({
+        policy: 'node-key-secret-kept',
+        type: 'kubernetes:core/v1:Secret',
+        name: 'writer-key',
+      }),
+    ]);
+    expect(JSON.parse(result.stdout).nodes.writer.podName).toBe('besu-node-writer-0');
+  });
+});
+
+describe('the policy step of the plan, on recorded resources altered as a bad change would alter them', () => {
+  const config = project({
+    'lacchain:network': 'open-protestnet',
+    'lacchain:nodes': [
+      { name: 'writer', typenode: 'writer', target: 'kubernetes' },
+      {
+        name: 'validator',
+        typenode: 'validator',
+        target: 'ssh',
+        inventory: { host: '198.51.100.7', node_ip: '198.51.100.7', node_name: 'v', node_email: 'ops@example.org' },
+      },
+    ],
+    'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
+  });
+  fs.mkdirSync(path.join(path.dirname(config), 'values'));
+  fs.writeFileSync(path.join(path.dirname(config), 'values', 'writer.yml'), yaml.dump(valuesFor('testnet', 'writer')));
+  const result = plan(['--stack', 'testnet', '--config', config]);
+  const settings = loadStack('testnet', readStackConfigFile(config), readFileFromDisk).settings;
+  const planned = () => JSON.parse(fs.readFileSync(path.join(result.out, 'resources.json'), 'utf8')) as any[];
+  const values = {
+    validator: {
+      genesis: planGenesisPlaceholder(settings.network),
+      enode: '[known after pulumi up]',
+      address: '[known after pulumi up]',
+    },
+  };
+
+  it('passes as planned', () => {
+    expect(result.code).toBe(0);
+    expect(checkPlan(planned(), settings, plannedStepInputs(settings, values)).violations).toEqual([]);
+  });
+
+  it('finds a Besu release without permissioning in the StatefulSet', () => {
+    const resources = planned();
+    resources.find((r) => r.name === 'writer-node').inputs.spec.template.spec.containers[0].image =
+      'hyperledger/besu:25.6.0';
+    expect(checkPlan(resources, settings).violations.map((v) => [v.policy, v.name])).toEqual([
+      ['besu-version-supports-permissioning', 'writer-node'],
+    ]);
+  });
+
+  it('checks an SSH step whose input is known only after pulumi up on the parameters the plan writes for it', () => {
+    const resources = planned();
+    const files = resources.find((r) => r.name === 'validator-node-files');
+    // The generated identity is part of the step's input, so the recorded input is unknown until pulumi up.
+    expect(files.inputs.stdin).toBe('[known after pulumi up]');
+    const inputs = plannedStepInputs(settings, values);
+    expect(inputs['validator-node-files']).toBe(
+      fs.readFileSync(path.join(result.out, 'remote', 'validator', '04-node-files.env'), 'utf8'),
+    );
+    inputs['validator-node-files'] = inputs['validator-node-files'].replace(
+      'rpc-http-api = [ "ETH",',
+      'rpc-http-api = [ "ADMIN", "ETH",',
+    );
+    expect(checkPlan(resources, settings, inputs).violations.map((v) => [v.policy, v.name])).toEqual([
+      ['rpc-safe-on-public-ports', 'validator-node-files'],
+    ]);
+    expect(checkPlan(resources, settings).violations).toEqual([]);
+  });
+});

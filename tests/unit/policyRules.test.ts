@@ -1,0 +1,441 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/**
+ * The policy rules (policy/rules.ts) on the resources the program really declares — a writer on Kubernetes and a
+ * validator over SSH on testnet, a validator and a bootnode on mainnet — which pass, then on each of them altered
+ * the way a bad change would alter them, which fail with the rule's own violation. Every failing case runs the whole
+ * rule list, so removing a rule makes its cases fail.
+ */
+import { NETWORKS } from '../../core/catalog/networks';
+import { exportLines } from '../../core/remote/shell';
+import { redact } from '../../tools/plan/engine';
+import { contextFromSettings, loadPolicyContext, PolicyContext, stackOfUrn } from '../../policy/expectations';
+import {
+  enodeEndpoint,
+  planGenesisPlaceholder,
+  placeholderDigest,
+  PolicyResource,
+  quantityBytes,
+  sha256,
+  stepParameters,
+  UNKNOWN_MARKER,
+} from '../../policy/inspect';
+import { policyResources } from '../../policy/offline';
+import { checkResources, RULES, Violation } from '../../policy/rules';
+import { TEST_GENESIS, validTestnetConfig, validWriterValues } from '../helpers/fixtures';
+import { declareProgram, Declared } from '../helpers/program';
+import { recordProgram } from '../helpers/pulumi';
+import { kubernetesStack } from '../helpers/values';
+import { PROJECT_DIR } from '../helpers/run';
+
+const recorded = recordProgram();
+
+const RULE_NAMES = [
+  'pod-pinned-to-worker',
+  'service-static-public-ip',
+  'p2p-host-is-permissioned-ip',
+  'rpc-safe-on-public-ports',
+  'node-key-secret-kept',
+  'data-volume-kept',
+  'mainnet-volume-size',
+  'besu-version-supports-permissioning',
+  'genesis-digest-pinned',
+  'node-permissioning-enabled',
+];
+
+/** The declared resources as the rules see them (as the offline plan writes them). */
+function asPolicy(declared: Declared): PolicyResource[] {
+  return policyResources(
+    declared.resources.map((r) => ({ type: r.type, name: r.name, options: r.options, inputs: redact(r.inputs) })),
+  );
+}
+
+/** The program's genesis in these tests is the project's test genesis: the context pins its digest. */
+function testContext(declared: Declared): PolicyContext {
+  const context = contextFromSettings(declared.loaded.settings);
+  return { ...context, network: { ...context.network!, genesis: TEST_GENESIS } };
+}
+
+let testnet: PolicyResource[];
+let testnetContext: PolicyContext;
+let mainnet: PolicyResource[];
+let mainnetContext: PolicyContext;
+
+beforeAll(async () => {
+  const t = await declareProgram(recorded, 'testnet', validTestnetConfig(), {
+    'values/writer.yml': validWriterValues(),
+  });
+  testnet = asPolicy(t);
+  testnetContext = testContext(t);
+  const { config, files } = kubernetesStack('mainnet');
+  const m = await declareProgram(recorded, 'mainnet', config, files);
+  mainnet = asPolicy(m).filter((r) => r.name.startsWith('validator') || r.name.startsWith('bootnode'));
+  mainnetContext = testContext(m);
+});
+
+/** A deep copy of one declared resource, to alter. */
+function copy(resources: PolicyResource[], type: string, name: string): PolicyResource {
+  const found = resources.find((r) => r.type === type && r.name === name);
+  if (!found) throw new Error(`no ${type} ${name}`);
+  return structuredClone(found);
+}
+
+const T = {
+  statefulSet: 'kubernetes:apps/v1:StatefulSet',
+  service: 'kubernetes:core/v1:Service',
+  secret: 'kubernetes:core/v1:Secret',
+  volume: 'kubernetes:core/v1:PersistentVolumeClaim',
+  configMap: 'kubernetes:core/v1:ConfigMap',
+  command: 'command:remote:Command',
+};
+
+/** Runs every rule on one resource. */
+const check = (resource: PolicyResource, context: PolicyContext = testnetContext): Violation[] =>
+  checkResources([resource], context);
+/** The messages of one policy. */
+const of = (violations: Violation[], policy: string) =>
+  violations.filter((v) => v.policy === policy).map((v) => v.message);
+
+/** Rewrites the config.toml of a ConfigMap. */
+function editConfig(resource: PolicyResource, edit: (toml: string) => string): PolicyResource {
+  const data = resource.inputs.data as Record<string, string>;
+  data['config.toml'] = edit(data['config.toml']);
+  return resource;
+}
+
+/** Rewrites one parameter of a remote step's standard input. */
+function editStep(resource: PolicyResource, name: string, edit: (value: string) => string): PolicyResource {
+  const stdin = resource.inputs.stdin as string;
+  const parameters = stepParameters(stdin)!;
+  const header = stdin.slice(0, stdin.indexOf('\n') + 1);
+  const script = stdin.slice(header.length + exportLines(parameters).length);
+  resource.inputs.stdin = header + exportLines({ ...parameters, [name]: edit(parameters[name]) }) + script;
+  return resource;
+}
+
+describe('the rule list', () => {
+  it('holds every rule, each with a description and the types it checks', () => {
+    expect(RULES.map((r) => r.name)).toEqual(RULE_NAMES);
+    for (const rule of RULES) {
+      expect(rule.description.length).toBeGreaterThan(20);
+      expect(rule.types.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('passes what the program declares on both stacks, for both deployment paths', () => {
+    expect(testnet.map((r) => r.type)).toEqual(expect.arrayContaining(Object.values(T)));
+    expect(checkResources(testnet, testnetContext)).toEqual([]);
+    expect(checkResources(mainnet, mainnetContext)).toEqual([]);
+  });
+});
+
+describe('pod-pinned-to-worker', () => {
+  it('refuses a pod that is not pinned, or pinned to another worker than deploy.workerName', () => {
+    const unpinned = copy(testnet, T.statefulSet, 'writer-node');
+    delete (unpinned.inputs as any).spec.template.spec.nodeName;
+    expect(of(check(unpinned), 'pod-pinned-to-worker')).toEqual([
+      'StatefulSet writer-node: the pod is not pinned to a worker (spec.template.spec.nodeName is not set)',
+    ]);
+    const moved = copy(testnet, T.statefulSet, 'writer-node');
+    (moved.inputs as any).spec.template.spec.nodeName = 'worker-9';
+    expect(of(check(moved), 'pod-pinned-to-worker')).toEqual([
+      'StatefulSet writer-node: the pod is pinned to worker "worker-9", but deploy.workerName is "worker-1"',
+    ]);
+  });
+
+  it('fails closed when the settings cannot be read', () => {
+    const set = copy(testnet, T.statefulSet, 'writer-node');
+    const violations = check(set, { settingsProblem: 'no such file Pulumi.testnet.yaml' });
+    expect(of(violations, 'pod-pinned-to-worker')).toEqual([
+      'StatefulSet writer-node: cannot be checked against the settings of node writer: no such file Pulumi.testnet.yaml',
+    ]);
+  });
+});
+
+describe('service-static-public-ip', () => {
+  it('refuses another load-balancer IP, a stray annotation, no IP and another Service type', () => {
+    const other = copy(testnet, T.service, 'writer-service');
+    (other.inputs as any).spec.loadBalancerIP = '203.0.113.99';
+    expect(of(check(other), 'service-static-public-ip')).toEqual([
+      'Service writer-service: spec.loadBalancerIP is "203.0.113.99", but deploy.publicIP is "203.0.113.10"',
+    ]);
+    const annotated = copy(testnet, T.service, 'writer-service');
+    (annotated.inputs as any).metadata.annotations['metallb.universe.tf/loadBalancerIPs'] = '203.0.113.99';
+    delete (annotated.inputs as any).metadata.annotations['service.beta.kubernetes.io/azure-load-balancer-ipv4'];
+    expect(of(check(annotated), 'service-static-public-ip')).toEqual([
+      'Service writer-service: annotation metallb.universe.tf/loadBalancerIPs is "203.0.113.99", not the public IP "203.0.113.10"',
+      'Service writer-service: annotation service.beta.kubernetes.io/azure-load-balancer-ipv4 is missing, not the public IP "203.0.113.10"',
+    ]);
+    const dynamic = copy(testnet, T.service, 'writer-service');
+    delete (dynamic.inputs as any).spec.loadBalancerIP;
+    (dynamic.inputs as any).spec.type = 'NodePort';
+    expect(of(check(dynamic), 'service-static-public-ip')).toEqual([
+      'Service writer-service: type is "NodePort", not LoadBalancer: the node has no static public IP',
+      'Service writer-service: spec.loadBalancerIP is not set: the Service would get a changing IP',
+    ]);
+  });
+});
+
+describe('p2p-host-is-permissioned-ip', () => {
+  it('refuses a config.toml advertising another address or port, or detecting it by NAT', () => {
+    const other = editConfig(copy(testnet, T.configMap, 'writer-config'), (toml) =>
+      toml
+        .replace('p2p-host = "203.0.113.10"', 'p2p-host = "198.51.100.200"')
+        .replace('nat-method = "NONE"', 'nat-method = "UPNP"'),
+    );
+    expect(of(check(other), 'p2p-host-is-permissioned-ip')).toEqual([
+      'ConfigMap writer-config: config.toml p2p-host is "198.51.100.200", not the permissioned address "203.0.113.10"',
+      'ConfigMap writer-config: config.toml nat-method is "UPNP": Besu would advertise a detected address, not p2p-host',
+    ]);
+  });
+
+  it('refuses a Service annotated with an enode on another address; skips one known only after pulumi up', () => {
+    const service = copy(testnet, T.service, 'writer-service');
+    const annotations = (service.inputs as any).metadata.annotations;
+    expect(enodeEndpoint(annotations['lacchain.net/enode'])).toEqual({ host: '203.0.113.10', port: 60606 });
+    annotations['lacchain.net/enode'] = annotations['lacchain.net/enode'].replace('203.0.113.10', '198.51.100.1');
+    expect(of(check(service), 'p2p-host-is-permissioned-ip')).toEqual([
+      expect.stringMatching(
+        /^Service writer-service: annotation lacchain.net\/enode enode:\/\/\w+@198.51.100.1:60606 does not end in @203.0.113.10:60606$/,
+      ),
+    ]);
+    annotations['lacchain.net/enode'] = UNKNOWN_MARKER;
+    expect(check(service)).toEqual([]);
+  });
+
+  it('refuses an SSH node whose config.toml or expected enode name another address', () => {
+    const files = editStep(copy(testnet, T.command, 'validator-node-files'), 'CONFIG_TOML', (toml) =>
+      toml.replace('p2p-host = "198.51.100.7"', 'p2p-host = "198.51.100.8"'),
+    );
+    expect(of(check(files), 'p2p-host-is-permissioned-ip')).toEqual([
+      'remote step node-files of node validator (validator-node-files): config.toml p2p-host is "198.51.100.8", not the permissioned address "198.51.100.7"',
+    ]);
+    const start = editStep(copy(testnet, T.command, 'validator-start'), 'EXPECTED_ENODE', (enode) =>
+      enode.replace('@198.51.100.7:', '@198.51.100.8:'),
+    );
+    expect(of(check(start), 'p2p-host-is-permissioned-ip')).toEqual([
+      expect.stringMatching(
+        /^remote step start of node validator \(validator-start\): EXPECTED_ENODE .* does not end in @198.51.100.7:60606$/,
+      ),
+    ]);
+  });
+});
+
+describe('rpc-safe-on-public-ports', () => {
+  it('refuses ADMIN, DEBUG or TXPOOL and "*" CORS on a public RPC port, in config.toml', () => {
+    const unsafe = editConfig(copy(testnet, T.configMap, 'writer-config'), (toml) =>
+      toml.replace(
+        'rpc-http-api = [ "ETH",',
+        'rpc-http-cors-origins = [ "*" ]\nrpc-http-api = [ "ADMIN", "debug", "ETH",',
+      ),
+    );
+    expect(of(check(unsafe), 'rpc-safe-on-public-ports')).toEqual([
+      'ConfigMap writer-config: RPC over HTTP (0.0.0.0:4545, publicly reachable) enables ADMIN, DEBUG (rpc-http-api): never ADMIN, DEBUG, TXPOOL on a public port',
+      'ConfigMap writer-config: RPC over HTTP (0.0.0.0:4545, publicly reachable) accepts CORS from any origin (rpc-http-cors-origins "*"): name the origins',
+    ]);
+  });
+
+  it('allows them where the RPC is not reachable from outside (loopback without settings, or settings saying so)', () => {
+    const local = editConfig(copy(testnet, T.configMap, 'writer-config'), (toml) =>
+      toml.replace('rpc-http-host = "0.0.0.0"', 'rpc-http-host = "127.0.0.1"').replace('"ETH",', '"ADMIN", "ETH",'),
+    );
+    expect(
+      of(check(local, { network: testnetContext.network, settingsProblem: 'unread' }), 'rpc-safe-on-public-ports'),
+    ).toEqual([]);
+    const internal: PolicyContext = structuredClone(testnetContext);
+    internal.nodes!.writer.rpcPublic = false;
+    const bound = editConfig(copy(testnet, T.configMap, 'writer-config'), (toml) =>
+      toml.replace('"ETH",', '"TXPOOL", "ETH",'),
+    );
+    expect(of(check(bound, internal), 'rpc-safe-on-public-ports')).toEqual([]);
+    expect(of(check(bound), 'rpc-safe-on-public-ports')).toHaveLength(1);
+  });
+
+  it('refuses unsafe APIs given to the Besu container as BESU_* variables or flags', () => {
+    const set = copy(testnet, T.statefulSet, 'writer-node');
+    const besu = (set.inputs as any).spec.template.spec.containers[0];
+    besu.env.push({ name: 'BESU_RPC_HTTP_API', value: 'ETH,TXPOOL' });
+    besu.args.push('--rpc-http-cors-origins=*');
+    expect(of(check(set), 'rpc-safe-on-public-ports')).toEqual([
+      'StatefulSet writer-node container writer-besu: RPC over HTTP (0.0.0.0:default port, publicly reachable) enables TXPOOL (rpc-http-api): never ADMIN, DEBUG, TXPOOL on a public port',
+      'StatefulSet writer-node container writer-besu: RPC over HTTP (0.0.0.0:default port, publicly reachable) accepts CORS from any origin (rpc-http-cors-origins "*"): name the origins',
+    ]);
+  });
+
+  it('refuses them in the config.toml an SSH node is given', () => {
+    const files = editStep(copy(testnet, T.command, 'validator-node-files'), 'CONFIG_TOML', (toml) =>
+      toml.replace('rpc-http-api = [ "ETH",', 'rpc-http-api = [ "DEBUG", "ETH",'),
+    );
+    expect(of(check(files), 'rpc-safe-on-public-ports')).toEqual([
+      expect.stringContaining('remote step node-files of node validator (validator-node-files): RPC over HTTP'),
+    ]);
+    expect(of(check(files), 'rpc-safe-on-public-ports')[0]).toContain('enables DEBUG');
+  });
+
+  it('reports a config.toml that cannot be read', () => {
+    const broken = editConfig(copy(testnet, T.configMap, 'writer-config'), (toml) => `${toml}\n[[[`);
+    expect(of(check(broken), 'rpc-safe-on-public-ports')).toEqual([
+      expect.stringMatching(/^ConfigMap writer-config: config.toml is not valid TOML/),
+    ]);
+  });
+});
+
+describe.each([
+  ['node-key-secret-kept', T.secret, 'writer-key', 'the node key'],
+  ['data-volume-kept', T.volume, 'writer-data', 'the chain data'],
+])('%s', (policy, type, name, what) => {
+  it('refuses an object that is not protected or not kept on delete', () => {
+    const unprotected = copy(testnet, type, name);
+    unprotected.options.protect = false;
+    expect(of(check(unprotected), policy)).toEqual([
+      expect.stringMatching(new RegExp(`^\\w+ ${name} \\(${what}\\) is not protected: `)),
+    ]);
+    const dropped = copy(testnet, type, name);
+    dropped.options.retainOnDelete = false;
+    expect(of(check(dropped), policy)).toEqual([
+      expect.stringMatching(new RegExp(`^\\w+ ${name} \\(${what}\\) is not kept on delete \\(retainOnDelete\\): `)),
+    ]);
+  });
+
+  it('checks only protect where retainOnDelete is not visible (CrossGuard)', () => {
+    const seen = copy(testnet, type, name);
+    delete seen.options.retainOnDelete;
+    expect(check(seen)).toEqual([]);
+  });
+});
+
+describe('mainnet-volume-size', () => {
+  it('refuses a mainnet volume below the recommended size, or not a size', () => {
+    const small = copy(mainnet, T.volume, 'validator-data');
+    (small.inputs as any).spec.resources.requests.storage = '200Gi';
+    expect(of(check(small, mainnetContext), 'mainnet-volume-size')).toEqual([
+      'PersistentVolumeClaim validator-data: 200Gi is below the 375Gi recommended on mainnet-omega',
+    ]);
+    (small.inputs as any).spec.resources.requests.storage = 'plenty';
+    expect(of(check(small, mainnetContext), 'mainnet-volume-size')).toEqual([
+      'PersistentVolumeClaim validator-data: storage request "plenty" is not a storage size',
+    ]);
+    (small.inputs as any).spec.resources.requests.storage = '1Ti';
+    expect(check(small, mainnetContext)).toEqual([]);
+  });
+
+  it('recognises a mainnet volume by its network label too, and leaves testnet volumes alone', () => {
+    const labelled = copy(mainnet, T.volume, 'validator-data');
+    (labelled.inputs as any).spec.resources.requests.storage = '100Gi';
+    expect(of(check(labelled, { settingsProblem: 'unread' }), 'mainnet-volume-size')).toHaveLength(1);
+    const testnetVolume = copy(testnet, T.volume, 'writer-data');
+    (testnetVolume.inputs as any).spec.resources.requests.storage = '100Gi';
+    expect(check(testnetVolume)).toEqual([]);
+  });
+});
+
+describe('besu-version-supports-permissioning', () => {
+  it.each([
+    ['hyperledger/besu:25.6.0', 'image hyperledger/besu:25.6.0: Besu 25.6.0 has no on-chain permissioning'],
+    ['hyperledger/besu:latest', 'tag "latest" is not a release version'],
+    ['hyperledger/besu', 'has no release tag'],
+    ['docker.io/hyperledger/besu@sha256:' + 'a'.repeat(64), 'is pinned by digest'],
+  ])('refuses the image %s', (image, message) => {
+    const set = copy(testnet, T.statefulSet, 'writer-node');
+    (set.inputs as any).spec.template.spec.containers[0].image = image;
+    expect(of(check(set), 'besu-version-supports-permissioning')).toEqual([expect.stringContaining(message)]);
+  });
+
+  it('accepts a release below 25.6.0 and leaves the proxy container alone', () => {
+    const set = copy(testnet, T.statefulSet, 'writer-node');
+    (set.inputs as any).spec.template.spec.containers[0].image = 'hyperledger/besu:25.5.0';
+    expect(check(set)).toEqual([]);
+  });
+
+  it('refuses an SSH node released or started on 25.6.0 or later', () => {
+    for (const step of ['release', 'start']) {
+      const command = editStep(copy(testnet, T.command, `validator-${step}`), 'BESU_VERSION', () => '26.1.0');
+      expect(of(check(command), 'besu-version-supports-permissioning')).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^remote step ${step} of node validator \\(validator-${step}\\): BESU_VERSION Besu 26.1.0 has no on-chain permissioning`,
+          ),
+        ),
+      ]);
+    }
+  });
+});
+
+describe('genesis-digest-pinned', () => {
+  it("refuses a ConfigMap genesis that is not the network's", () => {
+    const altered = copy(testnet, T.configMap, 'writer-config');
+    (altered.inputs as any).data['genesis.json'] = '{"config":{"chainId":1}}';
+    expect(of(check(altered), 'genesis-digest-pinned')).toEqual([
+      `ConfigMap writer-config: genesis.json: the genesis has sha256 ${sha256('{"config":{"chainId":1}}')}, not the digest pinned for open-protestnet (${TEST_GENESIS.sha256})`,
+    ]);
+  });
+
+  it("accepts the offline plan's placeholder naming the pinned digest, and refuses one naming another", () => {
+    const testnetNetwork = NETWORKS['open-protestnet'];
+    const real = { ...testnetContext, network: testnetNetwork };
+    const planned = copy(testnet, T.configMap, 'writer-config');
+    (planned.inputs as any).data['genesis.json'] = planGenesisPlaceholder(testnetNetwork);
+    expect(check(planned, real)).toEqual([]);
+    (planned.inputs as any).data['genesis.json'] = planGenesisPlaceholder(NETWORKS['mainnet-omega']);
+    expect(of(check(planned, real), 'genesis-digest-pinned')).toEqual([
+      expect.stringContaining(
+        `the genesis has sha256 ${NETWORKS['mainnet-omega'].genesis.sha256}, not the digest pinned for open-protestnet`,
+      ),
+    ]);
+  });
+
+  it('refuses an SSH node sent another genesis, or a digest that is not the one of the genesis sent', () => {
+    const other = editStep(copy(testnet, T.command, 'validator-node-files'), 'GENESIS_JSON', () => '{}');
+    expect(of(check(other), 'genesis-digest-pinned')).toEqual([
+      expect.stringContaining('GENESIS_JSON: the genesis has sha256'),
+    ]);
+    const digest = editStep(copy(testnet, T.command, 'validator-node-files'), 'GENESIS_SHA256', () => 'f'.repeat(64));
+    expect(of(check(digest), 'genesis-digest-pinned')).toEqual([
+      expect.stringContaining(`GENESIS_SHA256 ${'f'.repeat(64)} is not the digest of the GENESIS_JSON sent`),
+    ]);
+  });
+});
+
+describe('node-permissioning-enabled', () => {
+  it('refuses a config.toml without on-chain node permissioning, or with another contract', () => {
+    const off = editConfig(copy(testnet, T.configMap, 'writer-config'), (toml) =>
+      toml
+        .replace('permissions-nodes-contract-enabled = true', 'permissions-nodes-contract-enabled = false')
+        .replace('0x0000000000000000000000000000000000009999', '0x0000000000000000000000000000000000001234'),
+    );
+    expect(of(check(off), 'node-permissioning-enabled')).toEqual([
+      'ConfigMap writer-config: config.toml does not set permissions-nodes-contract-enabled = true',
+      `ConfigMap writer-config: permissions-nodes-contract-address is "0x0000000000000000000000000000000000001234", not open-protestnet's 0x0000000000000000000000000000000000009999`,
+    ]);
+  });
+});
+
+describe('reading the facts', () => {
+  it('reads step parameters as the shell does, quotes included', () => {
+    const text = `# header\n${exportLines({ A: "it's", B: 'two\nlines', C: '' })}#!/bin/bash\nexport D='script'\n`;
+    expect(stepParameters(text)).toEqual({ A: "it's", B: 'two\nlines', C: '' });
+    expect(stepParameters(UNKNOWN_MARKER)).toBeUndefined();
+  });
+
+  it('reads storage sizes and the placeholder digest', () => {
+    expect(quantityBytes('375Gi')).toBe(375 * 2 ** 30);
+    expect(quantityBytes('400G')).toBe(400e9);
+    expect(quantityBytes('big')).toBeUndefined();
+    const network = NETWORKS['mainnet-omega'];
+    expect(placeholderDigest(planGenesisPlaceholder(network))).toBe(network.genesis.sha256);
+    expect(placeholderDigest('{}')).toBeUndefined();
+  });
+
+  it("reads the expected values from a stack's settings files, and says why it cannot", () => {
+    expect(stackOfUrn('urn:pulumi:testnet::lacchain-besu-node::kubernetes:core/v1:Service::writer-service')).toBe(
+      'testnet',
+    );
+    const context = loadPolicyContext(PROJECT_DIR, 'testnet');
+    expect(context.settingsProblem).toBeUndefined();
+    expect(context.network?.name).toBe('open-protestnet');
+    expect(context.nodes?.writer).toMatchObject({ target: 'kubernetes', workerName: 'worker-1', rpcPublic: true });
+    const missing = loadPolicyContext('/nonexistent', 'mainnet');
+    expect(missing.network?.name).toBe('mainnet-omega');
+    expect(missing.settingsProblem).toMatch(/^the settings of stack mainnet cannot be read: .*Pulumi\.mainnet\.yaml/);
+    expect(loadPolicyContext(PROJECT_DIR, 'dev').network).toBeUndefined();
+  });
+});
