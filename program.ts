@@ -18,6 +18,8 @@ export interface StackSecretInputs {
   sshPrivateKey?: pulumi.Input<string>;
   /** Imported node private keys by node name. */
   nodeKeys: Record<string, pulumi.Input<string>>;
+  /** RPC passwords by user name (password authentication). Absent in the offline plan: shown as secret there. */
+  rpcPasswords?: Record<string, pulumi.Input<string>>;
 }
 
 /** What the program needs from outside: how to obtain the verified genesis. */
@@ -79,6 +81,7 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
         provider: cluster.provider,
         namespace: cluster.namespaces[node.namespace],
         allowKeyDeletion: settings.allowKeyDeletion,
+        rpcPasswords: secrets.rpcPasswords,
       });
       Object.assign(outputs, {
         rpcUrl: deployed.rpcUrl,
@@ -96,6 +99,7 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
         genesis,
         enode: identity.enode,
         address: identity.address,
+        rpcPasswords: secrets.rpcPasswords,
       });
       Object.assign(outputs, {
         rpcUrl: deployed.rpcUrl,

@@ -4,6 +4,7 @@
  */
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
+import { createHash } from 'crypto';
 import { kubernetesNames } from '../core/catalog/kubernetes';
 import {
   configChecksum,
@@ -11,11 +12,13 @@ import {
   dataVolumeManifest,
   keySecretManifest,
   kubernetesRpcUrl,
+  rpcAuthSecretManifest,
   serviceManifest,
   statefulSetManifest,
 } from '../core/kubernetes/manifests';
 import { kubernetesNodeFiles } from '../core/kubernetes/nodeFiles';
 import type { KubernetesNodeSettings } from '../core/settings/model';
+import { rpcCredentials } from './rpcCredentials';
 
 export interface KubernetesNodeArgs {
   /** The node's validated settings. */
@@ -33,6 +36,8 @@ export interface KubernetesNodeArgs {
   namespace: k8s.core.v1.Namespace;
   /** Let `pulumi destroy` delete the key Secret. Default false: the Secret is protected and kept. */
   allowKeyDeletion?: boolean;
+  /** RPC passwords by user (secrets), for password authentication. */
+  rpcPasswords?: Record<string, pulumi.Input<string>>;
 }
 
 /** A Besu node on Kubernetes. */
@@ -68,10 +73,28 @@ export class KubernetesNode extends pulumi.ComponentResource {
       protect: true,
       retainOnDelete: true,
     });
-    const checksum = configChecksum(files, node.network.genesis.sha256);
+    let checksum: pulumi.Input<string> = configChecksum(files, node.network.genesis.sha256);
+    const podInputs: pulumi.Resource[] = [args.namespace, secret, configMap, volume];
+    const auth = node.rpc.authentication;
+    if (auth?.method === 'password') {
+      // The credentials (bcrypt hashes) are a Secret of their own, not protected: they change with the settings.
+      const credentials = rpcCredentials(auth.users, args.rpcPasswords);
+      podInputs.push(
+        new k8s.core.v1.Secret(`${name}-rpc-auth`, rpcAuthSecretManifest(node, credentials), {
+          ...child,
+          additionalSecretOutputs: ['data', 'stringData'],
+        }),
+      );
+      // A password change rolls the pod too (Besu reads the file at start). The digest of bcrypt hashes reveals no
+      // password, and keeping it public keeps the StatefulSet's spec readable in previews and state.
+      const fixed = checksum;
+      checksum = pulumi.unsecret(
+        credentials.apply((text) => createHash('sha256').update(fixed).update(text).digest('hex')),
+      );
+    }
     const statefulSet = new k8s.apps.v1.StatefulSet(`${name}-node`, statefulSetManifest(node, checksum), {
       ...child,
-      dependsOn: [args.namespace, secret, configMap, volume],
+      dependsOn: podInputs,
     });
     new k8s.core.v1.Service(`${name}-service`, serviceManifest(node, { enode: args.enode, address: args.address }), {
       ...child,

@@ -42,9 +42,10 @@ export function loadPulumiStack(projectDir: string = process.cwd()): LoadedStack
 
 /** The secret settings wrapped as Pulumi secrets. */
 export function secretInputs(loaded: LoadedStack): StackSecretInputs {
-  const { sshPrivateKey, nodeKeys } = loaded.secrets;
+  const { sshPrivateKey, nodeKeys, rpcPasswords } = loaded.secrets;
   return {
     sshPrivateKey: sshPrivateKey === undefined ? undefined : pulumi.secret(sshPrivateKey),
     nodeKeys: Object.fromEntries(Object.entries(nodeKeys).map(([name, key]) => [name, pulumi.secret(key)])),
+    rpcPasswords: Object.fromEntries(Object.entries(rpcPasswords ?? {}).map(([user, pw]) => [user, pulumi.secret(pw)])),
   };
 }

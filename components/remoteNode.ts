@@ -10,9 +10,10 @@ import { createHash } from 'crypto';
 import { sha256Hex } from '../core/genesis';
 import { nodePaths } from '../core/remote/paths';
 import { stepCommand, stepInput } from '../core/remote/shell';
-import { NODE_KEY_PARAMETER, remoteRpcUrl, remoteSteps } from '../core/remote/steps';
+import { NODE_KEY_PARAMETER, RPC_CREDENTIALS_PARAMETER, remoteRpcUrl, remoteSteps } from '../core/remote/steps';
 import { readScript } from '../core/scripts';
 import type { SshNodeSettings } from '../core/settings/model';
+import { rpcCredentials } from './rpcCredentials';
 
 export interface RemoteNodeArgs {
   /** The node's validated settings. */
@@ -27,6 +28,8 @@ export interface RemoteNodeArgs {
   enode: pulumi.Input<string>;
   /** The node address, written to data/nodeAddress. */
   address: pulumi.Input<string>;
+  /** RPC passwords by user (secrets), for password authentication. */
+  rpcPasswords?: Record<string, pulumi.Input<string>>;
 }
 
 /** A Besu node on a remote machine. */
@@ -56,22 +59,40 @@ export class RemoteNode extends pulumi.ComponentResource {
       address: pulumi.output(args.address),
     });
 
+    const auth = node.rpc.authentication;
+    // The secret inputs of the node-key step: the node key, and the RPC credentials file with password authentication.
+    const credentials = auth?.method === 'password' ? rpcCredentials(auth.users, args.rpcPasswords) : undefined;
+    const secretParameters = pulumi
+      .all([args.privateKey, credentials ?? ''])
+      .apply(([key, text]): Record<string, string> => ({
+        [NODE_KEY_PARAMETER]: key,
+        ...(credentials ? { [RPC_CREDENTIALS_PARAMETER]: text } : {}),
+      }));
+
     let previous: command.remote.Command | undefined;
     steps.forEach((step, index) => {
       const header = `lacchain-besu-node: step ${index + 1}/${steps.length} (${step.name}) of node ${node.name}`;
       const script = readScript(step.scriptFile);
       const env = pulumi.all(step.env);
       // The trigger is a digest of the non-secret input: the step runs again exactly when that changes.
-      const trigger = env.apply((values) =>
+      let trigger: pulumi.Output<string> = env.apply((values) =>
         createHash('sha256')
           .update(stepInput(header, values, script))
           .digest('hex'),
       );
+      if (step.takesNodeKey && credentials) {
+        // The credentials change without any non-secret input changing: they are in the (secret) trigger too.
+        trigger = pulumi.secret(
+          pulumi
+            .all([trigger, credentials])
+            .apply(([digest, text]) => createHash('sha256').update(digest).update(text).digest('hex')),
+        );
+      }
       const stdin = step.takesNodeKey
         ? pulumi.secret(
             pulumi
-              .all([env, args.privateKey])
-              .apply(([values, key]) => stepInput(header, { ...values, [NODE_KEY_PARAMETER]: key }, script)),
+              .all([env, secretParameters])
+              .apply(([values, secret]) => stepInput(header, { ...values, ...secret }, script)),
           )
         : env.apply((values) => stepInput(header, values, script));
       previous = new command.remote.Command(

@@ -9,7 +9,12 @@
  * is skipped; everything else a rule needs and cannot read is a violation.
  */
 import { atLeast, BESU_IMAGE_REPOSITORY, parseVersion, PERMISSIONING_REMOVED_IN } from '../core/catalog/besu';
-import { LOAD_BALANCER_IP_ANNOTATIONS, IDENTITY_ANNOTATIONS, POD_FILES } from '../core/catalog/kubernetes';
+import {
+  LOAD_BALANCER_IP_ANNOTATIONS,
+  IDENTITY_ANNOTATIONS,
+  kubernetesNames,
+  POD_FILES,
+} from '../core/catalog/kubernetes';
 import { NETWORKS, Network } from '../core/catalog/networks';
 import { UNSAFE_RPC_APIS } from '../core/catalog/nodeTypes';
 import type { ExpectedNode, PolicyContext } from './expectations';
@@ -362,6 +367,10 @@ const nodeKeyKept: Rule = {
     'identity (enode and address).',
   types: [TYPES.secret],
   check(resource) {
+    // Only the node key's Secret: other Secrets of a node (the RPC credentials) follow their settings.
+    const node = kubernetesNodeOf(resource);
+    const name = at(resource.inputs, 'metadata', 'name');
+    if (node !== undefined && name !== kubernetesNames(node).keySecret) return [];
     return keptChecks(
       resource,
       'the node key',

@@ -76,6 +76,9 @@ runTool(async () => {
     {
       sshPrivateKey: secrets.sshPrivateKey === undefined ? undefined : pulumi.secret(readable(secrets.sshPrivateKey)),
       nodeKeys: Object.fromEntries(Object.entries(nodeKeys).map(([node, key]) => [node, pulumi.secret(readable(key))])),
+      rpcPasswords: Object.fromEntries(
+        Object.entries(secrets.rpcPasswords ?? {}).map(([user, password]) => [user, pulumi.secret(readable(password))]),
+      ),
     },
     { genesis: () => genesis },
   );

@@ -7,7 +7,8 @@ import { stringify } from 'smol-toml';
 import { acceptedOptions, atLeast, BESU_CHANGES } from '../catalog/besu';
 import { METRICS_PUSH_PORT, Network } from '../catalog/networks';
 import { NODE_TYPE_FACTS, NodeType } from '../catalog/nodeTypes';
-import { BIND_ALL, LOCAL_HOSTS, PORTS } from '../catalog/ports';
+import { BIND_ALL, LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
+import { CHECK_METHODS, RPC_DEFAULTS, RPC_OPTIONS } from '../catalog/rpc';
 
 /** Where the node's files are, as Besu sees them (inside the pod or on the machine). */
 export interface BesuPaths {
@@ -17,6 +18,26 @@ export interface BesuPaths {
   genesisFile: string;
   /** The node private key file (kept outside the data volume's fate on Kubernetes). */
   nodeKeyFile: string;
+  /** The RPC credentials file (password authentication). */
+  rpcCredentialsFile?: string;
+  /** The JWT public key file (jwt authentication). */
+  rpcJwtPublicKeyFile?: string;
+}
+
+/** The RPC choices of a node (from `lacchain:rpc`); defaults when absent. */
+export interface BesuRpcInput {
+  /** API groups; default the node type's. */
+  apis?: readonly string[];
+  /** Bind to every address (a pod, or a machine whose 4545 is public) or to 127.0.0.1 only (behind the proxy). */
+  bindAll: boolean;
+  /** Extra allowlisted hosts ('*' for any). */
+  hostAllowlist?: readonly string[];
+  corsOrigins?: readonly string[];
+  /** Authentication method, when on. */
+  authentication?: { method: 'password' } | { method: 'jwt'; algorithm?: string };
+  /** Methods exempt from authentication, besides CHECK_METHODS. */
+  noAuthMethods?: readonly string[];
+  maxActiveConnections?: number;
 }
 
 /** What the config of one node depends on. */
@@ -32,6 +53,8 @@ export interface BesuConfigInput {
   /** Extra host names the RPC answers to besides localhost (public IP, DNS name). */
   rpcHosts: readonly string[];
   paths: BesuPaths;
+  /** RPC access; without it: the node type's APIs, bound to every address, no authentication. */
+  rpc?: BesuRpcInput;
 }
 
 /** A Besu config as key → value, in the order written. */
@@ -60,14 +83,36 @@ export function besuConfig(input: BesuConfigInput): BesuConfig {
   };
   const maxPeers = network.maxPeers[typenode];
   if (maxPeers !== undefined) config['max-peers'] = maxPeers;
+  const rpc = input.rpc ?? { bindAll: true };
   Object.assign(config, {
     'min-gas-price': 0,
-    // JSON-RPC: the node type's API set, never ADMIN/DEBUG/TXPOOL; only the listed hosts, no CORS.
+    // JSON-RPC: the node type's API set (ADMIN/DEBUG/TXPOOL only by the operator's recorded override); only the
+    // listed hosts; CORS only for named origins.
     'rpc-http-enabled': true,
-    'rpc-http-host': BIND_ALL,
+    'rpc-http-host': rpc.bindAll ? BIND_ALL : LOOPBACK,
     'rpc-http-port': PORTS.rpcHttp,
-    'rpc-http-api': [...NODE_TYPE_FACTS[typenode].rpcApis],
-    [hostAllowlistKey(version)]: unique([...LOCAL_HOSTS, ...input.rpcHosts]),
+    'rpc-http-api': [...(rpc.apis ?? NODE_TYPE_FACTS[typenode].rpcApis)],
+    [hostAllowlistKey(version)]: rpc.hostAllowlist?.includes('*')
+      ? ['*']
+      : unique([...LOCAL_HOSTS, ...input.rpcHosts, ...(rpc.hostAllowlist ?? [])]),
+  });
+  if (rpc.corsOrigins && rpc.corsOrigins.length > 0) config['rpc-http-cors-origins'] = [...rpc.corsOrigins];
+  if (rpc.authentication) {
+    config['rpc-http-authentication-enabled'] = true;
+    if (rpc.authentication.method === 'password') {
+      config['rpc-http-authentication-credentials-file'] = required(input.paths.rpcCredentialsFile, 'credentials');
+    } else {
+      config['rpc-http-authentication-jwt-public-key-file'] = required(input.paths.rpcJwtPublicKeyFile, 'JWT key');
+      if (rpc.authentication.algorithm) config[RPC_OPTIONS.jwtAlgorithm] = rpc.authentication.algorithm;
+    }
+    // The start step's identity check and the day-2 checks call these read-only methods without a token.
+    config[RPC_OPTIONS.noAuthMethods] = unique([...CHECK_METHODS, ...(rpc.noAuthMethods ?? [])]);
+  }
+  // Besu's own default is 80 (from 21.1.2): written only when the operator chose another limit, so that the files of
+  // nodes deployed before the setting existed do not change (a change restarts the node).
+  const maxActive = rpc.maxActiveConnections ?? RPC_DEFAULTS.maxActiveConnections;
+  if (maxActive !== RPC_DEFAULTS.maxActiveConnections) config[RPC_OPTIONS.maxActiveConnections] = maxActive;
+  Object.assign(config, {
     // Monitoring: the network's push gateway, job = node name.
     'metrics-push-enabled': true,
     'metrics-push-host': network.metricsPushHost,
@@ -92,6 +137,11 @@ export function renderConfigToml(input: BesuConfigInput): string {
     `# Besu configuration of node ${input.nodeName} (${input.typenode} on ${input.network.name}).\n` +
     '# Written by the lacchain-besu-node Pulumi program: edit the settings, not this file.\n';
   return `${header}${stringify(besuConfig(input))}\n`;
+}
+
+function required(path: string | undefined, what: string): string {
+  if (path === undefined) throw new Error(`no ${what} file path for RPC authentication`);
+  return path;
 }
 
 function unique(values: string[]): string[] {

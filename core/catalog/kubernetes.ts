@@ -15,6 +15,8 @@ export function kubernetesNames(release: string) {
     pod: `${base}-0`,
     configMap: `${base}-config`,
     keySecret: `${base}-key`,
+    /** The RPC credentials file (password authentication), apart from the kept key Secret. */
+    rpcAuthSecret: `${base}-rpc-auth`,
     dataVolume: `${base}-data`,
     /** The Besu container (the reference's `<release>-besu`). */
     besuContainer: `${release}-besu`,
@@ -29,6 +31,8 @@ export const POD_PATHS = {
   configDir: '/etc/besu/config',
   /** Secret: the node key. */
   keyDir: '/etc/besu/key',
+  /** Secret: the RPC credentials file. */
+  rpcAuthDir: '/etc/besu/rpc-auth',
   /** The data volume. */
   dataDir: '/data',
   /** The Besu launcher inside the official image. */

@@ -26,3 +26,6 @@ export const BIND_ALL = '0.0.0.0';
 
 /** Host names Besu's host allowlist always accepts, so local tools and health probes keep working. */
 export const LOCAL_HOSTS = ['localhost', '127.0.0.1'] as const;
+
+/** The loopback address: Besu's RPC binds here when only the local reverse proxy may reach it. */
+export const LOOPBACK = '127.0.0.1';

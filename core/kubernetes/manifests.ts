@@ -20,6 +20,8 @@ import {
 } from '../catalog/kubernetes';
 import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
 import { LOCAL_HOSTS, PORTS } from '../catalog/ports';
+import { RPC_AUTH_FILES, UNSAFE_RPC_OVERRIDE_ANNOTATION, UNSAFE_RPC_OVERRIDE_LABEL } from '../catalog/rpc';
+import { unsafeRpcOverride } from '../rpc/access';
 import type { KubernetesNodeSettings } from '../settings/model';
 import type { BesuPaths } from '../besu/configToml';
 
@@ -30,7 +32,10 @@ export const POD_BESU_PATHS: BesuPaths = {
   nodeKeyFile: `${POD_PATHS.keyDir}/${POD_FILES.key}`,
 };
 
-/** The recommended Kubernetes labels of a node's objects. */
+/**
+ * The recommended Kubernetes labels of a node's objects. A node under the operator's explicit RPC override
+ * (`lacchain:rpc.allowUnsafeApis`) also carries `lacchain.net/unsafe-rpc-override: "true"`, for the policy to flag.
+ */
 export function nodeLabels(node: KubernetesNodeSettings): Record<string, string> {
   return {
     'app.kubernetes.io/name': LABELS.name,
@@ -39,7 +44,14 @@ export function nodeLabels(node: KubernetesNodeSettings): Record<string, string>
     'app.kubernetes.io/part-of': LABELS.partOf,
     'app.kubernetes.io/managed-by': LABELS.managedBy,
     'lacchain.net/network': node.network.name,
+    ...(unsafeRpcOverride(node, node.rpc).length > 0 ? { [UNSAFE_RPC_OVERRIDE_LABEL]: 'true' } : {}),
   };
+}
+
+/** What the override covers (`ADMIN,cors:*`), annotated on the node's objects; none without an override. */
+export function overrideAnnotations(node: KubernetesNodeSettings): Record<string, string> {
+  const unsafe = unsafeRpcOverride(node, node.rpc);
+  return unsafe.length > 0 ? { [UNSAFE_RPC_OVERRIDE_ANNOTATION]: unsafe.join(',') } : {};
 }
 
 /** The pod's labels: the node's, plus the Besu release it runs (only the pod changes with the release). */
@@ -53,7 +65,13 @@ export function selectorLabels(node: KubernetesNodeSettings): Record<string, str
 }
 
 function metadata(node: KubernetesNodeSettings, name: string) {
-  return { name, namespace: node.namespace, labels: nodeLabels(node) };
+  const annotations = overrideAnnotations(node);
+  return {
+    name,
+    namespace: node.namespace,
+    labels: nodeLabels(node),
+    ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+  };
 }
 
 /** The namespace. */
@@ -76,6 +94,17 @@ export function keySecretManifest<V>(node: KubernetesNodeSettings, privateKey: V
   };
 }
 
+/** The Secret holding the RPC credentials file (password authentication): bcrypt hashes, mounted read-only. */
+export function rpcAuthSecretManifest<V>(node: KubernetesNodeSettings, credentials: V) {
+  return {
+    apiVersion: 'v1' as const,
+    kind: 'Secret' as const,
+    metadata: metadata(node, kubernetesNames(node.name).rpcAuthSecret),
+    type: 'Opaque',
+    stringData: { [RPC_AUTH_FILES.credentials]: credentials },
+  };
+}
+
 /** The files of the ConfigMap. */
 export interface NodeConfigFiles<V> {
   /** Besu's config.toml. */
@@ -86,6 +115,8 @@ export interface NodeConfigFiles<V> {
   startScript: string;
   /** The writer's proxy configuration. */
   proxyConfig?: string;
+  /** The JWT public key (jwt authentication). */
+  rpcJwtPublicKey?: string;
 }
 
 /** The ConfigMap: config.toml, genesis, start step and (writers) proxy config. */
@@ -96,6 +127,7 @@ export function configMapManifest<V>(node: KubernetesNodeSettings, files: NodeCo
     [POD_FILES.startScript]: files.startScript,
   };
   if (files.proxyConfig !== undefined) data[POD_FILES.proxyConfig] = files.proxyConfig;
+  if (files.rpcJwtPublicKey !== undefined) data[RPC_AUTH_FILES.jwtPublicKey] = files.rpcJwtPublicKey;
   return {
     apiVersion: 'v1' as const,
     kind: 'ConfigMap' as const,
@@ -124,6 +156,7 @@ export function configChecksum(files: NodeConfigFiles<unknown>, genesisSha256: s
     .update(files.configToml)
     .update(files.startScript)
     .update(files.proxyConfig ?? '')
+    .update(files.rpcJwtPublicKey ?? '')
     .update(genesisSha256)
     .digest('hex');
 }
@@ -139,7 +172,8 @@ function healthProbe(path: string, failureThreshold: number) {
 }
 
 /** The StatefulSet: one replica, pinned to the chosen worker, running Besu (and, for writers, the proxy). */
-export function statefulSetManifest(node: KubernetesNodeSettings, checksum: string) {
+export function statefulSetManifest<V = string>(node: KubernetesNodeSettings, checksum: string | V) {
+  const passwordAuth = node.rpc.authentication?.method === 'password';
   const names = kubernetesNames(node.name);
   const hardware = node.network;
   const besu = {
@@ -168,6 +202,7 @@ export function statefulSetManifest(node: KubernetesNodeSettings, checksum: stri
     volumeMounts: [
       { name: 'config', mountPath: POD_PATHS.configDir, readOnly: true },
       { name: 'key', mountPath: POD_PATHS.keyDir, readOnly: true },
+      ...(passwordAuth ? [{ name: 'rpc-auth', mountPath: POD_PATHS.rpcAuthDir, readOnly: true }] : []),
       { name: 'data', mountPath: POD_PATHS.dataDir },
     ],
     securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
@@ -177,6 +212,7 @@ export function statefulSetManifest(node: KubernetesNodeSettings, checksum: stri
   const volumes = [
     { name: 'config', configMap: { name: names.configMap, defaultMode: 0o444 } },
     { name: 'key', secret: { secretName: names.keySecret, defaultMode: 0o440 } },
+    ...(passwordAuth ? [{ name: 'rpc-auth', secret: { secretName: names.rpcAuthSecret, defaultMode: 0o440 } }] : []),
     { name: 'data', persistentVolumeClaim: { claimName: names.dataVolume } },
     ...(withProxy
       ? [
@@ -195,7 +231,10 @@ export function statefulSetManifest(node: KubernetesNodeSettings, checksum: stri
       selector: { matchLabels: selectorLabels(node) },
       updateStrategy: { type: 'RollingUpdate' },
       template: {
-        metadata: { labels: podLabels(node), annotations: { 'lacchain.net/config-checksum': checksum } },
+        metadata: {
+          labels: podLabels(node),
+          annotations: { 'lacchain.net/config-checksum': checksum, ...overrideAnnotations(node) },
+        },
         spec: {
           // Pinned to one worker, so the node's egress IP (part of its permissioned identity) never changes.
           nodeName: node.workerName,
@@ -239,14 +278,19 @@ function proxyContainer(node: KubernetesNodeSettings) {
   };
 }
 
-/** The LoadBalancer Service on the node's static public IP, annotated with the node's identity. */
+/**
+ * The LoadBalancer Service on the node's static public IP, annotated with the node's identity. Its RPC ports follow
+ * `lacchain:rpc.exposure`: public → 4545 and the writer's 80; tls-only → the writer's 80 only (TLS in front of it
+ * is the operator's ingress); internal → none (p2p only).
+ */
 export function serviceManifest<V>(node: KubernetesNodeSettings, identity: { enode: V; address: V }) {
   const names = kubernetesNames(node.name);
+  const exposure = node.rpc.exposure;
   const ports = [
     { name: 'p2p-tcp', port: node.p2pPort, targetPort: 'p2p-tcp', protocol: 'TCP' },
     { name: 'p2p-udp', port: node.p2pPort, targetPort: 'p2p-udp', protocol: 'UDP' },
-    { name: 'rpc', port: PORTS.rpcHttp, targetPort: 'rpc', protocol: 'TCP' },
-    ...(NODE_TYPE_FACTS[node.typenode].reverseProxy
+    ...(exposure === 'public' ? [{ name: 'rpc', port: PORTS.rpcHttp, targetPort: 'rpc', protocol: 'TCP' }] : []),
+    ...(NODE_TYPE_FACTS[node.typenode].reverseProxy && exposure !== 'internal'
       ? [{ name: 'proxy', port: PORTS.reverseProxyHttp, targetPort: 'proxy', protocol: 'TCP' }]
       : []),
   ];
@@ -256,6 +300,7 @@ export function serviceManifest<V>(node: KubernetesNodeSettings, identity: { eno
     metadata: {
       ...metadata(node, names.service),
       annotations: {
+        ...overrideAnnotations(node),
         ...Object.fromEntries(LOAD_BALANCER_IP_ANNOTATIONS.map((a) => [a, node.publicIP])),
         [IDENTITY_ANNOTATIONS.enode]: identity.enode,
         [IDENTITY_ANNOTATIONS.address]: identity.address,
@@ -273,7 +318,14 @@ export function serviceManifest<V>(node: KubernetesNodeSettings, identity: { eno
   };
 }
 
-/** The URL of the node's JSON-RPC on its public IP. */
+/**
+ * The URL of the node's JSON-RPC: 4545 on its public IP (exposure public), the writer's proxy on 80 (tls-only), or
+ * else 127.0.0.1:4545, reached through `kubectl port-forward pod/<pod> 4545`.
+ */
 export function kubernetesRpcUrl(node: KubernetesNodeSettings): string {
-  return `http://${node.publicIP}:${PORTS.rpcHttp}`;
+  if (node.rpc.exposure === 'public') return `http://${node.publicIP}:${PORTS.rpcHttp}`;
+  if (node.rpc.exposure === 'tls-only' && NODE_TYPE_FACTS[node.typenode].reverseProxy) {
+    return `http://${node.publicIP}:${PORTS.reverseProxyHttp}`;
+  }
+  return `http://127.0.0.1:${PORTS.rpcHttp}`;
 }

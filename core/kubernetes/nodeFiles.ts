@@ -2,7 +2,10 @@
  * The files a Kubernetes node reads at start: config.toml, the start step and, for writers, the proxy config.
  */
 import { renderConfigToml } from '../besu/configToml';
-import { PROXY_CONTAINER_PORT } from '../catalog/kubernetes';
+import { POD_PATHS, PROXY_CONTAINER_PORT } from '../catalog/kubernetes';
+import { LOCAL_HOSTS } from '../catalog/ports';
+import { RPC_AUTH_FILES } from '../catalog/rpc';
+import { besuRpcInput, proxyAccess } from '../rpc/access';
 import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
 import { renderNginxServers } from '../proxy/nginxConf';
 import { readScript } from '../scripts';
@@ -14,6 +17,8 @@ export const KUBERNETES_START_SCRIPT = 'kubernetes/start-besu.sh';
 
 /** The ConfigMap files of a node, with the genesis given as V. */
 export function kubernetesNodeFiles<V>(node: KubernetesNodeSettings, genesis: V): NodeConfigFiles<V> {
+  const rpcHosts = [node.publicIP, node.p2pHost, ...(node.dnsName ? [node.dnsName] : [])];
+  const auth = node.rpc.authentication;
   const files: NodeConfigFiles<V> = {
     configToml: renderConfigToml({
       network: node.network,
@@ -22,8 +27,17 @@ export function kubernetesNodeFiles<V>(node: KubernetesNodeSettings, genesis: V)
       nodeName: node.nodeName,
       p2pHost: node.p2pHost,
       p2pPort: node.p2pPort,
-      rpcHosts: [node.publicIP, node.p2pHost, ...(node.dnsName ? [node.dnsName] : [])],
-      paths: POD_BESU_PATHS,
+      rpcHosts,
+      paths: {
+        ...POD_BESU_PATHS,
+        ...(auth?.method === 'password'
+          ? { rpcCredentialsFile: `${POD_PATHS.rpcAuthDir}/${RPC_AUTH_FILES.credentials}` }
+          : {}),
+        ...(auth?.method === 'jwt'
+          ? { rpcJwtPublicKeyFile: `${POD_PATHS.configDir}/${RPC_AUTH_FILES.jwtPublicKey}` }
+          : {}),
+      },
+      rpc: besuRpcInput(node),
     }),
     genesis,
     startScript: readScript(KUBERNETES_START_SCRIPT),
@@ -32,7 +46,9 @@ export function kubernetesNodeFiles<V>(node: KubernetesNodeSettings, genesis: V)
     files.proxyConfig = renderNginxServers({
       purpose: `Reverse proxy of writer ${node.nodeName}: the gas-model entry point in front of Besu's JSON-RPC.`,
       servers: [{ port: PROXY_CONTAINER_PORT }],
+      access: proxyAccess(node, [...LOCAL_HOSTS, ...rpcHosts], 'lacchain_rpc'),
     });
   }
+  if (auth?.method === 'jwt') files.rpcJwtPublicKey = auth.publicKey;
   return files;
 }

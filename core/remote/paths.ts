@@ -2,6 +2,7 @@
  * Where a remote node's files are, from its settings.
  */
 import { infoLogPath, NODE_HOME_LAYOUT } from '../catalog/remote';
+import { RPC_AUTH_FILES } from '../catalog/rpc';
 import type { BesuPaths } from '../besu/configToml';
 import type { SshNodeSettings } from '../settings/model';
 
@@ -18,6 +19,10 @@ export function nodePaths(node: SshNodeSettings) {
     genesis: `${home}/${NODE_HOME_LAYOUT.genesis}`,
     launcher: `${home}/${NODE_HOME_LAYOUT.launcher}`,
     tlsDir: `${home}/${NODE_HOME_LAYOUT.tlsDir}`,
+    /** The RPC credentials file (password authentication), mode 0600, owned by the service user. */
+    rpcCredentials: `${home}/${RPC_AUTH_FILES.credentials}`,
+    /** The JWT public key (jwt authentication). */
+    rpcJwtPublicKey: `${home}/${RPC_AUTH_FILES.jwtPublicKey}`,
     infoLog: infoLogPath(home, node.serviceName),
     /** One folder per Besu release, beside a `current` and a `previous` link. */
     releasesDir: `${home}/${NODE_HOME_LAYOUT.releasesDir}`,

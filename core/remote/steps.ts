@@ -8,7 +8,8 @@ import { renderConfigToml } from '../besu/configToml';
 import { javaMajorFor, releaseUrl } from '../catalog/besu';
 import { DEFAULT_SERVICE_USER } from '../catalog/defaults';
 import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
-import { PORTS } from '../catalog/ports';
+import { LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
+import { besuRpcInput, proxyAccess, unsafeRpcOverride } from '../rpc/access';
 import { CERTIFICATE, START_TIMEOUT_SECONDS } from '../catalog/remote';
 import { renderNginxServers } from '../proxy/nginxConf';
 import { readScript } from '../scripts';
@@ -31,6 +32,8 @@ export type RemoteStepName = (typeof REMOTE_STEP_NAMES)[number];
 
 /** The name of the one secret parameter (the node key), given only to the node-key step. */
 export const NODE_KEY_PARAMETER = 'NODE_KEY';
+/** The secret RPC credentials file (password authentication), also given only to the node-key step. */
+export const RPC_CREDENTIALS_PARAMETER = 'RPC_CREDENTIALS';
 
 /** One step: its script and parameters. Values the program learns late (identity, genesis) are of type V. */
 export interface RemoteStep<V = string> {
@@ -72,9 +75,17 @@ export function remoteNodeFiles(node: SshNodeSettings) {
     certificateFile: `${paths.tlsDir}/${node.serviceName}.crt`,
     keyFile: `${paths.tlsDir}/${node.serviceName}.key`,
   };
+  const auth = node.rpc.authentication;
+  const rpcHosts = [node.p2pHost, ...(node.dnsName ? [node.dnsName] : [])];
+  // exposure internal: the proxy answers on the machine only.
+  const address = node.rpc.exposure === 'internal' ? LOOPBACK : undefined;
   return {
     serviceUser,
     tls,
+    /** The RPC credentials file (password authentication). */
+    rpcCredentialsFile: auth?.method === 'password' ? paths.rpcCredentials : undefined,
+    /** The JWT public key file and its text (jwt authentication). */
+    rpcJwtPublicKey: auth?.method === 'jwt' ? { file: paths.rpcJwtPublicKey, text: auth.publicKey } : undefined,
     configToml: renderConfigToml({
       network: node.network,
       typenode: node.typenode,
@@ -82,15 +93,24 @@ export function remoteNodeFiles(node: SshNodeSettings) {
       nodeName: node.nodeName,
       p2pHost: node.p2pHost,
       p2pPort: node.p2pPort,
-      rpcHosts: [node.p2pHost, ...(node.dnsName ? [node.dnsName] : [])],
-      paths: remoteBesuPaths(node),
+      rpcHosts,
+      paths: {
+        ...remoteBesuPaths(node),
+        ...(auth?.method === 'password' ? { rpcCredentialsFile: paths.rpcCredentials } : {}),
+        ...(auth?.method === 'jwt' ? { rpcJwtPublicKeyFile: paths.rpcJwtPublicKey } : {}),
+      },
+      rpc: besuRpcInput(node),
     }),
     launcher: readScript(LAUNCHER_SCRIPT),
     systemdUnit: systemdUnit(node, serviceUser),
     logrotate: logrotateConf(node, serviceUser),
     proxySite: renderNginxServers({
       purpose: `Reverse proxy of node ${node.nodeName}: Besu's JSON-RPC over TLS${writer ? ', and the writer entry point on 80' : ''}.`,
-      servers: [{ port: PORTS.reverseProxyHttps, tls }, ...(writer ? [{ port: PORTS.reverseProxyHttp }] : [])],
+      servers: [
+        { port: PORTS.reverseProxyHttps, address, tls },
+        ...(writer ? [{ port: PORTS.reverseProxyHttp, address }] : []),
+      ],
+      access: proxyAccess(node, [...LOCAL_HOSTS, ...rpcHosts], `lacchain_${node.serviceName.replace(/-/g, '_')}`),
     }),
   };
 }
@@ -102,10 +122,13 @@ export function remoteSteps<V>(node: SshNodeSettings, values: RemoteNodeValues<V
   const network = node.network;
   const writer = NODE_TYPE_FACTS[node.typenode].reverseProxy;
   const gib = (n: number) => String(n * 1024);
+  const exposure = node.rpc.exposure;
+  const override = unsafeRpcOverride(node, node.rpc);
   const configDigest = createHash('sha256')
     .update(files.configToml)
     .update(files.launcher)
     .update(files.systemdUnit)
+    .update(files.rpcJwtPublicKey?.text ?? '')
     .update(network.genesis.sha256)
     .digest('hex');
   const step = (name: RemoteStepName, env: Record<string, string | V>, takesNodeKey = false): RemoteStep<V> => ({
@@ -144,8 +167,23 @@ export function remoteSteps<V>(node: SshNodeSettings, values: RemoteNodeValues<V
       LAUNCHER: files.launcher,
       SYSTEMD_UNIT: files.systemdUnit,
       LOGROTATE_CONF: files.logrotate,
+      ...(files.rpcJwtPublicKey
+        ? { RPC_JWT_PUBLIC_KEY_FILE: files.rpcJwtPublicKey.file, RPC_JWT_PUBLIC_KEY: files.rpcJwtPublicKey.text }
+        : {}),
+      // The operator's explicit override of the RPC safety rules, for the plan and the policy to flag.
+      ...(override.length > 0 ? { UNSAFE_RPC_OVERRIDE: override.join(',') } : {}),
     }),
-    step('node-key', { NODE_HOME: paths.home, SERVICE_USER: files.serviceUser }, true),
+    step(
+      'node-key',
+      {
+        NODE_HOME: paths.home,
+        SERVICE_USER: files.serviceUser,
+        ...(files.rpcCredentialsFile
+          ? { RPC_CREDENTIALS_FILE: files.rpcCredentialsFile, SERVICE_NAME: node.serviceName }
+          : {}),
+      },
+      true,
+    ),
     step('proxy', {
       SITE_NAME: `lacchain-${node.serviceName}`,
       PROXY_SITE: files.proxySite,
@@ -158,11 +196,12 @@ export function remoteSteps<V>(node: SshNodeSettings, values: RemoteNodeValues<V
       DISABLE_DEFAULT_SITE: String(writer),
     }),
     step('firewall', {
+      // 4545 only when public; the proxy's ports unless the RPC stays on the machine.
       TCP_PORTS: [
         node.p2pPort,
-        PORTS.rpcHttp,
-        PORTS.reverseProxyHttps,
-        ...(writer ? [PORTS.reverseProxyHttp] : []),
+        ...(exposure === 'public' ? [PORTS.rpcHttp] : []),
+        ...(exposure !== 'internal' ? [PORTS.reverseProxyHttps] : []),
+        ...(writer && exposure !== 'internal' ? [PORTS.reverseProxyHttp] : []),
       ].join(' '),
       UDP_PORTS: String(node.p2pPort),
     }),
@@ -178,7 +217,8 @@ export function remoteSteps<V>(node: SshNodeSettings, values: RemoteNodeValues<V
   ];
 }
 
-/** The HTTPS URL of a remote node's RPC, through the TLS proxy. */
+/** The HTTPS URL of a remote node's RPC, through the TLS proxy (on the machine itself with exposure internal). */
 export function remoteRpcUrl(node: SshNodeSettings): string {
-  return `https://${node.p2pHost}:${PORTS.reverseProxyHttps}`;
+  const host = node.rpc.exposure === 'internal' ? LOOPBACK : node.p2pHost;
+  return `https://${host}:${PORTS.reverseProxyHttps}`;
 }

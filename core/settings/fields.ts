@@ -27,7 +27,8 @@ export function isReachableIpv4(ip: string): boolean {
 /** An IPv4 address another machine can reach. */
 export const ipv4 = z.string({ error: IPV4 }).refine(isReachableIpv4, { error: IPV4 });
 
-const HOSTNAME_PATTERN =
+/** The shape of a DNS name. */
+export const HOSTNAME_PATTERN =
   /^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 const HOSTNAME = 'a DNS name such as node1.example.org (letters, digits, hyphens and dots)';
 

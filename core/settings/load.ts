@@ -4,7 +4,7 @@
  */
 import * as path from 'path';
 import { z } from 'zod';
-import { NODE_TYPES } from '../catalog/nodeTypes';
+import { NODE_TYPES, UNSAFE_RPC_APIS } from '../catalog/nodeTypes';
 import {
   findNetwork,
   Network,
@@ -25,8 +25,18 @@ import {
 } from '../catalog/defaults';
 import { InvalidNodeKeyError, parsePrivateKey } from '../identity/nodeKey';
 import { describeGiven, Problem, problemsFromZod, SettingsError } from './problems';
-import { DeployInput, StackNodeInput, stackConfigSchema, valuesFileSchema } from './schema';
-import { KubernetesNodeSettings, NodeSettings, SshNodeSettings, StackSecrets, StackSettings } from './model';
+import { DeployInput, rpcProxySchema, RpcInput, StackNodeInput, stackConfigSchema, valuesFileSchema } from './schema';
+import {
+  KubernetesNodeSettings,
+  NodeSettings,
+  RpcSettings,
+  SshNodeSettings,
+  StackSecrets,
+  StackSettings,
+} from './model';
+import { acceptedOptions } from '../catalog/besu';
+import { rpcApisOf, unsafeRpcOverride } from '../rpc/access';
+import { RPC_DEFAULTS, RPC_OPTIONS, firstReleaseWith } from '../catalog/rpc';
 import { ENCRYPTED_VALUE, parseYamlFile } from './yamlFile';
 
 /** Stands for an encrypted SSH key while its shape is checked (the engine checks the real one). */
@@ -56,7 +66,11 @@ export interface LoadedStack {
   secrets: StackSecrets;
 }
 
-const SECRET_KEYS = new Set([`${CONFIG_NAMESPACE}:sshPrivateKey`, `${CONFIG_NAMESPACE}:nodeKeys`]);
+const SECRET_KEYS = new Set([
+  `${CONFIG_NAMESPACE}:sshPrivateKey`,
+  `${CONFIG_NAMESPACE}:nodeKeys`,
+  `${CONFIG_NAMESPACE}:rpcPasswords`,
+]);
 const ALLOWED_STACKS = `${STACK_NAMES.map((s) => `${s} (${STACK_NETWORKS[s]})`).join(' or ')}`;
 
 /** Validates a stack name; the deprecated network's name gets its deprecation message. */
@@ -101,6 +115,7 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
     throw new SettingsError(problems);
   }
   const config = parsed.data;
+  const rpc = readRpc(config[`${CONFIG_NAMESPACE}:rpc`], raw, readFile, problems);
 
   const nodes: NodeSettings[] = [];
   const seen = new Map<string, number>();
@@ -117,11 +132,12 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
     seen.set(entry.name, index);
     const node =
       entry.target === 'kubernetes'
-        ? kubernetesNode(entry, key, network, raw, readFile, problems)
-        : sshNode(entry, key, network, raw.file, problems);
+        ? kubernetesNode(entry, key, network, raw, readFile, problems, rpc)
+        : sshNode(entry, key, network, raw.file, problems, rpc);
     if (node) nodes.push(node);
   });
   checkDistinctNodes(nodes, problems);
+  checkRpcForNodes(rpc, nodes, raw.file, problems);
 
   const secrets = readSecrets(config, nodes, raw.file, problems);
   if (problems.length > 0) throw new SettingsError(problems);
@@ -137,6 +153,7 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
       kubeContext: config[`${CONFIG_NAMESPACE}:kubeContext`],
       allowKeyDeletion: config[`${CONFIG_NAMESPACE}:allowKeyDeletion`],
       supportContact: config[`${CONFIG_NAMESPACE}:supportContact`] ?? network.supportContact,
+      rpc,
     },
     secrets,
   };
@@ -177,6 +194,7 @@ function kubernetesNode(
   raw: RawStackConfig,
   readFile: FileReader,
   problems: Problem[],
+  rpc: RpcSettings,
 ): KubernetesNodeSettings | undefined {
   if (entry.inventory !== undefined) {
     problems.push({
@@ -207,6 +225,7 @@ function kubernetesNode(
     namespace: deploy.namespace ?? DEFAULT_NAMESPACE,
     storageClass: deploy.storageClass,
     volumeSize: deploy.volumeSize ?? network.volumeSize,
+    rpc,
   };
 }
 
@@ -276,6 +295,7 @@ function sshNode(
   network: Network,
   file: string,
   problems: Problem[],
+  rpc: RpcSettings,
 ): SshNodeSettings | undefined {
   if (entry.values !== undefined) {
     problems.push({
@@ -315,6 +335,7 @@ function sshNode(
     serviceName: inventory.node_service ?? DEFAULT_NODE_SERVICE,
     releaseUrl: inventory.release_url ?? DEFAULT_RELEASE_URL,
     allowBelowMinimumHardware: inventory.allow_below_minimum_hardware,
+    rpc,
   };
 }
 
@@ -374,7 +395,8 @@ function readSecrets(
     file,
     problems,
   );
-  return { sshPrivateKey, nodeKeys };
+  const rpcPasswords = readRpcPasswords(config[`${CONFIG_NAMESPACE}:rpcPasswords`] ?? {}, config, file, problems);
+  return { sshPrivateKey, nodeKeys, ...(Object.keys(rpcPasswords).length > 0 ? { rpcPasswords } : {}) };
 }
 
 /** Validates imported node keys: each names a node of the stack and is a valid private key. */
@@ -416,4 +438,242 @@ function readNodeKeys(
     }
   }
   return nodeKeys;
+}
+
+const RPC_KEY = `${CONFIG_NAMESPACE}:rpc`;
+const PEM_PUBLIC_KEY = /^-----BEGIN PUBLIC KEY-----\r?\n[A-Za-z0-9+/=\r\n]+-----END PUBLIC KEY-----\s*$/;
+const PUBLIC_KEY_ALLOWED =
+  'a PEM public key (-----BEGIN PUBLIC KEY----- ... -----END PUBLIC KEY-----), as text or a file beside the stack config';
+
+/** `lacchain:rpc` with its defaults, and the checks that involve several of its fields. */
+function readRpc(
+  given: RpcInput | undefined,
+  raw: RawStackConfig,
+  readFile: FileReader,
+  problems: Problem[],
+): RpcSettings {
+  const input = given ?? { exposure: RPC_DEFAULTS.exposure, allowUnsafeApis: false, maxActiveConnections: 80 };
+  const file = raw.file;
+  const rpc: RpcSettings = {
+    apis: input.apis ? [...new Set(input.apis)] : undefined,
+    exposure: input.exposure,
+    hostAllowlist: input.hostAllowlist ?? [],
+    corsOrigins: input.corsOrigins ?? [],
+    noAuthMethods: input.noAuthMethods ?? [],
+    allowUnsafeApis: input.allowUnsafeApis,
+    maxActiveConnections: input.maxActiveConnections,
+    proxy: input.proxy ?? rpcProxySchema.parse({}),
+  };
+  const auth = input.authentication;
+  if (auth?.method === 'password') {
+    if (auth.publicKey !== undefined || auth.algorithm !== undefined) {
+      problems.push({
+        file,
+        key: `${RPC_KEY}.authentication.${auth.publicKey !== undefined ? 'publicKey' : 'algorithm'}`,
+        given: auth.publicKey !== undefined ? 'given a public key' : describeGiven(auth.algorithm),
+        allowed: 'no public key or algorithm with password authentication (they belong to method jwt)',
+      });
+    }
+    if (!auth.users) {
+      problems.push({
+        file,
+        key: `${RPC_KEY}.authentication.users`,
+        given: 'missing',
+        allowed: 'the users of password authentication: a list of { name, permissions? }',
+      });
+    } else {
+      const seen = new Set<string>();
+      auth.users.forEach((user, index) => {
+        if (seen.has(user.name)) {
+          problems.push({
+            file,
+            key: `${RPC_KEY}.authentication.users[${index}].name`,
+            given: describeGiven(user.name),
+            allowed: 'a user name not used by another user',
+          });
+        }
+        seen.add(user.name);
+      });
+      rpc.authentication = {
+        method: 'password',
+        users: auth.users.map((u) => ({
+          name: u.name,
+          permissions: u.permissions ?? [...RPC_DEFAULTS.userPermissions],
+        })),
+      };
+    }
+  } else if (auth?.method === 'jwt') {
+    if (auth.users !== undefined) {
+      problems.push({
+        file,
+        key: `${RPC_KEY}.authentication.users`,
+        given: describeGiven(auth.users),
+        allowed: 'no users with jwt authentication (they belong to method password)',
+      });
+    }
+    const publicKey = auth.publicKey === undefined ? undefined : readPublicKey(auth.publicKey, raw, readFile, problems);
+    if (auth.publicKey === undefined) {
+      problems.push({
+        file,
+        key: `${RPC_KEY}.authentication.publicKey`,
+        given: 'missing',
+        allowed: PUBLIC_KEY_ALLOWED,
+      });
+    }
+    if (publicKey !== undefined) {
+      rpc.authentication = { method: 'jwt', publicKey, ...(auth.algorithm ? { algorithm: auth.algorithm } : {}) };
+    }
+  }
+  if (rpc.noAuthMethods.length > 0 && !auth) {
+    problems.push({
+      file,
+      key: `${RPC_KEY}.noAuthMethods`,
+      given: describeGiven(rpc.noAuthMethods),
+      allowed: `no exempt methods without ${RPC_KEY}.authentication (every method is open then)`,
+    });
+  }
+  return rpc;
+}
+
+/** A JWT public key given as PEM text, or as a file relative to the stack config. */
+function readPublicKey(
+  value: string,
+  raw: RawStackConfig,
+  readFile: FileReader,
+  problems: Problem[],
+): string | undefined {
+  const key = `${RPC_KEY}.authentication.publicKey`;
+  const text = value.trimStart().startsWith('-----BEGIN') ? value : readFile(path.resolve(raw.baseDir, value));
+  if (text === undefined) {
+    problems.push({
+      file: raw.file,
+      key,
+      given: `given the file ${JSON.stringify(value)}, which does not exist`,
+      allowed: PUBLIC_KEY_ALLOWED,
+    });
+    return undefined;
+  }
+  if (!PEM_PUBLIC_KEY.test(text.trim() + '\n')) {
+    problems.push({
+      file: raw.file,
+      key,
+      given:
+        text === value
+          ? 'given a text that is not a PEM public key'
+          : `given the file ${JSON.stringify(value)}, which does not hold a PEM public key`,
+      allowed: PUBLIC_KEY_ALLOWED,
+    });
+    return undefined;
+  }
+  return `${text.trim()}\n`;
+}
+
+/** The RPC setting against each node: unsafe choices on a reachable port, options the node's release lacks. */
+function checkRpcForNodes(rpc: RpcSettings, nodes: NodeSettings[], file: string, problems: Problem[]): void {
+  const exposed = nodes.filter((n) => unsafeRpcOverride(n, rpc).length > 0);
+  if (exposed.length > 0 && !rpc.allowUnsafeApis) {
+    const where = `${exposed.map((n) => `node ${n.name}`).join(', ')}: RPC publicly reachable with exposure ${rpc.exposure}`;
+    const apis = rpcApisOf(exposed[0], rpc).filter((a) => (UNSAFE_RPC_APIS as readonly string[]).includes(a));
+    if (apis.length > 0) {
+      problems.push({
+        file,
+        key: `${RPC_KEY}.apis`,
+        given: describeGiven(rpc.apis),
+        allowed: `API groups without ${UNSAFE_RPC_APIS.join(', ')} (${where}); use exposure internal, or set ${RPC_KEY}.allowUnsafeApis: true to override (the plan and the policy flag it)`,
+      });
+    }
+    if (rpc.corsOrigins.includes('*')) {
+      problems.push({
+        file,
+        key: `${RPC_KEY}.corsOrigins`,
+        given: describeGiven(rpc.corsOrigins),
+        allowed: `named origins such as https://app.example.org, not * (${where}); set ${RPC_KEY}.allowUnsafeApis: true to override (the plan and the policy flag it)`,
+      });
+    }
+  }
+  const needs = (option: string, why: string, wanted: boolean) => {
+    if (!wanted) return;
+    const from = firstReleaseWith(option);
+    for (const node of nodes) {
+      if (acceptedOptions(node.releaseVersion).has(option)) continue;
+      problems.push({
+        file,
+        key: why,
+        given: `given for node ${node.name}, which runs Besu ${node.releaseVersion}`,
+        allowed: `a node on Besu ${from} or newer (Besu ${node.releaseVersion} has no ${option}${option === RPC_OPTIONS.noAuthMethods ? ', which keeps the start check and npm run node working with authentication on' : ''}), or no such setting`,
+      });
+    }
+  };
+  needs(RPC_OPTIONS.noAuthMethods, `${RPC_KEY}.authentication`, rpc.authentication !== undefined);
+  needs(
+    RPC_OPTIONS.jwtAlgorithm,
+    `${RPC_KEY}.authentication.algorithm`,
+    rpc.authentication?.method === 'jwt' && rpc.authentication.algorithm !== undefined,
+  );
+  needs(
+    RPC_OPTIONS.maxActiveConnections,
+    `${RPC_KEY}.maxActiveConnections`,
+    rpc.maxActiveConnections !== RPC_DEFAULTS.maxActiveConnections,
+  );
+}
+
+/** RPC passwords: one per password user, never shown. */
+function readRpcPasswords(
+  given: Record<string, unknown>,
+  config: z.infer<typeof stackConfigSchema>,
+  file: string,
+  problems: Problem[],
+): Record<string, string> {
+  const passwordsKey = `${CONFIG_NAMESPACE}:rpcPasswords`;
+  const auth = config[RPC_KEY]?.authentication;
+  const users = auth?.method === 'password' ? (auth.users ?? []).map((u) => u.name) : [];
+  const passwords: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given)) {
+    const key = `${passwordsKey}.${name}`;
+    if (!users.includes(name)) {
+      problems.push({
+        file,
+        key,
+        given: 'given a password for a user that is not an RPC user',
+        allowed:
+          users.length > 0
+            ? `a user of ${RPC_KEY}.authentication.users: ${users.join(', ')}`
+            : `no passwords unless ${RPC_KEY}.authentication.method is password`,
+      });
+      continue;
+    }
+    if (value === ENCRYPTED_VALUE) {
+      passwords[name] = value;
+      continue;
+    }
+    const problem =
+      typeof value !== 'string'
+        ? 'is not a text'
+        : value.length < 12
+          ? 'is shorter than 12 characters'
+          : Buffer.byteLength(value) > 72
+            ? 'is longer than 72 bytes (bcrypt reads no further)'
+            : undefined;
+    if (problem) {
+      problems.push({
+        file,
+        key,
+        given: `given a value that ${problem} (secret, not shown)`,
+        allowed: 'a password of 12 characters to 72 bytes, set with --secret',
+      });
+      continue;
+    }
+    passwords[name] = value as string;
+  }
+  for (const name of users) {
+    if (!(name in given)) {
+      problems.push({
+        file,
+        key: `${passwordsKey}.${name}`,
+        given: 'missing',
+        allowed: `the password of RPC user ${name}: pulumi config set --secret --path '${passwordsKey}.${name}' <password>`,
+      });
+    }
+  }
+  return passwords;
 }

@@ -3,6 +3,61 @@
  */
 import type { Network, StackName } from '../catalog/networks';
 import type { NodeType } from '../catalog/nodeTypes';
+import type { RpcApiGroup, RpcExposure } from '../catalog/rpc';
+
+/** A password user of the RPC (its password is a secret, in StackSecrets.rpcPasswords). */
+export interface RpcUser {
+  /** The user name (`[Users.<name>]` in the credentials file; the /login username). */
+  name: string;
+  /** Besu permissions `<api>:<method>`; default every method (`*:*`). */
+  permissions: string[];
+}
+
+/** How callers authenticate to the RPC. */
+export type RpcAuthentication =
+  | {
+      /** Besu's username/password: a credentials file of bcrypt hashes, tokens from POST /login. */
+      method: 'password';
+      /** The users. */
+      users: RpcUser[];
+    }
+  | {
+      /** JWTs the operator signs; Besu checks them with the public key. */
+      method: 'jwt';
+      /** The public key, PEM text. */
+      publicKey: string;
+      /** The signature algorithm; Besu's default (RS256) when undefined. */
+      algorithm?: string;
+    };
+
+/** JSON-RPC access of the stack's nodes (`lacchain:rpc`), validated. */
+export interface RpcSettings {
+  /** API groups enabled; undefined: the node type's (catalog). */
+  apis?: RpcApiGroup[];
+  /** Where the RPC is reachable: public 4545, only through the TLS proxy, or only inside the host/cluster. */
+  exposure: RpcExposure;
+  /** Extra host names the RPC answers to (besides localhost, 127.0.0.1, the node's addresses and DNS name). */
+  hostAllowlist: string[];
+  /** Origins browsers may call the RPC from (none by default). */
+  corsOrigins: string[];
+  /** Authentication, when on. */
+  authentication?: RpcAuthentication;
+  /** Methods callable without authentication, besides the checks' read-only methods (catalog CHECK_METHODS). */
+  noAuthMethods: string[];
+  /** The operator's explicit override: unsafe APIs or CORS * on a publicly reachable RPC. */
+  allowUnsafeApis: boolean;
+  /** Besu's rpc-http-max-active-connections (written from 21.1.2). */
+  maxActiveConnections: number;
+  /** The reverse proxy's limits. */
+  proxy: {
+    /** Largest request body (nginx size, e.g. 1m). */
+    maxBodySize: string;
+    /** Requests per second per client address. */
+    requestsPerSecond: number;
+    /** Requests allowed above the rate in a burst. */
+    burst: number;
+  };
+}
 
 /** What every node has, whatever its target. */
 export interface NodeSettingsBase {
@@ -26,6 +81,8 @@ export interface NodeSettingsBase {
   dnsName?: string;
   /** The file the node's own settings come from (values file or stack config), for messages. */
   settingsFile: string;
+  /** JSON-RPC access (the stack's `lacchain:rpc`). */
+  rpc: RpcSettings;
 }
 
 /** A node on a Kubernetes cluster. */
@@ -83,6 +140,8 @@ export interface StackSettings {
   allowKeyDeletion: boolean;
   /** Where to open a support request when a restart does not help (the health check's recovery rule). */
   supportContact: string;
+  /** JSON-RPC access of every node (`lacchain:rpc`). */
+  rpc: RpcSettings;
 }
 
 /** The secret settings of a stack. */
@@ -91,4 +150,6 @@ export interface StackSecrets {
   sshPrivateKey?: string;
   /** Imported node private keys by node name (normalised to 0x + 64 lowercase hex). */
   nodeKeys: Record<string, string>;
+  /** RPC passwords by user name (`lacchain:rpcPasswords`), for password authentication. */
+  rpcPasswords?: Record<string, string>;
 }

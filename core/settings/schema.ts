@@ -5,11 +5,13 @@
 import { z } from 'zod';
 import { PORTS } from '../catalog/ports';
 import { DEFAULT_SSH_PORT, DEFAULT_SSH_USER } from '../catalog/defaults';
+import { JWT_ALGORITHMS, RPC_API_GROUPS, RPC_AUTH_METHODS, RPC_DEFAULTS, RPC_EXPOSURES } from '../catalog/rpc';
 import {
   absolutePath,
   bool,
   email,
   hostAddress,
+  HOSTNAME_PATTERN,
   hostname,
   ipv4,
   kubernetesLabel,
@@ -73,7 +75,104 @@ export const stackNodeSchema = strict({
   inventory: inventorySchema.optional(),
 });
 
+const list = <T extends z.ZodType>(item: T, what: string) =>
+  z.array(item, { error: `a list of ${what}` }).min(1, { error: `a list of at least one ${what.replace(/s$/, '')}` });
+
+const API = `an API group: one of ${RPC_API_GROUPS.join(', ')}`;
+/** A Besu API group, as written in rpc-http-api (upper case). */
+const rpcApi = z.enum(RPC_API_GROUPS, { error: API });
+
+const ALLOWED_HOST = 'a host name or IPv4 address the RPC answers to, such as rpc.example.org, or * (any host)';
+/** An entry of the host allowlist. */
+const allowedHost = z
+  .string({ error: ALLOWED_HOST })
+  .refine((v) => v === '*' || z.ipv4().safeParse(v).success || HOSTNAME_PATTERN.test(v), { error: ALLOWED_HOST });
+
+const ORIGIN = 'an origin such as https://app.example.org (scheme, host and optional port), or *';
+/** A CORS origin. */
+const corsOrigin = z
+  .string({ error: ORIGIN })
+  .regex(/^(\*|https?:\/\/[A-Za-z0-9.-]+(:[0-9]{1,5})?)$/, { error: ORIGIN });
+
+const METHOD = 'a JSON-RPC method name such as eth_chainId';
+/** A JSON-RPC method name. */
+const rpcMethod = z.string({ error: METHOD }).regex(/^[a-z0-9]+_[A-Za-z0-9]+$/, { error: METHOD });
+
+const USER_NAME = 'a user name of letters, digits, dots, hyphens and underscores, 1 to 64 characters';
+const PERMISSION = 'a permission <api>:<method> such as *:*, net:* or eth:blockNumber';
+
+const WHOLE = (min: number, max: number) => `a whole number from ${min} to ${max}`;
+const whole = (min: number, max: number) =>
+  z
+    .number({ error: WHOLE(min, max) })
+    .int({ error: WHOLE(min, max) })
+    .min(min, { error: WHOLE(min, max) })
+    .max(max, { error: WHOLE(min, max) });
+
+const BODY_SIZE = 'an nginx size such as 1m or 512k (1k to 100m)';
+
+/** The RPC's reverse proxy limits. */
+export const rpcProxySchema = strict({
+  /** Largest JSON-RPC request body through the proxy. */
+  maxBodySize: z
+    .string({ error: BODY_SIZE })
+    .regex(/^([1-9][0-9]{0,5}k|([1-9]|[1-9][0-9]|100)m)$/, { error: BODY_SIZE })
+    .default(RPC_DEFAULTS.proxyMaxBodySize),
+  /** Requests per second per client address. */
+  requestsPerSecond: whole(1, 10000).default(RPC_DEFAULTS.proxyRequestsPerSecond),
+  /** Requests allowed above the rate in a burst. */
+  burst: whole(0, 100000).default(RPC_DEFAULTS.proxyBurst),
+});
+
+/** RPC authentication: `password` (users, passwords in lacchain:rpcPasswords) or `jwt` (the operator's public key). */
+export const rpcAuthenticationSchema = strict({
+  method: z.enum(RPC_AUTH_METHODS, { error: `one of ${RPC_AUTH_METHODS.join(', ')}` }),
+  /** password: the users. */
+  users: z
+    .array(
+      strict({
+        name: z.string({ error: USER_NAME }).regex(/^[A-Za-z0-9._-]{1,64}$/, { error: USER_NAME }),
+        permissions: z
+          .array(z.string({ error: PERMISSION }).regex(/^(\*|[a-z0-9]+):(\*|[A-Za-z0-9_]+)$/, { error: PERMISSION }), {
+            error: `a list of permissions (${PERMISSION})`,
+          })
+          .min(1, { error: `a list of at least one permission (${PERMISSION})` })
+          .optional(),
+      }),
+      { error: 'a list of users, each { name, permissions? }' },
+    )
+    .min(1, { error: 'a list of at least one user' })
+    .optional(),
+  /** jwt: the public key, PEM text or a file relative to the stack config. */
+  publicKey: text.optional(),
+  /** jwt: the signature algorithm (Besu's default RS256 when absent). */
+  algorithm: z.enum(JWT_ALGORITHMS, { error: `one of ${JWT_ALGORITHMS.join(', ')}` }).optional(),
+});
+
+/** `lacchain:rpc`: JSON-RPC access and authentication, for every node of the stack. */
+export const rpcSchema = strict({
+  /** API groups enabled; default the node type's. */
+  apis: list(rpcApi, 'API groups').optional(),
+  /** Where the RPC is reachable. */
+  exposure: z.enum(RPC_EXPOSURES, { error: `one of ${RPC_EXPOSURES.join(', ')}` }).default(RPC_DEFAULTS.exposure),
+  /** Extra host names the RPC answers to (besides localhost, 127.0.0.1, the node's addresses and DNS name). */
+  hostAllowlist: list(allowedHost, 'host names').optional(),
+  /** Origins browsers may call the RPC from (none by default). */
+  corsOrigins: list(corsOrigin, 'origins').optional(),
+  /** Authentication; none by default. */
+  authentication: rpcAuthenticationSchema.optional(),
+  /** Methods callable without authentication (besides the checks' read-only methods). */
+  noAuthMethods: list(rpcMethod, 'method names').optional(),
+  /** Allow ADMIN, DEBUG, TXPOOL or CORS * on a publicly reachable RPC; recorded for the plan and the policy. */
+  allowUnsafeApis: bool.default(false),
+  /** Besu's rpc-http-max-active-connections (from 21.1.2). */
+  maxActiveConnections: whole(1, 10000).default(RPC_DEFAULTS.maxActiveConnections),
+  /** The reverse proxy's limits. */
+  proxy: rpcProxySchema.optional(),
+});
+
 const SSH_KEY = 'an SSH private key (PEM or OpenSSH, beginning with -----BEGIN), set with pulumi config set --secret';
+const RPC_PASSWORDS = 'a mapping from RPC user name to password, set with --secret';
 const NODE_KEYS = 'a mapping from node name to node private key (64 hex digits), set with --secret';
 
 /** The `lacchain:` settings of a stack config file. Keys keep their namespace so messages name them as written. */
@@ -92,6 +191,9 @@ export const stackConfigSchema = strict({
   'lacchain:kubeContext': text.optional(),
   'lacchain:allowKeyDeletion': bool.default(false),
   'lacchain:supportContact': text.optional(),
+  'lacchain:rpc': rpcSchema.optional(),
+  // Each password is checked by the loader, which never shows it.
+  'lacchain:rpcPasswords': z.record(z.string(), z.unknown(), { error: RPC_PASSWORDS }).optional(),
 });
 
 /** The `deploy` section of a Kubernetes node's values file (the seed's Helm values, same field names). */
@@ -132,4 +234,5 @@ export const valuesFileSchema = strict({ deploy: deploySchema });
 export type StackConfigInput = z.infer<typeof stackConfigSchema>;
 export type StackNodeInput = z.infer<typeof stackNodeSchema>;
 export type InventoryInput = z.infer<typeof inventorySchema>;
+export type RpcInput = z.infer<typeof rpcSchema>;
 export type DeployInput = z.infer<typeof deploySchema>;

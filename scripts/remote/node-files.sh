@@ -4,7 +4,9 @@
 # the day-2 checks compare the running node with), the logs folder and its
 # rotation, the launcher and the systemd service. Files are replaced only when their contents change.
 # Parameters (environment): NODE_HOME, SERVICE_NAME, SERVICE_USER, CONFIG_TOML, GENESIS_JSON, GENESIS_SHA256,
-# NODE_ADDRESS, NODE_ENODE, LAUNCHER, SYSTEMD_UNIT, LOGROTATE_CONF.
+# NODE_ADDRESS, NODE_ENODE, LAUNCHER, SYSTEMD_UNIT, LOGROTATE_CONF; optional: RPC_JWT_PUBLIC_KEY_FILE and
+# RPC_JWT_PUBLIC_KEY (JWT authentication of the RPC), UNSAFE_RPC_OVERRIDE (what the operator's explicit override of the
+# RPC safety rules allows, e.g. "ADMIN,cors:*": reported, never decided here).
 set -euo pipefail
 : "${NODE_HOME:?}" "${SERVICE_NAME:?}" "${SERVICE_USER:?}" "${CONFIG_TOML:?}" "${GENESIS_JSON:?}"
 : "${GENESIS_SHA256:?}" "${NODE_ADDRESS:?}" "${NODE_ENODE:?}" "${LAUNCHER:?}" "${SYSTEMD_UNIT:?}" "${LOGROTATE_CONF:?}"
@@ -54,6 +56,12 @@ write_file "$NODE_HOME/data/enode" 0644 "$SERVICE_USER:$group" "$NODE_ENODE"
 write_file "$NODE_HOME/bin/start-node.sh" 0755 root:root "$LAUNCHER"
 write_file "/etc/systemd/system/$SERVICE_NAME.service" 0644 root:root "$SYSTEMD_UNIT"
 write_file "/etc/logrotate.d/lacchain-$SERVICE_NAME" 0644 root:root "$LOGROTATE_CONF"
+if [ -n "${RPC_JWT_PUBLIC_KEY_FILE:-}" ]; then
+  write_file "$RPC_JWT_PUBLIC_KEY_FILE" 0644 "root:$group" "${RPC_JWT_PUBLIC_KEY:?}"
+fi
+if [ -n "${UNSAFE_RPC_OVERRIDE:-}" ]; then
+  echo "node-files: WARNING: the RPC is publicly reachable with $UNSAFE_RPC_OVERRIDE (lacchain:rpc.allowUnsafeApis)"
+fi
 touch "$NODE_HOME/logs/${SERVICE_NAME}_info.log"
 chown "$SERVICE_USER:$group" "$NODE_HOME/logs/${SERVICE_NAME}_info.log"
 

@@ -52,6 +52,9 @@ export async function declareProgram(
       sshPrivateKey:
         loaded.secrets.sshPrivateKey === undefined ? undefined : pulumi.secret(loaded.secrets.sshPrivateKey),
       nodeKeys: Object.fromEntries(Object.entries(loaded.secrets.nodeKeys).map(([n, k]) => [n, pulumi.secret(k)])),
+      rpcPasswords: Object.fromEntries(
+        Object.entries(loaded.secrets.rpcPasswords ?? {}).map(([u, p]) => [u, pulumi.secret(p)]),
+      ),
     },
     { genesis: () => testGenesisText() },
   );

@@ -218,3 +218,30 @@ describe('plan of an SSH node', () => {
     expect(JSON.stringify(commands.map((c: any) => c.inputs.connection))).not.toMatch(/BEGIN/);
   });
 });
+
+describe('plan of a node with RPC password authentication', () => {
+  const config = project(
+    {
+      'lacchain:network': 'open-protestnet',
+      'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }],
+      'lacchain:rpc': { exposure: 'tls-only', authentication: { method: 'password', users: [{ name: 'alice' }] } },
+      'lacchain:rpcPasswords': { alice: { secure: 'v1:encrypted' } },
+    },
+    { 'values/writer.yml': valuesFor('testnet', 'writer') },
+  );
+  const result = plan(['--stack', 'testnet', '--config', config]);
+  const resources = JSON.parse(fs.readFileSync(path.join(result.out, 'resources.json'), 'utf8'));
+  const find = (name: string) => resources.find((r: any) => r.name === name);
+
+  it('plans cleanly, the policy passing (the credentials Secret is not the node key)', () => {
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
+
+  it('keeps the pod readable: only the rolling checksum waits for the passwords', () => {
+    const set = find('writer-node').inputs.spec.template;
+    expect(set.spec.nodeName).toBe('worker-writer');
+    expect(set.metadata.annotations['lacchain.net/config-checksum']).toBe('[known after pulumi up]');
+    expect(find('writer-rpc-auth').inputs.stringData).toBe('[known after pulumi up]');
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * JSON-RPC access facts: API groups, where the RPC may be reachable, authentication, limits and their defaults.
+ */
+import { acceptedOptions, KNOWN_RELEASES } from './besu';
+
+/** Every API group Besu accepts in `rpc-http-api`. */
+export const RPC_API_GROUPS = [
+  'ADMIN',
+  'CLIQUE',
+  'DEBUG',
+  'EEA',
+  'ETH',
+  'IBFT',
+  'MINER',
+  'NET',
+  'PERM',
+  'PLUGINS',
+  'PRIV',
+  'QBFT',
+  'TRACE',
+  'TXPOOL',
+  'WEB3',
+] as const;
+export type RpcApiGroup = (typeof RPC_API_GROUPS)[number];
+
+/**
+ * Where the RPC is reachable:
+ * - `public`: Besu's port 4545 on the node's public address (the reference's behaviour), plus the proxies;
+ * - `tls-only`: only through the reverse proxy (443 with TLS on a machine, the writer's 80 on both paths);
+ * - `internal`: only inside the machine (127.0.0.1) or the cluster (no RPC port on the Service).
+ */
+export const RPC_EXPOSURES = ['public', 'tls-only', 'internal'] as const;
+export type RpcExposure = (typeof RPC_EXPOSURES)[number];
+
+/** Authentication methods: Besu's username/password (credentials file, /login) or JWT signed by the operator. */
+export const RPC_AUTH_METHODS = ['password', 'jwt'] as const;
+export type RpcAuthMethod = (typeof RPC_AUTH_METHODS)[number];
+
+/** JWT signature algorithms Besu accepts (`rpc-http-authentication-jwt-algorithm`). */
+export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'] as const;
+
+/** Defaults of the `lacchain:rpc` setting. */
+export const RPC_DEFAULTS = {
+  exposure: 'public' as RpcExposure,
+  /** Besu's own default: at most 80 open RPC connections. */
+  maxActiveConnections: 80,
+  /** The proxy's largest request body (nginx size). */
+  proxyMaxBodySize: '1m',
+  /** Requests per second and client address through the proxy, and the burst allowed above it. */
+  proxyRequestsPerSecond: 20,
+  proxyBurst: 40,
+  /** Permissions of a password user when none are given: every method. */
+  userPermissions: ['*:*'],
+} as const;
+
+/**
+ * Methods the start step's identity check and the day-2 operations (`npm run node -- status|check`) call. With
+ * authentication on they are exempt from it (`rpc-http-api-methods-no-auth`): read-only facts the network already
+ * knows, so the checks need no token and no password lives on the operator's machine or in a script.
+ */
+export const CHECK_METHODS = ['net_enode', 'net_peerCount', 'eth_blockNumber', 'eth_syncing', 'web3_clientVersion'];
+
+/** Config keys of RPC authentication, limits and exemptions (their presence depends on the release). */
+export const RPC_OPTIONS = {
+  noAuthMethods: 'rpc-http-api-methods-no-auth',
+  jwtAlgorithm: 'rpc-http-authentication-jwt-algorithm',
+  maxActiveConnections: 'rpc-http-max-active-connections',
+} as const;
+
+/** The first known release that accepts an option, or undefined. */
+export function firstReleaseWith(option: string): string | undefined {
+  return KNOWN_RELEASES.find((release) => acceptedOptions(release).has(option));
+}
+
+/** Label and annotation that record the operator's explicit override of the RPC safety rules (plan and policy). */
+export const UNSAFE_RPC_OVERRIDE_LABEL = 'lacchain.net/unsafe-rpc-override';
+export const UNSAFE_RPC_OVERRIDE_ANNOTATION = 'lacchain.net/unsafe-rpc';
+
+/** Where the credentials file and the JWT public key are, by path. */
+export const RPC_AUTH_FILES = {
+  credentials: 'rpc-credentials.toml',
+  jwtPublicKey: 'rpc-jwt-public-key.pem',
+} as const;

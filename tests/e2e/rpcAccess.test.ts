@@ -1,0 +1,301 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/**
+ * RPC access and authentication end to end, on a real Debian host: a writer with `lacchain:rpc` exposure tls-only
+ * and password authentication, provisioned by running the program's recorded remote commands over real SSH (as
+ * sshNode.test.ts does). Checks, from outside and on the machine: an unauthenticated call is refused (401), POST
+ * /login gives a token that works, a disallowed API answers "Method not enabled", a Host outside the allowlist is
+ * refused by nginx (443, 80) and by Besu (4545), 4545 is not reachable from outside, health endpoints answer, the
+ * proxy's rate limit answers 429, and nginx accepts its configuration.
+ */
+import * as http from 'http';
+import * as https from 'https';
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as net from 'net';
+import * as os from 'os';
+import * as path from 'path';
+import { unwrapSecrets, settle, RecordedResource } from '../../tools/plan/engine';
+import { recordProgram } from '../helpers/pulumi';
+import { declareProgram, Declared } from '../helpers/program';
+import { canBuildHosts, startTestHost, TestHost } from './host/testHost';
+import { startFileServer, FileServer } from './host/fileServer';
+import { PROJECT_DIR } from '../helpers/run';
+
+const recorded = recordProgram();
+const hostsPossible =
+  process.platform === 'linux' && process.getuid?.() === 0 && process.env.LACCHAIN_E2E_HOSTS !== '0';
+if (!hostsPossible) {
+  const reason = process.env.CI === 'true' ? 'CI must run them: run as root on Linux' : 'needs root on Linux';
+  console.warn(`RPC access end-to-end tests skipped: ${reason}`);
+  if (process.env.CI === 'true') throw new Error(`RPC access end-to-end tests cannot run: ${reason}`);
+}
+const suite = hostsPossible ? describe : describe.skip;
+jest.setTimeout(15 * 60 * 1000);
+
+function progress(line: string): void {
+  if (process.env.LACCHAIN_TEST_VERBOSE === '1')
+    process.stderr.write(`[e2e ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+}
+
+const VERSION = '23.4.1';
+const NODE = 'writer';
+const HOME = '/opt/lacchain';
+const USER = 'dapp';
+const PASSWORD = 'e2e rpc password 1';
+const OUTSIDE_HOST = 'evil.example.org';
+
+interface Step {
+  name: string;
+  create: string;
+  stdin: string;
+  user: string;
+}
+
+function commands(declared: Declared): Step[] {
+  return declared.resources
+    .filter((r: RecordedResource) => r.type === 'command:remote:Command')
+    .map((r) => {
+      const inputs = unwrapSecrets(r.inputs) as Record<string, any>;
+      return { name: r.name, create: inputs.create, stdin: inputs.stdin, user: inputs.connection.user };
+    });
+}
+
+interface Answer {
+  status?: number;
+  body: string;
+}
+
+/** One HTTP(S) request from this machine (outside the host). */
+function request(
+  port: number,
+  options: { method?: string; path?: string; host?: string; token?: string; body?: string },
+): Promise<Answer> {
+  const secure = port === 443;
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (options.host) headers.host = options.host;
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  return new Promise((resolve, reject) => {
+    const call = (secure ? https : http).request(
+      {
+        host: target,
+        port,
+        method: options.method ?? 'POST',
+        path: options.path ?? '/',
+        headers,
+        ...(secure ? { rejectUnauthorized: false, servername: undefined } : {}),
+        agent: false,
+      },
+      (response) => {
+        let body = '';
+        response.on('data', (chunk) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode, body }));
+      },
+    );
+    call.setTimeout(10_000, () => call.destroy(new Error(`no answer on ${port} within 10 s`)));
+    call.on('error', reject);
+    call.end(options.body);
+  });
+}
+let target = '';
+
+const rpcBody = (method: string) => JSON.stringify({ jsonrpc: '2.0', method, params: [], id: 1 });
+
+suite('RPC access and authentication on a real host', () => {
+  let host: TestHost;
+  let files: FileServer;
+  let work: string;
+  let declared: Declared;
+  let enode: string;
+
+  const sh = async (command: string) => {
+    progress(`ssh: ${command.slice(0, 100)}`);
+    return (await host.ssh(command, { timeoutMs: 60_000 })).stdout.trim();
+  };
+  /** curl on the machine itself: status line then body. */
+  const local = async (args: string) => sh(`curl -s -w '\\n%{http_code}' ${args}`);
+
+  function stack() {
+    return {
+      'lacchain:network': 'open-protestnet',
+      'lacchain:nodes': [
+        {
+          name: NODE,
+          typenode: 'writer',
+          target: 'ssh',
+          inventory: {
+            host: host.ip,
+            user: host.sudoUser,
+            host_key: host.hostPublicKey,
+            node_ip: host.ip,
+            node_name: 'e2e-rpc-writer',
+            node_email: 'ops@example.org',
+            node_release_version: VERSION,
+            dns_name: 'rpc.e2e.test',
+            release_url: `${files.url}/besu-{version}.tar.gz`,
+          },
+        },
+      ],
+      'lacchain:sshPrivateKey': host.privateKey,
+      'lacchain:rpc': {
+        exposure: 'tls-only',
+        authentication: { method: 'password', users: [{ name: USER }] },
+        proxy: { requestsPerSecond: 2, burst: 4 },
+      },
+      'lacchain:rpcPasswords': { [USER]: PASSWORD },
+    };
+  }
+
+  beforeAll(async () => {
+    const check = await canBuildHosts();
+    if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
+    work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-e2e-rpc-'));
+    execFileSync('sh', [
+      path.join(PROJECT_DIR, 'tests/fixtures/besu-standin/pack.sh'),
+      VERSION,
+      work,
+      path.join(PROJECT_DIR, 'core/catalog/besu-options', `${VERSION}.txt`),
+    ]);
+    host = await startTestHost('rpcauth', 43);
+    target = host.ip;
+    files = await startFileServer({ host: host.gateway, port: 0, root: work });
+    declared = await declareProgram(recorded, 'testnet', stack(), {});
+    enode = (await settle(declared.outputs.nodes[NODE].enode)).value as string;
+    for (const step of commands(declared)) {
+      progress(`running ${step.name}`);
+      const result = await host.ssh(step.create, { user: step.user, input: step.stdin });
+      progress(`${step.name} exited ${result.code}`);
+      if (result.code !== 0) {
+        throw new Error(`step ${step.name} failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
+      }
+    }
+  });
+
+  afterAll(async () => {
+    await files?.close();
+    await host?.stop();
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  /** A token from POST /login through the TLS proxy, after the rate limit's window has passed. */
+  const login = async (password = PASSWORD) => {
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    return request(443, { path: '/login', body: JSON.stringify({ username: USER, password }) });
+  };
+
+  it('writes the credentials file (bcrypt, 0600, the service user) and binds Besu to 127.0.0.1 only', async () => {
+    expect(await sh(`stat -c '%U:%G %a' ${HOME}/rpc-credentials.toml`)).toBe('besu:besu 600');
+    expect(await sh(`grep -c '^password = "\\$2a\\$10\\$' ${HOME}/rpc-credentials.toml`)).toBe('1');
+    expect(await sh(`grep -c '${PASSWORD}' ${HOME}/rpc-credentials.toml || true`)).toBe('0');
+    expect(await sh(`grep '^rpc-http-host' ${HOME}/config.toml`)).toBe('rpc-http-host = "127.0.0.1"');
+    expect(await sh('nginx -t 2>&1 | tail -n 1')).toMatch(/test is successful/);
+    const outside = await new Promise<string>((resolve) => {
+      const socket = net.connect({ host: host.ip, port: 4545 });
+      socket.setTimeout(5000, () => (socket.destroy(), resolve('timeout')));
+      socket.on('connect', () => (socket.end(), resolve('connected')));
+      socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    });
+    expect(outside).toBe('ECONNREFUSED');
+  });
+
+  it('the start check and the day-2 methods work without a token (exempt), the others do not', async () => {
+    const exempt = await local(
+      `-H 'Host: localhost' -H 'Content-Type: application/json' --data '${rpcBody('net_enode')}' http://127.0.0.1:4545/`,
+    );
+    expect(JSON.parse(exempt.split('\n')[0]).result).toBe(enode);
+    const refused = await local(
+      `-H 'Host: localhost' -H 'Content-Type: application/json' --data '${rpcBody('eth_chainId')}' http://127.0.0.1:4545/`,
+    );
+    expect(refused.split('\n')[1]).toBe('401');
+  });
+
+  it('refuses an unauthenticated call through the TLS proxy with HTTP 401', async () => {
+    const answer = await request(443, { body: rpcBody('eth_chainId') });
+    expect(answer.status).toBe(401);
+    expect(JSON.parse(answer.body).error.code).toBe(-40100);
+  });
+
+  it('gives a token for the password on POST /login, refuses a wrong one, and the token works', async () => {
+    const wrong = await login('not the password!');
+    expect(wrong.status).toBe(401);
+    const answer = await login();
+    expect(answer.status).toBe(200);
+    const token = JSON.parse(answer.body).token as string;
+    expect(token).toBeTruthy();
+    const call = await request(443, { body: rpcBody('eth_chainId'), token });
+    expect(call.status).toBe(200);
+    expect(JSON.parse(call.body).result).toMatch(/^0x[0-9a-f]+$/);
+    // The writer's entry point on 80 enforces the same: no token 401, with it the call works.
+    const plain = await request(80, { body: rpcBody('eth_chainId'), host: host.ip });
+    expect(plain.status).toBe(401);
+    const withToken = await request(80, { body: rpcBody('net_enode'), host: host.ip, token });
+    expect(JSON.parse(withToken.body).result).toBe(enode);
+  });
+
+  it('answers "Method not enabled" for an API that is not on (ADMIN), even with a token', async () => {
+    const token = JSON.parse((await login()).body).token as string;
+    const answer = await request(443, { body: rpcBody('admin_peers'), token });
+    expect(JSON.parse(answer.body).error).toEqual({ code: -32604, message: 'Method not enabled' });
+  });
+
+  it('refuses a Host outside the allowlist: nginx on 443 and 80, Besu on 4545', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    for (const port of [443, 80]) {
+      const answer = await request(port, { body: rpcBody('net_enode'), host: OUTSIDE_HOST });
+      expect({ port, status: answer.status }).toEqual({ port, status: 403 });
+      expect(answer.body).not.toContain('enode');
+    }
+    const besu = await local(
+      `-H 'Host: ${OUTSIDE_HOST}' -H 'Content-Type: application/json' --data '${rpcBody('net_enode')}' http://127.0.0.1:4545/`,
+    );
+    expect(besu.split('\n')).toEqual(['{"message": "Host not authorized."}', '403']);
+    // The allowlisted DNS name is served.
+    const named = await request(443, { body: rpcBody('net_enode'), host: 'rpc.e2e.test' });
+    expect(JSON.parse(named.body).result).toBe(enode);
+  });
+
+  it('keeps the health endpoints answering without a token, through the proxy and for probes', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const liveness = await request(443, { method: 'GET', path: '/liveness' });
+    expect([liveness.status, JSON.parse(liveness.body)]).toEqual([200, { status: 'UP' }]);
+    const readiness = await request(80, { method: 'GET', path: '/readiness', host: host.ip });
+    expect(readiness.status).toBe(200);
+    expect((await local(`-H 'Host: localhost' http://127.0.0.1:4545/liveness`)).split('\n')[1]).toBe('200');
+  });
+
+  it('limits the request rate per client on the proxy (429 beyond the rate and burst)', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => request(443, { method: 'GET', path: '/liveness' })),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(10);
+  });
+
+  it('runs nothing again when nothing changed; a new password runs only the node-key step', async () => {
+    const again = await declareProgram(recorded, 'testnet', stack(), {});
+    const before = declared.resources.filter((r) => r.type === 'command:remote:Command');
+    const now = again.resources.filter((r) => r.type === 'command:remote:Command');
+    const changed = (a: RecordedResource[], b: RecordedResource[]) =>
+      b
+        .filter((r, i) => JSON.stringify(unwrapSecrets(r.inputs)) !== JSON.stringify(unwrapSecrets(a[i].inputs)))
+        .map((r) => r.name);
+    expect(changed(before, now)).toEqual([]);
+    const config = stack();
+    config['lacchain:rpcPasswords'] = { [USER]: `${PASSWORD}-rotated` };
+    const rotated = await declareProgram(recorded, 'testnet', config, {});
+    const rotatedCommands = rotated.resources.filter((r) => r.type === 'command:remote:Command');
+    expect(changed(before, rotatedCommands)).toEqual([`${NODE}-node-key`]);
+    const keyStep = commands(rotated).find((s) => s.name === `${NODE}-node-key`)!;
+    const result = await host.ssh(keyStep.create, { user: keyStep.user, input: keyStep.stdin });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/restarted besu for the new RPC credentials/);
+    for (let i = 0; i < 30; i++) {
+      const up = await local(`-H 'Host: localhost' http://127.0.0.1:4545/liveness`).catch(() => '');
+      if (up.endsWith('200')) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect((await login()).status).toBe(401);
+    expect((await login(`${PASSWORD}-rotated`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,621 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/**
+ * RPC access and authentication (`lacchain:rpc`): the setting's checks with their exact messages, config.toml per
+ * choice and per Besu release, the proxy configuration per choice, the Kubernetes Service, Secret and volume, and
+ * the SSH steps.
+ */
+import * as bcrypt from 'bcryptjs';
+import { generateKeyPairSync } from 'crypto';
+import * as yaml from 'js-yaml';
+import { parse as parseToml } from 'smol-toml';
+import { besuConfig, BesuConfigInput, renderConfigToml } from '../../core/besu/configToml';
+import { acceptedOptions, KNOWN_RELEASES } from '../../core/catalog/besu';
+import { NETWORKS } from '../../core/catalog/networks';
+import { NODE_TYPES } from '../../core/catalog/nodeTypes';
+import { CHECK_METHODS } from '../../core/catalog/rpc';
+import { renderNginxServers, ProxyAccess } from '../../core/proxy/nginxConf';
+import { deterministicBcrypt, renderCredentialsToml } from '../../core/rpc/credentials';
+import { loadStack } from '../../core/settings/load';
+import { SettingsError } from '../../core/settings/problems';
+import { isWrappedSecret, unwrapSecrets } from '../../tools/plan/engine';
+import {
+  memoryFiles,
+  rawConfig,
+  validTestnetConfig,
+  validWriterValues,
+  FAKE_SSH_KEY,
+  KEY_ONE,
+} from '../helpers/fixtures';
+import { declareProgram, Declared, inputsOf, resource } from '../helpers/program';
+import { recordProgram } from '../helpers/pulumi';
+import { kubernetesStack } from '../helpers/values';
+
+const recorded = recordProgram();
+const STACK = 'Pulumi.testnet.yaml';
+const PASSWORD = 'correct horse battery';
+const PUBLIC_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  .publicKey.export({ type: 'spki', format: 'pem' })
+  .toString();
+
+type Config = Record<string, unknown>;
+
+function load(rpc: unknown, extra: Config = {}, files: Record<string, string> = {}) {
+  const config: Config = { ...validTestnetConfig(), 'lacchain:rpc': rpc, ...extra };
+  if (rpc === undefined) delete config['lacchain:rpc'];
+  const all = { 'values/writer.yml': yaml.dump(validWriterValues()), ...files };
+  return loadStack('testnet', rawConfig(config, STACK), memoryFiles(all));
+}
+
+function messages(rpc: unknown, extra: Config = {}, files: Record<string, string> = {}): string[] {
+  try {
+    load(rpc, extra, files);
+  } catch (error) {
+    if (error instanceof SettingsError) return error.message.split('\n');
+    throw error;
+  }
+  throw new Error('expected the settings to be refused');
+}
+
+const passwordAuth = { method: 'password', users: [{ name: 'alice' }] };
+
+describe('the lacchain:rpc setting', () => {
+  it('defaults: public, the node type APIs, no extra hosts, no CORS, no authentication, 80 connections', () => {
+    const { settings, secrets } = load(undefined);
+    expect(settings.rpc).toEqual({
+      apis: undefined,
+      exposure: 'public',
+      hostAllowlist: [],
+      corsOrigins: [],
+      noAuthMethods: [],
+      allowUnsafeApis: false,
+      maxActiveConnections: 80,
+      proxy: { maxBodySize: '1m', requestsPerSecond: 20, burst: 40 },
+    });
+    expect(settings.nodes.every((n) => n.rpc === settings.rpc)).toBe(true);
+    expect(secrets.rpcPasswords).toBeUndefined();
+  });
+
+  it('loads password authentication with its secret passwords, and jwt with a key file', () => {
+    const password = load(
+      { exposure: 'tls-only', authentication: passwordAuth, noAuthMethods: ['eth_chainId'] },
+      { 'lacchain:rpcPasswords': { alice: PASSWORD } },
+    );
+    expect(password.settings.rpc.authentication).toEqual({
+      method: 'password',
+      users: [{ name: 'alice', permissions: ['*:*'] }],
+    });
+    expect(password.secrets.rpcPasswords).toEqual({ alice: PASSWORD });
+    const jwt = load(
+      { authentication: { method: 'jwt', publicKey: 'keys/rpc.pem', algorithm: 'RS256' } },
+      {},
+      {
+        'keys/rpc.pem': PUBLIC_KEY,
+      },
+    );
+    expect(jwt.settings.rpc.authentication).toEqual({ method: 'jwt', publicKey: PUBLIC_KEY, algorithm: 'RS256' });
+  });
+
+  const cases: [string, unknown, Config, string[]][] = [
+    [
+      'unknown API group',
+      { apis: ['ETH', 'ETHER'] },
+      {},
+      [
+        `${STACK}: lacchain:rpc.apis[1]: given "ETHER"; allowed: an API group: one of ADMIN, CLIQUE, DEBUG, EEA, ETH, IBFT, MINER, NET, PERM, PLUGINS, PRIV, QBFT, TRACE, TXPOOL, WEB3`,
+      ],
+    ],
+    [
+      'unknown exposure',
+      { exposure: 'private' },
+      {},
+      [`${STACK}: lacchain:rpc.exposure: given "private"; allowed: one of public, tls-only, internal`],
+    ],
+    [
+      'unsafe API on a public port',
+      { apis: ['ETH', 'NET', 'ADMIN'] },
+      {},
+      [
+        `${STACK}: lacchain:rpc.apis: given ["ETH","NET","ADMIN"]; allowed: API groups without ADMIN, DEBUG, TXPOOL (node writer, node validator: RPC publicly reachable with exposure public); use exposure internal, or set lacchain:rpc.allowUnsafeApis: true to override (the plan and the policy flag it)`,
+      ],
+    ],
+    [
+      "unsafe API on tls-only (the machine's 443 and the writer's 80 are public)",
+      { exposure: 'tls-only', apis: ['ETH', 'DEBUG'] },
+      {},
+      [
+        `${STACK}: lacchain:rpc.apis: given ["ETH","DEBUG"]; allowed: API groups without ADMIN, DEBUG, TXPOOL (node writer, node validator: RPC publicly reachable with exposure tls-only); use exposure internal, or set lacchain:rpc.allowUnsafeApis: true to override (the plan and the policy flag it)`,
+      ],
+    ],
+    [
+      'CORS * on a public port',
+      { corsOrigins: ['*'] },
+      {},
+      [
+        `${STACK}: lacchain:rpc.corsOrigins: given ["*"]; allowed: named origins such as https://app.example.org, not * (node writer, node validator: RPC publicly reachable with exposure public); set lacchain:rpc.allowUnsafeApis: true to override (the plan and the policy flag it)`,
+      ],
+    ],
+    [
+      'CORS origin with a path',
+      { corsOrigins: ['https://app.example.org/x'] },
+      {},
+      [
+        `${STACK}: lacchain:rpc.corsOrigins[0]: given "https://app.example.org/x"; allowed: an origin such as https://app.example.org (scheme, host and optional port), or *`,
+      ],
+    ],
+    [
+      'host allowlist entry not a host',
+      { hostAllowlist: ['rpc example'] },
+      {},
+      [
+        `${STACK}: lacchain:rpc.hostAllowlist[0]: given "rpc example"; allowed: a host name or IPv4 address the RPC answers to, such as rpc.example.org, or * (any host)`,
+      ],
+    ],
+    [
+      'unknown authentication method',
+      { authentication: { method: 'basic' } },
+      {},
+      [`${STACK}: lacchain:rpc.authentication.method: given "basic"; allowed: one of password, jwt`],
+    ],
+    [
+      'password authentication without users',
+      { authentication: { method: 'password' } },
+      {},
+      [
+        `${STACK}: lacchain:rpc.authentication.users: missing; allowed: the users of password authentication: a list of { name, permissions? }`,
+      ],
+    ],
+    [
+      'password user without a password',
+      { authentication: passwordAuth },
+      {},
+      [
+        `${STACK}: lacchain:rpcPasswords.alice: missing; allowed: the password of RPC user alice: pulumi config set --secret --path 'lacchain:rpcPasswords.alice' <password>`,
+      ],
+    ],
+    [
+      'a short password is refused without being shown',
+      { authentication: passwordAuth },
+      { 'lacchain:rpcPasswords': { alice: 'hunter2' } },
+      [
+        `${STACK}: lacchain:rpcPasswords.alice: given a value that is shorter than 12 characters (secret, not shown); allowed: a password of 12 characters to 72 bytes, set with --secret`,
+      ],
+    ],
+    [
+      'a password for an unknown user',
+      { authentication: passwordAuth },
+      { 'lacchain:rpcPasswords': { alice: PASSWORD, bob: PASSWORD } },
+      [
+        `${STACK}: lacchain:rpcPasswords.bob: given a password for a user that is not an RPC user; allowed: a user of lacchain:rpc.authentication.users: alice`,
+      ],
+    ],
+    [
+      'a bad permission',
+      { authentication: { method: 'password', users: [{ name: 'alice', permissions: ['all'] }] } },
+      { 'lacchain:rpcPasswords': { alice: PASSWORD } },
+      [
+        `${STACK}: lacchain:rpc.authentication.users[0].permissions[0]: given "all"; allowed: a permission <api>:<method> such as *:*, net:* or eth:blockNumber`,
+      ],
+    ],
+    [
+      'jwt without a public key',
+      { authentication: { method: 'jwt' } },
+      {},
+      [
+        `${STACK}: lacchain:rpc.authentication.publicKey: missing; allowed: a PEM public key (-----BEGIN PUBLIC KEY----- ... -----END PUBLIC KEY-----), as text or a file beside the stack config`,
+      ],
+    ],
+    [
+      'jwt key file missing',
+      { authentication: { method: 'jwt', publicKey: 'nowhere.pem' } },
+      {},
+      [
+        `${STACK}: lacchain:rpc.authentication.publicKey: given the file "nowhere.pem", which does not exist; allowed: a PEM public key (-----BEGIN PUBLIC KEY----- ... -----END PUBLIC KEY-----), as text or a file beside the stack config`,
+      ],
+    ],
+    [
+      'exempt methods without authentication',
+      { noAuthMethods: ['eth_chainId'] },
+      {},
+      [
+        `${STACK}: lacchain:rpc.noAuthMethods: given ["eth_chainId"]; allowed: no exempt methods without lacchain:rpc.authentication (every method is open then)`,
+      ],
+    ],
+    [
+      'connections out of range',
+      { maxActiveConnections: 0 },
+      {},
+      [`${STACK}: lacchain:rpc.maxActiveConnections: given 0; allowed: a whole number from 1 to 10000`],
+    ],
+    [
+      'proxy body size',
+      { proxy: { maxBodySize: '1g' } },
+      {},
+      [`${STACK}: lacchain:rpc.proxy.maxBodySize: given "1g"; allowed: an nginx size such as 1m or 512k (1k to 100m)`],
+    ],
+    [
+      'unknown field',
+      { exposure: 'public', ports: [4545] },
+      {},
+      [
+        `${STACK}: lacchain:rpc.ports: unknown field; allowed: only the fields apis, exposure, hostAllowlist, corsOrigins, authentication, noAuthMethods, allowUnsafeApis, maxActiveConnections, proxy`,
+      ],
+    ],
+  ];
+  it.each(cases)('%s', (_name, rpc, extra, expected) => {
+    expect(messages(rpc, extra)).toEqual(expected);
+  });
+
+  it('refuses authentication on a release without rpc-http-api-methods-no-auth, naming node and release', () => {
+    const values = validWriterValues() as any;
+    values.deploy.releaseVersion = '22.1.0';
+    expect(
+      messages(
+        { authentication: passwordAuth },
+        { 'lacchain:rpcPasswords': { alice: PASSWORD } },
+        { 'values/writer.yml': yaml.dump(values) },
+      ),
+    ).toEqual([
+      `${STACK}: lacchain:rpc.authentication: given for node writer, which runs Besu 22.1.0; allowed: a node on Besu 23.4.1 or newer (Besu 22.1.0 has no rpc-http-api-methods-no-auth, which keeps the start check and npm run node working with authentication on), or no such setting`,
+    ]);
+  });
+
+  it('refuses a connection limit on a release that has none', () => {
+    const config = validTestnetConfig() as any;
+    config['lacchain:nodes'][1].inventory.node_release_version = '20.10.4';
+    expect(messages({ maxActiveConnections: 40 }, { 'lacchain:nodes': config['lacchain:nodes'] })).toEqual([
+      `${STACK}: lacchain:rpc.maxActiveConnections: given for node validator, which runs Besu 20.10.4; allowed: a node on Besu 21.1.6 or newer (Besu 20.10.4 has no rpc-http-max-active-connections), or no such setting`,
+    ]);
+  });
+
+  it('accepts unsafe APIs with the explicit override, or when the RPC stays inside', () => {
+    expect(() => load({ apis: ['ETH', 'ADMIN'], allowUnsafeApis: true })).not.toThrow();
+    expect(() => load({ apis: ['ETH', 'ADMIN', 'DEBUG'], exposure: 'internal' })).not.toThrow();
+  });
+});
+
+describe('config.toml per choice and per Besu release', () => {
+  const input = (releaseVersion: string, rpc?: BesuConfigInput['rpc']): BesuConfigInput => ({
+    network: NETWORKS['open-protestnet'],
+    typenode: 'writer',
+    releaseVersion,
+    nodeName: 'org-node',
+    p2pHost: '203.0.113.10',
+    p2pPort: 60606,
+    rpcHosts: ['203.0.113.10'],
+    paths: {
+      dataPath: '/data',
+      genesisFile: '/g.json',
+      nodeKeyFile: '/key',
+      rpcCredentialsFile: '/auth/rpc-credentials.toml',
+      rpcJwtPublicKeyFile: '/cfg/rpc-jwt-public-key.pem',
+    },
+    rpc,
+  });
+
+  it.each([...KNOWN_RELEASES])('Besu %s: a closed, limited RPC renders only accepted keys', (version) => {
+    const rpc = {
+      apis: ['ETH', 'NET'],
+      bindAll: false,
+      hostAllowlist: ['rpc.example.org'],
+      corsOrigins: ['https://app.example.org'],
+      maxActiveConnections: 80,
+    };
+    const config = besuConfig(input(version, rpc));
+    for (const key of Object.keys(config)) expect(acceptedOptions(version).has(key)).toBe(true);
+    expect(config['rpc-http-host']).toBe('127.0.0.1');
+    expect(config['rpc-http-api']).toEqual(['ETH', 'NET']);
+    expect(config['rpc-http-cors-origins']).toEqual(['https://app.example.org']);
+    expect(config[version < '1.5.2' && version.startsWith('1.') ? 'host-whitelist' : 'host-allowlist']).toEqual([
+      'localhost',
+      '127.0.0.1',
+      '203.0.113.10',
+      'rpc.example.org',
+    ]);
+    expect(config['rpc-http-authentication-enabled']).toBeUndefined();
+    expect(parseToml(renderConfigToml(input(version, rpc)))).toEqual(config);
+  });
+
+  it.each(['23.4.1', '24.1.0', '25.5.0'])('Besu %s: password authentication with the check methods exempt', (v) => {
+    const config = besuConfig(
+      input(v, { bindAll: true, authentication: { method: 'password' }, noAuthMethods: ['eth_chainId'] }),
+    );
+    expect(config).toMatchObject({
+      'rpc-http-host': '0.0.0.0',
+      'rpc-http-authentication-enabled': true,
+      'rpc-http-authentication-credentials-file': '/auth/rpc-credentials.toml',
+      'rpc-http-api-methods-no-auth': [...CHECK_METHODS, 'eth_chainId'],
+    });
+    expect(config['rpc-http-authentication-jwt-public-key-file']).toBeUndefined();
+  });
+
+  it('jwt authentication with its algorithm', () => {
+    const config = besuConfig(
+      input('24.1.0', { bindAll: true, authentication: { method: 'jwt', algorithm: 'ES256' } }),
+    );
+    expect(config).toMatchObject({
+      'rpc-http-authentication-enabled': true,
+      'rpc-http-authentication-jwt-public-key-file': '/cfg/rpc-jwt-public-key.pem',
+      'rpc-http-authentication-jwt-algorithm': 'ES256',
+    });
+    expect(config['rpc-http-authentication-credentials-file']).toBeUndefined();
+  });
+
+  it('refuses to render an option the release lacks (the settings refuse it first)', () => {
+    expect(() => besuConfig(input('22.1.0', { bindAll: true, authentication: { method: 'password' } }))).toThrow(
+      'Besu 22.1.0 does not accept: rpc-http-api-methods-no-auth',
+    );
+    expect(() => besuConfig(input('20.10.4', { bindAll: true, maxActiveConnections: 10 }))).toThrow(
+      'Besu 20.10.4 does not accept: rpc-http-max-active-connections',
+    );
+  });
+
+  it("writes the connection limit only when it is not Besu's default (80), and * alone as allowlist", () => {
+    expect(besuConfig(input('21.1.6', { bindAll: true, maxActiveConnections: 80 }))).not.toHaveProperty(
+      'rpc-http-max-active-connections',
+    );
+    expect(besuConfig(input('21.1.6', { bindAll: true, maxActiveConnections: 20 }))).toMatchObject({
+      'rpc-http-max-active-connections': 20,
+    });
+    expect(besuConfig(input('23.4.1', { bindAll: true, hostAllowlist: ['*'] }))['host-allowlist']).toEqual(['*']);
+  });
+});
+
+describe('the credentials file', () => {
+  it('is deterministic bcrypt ($2a$10$) that verifies, per user and password', () => {
+    const hash = deterministicBcrypt('alice', PASSWORD);
+    expect(hash).toMatch(/^\$2a\$10\$[./A-Za-z0-9]{53}$/);
+    expect(deterministicBcrypt('alice', PASSWORD)).toBe(hash);
+    expect(deterministicBcrypt('bob', PASSWORD)).not.toBe(hash);
+    expect(bcrypt.compareSync(PASSWORD, hash)).toBe(true);
+    expect(bcrypt.compareSync('wrong password!', hash)).toBe(false);
+    const text = renderCredentialsToml([{ name: 'alice', permissions: ['*:*'] }], { alice: PASSWORD });
+    expect(parseToml(text)).toEqual({ Users: { alice: { password: hash, permissions: ['*:*'] } } });
+    expect(text).not.toContain(PASSWORD);
+  });
+});
+
+describe('the proxy configuration per choice', () => {
+  const access: ProxyAccess = {
+    hosts: ['localhost', '127.0.0.1', '203.0.113.10'],
+    login: false,
+    cors: false,
+    maxBodySize: '512k',
+    requestsPerSecond: 5,
+    burst: 10,
+    zone: 'lacchain_besu',
+  };
+  const tls = { certificateFile: '/t/c.crt', keyFile: '/t/c.key' };
+
+  it('opens with the rate zone, refuses other Hosts with 403 on each port, limits size and rate', () => {
+    const text = renderNginxServers({ purpose: 'p', servers: [{ port: 443, tls }, { port: 80 }], access });
+    expect(text.indexOf('limit_req_zone $binary_remote_addr zone=lacchain_besu:10m rate=5r/s;')).toBeLessThan(
+      text.indexOf('server {'),
+    );
+    expect(text).toContain('listen 443 ssl default_server;');
+    expect(text).toContain('listen 80 default_server;');
+    expect(text.match(/return 403 '\{"message":"Host not authorized\."\}';/g)).toHaveLength(2);
+    expect(text.match(/server_name localhost 127\.0\.0\.1 203\.0\.113\.10;/g)).toHaveLength(2);
+    expect(text).toContain('client_max_body_size 512k;');
+    expect(text).toContain('limit_req zone=lacchain_besu burst=10 nodelay;');
+    expect(text).toContain('proxy_set_header Authorization $http_authorization;');
+    expect(text).toContain('location ~ ^/(liveness|readiness)$ {');
+    expect(text).not.toContain('location = /login');
+    expect(text).toContain('limit_except POST { deny all; }');
+  });
+
+  it('lets POST /login through with password authentication, and preflight requests with CORS', () => {
+    const text = renderNginxServers({
+      purpose: 'p',
+      servers: [{ port: 80 }],
+      access: { ...access, login: true, cors: true },
+    });
+    expect(text).toContain('location = /login {');
+    expect(text).toContain('limit_except POST OPTIONS { deny all; }');
+  });
+
+  it('serves any Host with * and binds to loopback when asked', () => {
+    const text = renderNginxServers({
+      purpose: 'p',
+      servers: [{ port: 443, address: '127.0.0.1', tls }],
+      access: { ...access, hosts: ['*'] },
+    });
+    expect(text).not.toContain('default_server');
+    expect(text).toContain('server_name _;');
+    expect(text).toContain('listen 127.0.0.1:443 ssl;');
+  });
+});
+
+const T = {
+  secret: 'kubernetes:core/v1:Secret',
+  configMap: 'kubernetes:core/v1:ConfigMap',
+  statefulSet: 'kubernetes:apps/v1:StatefulSet',
+  service: 'kubernetes:core/v1:Service',
+};
+
+describe('Kubernetes nodes per choice', () => {
+  const declare = (rpc: unknown, extra: Config = {}) => {
+    const { config, files } = kubernetesStack('testnet', { 'lacchain:rpc': rpc, ...extra });
+    return declareProgram(recorded, 'testnet', config, files);
+  };
+  const servicePorts = (declared: Declared, typenode: string) =>
+    inputsOf(declared, T.service, `${typenode}-service`).spec.ports.map((p: any) => `${p.protocol}/${p.port}`);
+
+  it('exposure public: 4545 and the writer 80; tls-only: the writer 80 only; internal: p2p only', async () => {
+    const pub = await declare({ exposure: 'public' });
+    const tlsOnly = await declare({ exposure: 'tls-only' });
+    const internal = await declare({ exposure: 'internal' });
+    expect(servicePorts(pub, 'writer')).toEqual(['TCP/60606', 'UDP/60606', 'TCP/4545', 'TCP/80']);
+    expect(servicePorts(tlsOnly, 'writer')).toEqual(['TCP/60606', 'UDP/60606', 'TCP/80']);
+    expect(servicePorts(tlsOnly, 'validator')).toEqual(['TCP/60606', 'UDP/60606']);
+    for (const t of NODE_TYPES) expect(servicePorts(internal, t)).toEqual(['TCP/60606', 'UDP/60606']);
+    // In the pod Besu still listens on every address: the probes hit the pod IP with Host: localhost.
+    for (const declared of [tlsOnly, internal]) {
+      const toml = parseToml(inputsOf(declared, T.configMap, 'writer-config').data['config.toml']) as any;
+      expect(toml['rpc-http-host']).toBe('0.0.0.0');
+    }
+  });
+
+  it('password authentication: a Secret of bcrypt hashes mounted read-only, the pod rolls on a change', async () => {
+    const declared = await declare(
+      { exposure: 'tls-only', authentication: passwordAuth },
+      { 'lacchain:rpcPasswords': { alice: PASSWORD } },
+    );
+    const secret = resource(declared, T.secret, 'writer-rpc-auth');
+    expect(isWrappedSecret(secret.inputs.stringData)).toBe(true);
+    const data = inputsOf(declared, T.secret, 'writer-rpc-auth');
+    expect(data.metadata.name).toBe('besu-node-writer-rpc-auth');
+    expect(parseToml(data.stringData['rpc-credentials.toml'])).toEqual({
+      Users: { alice: { password: deterministicBcrypt('alice', PASSWORD), permissions: ['*:*'] } },
+    });
+    expect(secret.options.protect).toBeFalsy();
+    const pod = inputsOf(declared, T.statefulSet, 'writer-node').spec.template.spec;
+    expect(pod.volumes).toContainEqual({
+      name: 'rpc-auth',
+      secret: { secretName: 'besu-node-writer-rpc-auth', defaultMode: 0o440 },
+    });
+    expect(pod.containers[0].volumeMounts).toContainEqual({
+      name: 'rpc-auth',
+      mountPath: '/etc/besu/rpc-auth',
+      readOnly: true,
+    });
+    const toml = parseToml(inputsOf(declared, T.configMap, 'writer-config').data['config.toml']) as any;
+    expect(toml['rpc-http-authentication-credentials-file']).toBe('/etc/besu/rpc-auth/rpc-credentials.toml');
+    const nginx = inputsOf(declared, T.configMap, 'writer-config').data['nginx.conf'];
+    expect(nginx).toContain('location = /login {');
+    const other = await declare(
+      { exposure: 'tls-only', authentication: passwordAuth },
+      { 'lacchain:rpcPasswords': { alice: `${PASSWORD}!` } },
+    );
+    const checksum = (d: Declared) =>
+      inputsOf(d, T.statefulSet, 'writer-node').spec.template.metadata.annotations['lacchain.net/config-checksum'];
+    expect(checksum(other)).not.toBe(checksum(declared));
+  });
+
+  it('jwt authentication: the public key in the ConfigMap', async () => {
+    const declared = await declare({ authentication: { method: 'jwt', publicKey: PUBLIC_KEY } });
+    const data = inputsOf(declared, T.configMap, 'writer-config').data;
+    expect(data['rpc-jwt-public-key.pem']).toBe(PUBLIC_KEY);
+    const toml = parseToml(data['config.toml']) as any;
+    expect(toml['rpc-http-authentication-jwt-public-key-file']).toBe('/etc/besu/config/rpc-jwt-public-key.pem');
+    expect(declared.resources.some((r) => r.name === 'writer-rpc-auth')).toBe(false);
+  });
+
+  it('records the explicit override on every object of the node, and nothing without it', async () => {
+    const declared = await declare({ apis: ['ETH', 'NET', 'ADMIN'], allowUnsafeApis: true });
+    for (const [type, name] of [
+      [T.configMap, 'writer-config'],
+      [T.statefulSet, 'writer-node'],
+      [T.service, 'writer-service'],
+    ]) {
+      const meta = inputsOf(declared, type, name).metadata;
+      expect(meta.labels['lacchain.net/unsafe-rpc-override']).toBe('true');
+      expect(meta.annotations['lacchain.net/unsafe-rpc']).toBe('ADMIN');
+    }
+    const plain = await declare({ exposure: 'public' });
+    expect(inputsOf(plain, T.service, 'writer-service').metadata.labels).not.toHaveProperty(
+      'lacchain.net/unsafe-rpc-override',
+    );
+  });
+});
+
+describe('SSH nodes per choice', () => {
+  const stack = (rpc: unknown, extra: Config = {}) => ({
+    'lacchain:network': 'open-protestnet',
+    'lacchain:nodes': [
+      {
+        name: 'writer',
+        typenode: 'writer',
+        target: 'ssh',
+        inventory: {
+          host: '198.51.100.7',
+          node_ip: '198.51.100.7',
+          node_name: 'org-writer',
+          node_email: 'ops@example.org',
+        },
+      },
+    ],
+    'lacchain:sshPrivateKey': FAKE_SSH_KEY,
+    'lacchain:nodeKeys': { writer: KEY_ONE },
+    'lacchain:rpc': rpc,
+    ...extra,
+  });
+  const declare = (rpc: unknown, extra: Config = {}) => declareProgram(recorded, 'testnet', stack(rpc, extra), {});
+  const step = (declared: Declared, name: string) =>
+    unwrapSecrets(declared.resources.find((r) => r.name === `writer-${name}`)!.inputs) as Record<string, any>;
+  const exported = (declared: Declared, name: string, parameter: string) => {
+    const match = new RegExp(`^export ${parameter}='((?:[^']|'\\\\'')*)'$`, 'm').exec(step(declared, name).stdin);
+    return match ? match[1].replace(/'\\''/g, "'") : undefined;
+  };
+
+  it('public: Besu on every address, the firewall opens 4545, 443 and 80', async () => {
+    const declared = await declare({ exposure: 'public' });
+    expect(exported(declared, 'firewall', 'TCP_PORTS')).toBe('60606 4545 443 80');
+    expect(exported(declared, 'node-files', 'CONFIG_TOML')).toContain('rpc-http-host = "0.0.0.0"');
+  });
+
+  it('tls-only: Besu on 127.0.0.1, the firewall opens 443 and 80, not 4545', async () => {
+    const declared = await declare({ exposure: 'tls-only' });
+    expect(exported(declared, 'firewall', 'TCP_PORTS')).toBe('60606 443 80');
+    expect(exported(declared, 'node-files', 'CONFIG_TOML')).toContain('rpc-http-host = "127.0.0.1"');
+    const site = exported(declared, 'proxy', 'PROXY_SITE')!;
+    expect(site).toContain('listen 443 ssl default_server;');
+    expect(site).toContain('server_name localhost 127.0.0.1 198.51.100.7;');
+    expect(site).toContain('limit_req_zone $binary_remote_addr zone=lacchain_besu:10m rate=20r/s;');
+  });
+
+  it('internal: Besu and the proxy on 127.0.0.1, the firewall opens p2p only', async () => {
+    const declared = await declare({ exposure: 'internal' });
+    expect(exported(declared, 'firewall', 'TCP_PORTS')).toBe('60606');
+    expect(exported(declared, 'proxy', 'PROXY_SITE')).toContain('listen 127.0.0.1:443 ssl;');
+    expect(exported(declared, 'proxy', 'PROXY_SITE')).toContain('listen 127.0.0.1:80;');
+    expect((await (await import('../../tools/plan/engine')).settle(declared.outputs.nodes.writer.rpcUrl!)).value).toBe(
+      'https://127.0.0.1:443',
+    );
+  });
+
+  it('password authentication: the credentials only in the secret node-key step, triggered by their change', async () => {
+    const declared = await declare(
+      { exposure: 'tls-only', authentication: passwordAuth },
+      { 'lacchain:rpcPasswords': { alice: PASSWORD } },
+    );
+    const hash = deterministicBcrypt('alice', PASSWORD);
+    for (const r of declared.resources.filter((x) => x.type === 'command:remote:Command')) {
+      const stdin = (unwrapSecrets(r.inputs) as any).stdin as string;
+      expect(stdin).not.toContain(PASSWORD);
+      expect(stdin.includes(hash)).toBe(r.name === 'writer-node-key');
+    }
+    const keyStep = declared.resources.find((r) => r.name === 'writer-node-key')!;
+    expect(isWrappedSecret(keyStep.inputs.stdin)).toBe(true);
+    expect(exported(declared, 'node-key', 'RPC_CREDENTIALS_FILE')).toBe('/opt/lacchain/rpc-credentials.toml');
+    expect(exported(declared, 'node-files', 'CONFIG_TOML')).toContain(
+      'rpc-http-authentication-credentials-file = "/opt/lacchain/rpc-credentials.toml"',
+    );
+    expect(exported(declared, 'proxy', 'PROXY_SITE')).toContain('location = /login {');
+    const changed = await declare(
+      { exposure: 'tls-only', authentication: passwordAuth },
+      { 'lacchain:rpcPasswords': { alice: `${PASSWORD}!` } },
+    );
+    const again = await declare(
+      { exposure: 'tls-only', authentication: passwordAuth },
+      { 'lacchain:rpcPasswords': { alice: PASSWORD } },
+    );
+    const trigger = (d: Declared) => step(d, 'node-key').triggers[0];
+    expect(trigger(changed)).not.toBe(trigger(declared));
+    expect(trigger(again)).toBe(trigger(declared));
+    expect(step(changed, 'node-files')).toEqual(step(declared, 'node-files'));
+  });
+
+  it('jwt authentication: the public key written by node-files', async () => {
+    const declared = await declare({ authentication: { method: 'jwt', publicKey: PUBLIC_KEY } });
+    expect(exported(declared, 'node-files', 'RPC_JWT_PUBLIC_KEY_FILE')).toBe('/opt/lacchain/rpc-jwt-public-key.pem');
+    expect(exported(declared, 'node-files', 'RPC_JWT_PUBLIC_KEY')).toBe(PUBLIC_KEY);
+  });
+
+  it('records the explicit override as a node-files parameter, and nothing without it', async () => {
+    const declared = await declare({ apis: ['ETH', 'DEBUG'], corsOrigins: ['*'], allowUnsafeApis: true });
+    expect(exported(declared, 'node-files', 'UNSAFE_RPC_OVERRIDE')).toBe('DEBUG,cors:*');
+    expect(
+      exported(await declare({ apis: ['ETH', 'DEBUG'], exposure: 'internal' }), 'node-files', 'UNSAFE_RPC_OVERRIDE'),
+    ).toBeUndefined();
+  });
+});
