@@ -8,6 +8,9 @@ import * as path from 'path';
 /** The scripts folder of the project. */
 export const SCRIPTS_DIR = path.resolve(__dirname, '..', 'scripts');
 
+/** The start step of a node on both paths: refuses to start Besu without the node key. */
+export const START_NODE_SCRIPT = 'start-node.sh';
+
 /** The text of a script, by its path under scripts/. */
 export function readScript(relativePath: string): string {
   return fs.readFileSync(path.join(SCRIPTS_DIR, relativePath), 'utf8');

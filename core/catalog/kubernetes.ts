@@ -43,7 +43,7 @@ export const POD_PATHS = {
 export const POD_FILES = {
   config: 'config.toml',
   genesis: 'genesis.json',
-  startScript: 'start-besu.sh',
+  startScript: 'start-node.sh',
   proxyConfig: 'nginx.conf',
   key: 'key',
 } as const;

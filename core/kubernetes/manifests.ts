@@ -111,7 +111,7 @@ export interface NodeConfigFiles<V> {
   configToml: string;
   /** The verified genesis. */
   genesis: V;
-  /** The start step (scripts/kubernetes/start-besu.sh). */
+  /** The start step (scripts/start-node.sh). */
   startScript: string;
   /** The writer's proxy configuration. */
   proxyConfig?: string;

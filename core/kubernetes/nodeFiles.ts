@@ -8,12 +8,9 @@ import { RPC_AUTH_FILES } from '../catalog/rpc';
 import { besuRpcInput, proxyAccess } from '../rpc/access';
 import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
 import { renderNginxServers } from '../proxy/nginxConf';
-import { readScript } from '../scripts';
+import { readScript, START_NODE_SCRIPT } from '../scripts';
 import type { KubernetesNodeSettings } from '../settings/model';
 import { NodeConfigFiles, POD_BESU_PATHS } from './manifests';
-
-/** The start step that refuses to run without the node key. */
-export const KUBERNETES_START_SCRIPT = 'kubernetes/start-besu.sh';
 
 /** The ConfigMap files of a node, with the genesis given as V. */
 export function kubernetesNodeFiles<V>(node: KubernetesNodeSettings, genesis: V): NodeConfigFiles<V> {
@@ -40,7 +37,7 @@ export function kubernetesNodeFiles<V>(node: KubernetesNodeSettings, genesis: V)
       rpc: besuRpcInput(node),
     }),
     genesis,
-    startScript: readScript(KUBERNETES_START_SCRIPT),
+    startScript: readScript(START_NODE_SCRIPT),
   };
   if (NODE_TYPE_FACTS[node.typenode].reverseProxy) {
     files.proxyConfig = renderNginxServers({

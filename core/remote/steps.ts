@@ -12,7 +12,7 @@ import { LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
 import { besuRpcInput, proxyAccess, unsafeRpcOverride } from '../rpc/access';
 import { CERTIFICATE, START_TIMEOUT_SECONDS } from '../catalog/remote';
 import { renderNginxServers } from '../proxy/nginxConf';
-import { readScript } from '../scripts';
+import { readScript, START_NODE_SCRIPT } from '../scripts';
 import type { SshNodeSettings } from '../settings/model';
 import { nodePaths, remoteBesuPaths } from './paths';
 import { logrotateConf, systemdUnit } from './serviceFiles';
@@ -56,9 +56,6 @@ export interface RemoteNodeValues<V> {
   address: V;
 }
 
-/** The launcher systemd runs (a real file, installed on the machine). */
-export const LAUNCHER_SCRIPT = 'remote/start-node.sh';
-
 /** The certificate's subject alternative names: the node IP, its DNS name, localhost and 127.0.0.1. */
 export function certificateNames(node: SshNodeSettings): string {
   return [`IP:${node.p2pHost}`, ...(node.dnsName ? [`DNS:${node.dnsName}`] : []), 'DNS:localhost', 'IP:127.0.0.1'].join(
@@ -101,7 +98,7 @@ export function remoteNodeFiles(node: SshNodeSettings) {
       },
       rpc: besuRpcInput(node),
     }),
-    launcher: readScript(LAUNCHER_SCRIPT),
+    launcher: readScript(START_NODE_SCRIPT),
     systemdUnit: systemdUnit(node, serviceUser),
     logrotate: logrotateConf(node, serviceUser),
     proxySite: renderNginxServers({

@@ -62,7 +62,7 @@ describe.each(['testnet', 'mainnet'] as StackName[])('stack %s, one Kubernetes n
     const besu = pod.containers[0];
     expect(besu.name).toBe(`${typenode}-besu`);
     expect(besu.image).toBe(`hyperledger/besu:${network.defaultBesuVersion}`);
-    expect(besu.command).toEqual(['/bin/sh', '/etc/besu/config/start-besu.sh']);
+    expect(besu.command).toEqual(['/bin/sh', '/etc/besu/config/start-node.sh']);
     expect(besu.args).toEqual(['/opt/besu/bin/besu', '/etc/besu/key/key', '/etc/besu/config/config.toml']);
     expect(besu.resources.requests).toEqual({
       cpu: String(network.minimumHardware.cpu),
@@ -122,7 +122,7 @@ describe.each(['testnet', 'mainnet'] as StackName[])('stack %s, one Kubernetes n
   it.each(NODE_TYPES)('%s: the ConfigMap holds config.toml, genesis and the start step', (typenode) => {
     const data = inputsOf(declared, T.configMap, `${typenode}-config`).data;
     expect(data['genesis.json']).toBe(testGenesisText());
-    expect(data['start-besu.sh']).toMatch(/refusing to start Besu with a new identity/);
+    expect(data['start-node.sh']).toMatch(/refusing to start Besu with a new identity/);
     const config = parseToml(data['config.toml']) as Record<string, any>;
     const ip = valuesFor(stack, typenode).deploy.p2p.host;
     expect(config).toMatchObject({

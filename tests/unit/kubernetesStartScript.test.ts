@@ -1,26 +1,27 @@
 /**
- * The pod's start step (scripts/kubernetes/start-besu.sh), run for real: no key, no Besu.
+ * The start step of both paths (scripts/start-node.sh), run for real: no key, no Besu.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { SCRIPTS_DIR } from '../../core/scripts';
-import { KUBERNETES_START_SCRIPT } from '../../core/kubernetes/nodeFiles';
+import { SCRIPTS_DIR, START_NODE_SCRIPT } from '../../core/scripts';
 
-const script = path.join(SCRIPTS_DIR, KUBERNETES_START_SCRIPT);
+const script = path.join(SCRIPTS_DIR, START_NODE_SCRIPT);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-start-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 // A recording stand-in for the Besu binary: writes its arguments to a file.
 const fakeBesu = path.join(dir, 'besu');
 fs.writeFileSync(fakeBesu, `#!/bin/sh\necho "$@" > "${dir}/ran"\n`, { mode: 0o755 });
 
-function start(keyFile: string) {
+function start(keyFile: string, ...log: string[]) {
   fs.rmSync(path.join(dir, 'ran'), { force: true });
-  return spawnSync('/bin/sh', [script, fakeBesu, keyFile, '/etc/besu/config/config.toml'], { encoding: 'utf8' });
+  return spawnSync('/bin/sh', [script, fakeBesu, keyFile, '/etc/besu/config/config.toml', ...log], {
+    encoding: 'utf8',
+  });
 }
 
-describe('start-besu.sh', () => {
+describe('start-node.sh', () => {
   it('starts Besu with the config file when the key is there', () => {
     const key = path.join(dir, 'key');
     fs.writeFileSync(key, `0x${'1'.repeat(64)}`);
@@ -29,13 +30,23 @@ describe('start-besu.sh', () => {
     expect(fs.readFileSync(path.join(dir, 'ran'), 'utf8')).toBe('--config-file=/etc/besu/config/config.toml\n');
   });
 
+  it('appends Besu output to the info log when one is given (the remote machine)', () => {
+    const key = path.join(dir, 'key');
+    fs.writeFileSync(key, `0x${'1'.repeat(64)}`);
+    const log = path.join(dir, 'besu_info.log');
+    fs.writeFileSync(log, 'earlier\n');
+    fs.writeFileSync(fakeBesu, `#!/bin/sh\necho "$@" > "${dir}/ran"\necho started\n`, { mode: 0o755 });
+    expect(start(key, log).status).toBe(0);
+    expect(fs.readFileSync(log, 'utf8')).toBe('earlier\nstarted\n');
+  });
+
   it.each([
     ['missing', path.join(dir, 'absent')],
     ['empty', path.join(dir, 'empty')],
   ])('refuses to start Besu when the key is %s', (_name, key) => {
     if (key.endsWith('empty')) fs.writeFileSync(key, '');
     const result = start(key);
-    expect(result.status).toBe(1);
+    expect(result.status).toBe(78);
     expect(result.stderr).toMatch(/refusing to start Besu with a new identity/);
     expect(fs.existsSync(path.join(dir, 'ran'))).toBe(false);
   });
