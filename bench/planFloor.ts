@@ -1,0 +1,16 @@
+/**
+ * The fixed cost of the offline plan: Node.js, ts-node and loading every module tools/plan.ts loads (the program,
+ * its components, @pulumi/pulumi, @pulumi/kubernetes, @pulumi/command, @pulumi/random, the recording engine), then
+ * exit without declaring anything. Any plan pays this, whatever its number of nodes: it is the plan's lower bound.
+ */
+import '@pulumi/pulumi';
+import 'js-yaml';
+import '../core/settings/load';
+import '../core/settings/yamlFile';
+import '../core/genesis';
+import '../program';
+import '../tools/cli';
+import '../tools/keyFile';
+import '../tools/plan/engine';
+import '../tools/plan/programTypes';
+import '../tools/plan/remotePlan';

@@ -1,0 +1,73 @@
+/**
+ * `npm run bench [-- --only plan|ssh|suite] [--runs N]`: measures what a plan, a deploy, a no-op and an update cost,
+ * prints a markdown table per part and writes them, with the machine and the date, to bench/RESULTS.md (the sections
+ * of the parts run are replaced, the others kept).
+ *   --only PART  run one part: plan (offline plan, 1-100 nodes), ssh (a deploy on the real SSH test host, needs root),
+ *                suite (the test suite's own time, unit and end-to-end)
+ *   --runs N     plan: measured runs per stack (default 5); ssh: cycles, each on a fresh test host (default 3)
+ *
+ * Benchmarks report; they never fail because a target is missed. The exit code is non-zero only on a real error
+ * (a plan that fails, a provisioning step that fails, a bad option).
+ */
+import { parseArgs } from 'util';
+import { Part, PartResult, PARTS, progress, RESULTS_FILE, writeResults } from './common';
+import { benchPlan } from './plan';
+import { benchSsh } from './ssh';
+import { benchSuite } from './suite';
+
+const USAGE = 'npm run bench [-- --only plan|ssh|suite] [--runs N]';
+
+async function main(): Promise<number> {
+  let values: { only?: string; runs?: string };
+  try {
+    values = parseArgs({
+      args: process.argv.slice(2),
+      options: { only: { type: 'string' }, runs: { type: 'string' } },
+      strict: true,
+    }).values;
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message}\nusage: ${USAGE}\n`);
+    return 2;
+  }
+  const only = values.only;
+  if (only !== undefined && !(PARTS as readonly string[]).includes(only)) {
+    process.stderr.write(`error: --only ${only}: allowed: ${PARTS.join(', ')}\nusage: ${USAGE}\n`);
+    return 2;
+  }
+  const runs = values.runs === undefined ? undefined : Number(values.runs);
+  if (runs !== undefined && !(Number.isInteger(runs) && runs >= 1 && runs <= 50)) {
+    process.stderr.write(`error: --runs ${values.runs}: allowed: a whole number from 1 to 50\nusage: ${USAGE}\n`);
+    return 2;
+  }
+  const parts: Part[] = only ? [only as Part] : [...PARTS];
+  const results: PartResult[] = [];
+  let failed = false;
+  for (const part of parts) {
+    progress(`part ${part}: starting`);
+    try {
+      const result =
+        part === 'plan' ? await benchPlan(runs) : part === 'ssh' ? await benchSsh(runs) : await benchSuite();
+      results.push(result);
+      process.stdout.write(`\n${result.markdown.trim()}\n\n`);
+      // Written after each part, so that a later part's failure keeps what was measured.
+      writeResults([result]);
+    } catch (error) {
+      failed = true;
+      process.stderr.write(
+        `error: part ${part} could not be measured: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+    }
+  }
+  if (results.length > 0) progress(`wrote ${RESULTS_FILE} (${results.map((r) => r.name).join(', ')})`);
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);
