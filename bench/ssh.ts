@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any */
 /**
  * Part "ssh": what a deploy costs on the real SSH test host (tests/e2e/host: Debian 12, systemd, sshd, apt through
  * the gateway), replaying the program's remote commands over real SSH as tests/e2e/sshNode.test.ts does:
@@ -14,24 +13,19 @@ import * as fs from 'fs';
 import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
-import { RecordedResource, settle, unwrapSecrets } from '../tools/plan/engine';
+import { RecordedResource, settle } from '../tools/plan/engine';
 import { recordProgram } from '../tests/helpers/pulumi';
-import { declareProgram, Declared } from '../tests/helpers/program';
+import { declareProgram } from '../tests/helpers/program';
 import { canBuildHosts, startTestHost, TestHost } from '../tests/e2e/host/testHost';
 import { startFileServer, FileServer } from '../tests/e2e/host/fileServer';
 import {
-  fixed,
-  machine,
-  median,
-  now,
-  PartResult,
-  progress,
-  PROJECT_DIR,
-  runTimed,
-  since,
-  table,
-  verdict,
-} from './common';
+  changedCommands as changed,
+  packStandinReleases,
+  remoteCommands as commands,
+  RemoteStep as Step,
+  sshWriterStack,
+} from '../tests/e2e/replay';
+import { fixed, machine, median, now, PartResult, progress, since, table, verdict } from './common';
 
 const HOST_NAME = 'bench';
 const HOST_INDEX = 42;
@@ -45,29 +39,6 @@ const POLL_TIMEOUT_MS = 1000;
 /** The probe never runs longer than this (bounded loop). */
 const POLL_MAX_MS = 10 * 60_000;
 const DOWNTIME_TARGET_SECONDS = 5;
-
-/** A remote.Command as the provider receives it. */
-interface Step {
-  name: string;
-  create: string;
-  stdin: string;
-  user: string;
-  inputs: Record<string, any>;
-}
-
-function commands(declared: Declared): Step[] {
-  return declared.resources
-    .filter((r: RecordedResource) => r.type === 'command:remote:Command')
-    .map((r) => {
-      const inputs = unwrapSecrets(r.inputs) as Record<string, any>;
-      return { name: r.name, create: inputs.create, stdin: inputs.stdin, user: inputs.connection.user, inputs };
-    });
-}
-
-/** The commands of `next` whose inputs differ from `before`'s: the ones `pulumi up` runs again. */
-function changed(before: Step[], next: Step[]): Step[] {
-  return next.filter((s, i) => JSON.stringify(s.inputs) !== JSON.stringify(before[i]?.inputs));
-}
 
 /** One answer (or not) of the outside probe. */
 interface Poll {
@@ -247,15 +218,7 @@ export async function benchSsh(cycles = 3): Promise<PartResult> {
   const recorded = recordProgram();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-bench-ssh-'));
   try {
-    for (const version of [FIRST, NEXT]) {
-      const packed = await runTimed('sh', [
-        path.join(PROJECT_DIR, 'tests/fixtures/besu-standin/pack.sh'),
-        version,
-        work,
-        path.join(PROJECT_DIR, 'core/catalog/besu-options', `${version}.txt`),
-      ]);
-      if (packed.code !== 0) throw new Error(`pack.sh ${version} failed:\n${packed.stderr}`);
-    }
+    await packStandinReleases([FIRST, NEXT], work);
     const measured: Cycle[] = [];
     for (let cycle = 1; cycle <= cycles; cycle++) {
       progress(`ssh: cycle ${cycle}/${cycles}: starting test host ${HOST_NAME} (${HOST_INDEX})`);
@@ -286,28 +249,14 @@ async function runCycle(
   work: string,
   bootSeconds: number,
 ): Promise<Cycle> {
-  const stack = (version: string) => ({
-    'lacchain:network': 'open-protestnet',
-    'lacchain:nodes': [
-      {
-        name: NODE,
-        typenode: 'writer',
-        target: 'ssh',
-        inventory: {
-          host: host.ip,
-          user: host.sudoUser,
-          host_key: host.hostPublicKey,
-          node_ip: host.ip,
-          node_name: 'bench-writer',
-          node_email: 'ops@example.org',
-          node_release_version: version,
-          dns_name: 'writer.bench.test',
-          release_url: `${fileUrl}/besu-{version}.tar.gz`,
-        },
-      },
-    ],
-    'lacchain:sshPrivateKey': host.privateKey,
-  });
+  const stack = (version: string) =>
+    sshWriterStack(host, {
+      version,
+      releaseBaseUrl: fileUrl,
+      nodeName: 'bench-writer',
+      dnsName: 'writer.bench.test',
+      node: NODE,
+    });
   const sh = async (command: string, timeoutMs = 120_000) => {
     const result = await host.ssh(command, { timeoutMs });
     if (result.code !== 0) throw new Error(`ssh ${command.slice(0, 80)}: exit ${result.code}: ${result.stderr}`);

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any */
 /**
  * RPC access and authentication end to end, on a real Debian host: a writer with `lacchain:rpc` exposure tls-only
  * and password authentication, provisioned by running the program's recorded remote commands over real SSH (as
@@ -9,33 +8,29 @@
  */
 import * as http from 'http';
 import * as https from 'https';
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import { unwrapSecrets, settle, RecordedResource } from '../../tools/plan/engine';
+import { settle } from '../../tools/plan/engine';
 import { recordProgram } from '../helpers/pulumi';
 import { declareProgram, Declared } from '../helpers/program';
 import { canBuildHosts, startTestHost, TestHost } from './host/testHost';
 import { startFileServer, FileServer } from './host/fileServer';
-import { PROJECT_DIR } from '../helpers/run';
+import {
+  changedCommands,
+  hostSuite,
+  packStandinReleases,
+  progress,
+  remoteCommands as commands,
+  runRemoteStep,
+  runRemoteSteps,
+  sshWriterStack,
+} from './replay';
 
 const recorded = recordProgram();
-const hostsPossible =
-  process.platform === 'linux' && process.getuid?.() === 0 && process.env.LACCHAIN_E2E_HOSTS !== '0';
-if (!hostsPossible) {
-  const reason = process.env.CI === 'true' ? 'CI must run them: run as root on Linux' : 'needs root on Linux';
-  console.warn(`RPC access end-to-end tests skipped: ${reason}`);
-  if (process.env.CI === 'true') throw new Error(`RPC access end-to-end tests cannot run: ${reason}`);
-}
-const suite = hostsPossible ? describe : describe.skip;
+const suite = hostSuite('RPC access end-to-end tests');
 jest.setTimeout(15 * 60 * 1000);
-
-function progress(line: string): void {
-  if (process.env.LACCHAIN_TEST_VERBOSE === '1')
-    process.stderr.write(`[e2e ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-}
 
 const VERSION = '23.4.1';
 const NODE = 'writer';
@@ -43,22 +38,6 @@ const HOME = '/opt/lacchain';
 const USER = 'dapp';
 const PASSWORD = 'e2e rpc password 1';
 const OUTSIDE_HOST = 'evil.example.org';
-
-interface Step {
-  name: string;
-  create: string;
-  stdin: string;
-  user: string;
-}
-
-function commands(declared: Declared): Step[] {
-  return declared.resources
-    .filter((r: RecordedResource) => r.type === 'command:remote:Command')
-    .map((r) => {
-      const inputs = unwrapSecrets(r.inputs) as Record<string, any>;
-      return { name: r.name, create: inputs.create, stdin: inputs.stdin, user: inputs.connection.user };
-    });
-}
 
 interface Answer {
   status?: number;
@@ -116,32 +95,19 @@ suite('RPC access and authentication on a real host', () => {
 
   function stack() {
     return {
-      'lacchain:network': 'open-protestnet',
-      'lacchain:nodes': [
-        {
-          name: NODE,
-          typenode: 'writer',
-          target: 'ssh',
-          inventory: {
-            host: host.ip,
-            user: host.sudoUser,
-            host_key: host.hostPublicKey,
-            node_ip: host.ip,
-            node_name: 'e2e-rpc-writer',
-            node_email: 'ops@example.org',
-            node_release_version: VERSION,
-            dns_name: 'rpc.e2e.test',
-            release_url: `${files.url}/besu-{version}.tar.gz`,
-          },
-        },
-      ],
-      'lacchain:sshPrivateKey': host.privateKey,
+      ...sshWriterStack(host, {
+        version: VERSION,
+        releaseBaseUrl: files.url,
+        nodeName: 'e2e-rpc-writer',
+        dnsName: 'rpc.e2e.test',
+        node: NODE,
+      }),
       'lacchain:rpc': {
         exposure: 'tls-only',
         authentication: { method: 'password', users: [{ name: USER }] },
         proxy: { requestsPerSecond: 2, burst: 4 },
       },
-      'lacchain:rpcPasswords': { [USER]: PASSWORD },
+      'lacchain:rpcPasswords': { [USER]: PASSWORD } as Record<string, string>,
     };
   }
 
@@ -149,25 +115,13 @@ suite('RPC access and authentication on a real host', () => {
     const check = await canBuildHosts();
     if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-e2e-rpc-'));
-    execFileSync('sh', [
-      path.join(PROJECT_DIR, 'tests/fixtures/besu-standin/pack.sh'),
-      VERSION,
-      work,
-      path.join(PROJECT_DIR, 'core/catalog/besu-options', `${VERSION}.txt`),
-    ]);
+    await packStandinReleases([VERSION], work);
     host = await startTestHost('rpcauth', 43);
     target = host.ip;
     files = await startFileServer({ host: host.gateway, port: 0, root: work });
     declared = await declareProgram(recorded, 'testnet', stack(), {});
     enode = (await settle(declared.outputs.nodes[NODE].enode)).value as string;
-    for (const step of commands(declared)) {
-      progress(`running ${step.name}`);
-      const result = await host.ssh(step.create, { user: step.user, input: step.stdin });
-      progress(`${step.name} exited ${result.code}`);
-      if (result.code !== 0) {
-        throw new Error(`step ${step.name} failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
-      }
-    }
+    await runRemoteSteps(host, commands(declared));
   });
 
   afterAll(async () => {
@@ -274,20 +228,15 @@ suite('RPC access and authentication on a real host', () => {
 
   it('runs nothing again when nothing changed; a new password runs only the node-key step', async () => {
     const again = await declareProgram(recorded, 'testnet', stack(), {});
-    const before = declared.resources.filter((r) => r.type === 'command:remote:Command');
-    const now = again.resources.filter((r) => r.type === 'command:remote:Command');
-    const changed = (a: RecordedResource[], b: RecordedResource[]) =>
-      b
-        .filter((r, i) => JSON.stringify(unwrapSecrets(r.inputs)) !== JSON.stringify(unwrapSecrets(a[i].inputs)))
-        .map((r) => r.name);
-    expect(changed(before, now)).toEqual([]);
+    const before = commands(declared);
+    const changed = (next: Declared) => changedCommands(before, commands(next)).map((step) => step.name);
+    expect(changed(again)).toEqual([]);
     const config = stack();
     config['lacchain:rpcPasswords'] = { [USER]: `${PASSWORD}-rotated` };
     const rotated = await declareProgram(recorded, 'testnet', config, {});
-    const rotatedCommands = rotated.resources.filter((r) => r.type === 'command:remote:Command');
-    expect(changed(before, rotatedCommands)).toEqual([`${NODE}-node-key`]);
+    expect(changed(rotated)).toEqual([`${NODE}-node-key`]);
     const keyStep = commands(rotated).find((s) => s.name === `${NODE}-node-key`)!;
-    const result = await host.ssh(keyStep.create, { user: keyStep.user, input: keyStep.stdin });
+    const result = await runRemoteStep(host, keyStep);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/restarted besu for the new RPC credentials/);
     for (let i = 0; i < 30; i++) {

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any */
 /**
  * The SSH path end to end, on a real Debian host (systemd, sshd, apt, nginx, openssl) built inside the test.
  * The program is declared as `pulumi up` declares it; the remote commands it declares are then run over real SSH,
@@ -8,60 +7,39 @@
 import * as https from 'https';
 import * as http from 'http';
 import * as tls from 'tls';
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { unwrapSecrets, settle, RecordedResource } from '../../tools/plan/engine';
+import { settle } from '../../tools/plan/engine';
 import { recordProgram } from '../helpers/pulumi';
 import { declareProgram, Declared } from '../helpers/program';
 import { sha256Hex } from '../../core/genesis';
 import { NODE_KEY_PARAMETER } from '../../core/remote/steps';
 import { canBuildHosts, startTestHost, TestHost } from './host/testHost';
 import { startFileServer, FileServer } from './host/fileServer';
+import {
+  changedCommands,
+  hostSuite,
+  packStandinReleases,
+  progress,
+  remoteCommands as commands,
+  RemoteStep,
+  runRemoteStep,
+  runRemoteSteps,
+  sshWriterStack,
+} from './replay';
 import { testGenesisText } from '../helpers/fixtures';
-import { PROJECT_DIR, runNpmAsync } from '../helpers/run';
+import { runNpmAsync } from '../helpers/run';
 import * as yaml from 'js-yaml';
 
 const recorded = recordProgram();
-const hostsPossible =
-  process.platform === 'linux' && process.getuid?.() === 0 && process.env.LACCHAIN_E2E_HOSTS !== '0';
-if (!hostsPossible) {
-  const reason = process.env.CI === 'true' ? 'CI must run them: run as root on Linux' : 'needs root on Linux';
-  console.warn(`SSH end-to-end tests skipped: ${reason}`);
-  if (process.env.CI === 'true') throw new Error(`SSH end-to-end tests cannot run: ${reason}`);
-}
-const suite = hostsPossible ? describe : describe.skip;
+const suite = hostSuite('SSH end-to-end tests');
 jest.setTimeout(15 * 60 * 1000);
-
-/** Progress lines on stderr (LACCHAIN_TEST_VERBOSE=1), to follow a long run. */
-function progress(line: string): void {
-  if (process.env.LACCHAIN_TEST_VERBOSE === '1')
-    process.stderr.write(`[e2e ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-}
 
 const FIRST = '23.4.1';
 const NEXT = '24.1.0';
 const NODE = 'writer';
 const HOME = '/opt/lacchain';
-
-/** A Command's inputs as the provider receives them. */
-interface Step {
-  name: string;
-  create: string;
-  stdin: string;
-  user: string;
-  inputs: Record<string, any>;
-}
-
-function commands(declared: Declared): Step[] {
-  return declared.resources
-    .filter((r: RecordedResource) => r.type === 'command:remote:Command')
-    .map((r) => {
-      const inputs = unwrapSecrets(r.inputs) as Record<string, any>;
-      return { name: r.name, create: inputs.create, stdin: inputs.stdin, user: inputs.connection.user, inputs };
-    });
-}
 
 suite('an SSH node on a real host', () => {
   let host: TestHost;
@@ -71,45 +49,10 @@ suite('an SSH node on a real host', () => {
   let enode: string;
   let address: string;
 
-  function stack(version: string) {
-    return {
-      'lacchain:network': 'open-protestnet',
-      'lacchain:nodes': [
-        {
-          name: NODE,
-          typenode: 'writer',
-          target: 'ssh',
-          inventory: {
-            host: host.ip,
-            user: host.sudoUser,
-            host_key: host.hostPublicKey,
-            node_ip: host.ip,
-            node_name: 'e2e-writer',
-            node_email: 'ops@example.org',
-            node_release_version: version,
-            dns_name: 'writer.e2e.test',
-            release_url: `${files.url}/besu-{version}.tar.gz`,
-          },
-        },
-      ],
-      'lacchain:sshPrivateKey': host.privateKey,
-    };
-  }
-
-  async function run(step: Step): Promise<{ code: number; stdout: string; stderr: string }> {
-    return host.ssh(step.create, { user: step.user, input: step.stdin });
-  }
-
-  async function runAll(steps: Step[]): Promise<void> {
-    for (const step of steps) {
-      progress(`running ${step.name}`);
-      const result = await run(step);
-      progress(`${step.name} exited ${result.code}`);
-      if (result.code !== 0) {
-        throw new Error(`step ${step.name} failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
-      }
-    }
-  }
+  const stack = (version: string) =>
+    sshWriterStack(host, { version, releaseBaseUrl: files.url, nodeName: 'e2e-writer', dnsName: 'writer.e2e.test' });
+  const run = (step: RemoteStep) => runRemoteStep(host, step);
+  const runAll = (steps: RemoteStep[]) => runRemoteSteps(host, steps);
 
   const sh = async (command: string) => {
     progress(`ssh: ${command.slice(0, 100)}`);
@@ -134,14 +77,7 @@ suite('an SSH node on a real host', () => {
     const check = await canBuildHosts();
     if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-e2e-'));
-    for (const version of [FIRST, NEXT]) {
-      execFileSync('sh', [
-        path.join(PROJECT_DIR, 'tests/fixtures/besu-standin/pack.sh'),
-        version,
-        work,
-        path.join(PROJECT_DIR, 'core/catalog/besu-options', `${version}.txt`),
-      ]);
-    }
+    await packStandinReleases([FIRST, NEXT], work);
     host = await startTestHost('sshnode', 41);
     files = await startFileServer({ host: host.gateway, port: 0, root: work });
     first = await declareProgram(recorded, 'testnet', stack(FIRST), {});
@@ -293,7 +229,7 @@ suite('an SSH node on a real host', () => {
   it('runs nothing on the machine when nothing changed', async () => {
     const again = await declareProgram(recorded, 'testnet', stack(FIRST), {});
     const before = commands(first);
-    const changed = commands(again).filter((s, i) => JSON.stringify(s.inputs) !== JSON.stringify(before[i].inputs));
+    const changed = changedCommands(before, commands(again));
     expect(changed.map((s) => s.name)).toEqual([]);
     // And the scripts themselves are idempotent: running the steps before start again changes nothing.
     const pid = await sh('systemctl show -p MainPID --value besu');
@@ -323,7 +259,7 @@ suite('an SSH node on a real host', () => {
     const heightBefore = Number((await rpc('eth_blockNumber')).result);
     const next = await declareProgram(recorded, 'testnet', stack(NEXT), {});
     const before = commands(first);
-    const changed = commands(next).filter((s, i) => JSON.stringify(s.inputs) !== JSON.stringify(before[i].inputs));
+    const changed = changedCommands(before, commands(next));
     expect(changed.map((s) => s.name)).toEqual([`${NODE}-release`, `${NODE}-start`]);
     await runAll(changed);
     expect((await rpc('web3_clientVersion')).result).toMatch(new RegExp(`^besu/v${NEXT}/`));

@@ -1,0 +1,124 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/**
+ * Running a declared program's remote commands on a real test host, as the command provider would: in order, one SSH
+ * session each, with the Command's `create` text and its standard input. Shared by the end-to-end tests and the SSH
+ * benchmark, with the stand-in release archives and the SSH writer stack they all deploy.
+ */
+import { spawn } from 'child_process';
+import * as path from 'path';
+import { RecordedResource, unwrapSecrets } from '../../tools/plan/engine';
+import type { Declared } from '../helpers/program';
+import { PROJECT_DIR } from '../helpers/run';
+import type { TestHost } from './host/testHost';
+
+/** One remote.Command as the provider receives it. */
+export interface RemoteStep {
+  name: string;
+  create: string;
+  stdin: string;
+  user: string;
+  /** Every input (secrets unwrapped), to tell which commands `pulumi up` would run again. */
+  inputs: Record<string, any>;
+}
+
+/** Whether this machine can build test hosts (root on Linux, not switched off by LACCHAIN_E2E_HOSTS=0). */
+export function hostsPossible(): boolean {
+  return process.platform === 'linux' && process.getuid?.() === 0 && process.env.LACCHAIN_E2E_HOSTS !== '0';
+}
+
+/**
+ * `describe`, or `describe.skip` with a printed reason where test hosts cannot be built. In CI (CI=true) the tests
+ * must run: there the reason is an error.
+ */
+export function hostSuite(what: string): jest.Describe {
+  if (hostsPossible()) return describe;
+  const reason = process.env.CI === 'true' ? 'CI must run them: run as root on Linux' : 'needs root on Linux';
+  console.warn(`${what} skipped: ${reason}`);
+  if (process.env.CI === 'true') throw new Error(`${what} cannot run: ${reason}`);
+  return describe.skip;
+}
+
+/** Progress lines on stderr (LACCHAIN_TEST_VERBOSE=1), to follow a long run. */
+export function progress(line: string): void {
+  if (process.env.LACCHAIN_TEST_VERBOSE === '1') {
+    process.stderr.write(`[e2e ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+  }
+}
+
+/** The remote commands a declaration recorded, in declaration (= execution) order. */
+export function remoteCommands(declared: Declared): RemoteStep[] {
+  return declared.resources
+    .filter((r: RecordedResource) => r.type === 'command:remote:Command')
+    .map((r) => {
+      const inputs = unwrapSecrets(r.inputs) as Record<string, any>;
+      return { name: r.name, create: inputs.create, stdin: inputs.stdin, user: inputs.connection.user, inputs };
+    });
+}
+
+/** The commands of `next` whose inputs differ from `before`'s: the ones `pulumi up` would run again. */
+export function changedCommands(before: RemoteStep[], next: RemoteStep[]): RemoteStep[] {
+  return next.filter((step, i) => JSON.stringify(step.inputs) !== JSON.stringify(before[i]?.inputs));
+}
+
+/** Runs one command over SSH as the provider would. */
+export function runRemoteStep(host: TestHost, step: RemoteStep) {
+  return host.ssh(step.create, { user: step.user, input: step.stdin });
+}
+
+/** Runs commands in order; the first failure throws with its output. */
+export async function runRemoteSteps(host: TestHost, steps: RemoteStep[]): Promise<void> {
+  for (const step of steps) {
+    progress(`running ${step.name}`);
+    const result = await runRemoteStep(host, step);
+    progress(`${step.name} exited ${result.code}`);
+    if (result.code !== 0) {
+      throw new Error(`step ${step.name} failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
+    }
+  }
+}
+
+/** Packs the Besu stand-in (a test fixture) as the release archive of each version into `dir`. */
+export async function packStandinReleases(versions: string[], dir: string): Promise<void> {
+  for (const version of versions) {
+    const args = [
+      path.join(PROJECT_DIR, 'tests/fixtures/besu-standin/pack.sh'),
+      version,
+      dir,
+      path.join(PROJECT_DIR, 'core/catalog/besu-options', `${version}.txt`),
+    ];
+    const code = await new Promise<number>((resolve) => {
+      const child = spawn('sh', args, { stdio: ['ignore', 'ignore', 'inherit'] });
+      child.on('close', (status) => resolve(status ?? 1));
+    });
+    if (code !== 0) throw new Error(`pack.sh ${version} failed (${code})`);
+  }
+}
+
+/** A testnet stack with one SSH writer on the test host, its release served from `releaseBaseUrl`. */
+export function sshWriterStack(
+  host: TestHost,
+  options: { version: string; releaseBaseUrl: string; nodeName: string; dnsName: string; node?: string },
+): Record<string, unknown> {
+  return {
+    'lacchain:network': 'open-protestnet',
+    'lacchain:nodes': [
+      {
+        name: options.node ?? 'writer',
+        typenode: 'writer',
+        target: 'ssh',
+        inventory: {
+          host: host.ip,
+          user: host.sudoUser,
+          host_key: host.hostPublicKey,
+          node_ip: host.ip,
+          node_name: options.nodeName,
+          node_email: 'ops@example.org',
+          node_release_version: options.version,
+          dns_name: options.dnsName,
+          release_url: `${options.releaseBaseUrl}/besu-{version}.tar.gz`,
+        },
+      },
+    ],
+    'lacchain:sshPrivateKey': host.privateKey,
+  };
+}
