@@ -1,11 +1,11 @@
 /**
  * The files a Kubernetes node reads at start: config.toml, the start step and, for writers, the proxy config.
  */
-import { renderConfigToml } from '../besu/configToml';
+import { renderNodeConfigToml } from '../besu/nodeConfig';
 import { POD_PATHS, PROXY_CONTAINER_PORT } from '../catalog/kubernetes';
 import { LOCAL_HOSTS } from '../catalog/ports';
 import { RPC_AUTH_FILES } from '../catalog/rpc';
-import { besuRpcInput, proxyAccess } from '../rpc/access';
+import { proxyAccess } from '../rpc/access';
 import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
 import { renderNginxServers } from '../proxy/nginxConf';
 import { readScript, START_NODE_SCRIPT } from '../scripts';
@@ -17,24 +17,14 @@ export function kubernetesNodeFiles<V>(node: KubernetesNodeSettings, genesis: V)
   const rpcHosts = [node.publicIP, node.p2pHost, ...(node.dnsName ? [node.dnsName] : [])];
   const auth = node.rpc.authentication;
   const files: NodeConfigFiles<V> = {
-    configToml: renderConfigToml({
-      network: node.network,
-      typenode: node.typenode,
-      releaseVersion: node.releaseVersion,
-      nodeName: node.nodeName,
-      p2pHost: node.p2pHost,
-      p2pPort: node.p2pPort,
-      rpcHosts,
-      paths: {
-        ...POD_BESU_PATHS,
-        ...(auth?.method === 'password'
-          ? { rpcCredentialsFile: `${POD_PATHS.rpcAuthDir}/${RPC_AUTH_FILES.credentials}` }
-          : {}),
-        ...(auth?.method === 'jwt'
-          ? { rpcJwtPublicKeyFile: `${POD_PATHS.configDir}/${RPC_AUTH_FILES.jwtPublicKey}` }
-          : {}),
-      },
-      rpc: besuRpcInput(node),
+    configToml: renderNodeConfigToml(node, rpcHosts, {
+      ...POD_BESU_PATHS,
+      ...(auth?.method === 'password'
+        ? { rpcCredentialsFile: `${POD_PATHS.rpcAuthDir}/${RPC_AUTH_FILES.credentials}` }
+        : {}),
+      ...(auth?.method === 'jwt'
+        ? { rpcJwtPublicKeyFile: `${POD_PATHS.configDir}/${RPC_AUTH_FILES.jwtPublicKey}` }
+        : {}),
     }),
     genesis,
     startScript: readScript(START_NODE_SCRIPT),

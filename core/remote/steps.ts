@@ -4,12 +4,12 @@
  * the end-to-end test runs them over real SSH on a real host.
  */
 import { createHash } from 'crypto';
-import { renderConfigToml } from '../besu/configToml';
+import { renderNodeConfigToml } from '../besu/nodeConfig';
 import { javaMajorFor, releaseUrl } from '../catalog/besu';
 import { DEFAULT_SERVICE_USER } from '../catalog/defaults';
 import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
 import { LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
-import { besuRpcInput, proxyAccess, unsafeRpcOverride } from '../rpc/access';
+import { proxyAccess, unsafeRpcOverride } from '../rpc/access';
 import { CERTIFICATE, START_TIMEOUT_SECONDS } from '../catalog/remote';
 import { renderNginxServers } from '../proxy/nginxConf';
 import { readScript, START_NODE_SCRIPT } from '../scripts';
@@ -83,20 +83,10 @@ export function remoteNodeFiles(node: SshNodeSettings) {
     rpcCredentialsFile: auth?.method === 'password' ? paths.rpcCredentials : undefined,
     /** The JWT public key file and its text (jwt authentication). */
     rpcJwtPublicKey: auth?.method === 'jwt' ? { file: paths.rpcJwtPublicKey, text: auth.publicKey } : undefined,
-    configToml: renderConfigToml({
-      network: node.network,
-      typenode: node.typenode,
-      releaseVersion: node.releaseVersion,
-      nodeName: node.nodeName,
-      p2pHost: node.p2pHost,
-      p2pPort: node.p2pPort,
-      rpcHosts,
-      paths: {
-        ...remoteBesuPaths(node),
-        ...(auth?.method === 'password' ? { rpcCredentialsFile: paths.rpcCredentials } : {}),
-        ...(auth?.method === 'jwt' ? { rpcJwtPublicKeyFile: paths.rpcJwtPublicKey } : {}),
-      },
-      rpc: besuRpcInput(node),
+    configToml: renderNodeConfigToml(node, rpcHosts, {
+      ...remoteBesuPaths(node),
+      ...(auth?.method === 'password' ? { rpcCredentialsFile: paths.rpcCredentials } : {}),
+      ...(auth?.method === 'jwt' ? { rpcJwtPublicKeyFile: paths.rpcJwtPublicKey } : {}),
     }),
     launcher: readScript(START_NODE_SCRIPT),
     systemdUnit: systemdUnit(node, serviceUser),

@@ -9,7 +9,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { diffPlans, diffValues, formatDiff, isEmptyDiff, lineChanges, PlannedResource } from '../../tools/plan/diff';
-import { KEY_ONE } from '../helpers/fixtures';
+import { KEY_ONE, sshValidatorEntry } from '../helpers/fixtures';
 import { PROJECT_DIR, runNpm } from '../helpers/run';
 import { valuesFor } from '../helpers/values';
 
@@ -124,20 +124,7 @@ const writerStack = (deploy: Record<string, unknown> = {}) =>
 const sshStack = (inventory: Record<string, unknown> = {}) =>
   project({
     'lacchain:network': 'open-protestnet',
-    'lacchain:nodes': [
-      {
-        name: 'validator',
-        typenode: 'validator',
-        target: 'ssh',
-        inventory: {
-          host: '198.51.100.7',
-          node_ip: '198.51.100.7',
-          node_name: 'org-validator',
-          node_email: 'ops@example.org',
-          ...inventory,
-        },
-      },
-    ],
+    'lacchain:nodes': [sshValidatorEntry(inventory)],
     'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
   });
 
