@@ -34,7 +34,7 @@ export interface KubernetesNodeArgs {
   provider: k8s.Provider;
   /** The node's namespace, declared once per namespace by the program. */
   namespace: k8s.core.v1.Namespace;
-  /** Let `pulumi destroy` delete the key Secret. Default false: the Secret is protected and kept. */
+  /** Let `pulumi destroy` delete the key Secret. Default false: destroy leaves the Secret in the cluster. */
   allowKeyDeletion?: boolean;
   /** RPC passwords by user (secrets), for password authentication. */
   rpcPasswords?: Record<string, pulumi.Input<string>>;
@@ -58,19 +58,17 @@ export class KubernetesNode extends pulumi.ComponentResource {
     const child = { parent: this, provider: args.provider, dependsOn: [args.namespace] };
     const files = kubernetesNodeFiles(node, args.genesis);
 
-    // The identity outlives the stack unless the operator allows its deletion.
-    const keepKey = !args.allowKeyDeletion;
+    // The identity outlives the stack unless the operator allows its deletion: `pulumi destroy` forgets the Secret
+    // and leaves it in the cluster. Not `protect`, which would make every destroy fail and delete nothing.
     const secret = new k8s.core.v1.Secret(`${name}-key`, keySecretManifest(node, pulumi.secret(args.privateKey)), {
       ...child,
-      protect: keepKey,
-      retainOnDelete: keepKey,
+      retainOnDelete: !args.allowKeyDeletion,
       additionalSecretOutputs: ['data', 'stringData'],
     });
     const configMap = new k8s.core.v1.ConfigMap(`${name}-config`, configMapManifest(node, files), child);
-    // Chain data is never lost by accident: protected, and kept if the stack is destroyed.
+    // Chain data is never lost by accident: `pulumi destroy` forgets the volume and leaves it in the cluster.
     const volume = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, dataVolumeManifest(node), {
       ...child,
-      protect: true,
       retainOnDelete: true,
     });
     let checksum: pulumi.Input<string> = configChecksum(files, node.network.genesis.sha256);

@@ -7,6 +7,7 @@ import * as pulumi from '@pulumi/pulumi';
 import { loadStack, LoadedStack } from '../core/settings/load';
 import { SettingsError } from '../core/settings/problems';
 import { readFileFromDisk } from '../core/settings/yamlFile';
+import type { EngineConfig } from '../core/settings/engineConfig';
 import type { StackSecretInputs } from '../program';
 
 /** The config file name Pulumi reads for a stack. */
@@ -14,13 +15,14 @@ export function stackConfigFileName(stack: string): string {
   return `Pulumi.${stack}.yaml`;
 }
 
-/** The engine's config as `namespace:key` → value (objects and lists decoded from their JSON form). */
-export function engineConfig(): Record<string, unknown> {
-  const values: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(pulumi.runtime.allConfig())) {
-    values[key] = /^[[{]/.test(value) ? JSON.parse(value) : value;
-  }
-  return values;
+/** The SDK's own record of which config keys are secret (runtime/config.js; not in its type declarations). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const runtimeConfig = require('@pulumi/pulumi/runtime/config') as { isConfigSecret(key: string): boolean };
+
+/** The engine's config as it reaches the program: every value a string, and the keys that are secret. */
+export function engineConfig(): EngineConfig {
+  const values = pulumi.runtime.allConfig();
+  return { values, secretKeys: Object.keys(values).filter((key) => runtimeConfig.isConfigSecret(key)) };
 }
 
 /** Loads and validates the current stack's settings, or ends the run with every problem listed. */
@@ -29,7 +31,7 @@ export function loadPulumiStack(projectDir: string = process.cwd()): LoadedStack
   try {
     return loadStack(
       stack,
-      { file: stackConfigFileName(stack), baseDir: path.resolve(projectDir), values: engineConfig() },
+      { file: stackConfigFileName(stack), baseDir: path.resolve(projectDir), ...engineConfig() },
       readFileFromDisk,
     );
   } catch (error) {

@@ -113,11 +113,19 @@ function withConfig(
   return check(found.parsed.config, found.node);
 }
 
-/** Checks `protect` and `retainOnDelete` of an object that must outlive the stack. */
+/**
+ * Checks that an object outlives the stack: kept on delete (`retainOnDelete`, which `pulumi destroy` honours by
+ * forgetting the object and leaving it in the cluster), and not `protect`ed, which would make every `pulumi destroy`
+ * fail in its preview and delete nothing. CrossGuard does not show `retainOnDelete`; the offline plan does.
+ */
 function keptChecks(resource: PolicyResource, what: string, why: string): string[] {
   const where = describeResource(resource);
   const problems: string[] = [];
-  if (!resource.options.protect) problems.push(`${where} (${what}) is not protected: ${why}`);
+  if (resource.options.protect) {
+    problems.push(
+      `${where} (${what}) is protected: pulumi destroy would fail and delete nothing; keep it with retainOnDelete instead`,
+    );
+  }
   if (resource.options.retainOnDelete === false) {
     problems.push(`${where} (${what}) is not kept on delete (retainOnDelete): ${why}`);
   }
@@ -363,8 +371,8 @@ const rpcSafeOnPublicPorts: Rule = {
 const nodeKeyKept: Rule = {
   name: 'node-key-secret-kept',
   description:
-    "The Secret holding the node key is protected and kept on delete: losing it loses the node's permissioned " +
-    'identity (enode and address).',
+    "The Secret holding the node key is kept on delete (and not protected, so destroy works): losing it loses the " +
+    "node's permissioned identity (enode and address).",
   types: [TYPES.secret],
   check(resource) {
     // Only the node key's Secret: other Secrets of a node (the RPC credentials) follow their settings.
@@ -381,7 +389,8 @@ const nodeKeyKept: Rule = {
 
 const dataVolumeKept: Rule = {
   name: 'data-volume-kept',
-  description: "The node's data volume is protected and kept on delete: the chain data is never lost by accident.",
+  description:
+    "The node's data volume is kept on delete (and not protected, so destroy works): the chain data is never lost by accident.",
   types: [TYPES.volume],
   check(resource) {
     return keptChecks(resource, 'the chain data', 'deleting it loses the synchronised chain');

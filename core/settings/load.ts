@@ -38,18 +38,21 @@ import { acceptedOptions } from '../catalog/besu';
 import { rpcApisOf, unsafeRpcOverride } from '../rpc/access';
 import { RPC_DEFAULTS, RPC_OPTIONS, firstReleaseWith } from '../catalog/rpc';
 import { ENCRYPTED_VALUE, parseYamlFile } from './yamlFile';
+import { decodeEngineValues } from './engineConfig';
 
 /** Stands for an encrypted SSH key while its shape is checked (the engine checks the real one). */
 const ENCRYPTED_PEM_STAND_IN = `-----BEGIN ${ENCRYPTED_VALUE}`;
 
-/** The raw stack config: `namespace:key` → value, as Pulumi or the config file holds it. */
+/** The raw stack config as the engine hands it to the program (see engineConfig.ts): every value a string. */
 export interface RawStackConfig {
   /** The file name shown in messages, e.g. `Pulumi.testnet.yaml`. */
   file: string;
   /** Folder that relative paths (values files, genesis file) are resolved against. */
   baseDir: string;
-  /** Every config value, keyed `namespace:key`. */
-  values: Record<string, unknown>;
+  /** Every config value, keyed `namespace:key`, as the engine's text (objects and lists as JSON). */
+  values: Record<string, string>;
+  /** The keys the engine marks secret. */
+  secretKeys?: readonly string[];
   /**
    * Keys (`namespace:key` or `namespace:key.sub`) whose values are encrypted and cannot be read here (the offline
    * plan): they hold ENCRYPTED_VALUE, are not validated and are passed on as that marker.
@@ -86,7 +89,9 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
   const stack = checkStackName(stackName);
   const network = NETWORKS[STACK_NETWORKS[stack]];
   const problems: Problem[] = [];
-  const ours = Object.fromEntries(Object.entries(raw.values).filter(([key]) => key.startsWith(`${CONFIG_NAMESPACE}:`)));
+  const ours = decodeEngineValues(
+    Object.fromEntries(Object.entries(raw.values).filter(([key]) => key.startsWith(`${CONFIG_NAMESPACE}:`))),
+  );
   const encrypted = new Set(raw.encrypted ?? []);
   const sshKeyName = `${CONFIG_NAMESPACE}:sshPrivateKey`;
   if (encrypted.has(sshKeyName)) ours[sshKeyName] = ENCRYPTED_PEM_STAND_IN;

@@ -196,6 +196,23 @@ export const stackConfigSchema = strict({
   'lacchain:rpcPasswords': z.record(z.string(), z.unknown(), { error: RPC_PASSWORDS }).optional(),
 });
 
+/** How the engine's text of each top-level key is read: as it is, as true/false, or as JSON (see engineConfig.ts). */
+export type ConfigKeyKind = 'text' | 'boolean' | 'list' | 'mapping';
+
+/** The kind of every top-level key of the stack config; a test checks it covers stackConfigSchema. */
+export const CONFIG_KEY_KINDS: Readonly<Record<string, ConfigKeyKind>> = {
+  'lacchain:network': 'text',
+  'lacchain:nodes': 'list',
+  'lacchain:sshPrivateKey': 'text',
+  'lacchain:nodeKeys': 'mapping',
+  'lacchain:genesisFile': 'text',
+  'lacchain:kubeContext': 'text',
+  'lacchain:allowKeyDeletion': 'boolean',
+  'lacchain:supportContact': 'text',
+  'lacchain:rpc': 'mapping',
+  'lacchain:rpcPasswords': 'mapping',
+};
+
 /** The `deploy` section of a Kubernetes node's values file (the seed's Helm values, same field names). */
 export const deploySchema = strict({
   /** Helm name of the network: main-net or open-protest-net. */

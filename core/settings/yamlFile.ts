@@ -6,6 +6,7 @@ import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { Problem, SettingsError } from './problems';
 import type { FileReader, RawStackConfig } from './load';
+import { engineView } from './engineConfig';
 
 /** Parses a YAML document; records a problem and returns undefined when the file is missing or not YAML. */
 export function parseYamlFile(file: string, text: string | undefined, problems: Problem[]): unknown {
@@ -37,8 +38,9 @@ export const readFileFromDisk: FileReader = (absolutePath) =>
 export const ENCRYPTED_VALUE = '[encrypted: only pulumi can read it]';
 
 /**
- * Reads a `Pulumi.<stack>.yaml` file into the raw config Pulumi would give the program. Encrypted (`secure:`) values
- * cannot be decrypted without the engine: they are returned as ENCRYPTED_VALUE and listed in `encrypted`.
+ * Reads a `Pulumi.<stack>.yaml` file into the config the engine would give the program (engineConfig.ts): every
+ * top-level value a string. Encrypted (`secure:`) values cannot be decrypted without the engine: they become
+ * ENCRYPTED_VALUE and their paths are listed in `encrypted`.
  */
 export function readStackConfigFile(file: string): RawStackConfig & { encrypted: string[] } {
   const problems: Problem[] = [];
@@ -52,20 +54,9 @@ export function readStackConfigFile(file: string): RawStackConfig & { encrypted:
     ]);
   }
   const encrypted: string[] = [];
-  const values: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(config)) values[key] = decryptLater(value, key, encrypted);
-  return { file: shown, baseDir: path.dirname(path.resolve(file)), values, encrypted };
-}
-
-function decryptLater(value: unknown, key: string, encrypted: string[]): unknown {
-  if (value && typeof value === 'object' && !Array.isArray(value)) {
-    const entries = Object.entries(value as Record<string, unknown>);
-    if (entries.length === 1 && entries[0][0] === 'secure') {
-      encrypted.push(key);
-      return ENCRYPTED_VALUE;
-    }
-    return Object.fromEntries(entries.map(([k, v]) => [k, decryptLater(v, `${key}.${k}`, encrypted)]));
-  }
-  if (Array.isArray(value)) return value.map((v, i) => decryptLater(v, `${key}[${i}]`, encrypted));
-  return value;
+  const { values, secretKeys } = engineView(config as Record<string, unknown>, (key) => {
+    encrypted.push(key);
+    return ENCRYPTED_VALUE;
+  });
+  return { file: shown, baseDir: path.dirname(path.resolve(file)), values, secretKeys, encrypted };
 }

@@ -5,6 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { PinnedGenesis } from '../../core/catalog/networks';
 import type { FileReader, RawStackConfig } from '../../core/settings/load';
+import { EngineConfig, engineView } from '../../core/settings/engineConfig';
 
 /** The project's own small genesis (not a LACChain genesis), pinned by its own digest. */
 export const TEST_GENESIS_FILE = path.join(__dirname, '..', 'fixtures', 'genesis', 'test-genesis.json');
@@ -73,7 +74,26 @@ export function memoryFiles(files: Record<string, string>): FileReader {
   return (absolutePath) => files[path.relative('/project', absolutePath)];
 }
 
-/** A raw stack config as the engine would give it. */
+/**
+ * A raw stack config exactly as the engine gives it to the program: the stack file's mapping (YAML types, `{secure}`
+ * values standing for `--secret` ones, given here as `{ secure: <plain text> }`) turned into the engine's strings.
+ */
 export function rawConfig(values: Record<string, unknown>, file = 'Pulumi.testnet.yaml'): RawStackConfig {
-  return { file, baseDir: '/project', values };
+  return { file, baseDir: '/project', ...engineConfigOf(values) };
+}
+
+/** The engine's view of a stack file's config mapping; `{ secure: text }` is a secret holding `text`. */
+export function engineConfigOf(values: Record<string, unknown>): EngineConfig {
+  return engineView(values, (keyPath) => {
+    const found = secureAt(values, keyPath);
+    if (typeof found !== 'string') throw new Error(`no secret text at ${keyPath}`);
+    return found;
+  });
+}
+
+/** The `secure` text at a path such as `lacchain:nodeKeys.writer` or `lacchain:nodes[0].inventory.x`. */
+function secureAt(values: Record<string, unknown>, keyPath: string): unknown {
+  let at: unknown = values;
+  for (const part of keyPath.match(/[^.[\]]+/g) ?? []) at = (at as Record<string, unknown>)[part];
+  return (at as { secure?: unknown }).secure;
 }

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
  * The Kubernetes path under the recording engine: every resource and its inputs for each node type on both stacks,
- * the pinning, the static IP, the ports, the secrets, protect/retainOnDelete, the outputs, and a version bump.
+ * the pinning, the static IP, the ports, the secrets, retainOnDelete, the outputs, and a version bump.
  */
 import { parse as parseToml } from 'smol-toml';
 import { NETWORKS, STACK_NETWORKS, StackName } from '../../core/catalog/networks';
@@ -95,24 +95,24 @@ describe.each(['testnet', 'mainnet'] as StackName[])('stack %s, one Kubernetes n
     expect(ports).toEqual(['TCP/60606', 'UDP/60606', 'TCP/4545', ...(typenode === 'writer' ? ['TCP/80'] : [])]);
   });
 
-  it.each(NODE_TYPES)('%s: the key Secret holds the node key as a secret, protected and kept', async (typenode) => {
+  it.each(NODE_TYPES)('%s: the key Secret holds the node key as a secret, kept on destroy', async (typenode) => {
     const secret = resource(declared, T.secret, `${typenode}-key`);
     expect(secret.inputs.stringData).toHaveProperty(['4dabf18193072939515e22adb298388d']);
     const key = inputsOf(declared, T.secret, `${typenode}-key`).stringData.key;
     expect(key).toBe(privateKeyFromRandomHex(deterministicHex(`${typenode}-identity-key`, 32)));
-    expect(secret.options).toMatchObject({ protect: true, retainOnDelete: true });
+    expect(secret.options).toMatchObject({ protect: false, retainOnDelete: true });
     expect(secret.options.additionalSecretOutputs).toEqual(expect.arrayContaining(['data', 'stringData']));
     const enode = await settle(declared.outputs.nodes[typenode].enode);
     expect(enode.value).toBe(deriveIdentity(key, valuesFor(stack, typenode).deploy.p2p.host, 60606).enode);
   });
 
-  it.each(NODE_TYPES)('%s: the data volume is ReadWriteOnce, sized per network, protected and kept', (typenode) => {
+  it.each(NODE_TYPES)('%s: the data volume is ReadWriteOnce, sized per network, kept on destroy', (typenode) => {
     const volume = resource(declared, T.volume, `${typenode}-data`);
     expect(volume.inputs.spec).toEqual({
       accessModes: ['ReadWriteOnce'],
       resources: { requests: { storage: network.volumeSize } },
     });
-    expect(volume.options).toMatchObject({ protect: true, retainOnDelete: true });
+    expect(volume.options).toMatchObject({ protect: false, retainOnDelete: true });
   });
 
   it('keeps the namespace on destroy (it holds the kept Secrets and volumes)', () => {
@@ -170,7 +170,7 @@ describe('stack settings that change the Kubernetes resources', () => {
     const { config, files } = kubernetesStack('testnet', { 'lacchain:allowKeyDeletion': true });
     const declared = await declareProgram(recorded, 'testnet', config, files);
     expect(resource(declared, T.secret, 'writer-key').options).toMatchObject({ protect: false, retainOnDelete: false });
-    expect(resource(declared, T.volume, 'writer-data').options).toMatchObject({ protect: true, retainOnDelete: true });
+    expect(resource(declared, T.volume, 'writer-data').options).toMatchObject({ protect: false, retainOnDelete: true });
   });
 
   it('puts an imported key in the Secret and derives the identity from it', async () => {

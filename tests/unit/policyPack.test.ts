@@ -61,14 +61,14 @@ describe('the policies of the pack', () => {
       name: 'writer-key',
       urn: urn('kubernetes:core/v1:Secret', 'writer-key'),
       props,
-      opts: { protect: false, parent: urn('lacchain:index:KubernetesNode', 'writer') },
+      opts: { protect: true, parent: urn('lacchain:index:KubernetesNode', 'writer') },
     };
     expect(resourceOf(args)).toMatchObject({
       inputs: { stringData: { key: UNKNOWN_MARKER } },
-      options: { protect: false, parent: 'writer' },
+      options: { protect: true, parent: 'writer' },
     });
     for (const policy of policies) policy.validateResource(args, (message: string) => reported.push(message));
-    expect(reported).toEqual([expect.stringMatching(/^Secret writer-key \(the node key\) is not protected/)]);
+    expect(reported).toEqual([expect.stringMatching(/^Secret writer-key \(the node key\) is protected: pulumi destroy/)]);
   });
 });
 
@@ -148,7 +148,7 @@ describe('the pack served as the Pulumi CLI serves it', () => {
     const service = structuredClone(resources.find((r) => r.type === 'kubernetes:core/v1:Service'));
     service.inputs.spec.loadBalancerIP = '198.51.100.99';
     const secret = structuredClone(resources.find((r) => r.type === 'kubernetes:core/v1:Secret'));
-    secret.options.protect = false;
+    secret.options.protect = true;
     const diagnostics = [...(await analyze(service)), ...(await analyze(secret))];
     expect(diagnostics.map((d) => [d.getPolicyname(), d.getEnforcementlevel(), d.getPolicypackname()])).toEqual([
       ['service-static-public-ip', EnforcementLevel.MANDATORY, POLICY_PACK_NAME],

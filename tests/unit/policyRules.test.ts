@@ -283,11 +283,13 @@ describe.each([
   ['node-key-secret-kept', T.secret, 'writer-key', 'the node key'],
   ['data-volume-kept', T.volume, 'writer-data', 'the chain data'],
 ])('%s', (policy, type, name, what) => {
-  it('refuses an object that is not protected or not kept on delete', () => {
-    const unprotected = copy(testnet, type, name);
-    unprotected.options.protect = false;
-    expect(of(check(unprotected), policy)).toEqual([
-      expect.stringMatching(new RegExp(`^\\w+ ${name} \\(${what}\\) is not protected: `)),
+  it('refuses an object that is protected (destroy would fail) or not kept on delete', () => {
+    const guarded = copy(testnet, type, name);
+    guarded.options.protect = true;
+    expect(of(check(guarded), policy)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^\\w+ ${name} \\(${what}\\) is protected: pulumi destroy would fail and delete nothing; `),
+      ),
     ]);
     const dropped = copy(testnet, type, name);
     dropped.options.retainOnDelete = false;
@@ -300,6 +302,8 @@ describe.each([
     const seen = copy(testnet, type, name);
     delete seen.options.retainOnDelete;
     expect(check(seen)).toEqual([]);
+    seen.options.protect = true;
+    expect(of(check(seen), policy)).toHaveLength(1);
   });
 });
 

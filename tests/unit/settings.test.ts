@@ -5,6 +5,7 @@
 import * as yaml from 'js-yaml';
 import { loadStack } from '../../core/settings/load';
 import { Problem, SettingsError } from '../../core/settings/problems';
+import { CONFIG_KEY_KINDS, stackConfigSchema } from '../../core/settings/schema';
 import {
   FAKE_SSH_KEY,
   KEY_ONE,
@@ -69,9 +70,26 @@ const cases: Case[] = [
     expected: { key: 'lacchain:network', allowed: /stack testnet deploys to open-protestnet/ },
   },
   {
-    name: 'network not a text',
+    // The engine hands every top-level value over as text: a YAML number arrives as "5".
+    name: 'network given as a number',
     config: (c) => (c['lacchain:network'] = 5),
-    expected: { key: 'lacchain:network', given: 'given 5', allowed: /text/ },
+    expected: { key: 'lacchain:network', given: 'given "5"', allowed: /^open-protestnet for stack testnet/ },
+  },
+  {
+    name: 'key deletion switch not true or false',
+    config: (c) => (c['lacchain:allowKeyDeletion'] = 'yes'),
+    expected: { key: 'lacchain:allowKeyDeletion', given: 'given "yes"', allowed: 'true or false' },
+  },
+  {
+    // What `pulumi config set lacchain:nodes '[{oops'` hands the program: a text that is not JSON.
+    name: 'nodes given as text that is not JSON',
+    config: (c) => (c['lacchain:nodes'] = '[{oops'),
+    expected: { key: 'lacchain:nodes', given: 'given "[{oops"', allowed: 'a list of nodes' },
+  },
+  {
+    name: 'rpc given as a list',
+    config: (c) => (c['lacchain:rpc'] = ['public']),
+    expected: { key: 'lacchain:rpc', given: 'given ["public"]', allowed: /^a mapping with the fields apis, exposure/ },
   },
   {
     name: 'unknown stack setting',
@@ -567,5 +585,38 @@ describe('valid settings', () => {
     const config = validTestnetConfig();
     config['kubernetes:context'] = 'prod';
     expect(() => load(config)).not.toThrow();
+  });
+});
+
+describe('settings as the engine hands them over (every top-level value a string)', () => {
+  const engineText = (config: Config): Record<string, string> =>
+    Object.fromEntries(Object.entries(config).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  const loadText = (values: Record<string, string>) =>
+    loadStack(
+      'testnet',
+      { file: STACK, baseDir: '/project', values },
+      memoryFiles({ [VALUES]: yaml.dump(validWriterValues()) }),
+    );
+
+  it.each([
+    ['the stack file holds YAML true', 'true', true],
+    ['pulumi config set lacchain:allowKeyDeletion false', 'false', false],
+  ])('reads a boolean: %s', (_how, text, expected) => {
+    const values = { ...engineText(validTestnetConfig()), 'lacchain:allowKeyDeletion': text };
+    expect(loadText(values).settings.allowKeyDeletion).toBe(expected);
+  });
+
+  it('reads lists and mappings from their JSON text, nested types kept', () => {
+    const config = validTestnetConfig();
+    inventory(config).port = 2222;
+    inventory(config).allow_below_minimum_hardware = true;
+    config['lacchain:rpc'] = { exposure: 'tls-only', allowUnsafeApis: false, proxy: { burst: 5 } };
+    const { settings } = loadText(engineText(config));
+    expect(settings.nodes[1]).toMatchObject({ sshPort: 2222, allowBelowMinimumHardware: true });
+    expect(settings.rpc).toMatchObject({ exposure: 'tls-only', proxy: { burst: 5 } });
+  });
+
+  it('knows the kind of every top-level key the schema has', () => {
+    expect(Object.keys(CONFIG_KEY_KINDS).sort()).toEqual(Object.keys(stackConfigSchema.shape).sort());
   });
 });

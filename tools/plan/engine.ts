@@ -33,6 +33,10 @@ export interface RecordedOptions {
   provider?: string;
   /** Outputs the engine must keep secret. */
   additionalSecretOutputs: string[];
+  /** On a replacement, delete the old object before creating the new one. */
+  deleteBeforeReplace: boolean;
+  /** Input paths whose change replaces the resource instead of updating it. */
+  replaceOnChanges: string[];
 }
 
 /** The resource name in a URN (`urn:pulumi:stack::project::type::name`). */
@@ -54,6 +58,8 @@ interface RegisterRequest {
   getDependenciesList(): string[];
   getProvider(): string;
   getAdditionalsecretoutputsList(): string[];
+  getDeletebeforereplace(): boolean | undefined;
+  getReplaceonchangesList(): string[];
 }
 
 /** What a resource's outputs are beyond its inputs, per type: return undefined to leave them unknown. */
@@ -96,6 +102,8 @@ export function startRecording(options: EngineOptions): RecordedResource[] {
           retainOnDelete: false,
           dependsOn: [],
           additionalSecretOutputs: [],
+          deleteBeforeReplace: false,
+          replaceOnChanges: [],
         };
         const record: RecordedResource = {
           type: args.type,
@@ -129,6 +137,8 @@ export function startRecording(options: EngineOptions): RecordedResource[] {
       dependsOn: request.getDependenciesList().map((u) => nameOfUrn(u) ?? u),
       provider: nameOfProviderReference(request.getProvider()),
       additionalSecretOutputs: [...new Set(request.getAdditionalsecretoutputsList())],
+      deleteBeforeReplace: request.getDeletebeforereplace() ?? false,
+      replaceOnChanges: request.getReplaceonchangesList(),
     });
     return register(request, callback);
   };

@@ -1,0 +1,121 @@
+/**
+ * The resource options that decide what `pulumi destroy` and `pulumi up` do, per resource, against what the README
+ * promises: its "On `pulumi destroy`" table for the Kubernetes path, and "destroy leaves the machine as it is" for the
+ * SSH path. No resource may be `protect`ed: the engine refuses to destroy a stack holding one, deleting nothing.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { recordProgram } from '../helpers/pulumi';
+import { declareProgram, Declared } from '../helpers/program';
+import { kubernetesStack } from '../helpers/values';
+import { FAKE_SSH_KEY, sshValidatorEntry } from '../helpers/fixtures';
+import { PROJECT_DIR } from '../helpers/run';
+import type { RecordedResource } from '../../tools/plan/engine';
+
+const recorded = recordProgram();
+const README = fs.readFileSync(path.join(PROJECT_DIR, 'README.md'), 'utf8');
+
+/** The rows of the README's table whose header is `| Object | On `pulumi destroy` |`. */
+function destroyTable(): { kind: string; name?: string; onDestroy: string }[] {
+  const lines = README.split('\n');
+  const start = lines.indexOf('| Object | On `pulumi destroy` |');
+  if (start < 0) throw new Error('README.md has no "On `pulumi destroy`" table');
+  const rows: { kind: string; name?: string; onDestroy: string }[] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    const [object, onDestroy] = line.split('|').slice(1, 3).map((cell) => cell.trim());
+    const match = /^(\w+)(?: `([^`]+)`)?$/.exec(object);
+    if (!match) throw new Error(`unreadable row of the destroy table: ${line}`);
+    rows.push({ kind: match[1], name: match[2], onDestroy });
+  }
+  return rows;
+}
+
+const kindOf = (r: RecordedResource) => r.type.split(':').pop();
+const nameOf = (r: RecordedResource) => (r.inputs.metadata as { name?: string } | undefined)?.name;
+
+/** The README row describing a Kubernetes object of node `writer`. */
+function rowFor(resource: RecordedResource) {
+  const rows = destroyTable().filter((row) => row.kind === kindOf(resource));
+  const named = rows.find((row) => row.name?.replace('<node>', 'writer') === nameOf(resource));
+  const row = named ?? rows.find((r) => r.name === undefined);
+  if (!row) throw new Error(`README.md's destroy table does not list ${kindOf(resource)} ${nameOf(resource)}`);
+  return row;
+}
+
+async function clusterStack(extra: Record<string, unknown>): Promise<Declared> {
+  const { config, files } = kubernetesStack('testnet', {
+    'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }],
+    'lacchain:rpc': { authentication: { method: 'password', users: [{ name: 'reader' }] } },
+    'lacchain:rpcPasswords': { reader: { secure: 'correct horse battery' } },
+    ...extra,
+  });
+  return declareProgram(recorded, 'testnet', config, files);
+}
+
+describe.each([
+  ['by default', false],
+  ['with lacchain:allowKeyDeletion set by `pulumi config set` (the text "true")', true],
+])('the Kubernetes path %s', (_how, allowKeyDeletion) => {
+  let declared: Declared;
+  beforeAll(async () => {
+    declared = await clusterStack(allowKeyDeletion ? { 'lacchain:allowKeyDeletion': 'true' } : {});
+  });
+  const objects = () => declared.resources.filter((r) => r.type.startsWith('kubernetes:'));
+
+  it('lists every object the program declares in the README table, and nothing else', () => {
+    const listed = objects().map((r) => rowFor(r));
+    expect(new Set(listed).size).toBe(destroyTable().length);
+  });
+
+  it('keeps on destroy exactly what the README says, protecting nothing', () => {
+    for (const object of objects()) {
+      const { onDestroy } = rowFor(object);
+      const kept = onDestroy.startsWith('kept') && !(allowKeyDeletion && onDestroy.includes('deleted with'));
+      expect([kindOf(object), nameOf(object), object.options]).toEqual([
+        kindOf(object),
+        nameOf(object),
+        expect.objectContaining({ protect: false, retainOnDelete: kept, deleteBeforeReplace: false, replaceOnChanges: [] }),
+      ]);
+    }
+  });
+
+  it('deletes in the order the README gives: the Service, then the StatefulSet, then what its pod used', () => {
+    const byKind = (kind: string) => objects().filter((r) => kindOf(r) === kind);
+    const [service] = byKind('Service');
+    const [statefulSet] = byKind('StatefulSet');
+    expect(service.options.dependsOn).toContain(statefulSet.name);
+    const podInputs = objects().filter((r) => ['Secret', 'ConfigMap', 'PersistentVolumeClaim'].includes(kindOf(r)!));
+    expect(statefulSet.options.dependsOn).toEqual(expect.arrayContaining(podInputs.map((r) => r.name)));
+  });
+
+  it('lets destroy forget the generated key: nothing in the state is protected', () => {
+    for (const r of declared.resources) expect([r.name, r.options.protect]).toEqual([r.name, false]);
+  });
+});
+
+describe('the SSH path', () => {
+  it('leaves the machine as it is on destroy: no step has a delete command, none is protected or kept', async () => {
+    const declared = await declareProgram(
+      recorded,
+      'testnet',
+      {
+        'lacchain:network': 'open-protestnet',
+        'lacchain:nodes': [sshValidatorEntry()],
+        'lacchain:sshPrivateKey': { secure: FAKE_SSH_KEY },
+      },
+      {},
+    );
+    const steps = declared.resources.filter((r) => r.type.startsWith('command:remote:Command'));
+    expect(steps.length).toBeGreaterThan(5);
+    for (const step of steps) {
+      expect([step.name, step.inputs.delete, step.options.protect, step.options.retainOnDelete]).toEqual([
+        step.name,
+        undefined,
+        false,
+        false,
+      ]);
+    }
+    expect(README).toContain('`pulumi destroy` leaves the machine as it is: the steps have no delete command');
+  });
+});
