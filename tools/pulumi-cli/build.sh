@@ -4,7 +4,8 @@
 # 1. `pulumi` on PATH (the official CLI a user installed) is used as it is.
 # 2. Otherwise the CLI is built from its Go module, github.com/pulumi/pulumi/pkg/v3 (cmd/pulumi), at the version that
 #    node_modules/@pulumi/pulumi declares, into a cache outside the work tree keyed by that version:
-#    ${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/pulumi-cli/v<version>/pulumi
+#    ${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/pulumi-cli/v<version>/bin/pulumi
+#    (the layout the Automation API's PulumiCommand.get({ root }) expects).
 #    A warm cache builds nothing; a cold build takes about 5 minutes on 2 cores. Needs Go 1.25 or newer.
 #
 # Exit codes: 0 the path is printed; 3 no CLI and no way to build one (the reason is printed on stderr).
@@ -21,8 +22,8 @@ version=$(node -p "require('@pulumi/pulumi/package.json').version" 2>/dev/null) 
   exit 3
 }
 cache="${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/pulumi-cli/v${version}"
-if [ -x "$cache/pulumi" ]; then
-  echo "$cache/pulumi"
+if [ -x "$cache/bin/pulumi" ]; then
+  echo "$cache/bin/pulumi"
   exit 0
 fi
 
@@ -62,12 +63,12 @@ package tools
 import _ "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi"
 GO
 echo "building the Pulumi CLI v${version} from its Go module into ${cache} (about 5 minutes cold)" >&2
-mkdir -p "$cache"
+mkdir -p "$cache/bin"
 (
   cd "$work"
   go build -trimpath -tags osusergo,grpcnotrace \
     -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v${version}" \
-    -o "$cache/pulumi.partial" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
+    -o "$cache/bin/pulumi.partial" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
 ) >&2
-mv "$cache/pulumi.partial" "$cache/pulumi"
-echo "$cache/pulumi"
+mv "$cache/bin/pulumi.partial" "$cache/bin/pulumi"
+echo "$cache/bin/pulumi"

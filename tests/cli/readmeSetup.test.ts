@@ -1,0 +1,140 @@
+/**
+ * The README's set-up, run by the real Pulumi CLI as a newcomer runs it: a new system user with a fresh home folder,
+ * the README's main command up to `pulumi up` (which needs the providers, not to be had here), then the `config set`
+ * forms the README documents (plain, `--secret`, `--secret --path`). What they wrote is then read back by the engine
+ * itself (an Automation API inline program) and by the offline reader, and both load into the same settings.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { LocalWorkspace, PulumiCommand } from '@pulumi/pulumi/automation';
+import { loadPulumiStack } from '../../components/pulumiSettings';
+import { loadStack } from '../../core/settings/load';
+import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlFile';
+import { FAKE_SSH_KEY, KEY_ONE } from '../helpers/fixtures';
+import { PROJECT_DIR } from '../helpers/run';
+import { CLI_ENV, cliSuite, findPulumiCli, projectCopy } from './pulumiCli';
+
+jest.setTimeout(10 * 60 * 1000);
+const isRoot = process.getuid?.() === 0;
+const suite = isRoot ? cliSuite('README set-up with the real Pulumi CLI') : describe.skip;
+if (!isRoot) {
+  console.warn('README set-up with the real Pulumi CLI skipped: creating a user with a fresh home folder needs root');
+  if (process.env.CI === 'true') throw new Error('README set-up tests cannot run in CI: run as root');
+}
+
+const README = fs.readFileSync(path.join(PROJECT_DIR, 'README.md'), 'utf8');
+/** The README's main command, the one line after "Deploy the nodes of a stack". */
+const MAIN_COMMAND = /Deploy the nodes of a stack[^\n]*\n\n```sh\n([^\n]+)\n```/.exec(README)?.[1] ?? '';
+const INSTALL = 'npm install && ';
+const DEPLOY = ' && pulumi up --stack testnet';
+
+/** A system user with a fresh home folder, removed with its home at the end. */
+function newUser(): { name: string; home: string; remove(): void } {
+  const name = `lcnew${process.pid % 100000}${Math.floor(Math.random() * 1000)}`;
+  const made = spawnSync('useradd', ['--create-home', '--shell', '/bin/bash', name], { encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`useradd failed: ${made.stderr}`);
+  const home = spawnSync('getent', ['passwd', name], { encoding: 'utf8' }).stdout.split(':')[5];
+  return { name, home, remove: () => spawnSync('userdel', ['--remove', name]) };
+}
+
+suite('the README set-up, as a new user with a fresh home folder', () => {
+  let user: ReturnType<typeof newUser>;
+  let project: ReturnType<typeof projectCopy>;
+  let binDir: string;
+  const passphrase = CLI_ENV.PULUMI_CONFIG_PASSPHRASE;
+
+  /** Runs a shell command line as the new user, in the project copy, with the CLI on PATH. */
+  const asUser = (line: string, input?: string) => {
+    const env = `export PATH=${binDir}:$PATH PULUMI_SKIP_UPDATE_CHECK=true PULUMI_CONFIG_PASSPHRASE='${passphrase}'`;
+    const result = spawnSync('su', ['-', user.name, '-c', `${env}; cd ${project.dir} && ${line}`], {
+      encoding: 'utf8',
+      input,
+      timeout: 120_000,
+    });
+    return { code: result.status, out: `${result.stdout}${result.stderr}` };
+  };
+
+  beforeAll(() => {
+    const { cli } = findPulumiCli();
+    user = newUser();
+    project = projectCopy();
+    // The CLI's cache may sit in a home folder the new user cannot enter: give it a copy it can run.
+    binDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-cli-bin-'));
+    fs.chmodSync(binDir, 0o755);
+    fs.copyFileSync(cli!.binary, path.join(binDir, 'pulumi'));
+    fs.chmodSync(path.join(binDir, 'pulumi'), 0o755);
+    fs.chmodSync(project.dir, 0o755);
+    spawnSync('chown', ['-R', `${user.name}:`, project.dir]);
+  });
+  afterAll(() => {
+    user?.remove();
+    project?.remove();
+    if (binDir) fs.rmSync(binDir, { recursive: true, force: true });
+  });
+
+  it('the README main command installs, sets up and deploys, in that order', () => {
+    expect(MAIN_COMMAND.startsWith(INSTALL)).toBe(true);
+    expect(MAIN_COMMAND.endsWith(DEPLOY)).toBe(true);
+  });
+
+  it('without the backend folder Pulumi refuses to create the stack (why the README creates it)', () => {
+    const other = newUser();
+    try {
+      const result = spawnSync(
+        'su',
+        ['-', other.name, '-c', `cd ${project.dir} && PULUMI_CONFIG_PASSPHRASE=x ${binDir}/pulumi stack ls`],
+        { encoding: 'utf8' },
+      );
+      expect(result.stderr).toContain(`unable to open bucket file://${other.home}/.pulumi-lacchain`);
+    } finally {
+      other.remove();
+    }
+  });
+
+  it('runs the set-up part of the README main command as written', () => {
+    const setup = MAIN_COMMAND.slice(INSTALL.length, MAIN_COMMAND.length - DEPLOY.length);
+    const result = asUser(setup);
+    expect([result.code, result.out]).toEqual([0, expect.stringContaining("Created stack 'testnet'")]);
+    expect(fs.existsSync(path.join(user.home, '.pulumi-lacchain', '.pulumi', 'stacks'))).toBe(true);
+  });
+
+  it('takes the documented config set forms, plain, --secret and --secret --path', () => {
+    const keyFile = path.join(project.dir, 'writer.key');
+    fs.writeFileSync(keyFile, `${KEY_ONE.slice(2)}\n`, { mode: 0o600 });
+    spawnSync('chown', [`${user.name}:`, keyFile]);
+    for (const [line, input] of [
+      ['pulumi config set lacchain:allowKeyDeletion true', undefined],
+      ['pulumi config set --secret lacchain:sshPrivateKey', FAKE_SSH_KEY],
+      [`pulumi config set --secret --path 'lacchain:nodeKeys.writer' "$(cat writer.key)"`, undefined],
+      [`pulumi config set --path 'lacchain:rpc.exposure' tls-only`, undefined],
+      [`pulumi config set --path 'lacchain:rpc.proxy.burst' 80`, undefined],
+    ] as const) {
+      expect([line, asUser(line, input)]).toEqual([line, { code: 0, out: '' }]);
+    }
+  });
+
+  it('the engine reads what they wrote, and the settings load as the offline reader loads them', async () => {
+    const stack = await LocalWorkspace.selectStack(
+      { stackName: 'testnet', workDir: project.dir },
+      {
+        // An inline program: the CLI talks to it through --client, no language host needed.
+        program: async () => {
+          const { settings, secrets } = loadPulumiStack(project.dir);
+          return { settings, secretNames: Object.keys(secrets.nodeKeys), sshKey: secrets.sshPrivateKey };
+        },
+        pulumiCommand: await PulumiCommand.get({ root: findPulumiCli().cli!.root }),
+        envVars: { ...CLI_ENV, PULUMI_BACKEND_URL: `file://${user.home}/.pulumi-lacchain` },
+      },
+    );
+    const { outputs } = await stack.up();
+    const settings = outputs.settings.value;
+    expect(settings.allowKeyDeletion).toBe(true);
+    expect(settings.rpc).toMatchObject({ exposure: 'tls-only', proxy: { burst: 80 } });
+    expect(outputs.secretNames.value).toEqual(['writer']);
+    expect(outputs.sshKey.value).toBe(FAKE_SSH_KEY.trim());
+    const offline = loadStack('testnet', readStackConfigFile(path.join(project.dir, 'Pulumi.testnet.yaml')), readFileFromDisk);
+    expect(settings).toEqual(JSON.parse(JSON.stringify({ ...offline.settings, configFile: 'Pulumi.testnet.yaml' })));
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * The stack that sets every setting, fed to the loader exactly as the engine hands it over (strings, JSON text,
+ * secrets marked): it loads, and every setting reaches the model.
+ */
+import * as yaml from 'js-yaml';
+import { loadStack } from '../../core/settings/load';
+import { memoryFiles, rawConfig, KEY_ONE } from '../helpers/fixtures';
+import { everySettingConfig, everySettingFiles } from '../fixtures/stacks/everySetting';
+
+function loadEverySetting() {
+  const files = Object.fromEntries(Object.entries(everySettingFiles()).map(([f, v]) => [f, yaml.dump(v)]));
+  return loadStack('testnet', rawConfig(everySettingConfig()), memoryFiles(files));
+}
+
+describe('a stack that sets every setting', () => {
+  it('is handed over as the engine does: strings, with the secret keys marked', () => {
+    const raw = rawConfig(everySettingConfig());
+    for (const value of Object.values(raw.values)) expect(typeof value).toBe('string');
+    expect(raw.values['lacchain:allowKeyDeletion']).toBe('true');
+    expect([...(raw.secretKeys ?? [])].sort()).toEqual([
+      'lacchain:nodeKeys',
+      'lacchain:rpcPasswords',
+      'lacchain:sshPrivateKey',
+    ]);
+  });
+
+  it('loads, every setting reaching the model', () => {
+    const { settings, secrets } = loadEverySetting();
+    expect(settings).toMatchObject({
+      allowKeyDeletion: true,
+      kubeContext: 'org-cluster',
+      supportContact: 'noc@example.org',
+      genesisFile: '/project/genesis/open-protestnet.json',
+      rpc: {
+        apis: ['ETH', 'NET', 'WEB3', 'ADMIN'],
+        exposure: 'tls-only',
+        allowUnsafeApis: true,
+        maxActiveConnections: 120,
+        proxy: { maxBodySize: '2m', requestsPerSecond: 50, burst: 100 },
+        authentication: { method: 'password', users: [{ name: 'reader', permissions: ['eth:*', 'net:*'] }] },
+      },
+    });
+    expect(settings.nodes[0]).toMatchObject({
+      p2pPort: 30303,
+      namespace: 'lacchain-org',
+      storageClass: 'fast-ssd',
+      volumeSize: '500Gi',
+      releaseVersion: '24.1.0',
+    });
+    expect(settings.nodes[1]).toMatchObject({
+      sshPort: 2222,
+      user: 'ubuntu',
+      nodeHome: '/srv/lacchain',
+      serviceName: 'besu-validator',
+      allowBelowMinimumHardware: true,
+    });
+    expect(secrets.nodeKeys.writer).toBe(KEY_ONE);
+    expect(secrets.rpcPasswords).toEqual({ reader: 'correct horse battery staple' });
+  });
+});
