@@ -371,7 +371,7 @@ const rpcSafeOnPublicPorts: Rule = {
 const nodeKeyKept: Rule = {
   name: 'node-key-secret-kept',
   description:
-    "The Secret holding the node key is kept on delete (and not protected, so destroy works): losing it loses the " +
+    'The Secret holding the node key is kept on delete (and not protected, so destroy works): losing it loses the ' +
     "node's permissioned identity (enode and address).",
   types: [TYPES.secret],
   check(resource) {

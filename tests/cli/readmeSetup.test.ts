@@ -134,7 +134,11 @@ suite('the README set-up, as a new user with a fresh home folder', () => {
     expect(settings.rpc).toMatchObject({ exposure: 'tls-only', proxy: { burst: 80 } });
     expect(outputs.secretNames.value).toEqual(['writer']);
     expect(outputs.sshKey.value).toBe(FAKE_SSH_KEY.trim());
-    const offline = loadStack('testnet', readStackConfigFile(path.join(project.dir, 'Pulumi.testnet.yaml')), readFileFromDisk);
+    const offline = loadStack(
+      'testnet',
+      readStackConfigFile(path.join(project.dir, 'Pulumi.testnet.yaml')),
+      readFileFromDisk,
+    );
     expect(settings).toEqual(JSON.parse(JSON.stringify({ ...offline.settings, configFile: 'Pulumi.testnet.yaml' })));
   });
 });

@@ -68,7 +68,9 @@ describe('the policies of the pack', () => {
       options: { protect: true, parent: 'writer' },
     });
     for (const policy of policies) policy.validateResource(args, (message: string) => reported.push(message));
-    expect(reported).toEqual([expect.stringMatching(/^Secret writer-key \(the node key\) is protected: pulumi destroy/)]);
+    expect(reported).toEqual([
+      expect.stringMatching(/^Secret writer-key \(the node key\) is protected: pulumi destroy/),
+    ]);
   });
 });
 

@@ -23,7 +23,10 @@ function destroyTable(): { kind: string; name?: string; onDestroy: string }[] {
   const rows: { kind: string; name?: string; onDestroy: string }[] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
-    const [object, onDestroy] = line.split('|').slice(1, 3).map((cell) => cell.trim());
+    const [object, onDestroy] = line
+      .split('|')
+      .slice(1, 3)
+      .map((cell) => cell.trim());
     const match = /^(\w+)(?: `([^`]+)`)?$/.exec(object);
     if (!match) throw new Error(`unreadable row of the destroy table: ${line}`);
     rows.push({ kind: match[1], name: match[2], onDestroy });
@@ -75,7 +78,12 @@ describe.each([
       expect([kindOf(object), nameOf(object), object.options]).toEqual([
         kindOf(object),
         nameOf(object),
-        expect.objectContaining({ protect: false, retainOnDelete: kept, deleteBeforeReplace: false, replaceOnChanges: [] }),
+        expect.objectContaining({
+          protect: false,
+          retainOnDelete: kept,
+          deleteBeforeReplace: false,
+          replaceOnChanges: [],
+        }),
       ]);
     }
   });

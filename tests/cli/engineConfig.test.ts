@@ -1,0 +1,158 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/**
+ * The engine's own view of the config: the real Pulumi CLI runs an Automation API inline program (through --client,
+ * no language host) that registers no resource and runs the program's settings loader, as `pulumi up` does before
+ * declaring anything. On the example stacks, on a stack that sets every setting (its secrets set with
+ * `config set --secret [--path]`) and on a stack with bad values, the engine's result must equal what the offline
+ * reader and the unit tests' helpers (tests/helpers/fixtures.ts, rawConfig) make of the same stack.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import * as yaml from 'js-yaml';
+import { LocalWorkspace, PulumiCommand, Stack } from '@pulumi/pulumi/automation';
+import { loadPulumiStack } from '../../components/pulumiSettings';
+import { loadStack, LoadedStack } from '../../core/settings/load';
+import { SettingsError } from '../../core/settings/problems';
+import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlFile';
+import { engineConfigOf, validTestnetConfig } from '../helpers/fixtures';
+import { everySettingConfig, everySettingFiles } from '../fixtures/stacks/everySetting';
+import { CLI_ENV, cliSuite, findPulumiCli, projectCopy } from './pulumiCli';
+
+jest.setTimeout(10 * 60 * 1000);
+const suite = cliSuite("The engine's view of the config (real Pulumi CLI)");
+
+/** What the inline program reports: the loaded settings and secrets, or the settings problems. */
+interface EngineResult {
+  loaded?: LoadedStack;
+  problems?: string;
+}
+
+/** The stack file's mapping without its secrets, and the secrets as `config set --secret` arguments. */
+function splitSecrets(config: Record<string, unknown>) {
+  const plain: Record<string, unknown> = {};
+  const secrets: { key: string; value: string; path: boolean }[] = [];
+  for (const [key, value] of Object.entries(config)) {
+    const secure = (v: unknown): v is { secure: string } => typeof v === 'object' && v !== null && 'secure' in v;
+    if (secure(value)) secrets.push({ key, value: value.secure, path: false });
+    else if (typeof value === 'object' && value !== null && Object.values(value).some(secure)) {
+      for (const [sub, v] of Object.entries(value))
+        secrets.push({ key: `${key}.${sub}`, value: (v as any).secure, path: true });
+    } else plain[key] = value;
+  }
+  return { plain, secrets };
+}
+
+suite("the engine's view of the config", () => {
+  const state = projectCopy();
+  let pulumiCommand: PulumiCommand;
+  const projects: { remove(): void }[] = [];
+
+  beforeAll(async () => {
+    pulumiCommand = await PulumiCommand.get({ root: findPulumiCli().cli!.root });
+  });
+  afterAll(() => {
+    for (const p of projects) p.remove();
+    state.remove();
+  });
+
+  /** A project folder with a stack file (YAML as written) and extra files; secrets set through the CLI. */
+  async function stackOf(
+    stackName: string,
+    files: Record<string, string>,
+    secrets: ReturnType<typeof splitSecrets>['secrets'] = [],
+  ) {
+    const project = projectCopy(files);
+    projects.push(project);
+    const stack = await LocalWorkspace.createOrSelectStack(
+      { stackName, workDir: project.dir },
+      {
+        program: async (): Promise<EngineResult> => {
+          try {
+            return { loaded: loadPulumiStack(project.dir) };
+          } catch (error) {
+            return { problems: (error as Error).message };
+          }
+        },
+        pulumiCommand,
+        envVars: { ...CLI_ENV, PULUMI_BACKEND_URL: `file://${state.dir}` },
+      },
+    );
+    for (const s of secrets) await stack.setConfig(s.key, { value: s.value, secret: true }, s.path);
+    return { stack, dir: project.dir };
+  }
+
+  async function engineResult(stack: Stack): Promise<EngineResult> {
+    const { outputs } = await stack.up();
+    return Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, v.value])) as EngineResult;
+  }
+
+  const offline = (stackName: string, dir: string) =>
+    loadStack(stackName, readStackConfigFile(path.join(dir, `Pulumi.${stackName}.yaml`)), readFileFromDisk);
+  /** Settings as JSON, the stack file named as the engine names it. */
+  const comparable = (loaded: LoadedStack, stackName: string) =>
+    JSON.parse(JSON.stringify({ ...loaded, settings: { ...loaded.settings, configFile: `Pulumi.${stackName}.yaml` } }));
+
+  it.each(['testnet', 'mainnet'])(
+    'the example stack %s loads under the engine as the offline reader loads it',
+    async (name) => {
+      const { stack, dir } = await stackOf(name, {});
+      const result = await engineResult(stack);
+      expect(result.problems).toBeUndefined();
+      expect(result.loaded).toEqual(comparable(offline(name, dir), name));
+    },
+  );
+
+  it('the stack with every setting loads under the engine as the unit tests feed it', async () => {
+    const config = everySettingConfig();
+    const { plain, secrets } = splitSecrets(config);
+    const files = Object.fromEntries(Object.entries(everySettingFiles()).map(([f, v]) => [f, yaml.dump(v)]));
+    const { stack, dir } = await stackOf(
+      'testnet',
+      { ...files, 'Pulumi.testnet.yaml': yaml.dump({ config: plain }) },
+      secrets,
+    );
+    const result = await engineResult(stack);
+    expect(result.problems).toBeUndefined();
+    // The unit tests' helper hands the same mapping over as it believes the engine does.
+    const unit = loadStack(
+      'testnet',
+      { file: 'Pulumi.testnet.yaml', baseDir: dir, ...engineConfigOf(config) },
+      readFileFromDisk,
+    );
+    expect(result.loaded).toEqual(comparable(unit, 'testnet'));
+    expect(result.loaded?.settings.allowKeyDeletion).toBe(true);
+  });
+
+  it('bad values get the same messages under the engine as in the unit tests', async () => {
+    const config: Record<string, unknown> = validTestnetConfig();
+    (config['lacchain:nodes'] as any[])[1].inventory.port = 70000;
+    config['lacchain:allowKeyDeletion'] = 'yes';
+    config['lacchain:rpc'] = { exposure: 'everywhere' };
+    const { plain, secrets } = splitSecrets({
+      ...config,
+      'lacchain:sshPrivateKey': { secure: config['lacchain:sshPrivateKey'] },
+    });
+    const values = yaml.dump({
+      deploy: { ...(yaml.load(fs.readFileSync('values/writer.yml', 'utf8')) as any).deploy },
+    });
+    const { stack, dir } = await stackOf(
+      'testnet',
+      { 'Pulumi.testnet.yaml': yaml.dump({ config: plain }), 'values/writer.yml': values },
+      secrets,
+    );
+    const result = await engineResult(stack);
+    const expected = [
+      'Pulumi.testnet.yaml: lacchain:nodes[1].inventory.port: given 70000; allowed: a whole number from 1 to 65535',
+      'Pulumi.testnet.yaml: lacchain:allowKeyDeletion: given "yes"; allowed: true or false',
+      'Pulumi.testnet.yaml: lacchain:rpc.exposure: given "everywhere"; allowed: one of public, tls-only, internal',
+    ];
+    expect(result.problems?.split('\n').slice(1).sort()).toEqual([...expected].sort());
+    let unit = '';
+    try {
+      loadStack('testnet', { file: 'Pulumi.testnet.yaml', baseDir: dir, ...engineConfigOf(config) }, readFileFromDisk);
+    } catch (error) {
+      unit = (error as SettingsError).message;
+    }
+    expect(unit.split('\n').sort()).toEqual([...expected].sort());
+  });
+});
