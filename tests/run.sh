@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The test command (npm test): every jest suite, then one plain summary line "N passed, N failed[, N skipped]".
-# Extra arguments go to jest (e.g. `npm test -- tests/unit`).
+# The test command (npm test): set up what the tests need (tests/setup.sh), every jest suite, then one plain summary
+# line "N passed, N failed[, N skipped]". Extra arguments go to jest (e.g. `npm test -- tests/unit`).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
+bash tests/setup.sh || echo "tests/setup.sh failed: the tests that need its tools will say so" >&2
 report=$(mktemp)
 trap 'rm -f "$report"' EXIT
 npx jest --json --outputFile="$report" "$@"

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# What the tests need on this machine, installed when missing (run by `npm test` and `.ci/run`; a warm machine
+# installs and builds nothing):
+# - as root, Debian's packages for the real SSH test host (debootstrap, systemd-nspawn, iproute2, ssh), shellcheck for
+#   the remote scripts, python3 for the Besu stand-in's self-test, openssl and curl for the checks;
+# - Go 1.25 or newer and the Pulumi CLI built from its Go module (tools/pulumi-cli/build.sh, cached by version
+#   outside the work tree), unless `pulumi` is on PATH.
+# Without root or Go, the tests that need them say why they are skipped (under CI=true they fail instead).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+
+missing=()
+for tool in debootstrap:debootstrap systemd-nspawn:systemd-container ip:iproute2 ssh:openssh-client \
+  shellcheck:shellcheck python3:python3 openssl:openssl curl:curl; do
+  command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
+done
+[ -e /etc/ssl/certs/ca-certificates.crt ] || missing+=(ca-certificates)
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "installing Debian packages: ${missing[*]}" >&2
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "not root: cannot install ${missing[*]}; the tests that need them are skipped" >&2
+  fi
+fi
+
+# Go 1.25 or newer builds the Pulumi CLI. Debian's golang-go is older: an older Go (1.21+) fetches a newer
+# toolchain from the Go module proxy by itself when GOTOOLCHAIN names one.
+if ! command -v pulumi >/dev/null 2>&1; then
+  if ! command -v go >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo "installing Debian's Go" >&2
+    apt-get install -y -qq --no-install-recommends golang-go >/dev/null || true
+  fi
+  if command -v go >/dev/null 2>&1 && ! printf '1.25\n%s\n' "$(go env GOVERSION | sed 's/^go//')" | sort -V -C; then
+    export GOTOOLCHAIN=go1.25.0 GOPROXY="${LACCHAIN_GOPROXY:-https://proxy.golang.org}" GOSUMDB=off
+    go version >/dev/null || echo "cannot get Go 1.25: the Pulumi CLI tests are skipped" >&2
+  fi
+  bash tools/pulumi-cli/build.sh >/dev/null || true
+fi
