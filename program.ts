@@ -3,14 +3,20 @@
  * index.ts (under `pulumi up`), the offline plan and the tests all call declareStack, so the same settings always
  * declare the same resources.
  */
-import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
-import { KubernetesNode } from './components/kubernetesNode';
 import { NodeIdentity } from './components/nodeIdentity';
-import { RemoteNode } from './components/remoteNode';
-import { namespaceManifest } from './core/kubernetes/manifests';
 import { permissioningRequest, PermissioningRequest } from './core/permissioning';
 import type { KubernetesNodeSettings, NodeSettings, StackSettings } from './core/settings/model';
+
+/*
+ * Each path's components, and the provider SDK behind them, are loaded only when the stack has a node on that path:
+ * an SSH-only stack never loads @pulumi/kubernetes, a cluster-only one never loads @pulumi/command. `pulumi up` runs
+ * the program twice (preview, then update), so what is not loaded is saved twice.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+const clusterPath = () => require('./components/kubernetesCluster') as typeof import('./components/kubernetesCluster');
+const remotePath = () => require('./components/remoteNode') as typeof import('./components/remoteNode');
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** The secret settings, as Pulumi inputs (secret outputs under `pulumi up`). */
 export interface StackSecretInputs {
@@ -72,7 +78,7 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
     });
     const outputs = identityOutputs(node, identity);
     if (node.target === 'kubernetes' && cluster && genesis) {
-      const deployed = new KubernetesNode(node.name, {
+      const deployed = new (clusterPath().KubernetesNode)(node.name, {
         node,
         privateKey: identity.privateKey,
         genesis,
@@ -92,7 +98,7 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
     }
     if (node.target === 'ssh' && genesis) {
       if (secrets.sshPrivateKey === undefined) throw new Error(`node ${node.name}: no SSH private key`);
-      const deployed = new RemoteNode(node.name, {
+      const deployed = new (remotePath().RemoteNode)(node.name, {
         node,
         privateKey: identity.privateKey,
         sshPrivateKey: secrets.sshPrivateKey,
@@ -112,21 +118,11 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
   return { network: settings.network.name, nodes };
 }
 
-/** The cluster's provider and one namespace per namespace used, when the stack has Kubernetes nodes. */
+/** The cluster's provider and namespaces, when the stack has Kubernetes nodes. */
 function declareCluster(settings: StackSettings) {
   const kubernetesNodes = settings.nodes.filter((n): n is KubernetesNodeSettings => n.target === 'kubernetes');
   if (kubernetesNodes.length === 0) return undefined;
-  const provider = new k8s.Provider('cluster', { context: settings.kubeContext });
-  const namespaces: Record<string, k8s.core.v1.Namespace> = {};
-  for (const name of new Set(kubernetesNodes.map((n) => n.namespace))) {
-    // Created if absent (server-side apply adopts an existing one) and never deleted by this program: deleting a
-    // namespace would delete the key Secrets and data volumes kept inside it.
-    namespaces[name] = new k8s.core.v1.Namespace(`namespace-${name}`, namespaceManifest(name), {
-      provider,
-      retainOnDelete: true,
-    });
-  }
-  return { provider, namespaces };
+  return clusterPath().declareCluster(settings.kubeContext, kubernetesNodes);
 }
 
 function identityOutputs(node: NodeSettings, identity: NodeIdentity): NodeOutputs {

@@ -1,10 +1,13 @@
 /**
- * `npm run bench [-- --only plan|ssh|suite] [--runs N]`: measures what a plan, a deploy, a no-op and an update cost,
+ * `npm run bench [-- --only plan|program|ssh|suite] [--runs N] [--before REF]`: measures what a plan, a deploy, a no-op and an update cost,
  * prints a markdown table per part and writes them, with the machine and the date, to bench/RESULTS.md (the sections
  * of the parts run are replaced, the others kept).
- *   --only PART  run one part: plan (offline plan, 1-100 nodes), ssh (a deploy on the real SSH test host, needs root),
+ *   --only PART  run one part: plan (offline plan, 1-100 nodes), program (the program's own time under
+ *                `pulumi up`, SSH-only and cluster stacks), ssh (a deploy on the real SSH test host, needs root),
  *                suite (the test suite's own time, unit and end-to-end)
- *   --runs N     plan: measured runs per stack (default 5); ssh: cycles, each on a fresh test host (default 3)
+ *   --runs N     plan: measured runs per stack (default 5); program: runs per stack (default 3); ssh: cycles,
+ *                each on a fresh test host (default 3)
+ *   --before REF program: also time the program at an earlier commit (e.g. the one before a speed-up)
  *
  * Benchmarks report; they never fail because a target is missed. The exit code is non-zero only on a real error
  * (a plan that fails, a provisioning step that fails, a bad option).
@@ -12,17 +15,18 @@
 import { parseArgs } from 'util';
 import { Part, PartResult, PARTS, progress, RESULTS_FILE, writeResults } from './common';
 import { benchPlan } from './plan';
+import { benchProgram } from './programRun';
 import { benchSsh } from './ssh';
 import { benchSuite } from './suite';
 
-const USAGE = 'npm run bench [-- --only plan|ssh|suite] [--runs N]';
+const USAGE = 'npm run bench [-- --only plan|program|ssh|suite] [--runs N] [--before REF]';
 
 async function main(): Promise<number> {
-  let values: { only?: string; runs?: string };
+  let values: { only?: string; runs?: string; before?: string };
   try {
     values = parseArgs({
       args: process.argv.slice(2),
-      options: { only: { type: 'string' }, runs: { type: 'string' } },
+      options: { only: { type: 'string' }, runs: { type: 'string' }, before: { type: 'string' } },
       strict: true,
     }).values;
   } catch (error) {
@@ -46,7 +50,13 @@ async function main(): Promise<number> {
     progress(`part ${part}: starting`);
     try {
       const result =
-        part === 'plan' ? await benchPlan(runs) : part === 'ssh' ? await benchSsh(runs) : await benchSuite();
+        part === 'plan'
+          ? await benchPlan(runs)
+          : part === 'program'
+            ? await benchProgram(runs, values.before)
+            : part === 'ssh'
+              ? await benchSsh(runs)
+              : await benchSuite();
       results.push(result);
       process.stdout.write(`\n${result.markdown.trim()}\n\n`);
       // Written after each part, so that a later part's failure keeps what was measured.

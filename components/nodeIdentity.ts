@@ -4,7 +4,7 @@
  * @pulumi/random and kept in the stack's state; it is a secret everywhere.
  */
 import * as pulumi from '@pulumi/pulumi';
-import * as random from '@pulumi/random';
+import type * as random from '@pulumi/random';
 import { deriveIdentity, parsePrivateKey, privateKeyFromRandomHex } from '../core/identity/nodeKey';
 
 export interface NodeIdentityArgs {
@@ -33,8 +33,11 @@ export class NodeIdentity extends pulumi.ComponentResource {
     if (args.importedKey !== undefined) {
       key = pulumi.output(args.importedKey).apply(parsePrivateKey);
     } else {
-      // 32 random bytes, made once: the resource has no input that an ordinary change could alter.
-      const material = new random.RandomBytes(
+      // 32 random bytes, made once: the resource has no input that an ordinary change could alter. The random
+      // provider's SDK is loaded only here, for a node whose key the program generates.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { RandomBytes } = require('@pulumi/random') as typeof random;
+      const material = new RandomBytes(
         `${name}-key`,
         { length: 32 },
         { parent: this, additionalSecretOutputs: ['hex', 'base64'] },

@@ -1,0 +1,168 @@
+/**
+ * The program's own time under `pulumi up`, from process start to every resource declared, run the way
+ * `@pulumi/pulumi` runs it for this project: `node …/@pulumi/pulumi/cmd/run` with the language host's flags and
+ * environment (TypeScript through ts-node, the config as the engine hands it), against the engine stand-in
+ * (bench/engineStandIn.ts). `pulumi up` runs the program twice (preview, then update): a no-op `pulumi up --yes`
+ * costs at least twice this.
+ *
+ * Measured for an SSH-only stack and a cluster-only stack, on the current tree and, with `--before REF`, on an
+ * earlier commit (checked out in a temporary git worktree sharing node_modules), to show what a change saved.
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { fixed, median, PartResult, PROJECT_DIR, progress, runTimed, table } from './common';
+import { startEngineStandIn } from './engineStandIn';
+
+/** The test genesis the program is given (the networks' real ones cannot be fetched here). */
+const GENESIS = path.join(PROJECT_DIR, 'tests', 'fixtures', 'genesis', 'test-genesis.json');
+const ENTRY = path.join('bench', 'program', 'entry.ts');
+/** Ansible's floor on the same host: 85 no-op tasks with become (issue 16), the lower figure. */
+const ANSIBLE_FLOOR_SECONDS = 30.6;
+const TARGET_SHARE = 0.15;
+
+/** The two stacks measured: the engine's config for each (every top-level value a string). */
+const STACKS: Record<string, Record<string, string>> = {
+  'SSH only (1 validator)': {
+    'lacchain:network': 'open-protestnet',
+    'lacchain:nodes': JSON.stringify([
+      {
+        name: 'validator',
+        typenode: 'validator',
+        target: 'ssh',
+        inventory: {
+          host: '198.51.100.7',
+          node_ip: '198.51.100.7',
+          node_name: 'org-validator',
+          node_email: 'ops@example.org',
+        },
+      },
+    ]),
+    'lacchain:sshPrivateKey': '-----BEGIN OPENSSH PRIVATE KEY-----\nbench\n-----END OPENSSH PRIVATE KEY-----\n',
+  },
+  'cluster only (1 writer)': {
+    'lacchain:network': 'open-protestnet',
+    'lacchain:nodes': JSON.stringify([{ name: 'writer', typenode: 'writer', target: 'kubernetes' }]),
+  },
+};
+const SECRET_KEYS = ['lacchain:sshPrivateKey'];
+
+/** One variant of the program: where its tree is and how ts-node is told to run. */
+interface Variant {
+  label: string;
+  dir: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Times one run of the program in `variant` for `config`; throws when the program fails. */
+async function timeRun(variant: Variant, config: Record<string, string>) {
+  const engine = await startEngineStandIn();
+  try {
+    engine.start();
+    const run = path.join(variant.dir, 'node_modules', '@pulumi', 'pulumi', 'cmd', 'run');
+    const child = runTimed(
+      process.execPath,
+      [
+        run,
+        `--monitor=${engine.address}`,
+        `--engine=${engine.address}`,
+        '--project=lacchain-besu-node',
+        '--stack=testnet',
+        `--pwd=${variant.dir}`,
+        '--organization=organization',
+        ENTRY,
+      ],
+      {
+        cwd: variant.dir,
+        timeoutMs: 120_000,
+        env: {
+          ...process.env,
+          ...variant.env,
+          PULUMI_NODEJS_TYPESCRIPT: 'true',
+          PULUMI_CONFIG: JSON.stringify(config),
+          PULUMI_CONFIG_SECRET_KEYS: JSON.stringify(SECRET_KEYS.filter((k) => k in config)),
+          LACCHAIN_BENCH_GENESIS: GENESIS,
+        },
+      },
+    );
+    const seen = await Promise.race([engine.finished(), child.then(() => engine.run)]);
+    const finished = await child;
+    if (seen.doneMs === undefined || seen.errors.length > 0 || finished.code !== 0) {
+      throw new Error(
+        `the program failed (${variant.label}): ${seen.errors.join('; ') || finished.stderr.slice(-2000)}`,
+      );
+    }
+    return { declaredSeconds: seen.doneMs / 1000, resources: seen.resources.length, exitSeconds: finished.seconds };
+  } finally {
+    await engine.stop();
+  }
+}
+
+/** A worktree of `ref` beside a temporary folder, with this tree's node_modules and the benchmark entry. */
+function worktreeOf(ref: string): { dir: string; remove(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-before-'));
+  execFileSync('git', ['worktree', 'add', '--detach', dir, ref], { cwd: PROJECT_DIR, stdio: 'ignore' });
+  fs.symlinkSync(path.join(PROJECT_DIR, 'node_modules'), path.join(dir, 'node_modules'));
+  fs.mkdirSync(path.join(dir, path.dirname(ENTRY)), { recursive: true });
+  fs.copyFileSync(path.join(PROJECT_DIR, ENTRY), path.join(dir, ENTRY));
+  return {
+    dir,
+    remove: () => execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: PROJECT_DIR, stdio: 'ignore' }),
+  };
+}
+
+/** Runs the part: `runs` measured runs per stack and variant (after one warm-up run each). */
+export async function benchProgram(runs = 3, before?: string): Promise<PartResult> {
+  const variants: Variant[] = [{ label: 'now', dir: PROJECT_DIR, env: {} }];
+  // The same tree with the type check forced back on: what transpile-only alone saves.
+  variants.push({ label: 'now, type-checked', dir: PROJECT_DIR, env: { PULUMI_NODEJS_TRANSPILE_ONLY: 'false' } });
+  const tree = before ? worktreeOf(before) : undefined;
+  if (tree && before) variants.unshift({ label: `before (${before})`, dir: tree.dir, env: {} });
+  const rows: (string | number)[][] = [];
+  const medians: Record<string, number> = {};
+  try {
+    for (const [stack, config] of Object.entries(STACKS)) {
+      for (const variant of variants) {
+        await timeRun(variant, config);
+        const times: number[] = [];
+        let resources = 0;
+        for (let i = 0; i < runs; i++) {
+          const run = await timeRun(variant, config);
+          times.push(run.declaredSeconds);
+          resources = run.resources;
+          progress(`program ${stack}, ${variant.label}: ${fixed(run.declaredSeconds)} s`);
+        }
+        medians[`${stack}|${variant.label}`] = median(times);
+        rows.push([
+          stack,
+          variant.label,
+          resources,
+          fixed(median(times)),
+          fixed(Math.min(...times)),
+          fixed(Math.max(...times)),
+        ]);
+      }
+    }
+  } finally {
+    tree?.remove();
+  }
+  const budget = ANSIBLE_FLOOR_SECONDS * TARGET_SHARE;
+  const worst = Math.max(
+    ...Object.entries(medians)
+      .filter(([k]) => k.endsWith('|now'))
+      .map(([, v]) => v),
+  );
+  const markdown = `## The program under \`pulumi up\` (bench/programRun.ts)
+
+The program's own time, from process start to every resource declared, run as \`@pulumi/pulumi/cmd/run\` runs it
+(ts-node, the engine's config) against an engine stand-in that answers at once; median of ${runs} runs after a
+warm-up. \`pulumi up\` runs the program twice (preview, update), so a no-op \`pulumi up --yes\` costs at least twice
+the figure plus the engine's own work. Goal (issue 16): a no-op \`pulumi up --yes\` at most ${TARGET_SHARE} of
+Ansible's no-op floor (${ANSIBLE_FLOOR_SECONDS} s), that is ${fixed(budget)} s; twice the slowest stack now is
+${fixed(2 * worst)} s, leaving ${fixed(budget - 2 * worst)} s for the engine.
+
+${table(['Stack', 'Program', 'Resources', 'Median s', 'Min s', 'Max s'], rows)}
+`;
+  return { name: 'program', markdown };
+}

@@ -1,0 +1,30 @@
+/**
+ * The cluster of a stack's Kubernetes nodes: its provider (the kubeconfig context) and one Namespace per namespace
+ * used. program.ts loads this file, and with it @pulumi/kubernetes, only for a stack with Kubernetes nodes.
+ */
+import * as k8s from '@pulumi/kubernetes';
+import { namespaceManifest } from '../core/kubernetes/manifests';
+import type { KubernetesNodeSettings } from '../core/settings/model';
+
+export { KubernetesNode } from './kubernetesNode';
+
+/** The provider and the declared namespaces, by name. */
+export interface Cluster {
+  provider: k8s.Provider;
+  namespaces: Record<string, k8s.core.v1.Namespace>;
+}
+
+/** Declares the provider of the cluster in `context` (the current one when absent) and the nodes' namespaces. */
+export function declareCluster(context: string | undefined, nodes: KubernetesNodeSettings[]): Cluster {
+  const provider = new k8s.Provider('cluster', { context });
+  const namespaces: Record<string, k8s.core.v1.Namespace> = {};
+  for (const name of new Set(nodes.map((n) => n.namespace))) {
+    // Created if absent (server-side apply adopts an existing one) and never deleted by this program: deleting a
+    // namespace would delete the key Secrets and data volumes kept inside it.
+    namespaces[name] = new k8s.core.v1.Namespace(`namespace-${name}`, namespaceManifest(name), {
+      provider,
+      retainOnDelete: true,
+    });
+  }
+  return { provider, namespaces };
+}
