@@ -2,7 +2,7 @@
  * The program's own time under `pulumi up`, from process start to every resource declared, run the way
  * `@pulumi/pulumi` runs it for this project: `node …/@pulumi/pulumi/cmd/run` with the language host's flags and
  * environment (TypeScript through ts-node, the config as the engine hands it), against the engine stand-in
- * (bench/engineStandIn.ts). `pulumi up` runs the program twice (preview, then update): a no-op `pulumi up --yes`
+ * (tools/programRun/). `pulumi up` runs the program twice (preview, then update): a no-op `pulumi up --yes`
  * costs at least twice this.
  *
  * Measured for an SSH-only stack and a cluster-only stack, on the current tree and, with `--before REF`, on an
@@ -12,12 +12,11 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { fixed, median, PartResult, PROJECT_DIR, progress, runTimed, table } from './common';
-import { startEngineStandIn } from './engineStandIn';
+import { fixed, median, PartResult, PROJECT_DIR, progress, table } from './common';
+import { RUN_ENTRY, runProgram } from '../tools/programRun/run';
 
 /** The test genesis the program is given (the networks' real ones cannot be fetched here). */
 const GENESIS = path.join(PROJECT_DIR, 'tests', 'fixtures', 'genesis', 'test-genesis.json');
-const ENTRY = path.join('bench', 'program', 'entry.ts');
 /** Ansible's floor on the same host: 85 no-op tasks with become (issue 16), the lower figure. */
 const ANSIBLE_FLOOR_SECONDS = 30.6;
 const TARGET_SHARE = 0.15;
@@ -56,47 +55,15 @@ interface Variant {
 }
 
 /** Times one run of the program in `variant` for `config`; throws when the program fails. */
-async function timeRun(variant: Variant, config: Record<string, string>) {
-  const engine = await startEngineStandIn();
-  try {
-    engine.start();
-    const run = path.join(variant.dir, 'node_modules', '@pulumi', 'pulumi', 'cmd', 'run');
-    const child = runTimed(
-      process.execPath,
-      [
-        run,
-        `--monitor=${engine.address}`,
-        `--engine=${engine.address}`,
-        '--project=lacchain-besu-node',
-        '--stack=testnet',
-        `--pwd=${variant.dir}`,
-        '--organization=organization',
-        ENTRY,
-      ],
-      {
-        cwd: variant.dir,
-        timeoutMs: 120_000,
-        env: {
-          ...process.env,
-          ...variant.env,
-          PULUMI_NODEJS_TYPESCRIPT: 'true',
-          PULUMI_CONFIG: JSON.stringify(config),
-          PULUMI_CONFIG_SECRET_KEYS: JSON.stringify(SECRET_KEYS.filter((k) => k in config)),
-          LACCHAIN_BENCH_GENESIS: GENESIS,
-        },
-      },
-    );
-    const seen = await Promise.race([engine.finished(), child.then(() => engine.run)]);
-    const finished = await child;
-    if (seen.doneMs === undefined || seen.errors.length > 0 || finished.code !== 0) {
-      throw new Error(
-        `the program failed (${variant.label}): ${seen.errors.join('; ') || finished.stderr.slice(-2000)}`,
-      );
-    }
-    return { declaredSeconds: seen.doneMs / 1000, resources: seen.resources.length, exitSeconds: finished.seconds };
-  } finally {
-    await engine.stop();
-  }
+function timeRun(variant: Variant, config: Record<string, string>) {
+  return runProgram({
+    dir: variant.dir,
+    stack: 'testnet',
+    config,
+    secretKeys: SECRET_KEYS.filter((k) => k in config),
+    genesisFile: GENESIS,
+    env: variant.env,
+  });
 }
 
 /** A worktree of `ref` beside a temporary folder, with this tree's node_modules and the benchmark entry. */
@@ -104,8 +71,8 @@ function worktreeOf(ref: string): { dir: string; remove(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-before-'));
   execFileSync('git', ['worktree', 'add', '--detach', dir, ref], { cwd: PROJECT_DIR, stdio: 'ignore' });
   fs.symlinkSync(path.join(PROJECT_DIR, 'node_modules'), path.join(dir, 'node_modules'));
-  fs.mkdirSync(path.join(dir, path.dirname(ENTRY)), { recursive: true });
-  fs.copyFileSync(path.join(PROJECT_DIR, ENTRY), path.join(dir, ENTRY));
+  fs.mkdirSync(path.join(dir, path.dirname(RUN_ENTRY)), { recursive: true });
+  fs.copyFileSync(path.join(PROJECT_DIR, RUN_ENTRY), path.join(dir, RUN_ENTRY));
   return {
     dir,
     remove: () => execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: PROJECT_DIR, stdio: 'ignore' }),

@@ -1,5 +1,5 @@
 /**
- * A stand-in for the Pulumi engine's gRPC side, for timing the program as `pulumi up` runs it: it serves the
+ * A stand-in for the Pulumi engine's gRPC side, for running the program as `pulumi up` runs it (run.ts): it serves the
  * resource monitor and the engine services that `@pulumi/pulumi/cmd/run` connects to, answers every registration at
  * once (outputs = inputs, plus the random bytes a generated key needs) and records when each arrived. It does no
  * engine work (no state, no diff, no provider), so what it times is the program's own cost: Node start, the SDK,
@@ -19,6 +19,8 @@ export interface EngineRun {
   resources: { type: string; name: string; atMs: number }[];
   /** When the stack's outputs were registered: the program had declared everything (ms since `start`). */
   doneMs?: number;
+  /** The stack's outputs, as registered (secrets in the engine's wire form). */
+  outputs?: Record<string, unknown>;
   /** Errors the program logged through the engine. */
   errors: string[];
 }
@@ -84,6 +86,7 @@ export async function startEngineStandIn(): Promise<EngineStandIn> {
     registerResourceOutputs(request) {
       if (request.getUrn() === root) {
         run.doneMs = Date.now() - startedAt;
+        run.outputs = request.getOutputs()?.toJavaScript() ?? {};
         done();
       }
       return new resourceGrpc.ResourceMonitorService.registerResourceOutputs.responseType();

@@ -1,0 +1,89 @@
+/**
+ * Runs the program the way `pulumi up` runs it for this project, outside `pulumi up`: `node
+ * …/@pulumi/pulumi/cmd/run` with the language host's flags and environment (TypeScript through ts-node, the config
+ * as the engine hands it), against the engine stand-in (engineStandIn.ts), with entry.ts as the program. The
+ * benchmark times it (bench/programRun.ts); a test checks how the program is run (tests/unit/programRun.test.ts).
+ */
+import { spawn } from 'child_process';
+import * as path from 'path';
+import { startEngineStandIn } from './engineStandIn';
+
+/** The entry run, relative to the project folder. */
+export const RUN_ENTRY = path.join('tools', 'programRun', 'entry.ts');
+
+/** One run of the program. */
+export interface ProgramRun {
+  /** Seconds from process start to the stack's outputs registered: every resource declared. */
+  declaredSeconds: number;
+  /** Seconds from process start to its exit. */
+  exitSeconds: number;
+  /** Resources registered (the stack and components included). */
+  resources: number;
+  /** The stack outputs the program registered. */
+  outputs: Record<string, unknown>;
+}
+
+/** What to run: the project folder, the engine's config (every value a string), the genesis file, more env. */
+export interface RunOptions {
+  dir: string;
+  stack: string;
+  config: Record<string, string>;
+  secretKeys: string[];
+  genesisFile: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Runs the program once; throws with the program's errors when it fails. */
+export async function runProgram(options: RunOptions): Promise<ProgramRun> {
+  const engine = await startEngineStandIn();
+  try {
+    engine.start();
+    const started = process.hrtime.bigint();
+    const runner = path.join(options.dir, 'node_modules', '@pulumi', 'pulumi', 'cmd', 'run');
+    const child = spawn(
+      process.execPath,
+      [
+        runner,
+        `--monitor=${engine.address}`,
+        `--engine=${engine.address}`,
+        '--project=lacchain-besu-node',
+        `--stack=${options.stack}`,
+        `--pwd=${options.dir}`,
+        '--organization=organization',
+        RUN_ENTRY,
+      ],
+      {
+        cwd: options.dir,
+        env: {
+          ...process.env,
+          ...options.env,
+          PULUMI_NODEJS_TYPESCRIPT: 'true',
+          PULUMI_CONFIG: JSON.stringify(options.config),
+          PULUMI_CONFIG_SECRET_KEYS: JSON.stringify(options.secretKeys),
+          LACCHAIN_RUN_GENESIS: options.genesisFile,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stdout.resume();
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+    const timeout = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    const code = await exited;
+    clearTimeout(timeout);
+    const exitSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const run = engine.run;
+    if (run.doneMs === undefined || run.errors.length > 0 || code !== 0) {
+      throw new Error(`the program failed (exit ${code}): ${run.errors.join('; ') || stderr.slice(-2000)}`);
+    }
+    return {
+      declaredSeconds: run.doneMs / 1000,
+      exitSeconds,
+      resources: run.resources.length,
+      outputs: run.outputs ?? {},
+    };
+  } finally {
+    await engine.stop();
+  }
+}
