@@ -103,11 +103,24 @@ async function status(node: NodeSettings, client: NodeClient): Promise<number> {
     `  service  ${service.detail}`,
     `  peers    ${typeof peers === 'string' && peers.startsWith('0x') ? hexQuantity(peers) : peers}`,
     `  block    ${typeof block === 'string' && block.startsWith('0x') ? hexQuantity(block) : block}`,
-    `  version  ${await ask('web3_clientVersion')}`,
+    `  version  ${await version(client)}`,
     `  enode    ${await ask('net_enode')}`,
   ];
   lines.forEach(say);
   return service.running ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * The node's version: what it says (web3_clientVersion), or, where that method is not enabled (validators and
+ * bootnodes have no WEB3 API) or the node does not answer, the release deployed.
+ */
+async function version(client: NodeClient): Promise<string> {
+  try {
+    return String(await client.rpc('web3_clientVersion'));
+  } catch (error) {
+    const deployed = await client.releaseInUse().catch(() => undefined);
+    return deployed ?? `unavailable (${(error as Error).message})`;
+  }
 }
 
 async function observe(client: NodeClient, window: number): Promise<Observations> {

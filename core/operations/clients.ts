@@ -35,6 +35,15 @@ export function kubectlCommands(node: KubernetesNodeSettings, context?: string) 
       `--timeout=${POD_READY_TIMEOUT}`,
     ]),
     podPhase: withContext(['get', 'pod', names.pod, ...ns, '-o', 'jsonpath={.status.phase}']),
+    /** The Besu container's image: the release in use, when the node does not tell its version. */
+    besuImage: withContext([
+      'get',
+      'pod',
+      names.pod,
+      ...ns,
+      '-o',
+      `jsonpath={.spec.containers[?(@.name=="${names.besuContainer}")].image}`,
+    ]),
     recordedEnode: withContext([
       'get',
       'service',
@@ -60,7 +69,11 @@ export function sshCommands(node: SshNodeSettings) {
     followLogs: `${sudo}tail -n ${LOG_LINES} -F ${shellQuote(paths.infoLog)}`,
     recentLog: `${sudo}tail -n ${LOG_LINES * 2} ${shellQuote(paths.infoLog)}`,
     recordedEnode: `${sudo}cat ${shellQuote(paths.enode)}`,
+    /** The release folder `releases/current` points at: the release in use. */
+    releaseInUse: `readlink ${shellQuote(`${paths.releasesDir}/current`)}`,
     clock: 'date +%s',
+    /** Where the RPC is asked on the machine, for messages. */
+    rpcAddress: `http://127.0.0.1:${PORTS.rpcHttp}/ on ${node.host}`,
     rpc: (method: string) =>
       `curl -s --max-time 5 -H 'Host: localhost' -H 'Content-Type: application/json' --data ${shellQuote(rpcRequest(method))} http://127.0.0.1:${PORTS.rpcHttp}/`,
   };

@@ -7,15 +7,14 @@ export function rpcRequest(method: string): string {
   return JSON.stringify({ jsonrpc: '2.0', method, params: [], id: 1 });
 }
 
-/** The result of a JSON-RPC answer; throws with the node's error message. */
-export function rpcResult(method: string, answer: string): unknown {
+/** The result of a JSON-RPC answer from `address`; throws naming the address, or with the node's error message. */
+export function rpcResult(method: string, answer: string, address: string): unknown {
+  if (answer.trim() === '') throw new Error(`${method}: no answer from ${address}`);
   let parsed: { result?: unknown; error?: { code: number; message: string } };
   try {
     parsed = JSON.parse(answer);
   } catch {
-    throw new Error(
-      `${method}: the node answered something that is not JSON-RPC: ${answer.slice(0, 120) || '(nothing)'}`,
-    );
+    throw new Error(`${method}: ${address} answered something that is not JSON-RPC: ${answer.slice(0, 120)}`);
   }
   if (parsed.error) throw new Error(`${method}: ${parsed.error.message} (${parsed.error.code})`);
   return parsed.result;

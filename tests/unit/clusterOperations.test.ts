@@ -40,6 +40,7 @@ function importLine(secondsAgo: number): string {
 beforeAll(async () => {
   fs.mkdirSync(answers);
   fs.writeFileSync(path.join(answers, 'pod-phase'), 'Running');
+  fs.writeFileSync(path.join(answers, 'pod-image'), 'hyperledger/besu:23.4.1');
   fs.writeFileSync(path.join(answers, 'service-enode'), enode);
   fs.writeFileSync(path.join(answers, 'log'), `${importLine(30)}\n${importLine(2)}\n`);
   fs.mkdirSync(path.join(work, 'project', 'values'), { recursive: true });
@@ -144,6 +145,24 @@ describe('cluster operations use the seed commands with the names the program cr
     expect(result.stdout).toContain(`enode    ${enode}`);
   });
 
+  it("status of a node whose RPC does not answer: the address named, the version from the pod's image", async () => {
+    const config = path.join(work, 'project', 'Pulumi.testnet.yaml');
+    const silent = `http://127.0.0.1:${await freePort()}/`;
+    const result = await runNpmAsync(
+      'node',
+      ['status', '--stack', 'testnet', '--config', config, '--rpc-url', silent],
+      {
+        env: {
+          PATH: `${path.join(PROJECT_DIR, 'tests/fixtures/recorded-kubectl')}:${process.env.PATH}`,
+          KUBECTL_RECORD: record,
+          KUBECTL_ANSWERS: answers,
+        },
+      },
+    );
+    expect(result.stdout).toContain("version  hyperledger/besu:23.4.1 (the pod's image)");
+    expect(result.stdout).toContain(`peers    unavailable (net_peerCount: no answer from ${silent} (ECONNREFUSED))`);
+  });
+
   it('check: healthy, comparing the node with the enode annotated on its Service', async () => {
     const result = await node('check', '--window', '3');
     expect(result.calls.sort()).toEqual(
@@ -161,6 +180,7 @@ describe('cluster operations use the seed commands with the names the program cr
     fs.writeFileSync(path.join(answers, 'pod-phase'), 'Pending');
     const result = await node('check', '--fix', '--window', '3');
     fs.writeFileSync(path.join(answers, 'pod-phase'), 'Running');
+    fs.writeFileSync(path.join(answers, 'pod-image'), 'hyperledger/besu:23.4.1');
     expect(result.stdout).toMatch(/service +FAIL +Pending/);
     expect(result.calls).toContain(`--context prod delete pod ${POD}`);
     expect(result.stdout).toMatch(/recovery: restart the node/);

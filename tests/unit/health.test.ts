@@ -88,11 +88,20 @@ describe('reading the node', () => {
   });
 
   it('decodes JSON-RPC answers', () => {
-    expect(hexQuantity(rpcResult('net_peerCount', '{"jsonrpc":"2.0","id":1,"result":"0x1a"}'))).toBe(26);
+    const at = 'http://127.0.0.1:4545/ on 198.51.100.7';
+    expect(hexQuantity(rpcResult('net_peerCount', '{"jsonrpc":"2.0","id":1,"result":"0x1a"}', at))).toBe(26);
     expect(() =>
-      rpcResult('admin_peers', '{"jsonrpc":"2.0","id":1,"error":{"code":-32604,"message":"Method not enabled"}}'),
+      rpcResult('admin_peers', '{"jsonrpc":"2.0","id":1,"error":{"code":-32604,"message":"Method not enabled"}}', at),
     ).toThrow('admin_peers: Method not enabled (-32604)');
-    expect(() => rpcResult('net_enode', '<html>')).toThrow(/not JSON-RPC/);
+    expect(() => rpcResult('net_enode', '<html>', at)).toThrow(
+      `net_enode: ${at} answered something that is not JSON-RPC: <html>`,
+    );
+  });
+
+  it('names the address that did not answer, instead of calling nothing an answer', () => {
+    expect(() => rpcResult('net_peerCount', '', 'http://127.0.0.1:4545/ on 198.51.100.7')).toThrow(
+      'net_peerCount: no answer from http://127.0.0.1:4545/ on 198.51.100.7',
+    );
     expect(syncState(false)).toBe(false);
     expect(syncState({ startingBlock: '0x0', currentBlock: '0x10', highestBlock: '0x20' })).toEqual({
       currentBlock: 16,

@@ -20,6 +20,8 @@ export interface NodeClient {
   /** Running or not, in the client's words (`Running` pod, `started` service). */
   serviceState(): Promise<{ running: boolean; detail: string }>;
   rpc(method: string): Promise<unknown>;
+  /** The release the node runs, as deployed (SSH: `releases/current`; Kubernetes: the pod's image), if known. */
+  releaseInUse(): Promise<string | undefined>;
   /** The enode the program recorded for the node (SSH: data/enode; Kubernetes: the Service annotation). */
   recordedEnode(): Promise<string | undefined>;
   recentLog(): Promise<string>;
@@ -77,9 +79,17 @@ function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: stri
     },
     async rpc(method) {
       const result = await ssh(commands.rpc(method));
-      if (result.code !== 0)
-        throw new Error(`the node does not answer JSON-RPC on the machine (curl exit ${result.code})`);
-      return rpcResult(method, result.stdout);
+      if (result.code !== 0) {
+        throw new Error(`${method}: no answer from ${commands.rpcAddress} (curl exit ${result.code})`);
+      }
+      return rpcResult(method, result.stdout, commands.rpcAddress);
+    },
+    async releaseInUse() {
+      const result = await ssh(commands.releaseInUse);
+      const folder = path.basename(result.stdout.trim());
+      return result.code === 0 && folder
+        ? `${folder.replace(/^besu-/, '')} (the release in use, releases/${folder})`
+        : undefined;
     },
     async recordedEnode() {
       const result = await ssh(commands.recordedEnode);
@@ -138,9 +148,17 @@ function kubernetesClient(
           signal: AbortSignal.timeout(5000),
         });
       } catch (error) {
-        throw new Error(`the node does not answer JSON-RPC at ${url} (${(error as Error).message})`);
+        const cause = (error as Error & { cause?: { code?: string; message?: string; errors?: { code?: string }[] } })
+          .cause;
+        const why = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error as Error).message;
+        throw new Error(`${method}: no answer from ${url} (${why})`);
       }
-      return rpcResult(method, await response.text());
+      return rpcResult(method, await response.text(), `${url} (HTTP ${response.status})`);
+    },
+    async releaseInUse() {
+      const result = await runClient('kubectl', commands.besuImage);
+      const image = result.stdout.trim();
+      return result.code === 0 && image ? `${image} (the pod's image)` : undefined;
     },
     async recordedEnode() {
       const result = await runClient('kubectl', commands.recordedEnode);
