@@ -4,16 +4,12 @@
  */
 import * as path from 'path';
 import * as pulumi from '@pulumi/pulumi';
+import { stackConfigFileName } from '../core/catalog/defaults';
 import { loadStack, LoadedStack } from '../core/settings/load';
 import { SettingsError } from '../core/settings/problems';
 import { readFileFromDisk } from '../core/settings/yamlFile';
 import type { EngineConfig } from '../core/settings/engineConfig';
 import type { StackSecretInputs } from '../program';
-
-/** The config file name Pulumi reads for a stack. */
-export function stackConfigFileName(stack: string): string {
-  return `Pulumi.${stack}.yaml`;
-}
 
 /** The SDK's own record of which config keys are secret (runtime/config.js; not in its type declarations). */
 // eslint-disable-next-line @typescript-eslint/no-require-imports

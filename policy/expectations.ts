@@ -5,6 +5,7 @@
  * transformation) is caught, and a settings change shows up as the reviewed change it is.
  */
 import * as path from 'path';
+import { stackConfigFileName } from '../core/catalog/defaults';
 import { NETWORKS, Network, STACK_NETWORKS, StackName } from '../core/catalog/networks';
 import { NODE_TYPE_FACTS } from '../core/catalog/nodeTypes';
 import { checkStackName, loadStack } from '../core/settings/load';
@@ -80,7 +81,7 @@ export function loadPolicyContext(projectDir: string, stack: string): PolicyCont
   let network: Network | undefined;
   try {
     network = NETWORKS[STACK_NETWORKS[checkStackName(stack) as StackName]];
-    const raw = readStackConfigFile(path.join(projectDir, `Pulumi.${stack}.yaml`));
+    const raw = readStackConfigFile(path.join(projectDir, stackConfigFileName(stack)));
     return contextFromSettings(loadStack(stack, raw, readFileFromDisk).settings);
   } catch (error) {
     return { network, settingsProblem: `the settings of stack ${stack} cannot be read: ${(error as Error).message}` };

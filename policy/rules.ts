@@ -17,6 +17,7 @@ import {
 } from '../core/catalog/kubernetes';
 import { NETWORKS, Network } from '../core/catalog/networks';
 import { UNSAFE_RPC_APIS } from '../core/catalog/nodeTypes';
+import { quantityBytes } from '../core/kubernetes/quantity';
 import type { ExpectedNode, PolicyContext } from './expectations';
 import {
   at,
@@ -30,7 +31,6 @@ import {
   ParsedConfig,
   placeholderDigest,
   PolicyResource,
-  quantityBytes,
   remoteStepOf,
   sha256,
   stepParameters,

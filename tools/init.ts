@@ -11,7 +11,7 @@ import * as path from 'path';
 import * as readline from 'readline';
 import { NETWORKS, STACK_NETWORKS } from '../core/catalog/networks';
 import { NODE_TYPE_FACTS } from '../core/catalog/nodeTypes';
-import { CONFIG_NAMESPACE, defaultValuesFile } from '../core/catalog/defaults';
+import { CONFIG_NAMESPACE, defaultValuesFile, stackConfigFileName } from '../core/catalog/defaults';
 import { deriveIdentity, generatePrivateKey } from '../core/identity/nodeKey';
 import {
   Checked,
@@ -157,7 +157,7 @@ runTool(async () => {
       true,
     )) as string;
 
-    const stackFile = path.join(dir, `Pulumi.${stack}.yaml`);
+    const stackFile = path.join(dir, stackConfigFileName(stack));
     let p2pHost: string;
     if (target === 'kubernetes') {
       const known: Record<string, unknown> = {};

@@ -7,6 +7,7 @@
  * Exit codes: 0 healthy (or done), 1 unhealthy (or failed), 2 usage or configuration error.
  */
 import { evaluateHealth, healthy, lastImportAge, Observations, recoveryRule, Verdict } from '../core/operations/health';
+import { stackConfigFileName } from '../core/catalog/defaults';
 import { hexQuantity, syncState } from '../core/operations/rpc';
 import { checkStackName, loadStack } from '../core/settings/load';
 import type { NodeSettings, StackSettings } from '../core/settings/model';
@@ -51,7 +52,11 @@ runTool(async () => {
     throw new UsageError(`--window: given ${JSON.stringify(values.window)}; allowed: whole seconds from 1 to 600`);
   }
   const stack = checkStackName(values.stack, '--stack');
-  const { settings } = loadStack(stack, readStackConfigFile(values.config ?? `Pulumi.${stack}.yaml`), readFileFromDisk);
+  const { settings } = loadStack(
+    stack,
+    readStackConfigFile(values.config ?? stackConfigFileName(stack)),
+    readFileFromDisk,
+  );
   const node = pickNode(settings, values.node);
   const client = nodeClient(node, {
     stack,

@@ -15,6 +15,7 @@
  * prints on standard error what `pulumi up` would create, change and delete, and writes DIR/diff.json and diff.txt.
  */
 import * as fs from 'fs';
+import { stackConfigFileName } from '../core/catalog/defaults';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import * as pulumi from '@pulumi/pulumi';
@@ -55,7 +56,7 @@ runTool(async () => {
   if (!values.out) throw new UsageError(`--out is required\nusage: ${USAGE}`);
   if (values.diff && values['diff-ref']) throw new UsageError(`--diff and --diff-ref: give one\nusage: ${USAGE}`);
   const stack = checkStackName(values.stack, '--stack');
-  const raw = readStackConfigFile(values.config ?? `Pulumi.${stack}.yaml`);
+  const raw = readStackConfigFile(values.config ?? stackConfigFileName(stack));
   const { settings, secrets } = loadStack(stack, raw, readFileFromDisk);
   const nodeKeys = { ...secrets.nodeKeys, ...keyFilesByNode(values['node-key-file'] ?? [], settings) };
   // The base is read before anything is written (it may be the output folder itself).

@@ -6,6 +6,16 @@ import { NodeType } from './nodeTypes';
 /** Pulumi config namespace of this program's settings (`lacchain:network`, `lacchain:nodes`, ...). */
 export const CONFIG_NAMESPACE = 'lacchain';
 
+/** The full name of one of this program's config keys: `configKey('nodes')` is `lacchain:nodes`. */
+export function configKey<N extends string>(name: N): `${typeof CONFIG_NAMESPACE}:${N}` {
+  return `${CONFIG_NAMESPACE}:${name}`;
+}
+
+/** The stack config file Pulumi reads for a stack: `Pulumi.<stack>.yaml`. */
+export function stackConfigFileName(stack: string): string {
+  return `Pulumi.${stack}.yaml`;
+}
+
 /** The values file of a Kubernetes node, per node type (the seed's Helm values files). */
 export function defaultValuesFile(typenode: NodeType): string {
   return `values/${typenode}.yml`;

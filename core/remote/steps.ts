@@ -108,7 +108,7 @@ export function remoteSteps<V>(node: SshNodeSettings, values: RemoteNodeValues<V
   const files = remoteNodeFiles(node);
   const network = node.network;
   const writer = NODE_TYPE_FACTS[node.typenode].reverseProxy;
-  const gib = (n: number) => String(n * 1024);
+  const mib = (gib: number) => String(gib * 1024);
   const exposure = node.rpc.exposure;
   const override = unsafeRpcOverride(node, node.rpc);
   const configDigest = createHash('sha256')
@@ -129,10 +129,10 @@ export function remoteSteps<V>(node: SshNodeSettings, values: RemoteNodeValues<V
       NETWORK: network.name,
       NODE_HOME: paths.home,
       MIN_CPU: String(network.minimumHardware.cpu),
-      MIN_MEMORY_MIB: gib(network.minimumHardware.memoryGiB),
+      MIN_MEMORY_MIB: mib(network.minimumHardware.memoryGiB),
       MIN_DISK_GIB: String(network.minimumHardware.diskGiB),
       RECOMMENDED_CPU: String(network.recommendedHardware.cpu),
-      RECOMMENDED_MEMORY_MIB: gib(network.recommendedHardware.memoryGiB),
+      RECOMMENDED_MEMORY_MIB: mib(network.recommendedHardware.memoryGiB),
       RECOMMENDED_DISK_GIB: String(network.recommendedHardware.diskGiB),
       ENFORCE_MINIMUM: String(network.enforceMinimumHardware && !node.allowBelowMinimumHardware),
     }),

@@ -14,12 +14,12 @@ import {
   planGenesisPlaceholder,
   placeholderDigest,
   PolicyResource,
-  quantityBytes,
   sha256,
   stepParameters,
   UNKNOWN_MARKER,
 } from '../../policy/inspect';
 import { policyResources } from '../../policy/offline';
+import { quantityBytes } from '../../core/kubernetes/quantity';
 import { checkResources, RULES, Violation } from '../../policy/rules';
 import { TEST_GENESIS, validTestnetConfig, validWriterValues } from '../helpers/fixtures';
 import { declareProgram, Declared } from '../helpers/program';

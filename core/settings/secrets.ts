@@ -1,0 +1,146 @@
+/**
+ * The stack's secrets: the SSH private key, imported node keys and RPC passwords. Each is checked without ever being
+ * shown; encrypted values the offline plan cannot read are passed on as a marker.
+ */
+import { configKey } from '../catalog/defaults';
+import { InvalidNodeKeyError, parsePrivateKey } from '../identity/nodeKey';
+import type { NodeSettings, StackSecrets } from './model';
+import { Problem } from './problems';
+import type { StackConfigInput } from './schema';
+import { ENCRYPTED_VALUE } from './yamlFile';
+
+/** Stands for an encrypted SSH key while its shape is checked (the engine checks the real one). */
+const RPC_KEY = configKey('rpc');
+
+export const ENCRYPTED_PEM_STAND_IN = `-----BEGIN ${ENCRYPTED_VALUE}`;
+
+/** The secrets of a stack whose other settings are valid. */
+export function readSecrets(
+  config: StackConfigInput,
+  nodes: NodeSettings[],
+  file: string,
+  problems: Problem[],
+): StackSecrets {
+  const sshKey = configKey('sshPrivateKey');
+  const keysKey = configKey('nodeKeys');
+  const sshPrivateKey = config[sshKey] === ENCRYPTED_PEM_STAND_IN ? ENCRYPTED_VALUE : config[sshKey];
+  const sshNodes = nodes.filter((n) => n.target === 'ssh');
+  if (sshNodes.length > 0 && sshPrivateKey === undefined) {
+    problems.push({
+      file,
+      key: sshKey,
+      given: 'missing',
+      allowed: `the SSH private key for node ${sshNodes.map((n) => n.name).join(', ')}: pulumi config set --secret ${sshKey} < ~/.ssh/id_ed25519`,
+    });
+  }
+  const nodeKeys = readNodeKeys(
+    config[keysKey] ?? {},
+    nodes.map((n) => n.name),
+    file,
+    problems,
+  );
+  const rpcPasswords = readRpcPasswords(config[configKey('rpcPasswords')] ?? {}, config, file, problems);
+  return { sshPrivateKey, nodeKeys, ...(Object.keys(rpcPasswords).length > 0 ? { rpcPasswords } : {}) };
+}
+
+/** Validates imported node keys: each names a node of the stack and is a valid private key. */
+export function readNodeKeys(
+  given: Record<string, unknown>,
+  nodeNames: string[],
+  file: string,
+  problems: Problem[],
+): Record<string, string> {
+  const keysKey = configKey('nodeKeys');
+  const nodeKeys: Record<string, string> = {};
+  const names = new Set(nodeNames);
+  for (const [name, value] of Object.entries(given)) {
+    const key = `${keysKey}.${name}`;
+    if (!names.has(name)) {
+      problems.push({
+        file,
+        key,
+        given: 'given a key for a node that is not in the stack',
+        allowed: `a node name of this stack: ${[...names].join(', ')}`,
+      });
+      continue;
+    }
+    if (value === ENCRYPTED_VALUE) {
+      nodeKeys[name] = value;
+      continue;
+    }
+    try {
+      if (typeof value !== 'string') throw new InvalidNodeKeyError('is not a text');
+      nodeKeys[name] = parsePrivateKey(value);
+    } catch (error) {
+      if (!(error instanceof InvalidNodeKeyError)) throw error;
+      problems.push({
+        file,
+        key,
+        given: `given a value that ${error.message} (secret, not shown)`,
+        allowed: 'a secp256k1 private key: 64 hex digits, optionally 0x, nonzero and below the curve order',
+      });
+    }
+  }
+  return nodeKeys;
+}
+
+/** RPC passwords: one per password user, never shown. */
+function readRpcPasswords(
+  given: Record<string, unknown>,
+  config: StackConfigInput,
+  file: string,
+  problems: Problem[],
+): Record<string, string> {
+  const passwordsKey = configKey('rpcPasswords');
+  const auth = config[RPC_KEY]?.authentication;
+  const users = auth?.method === 'password' ? (auth.users ?? []).map((u) => u.name) : [];
+  const passwords: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given)) {
+    const key = `${passwordsKey}.${name}`;
+    if (!users.includes(name)) {
+      problems.push({
+        file,
+        key,
+        given: 'given a password for a user that is not an RPC user',
+        allowed:
+          users.length > 0
+            ? `a user of ${RPC_KEY}.authentication.users: ${users.join(', ')}`
+            : `no passwords unless ${RPC_KEY}.authentication.method is password`,
+      });
+      continue;
+    }
+    if (value === ENCRYPTED_VALUE) {
+      passwords[name] = value;
+      continue;
+    }
+    const problem =
+      typeof value !== 'string'
+        ? 'is not a text'
+        : value.length < 12
+          ? 'is shorter than 12 characters'
+          : Buffer.byteLength(value) > 72
+            ? 'is longer than 72 bytes (bcrypt reads no further)'
+            : undefined;
+    if (problem) {
+      problems.push({
+        file,
+        key,
+        given: `given a value that ${problem} (secret, not shown)`,
+        allowed: 'a password of 12 characters to 72 bytes, set with --secret',
+      });
+      continue;
+    }
+    passwords[name] = value as string;
+  }
+  for (const name of users) {
+    if (!(name in given)) {
+      problems.push({
+        file,
+        key: `${passwordsKey}.${name}`,
+        given: 'missing',
+        allowed: `the password of RPC user ${name}: pulumi config set --secret --path '${passwordsKey}.${name}' <password>`,
+      });
+    }
+  }
+  return passwords;
+}

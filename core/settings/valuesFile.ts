@@ -1,0 +1,108 @@
+/**
+ * A Kubernetes node's settings: its values file (`values/<typenode>.yml`, the `deploy` section), read, parsed and
+ * cross-checked against the stack.
+ */
+import * as path from 'path';
+import { defaultValuesFile, DEFAULT_NAMESPACE } from '../catalog/defaults';
+import { findNetwork, Network } from '../catalog/networks';
+import { quantityBytes } from '../kubernetes/quantity';
+import type { FileReader, RawStackConfig } from './load';
+import type { KubernetesNodeSettings, RpcSettings } from './model';
+import { describeGiven, Problem, problemsFromZod } from './problems';
+import { DeployInput, StackNodeInput, valuesFileSchema } from './schema';
+import { parseYamlFile } from './yamlFile';
+
+/** A Kubernetes node of the stack, from its entry in `lacchain:nodes` and its values file. */
+export function kubernetesNode(
+  entry: StackNodeInput,
+  key: string,
+  network: Network,
+  raw: RawStackConfig,
+  readFile: FileReader,
+  problems: Problem[],
+  rpc: RpcSettings,
+): KubernetesNodeSettings | undefined {
+  if (entry.inventory !== undefined) {
+    problems.push({
+      file: raw.file,
+      key: `${key}.inventory`,
+      given: 'given an inventory',
+      allowed: 'no inventory for a kubernetes node: its settings are in its values file',
+    });
+  }
+  const loaded = readDeploy(entry, network, raw, readFile, problems);
+  if (!loaded) return undefined;
+  const { deploy, file } = loaded;
+  return {
+    name: entry.name,
+    typenode: entry.typenode,
+    target: 'kubernetes',
+    network,
+    nodeName: deploy.nodeName,
+    nodeEmail: deploy.nodeEmail,
+    p2pHost: deploy.p2p.host,
+    p2pPort: deploy.p2p.port,
+    releaseVersion: deploy.releaseVersion ?? network.defaultBesuVersion,
+    dnsName: deploy.dnsName,
+    settingsFile: file,
+    valuesFile: file,
+    publicIP: deploy.publicIP,
+    workerName: deploy.workerName,
+    namespace: deploy.namespace ?? DEFAULT_NAMESPACE,
+    storageClass: deploy.storageClass,
+    volumeSize: deploy.volumeSize ?? network.volumeSize,
+    rpc,
+  };
+}
+
+/** Reads, parses and cross-checks a Kubernetes node's values file. */
+export function readDeploy(
+  entry: Pick<StackNodeInput, 'typenode' | 'values'>,
+  network: Network,
+  raw: RawStackConfig,
+  readFile: FileReader,
+  problems: Problem[],
+): { deploy: DeployInput; file: string } | undefined {
+  const file = entry.values ?? defaultValuesFile(entry.typenode);
+  const document = parseYamlFile(file, readFile(path.resolve(raw.baseDir, file)), problems);
+  if (document === undefined) return undefined;
+  const parsed = valuesFileSchema.safeParse(document, { reportInput: true });
+  if (!parsed.success) {
+    problems.push(...problemsFromZod(file, '', parsed.error));
+    return undefined;
+  }
+  const deploy = parsed.data.deploy;
+  const named = findNetwork(deploy.network);
+  if (!named || named.name !== network.name || deploy.network !== named.helmName) {
+    problems.push({
+      file,
+      key: 'deploy.network',
+      given: describeGiven(deploy.network),
+      allowed: named?.deprecated
+        ? `${network.helmName} — ${named.deprecated}`
+        : `${network.helmName} (the Helm name of ${network.name}, the network of this stack)`,
+    });
+  }
+  if (deploy.typenode !== entry.typenode) {
+    problems.push({
+      file,
+      key: 'deploy.typenode',
+      given: describeGiven(deploy.typenode),
+      allowed: `${entry.typenode} (the node's typenode in ${raw.file})`,
+    });
+  }
+  checkVolume(deploy.volumeSize, network, file, problems);
+  return { deploy, file };
+}
+
+function checkVolume(volumeSize: string | undefined, network: Network, file: string, problems: Problem[]): void {
+  if (volumeSize === undefined || !network.enforceMinimumHardware) return;
+  if ((quantityBytes(volumeSize) ?? 0) < (quantityBytes(network.volumeSize) ?? 0)) {
+    problems.push({
+      file,
+      key: 'deploy.volumeSize',
+      given: describeGiven(volumeSize),
+      allowed: `at least ${network.volumeSize} on ${network.name}`,
+    });
+  }
+}
