@@ -7,7 +7,6 @@ import * as pulumi from '@pulumi/pulumi';
 import { createHash } from 'crypto';
 import { kubernetesNames } from '../core/catalog/kubernetes';
 import {
-  configChecksum,
   configMapManifest,
   dataVolumeManifest,
   keySecretManifest,
@@ -17,6 +16,7 @@ import {
   statefulSetManifest,
 } from '../core/kubernetes/manifests';
 import { kubernetesNodeFiles } from '../core/kubernetes/nodeFiles';
+import { configDigest, describeNode } from '../core/node/description';
 import type { KubernetesNodeSettings } from '../core/settings/model';
 import { rpcCredentials } from './rpcCredentials';
 
@@ -56,7 +56,8 @@ export class KubernetesNode extends pulumi.ComponentResource {
     const { node } = args;
     const names = kubernetesNames(node.name);
     const child = { parent: this, provider: args.provider, dependsOn: [args.namespace] };
-    const files = kubernetesNodeFiles(node, args.genesis);
+    const description = describeNode(node);
+    const files = kubernetesNodeFiles(description, args.genesis);
 
     // The identity outlives the stack unless the operator allows its deletion: `pulumi destroy` forgets the Secret
     // and leaves it in the cluster. Not `protect`, which would make every destroy fail and delete nothing.
@@ -71,9 +72,13 @@ export class KubernetesNode extends pulumi.ComponentResource {
       ...child,
       retainOnDelete: true,
     });
-    let checksum: pulumi.Input<string> = configChecksum(files, node.network.genesis.sha256);
+    let checksum: pulumi.Input<string> = configDigest(
+      description,
+      files.proxyConfig ?? '',
+      node.network.genesis.sha256,
+    );
     const podInputs: pulumi.Resource[] = [args.namespace, secret, configMap, volume];
-    const auth = node.rpc.authentication;
+    const auth = description.rpc.authentication;
     if (auth?.method === 'password') {
       // The credentials (bcrypt hashes) are a Secret of their own, not protected: they change with the settings.
       const credentials = rpcCredentials(auth.users, args.rpcPasswords);
@@ -90,14 +95,18 @@ export class KubernetesNode extends pulumi.ComponentResource {
         credentials.apply((text) => createHash('sha256').update(fixed).update(text).digest('hex')),
       );
     }
-    const statefulSet = new k8s.apps.v1.StatefulSet(`${name}-node`, statefulSetManifest(node, checksum), {
+    const statefulSet = new k8s.apps.v1.StatefulSet(`${name}-node`, statefulSetManifest(description, checksum), {
       ...child,
       dependsOn: podInputs,
     });
-    new k8s.core.v1.Service(`${name}-service`, serviceManifest(node, { enode: args.enode, address: args.address }), {
-      ...child,
-      dependsOn: [args.namespace, statefulSet],
-    });
+    new k8s.core.v1.Service(
+      `${name}-service`,
+      serviceManifest(description, { enode: args.enode, address: args.address }),
+      {
+        ...child,
+        dependsOn: [args.namespace, statefulSet],
+      },
+    );
 
     this.namespace = pulumi.output(node.namespace);
     this.podName = pulumi.output(names.pod);

@@ -12,6 +12,7 @@ import { nodePaths } from '../core/remote/paths';
 import { stepCommand, stepInput } from '../core/remote/shell';
 import { NODE_KEY_PARAMETER, RPC_CREDENTIALS_PARAMETER, remoteRpcUrl, remoteSteps } from '../core/remote/steps';
 import { readScript } from '../core/scripts';
+import { describeNode } from '../core/node/description';
 import type { SshNodeSettings } from '../core/settings/model';
 import { rpcCredentials } from './rpcCredentials';
 
@@ -52,14 +53,15 @@ export class RemoteNode extends pulumi.ComponentResource {
       ...(node.hostKey ? { hostKey: node.hostKey } : {}),
     };
     const genesis = pulumi.output(args.genesis);
-    const steps = remoteSteps(node, {
+    const description = describeNode(node);
+    const steps = remoteSteps(description, {
       genesis,
       genesisSha256: genesis.apply(sha256Hex),
       enode: pulumi.output(args.enode),
       address: pulumi.output(args.address),
     });
 
-    const auth = node.rpc.authentication;
+    const auth = description.rpc.authentication;
     // The secret inputs of the node-key step: the node key, and the RPC credentials file with password authentication.
     const credentials = auth?.method === 'password' ? rpcCredentials(auth.users, args.rpcPasswords) : undefined;
     const secretParameters = pulumi

@@ -4,6 +4,7 @@
  */
 import { sha256Hex } from '../core/genesis';
 import { exportLines } from '../core/remote/shell';
+import { describeNode } from '../core/node/description';
 import { remoteSteps } from '../core/remote/steps';
 import type { StackSettings } from '../core/settings/model';
 import { contextFromSettings } from './expectations';
@@ -48,7 +49,12 @@ export function plannedStepInputs(
   for (const node of settings.nodes) {
     if (node.target !== 'ssh' || !values[node.name]) continue;
     const { genesis, enode, address } = values[node.name];
-    for (const step of remoteSteps(node, { genesis, genesisSha256: sha256Hex(genesis), enode, address })) {
+    for (const step of remoteSteps(describeNode(node), {
+      genesis,
+      genesisSha256: sha256Hex(genesis),
+      enode,
+      address,
+    })) {
       inputs[`${node.name}-${step.name}`] = exportLines(step.env as Record<string, string>);
     }
   }

@@ -1,12 +1,16 @@
 /**
- * config.toml of a deployed node, on either path: its settings and RPC access, with where its files are (pod or
- * machine) and the host names its RPC answers to.
+ * config.toml of a deployed node, on either path: its settings, with its RPC choices, where its files are (pod or
+ * machine) and the host names its RPC answers to, all decided by its description (core/node/description.ts).
  */
-import { besuRpcInput } from '../rpc/access';
 import type { NodeSettings } from '../settings/model';
-import { BesuPaths, renderConfigToml } from './configToml';
+import { BesuPaths, BesuRpcInput, renderConfigToml } from './configToml';
 
-export function renderNodeConfigToml(node: NodeSettings, rpcHosts: readonly string[], paths: BesuPaths): string {
+export function renderNodeConfigToml(
+  node: NodeSettings,
+  rpcHosts: readonly string[],
+  paths: BesuPaths,
+  rpc: BesuRpcInput,
+): string {
   return renderConfigToml({
     network: node.network,
     typenode: node.typenode,
@@ -16,6 +20,6 @@ export function renderNodeConfigToml(node: NodeSettings, rpcHosts: readonly stri
     p2pPort: node.p2pPort,
     rpcHosts,
     paths,
-    rpc: besuRpcInput(node),
+    rpc,
   });
 }

@@ -64,6 +64,9 @@ export const BESU_CHANGES = {
   java21: '24.6.0',
 } as const;
 
+/** Besu's JVM options on both paths (BESU_OPTS): the heap follows the memory the node is given. */
+export const BESU_JVM_OPTIONS = '-XX:MaxRAMPercentage=60.0';
+
 /** Major version of the Java runtime a release needs. */
 export function javaMajorFor(version: string): number {
   if (atLeast(version, BESU_CHANGES.java21)) return 21;

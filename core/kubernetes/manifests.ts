@@ -4,7 +4,6 @@
  * the Kubernetes schemas. Values that only the engine knows (the key, the downloaded genesis) are passed in as
  * opaque values of type V and placed where they belong.
  */
-import { createHash } from 'crypto';
 import { BESU_IMAGE_REPOSITORY, BESU_IMAGE_UID } from '../catalog/besu';
 import {
   IDENTITY_ANNOTATIONS,
@@ -18,19 +17,11 @@ import {
   PROXY_IMAGE,
   PROXY_UID,
 } from '../catalog/kubernetes';
-import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
-import { LOCAL_HOSTS, PORTS } from '../catalog/ports';
+import { LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
 import { RPC_AUTH_FILES, UNSAFE_RPC_OVERRIDE_ANNOTATION, UNSAFE_RPC_OVERRIDE_LABEL } from '../catalog/rpc';
-import { unsafeRpcOverride } from '../rpc/access';
+import { reachablePorts, unsafeRpcOverride } from '../rpc/access';
+import type { NodeDescription } from '../node/description';
 import type { KubernetesNodeSettings } from '../settings/model';
-import type { BesuPaths } from '../besu/configToml';
-
-/** Where Besu finds its files inside the pod. */
-export const POD_BESU_PATHS: BesuPaths = {
-  dataPath: POD_PATHS.dataDir,
-  genesisFile: `${POD_PATHS.configDir}/${POD_FILES.genesis}`,
-  nodeKeyFile: `${POD_PATHS.keyDir}/${POD_FILES.key}`,
-};
 
 /**
  * The recommended Kubernetes labels of a node's objects. A node under the operator's explicit RPC override
@@ -150,17 +141,6 @@ export function dataVolumeManifest(node: KubernetesNodeSettings) {
   };
 }
 
-/** A digest of the files the pod reads at start, so a change to them rolls the pod. */
-export function configChecksum(files: NodeConfigFiles<unknown>, genesisSha256: string): string {
-  return createHash('sha256')
-    .update(files.configToml)
-    .update(files.startScript)
-    .update(files.proxyConfig ?? '')
-    .update(files.rpcJwtPublicKey ?? '')
-    .update(genesisSha256)
-    .digest('hex');
-}
-
 /** Health probe on Besu's RPC port, sending a Host header the allowlist accepts. */
 function healthProbe(path: string, failureThreshold: number) {
   return {
@@ -172,16 +152,20 @@ function healthProbe(path: string, failureThreshold: number) {
 }
 
 /** The StatefulSet: one replica, pinned to the chosen worker, running Besu (and, for writers, the proxy). */
-export function statefulSetManifest<V = string>(node: KubernetesNodeSettings, checksum: string | V) {
-  const passwordAuth = node.rpc.authentication?.method === 'password';
+export function statefulSetManifest<V = string>(
+  description: NodeDescription<KubernetesNodeSettings>,
+  checksum: string | V,
+) {
+  const { node } = description;
+  const passwordAuth = description.rpc.authentication?.method === 'password';
   const names = kubernetesNames(node.name);
   const hardware = node.network;
   const besu = {
     name: names.besuContainer,
     image: `${BESU_IMAGE_REPOSITORY}:${node.releaseVersion}`,
     command: ['/bin/sh', `${POD_PATHS.configDir}/${POD_FILES.startScript}`],
-    args: [POD_PATHS.besuBinary, POD_BESU_PATHS.nodeKeyFile, `${POD_PATHS.configDir}/${POD_FILES.config}`],
-    env: [{ name: 'BESU_OPTS', value: '-XX:MaxRAMPercentage=60.0' }],
+    args: [POD_PATHS.besuBinary, description.files.paths.nodeKeyFile, `${POD_PATHS.configDir}/${POD_FILES.config}`],
+    env: [{ name: 'BESU_OPTS', value: description.jvmOptions }],
     ports: [
       { name: 'p2p-tcp', containerPort: node.p2pPort, protocol: 'TCP' },
       { name: 'p2p-udp', containerPort: node.p2pPort, protocol: 'UDP' },
@@ -207,7 +191,7 @@ export function statefulSetManifest<V = string>(node: KubernetesNodeSettings, ch
     ],
     securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
   };
-  const withProxy = NODE_TYPE_FACTS[node.typenode].reverseProxy;
+  const withProxy = description.proxyServers.length > 0;
   const containers = withProxy ? [besu, proxyContainer(node)] : [besu];
   const volumes = [
     { name: 'config', configMap: { name: names.configMap, defaultMode: 0o444 } },
@@ -283,14 +267,17 @@ function proxyContainer(node: KubernetesNodeSettings) {
  * `lacchain:rpc.exposure`: public → 4545 and the writer's 80; tls-only → the writer's 80 only (TLS in front of it
  * is the operator's ingress); internal → none (p2p only).
  */
-export function serviceManifest<V>(node: KubernetesNodeSettings, identity: { enode: V; address: V }) {
+export function serviceManifest<V>(
+  description: NodeDescription<KubernetesNodeSettings>,
+  identity: { enode: V; address: V },
+) {
+  const { node, reachable } = description;
   const names = kubernetesNames(node.name);
-  const exposure = node.rpc.exposure;
   const ports = [
-    { name: 'p2p-tcp', port: node.p2pPort, targetPort: 'p2p-tcp', protocol: 'TCP' },
-    { name: 'p2p-udp', port: node.p2pPort, targetPort: 'p2p-udp', protocol: 'UDP' },
-    ...(exposure === 'public' ? [{ name: 'rpc', port: PORTS.rpcHttp, targetPort: 'rpc', protocol: 'TCP' }] : []),
-    ...(NODE_TYPE_FACTS[node.typenode].reverseProxy && exposure !== 'internal'
+    { name: 'p2p-tcp', port: reachable.p2p, targetPort: 'p2p-tcp', protocol: 'TCP' },
+    { name: 'p2p-udp', port: reachable.p2p, targetPort: 'p2p-udp', protocol: 'UDP' },
+    ...(reachable.rpc ? [{ name: 'rpc', port: PORTS.rpcHttp, targetPort: 'rpc', protocol: 'TCP' }] : []),
+    ...(reachable.proxyHttp
       ? [{ name: 'proxy', port: PORTS.reverseProxyHttp, targetPort: 'proxy', protocol: 'TCP' }]
       : []),
   ];
@@ -323,9 +310,8 @@ export function serviceManifest<V>(node: KubernetesNodeSettings, identity: { eno
  * else 127.0.0.1:4545, reached through `kubectl port-forward pod/<pod> 4545`.
  */
 export function kubernetesRpcUrl(node: KubernetesNodeSettings): string {
-  if (node.rpc.exposure === 'public') return `http://${node.publicIP}:${PORTS.rpcHttp}`;
-  if (node.rpc.exposure === 'tls-only' && NODE_TYPE_FACTS[node.typenode].reverseProxy) {
-    return `http://${node.publicIP}:${PORTS.reverseProxyHttp}`;
-  }
-  return `http://127.0.0.1:${PORTS.rpcHttp}`;
+  const reachable = reachablePorts(node, node.rpc);
+  if (reachable.rpc) return `http://${node.publicIP}:${PORTS.rpcHttp}`;
+  if (reachable.proxyHttp) return `http://${node.publicIP}:${PORTS.reverseProxyHttp}`;
+  return `http://${LOOPBACK}:${PORTS.rpcHttp}`;
 }

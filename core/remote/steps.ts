@@ -3,18 +3,15 @@
  * parameters. The RemoteNode component runs them in this order with remote.Command; the offline plan writes them out;
  * the end-to-end test runs them over real SSH on a real host.
  */
-import { createHash } from 'crypto';
-import { renderNodeConfigToml } from '../besu/nodeConfig';
 import { javaMajorFor, releaseUrl } from '../catalog/besu';
 import { DEFAULT_SERVICE_USER } from '../catalog/defaults';
 import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
-import { LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
-import { proxyAccess, unsafeRpcOverride } from '../rpc/access';
+import { LOOPBACK, PORTS } from '../catalog/ports';
+import { configDigest, NodeDescription } from '../node/description';
+import { reachablePorts } from '../rpc/access';
 import { CERTIFICATE, START_TIMEOUT_SECONDS } from '../catalog/remote';
-import { renderNginxServers } from '../proxy/nginxConf';
-import { readScript, START_NODE_SCRIPT } from '../scripts';
 import type { SshNodeSettings } from '../settings/model';
-import { nodePaths, remoteBesuPaths } from './paths';
+import { nodePaths } from './paths';
 import { logrotateConf, systemdUnit } from './serviceFiles';
 
 /** The steps, in the order they run. */
@@ -63,61 +60,42 @@ export function certificateNames(node: SshNodeSettings): string {
   );
 }
 
-/** The files the node reads, rendered from its settings. */
-export function remoteNodeFiles(node: SshNodeSettings) {
+/** The files a machine's node needs, from its description. */
+export function remoteNodeFiles(description: NodeDescription<SshNodeSettings>) {
+  const { node, files } = description;
   const serviceUser = DEFAULT_SERVICE_USER;
   const paths = nodePaths(node);
-  const writer = NODE_TYPE_FACTS[node.typenode].reverseProxy;
-  const tls = {
-    certificateFile: `${paths.tlsDir}/${node.serviceName}.crt`,
-    keyFile: `${paths.tlsDir}/${node.serviceName}.key`,
-  };
-  const auth = node.rpc.authentication;
-  const rpcHosts = [node.p2pHost, ...(node.dnsName ? [node.dnsName] : [])];
-  // exposure internal: the proxy answers on the machine only.
-  const address = node.rpc.exposure === 'internal' ? LOOPBACK : undefined;
+  const tls = description.proxyServers[0]?.tls;
+  if (!tls || files.proxyConfig === undefined) throw new Error(`node ${node.name}: a machine's node has a TLS proxy`);
   return {
     serviceUser,
     tls,
     /** The RPC credentials file (password authentication). */
-    rpcCredentialsFile: auth?.method === 'password' ? paths.rpcCredentials : undefined,
+    rpcCredentialsFile: files.paths.rpcCredentialsFile,
     /** The JWT public key file and its text (jwt authentication). */
-    rpcJwtPublicKey: auth?.method === 'jwt' ? { file: paths.rpcJwtPublicKey, text: auth.publicKey } : undefined,
-    configToml: renderNodeConfigToml(node, rpcHosts, {
-      ...remoteBesuPaths(node),
-      ...(auth?.method === 'password' ? { rpcCredentialsFile: paths.rpcCredentials } : {}),
-      ...(auth?.method === 'jwt' ? { rpcJwtPublicKeyFile: paths.rpcJwtPublicKey } : {}),
-    }),
-    launcher: readScript(START_NODE_SCRIPT),
+    rpcJwtPublicKey:
+      files.jwtPublicKey !== undefined ? { file: paths.rpcJwtPublicKey, text: files.jwtPublicKey } : undefined,
+    configToml: files.configToml,
+    launcher: files.launcher,
     systemdUnit: systemdUnit(node, serviceUser),
     logrotate: logrotateConf(node, serviceUser),
-    proxySite: renderNginxServers({
-      purpose: `Reverse proxy of node ${node.nodeName}: Besu's JSON-RPC over TLS${writer ? ', and the writer entry point on 80' : ''}.`,
-      servers: [
-        { port: PORTS.reverseProxyHttps, address, tls },
-        ...(writer ? [{ port: PORTS.reverseProxyHttp, address }] : []),
-      ],
-      access: proxyAccess(node, [...LOCAL_HOSTS, ...rpcHosts], `lacchain_${node.serviceName.replace(/-/g, '_')}`),
-    }),
+    proxySite: files.proxyConfig,
   };
 }
 
 /** The provisioning steps of a node, in order. */
-export function remoteSteps<V>(node: SshNodeSettings, values: RemoteNodeValues<V>): RemoteStep<V>[] {
+export function remoteSteps<V>(
+  description: NodeDescription<SshNodeSettings>,
+  values: RemoteNodeValues<V>,
+): RemoteStep<V>[] {
+  const { node, reachable } = description;
   const paths = nodePaths(node);
-  const files = remoteNodeFiles(node);
+  const files = remoteNodeFiles(description);
   const network = node.network;
   const writer = NODE_TYPE_FACTS[node.typenode].reverseProxy;
   const mib = (gib: number) => String(gib * 1024);
-  const exposure = node.rpc.exposure;
-  const override = unsafeRpcOverride(node, node.rpc);
-  const configDigest = createHash('sha256')
-    .update(files.configToml)
-    .update(files.launcher)
-    .update(files.systemdUnit)
-    .update(files.rpcJwtPublicKey?.text ?? '')
-    .update(network.genesis.sha256)
-    .digest('hex');
+  const override = description.rpc.unsafeOverride;
+  const digest = configDigest(description, files.systemdUnit, network.genesis.sha256);
   const step = (name: RemoteStepName, env: Record<string, string | V>, takesNodeKey = false): RemoteStep<V> => ({
     name,
     scriptFile: `remote/${name}.sh`,
@@ -183,14 +161,14 @@ export function remoteSteps<V>(node: SshNodeSettings, values: RemoteNodeValues<V
       DISABLE_DEFAULT_SITE: String(writer),
     }),
     step('firewall', {
-      // 4545 only when public; the proxy's ports unless the RPC stays on the machine.
+      // What the description says is reachable from outside, and nothing else.
       TCP_PORTS: [
-        node.p2pPort,
-        ...(exposure === 'public' ? [PORTS.rpcHttp] : []),
-        ...(exposure !== 'internal' ? [PORTS.reverseProxyHttps] : []),
-        ...(writer && exposure !== 'internal' ? [PORTS.reverseProxyHttp] : []),
+        reachable.p2p,
+        ...(reachable.rpc ? [PORTS.rpcHttp] : []),
+        ...(reachable.proxyHttps ? [PORTS.reverseProxyHttps] : []),
+        ...(reachable.proxyHttp ? [PORTS.reverseProxyHttp] : []),
       ].join(' '),
-      UDP_PORTS: String(node.p2pPort),
+      UDP_PORTS: String(reachable.p2p),
     }),
     step('start', {
       SERVICE_NAME: node.serviceName,
@@ -199,13 +177,13 @@ export function remoteSteps<V>(node: SshNodeSettings, values: RemoteNodeValues<V
       EXPECTED_ENODE: values.enode,
       RPC_PORT: String(PORTS.rpcHttp),
       START_TIMEOUT: String(START_TIMEOUT_SECONDS),
-      CONFIG_DIGEST: configDigest,
+      CONFIG_DIGEST: digest,
     }),
   ];
 }
 
 /** The HTTPS URL of a remote node's RPC, through the TLS proxy (on the machine itself with exposure internal). */
 export function remoteRpcUrl(node: SshNodeSettings): string {
-  const host = node.rpc.exposure === 'internal' ? LOOPBACK : node.p2pHost;
+  const host = reachablePorts(node, node.rpc).proxyHttps ? node.p2pHost : LOOPBACK;
   return `https://${host}:${PORTS.reverseProxyHttps}`;
 }

@@ -3,18 +3,38 @@
  * and the choices handed to the config.toml renderer and the reverse proxy.
  */
 import { NODE_TYPE_FACTS, UNSAFE_RPC_APIS } from '../catalog/nodeTypes';
-import type { BesuRpcInput } from '../besu/configToml';
 import type { NodeSettings, RpcSettings } from '../settings/model';
 import type { ProxyAccess } from '../proxy/nginxConf';
 
 type NodeKind = Pick<NodeSettings, 'target' | 'typenode'>;
 
-/** True when a node's RPC can be reached from outside its host or cluster under the stack's exposure. */
+/** The ports of a node reachable from outside its machine or cluster, beside p2p (always reachable). */
+export interface ReachablePorts {
+  /** The p2p port, TCP and UDP: always reachable (peers must reach it). */
+  p2p: number;
+  /** Besu's JSON-RPC (4545) itself: only with exposure `public`. */
+  rpc: boolean;
+  /** The writer's proxy on 80 (the gas-model entry point): a writer's, unless exposure `internal`. */
+  proxyHttp: boolean;
+  /** The machine's TLS proxy on 443: on a machine, unless exposure `internal`. */
+  proxyHttps: boolean;
+}
+
+/** The ports reachable from outside under the stack's exposure, per the README's exposure table. */
+export function reachablePorts(node: NodeKind & Pick<NodeSettings, 'p2pPort'>, rpc: RpcSettings): ReachablePorts {
+  const exposure = rpc.exposure;
+  return {
+    p2p: node.p2pPort,
+    rpc: exposure === 'public',
+    proxyHttp: NODE_TYPE_FACTS[node.typenode].reverseProxy && exposure !== 'internal',
+    proxyHttps: node.target === 'ssh' && exposure !== 'internal',
+  };
+}
+
+/** True when a node's RPC can be reached from outside its host or cluster, directly or through its proxy. */
 export function rpcPubliclyReachable(node: NodeKind, rpc: RpcSettings): boolean {
-  if (rpc.exposure === 'public') return true;
-  if (rpc.exposure === 'internal') return false;
-  // tls-only: the machine's 443 proxy, or the writer's proxy on 80 (both paths).
-  return node.target === 'ssh' || NODE_TYPE_FACTS[node.typenode].reverseProxy;
+  const reachable = reachablePorts({ ...node, p2pPort: 0 }, rpc);
+  return reachable.rpc || reachable.proxyHttp || reachable.proxyHttps;
 }
 
 /** The API groups a node enables: the setting's, or its type's. */
@@ -30,25 +50,6 @@ export function unsafeRpcOverride(node: NodeKind, rpc: RpcSettings): string[] {
   if (!rpcPubliclyReachable(node, rpc)) return [];
   const unsafe = rpcApisOf(node, rpc).filter((api) => (UNSAFE_RPC_APIS as readonly string[]).includes(api));
   return [...unsafe, ...(rpc.corsOrigins.includes('*') ? ['cors:*'] : [])];
-}
-
-/** The RPC choices for config.toml. `bindAll`: a pod (probes hit the pod IP), or a machine whose 4545 is public. */
-export function besuRpcInput(node: NodeSettings): BesuRpcInput {
-  const rpc = node.rpc;
-  const auth = rpc.authentication;
-  return {
-    apis: rpcApisOf(node, rpc),
-    bindAll: node.target === 'kubernetes' || rpc.exposure === 'public',
-    hostAllowlist: rpc.hostAllowlist,
-    corsOrigins: rpc.corsOrigins,
-    authentication: !auth
-      ? undefined
-      : auth.method === 'password'
-        ? { method: 'password' }
-        : { method: 'jwt', ...(auth.algorithm ? { algorithm: auth.algorithm } : {}) },
-    noAuthMethods: rpc.noAuthMethods,
-    maxActiveConnections: rpc.maxActiveConnections,
-  };
 }
 
 /** What the reverse proxy enforces for a node: the same hosts, limits and login as Besu. */

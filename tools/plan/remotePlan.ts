@@ -8,6 +8,7 @@ import { sha256Hex } from '../../core/genesis';
 import { exportLines, stepCommand } from '../../core/remote/shell';
 import { NODE_KEY_PARAMETER, remoteSteps } from '../../core/remote/steps';
 import { readScript } from '../../core/scripts';
+import { describeNode } from '../../core/node/description';
 import type { SshNodeSettings } from '../../core/settings/model';
 import { SECRET_MARKER } from './engine';
 
@@ -19,7 +20,7 @@ export function writeRemotePlan(
 ): void {
   const dir = path.join(out, 'remote', node.name);
   fs.mkdirSync(dir, { recursive: true });
-  const steps = remoteSteps(node, { ...values, genesisSha256: sha256Hex(values.genesis) });
+  const steps = remoteSteps(describeNode(node), { ...values, genesisSha256: sha256Hex(values.genesis) });
   const index: string[] = [
     `# Provisioning of node ${node.name}: each step runs as \`ssh -p ${node.sshPort} ${node.user}@${node.host} ${stepCommand(node.user)}\``,
     '# with its .env file followed by its .sh file on standard input, in this order.',
