@@ -6,6 +6,7 @@ import * as k8s from '@pulumi/kubernetes';
 import { namespaceManifest } from '../core/kubernetes/manifests';
 import type { KubernetesNodeSettings } from '../core/settings/model';
 
+/** @public (program.ts loads this file with require) */
 export { KubernetesNode } from './kubernetesNode';
 
 /** The provider and the declared namespaces, by name. */
@@ -14,7 +15,10 @@ export interface Cluster {
   namespaces: Record<string, k8s.core.v1.Namespace>;
 }
 
-/** Declares the provider of the cluster in `context` (the current one when absent) and the nodes' namespaces. */
+/**
+ * Declares the provider of the cluster in `context` (the current one when absent) and the nodes' namespaces.
+ * @public (program.ts loads this file with require)
+ */
 export function declareCluster(context: string | undefined, nodes: KubernetesNodeSettings[]): Cluster {
   const provider = new k8s.Provider('cluster', { context });
   const namespaces: Record<string, k8s.core.v1.Namespace> = {};

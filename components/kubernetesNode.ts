@@ -40,13 +40,16 @@ export interface KubernetesNodeArgs {
   rpcPasswords?: Record<string, pulumi.Input<string>>;
 }
 
-/** A Besu node on Kubernetes. */
+/**
+ * A Besu node on Kubernetes.
+ * @public (program.ts loads it with require, for stacks with Kubernetes nodes only)
+ */
 export class KubernetesNode extends pulumi.ComponentResource {
   /** The namespace of the node's objects. */
   readonly namespace: pulumi.Output<string>;
-  /** The node's pod (`besu-node-<release>-0`). */
+  /** The node's pod (`besu-node-<node>-0`). */
   readonly podName: pulumi.Output<string>;
-  /** The Besu container (`<release>-besu`). */
+  /** The Besu container (`<node>-besu`). */
   readonly containerName: pulumi.Output<string>;
   /** The JSON-RPC URL on the node's public IP. */
   readonly rpcUrl: pulumi.Output<string>;

@@ -33,7 +33,10 @@ export interface RemoteNodeArgs {
   rpcPasswords?: Record<string, pulumi.Input<string>>;
 }
 
-/** A Besu node on a remote machine. */
+/**
+ * A Besu node on a remote machine.
+ * @public (program.ts loads it with require, for stacks with SSH nodes only)
+ */
 export class RemoteNode extends pulumi.ComponentResource {
   /** The RPC URL through the TLS proxy (https on 443). */
   readonly rpcUrl: pulumi.Output<string>;

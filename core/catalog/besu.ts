@@ -121,14 +121,6 @@ export const BESU_IMAGE_UID = 1000;
 export const DEFAULT_RELEASE_URL =
   'https://github.com/hyperledger/besu/releases/download/{version}/besu-{version}.tar.gz';
 
-/** The archive file name of a release, and the folder it unpacks to. */
-export function releaseArchiveName(version: string): string {
-  return `besu-${version}.tar.gz`;
-}
-export function releaseFolderName(version: string): string {
-  return `besu-${version}`;
-}
-
 /** The download URL of a release from a URL template holding `{version}`. */
 export function releaseUrl(template: string, version: string): string {
   return template.split('{version}').join(version);

@@ -2,12 +2,15 @@
  * Kubernetes facts: object names (the reference Helm chart's), mount paths, labels, images and annotations.
  */
 
-/** Prefix of the reference chart's object names: the pod is `besu-node-<release>-0`. */
+/** Prefix of the reference chart's object names: the pod is `besu-node-<node>-0`. */
 export const CHART_PREFIX = 'besu-node';
 
-/** Names of a node's objects, from its release name (the node's name in the stack). */
-export function kubernetesNames(release: string) {
-  const base = `${CHART_PREFIX}-${release}`;
+/**
+ * Names of a node's objects, from the node's name in the stack (what the reference chart calls its Helm release
+ * name; here "release" always means a Besu release).
+ */
+export function kubernetesNames(node: string) {
+  const base = `${CHART_PREFIX}-${node}`;
   return {
     statefulSet: base,
     service: base,
@@ -18,10 +21,10 @@ export function kubernetesNames(release: string) {
     /** The RPC credentials file (password authentication), apart from the kept key Secret. */
     rpcAuthSecret: `${base}-rpc-auth`,
     dataVolume: `${base}-data`,
-    /** The Besu container (the reference's `<release>-besu`). */
-    besuContainer: `${release}-besu`,
+    /** The Besu container (the reference's `<node>-besu`). */
+    besuContainer: `${node}-besu`,
     /** The writer's reverse proxy container. */
-    proxyContainer: `${release}-nginx`,
+    proxyContainer: `${node}-nginx`,
   };
 }
 

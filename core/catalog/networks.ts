@@ -210,11 +210,6 @@ export function networkOfStack(stack: StackName): Network {
   return NETWORKS[STACK_NETWORKS[stack]];
 }
 
-/** The stack that deploys to a network, if any. */
-export function stackOfNetwork(network: NetworkName): StackName | undefined {
-  return STACK_NAMES.find((stack) => STACK_NETWORKS[stack] === network);
-}
-
 /** Looks a network up by our name or by its Helm `deploy.network` name. */
 export function findNetwork(name: string): Network | undefined {
   return Object.values(NETWORKS).find((n) => n.name === name || n.helmName === name);

@@ -1,19 +1,6 @@
 /**
- * Remote-machine facts: supported systems, file locations relative to the node home, packages per package manager.
+ * Remote-machine facts (the supported systems are checked by scripts/remote/preflight.sh): file locations relative to the node home, packages per package manager.
  */
-
-/** Operating systems the SSH path supports, as /etc/os-release names them (ID and VERSION_ID). */
-export const SUPPORTED_SYSTEMS = {
-  /** Ubuntu 16.04 to 22.04 (apt). */
-  ubuntu: { family: 'apt', versions: ['16.04', '18.04', '20.04', '22.04'] },
-  /** Debian (apt), any release with systemd. */
-  debian: { family: 'apt', versions: [] as string[] },
-  /** CentOS 7 and CentOS Stream 8 (yum/dnf). */
-  centos: { family: 'yum', versions: ['7', '8'] },
-} as const;
-
-/** Machine architectures Besu runs on. */
-export const SUPPORTED_ARCHITECTURES = ['x86_64', 'aarch64'] as const;
 
 /** Files and folders under the node home. */
 export const NODE_HOME_LAYOUT = {

@@ -34,7 +34,6 @@ export type RpcExposure = (typeof RPC_EXPOSURES)[number];
 
 /** Authentication methods: Besu's username/password (credentials file, /login) or JWT signed by the operator. */
 export const RPC_AUTH_METHODS = ['password', 'jwt'] as const;
-export type RpcAuthMethod = (typeof RPC_AUTH_METHODS)[number];
 
 /** JWT signature algorithms Besu accepts (`rpc-http-authentication-jwt-algorithm`). */
 export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'] as const;

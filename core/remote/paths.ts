@@ -3,7 +3,6 @@
  */
 import { infoLogPath, NODE_HOME_LAYOUT } from '../catalog/remote';
 import { RPC_AUTH_FILES } from '../catalog/rpc';
-import type { BesuPaths } from '../besu/configToml';
 import type { SshNodeSettings } from '../settings/model';
 
 /** Every path of a remote node. */
@@ -29,10 +28,4 @@ export function nodePaths(node: SshNodeSettings) {
     /** Besu through the `current` link, so switching releases is one link change. */
     besuBinary: `${home}/${NODE_HOME_LAYOUT.releasesDir}/current/bin/besu`,
   };
-}
-
-/** Where Besu finds its files on the machine (config.toml's paths). */
-export function remoteBesuPaths(node: SshNodeSettings): BesuPaths {
-  const paths = nodePaths(node);
-  return { dataPath: paths.dataDir, genesisFile: paths.genesis, nodeKeyFile: paths.key };
 }

@@ -250,6 +250,5 @@ export const valuesFileSchema = strict({ deploy: deploySchema });
 
 export type StackConfigInput = z.infer<typeof stackConfigSchema>;
 export type StackNodeInput = z.infer<typeof stackNodeSchema>;
-export type InventoryInput = z.infer<typeof inventorySchema>;
 export type RpcInput = z.infer<typeof rpcSchema>;
 export type DeployInput = z.infer<typeof deploySchema>;
