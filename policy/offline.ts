@@ -7,17 +7,10 @@ import { exportLines } from '../core/remote/shell';
 import { describeNode } from '../core/node/description';
 import { remoteSteps } from '../core/remote/steps';
 import type { StackSettings } from '../core/settings/model';
+import type { PlannedResource } from '../tools/plan/plannedResource';
 import { contextFromSettings } from './expectations';
 import { PolicyResource, TYPES, UNKNOWN_MARKER } from './inspect';
 import { checkResources, RULES, Violation } from './rules';
-
-/** A resource as the plan writes it to resources.json. */
-export interface PlannedResource {
-  type: string;
-  name: string;
-  options: { protect: boolean; retainOnDelete: boolean; parent?: string };
-  inputs: unknown;
-}
 
 /** DIR/policy.json: the policy pack, its rules and what they found. */
 export interface PlanPolicyReport {
@@ -76,7 +69,7 @@ export function policyResources(
       name: resource.name,
       inputs,
       options: {
-        protect: resource.options.protect,
+        protect: resource.options.protect ?? false,
         retainOnDelete: resource.options.retainOnDelete,
         parent: resource.options.parent,
       },

@@ -16,7 +16,7 @@ import { deriveIdentity, generatePrivateKey } from '../core/identity/nodeKey';
 import {
   Checked,
   checkField,
-  checkNetwork,
+  checkNetworkAnswer,
   checkNodeType,
   fieldDefault,
   FieldQuestion,
@@ -126,7 +126,7 @@ runTool(async () => {
     await asker.ask(
       'network',
       `Network ${networkMenu()}:`,
-      (a) => checkNetwork(a, network),
+      (a) => checkNetworkAnswer(a, network),
       `${network.menuIndex} (${network.name})`,
     );
     const target = await asker.ask<'kubernetes' | 'ssh'>(

@@ -53,7 +53,7 @@ export function checkNodeType(answer: string): Checked<NodeType> {
 }
 
 /** The network from its menu index: the deprecated one is refused, and it must be the stack's network. */
-export function checkNetwork(answer: string, stackNetwork: Network): Checked<Network> {
+export function checkNetworkAnswer(answer: string, stackNetwork: Network): Checked<Network> {
   const choice = menuChoice(answer, NETWORK_MENU, networkMenu());
   if (!choice.ok) return choice;
   if (choice.value.deprecated) return { ok: false, problem: choice.value.deprecated };

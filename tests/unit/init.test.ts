@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
-import { parseWorkers, checkNetwork, checkNodeType } from '../../core/init/questions';
+import { parseWorkers, checkNetworkAnswer, checkNodeType } from '../../core/init/questions';
 import { NETWORKS } from '../../core/catalog/networks';
 import { parsePrivateKey, deriveIdentity } from '../../core/identity/nodeKey';
 import { PROJECT_DIR, runNpmAsync } from '../helpers/run';
@@ -267,7 +267,7 @@ describe('the menus', () => {
     expect(checkNodeType('0')).toEqual({ ok: true, value: 'validator' });
     expect(checkNodeType('1')).toEqual({ ok: true, value: 'bootnode' });
     expect(checkNodeType('2')).toEqual({ ok: true, value: 'writer' });
-    expect(checkNetwork('0', NETWORKS['mainnet-omega'])).toEqual({ ok: true, value: NETWORKS['mainnet-omega'] });
+    expect(checkNetworkAnswer('0', NETWORKS['mainnet-omega'])).toEqual({ ok: true, value: NETWORKS['mainnet-omega'] });
   });
   it('read the workers and their external IPs from kubectl get nodes -o wide', () => {
     expect(parseWorkers(WORKERS)).toEqual([

@@ -8,14 +8,9 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import type { PlannedResource } from './plannedResource';
 
-/** A resource as DIR/resources.json holds it. */
-export interface PlannedResource {
-  type: string;
-  name: string;
-  options?: unknown;
-  inputs?: unknown;
-}
+export type { PlannedResource } from './plannedResource';
 
 /** A resource's identity in the stack. */
 export interface ResourceKey {
