@@ -5,6 +5,9 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import { NodeIdentity } from './components/nodeIdentity';
+import type { StackSecretInputs } from './components/pulumiSettings';
+
+export type { StackSecretInputs } from './components/pulumiSettings';
 import { permissioningRequest, PermissioningRequest } from './core/permissioning';
 import type { KubernetesNodeSettings, NodeSettings, StackSettings } from './core/settings/model';
 
@@ -17,16 +20,6 @@ import type { KubernetesNodeSettings, NodeSettings, StackSettings } from './core
 const clusterPath = () => require('./components/kubernetesCluster') as typeof import('./components/kubernetesCluster');
 const remotePath = () => require('./components/remoteNode') as typeof import('./components/remoteNode');
 /* eslint-enable @typescript-eslint/no-require-imports */
-
-/** The secret settings, as Pulumi inputs (secret outputs under `pulumi up`). */
-export interface StackSecretInputs {
-  /** The SSH private key for SSH nodes. */
-  sshPrivateKey?: pulumi.Input<string>;
-  /** Imported node private keys by node name. */
-  nodeKeys: Record<string, pulumi.Input<string>>;
-  /** RPC passwords by user name (password authentication). Absent in the offline plan: shown as secret there. */
-  rpcPasswords?: Record<string, pulumi.Input<string>>;
-}
 
 /** What the program needs from outside: how to obtain the verified genesis. */
 export interface ProgramDeps {

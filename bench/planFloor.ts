@@ -11,6 +11,6 @@ import '../core/genesis';
 import '../program';
 import '../tools/cli';
 import '../tools/keyFile';
-import '../tools/plan/engine';
-import '../tools/plan/programTypes';
+import '../tools/recording/engine';
+import '../tools/recording/programTypes';
 import '../tools/plan/remotePlan';

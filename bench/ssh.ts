@@ -1,5 +1,5 @@
 /**
- * Part "ssh": what a deploy costs on the real SSH test host (tests/e2e/host: Debian 12, systemd, sshd, apt through
+ * Part "ssh": what a deploy costs on the real SSH test host (testing/host: Debian 12, systemd, sshd, apt through
  * the gateway), replaying the program's remote commands over real SSH as tests/e2e/sshNode.test.ts does:
  *   - a first provisioning, step by step;
  *   - a re-run with no change: how many commands the program would run (target 0), and what it costs;
@@ -13,18 +13,18 @@ import * as fs from 'fs';
 import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
-import { RecordedResource, settle } from '../tools/plan/engine';
-import { recordProgram } from '../tests/helpers/pulumi';
-import { declareProgram } from '../tests/helpers/program';
-import { canBuildHosts, startTestHost, TestHost } from '../tests/e2e/host/testHost';
-import { startFileServer, FileServer } from '../tests/e2e/host/fileServer';
+import { RecordedResource, settle } from '../tools/recording/engine';
+import { recordProgram } from '../testing/pulumi';
+import { declareProgram } from '../testing/program';
+import { canBuildHosts, startTestHost, TestHost } from '../testing/host/testHost';
+import { startFileServer, FileServer } from '../testing/host/fileServer';
 import {
   changedCommands as changed,
   packStandinReleases,
   remoteCommands as commands,
   RemoteStep as Step,
   sshWriterStack,
-} from '../tests/e2e/replay';
+} from '../testing/replay';
 import { fixed, machine, median, now, PartResult, progress, since, table, verdict } from './common';
 
 const HOST_NAME = 'bench';

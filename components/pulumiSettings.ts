@@ -9,7 +9,6 @@ import { loadStack, LoadedStack } from '../core/settings/load';
 import { SettingsError } from '../core/settings/problems';
 import { readFileFromDisk } from '../core/settings/yamlFile';
 import type { EngineConfig } from '../core/settings/engineConfig';
-import type { StackSecretInputs } from '../program';
 
 /** The SDK's own record of which config keys are secret (runtime/config.js; not in its type declarations). */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -36,6 +35,16 @@ export function loadPulumiStack(projectDir: string = process.cwd()): LoadedStack
     }
     throw error;
   }
+}
+
+/** The secret settings, as Pulumi inputs (secret outputs under `pulumi up`). */
+export interface StackSecretInputs {
+  /** The SSH private key for SSH nodes. */
+  sshPrivateKey?: pulumi.Input<string>;
+  /** Imported node private keys by node name. */
+  nodeKeys: Record<string, pulumi.Input<string>>;
+  /** RPC passwords by user name (password authentication). Absent in the offline plan: shown as secret there. */
+  rpcPasswords?: Record<string, pulumi.Input<string>>;
 }
 
 /** The secret settings wrapped as Pulumi secrets. */

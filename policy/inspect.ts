@@ -8,7 +8,7 @@ import { parse as parseToml } from 'smol-toml';
 import { CHART_PREFIX, POD_FILES } from '../core/catalog/kubernetes';
 import type { Network } from '../core/catalog/networks';
 
-/** Marker the offline plan writes for a secret value (see tools/plan/engine.ts). */
+/** Marker the offline plan writes for a secret value (see tools/recording/engine.ts). */
 export const SECRET_MARKER = '[secret]';
 /** Marker the offline plan (and the CrossGuard adapter) writes for a value known only after `pulumi up`. */
 export const UNKNOWN_MARKER = '[known after pulumi up]';

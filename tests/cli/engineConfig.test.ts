@@ -4,7 +4,7 @@
  * no language host) that registers no resource and runs the program's settings loader, as `pulumi up` does before
  * declaring anything. On the example stacks, on a stack that sets every setting (its secrets set with
  * `config set --secret [--path]`) and on a stack with bad values, the engine's result must equal what the offline
- * reader and the unit tests' helpers (tests/helpers/fixtures.ts, rawConfig) make of the same stack.
+ * reader and the unit tests' helpers (testing/fixtures.ts, rawConfig) make of the same stack.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -14,7 +14,7 @@ import { loadPulumiStack } from '../../components/pulumiSettings';
 import { loadStack, LoadedStack } from '../../core/settings/load';
 import { SettingsError } from '../../core/settings/problems';
 import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlFile';
-import { engineConfigOf, validTestnetConfig } from '../helpers/fixtures';
+import { engineConfigOf, validTestnetConfig } from '../../testing/fixtures';
 import { everySettingConfig, everySettingFiles } from '../fixtures/stacks/everySetting';
 import { CLI_ENV, cliSuite, findPulumiCli, projectCopy } from './pulumiCli';
 

@@ -7,7 +7,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { PROJECT_DIR } from '../helpers/run';
+import { PROJECT_DIR } from '../../testing/run';
 
 /** The CLI found or built: its binary, and the install root the Automation API expects (`<root>/bin/pulumi`). */
 export interface PulumiCli {

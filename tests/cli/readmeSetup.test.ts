@@ -12,8 +12,8 @@ import { LocalWorkspace, PulumiCommand } from '@pulumi/pulumi/automation';
 import { loadPulumiStack } from '../../components/pulumiSettings';
 import { loadStack } from '../../core/settings/load';
 import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlFile';
-import { FAKE_SSH_KEY, KEY_ONE } from '../helpers/fixtures';
-import { PROJECT_DIR } from '../helpers/run';
+import { FAKE_SSH_KEY, KEY_ONE } from '../../testing/fixtures';
+import { PROJECT_DIR } from '../../testing/run';
 import { CLI_ENV, cliSuite, findPulumiCli, projectCopy } from './pulumiCli';
 
 jest.setTimeout(10 * 60 * 1000);

@@ -12,11 +12,11 @@ import * as fs from 'fs';
 import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import { settle } from '../../tools/plan/engine';
-import { recordProgram } from '../helpers/pulumi';
-import { declareProgram, Declared } from '../helpers/program';
-import { canBuildHosts, startTestHost, TestHost } from './host/testHost';
-import { startFileServer, FileServer } from './host/fileServer';
+import { settle } from '../../tools/recording/engine';
+import { recordProgram } from '../../testing/pulumi';
+import { declareProgram, Declared } from '../../testing/program';
+import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
+import { startFileServer, FileServer } from '../../testing/host/fileServer';
 import {
   changedCommands,
   hostSuite,
@@ -26,7 +26,7 @@ import {
   runRemoteStep,
   runRemoteSteps,
   sshWriterStack,
-} from './replay';
+} from '../../testing/replay';
 
 const recorded = recordProgram();
 const suite = hostSuite('RPC access end-to-end tests');

@@ -10,13 +10,13 @@ import * as tls from 'tls';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { settle } from '../../tools/plan/engine';
-import { recordProgram } from '../helpers/pulumi';
-import { declareProgram, Declared } from '../helpers/program';
+import { settle } from '../../tools/recording/engine';
+import { recordProgram } from '../../testing/pulumi';
+import { declareProgram, Declared } from '../../testing/program';
 import { sha256Hex } from '../../core/genesis';
 import { NODE_KEY_PARAMETER } from '../../core/remote/steps';
-import { canBuildHosts, startTestHost, TestHost } from './host/testHost';
-import { startFileServer, FileServer } from './host/fileServer';
+import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
+import { startFileServer, FileServer } from '../../testing/host/fileServer';
 import {
   changedCommands,
   hostSuite,
@@ -27,9 +27,9 @@ import {
   runRemoteStep,
   runRemoteSteps,
   sshWriterStack,
-} from './replay';
-import { testGenesisText } from '../helpers/fixtures';
-import { runNpmAsync } from '../helpers/run';
+} from '../../testing/replay';
+import { testGenesisText } from '../../testing/fixtures';
+import { runNpmAsync } from '../../testing/run';
 import * as yaml from 'js-yaml';
 
 const recorded = recordProgram();

@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'child_process';
 import * as path from 'path';
-import { PROJECT_DIR } from '../helpers/run';
+import { PROJECT_DIR } from '../../testing/run';
 
 jest.setTimeout(120_000);
 

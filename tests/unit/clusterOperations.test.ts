@@ -10,9 +10,9 @@ import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { deriveIdentity } from '../../core/identity/nodeKey';
-import { KEY_ONE } from '../helpers/fixtures';
-import { PROJECT_DIR, runNpmAsync } from '../helpers/run';
-import { valuesFor } from '../helpers/values';
+import { KEY_ONE } from '../../testing/fixtures';
+import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
+import { valuesFor } from '../../testing/values';
 
 jest.setTimeout(120_000);
 

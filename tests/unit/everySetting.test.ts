@@ -4,7 +4,7 @@
  */
 import * as yaml from 'js-yaml';
 import { loadStack } from '../../core/settings/load';
-import { memoryFiles, rawConfig, KEY_ONE } from '../helpers/fixtures';
+import { memoryFiles, rawConfig, KEY_ONE } from '../../testing/fixtures';
 import { everySettingConfig, everySettingFiles } from '../fixtures/stacks/everySetting';
 
 function loadEverySetting() {

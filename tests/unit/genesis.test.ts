@@ -6,7 +6,7 @@ import { AddressInfo } from 'net';
 import * as fs from 'fs';
 import { GenesisError, loadGenesis, sha256Hex } from '../../core/genesis';
 import { NETWORKS } from '../../core/catalog/networks';
-import { TEST_GENESIS, TEST_GENESIS_FILE, testGenesisText } from '../helpers/fixtures';
+import { TEST_GENESIS, TEST_GENESIS_FILE, testGenesisText } from '../../testing/fixtures';
 
 describe('genesis', () => {
   it('the test fixture has the digest the tests pin', () => {

@@ -6,7 +6,7 @@ import { hexQuantity, rpcResult, syncState } from '../../core/operations/rpc';
 import { kubectlCommands, sshCommands } from '../../core/operations/clients';
 import { loadStack } from '../../core/settings/load';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
-import { memoryFiles, rawConfig, validTestnetConfig, validWriterValues } from '../helpers/fixtures';
+import { memoryFiles, rawConfig, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
 import * as yaml from 'js-yaml';
 
 const ENODE = `enode://${'a'.repeat(128)}@203.0.113.10:60606`;

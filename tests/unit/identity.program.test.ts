@@ -5,8 +5,8 @@
 import * as pulumi from '@pulumi/pulumi';
 import { loadStack } from '../../core/settings/load';
 import { deriveIdentity, privateKeyFromRandomHex } from '../../core/identity/nodeKey';
-import { deterministicHex, settle, unwrapSecrets, isWrappedSecret } from '../../tools/plan/engine';
-import { flush, recordProgram } from '../helpers/pulumi';
+import { deterministicHex, settle, unwrapSecrets, isWrappedSecret } from '../../tools/recording/engine';
+import { flush, recordProgram } from '../../testing/pulumi';
 import {
   KEY_ONE,
   KEY_ONE_ADDRESS,
@@ -16,7 +16,7 @@ import {
   testGenesisText,
   validTestnetConfig,
   validWriterValues,
-} from '../helpers/fixtures';
+} from '../../testing/fixtures';
 import * as yaml from 'js-yaml';
 
 const resources = recordProgram();

@@ -5,8 +5,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parsePrivateKey, CURVE_ORDER } from '../../core/identity/nodeKey';
-import { KEY_ONE, KEY_ONE_ADDRESS, KEY_ONE_PUBLIC } from '../helpers/fixtures';
-import { runNpm } from '../helpers/run';
+import { KEY_ONE, KEY_ONE_ADDRESS, KEY_ONE_PUBLIC } from '../../testing/fixtures';
+import { runNpm } from '../../testing/run';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-identity-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -4,9 +4,9 @@
  * the pinned one, end the run with a plain message (a RunError: no stack trace) before anything is declared.
  */
 import type * as pulumi from '@pulumi/pulumi';
-import { TEST_GENESIS_FILE } from '../helpers/fixtures';
-import { PROJECT_DIR } from '../helpers/run';
-import type { RecordedResource } from '../../tools/plan/engine';
+import { TEST_GENESIS_FILE } from '../../testing/fixtures';
+import { PROJECT_DIR } from '../../testing/run';
+import type { RecordedResource } from '../../tools/recording/engine';
 
 /** Loads index.ts in a fresh module registry with the engine's config set as `pulumi up` gives it. */
 function loadProgram(config: Record<string, unknown>) {
@@ -14,7 +14,7 @@ function loadProgram(config: Record<string, unknown>) {
   let engine: typeof pulumi | undefined;
   let resources: RecordedResource[] = [];
   jest.isolateModules(() => {
-    resources = (require('../helpers/pulumi') as typeof import('../helpers/pulumi')).recordProgram('testnet');
+    resources = (require('../../testing/pulumi') as typeof import('../../testing/pulumi')).recordProgram('testnet');
     engine = require('@pulumi/pulumi') as typeof pulumi;
     engine.runtime.setAllConfig(
       Object.fromEntries(Object.entries(config).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),

@@ -11,7 +11,7 @@ import * as yaml from 'js-yaml';
 import { parseWorkers, checkNetworkAnswer, checkNodeType } from '../../core/init/questions';
 import { NETWORKS } from '../../core/catalog/networks';
 import { parsePrivateKey, deriveIdentity } from '../../core/identity/nodeKey';
-import { PROJECT_DIR, runNpmAsync } from '../helpers/run';
+import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
 
 jest.setTimeout(120_000);
 
@@ -50,7 +50,7 @@ function typeInTerminal(args: string[], steps: Array<[RegExp, string]>, env: Rec
     timeout: 60,
   };
   return new Promise<{ code: number; transcript: string }>((resolve) => {
-    const child = spawn('python3', [path.join(PROJECT_DIR, 'tests/helpers/pty_drive.py'), JSON.stringify(plan)]);
+    const child = spawn('python3', [path.join(PROJECT_DIR, 'testing/pty_drive.py'), JSON.stringify(plan)]);
     let transcript = '';
     child.stdout.on('data', (d) => (transcript += d));
     child.stderr.on('data', (d) => (transcript += d));

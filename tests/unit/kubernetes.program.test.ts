@@ -7,11 +7,11 @@ import { parse as parseToml } from 'smol-toml';
 import { NETWORKS, STACK_NETWORKS, StackName } from '../../core/catalog/networks';
 import { NODE_TYPES } from '../../core/catalog/nodeTypes';
 import { deriveIdentity, privateKeyFromRandomHex } from '../../core/identity/nodeKey';
-import { deterministicHex, settle } from '../../tools/plan/engine';
-import { recordProgram } from '../helpers/pulumi';
-import { declareProgram, Declared, inputsOf, resource } from '../helpers/program';
-import { kubernetesStack, valuesFor } from '../helpers/values';
-import { KEY_ONE, testGenesisText } from '../helpers/fixtures';
+import { deterministicHex, settle } from '../../tools/recording/engine';
+import { recordProgram } from '../../testing/pulumi';
+import { declareProgram, Declared, inputsOf, resource } from '../../testing/program';
+import { kubernetesStack, valuesFor } from '../../testing/values';
+import { KEY_ONE, testGenesisText } from '../../testing/fixtures';
 
 const recorded = recordProgram();
 

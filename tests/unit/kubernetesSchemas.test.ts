@@ -5,10 +5,10 @@
 import { StatefulSet } from 'kubernetes-models/apps/v1';
 import { ConfigMap, Namespace, PersistentVolumeClaim, Secret, Service } from 'kubernetes-models/v1';
 import { StackName } from '../../core/catalog/networks';
-import { unwrapSecrets } from '../../tools/plan/engine';
-import { recordProgram } from '../helpers/pulumi';
-import { declareProgram, Declared } from '../helpers/program';
-import { kubernetesStack } from '../helpers/values';
+import { unwrapSecrets } from '../../tools/recording/engine';
+import { recordProgram } from '../../testing/pulumi';
+import { declareProgram, Declared } from '../../testing/program';
+import { kubernetesStack } from '../../testing/values';
 
 const recorded = recordProgram();
 

@@ -10,7 +10,7 @@ import {
 } from '../../core/identity/nodeKey';
 import { keccak_256 } from '@noble/hashes/sha3';
 import { bytesToHex } from '@noble/hashes/utils';
-import { KEY_ONE, KEY_ONE_ADDRESS, KEY_ONE_PUBLIC } from '../helpers/fixtures';
+import { KEY_ONE, KEY_ONE_ADDRESS, KEY_ONE_PUBLIC } from '../../testing/fixtures';
 
 const key = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
 

@@ -11,9 +11,9 @@ import { StatefulSet } from 'kubernetes-models/apps/v1';
 import { deriveIdentity } from '../../core/identity/nodeKey';
 import { loadStack } from '../../core/settings/load';
 import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlFile';
-import { KEY_ONE, KEY_ONE_PUBLIC, sshValidatorEntry, TEST_GENESIS_FILE } from '../helpers/fixtures';
-import { PROJECT_DIR, runNpm } from '../helpers/run';
-import { valuesFor } from '../helpers/values';
+import { KEY_ONE, KEY_ONE_PUBLIC, sshValidatorEntry, TEST_GENESIS_FILE } from '../../testing/fixtures';
+import { PROJECT_DIR, runNpm } from '../../testing/run';
+import { valuesFor } from '../../testing/values';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-plan-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));

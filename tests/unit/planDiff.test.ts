@@ -9,9 +9,9 @@ import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { diffPlans, diffValues, formatDiff, isEmptyDiff, lineChanges, PlannedResource } from '../../tools/plan/diff';
-import { KEY_ONE, sshValidatorEntry } from '../helpers/fixtures';
-import { PROJECT_DIR, runNpm } from '../helpers/run';
-import { valuesFor } from '../helpers/values';
+import { KEY_ONE, sshValidatorEntry } from '../../testing/fixtures';
+import { PROJECT_DIR, runNpm } from '../../testing/run';
+import { valuesFor } from '../../testing/values';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-diff-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));

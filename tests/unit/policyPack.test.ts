@@ -26,7 +26,7 @@ import { resourceOf, resourcePolicies } from '../../policy/crossguard';
 import { UNKNOWN_MARKER } from '../../policy/inspect';
 import { POLICY_PACK_NAME } from '../../policy/offline';
 import { RULES } from '../../policy/rules';
-import { PROJECT_DIR, runNpm } from '../helpers/run';
+import { PROJECT_DIR, runNpm } from '../../testing/run';
 
 /** The engine's marker for an unknown string in a preview (what the proxy of @pulumi/policy recognises). */
 const UNKNOWN_STRING = '04da6b54-80e4-46f7-96ec-b56ff0331ba9';

@@ -12,8 +12,8 @@ import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlF
 import { planGenesisPlaceholder } from '../../policy/inspect';
 import { checkPlan, plannedStepInputs } from '../../policy/offline';
 import { RULES } from '../../policy/rules';
-import { runNpm } from '../helpers/run';
-import { valuesFor } from '../helpers/values';
+import { runNpm } from '../../testing/run';
+import { valuesFor } from '../../testing/values';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-policy-plan-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));

@@ -7,7 +7,7 @@
  */
 import { NETWORKS } from '../../core/catalog/networks';
 import { exportLines } from '../../core/remote/shell';
-import { redact } from '../../tools/plan/engine';
+import { redact } from '../../tools/recording/engine';
 import { contextFromSettings, loadPolicyContext, PolicyContext, stackOfUrn } from '../../policy/expectations';
 import {
   enodeEndpoint,
@@ -21,11 +21,11 @@ import {
 import { policyResources } from '../../policy/offline';
 import { quantityBytes } from '../../core/kubernetes/quantity';
 import { checkResources, RULES, Violation } from '../../policy/rules';
-import { TEST_GENESIS, validTestnetConfig, validWriterValues } from '../helpers/fixtures';
-import { declareProgram, Declared } from '../helpers/program';
-import { recordProgram } from '../helpers/pulumi';
-import { kubernetesStack } from '../helpers/values';
-import { PROJECT_DIR } from '../helpers/run';
+import { TEST_GENESIS, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
+import { declareProgram, Declared } from '../../testing/program';
+import { recordProgram } from '../../testing/pulumi';
+import { kubernetesStack } from '../../testing/values';
+import { PROJECT_DIR } from '../../testing/run';
 
 const recorded = recordProgram();
 

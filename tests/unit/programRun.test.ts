@@ -4,8 +4,8 @@
  * `pulumi up` runs the program twice), and a stack loads only the provider SDKs its nodes use.
  */
 import { runProgram } from '../../tools/programRun/run';
-import { PROJECT_DIR } from '../helpers/run';
-import { FAKE_SSH_KEY, TEST_GENESIS_FILE, sshValidatorEntry } from '../helpers/fixtures';
+import { PROJECT_DIR } from '../../testing/run';
+import { FAKE_SSH_KEY, TEST_GENESIS_FILE, sshValidatorEntry } from '../../testing/fixtures';
 
 jest.setTimeout(120_000);
 

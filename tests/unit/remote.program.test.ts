@@ -8,10 +8,10 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { SCRIPTS_DIR } from '../../core/scripts';
 import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
-import { isWrappedSecret, settle, unwrapSecrets } from '../../tools/plan/engine';
-import { recordProgram } from '../helpers/pulumi';
-import { declareProgram, Declared } from '../helpers/program';
-import { FAKE_SSH_KEY, KEY_ONE, sshValidatorEntry } from '../helpers/fixtures';
+import { isWrappedSecret, settle, unwrapSecrets } from '../../tools/recording/engine';
+import { recordProgram } from '../../testing/pulumi';
+import { declareProgram, Declared } from '../../testing/program';
+import { FAKE_SSH_KEY, KEY_ONE, sshValidatorEntry } from '../../testing/fixtures';
 
 const recorded = recordProgram();
 

@@ -5,12 +5,12 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { recordProgram } from '../helpers/pulumi';
-import { declareProgram, Declared } from '../helpers/program';
-import { kubernetesStack } from '../helpers/values';
-import { FAKE_SSH_KEY, sshValidatorEntry } from '../helpers/fixtures';
-import { PROJECT_DIR } from '../helpers/run';
-import type { RecordedResource } from '../../tools/plan/engine';
+import { recordProgram } from '../../testing/pulumi';
+import { declareProgram, Declared } from '../../testing/program';
+import { kubernetesStack } from '../../testing/values';
+import { FAKE_SSH_KEY, sshValidatorEntry } from '../../testing/fixtures';
+import { PROJECT_DIR } from '../../testing/run';
+import type { RecordedResource } from '../../tools/recording/engine';
 
 const recorded = recordProgram();
 const README = fs.readFileSync(path.join(PROJECT_DIR, 'README.md'), 'utf8');

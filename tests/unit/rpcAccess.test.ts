@@ -17,7 +17,7 @@ import { renderNginxServers, ProxyAccess } from '../../core/proxy/nginxConf';
 import { deterministicBcrypt, renderCredentialsToml } from '../../core/rpc/credentials';
 import { loadStack } from '../../core/settings/load';
 import { SettingsError } from '../../core/settings/problems';
-import { isWrappedSecret, unwrapSecrets } from '../../tools/plan/engine';
+import { isWrappedSecret, unwrapSecrets } from '../../tools/recording/engine';
 import {
   memoryFiles,
   rawConfig,
@@ -25,10 +25,10 @@ import {
   validWriterValues,
   FAKE_SSH_KEY,
   KEY_ONE,
-} from '../helpers/fixtures';
-import { declareProgram, Declared, inputsOf, resource } from '../helpers/program';
-import { recordProgram } from '../helpers/pulumi';
-import { kubernetesStack } from '../helpers/values';
+} from '../../testing/fixtures';
+import { declareProgram, Declared, inputsOf, resource } from '../../testing/program';
+import { recordProgram } from '../../testing/pulumi';
+import { kubernetesStack } from '../../testing/values';
 
 const recorded = recordProgram();
 const STACK = 'Pulumi.testnet.yaml';
@@ -568,9 +568,9 @@ describe('SSH nodes per choice', () => {
     expect(exported(declared, 'firewall', 'TCP_PORTS')).toBe('60606');
     expect(exported(declared, 'proxy', 'PROXY_SITE')).toContain('listen 127.0.0.1:443 ssl;');
     expect(exported(declared, 'proxy', 'PROXY_SITE')).toContain('listen 127.0.0.1:80;');
-    expect((await (await import('../../tools/plan/engine')).settle(declared.outputs.nodes.writer.rpcUrl!)).value).toBe(
-      'https://127.0.0.1:443',
-    );
+    expect(
+      (await (await import('../../tools/recording/engine')).settle(declared.outputs.nodes.writer.rpcUrl!)).value,
+    ).toBe('https://127.0.0.1:443');
   });
 
   it('password authentication: the credentials only in the secret node-key step, triggered by their change', async () => {

@@ -13,7 +13,7 @@ import {
   rawConfig,
   validTestnetConfig,
   validWriterValues,
-} from '../helpers/fixtures';
+} from '../../testing/fixtures';
 
 type Config = Record<string, unknown>;
 type Values = { deploy: Record<string, unknown> & { p2p: Record<string, unknown> } };

@@ -5,7 +5,7 @@
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { PROJECT_DIR } from '../helpers/run';
+import { PROJECT_DIR } from '../../testing/run';
 
 function shellScripts(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

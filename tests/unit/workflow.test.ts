@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { STACK_NAMES } from '../../core/catalog/networks';
-import { PROJECT_DIR } from '../helpers/run';
+import { PROJECT_DIR } from '../../testing/run';
 
 const FILE = path.join(PROJECT_DIR, '.github', 'workflows', 'pull-request.yml');
 const text = fs.readFileSync(FILE, 'utf8');

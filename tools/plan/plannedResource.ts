@@ -2,7 +2,7 @@
  * The one shape of a planned resource: what the offline plan writes to DIR/resources.json, what `--diff` reads back
  * (an older plan may lack newer options) and what the policy step of the plan checks.
  */
-import type { RecordedOptions } from './engine';
+import type { RecordedOptions } from '../recording/engine';
 
 /** A resource as DIR/resources.json holds it: secrets and values unknown until `pulumi up` are markers. */
 export interface PlannedResource {

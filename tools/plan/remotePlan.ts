@@ -10,7 +10,7 @@ import { NODE_KEY_PARAMETER, remoteSteps } from '../../core/remote/steps';
 import { readScript } from '../../core/scripts';
 import { describeNode } from '../../core/node/description';
 import type { SshNodeSettings } from '../../core/settings/model';
-import { SECRET_MARKER } from './engine';
+import { SECRET_MARKER } from '../recording/engine';
 
 /** Writes the steps of one SSH node; `enode` and `address` may be markers when only `pulumi up` can know them. */
 export function writeRemotePlan(

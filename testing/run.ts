@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'child_process';
 import * as path from 'path';
 
 /** The project folder. */
-export const PROJECT_DIR = path.resolve(__dirname, '..', '..');
+export const PROJECT_DIR = path.resolve(__dirname, '..');
 
 /** Runs `npm run --silent <script> -- args` in the project folder. */
 export function runNpm(

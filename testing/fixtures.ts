@@ -3,12 +3,12 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import type { PinnedGenesis } from '../../core/catalog/networks';
-import type { FileReader, RawStackConfig } from '../../core/settings/load';
-import { EngineConfig, engineView } from '../../core/settings/engineConfig';
+import type { PinnedGenesis } from '../core/catalog/networks';
+import type { FileReader, RawStackConfig } from '../core/settings/load';
+import { EngineConfig, engineView } from '../core/settings/engineConfig';
 
 /** The project's own small genesis (not a LACChain genesis), pinned by its own digest. */
-export const TEST_GENESIS_FILE = path.join(__dirname, '..', 'fixtures', 'genesis', 'test-genesis.json');
+export const TEST_GENESIS_FILE = path.join(__dirname, '..', 'tests', 'fixtures', 'genesis', 'test-genesis.json');
 export const TEST_GENESIS: PinnedGenesis = {
   url: 'http://127.0.0.1/test-genesis.json',
   sha256: '66b3b52f8257ce90417e79f7a11720628bd0cf49db3a805e8d6f93dad3123ce4',

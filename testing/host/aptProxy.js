@@ -2,7 +2,7 @@
 /**
  * aptProxy.js — a small HTTP forward proxy for apt inside an e2e test host.
  *
- * The test host (tests/e2e/host/start-host.sh) has no route out; its apt is configured with
+ * The test host (testing/host/start-host.sh) has no route out; its apt is configured with
  * `Acquire::http::Proxy "http://<gateway>:3142"`. This proxy listens on that gateway address
  * (this machine's end of the host's veth pair), accepts absolute-URI requests
  * (`GET http://deb.debian.org/debian/dists/... HTTP/1.1`, also HEAD) and relays them using this

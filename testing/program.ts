@@ -4,10 +4,10 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import * as yaml from 'js-yaml';
-import { loadStack } from '../../core/settings/load';
-import type { LoadedStack } from '../../core/settings/load';
-import type { StackOutputs } from '../../program';
-import { RecordedResource, settle, unwrapSecrets } from '../../tools/plan/engine';
+import { loadStack } from '../core/settings/load';
+import type { LoadedStack } from '../core/settings/load';
+import type { StackOutputs } from '../program';
+import { RecordedResource, settle, unwrapSecrets } from '../tools/recording/engine';
 import { memoryFiles, rawConfig, testGenesisText } from './fixtures';
 
 /** One declaration of the program: the settings, the outputs and the resources it declared. */
@@ -40,7 +40,7 @@ export async function declareProgram(
   files: Record<string, unknown>,
 ): Promise<Declared> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { declareStack } = require('../../program') as typeof import('../../program');
+  const { declareStack } = require('../program') as typeof import('../program');
   const texts = Object.fromEntries(
     Object.entries(files).map(([f, v]) => [f, typeof v === 'string' ? v : yaml.dump(v)]),
   );

@@ -6,9 +6,9 @@
  */
 import { spawn } from 'child_process';
 import * as path from 'path';
-import { RecordedResource, unwrapSecrets } from '../../tools/plan/engine';
-import type { Declared } from '../helpers/program';
-import { PROJECT_DIR } from '../helpers/run';
+import { RecordedResource, unwrapSecrets } from '../tools/recording/engine';
+import type { Declared } from './program';
+import { PROJECT_DIR } from './run';
 import type { TestHost } from './host/testHost';
 
 /** One remote.Command as the provider receives it. */

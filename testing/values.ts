@@ -1,8 +1,8 @@
 /**
  * Values files and stack configs for the Kubernetes path, per network and node type.
  */
-import { NETWORKS, STACK_NETWORKS, StackName } from '../../core/catalog/networks';
-import { NODE_TYPES, NodeType } from '../../core/catalog/nodeTypes';
+import { NETWORKS, STACK_NETWORKS, StackName } from '../core/catalog/networks';
+import { NODE_TYPES, NodeType } from '../core/catalog/nodeTypes';
 
 /** Distinct example addresses per node type (documentation ranges). */
 const ADDRESSES: Record<NodeType, string> = {

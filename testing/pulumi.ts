@@ -1,8 +1,8 @@
 /**
  * Running the program under the recording engine in tests: deterministic "random" key material, no preview.
  */
-import { deterministicHex, RecordedResource, startRecording } from '../../tools/plan/engine';
-import { PROGRAM_RESOURCE_TYPES } from '../../tools/plan/programTypes';
+import { deterministicHex, RecordedResource, startRecording } from '../tools/recording/engine';
+import { PROGRAM_RESOURCE_TYPES } from '../tools/recording/programTypes';
 
 /** Every resource type the program may declare. */
 export const PROGRAM_TYPES = PROGRAM_RESOURCE_TYPES;
