@@ -7,9 +7,9 @@
 import * as path from 'path';
 import { stackConfigFileName } from '../core/catalog/defaults';
 import { NETWORKS, Network, STACK_NETWORKS, StackName } from '../core/catalog/networks';
-import { NODE_TYPE_FACTS } from '../core/catalog/nodeTypes';
+import { rpcPubliclyReachable } from '../core/rpc/access';
 import { checkStackName, loadStack } from '../core/settings/load';
-import type { NodeSettings, StackSettings } from '../core/settings/model';
+import type { StackSettings } from '../core/settings/model';
 import { readFileFromDisk, readStackConfigFile } from '../core/settings/yamlFile';
 
 /** What one node's settings say. */
@@ -48,23 +48,16 @@ export function contextFromSettings(settings: StackSettings): PolicyContext {
             p2pPort: node.p2pPort,
             publicIP: node.publicIP,
             workerName: node.workerName,
-            rpcPublic: rpcPublic(node),
+            rpcPublic: rpcPubliclyReachable(node, node.rpc),
           }
-        : { target: 'ssh', p2pHost: node.p2pHost, p2pPort: node.p2pPort, rpcPublic: rpcPublic(node) };
+        : {
+            target: 'ssh',
+            p2pHost: node.p2pHost,
+            p2pPort: node.p2pPort,
+            rpcPublic: rpcPubliclyReachable(node, node.rpc),
+          };
   }
   return { network: settings.network, nodes };
-}
-
-/**
- * Whether a node's RPC is reachable from outside: by the stack's RPC exposure where the settings choose one
- * (`lacchain:rpc.exposure`: `internal` no; `tls-only` through the reverse proxy of a machine or a writer), else the
- * reference deployment's public RPC port.
- */
-function rpcPublic(node: NodeSettings): boolean {
-  const exposure = (node as { rpc?: { exposure?: string } }).rpc?.exposure;
-  if (exposure === 'internal') return false;
-  if (exposure === 'tls-only') return node.target === 'ssh' || NODE_TYPE_FACTS[node.typenode].reverseProxy;
-  return true;
 }
 
 /** The stack name in a URN (`urn:pulumi:<stack>::<project>::<type>::<name>`). */

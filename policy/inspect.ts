@@ -3,7 +3,6 @@
  * config.toml, the parameters of a remote step, storage sizes, the genesis shown by the offline plan.
  * Pure functions of plain data; no Pulumi import, so the rules run the same under CrossGuard and the offline plan.
  */
-import { createHash } from 'crypto';
 import { parse as parseToml } from 'smol-toml';
 import { CHART_PREFIX, POD_FILES } from '../core/catalog/kubernetes';
 import type { Network } from '../core/catalog/networks';
@@ -168,11 +167,6 @@ export function stringList(value: unknown): string[] {
   return [];
 }
 
-/** SHA-256 of a text, lowercase hex. */
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 /**
  * What the offline plan holds in place of the genesis when no local copy is given: the network's pinned identity.
  * `pulumi up` downloads the file and verifies it against the same digest.
@@ -187,11 +181,4 @@ export function placeholderDigest(text: string): string | undefined {
   return /^\[genesis of [a-z-]+: \d+ bytes, sha256 ([0-9a-f]{64}), downloaded from \S+ and verified by pulumi up\]$/.exec(
     text,
   )?.[1];
-}
-
-/** The host and port of an enode URL, or undefined. */
-export function enodeEndpoint(enode: unknown): { host: string; port: number } | undefined {
-  if (typeof enode !== 'string') return undefined;
-  const match = /^enode:\/\/[0-9a-fA-F]+@([^:/?]+):(\d+)/.exec(enode);
-  return match ? { host: match[1], port: Number(match[2]) } : undefined;
 }

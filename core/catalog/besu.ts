@@ -74,12 +74,17 @@ export function javaMajorFor(version: string): number {
   return 11;
 }
 
-/** Why a release cannot be deployed, or undefined when it can. */
+/** True for a release without on-chain node permissioning, which the LACChain networks need. */
+export function lacksPermissioning(version: string): boolean {
+  return atLeast(version, PERMISSIONING_REMOVED_IN);
+}
+
+/** Why a release cannot be deployed, or undefined when it can (the settings' rule; the policy checks permissioning). */
 export function unsupportedReason(version: string): string | undefined {
   if (!parseVersion(version)) return 'is not a release version <major>.<minor>.<patch>';
   if (!atLeast(version, OLDEST_SUPPORTED_RELEASE))
     return `is older than ${OLDEST_SUPPORTED_RELEASE}, the oldest release supported`;
-  if (atLeast(version, PERMISSIONING_REMOVED_IN))
+  if (lacksPermissioning(version))
     return `has no on-chain permissioning (removed in ${PERMISSIONING_REMOVED_IN}), which the LACChain networks need`;
   return undefined;
 }

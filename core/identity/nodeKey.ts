@@ -101,3 +101,10 @@ export function parseEnode(enode: string): { nodeId: string; host: string; port:
   if (!match) return undefined;
   return { nodeId: match[1], host: match[2], port: Number(match[3]) };
 }
+
+/** The host and port an enode URL names (`enode://<id>@<host>:<port>`), or undefined when it is not one. */
+export function enodeEndpoint(enode: unknown): { host: string; port: number } | undefined {
+  if (typeof enode !== 'string') return undefined;
+  const match = /^enode:\/\/[0-9a-fA-F]+@([^:/?]+):(\d+)/.exec(enode);
+  return match ? { host: match[1], port: Number(match[2]) } : undefined;
+}

@@ -10,16 +10,16 @@ import { exportLines } from '../../core/remote/shell';
 import { redact } from '../../tools/recording/engine';
 import { contextFromSettings, loadPolicyContext, PolicyContext, stackOfUrn } from '../../policy/expectations';
 import {
-  enodeEndpoint,
   planGenesisPlaceholder,
   placeholderDigest,
   PolicyResource,
-  sha256,
   stepParameters,
   UNKNOWN_MARKER,
 } from '../../policy/inspect';
 import { policyResources } from '../../policy/offline';
 import { quantityBytes } from '../../core/kubernetes/quantity';
+import { enodeEndpoint } from '../../core/identity/nodeKey';
+import { sha256Hex as sha256 } from '../../core/genesis';
 import { checkResources, RULES, Violation } from '../../policy/rules';
 import { TEST_GENESIS, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
 import { declareProgram, Declared } from '../../testing/program';
