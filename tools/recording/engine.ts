@@ -2,6 +2,12 @@
  * A recording stand-in for the Pulumi engine: runs the program in-process (Pulumi's mock monitor) and records every
  * resource it declares, with its inputs. The offline plan and the wiring tests both use it, so what they show is
  * what the program declares. Any resource type it does not know is an error, so nothing passes by accident.
+ *
+ * It uses the SDK's public mock API (`pulumi.runtime.setMocks`). Mocks do not hand resource options (protect,
+ * retainOnDelete, dependsOn, …) to `newResource`, and the public ways to see them do not run here: stack
+ * transformations need a root stack resource, which mocks do not create, and `transforms` are not applied under
+ * mocks. So the options alone are read from the registration request on its way to the mock monitor: the one place
+ * this module reaches inside the SDK.
  */
 import { createHash } from 'crypto';
 import * as pulumi from '@pulumi/pulumi';
