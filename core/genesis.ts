@@ -43,21 +43,48 @@ export interface GenesisSource {
   file?: string;
   /** How to download (the global fetch by default; tests pass their own). */
   fetch?: typeof fetch;
+  /** The download's time limit (GENESIS_DOWNLOAD_TIMEOUT_MS by default). */
+  timeoutMs?: number;
+}
+
+/** How long the genesis download may take. */
+export const GENESIS_DOWNLOAD_TIMEOUT_MS = 60_000;
+
+/** A local genesis copy's bytes: a folder, a special file or one far larger than the pinned file is refused in one line. */
+function readLocalGenesis(file: string, pinned: PinnedGenesis): Buffer {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new GenesisError(
+      code === 'ENOENT' ? `genesis file ${file} does not exist` : `genesis file ${file} cannot be read (${code})`,
+    );
+  }
+  if (stat.isDirectory()) throw new GenesisError(`genesis file ${file} is a folder, not a file`);
+  if (!stat.isFile()) throw new GenesisError(`genesis file ${file} is not a regular file`);
+  if (stat.size > pinned.bytes * 4 + 1024 * 1024) {
+    throw new GenesisError(`genesis file ${file} has ${stat.size} bytes; the pinned genesis has ${pinned.bytes}`);
+  }
+  return fs.readFileSync(file);
 }
 
 /** Reads or downloads the genesis and verifies it against the pinned digest. */
 export async function loadGenesis(pinned: PinnedGenesis, source: GenesisSource = {}): Promise<string> {
-  if (source.file) {
-    if (!fs.existsSync(source.file)) throw new GenesisError(`genesis file ${source.file} does not exist`);
-    return verifyGenesis(fs.readFileSync(source.file), pinned, source.file);
-  }
+  if (source.file) return verifyGenesis(readLocalGenesis(source.file, pinned), pinned, source.file);
   const download = source.fetch ?? fetch;
   let response: Response;
   try {
-    response = await download(pinned.url);
+    response = await download(pinned.url, {
+      signal: AbortSignal.timeout(source.timeoutMs ?? GENESIS_DOWNLOAD_TIMEOUT_MS),
+    });
   } catch (error) {
+    const why =
+      (error as Error).name === 'TimeoutError'
+        ? `no answer within ${(source.timeoutMs ?? GENESIS_DOWNLOAD_TIMEOUT_MS) / 1000} s`
+        : (error as Error).message;
     throw new GenesisError(
-      `cannot download the genesis from ${pinned.url} (${(error as Error).message}); without internet, download it ` +
+      `cannot download the genesis from ${pinned.url} (${why}); without internet, download it ` +
         'elsewhere and name the copy in lacchain:genesisFile',
     );
   }

@@ -46,6 +46,9 @@ export function keyPath(prefix: string, path: readonly PropertyKey[]): string {
   return out;
 }
 
+/** What a field name of the settings looks like (`node_ip`, `p2p`, `lacchain:nodes`). */
+const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,62}(:[A-Za-z][A-Za-z0-9_.-]{0,62})?$/;
+
 /**
  * Turns zod's issues into problems. `prefix` is the key path of the validated object inside its file;
  * `secretKeys` are key paths whose values must never be echoed.
@@ -60,9 +63,11 @@ export function problemsFromZod(
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const unknownKey of issue.keys) {
+        // A name no setting could have (it may be a line of a file given by mistake) is not shown.
+        const shown = FIELD_NAME.test(unknownKey) ? unknownKey : '(a name that is no setting, not shown)';
         problems.push({
           file,
-          key: keyPath(prefix, [...issue.path, unknownKey]),
+          key: keyPath(prefix, [...issue.path, shown]),
           given: 'unknown field',
           allowed: issue.message,
         });

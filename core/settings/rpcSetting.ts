@@ -12,6 +12,7 @@ import type { FileReader, RawStackConfig } from './load';
 import type { NodeSettings, RpcSettings } from './model';
 import { describeGiven, Problem } from './problems';
 import { RpcInput, rpcProxySchema, rpcSchema } from './schema';
+import { UnreadableFileError } from './yamlFile';
 
 const RPC_KEY = configKey('rpc');
 const PEM_PUBLIC_KEY = /^-----BEGIN PUBLIC KEY-----\r?\n[A-Za-z0-9+/=\r\n]+-----END PUBLIC KEY-----\s*$/;
@@ -117,7 +118,19 @@ function readPublicKey(
   problems: Problem[],
 ): string | undefined {
   const key = `${RPC_KEY}.authentication.publicKey`;
-  const text = value.trimStart().startsWith('-----BEGIN') ? value : readFile(path.resolve(raw.baseDir, value));
+  let text: string | undefined;
+  try {
+    text = value.trimStart().startsWith('-----BEGIN') ? value : readFile(path.resolve(raw.baseDir, value));
+  } catch (error) {
+    if (!(error instanceof UnreadableFileError)) throw error;
+    problems.push({
+      file: raw.file,
+      key,
+      given: `given the file ${JSON.stringify(value)}, which ${error.message}`,
+      allowed: PUBLIC_KEY_ALLOWED,
+    });
+    return undefined;
+  }
   if (text === undefined) {
     problems.push({
       file: raw.file,

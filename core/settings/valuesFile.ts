@@ -10,7 +10,7 @@ import type { FileReader, RawStackConfig } from './load';
 import type { KubernetesNodeSettings, RpcSettings } from './model';
 import { describeGiven, Problem, problemsFromZod } from './problems';
 import { DeployInput, StackNodeInput, valuesFileSchema } from './schema';
-import { parseYamlFile } from './yamlFile';
+import { parseYamlFile, readSettingsFile } from './yamlFile';
 
 /** A Kubernetes node of the stack, from its entry in `lacchain:nodes` and its values file. */
 export function kubernetesNode(
@@ -64,7 +64,12 @@ export function readDeploy(
   problems: Problem[],
 ): { deploy: DeployInput; file: string } | undefined {
   const file = entry.values ?? defaultValuesFile(entry.typenode);
-  const document = parseYamlFile(file, readFile(path.resolve(raw.baseDir, file)), problems);
+  const document = parseYamlFile(
+    file,
+    readSettingsFile(file, path.resolve(raw.baseDir, file), readFile, problems),
+    problems,
+    Object.keys(valuesFileSchema.shape),
+  );
   if (document === undefined) return undefined;
   const parsed = valuesFileSchema.safeParse(document, { reportInput: true });
   if (!parsed.success) {
