@@ -36,3 +36,77 @@ export const START_TIMEOUT_SECONDS = 180;
 
 /** The self-signed certificate of the TLS proxy: RSA-2048, ten years. */
 export const CERTIFICATE = { bits: 2048, days: 3650 } as const;
+
+/**
+ * Folders a node home may not be, nor be inside: the system's own, home folders, and world-writable ones (a root
+ * step there could follow another user's symlink).
+ */
+export const SYSTEM_FOLDERS = [
+  '/bin',
+  '/boot',
+  '/dev',
+  '/etc',
+  '/home',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/lost+found',
+  '/media',
+  '/mnt',
+  '/proc',
+  '/root',
+  '/run',
+  '/sbin',
+  '/snap',
+  '/sys',
+  '/tmp',
+  '/usr',
+  '/var/lib',
+  '/var/log',
+  '/var/run',
+  '/var/tmp',
+  '/var/spool',
+  '/var/cache',
+  '/var/mail',
+] as const;
+
+/** Top-level folders a node home may be inside but not be itself. */
+export const SHARED_TOP_FOLDERS = ['/', '/opt', '/srv', '/var', '/data'] as const;
+
+/** systemd services a node's service may not be named as: the machine's own (`systemd-*`, `user@` and `getty@` too). */
+export const SYSTEM_SERVICES = [
+  'ssh',
+  'sshd',
+  'nginx',
+  'cron',
+  'crond',
+  'dbus',
+  'networking',
+  'network',
+  'NetworkManager',
+  'ufw',
+  'firewalld',
+  'rsyslog',
+  'syslog',
+  'auditd',
+  'polkit',
+  'chrony',
+  'chronyd',
+  'ntp',
+  'ntpd',
+  'docker',
+  'containerd',
+  'kubelet',
+  'snapd',
+  'apt-daily',
+  'unattended-upgrades',
+  'logrotate',
+  'getty',
+  'login',
+  'emergency',
+  'rescue',
+  'sudo',
+] as const;
+/** Prefixes of system service names. */
+export const SYSTEM_SERVICE_PREFIXES = ['systemd-', 'getty', 'user', 'apt-', 'dpkg', 'serial-getty', 'dbus-'] as const;

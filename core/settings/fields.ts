@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { NODE_TYPES } from '../catalog/nodeTypes';
 import { PORTS } from '../catalog/ports';
 import { unsupportedReason, OLDEST_SUPPORTED_RELEASE, PERMISSIONING_REMOVED_IN } from '../catalog/besu';
+import { SHARED_TOP_FOLDERS, SYSTEM_FOLDERS, SYSTEM_SERVICE_PREFIXES, SYSTEM_SERVICES } from '../catalog/remote';
 
 /** A mapping that refuses unknown fields, naming the ones it allows. */
 export function strict<S extends z.ZodRawShape>(shape: S) {
@@ -87,9 +88,41 @@ const USER = 'a Unix user name (lowercase letters, digits, underscores and hyphe
 /** A Unix user name. */
 export const unixUser = z.string({ error: USER }).regex(/^[a-z_][a-z0-9_-]{0,31}$/, { error: USER });
 
-const ABSOLUTE_PATH = 'an absolute path without spaces, such as /opt/lacchain';
-/** An absolute path on a remote machine. */
-export const absolutePath = z.string({ error: ABSOLUTE_PATH }).regex(/^\/[A-Za-z0-9._/-]*$/, { error: ABSOLUTE_PATH });
+const NODE_HOME =
+  'an absolute, normalised path without spaces outside the system folders, such as /opt/lacchain (not /, /etc, /usr, /root, /home/..., /tmp and the like)';
+
+/** Why a node home is refused, or undefined when it may be used. */
+export function nodeHomeProblem(home: string): string | undefined {
+  if (!/^\/[A-Za-z0-9._/-]*$/.test(home))
+    return 'not an absolute path of letters, digits, dots, hyphens, underscores and slashes';
+  if (home.includes('//') || home.endsWith('/') || home.split('/').some((part) => part === '.' || part === '..')) {
+    return 'not normalised';
+  }
+  if ((SHARED_TOP_FOLDERS as readonly string[]).includes(home)) return 'a shared top-level folder';
+  const system = SYSTEM_FOLDERS.find((folder) => home === folder || home.startsWith(`${folder}/`));
+  return system ? `inside the system folder ${system}` : undefined;
+}
+
+/** A node's home folder on a remote machine. */
+export const nodeHome = z
+  .string({ error: NODE_HOME })
+  .refine((v) => nodeHomeProblem(v) === undefined, { error: NODE_HOME });
+
+const SERVICE = `a systemd service name of lowercase letters, digits, underscores and hyphens that is not the machine's own (not ${SYSTEM_SERVICES.slice(0, 4).join(', ')}, systemd-*, ...)`;
+
+/** True for the name of one of the machine's own services. */
+export function isSystemService(name: string): boolean {
+  return (
+    (SYSTEM_SERVICES as readonly string[]).includes(name) ||
+    SYSTEM_SERVICE_PREFIXES.some((prefix) => name.startsWith(prefix))
+  );
+}
+
+/** A node's systemd service name. */
+export const serviceName = z
+  .string({ error: SERVICE })
+  .regex(/^[a-z_][a-z0-9_-]{0,31}$/, { error: SERVICE })
+  .refine((v) => !isSystemService(v), { error: SERVICE });
 
 const QUANTITY = 'a Kubernetes storage size such as 375Gi';
 /** A storage size. */

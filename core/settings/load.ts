@@ -126,10 +126,11 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
   };
 }
 
-/** Two nodes must not share an identity-bearing address, a values file or a remote node home. */
+/** Two nodes must not share an identity-bearing address, nor a node home or a service name on one machine. */
 function checkDistinctNodes(nodes: NodeSettings[], problems: Problem[]): void {
   const enodeHosts = new Map<string, string>();
   const homes = new Map<string, string>();
+  const services = new Map<string, string>();
   for (const node of nodes) {
     const endpoint = `${node.p2pHost}:${node.p2pPort}`;
     const other = enodeHosts.get(endpoint);
@@ -143,6 +144,17 @@ function checkDistinctNodes(nodes: NodeSettings[], problems: Problem[]): void {
     }
     enodeHosts.set(endpoint, node.name);
     if (node.target === 'ssh') {
+      const service = `${node.host}:${node.serviceName}`;
+      const sharing = services.get(service);
+      if (sharing) {
+        problems.push({
+          file: node.settingsFile,
+          key: `node ${node.name} inventory.node_service`,
+          given: describeGiven(node.serviceName),
+          allowed: `a service name not used by another node on ${node.host} (node ${sharing} uses it)`,
+        });
+      }
+      services.set(service, node.name);
       const home = `${node.host}:${node.nodeHome}`;
       const owner = homes.get(home);
       if (owner) {

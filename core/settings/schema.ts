@@ -7,7 +7,6 @@ import { PORTS } from '../catalog/ports';
 import { DEFAULT_SSH_PORT, DEFAULT_SSH_USER } from '../catalog/defaults';
 import { JWT_ALGORITHMS, RPC_API_GROUPS, RPC_AUTH_METHODS, RPC_DEFAULTS, RPC_EXPOSURES } from '../catalog/rpc';
 import {
-  absolutePath,
   bool,
   email,
   hostAddress,
@@ -27,6 +26,8 @@ import {
   strict,
   text,
   unixUser,
+  nodeHome,
+  serviceName,
 } from './fields';
 
 const TARGET = 'kubernetes or ssh';
@@ -52,9 +53,9 @@ export const inventorySchema = strict({
   /** A DNS name of the machine, added to the TLS certificate. */
   dns_name: hostname.optional(),
   /** The node's home folder on the machine. */
-  node_home: absolutePath.optional(),
+  node_home: nodeHome.optional(),
   /** The systemd service name (also the log file prefix). */
-  node_service: unixUser.optional(),
+  node_service: serviceName.optional(),
   /** Where releases are downloaded from: a URL template holding {version}. */
   release_url: releaseUrlTemplate.optional(),
   /** Deploy on a machine below the network's minimum hardware anyway. */

@@ -273,9 +273,117 @@ const cases: Case[] = [
     expected: { key: 'lacchain:nodes[1].inventory.user', allowed: /Unix user name/ },
   },
   {
+    name: 'node_home the root folder',
+    config: (c) => (inventory(c).node_home = '/'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.node_home',
+      given: 'given "/"',
+      allowed: /outside the system folders/,
+    },
+  },
+  {
+    name: 'node_home under /etc',
+    config: (c) => (inventory(c).node_home = '/etc/lacchain'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.node_home',
+      given: 'given "/etc/lacchain"',
+      allowed: /outside the system folders/,
+    },
+  },
+  {
+    name: 'node_home not normalised',
+    config: (c) => (inventory(c).node_home = '/opt/../etc/lacchain'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.node_home',
+      given: 'given "/opt/../etc/lacchain"',
+      allowed: /outside the system folders/,
+    },
+  },
+  {
+    name: 'node_home in a home folder',
+    config: (c) => (inventory(c).node_home = '/home/ubuntu/lacchain'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.node_home',
+      given: 'given "/home/ubuntu/lacchain"',
+      allowed: /outside the system folders/,
+    },
+  },
+  {
+    name: 'node_home in /tmp',
+    config: (c) => (inventory(c).node_home = '/tmp/lacchain'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.node_home',
+      given: 'given "/tmp/lacchain"',
+      allowed: /outside the system folders/,
+    },
+  },
+  {
+    name: 'node_home with a trailing slash',
+    config: (c) => (inventory(c).node_home = '/opt/lacchain/'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.node_home',
+      given: 'given "/opt/lacchain/"',
+      allowed: /outside the system folders/,
+    },
+  },
+  {
+    name: 'node_home a shared top folder',
+    config: (c) => (inventory(c).node_home = '/opt'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.node_home',
+      given: 'given "/opt"',
+      allowed: /outside the system folders/,
+    },
+  },
+  {
+    name: 'node_service sshd',
+    config: (c) => (inventory(c).node_service = 'sshd'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.node_service',
+      given: 'given "sshd"',
+      allowed: /not the machine's own/,
+    },
+  },
+  {
+    name: 'node_service nginx',
+    config: (c) => (inventory(c).node_service = 'nginx'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.node_service',
+      given: 'given "nginx"',
+      allowed: /not the machine's own/,
+    },
+  },
+  {
+    name: 'node_service systemd-journald',
+    config: (c) => (inventory(c).node_service = 'systemd-journald'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.node_service',
+      given: 'given "systemd-journald"',
+      allowed: /not the machine's own/,
+    },
+  },
+  {
+    name: 'two nodes on one machine with one service name',
+    config: (c) =>
+      nodes(c).push({
+        ...nodes(c)[1],
+        name: 'second',
+        inventory: { ...inventory(c), node_ip: '198.51.100.9', node_home: '/srv/second' },
+      }),
+    expected: {
+      key: 'node second inventory.node_service',
+      given: 'given "besu"',
+      allowed: 'a service name not used by another node on 198.51.100.7 (node validator uses it)',
+    },
+  },
+  {
     name: 'node_home relative',
     config: (c) => (inventory(c).node_home = 'lacchain'),
-    expected: { key: 'lacchain:nodes[1].inventory.node_home', given: 'given "lacchain"', allowed: /absolute path/ },
+    expected: {
+      key: 'lacchain:nodes[1].inventory.node_home',
+      given: 'given "lacchain"',
+      allowed: /absolute, normalised path/,
+    },
   },
   {
     name: 'release_url without {version}',
