@@ -34,6 +34,22 @@ export const LOG_ROTATION = { size: '10M', keep: 30 } as const;
 /** How long the start step waits for the node to answer its enode. */
 export const START_TIMEOUT_SECONDS = 180;
 
+/**
+ * TLS of the proxy: TLS 1.2 and 1.3 with forward-secret AEAD ciphers only (Mozilla's "intermediate" list; TLS 1.3's
+ * own suites are all modern).
+ */
+export const TLS_POLICY = {
+  protocols: 'TLSv1.2 TLSv1.3',
+  ciphers: [
+    'ECDHE-ECDSA-AES128-GCM-SHA256',
+    'ECDHE-RSA-AES128-GCM-SHA256',
+    'ECDHE-ECDSA-AES256-GCM-SHA384',
+    'ECDHE-RSA-AES256-GCM-SHA384',
+    'ECDHE-ECDSA-CHACHA20-POLY1305',
+    'ECDHE-RSA-CHACHA20-POLY1305',
+  ].join(':'),
+} as const;
+
 /** The self-signed certificate of the TLS proxy: RSA-2048, ten years. */
 export const CERTIFICATE = { bits: 2048, days: 3650 } as const;
 

@@ -4,6 +4,7 @@
  * The file is included inside nginx's `http {}` (conf.d), so it may open with http-level directives (the rate zone).
  */
 import { PORTS } from '../catalog/ports';
+import { TLS_POLICY } from '../catalog/remote';
 
 /** One listening server of the proxy. */
 export interface ProxyServer {
@@ -75,12 +76,17 @@ export function renderNginxServers(input: ProxyConfigInput): string {
 
 function listen(server: ProxyServer, defaultServer: boolean): string[] {
   const where = server.address ? `${server.address}:${server.port}` : String(server.port);
-  const lines = [`    listen ${where}${server.tls ? ' ssl' : ''}${defaultServer ? ' default_server' : ''};`];
+  const lines = [
+    `    listen ${where}${server.tls ? ' ssl' : ''}${defaultServer ? ' default_server' : ''};`,
+    // No nginx version in answers and error pages.
+    '    server_tokens off;',
+  ];
   if (server.tls) {
     lines.push(
       `    ssl_certificate ${server.tls.certificateFile};`,
       `    ssl_certificate_key ${server.tls.keyFile};`,
-      '    ssl_protocols TLSv1.2 TLSv1.3;',
+      `    ssl_protocols ${TLS_POLICY.protocols};`,
+      `    ssl_ciphers ${TLS_POLICY.ciphers};`,
       '    ssl_prefer_server_ciphers on;',
     );
   }

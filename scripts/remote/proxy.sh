@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Step 6 of provisioning a remote node: the reverse proxy serving the RPC over TLS on 443 (and, for writers, on 80)
 # with a self-signed RSA certificate whose subject alternative names are CERT_SANS. The certificate is made again only
-# when the names change. TLS 1.2 and 1.3 only.
+# when the names change. TLS 1.2 and 1.3 only. A site file nginx refuses (nginx -t) is replaced by the previous one.
 # Parameters (environment): SITE_NAME, PROXY_SITE (nginx server blocks), TLS_CERTIFICATE and TLS_KEY (the files the
 # server blocks name), CERT_SANS (e.g.
 # "IP:203.0.113.10,DNS:localhost,IP:127.0.0.1"), CERT_CN, CERT_BITS, CERT_DAYS, DISABLE_DEFAULT_SITE (true|false).
@@ -45,9 +45,17 @@ CONF
 fi
 
 site="/etc/nginx/conf.d/$SITE_NAME.conf"
+previous=""
 if [ ! -f "$site" ] || [ "$(cat "$site")" != "$(printf '%s' "$PROXY_SITE")" ]; then
-  printf '%s\n' "$PROXY_SITE" >"$site.tmp"
-  mv -f "$site.tmp" "$site"
+  # Keep the site file in use, to put it back if nginx refuses the new one.
+  if [ -f "$site" ]; then
+    previous=$(mktemp /etc/nginx/.lacchain-site.XXXXXX)
+    cp -p "$site" "$previous"
+  fi
+  staged=$(mktemp /etc/nginx/conf.d/.lacchain-site.XXXXXX)
+  printf '%s\n' "$PROXY_SITE" >"$staged"
+  chmod 0644 "$staged"
+  mv -f "$staged" "$site"
   echo "proxy: wrote $site"
 fi
 if [ "$DISABLE_DEFAULT_SITE" = true ] && [ -e /etc/nginx/sites-enabled/default ]; then
@@ -56,7 +64,17 @@ if [ "$DISABLE_DEFAULT_SITE" = true ] && [ -e /etc/nginx/sites-enabled/default ]
   echo "proxy: disabled the default nginx site (port 80 serves the writer's proxy)"
 fi
 
-nginx -t 2>&1 | sed 's/^/proxy: /' || fail "nginx refuses the configuration"
+if ! check=$(nginx -t 2>&1); then
+  printf '%s\n' "$check" | sed 's/^/proxy: /' >&2
+  if [ -n "$previous" ]; then
+    mv -f "$previous" "$site"
+    fail "nginx refuses the new configuration: the previous $site is back in place"
+  fi
+  rm -f "$site"
+  fail "nginx refuses the configuration: $site removed"
+fi
+printf '%s\n' "$check" | sed 's/^/proxy: /'
+[ -z "$previous" ] || rm -f "$previous"
 systemctl enable nginx >/dev/null 2>&1
 if systemctl is-active --quiet nginx; then systemctl reload nginx; else systemctl start nginx; fi
 echo "proxy: ok"
