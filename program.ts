@@ -66,6 +66,7 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
   for (const node of settings.nodes) {
     const identity = new NodeIdentity(`${node.name}-identity`, {
       importedKey: secrets.nodeKeys[node.name],
+      allowKeyDeletion: settings.allowKeyDeletion,
       p2pHost: node.p2pHost,
       p2pPort: node.p2pPort,
     });

@@ -14,6 +14,8 @@ export interface NodeIdentityArgs {
   p2pHost: pulumi.Input<string>;
   /** The p2p port (the enode's port). */
   p2pPort: pulumi.Input<number>;
+  /** Let `pulumi destroy` delete a generated key, as the key Secret (`lacchain:allowKeyDeletion`). Default false. */
+  allowKeyDeletion?: boolean;
 }
 
 /** A node's key and public identity. */
@@ -40,7 +42,8 @@ export class NodeIdentity extends pulumi.ComponentResource {
       const material = new RandomBytes(
         `${name}-key`,
         { length: 32 },
-        { parent: this, additionalSecretOutputs: ['hex', 'base64'] },
+        // Kept on destroy like the key Secret, never `protect`ed (which would make every destroy fail).
+        { parent: this, additionalSecretOutputs: ['hex', 'base64'], retainOnDelete: !args.allowKeyDeletion },
       );
       key = material.hex.apply(privateKeyFromRandomHex);
     }

@@ -97,8 +97,10 @@ describe.each([
     expect(statefulSet.options.dependsOn).toEqual(expect.arrayContaining(podInputs.map((r) => r.name)));
   });
 
-  it('lets destroy forget the generated key: nothing in the state is protected', () => {
+  it('keeps the generated key like the key Secret, and protects nothing', () => {
     for (const r of declared.resources) expect([r.name, r.options.protect]).toEqual([r.name, false]);
+    const generated = declared.resources.find((r) => r.type === 'random:index/randomBytes:RandomBytes');
+    expect(generated?.options.retainOnDelete).toBe(!allowKeyDeletion);
   });
 });
 

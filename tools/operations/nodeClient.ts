@@ -58,7 +58,10 @@ function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: stri
   if (options.keyFile) args.push('-i', options.keyFile);
   if (node.hostKey) {
     // The pinned host key is the only one accepted, as in `pulumi up`.
-    const knownHosts = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-ssh-')), 'known_hosts');
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-ssh-'));
+    // Removed when the command ends, however it ends (process.exit included).
+    process.once('exit', () => fs.rmSync(folder, { recursive: true, force: true }));
+    const knownHosts = path.join(folder, 'known_hosts');
     const hostName = node.sshPort === 22 ? node.host : `[${node.host}]:${node.sshPort}`;
     fs.writeFileSync(knownHosts, `${hostName} ${node.hostKey}\n`);
     args.push('-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'StrictHostKeyChecking=yes');
