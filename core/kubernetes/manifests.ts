@@ -188,8 +188,10 @@ export function statefulSetManifest<V = string>(
       { name: 'key', mountPath: POD_PATHS.keyDir, readOnly: true },
       ...(passwordAuth ? [{ name: 'rpc-auth', mountPath: POD_PATHS.rpcAuthDir, readOnly: true }] : []),
       { name: 'data', mountPath: POD_PATHS.dataDir },
+      // The root filesystem is read-only; the JVM unpacks its native libraries (RocksDB) into /tmp.
+      { name: 'besu-tmp', mountPath: '/tmp' },
     ],
-    securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+    securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
   };
   const withProxy = description.proxyServers.length > 0;
   const containers = withProxy ? [besu, proxyContainer(node)] : [besu];
@@ -198,6 +200,7 @@ export function statefulSetManifest<V = string>(
     { name: 'key', secret: { secretName: names.keySecret, defaultMode: 0o440 } },
     ...(passwordAuth ? [{ name: 'rpc-auth', secret: { secretName: names.rpcAuthSecret, defaultMode: 0o440 } }] : []),
     { name: 'data', persistentVolumeClaim: { claimName: names.dataVolume } },
+    { name: 'besu-tmp', emptyDir: {} },
     ...(withProxy
       ? [
           { name: 'proxy-cache', emptyDir: {} },
@@ -227,7 +230,10 @@ export function statefulSetManifest<V = string>(
             runAsGroup: BESU_IMAGE_UID,
             fsGroup: BESU_IMAGE_UID,
             runAsNonRoot: true,
+            seccompProfile: { type: 'RuntimeDefault' },
           },
+          // Nothing in the pod talks to the Kubernetes API.
+          automountServiceAccountToken: false,
           terminationGracePeriodSeconds: 60,
           containers,
           volumes,
@@ -257,6 +263,7 @@ function proxyContainer(node: KubernetesNodeSettings) {
       runAsUser: PROXY_UID,
       runAsGroup: PROXY_UID,
       allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
       capabilities: { drop: ['ALL'] },
     },
   };

@@ -58,7 +58,21 @@ describe.each(['testnet', 'mainnet'] as StackName[])('stack %s, one Kubernetes n
     expect(set.spec.replicas).toBe(1);
     const pod = set.spec.template.spec;
     expect(pod.nodeName).toBe(`worker-${typenode}`);
-    expect(pod.securityContext).toEqual({ runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000, runAsNonRoot: true });
+    expect(pod.securityContext).toEqual({
+      runAsUser: 1000,
+      runAsGroup: 1000,
+      fsGroup: 1000,
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    // Hardening: no service-account token, read-only root filesystems, nothing escalates.
+    expect(pod.automountServiceAccountToken).toBe(false);
+    for (const container of pod.containers) {
+      expect(container.securityContext).toMatchObject({
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+      });
+    }
     const besu = pod.containers[0];
     expect(besu.name).toBe(`${typenode}-besu`);
     expect(besu.image).toBe(`hyperledger/besu:${network.defaultBesuVersion}`);
