@@ -86,17 +86,20 @@ describe('the pull-request workflow', () => {
     expect(fs.existsSync(path.join(PROJECT_DIR, preview.with.policyPacks, 'PulumiPolicy.yaml'))).toBe(true);
   });
 
-  it('previews only when the repository holds backend credentials', () => {
+  it("previews only when set up, in the protected environment that needs a maintainer's approval", () => {
     expect(jobs.preview.if).toBe("needs.credentials.outputs.available == 'true'");
+    expect(jobs.preview.environment).toBe('pulumi-preview');
     const [check] = jobs.credentials.steps;
     expect(jobs.credentials.outputs.available).toBe(`\${{ steps.${check.id}.outputs.available }}`);
-    expect(check.env).toEqual({
-      PULUMI_ACCESS_TOKEN: '${{ secrets.PULUMI_ACCESS_TOKEN }}',
-      PULUMI_BACKEND_URL: '${{ secrets.PULUMI_BACKEND_URL }}',
-    });
-    expect(check.run).toMatch(/-n "\$PULUMI_ACCESS_TOKEN" \] \|\| \[ -n "\$PULUMI_BACKEND_URL"/);
+    expect(jobs.credentials.environment).toBeUndefined();
+    expect(check.env).toEqual({ PULUMI_PREVIEW: '${{ vars.PULUMI_PREVIEW }}' });
     expect(check.run).toContain('echo "available=true" >> "$GITHUB_OUTPUT"');
     expect(check.run).toContain('echo "available=false" >> "$GITHUB_OUTPUT"');
+    // No job outside the environment sees a secret of the stacks.
+    for (const [name, job] of Object.entries(jobs) as [string, any][]) {
+      if (name === 'preview') continue;
+      expect([name, JSON.stringify(job)]).not.toEqual([name, expect.stringMatching(/secrets\.(PULUMI|KUBECONFIG)/)]);
+    }
   });
 
   it('explains every job and step', () => {
