@@ -14,6 +14,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { fixed, median, PartResult, PROJECT_DIR, progress, table } from './common';
 import { RUN_ENTRY, runProgram } from '../tools/programRun/run';
+import { FAKE_SSH_KEY, sshValidatorEntry } from '../testing/fixtures';
 
 /** The test genesis the program is given (the networks' real ones cannot be fetched here). */
 const GENESIS = path.join(PROJECT_DIR, 'tests', 'fixtures', 'genesis', 'test-genesis.json');
@@ -25,20 +26,8 @@ const TARGET_SHARE = 0.15;
 const STACKS: Record<string, Record<string, string>> = {
   'SSH only (1 validator)': {
     'lacchain:network': 'open-protestnet',
-    'lacchain:nodes': JSON.stringify([
-      {
-        name: 'validator',
-        typenode: 'validator',
-        target: 'ssh',
-        inventory: {
-          host: '198.51.100.7',
-          node_ip: '198.51.100.7',
-          node_name: 'org-validator',
-          node_email: 'ops@example.org',
-        },
-      },
-    ]),
-    'lacchain:sshPrivateKey': '-----BEGIN OPENSSH PRIVATE KEY-----\nbench\n-----END OPENSSH PRIVATE KEY-----\n',
+    'lacchain:nodes': JSON.stringify([sshValidatorEntry()]),
+    'lacchain:sshPrivateKey': FAKE_SSH_KEY,
   },
   'cluster only (1 writer)': {
     'lacchain:network': 'open-protestnet',

@@ -128,44 +128,36 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
 
 /** Two nodes must not share an identity-bearing address, nor a node home or a service name on one machine. */
 function checkDistinctNodes(nodes: NodeSettings[], problems: Problem[]): void {
-  const enodeHosts = new Map<string, string>();
-  const homes = new Map<string, string>();
-  const services = new Map<string, string>();
-  for (const node of nodes) {
-    const endpoint = `${node.p2pHost}:${node.p2pPort}`;
-    const other = enodeHosts.get(endpoint);
-    if (other) {
+  const taken = new Map<string, string>();
+  /** Records `value` for `node`; a value another node already took is a problem. */
+  const claim = (node: NodeSettings, kind: string, value: string, shown: string, key: string, allowed: string) => {
+    const owner = taken.get(`${kind}|${value}`);
+    if (owner) {
       problems.push({
         file: node.settingsFile,
-        key: node.target === 'kubernetes' ? 'deploy.p2p.host' : `node ${node.name} inventory.node_ip`,
-        given: describeGiven(endpoint),
-        allowed: `an address and port not advertised by another node (node ${other} uses it)`,
+        key,
+        given: describeGiven(shown),
+        allowed: `${allowed} (node ${owner} uses it)`,
       });
     }
-    enodeHosts.set(endpoint, node.name);
-    if (node.target === 'ssh') {
-      const service = `${node.host}:${node.serviceName}`;
-      const sharing = services.get(service);
-      if (sharing) {
-        problems.push({
-          file: node.settingsFile,
-          key: `node ${node.name} inventory.node_service`,
-          given: describeGiven(node.serviceName),
-          allowed: `a service name not used by another node on ${node.host} (node ${sharing} uses it)`,
-        });
-      }
-      services.set(service, node.name);
-      const home = `${node.host}:${node.nodeHome}`;
-      const owner = homes.get(home);
-      if (owner) {
-        problems.push({
-          file: node.settingsFile,
-          key: `node ${node.name} inventory.node_home`,
-          given: describeGiven(node.nodeHome),
-          allowed: `a node home not used by another node on ${node.host} (node ${owner} uses it)`,
-        });
-      }
-      homes.set(home, node.name);
-    }
+    taken.set(`${kind}|${value}`, node.name);
+  };
+  for (const node of nodes) {
+    const endpoint = `${node.p2pHost}:${node.p2pPort}`;
+    const where = node.target === 'kubernetes' ? 'deploy.p2p.host' : `node ${node.name} inventory.node_ip`;
+    claim(node, 'endpoint', endpoint, endpoint, where, 'an address and port not advertised by another node');
+    if (node.target !== 'ssh') continue;
+    const onMachine = `used by another node on ${node.host}`;
+    const service = `node ${node.name} inventory.node_service`;
+    claim(
+      node,
+      'service',
+      `${node.host}:${node.serviceName}`,
+      node.serviceName,
+      service,
+      `a service name not ${onMachine}`,
+    );
+    const home = `node ${node.name} inventory.node_home`;
+    claim(node, 'home', `${node.host}:${node.nodeHome}`, node.nodeHome, home, `a node home not ${onMachine}`);
   }
 }
