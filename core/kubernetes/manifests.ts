@@ -281,8 +281,8 @@ export function serviceManifest<V>(
   const { node, reachable } = description;
   const names = kubernetesNames(node.name);
   const ports = [
-    { name: 'p2p-tcp', port: reachable.p2p, targetPort: 'p2p-tcp', protocol: 'TCP' },
-    { name: 'p2p-udp', port: reachable.p2p, targetPort: 'p2p-udp', protocol: 'UDP' },
+    { name: 'p2p-tcp', port: node.p2pPort, targetPort: 'p2p-tcp', protocol: 'TCP' },
+    { name: 'p2p-udp', port: node.p2pPort, targetPort: 'p2p-udp', protocol: 'UDP' },
     ...(reachable.rpc ? [{ name: 'rpc', port: PORTS.rpcHttp, targetPort: 'rpc', protocol: 'TCP' }] : []),
     ...(reachable.proxyHttp
       ? [{ name: 'proxy', port: PORTS.reverseProxyHttp, targetPort: 'proxy', protocol: 'TCP' }]

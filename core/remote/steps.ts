@@ -163,12 +163,12 @@ export function remoteSteps<V>(
     step('firewall', {
       // What the description says is reachable from outside, and nothing else.
       TCP_PORTS: [
-        reachable.p2p,
+        node.p2pPort,
         ...(reachable.rpc ? [PORTS.rpcHttp] : []),
         ...(reachable.proxyHttps ? [PORTS.reverseProxyHttps] : []),
         ...(reachable.proxyHttp ? [PORTS.reverseProxyHttp] : []),
       ].join(' '),
-      UDP_PORTS: String(reachable.p2p),
+      UDP_PORTS: String(node.p2pPort),
     }),
     step('start', {
       SERVICE_NAME: node.serviceName,

@@ -8,10 +8,8 @@ import type { ProxyAccess } from '../proxy/nginxConf';
 
 type NodeKind = Pick<NodeSettings, 'target' | 'typenode'>;
 
-/** The ports of a node reachable from outside its machine or cluster, beside p2p (always reachable). */
+/** The RPC ports of a node reachable from outside its machine or cluster (p2p always is: peers must reach it). */
 export interface ReachablePorts {
-  /** The p2p port, TCP and UDP: always reachable (peers must reach it). */
-  p2p: number;
   /** Besu's JSON-RPC (4545) itself: only with exposure `public`. */
   rpc: boolean;
   /** The writer's proxy on 80 (the gas-model entry point): a writer's, unless exposure `internal`. */
@@ -21,10 +19,9 @@ export interface ReachablePorts {
 }
 
 /** The ports reachable from outside under the stack's exposure, per the README's exposure table. */
-export function reachablePorts(node: NodeKind & Pick<NodeSettings, 'p2pPort'>, rpc: RpcSettings): ReachablePorts {
+export function reachablePorts(node: NodeKind, rpc: RpcSettings): ReachablePorts {
   const exposure = rpc.exposure;
   return {
-    p2p: node.p2pPort,
     rpc: exposure === 'public',
     proxyHttp: NODE_TYPE_FACTS[node.typenode].reverseProxy && exposure !== 'internal',
     proxyHttps: node.target === 'ssh' && exposure !== 'internal',
@@ -33,7 +30,7 @@ export function reachablePorts(node: NodeKind & Pick<NodeSettings, 'p2pPort'>, r
 
 /** True when a node's RPC can be reached from outside its host or cluster, directly or through its proxy. */
 export function rpcPubliclyReachable(node: NodeKind, rpc: RpcSettings): boolean {
-  const reachable = reachablePorts({ ...node, p2pPort: 0 }, rpc);
+  const reachable = reachablePorts(node, rpc);
   return reachable.rpc || reachable.proxyHttp || reachable.proxyHttps;
 }
 

@@ -9,14 +9,14 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
-import { LocalWorkspace, PulumiCommand, Stack } from '@pulumi/pulumi/automation';
+import type { Stack } from '@pulumi/pulumi/automation';
 import { loadPulumiStack } from '../../components/pulumiSettings';
 import { loadStack, LoadedStack } from '../../core/settings/load';
 import { SettingsError } from '../../core/settings/problems';
 import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlFile';
 import { engineConfigOf, validTestnetConfig } from '../../testing/fixtures';
 import { everySettingConfig, everySettingFiles } from '../fixtures/stacks/everySetting';
-import { CLI_ENV, cliSuite, findPulumiCli, projectCopy } from './pulumiCli';
+import { cliSuite, inlineStack, projectCopy } from './pulumiCli';
 
 jest.setTimeout(10 * 60 * 1000);
 const suite = cliSuite("The engine's view of the config (real Pulumi CLI)");
@@ -44,12 +44,8 @@ function splitSecrets(config: Record<string, unknown>) {
 
 suite("the engine's view of the config", () => {
   const state = projectCopy();
-  let pulumiCommand: PulumiCommand;
   const projects: { remove(): void }[] = [];
 
-  beforeAll(async () => {
-    pulumiCommand = await PulumiCommand.get({ root: findPulumiCli().cli!.root });
-  });
   afterAll(() => {
     for (const p of projects) p.remove();
     state.remove();
@@ -63,20 +59,13 @@ suite("the engine's view of the config", () => {
   ) {
     const project = projectCopy(files);
     projects.push(project);
-    const stack = await LocalWorkspace.createOrSelectStack(
-      { stackName, workDir: project.dir },
-      {
-        program: async (): Promise<EngineResult> => {
-          try {
-            return { loaded: loadPulumiStack(project.dir) };
-          } catch (error) {
-            return { problems: (error as Error).message };
-          }
-        },
-        pulumiCommand,
-        envVars: { ...CLI_ENV, PULUMI_BACKEND_URL: `file://${state.dir}` },
-      },
-    );
+    const stack = await inlineStack(stackName, project.dir, `file://${state.dir}`, async (): Promise<EngineResult> => {
+      try {
+        return { loaded: loadPulumiStack(project.dir) };
+      } catch (error) {
+        return { problems: (error as Error).message };
+      }
+    });
     for (const s of secrets) await stack.setConfig(s.key, { value: s.value, secret: true }, s.path);
     return { stack, dir: project.dir };
   }

@@ -4,6 +4,7 @@
  * Go, they are skipped with the reason printed.
  */
 import { spawnSync } from 'child_process';
+import { LocalWorkspace, PulumiCommand, PulumiFn, Stack } from '@pulumi/pulumi/automation';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -62,4 +63,24 @@ export function projectCopy(extra: Record<string, string> = {}): { dir: string; 
     fs.writeFileSync(path.join(dir, file), text);
   }
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A stack of the project in `dir`, run by the real CLI as an Automation API inline program (the CLI talks to it
+ * through --client, no language host needed), with its state in the file backend `backendUrl`.
+ */
+export async function inlineStack(
+  stackName: string,
+  dir: string,
+  backendUrl: string,
+  program: PulumiFn,
+): Promise<Stack> {
+  return LocalWorkspace.createOrSelectStack(
+    { stackName, workDir: dir },
+    {
+      program,
+      pulumiCommand: await PulumiCommand.get({ root: findPulumiCli().cli!.root }),
+      envVars: { ...CLI_ENV, PULUMI_BACKEND_URL: backendUrl },
+    },
+  );
 }

@@ -8,13 +8,12 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { LocalWorkspace, PulumiCommand } from '@pulumi/pulumi/automation';
 import { loadPulumiStack } from '../../components/pulumiSettings';
 import { loadStack } from '../../core/settings/load';
 import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlFile';
 import { FAKE_SSH_KEY, KEY_ONE } from '../../testing/fixtures';
 import { PROJECT_DIR } from '../../testing/run';
-import { CLI_ENV, cliSuite, findPulumiCli, projectCopy } from './pulumiCli';
+import { CLI_ENV, cliSuite, findPulumiCli, inlineStack, projectCopy } from './pulumiCli';
 
 jest.setTimeout(10 * 60 * 1000);
 const isRoot = process.getuid?.() === 0;
@@ -116,18 +115,10 @@ suite('the README set-up, as a new user with a fresh home folder', () => {
   });
 
   it('the engine reads what they wrote, and the settings load as the offline reader loads them', async () => {
-    const stack = await LocalWorkspace.selectStack(
-      { stackName: 'testnet', workDir: project.dir },
-      {
-        // An inline program: the CLI talks to it through --client, no language host needed.
-        program: async () => {
-          const { settings, secrets } = loadPulumiStack(project.dir);
-          return { settings, secretNames: Object.keys(secrets.nodeKeys), sshKey: secrets.sshPrivateKey };
-        },
-        pulumiCommand: await PulumiCommand.get({ root: findPulumiCli().cli!.root }),
-        envVars: { ...CLI_ENV, PULUMI_BACKEND_URL: `file://${user.home}/.pulumi-lacchain` },
-      },
-    );
+    const stack = await inlineStack('testnet', project.dir, `file://${user.home}/.pulumi-lacchain`, async () => {
+      const { settings, secrets } = loadPulumiStack(project.dir);
+      return { settings, secretNames: Object.keys(secrets.nodeKeys), sshKey: secrets.sshPrivateKey };
+    });
     const { outputs } = await stack.up();
     const settings = outputs.settings.value;
     expect(settings.allowKeyDeletion).toBe(true);

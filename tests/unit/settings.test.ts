@@ -272,96 +272,41 @@ const cases: Case[] = [
     config: (c) => (inventory(c).user = 'Admin User'),
     expected: { key: 'lacchain:nodes[1].inventory.user', allowed: /Unix user name/ },
   },
-  {
-    name: 'node_home the root folder',
-    config: (c) => (inventory(c).node_home = '/'),
+  // Node homes in or on the system's folders, and services named as the machine's own.
+  ...(
+    [
+      ['node_home the root folder', '/'],
+      ['node_home under /etc', '/etc/lacchain'],
+      ['node_home not normalised', '/opt/../etc/lacchain'],
+      ['node_home in a home folder', '/home/ubuntu/lacchain'],
+      ['node_home in /tmp', '/tmp/lacchain'],
+      ['node_home with a trailing slash', '/opt/lacchain/'],
+      ['node_home a shared top folder', '/opt'],
+    ] as const
+  ).map(([name, home]): Case => ({
+    name,
+    config: (c) => (inventory(c).node_home = home),
     expected: {
       key: 'lacchain:nodes[1].inventory.node_home',
-      given: 'given "/"',
+      given: `given "${home}"`,
       allowed: /outside the system folders/,
     },
-  },
-  {
-    name: 'node_home under /etc',
-    config: (c) => (inventory(c).node_home = '/etc/lacchain'),
-    expected: {
-      key: 'lacchain:nodes[1].inventory.node_home',
-      given: 'given "/etc/lacchain"',
-      allowed: /outside the system folders/,
-    },
-  },
-  {
-    name: 'node_home not normalised',
-    config: (c) => (inventory(c).node_home = '/opt/../etc/lacchain'),
-    expected: {
-      key: 'lacchain:nodes[1].inventory.node_home',
-      given: 'given "/opt/../etc/lacchain"',
-      allowed: /outside the system folders/,
-    },
-  },
-  {
-    name: 'node_home in a home folder',
-    config: (c) => (inventory(c).node_home = '/home/ubuntu/lacchain'),
-    expected: {
-      key: 'lacchain:nodes[1].inventory.node_home',
-      given: 'given "/home/ubuntu/lacchain"',
-      allowed: /outside the system folders/,
-    },
-  },
-  {
-    name: 'node_home in /tmp',
-    config: (c) => (inventory(c).node_home = '/tmp/lacchain'),
-    expected: {
-      key: 'lacchain:nodes[1].inventory.node_home',
-      given: 'given "/tmp/lacchain"',
-      allowed: /outside the system folders/,
-    },
-  },
-  {
-    name: 'node_home with a trailing slash',
-    config: (c) => (inventory(c).node_home = '/opt/lacchain/'),
-    expected: {
-      key: 'lacchain:nodes[1].inventory.node_home',
-      given: 'given "/opt/lacchain/"',
-      allowed: /outside the system folders/,
-    },
-  },
-  {
-    name: 'node_home a shared top folder',
-    config: (c) => (inventory(c).node_home = '/opt'),
-    expected: {
-      key: 'lacchain:nodes[1].inventory.node_home',
-      given: 'given "/opt"',
-      allowed: /outside the system folders/,
-    },
-  },
-  {
-    name: 'node_service sshd',
-    config: (c) => (inventory(c).node_service = 'sshd'),
+  })),
+  ...(
+    [
+      ['node_service sshd', 'sshd'],
+      ['node_service nginx', 'nginx'],
+      ['node_service systemd-journald', 'systemd-journald'],
+    ] as const
+  ).map(([name, service]): Case => ({
+    name,
+    config: (c) => (inventory(c).node_service = service),
     expected: {
       key: 'lacchain:nodes[1].inventory.node_service',
-      given: 'given "sshd"',
+      given: `given "${service}"`,
       allowed: /not the machine's own/,
     },
-  },
-  {
-    name: 'node_service nginx',
-    config: (c) => (inventory(c).node_service = 'nginx'),
-    expected: {
-      key: 'lacchain:nodes[1].inventory.node_service',
-      given: 'given "nginx"',
-      allowed: /not the machine's own/,
-    },
-  },
-  {
-    name: 'node_service systemd-journald',
-    config: (c) => (inventory(c).node_service = 'systemd-journald'),
-    expected: {
-      key: 'lacchain:nodes[1].inventory.node_service',
-      given: 'given "systemd-journald"',
-      allowed: /not the machine's own/,
-    },
-  },
+  })),
   {
     name: 'two nodes on one machine with one service name',
     config: (c) =>
