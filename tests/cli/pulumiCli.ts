@@ -55,7 +55,10 @@ export const CLI_ENV = {
 export function projectCopy(extra: Record<string, string> = {}): { dir: string; remove(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-cli-'));
   for (const file of fs.readdirSync(PROJECT_DIR).filter((f) => /^Pulumi(\.[\w-]+)?\.yaml$/.test(f))) {
-    fs.copyFileSync(path.join(PROJECT_DIR, file), path.join(dir, file));
+    // Without the operator's own secrets provider (made by their `pulumi stack select --create`, with their
+    // passphrase): the tests' stacks get their own.
+    const text = fs.readFileSync(path.join(PROJECT_DIR, file), 'utf8');
+    fs.writeFileSync(path.join(dir, file), text.replace(/^(encryptionsalt|encryptedkey|secretsprovider):.*\n?/gm, ''));
   }
   fs.cpSync(path.join(PROJECT_DIR, 'values'), path.join(dir, 'values'), { recursive: true });
   for (const [file, text] of Object.entries(extra)) {
