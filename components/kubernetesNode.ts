@@ -1,6 +1,7 @@
 /**
- * KubernetesNode: one Besu node on a cluster — the key Secret, the ConfigMap, the data volume, the pinned one-replica
- * StatefulSet and the LoadBalancer Service on the node's static IP. The manifests come from core/kubernetes.
+ * KubernetesNode: one Besu node on a cluster — the key Secret, the ConfigMap, the data volume, the NetworkPolicy of its
+ * pod, the pinned one-replica StatefulSet and the LoadBalancer Service on the node's static IP. The manifests come from
+ * core/kubernetes.
  */
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
@@ -15,6 +16,7 @@ import {
   serviceManifest,
   statefulSetManifest,
 } from '../core/kubernetes/manifests';
+import { networkPolicyManifest } from '../core/kubernetes/networkPolicy';
 import { kubernetesNodeFiles } from '../core/kubernetes/nodeFiles';
 import { configDigest, describeNode } from '../core/node/description';
 import type { KubernetesNodeSettings } from '../core/settings/model';
@@ -80,7 +82,13 @@ export class KubernetesNode extends pulumi.ComponentResource {
       files.proxyConfig ?? '',
       node.network.genesis.sha256,
     );
-    const podInputs: pulumi.Resource[] = [args.namespace, secret, configMap, volume];
+    // The pod's NetworkPolicy comes first, so the pod never runs without it (and destroy removes it after the pod).
+    const networkPolicy = new k8s.networking.v1.NetworkPolicy(
+      `${name}-network-policy`,
+      networkPolicyManifest(description),
+      child,
+    );
+    const podInputs: pulumi.Resource[] = [args.namespace, secret, configMap, volume, networkPolicy];
     const auth = description.rpc.authentication;
     if (auth?.method === 'password') {
       // The credentials (bcrypt hashes) are a Secret of their own, not protected: they change with the settings.

@@ -119,6 +119,14 @@ export function acceptedOptions(version: string): ReadonlySet<string> {
 
 /** The container image of a release. */
 export const BESU_IMAGE_REPOSITORY = 'hyperledger/besu';
+
+/**
+ * The image reference of a release: `hyperledger/besu:<version>`, or pinned by the registry's digest
+ * (`hyperledger/besu:<version>@sha256:…`: the runtime pulls the digest, the tag stays for readers and the policy).
+ */
+export function besuImage(version: string, digest?: string): string {
+  return `${BESU_IMAGE_REPOSITORY}:${version}${digest ? `@${digest}` : ''}`;
+}
 /** The image's user and group: the pod runs as them. */
 export const BESU_IMAGE_UID = 1000;
 

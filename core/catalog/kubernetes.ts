@@ -25,6 +25,8 @@ export function kubernetesNames(node: string) {
     besuContainer: `${node}-besu`,
     /** The writer's reverse proxy container. */
     proxyContainer: `${node}-nginx`,
+    /** The NetworkPolicy admitting only what `lacchain:rpc.exposure` promises to the pod. */
+    networkPolicy: base,
   };
 }
 
@@ -53,6 +55,11 @@ export const POD_FILES = {
 
 /** The reverse proxy image (unprivileged nginx: listens on a high port, the Service maps port 80 to it). */
 export const PROXY_IMAGE = 'nginxinc/nginx-unprivileged:1.27-alpine';
+
+/** The proxy's image reference, pinned by the registry's digest when given (`…:1.27-alpine@sha256:…`). */
+export function proxyImage(digest?: string): string {
+  return `${PROXY_IMAGE}${digest ? `@${digest}` : ''}`;
+}
 /** The proxy image's own user. */
 export const PROXY_UID = 101;
 /** The port the unprivileged proxy listens on inside the pod. */

@@ -4,7 +4,7 @@
  * the Kubernetes schemas. Values that only the engine knows (the key, the downloaded genesis) are passed in as
  * opaque values of type V and placed where they belong.
  */
-import { BESU_IMAGE_REPOSITORY, BESU_IMAGE_UID } from '../catalog/besu';
+import { BESU_IMAGE_UID, besuImage } from '../catalog/besu';
 import {
   IDENTITY_ANNOTATIONS,
   kubernetesNames,
@@ -14,8 +14,8 @@ import {
   POD_PATHS,
   PROBES,
   PROXY_CONTAINER_PORT,
-  PROXY_IMAGE,
   PROXY_UID,
+  proxyImage,
 } from '../catalog/kubernetes';
 import { LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
 import { RPC_AUTH_FILES, UNSAFE_RPC_OVERRIDE_ANNOTATION, UNSAFE_RPC_OVERRIDE_LABEL } from '../catalog/rpc';
@@ -55,7 +55,8 @@ export function selectorLabels(node: KubernetesNodeSettings): Record<string, str
   return { 'app.kubernetes.io/name': LABELS.name, 'app.kubernetes.io/instance': node.name };
 }
 
-function metadata(node: KubernetesNodeSettings, name: string) {
+/** The metadata of a node's object: its name, the node's namespace and labels, and the override's annotations. */
+export function metadata(node: KubernetesNodeSettings, name: string) {
   const annotations = overrideAnnotations(node);
   return {
     name,
@@ -162,7 +163,7 @@ export function statefulSetManifest<V = string>(
   const hardware = node.network;
   const besu = {
     name: names.besuContainer,
-    image: `${BESU_IMAGE_REPOSITORY}:${node.releaseVersion}`,
+    image: besuImage(node.releaseVersion, node.imageDigest),
     command: ['/bin/sh', `${POD_PATHS.configDir}/${POD_FILES.startScript}`],
     args: [POD_PATHS.besuBinary, description.files.paths.nodeKeyFile, `${POD_PATHS.configDir}/${POD_FILES.config}`],
     env: [{ name: 'BESU_OPTS', value: description.jvmOptions }],
@@ -246,7 +247,7 @@ export function statefulSetManifest<V = string>(
 function proxyContainer(node: KubernetesNodeSettings) {
   return {
     name: kubernetesNames(node.name).proxyContainer,
-    image: PROXY_IMAGE,
+    image: proxyImage(node.proxyImageDigest),
     ports: [{ name: 'proxy', containerPort: PROXY_CONTAINER_PORT, protocol: 'TCP' }],
     resources: { requests: { cpu: '50m', memory: '32Mi' }, limits: { memory: '128Mi' } },
     volumeMounts: [

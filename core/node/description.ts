@@ -17,7 +17,15 @@ import { LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
 import { RPC_AUTH_FILES } from '../catalog/rpc';
 import { ProxyServer, renderNginxServers } from '../proxy/nginxConf';
 import { nodePaths } from '../remote/paths';
-import { proxyAccess, ReachablePorts, reachablePorts, rpcApisOf, unsafeRpcOverride } from '../rpc/access';
+import {
+  ClusterRpcPeers,
+  clusterRpcPeers,
+  proxyAccess,
+  ReachablePorts,
+  reachablePorts,
+  rpcApisOf,
+  unsafeRpcOverride,
+} from '../rpc/access';
 import { readScript, START_NODE_SCRIPT } from '../scripts';
 import type { NodeSettings, RpcAuthentication } from '../settings/model';
 
@@ -33,6 +41,8 @@ export interface RpcDescription {
   authentication?: RpcAuthentication;
   /** Reachable from outside, directly or through the proxy. */
   publiclyReachable: boolean;
+  /** Who may open 4545 over a cluster's network besides the pod itself (what the pod's NetworkPolicy admits). */
+  clusterPeers: ClusterRpcPeers;
   /** What the operator's explicit override (`allowUnsafeApis`) covers on this node (`ADMIN`, `cors:*`); empty when none. */
   unsafeOverride: string[];
 }
@@ -136,6 +146,7 @@ export function describeNode<N extends NodeSettings>(node: N): NodeDescription<N
     hosts,
     authentication: auth,
     publiclyReachable: reachable.rpc || reachable.proxyHttp || reachable.proxyHttps,
+    clusterPeers: clusterRpcPeers(node, node.rpc),
     unsafeOverride: unsafeRpcOverride(node, node.rpc),
   };
   const paths = besuPaths(node, auth);

@@ -34,6 +34,20 @@ export function rpcPubliclyReachable(node: NodeKind, rpc: RpcSettings): boolean 
   return reachable.rpc || reachable.proxyHttp || reachable.proxyHttps;
 }
 
+/**
+ * Who may open Besu's JSON-RPC port (4545) itself over a cluster's network, besides the node's own pod (whose proxy
+ * reaches it over localhost): anyone with exposure `public`; with `internal`, the pods of the node's namespace (its
+ * in-cluster clients: "inside the cluster", kept next to the node); with `tls-only`, no one (the RPC is reached through
+ * the writer's proxy only). What a pod's NetworkPolicy admits; a machine binds 4545 to 127.0.0.1 unless public.
+ */
+export type ClusterRpcPeers = 'anywhere' | 'namespace' | 'none';
+
+/** Who may open 4545 over the cluster's network under the stack's exposure (see ClusterRpcPeers). */
+export function clusterRpcPeers(node: NodeKind, rpc: RpcSettings): ClusterRpcPeers {
+  if (reachablePorts(node, rpc).rpc) return 'anywhere';
+  return rpc.exposure === 'internal' ? 'namespace' : 'none';
+}
+
 /** The API groups a node enables: the setting's, or its type's. */
 export function rpcApisOf(node: Pick<NodeSettings, 'typenode'>, rpc: RpcSettings): string[] {
   return rpc.apis ? [...rpc.apis] : [...NODE_TYPE_FACTS[node.typenode].rpcApis];

@@ -128,6 +128,10 @@ const QUANTITY = 'a Kubernetes storage size such as 375Gi';
 /** A storage size. */
 export const storageSize = z.string({ error: QUANTITY }).regex(/^[1-9][0-9]*(Mi|Gi|Ti)$/, { error: QUANTITY });
 
+const IMAGE_DIGEST = 'an image digest: sha256: followed by 64 lowercase hex digits, as the registry shows it';
+/** A container image's digest, to pin an image beside its tag. */
+export const imageDigest = z.string({ error: IMAGE_DIGEST }).regex(/^sha256:[0-9a-f]{64}$/, { error: IMAGE_DIGEST });
+
 const URL_TEMPLATE = 'an http(s) URL holding {version}, such as https://mirror.example.org/besu-{version}.tar.gz';
 /** Where release archives are downloaded from. */
 export const releaseUrlTemplate = z

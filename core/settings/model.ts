@@ -100,6 +100,10 @@ export interface KubernetesNodeSettings extends NodeSettingsBase {
   storageClass?: string;
   /** Size of the data volume. */
   volumeSize: string;
+  /** The Besu image's registry digest (`sha256:…`), pinning the image beside its tag; the tag alone when undefined. */
+  imageDigest?: string;
+  /** The writer's proxy image's registry digest (`sha256:…`); the tag alone when undefined. */
+  proxyImageDigest?: string;
 }
 
 /** A node on a remote machine reached over SSH. */

@@ -12,6 +12,7 @@ import {
   hostAddress,
   HOSTNAME_PATTERN,
   hostname,
+  imageDigest,
   ipv4,
   kubernetesLabel,
   kubernetesSubdomain,
@@ -240,6 +241,10 @@ export const deploySchema = strict({
   namespace: kubernetesLabel.optional(),
   /** The Besu release to run (image tag). */
   releaseVersion: releaseVersion.optional(),
+  /** The registry digest of that release's Besu image, pinning it (`hyperledger/besu:<release>@sha256:…`). */
+  imageDigest: imageDigest.optional(),
+  /** Writers: the registry digest of the reverse proxy's image, pinning it. */
+  proxyImageDigest: imageDigest.optional(),
   /** Storage class of the data volume (the cluster's default when absent). */
   storageClass: kubernetesSubdomain.optional(),
   /** Size of the data volume (the network's size when absent). */

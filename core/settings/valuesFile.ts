@@ -5,6 +5,7 @@
 import * as path from 'path';
 import { defaultValuesFile, DEFAULT_NAMESPACE } from '../catalog/defaults';
 import { findNetwork, Network } from '../catalog/networks';
+import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
 import { quantityBytes } from '../kubernetes/quantity';
 import type { FileReader, RawStackConfig } from './load';
 import type { KubernetesNodeSettings, RpcSettings } from './model';
@@ -51,6 +52,8 @@ export function kubernetesNode(
     namespace: deploy.namespace ?? DEFAULT_NAMESPACE,
     storageClass: deploy.storageClass,
     volumeSize: deploy.volumeSize ?? network.volumeSize,
+    imageDigest: deploy.imageDigest,
+    proxyImageDigest: deploy.proxyImageDigest,
     rpc,
   };
 }
@@ -94,6 +97,14 @@ export function readDeploy(
       key: 'deploy.typenode',
       given: describeGiven(deploy.typenode),
       allowed: `${entry.typenode} (the node's typenode in ${raw.file})`,
+    });
+  }
+  if (deploy.proxyImageDigest !== undefined && !NODE_TYPE_FACTS[deploy.typenode].reverseProxy) {
+    problems.push({
+      file,
+      key: 'deploy.proxyImageDigest',
+      given: describeGiven(deploy.proxyImageDigest),
+      allowed: `no proxyImageDigest for a ${deploy.typenode}: only writers run the reverse proxy`,
     });
   }
   checkVolume(deploy.volumeSize, network, file, problems);

@@ -23,11 +23,17 @@ function releaseProblem(version: string): string | undefined {
   return undefined;
 }
 
-/** The release of a Besu image reference (`hyperledger/besu:23.4.1`), or the problem reading it. */
+/**
+ * The release of a Besu image reference (`hyperledger/besu:23.4.1`, or pinned `hyperledger/besu:23.4.1@sha256:…`),
+ * or the problem reading it. A digest without a tag names no release.
+ */
 function imageRelease(image: string): { version: string } | { problem: string } {
-  if (image.includes('@')) return { problem: `image ${image} is pinned by digest: its release cannot be checked` };
-  const colon = image.lastIndexOf(':');
-  const tag = colon > image.lastIndexOf('/') ? image.slice(colon + 1) : '';
+  const [named, digest] = image.split('@');
+  const colon = named.lastIndexOf(':');
+  const tag = colon > named.lastIndexOf('/') ? named.slice(colon + 1) : '';
+  if (!tag && digest !== undefined) {
+    return { problem: `image ${image} is pinned by digest without a release tag: its release cannot be checked` };
+  }
   if (!tag) return { problem: `image ${image} has no release tag (it would run "latest")` };
   const version = /^(\d+\.\d+\.\d+)(?:$|[-+])/.exec(tag)?.[1];
   return version ? { version } : { problem: `image ${image}: tag "${tag}" is not a release version` };

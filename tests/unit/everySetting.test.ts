@@ -46,6 +46,8 @@ describe('a stack that sets every setting', () => {
       storageClass: 'fast-ssd',
       volumeSize: '500Gi',
       releaseVersion: '24.1.0',
+      imageDigest: `sha256:${'0123456789abcdef'.repeat(4)}`,
+      proxyImageDigest: `sha256:${'fedcba9876543210'.repeat(4)}`,
     });
     expect(settings.nodes[1]).toMatchObject({
       sshPort: 2222,

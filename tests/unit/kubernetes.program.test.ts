@@ -22,6 +22,7 @@ const T = {
   statefulSet: 'kubernetes:apps/v1:StatefulSet',
   service: 'kubernetes:core/v1:Service',
   namespace: 'kubernetes:core/v1:Namespace',
+  networkPolicy: 'kubernetes:networking.k8s.io/v1:NetworkPolicy',
   provider: 'pulumi:providers:kubernetes',
 };
 
@@ -45,6 +46,7 @@ describe.each(['testnet', 'mainnet'] as StackName[])('stack %s, one Kubernetes n
         `${T.secret} ${t}-key`,
         `${T.configMap} ${t}-config`,
         `${T.volume} ${t}-data`,
+        `${T.networkPolicy} ${t}-network-policy`,
         `${T.statefulSet} ${t}-node`,
         `${T.service} ${t}-service`,
       ]),
@@ -213,6 +215,48 @@ describe('stack settings that change the Kubernetes resources', () => {
         .sort(),
     ).toEqual(['namespace-lacchain', 'namespace-lacchain-writer']);
     expect(inputsOf(declared, T.statefulSet, 'writer-node').metadata.namespace).toBe('lacchain-writer');
+  });
+});
+
+describe('images pinned by digest (deploy.imageDigest, deploy.proxyImageDigest)', () => {
+  const BESU_DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
+  const PROXY_DIGEST = `sha256:${'fedcba9876543210'.repeat(4)}`;
+  const images = (declared: Declared, typenode: string) =>
+    inputsOf(declared, T.statefulSet, `${typenode}-node`).spec.template.spec.containers.map((c: any) => c.image);
+
+  it('without a digest: the tags alone', async () => {
+    const { config, files } = kubernetesStack('testnet');
+    const declared = await declareProgram(recorded, 'testnet', config, files);
+    const version = NETWORKS[STACK_NETWORKS.testnet].defaultBesuVersion;
+    expect(images(declared, 'writer')).toEqual([
+      `hyperledger/besu:${version}`,
+      'nginxinc/nginx-unprivileged:1.27-alpine',
+    ]);
+    expect(images(declared, 'validator')).toEqual([`hyperledger/besu:${version}`]);
+  });
+
+  it('with digests: <repository>:<tag>@sha256:<digest>, and only the pod changes', async () => {
+    const before = kubernetesStack('testnet');
+    const after = kubernetesStack('testnet');
+    after.files['values/writer.yml'] = valuesFor('testnet', 'writer', {
+      releaseVersion: '23.4.1',
+      imageDigest: BESU_DIGEST,
+      proxyImageDigest: PROXY_DIGEST,
+    });
+    after.files['values/validator.yml'] = valuesFor('testnet', 'validator', { imageDigest: BESU_DIGEST });
+    const a = await declareProgram(recorded, 'testnet', before.config, before.files);
+    const b = await declareProgram(recorded, 'testnet', after.config, after.files);
+    expect(images(b, 'writer')).toEqual([
+      `hyperledger/besu:23.4.1@${BESU_DIGEST}`,
+      `nginxinc/nginx-unprivileged:1.27-alpine@${PROXY_DIGEST}`,
+    ]);
+    expect(images(b, 'validator')).toEqual([
+      `hyperledger/besu:${NETWORKS[STACK_NETWORKS.testnet].defaultBesuVersion}@${BESU_DIGEST}`,
+    ]);
+    const changed = a.resources
+      .filter((r) => JSON.stringify(r.inputs) !== JSON.stringify(resource(b, r.type, r.name).inputs))
+      .map((r) => `${r.type} ${r.name}`);
+    expect(changed.sort()).toEqual([`${T.statefulSet} validator-node`, `${T.statefulSet} writer-node`]);
   });
 });
 

@@ -1,13 +1,15 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
- * Every manifest the program declares validates against the official Kubernetes schemas (kubernetes-models).
+ * Every manifest the program declares validates against the official Kubernetes schemas (kubernetes-models), and the
+ * NetworkPolicy of each pod admits what `lacchain:rpc.exposure` promises, and nothing else.
  */
 import { StatefulSet } from 'kubernetes-models/apps/v1';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { ConfigMap, Namespace, PersistentVolumeClaim, Secret, Service } from 'kubernetes-models/v1';
 import { StackName } from '../../core/catalog/networks';
 import { unwrapSecrets } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
-import { declareProgram, Declared } from '../../testing/program';
+import { declareProgram, Declared, inputsOf } from '../../testing/program';
 import { kubernetesStack } from '../../testing/values';
 
 const recorded = recordProgram();
@@ -19,6 +21,7 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'kubernetes:core/v1:PersistentVolumeClaim': PersistentVolumeClaim,
   'kubernetes:core/v1:Secret': Secret,
   'kubernetes:core/v1:Service': Service,
+  'kubernetes:networking.k8s.io/v1:NetworkPolicy': NetworkPolicy,
 };
 
 describe.each(['testnet', 'mainnet'] as StackName[])('manifests of stack %s', (stack) => {
@@ -35,7 +38,7 @@ describe.each(['testnet', 'mainnet'] as StackName[])('manifests of stack %s', (s
 
   it('validates every manifest', () => {
     const kubernetes = declared.resources.filter((r) => r.type.startsWith('kubernetes:'));
-    expect(kubernetes.length).toBe(16);
+    expect(kubernetes.length).toBe(19);
     for (const r of kubernetes) {
       const manifest = unwrapSecrets(r.inputs);
       expect(() => new MODELS[r.type](manifest).validate()).not.toThrow();
@@ -47,5 +50,73 @@ describe.each(['testnet', 'mainnet'] as StackName[])('manifests of stack %s', (s
     const broken = JSON.parse(JSON.stringify(unwrapSecrets(set.inputs)));
     broken.spec.template.spec.containers[0].ports[0].containerPort = 'p2p';
     expect(() => new StatefulSet(broken).validate()).toThrow(/containerPort must be integer/);
+  });
+});
+
+const NETWORK_POLICY = 'kubernetes:networking.k8s.io/v1:NetworkPolicy';
+const P2P = 'anywhere: TCP/60606 UDP/60606';
+
+/** What each exposure admits into the pod, rule by rule: who, then the pod's ports. */
+const ADMITTED: Record<string, Record<'writer' | 'validator', string[]>> = {
+  // The writer's proxy: the Service's 80 reaches the pod on the container's 8080.
+  public: {
+    writer: [P2P, 'anywhere: TCP/8080', 'anywhere: TCP/4545'],
+    validator: [P2P, 'anywhere: TCP/4545'],
+  },
+  'tls-only': { writer: [P2P, 'anywhere: TCP/8080'], validator: [P2P] },
+  internal: { writer: [P2P, 'namespace: TCP/4545'], validator: [P2P, 'namespace: TCP/4545'] },
+};
+
+/** The rules of a NetworkPolicy as `who: PROTOCOL/port ...`; `who` is anywhere or this namespace's pods. */
+function admitted(policy: any): string[] {
+  return policy.spec.ingress.map((rule: any) => {
+    const who =
+      rule.from === undefined
+        ? 'anywhere'
+        : JSON.stringify(rule.from) === JSON.stringify([{ podSelector: {} }])
+          ? 'namespace'
+          : JSON.stringify(rule.from);
+    return `${who}: ${rule.ports.map((p: any) => `${p.protocol}/${p.port}`).join(' ')}`;
+  });
+}
+
+describe.each(Object.keys(ADMITTED))('the NetworkPolicy of each pod with exposure %s', (exposure) => {
+  let declared: Declared;
+  beforeAll(async () => {
+    const { config, files } = kubernetesStack('testnet', { 'lacchain:rpc': { exposure } });
+    declared = await declareProgram(recorded, 'testnet', config, files);
+  });
+
+  it.each(['writer', 'validator'] as const)('%s: admits only what the exposure promises, and validates', (node) => {
+    const policy = unwrapSecrets(inputsOf(declared, NETWORK_POLICY, `${node}-network-policy`)) as any;
+    expect(() => new NetworkPolicy(policy).validate()).not.toThrow();
+    expect(policy.metadata).toMatchObject({ name: `besu-node-${node}`, namespace: 'lacchain' });
+    expect(policy.spec.policyTypes).toEqual(['Ingress']);
+    expect(admitted(policy)).toEqual(ADMITTED[exposure][node]);
+    // It selects the node's pod, and only it.
+    const set = inputsOf(declared, 'kubernetes:apps/v1:StatefulSet', `${node}-node`);
+    expect(policy.spec.podSelector).toEqual({ matchLabels: set.spec.selector.matchLabels });
+    expect(set.spec.template.metadata.labels).toMatchObject(policy.spec.podSelector.matchLabels);
+    expect(policy.spec.podSelector.matchLabels['app.kubernetes.io/instance']).toBe(node);
+  });
+
+  it("admits the pod ports behind every port of the node's Service", () => {
+    for (const node of ['writer', 'validator']) {
+      const service = inputsOf(declared, 'kubernetes:core/v1:Service', `${node}-service`);
+      const containers = inputsOf(declared, 'kubernetes:apps/v1:StatefulSet', `${node}-node`).spec.template.spec
+        .containers as any[];
+      const policy = inputsOf(declared, NETWORK_POLICY, `${node}-network-policy`);
+      const open = policy.spec.ingress
+        .filter((rule: any) => rule.from === undefined)
+        .flatMap((rule: any) => rule.ports.map((p: any) => `${p.protocol}/${p.port}`));
+      for (const port of service.spec.ports) {
+        const target = containers.flatMap((c) => c.ports).find((p: any) => p.name === port.targetPort);
+        expect([node, port.name, open]).toEqual([
+          node,
+          port.name,
+          expect.arrayContaining([`${port.protocol}/${target.containerPort}`]),
+        ]);
+      }
+    }
   });
 });

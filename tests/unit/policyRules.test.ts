@@ -350,6 +350,18 @@ describe('besu-version-supports-permissioning', () => {
     expect(check(set)).toEqual([]);
   });
 
+  it('reads the release of an image pinned by digest beside its tag (deploy.imageDigest)', () => {
+    const set = copy(testnet, T.statefulSet, 'writer-node');
+    const containers = (set.inputs as any).spec.template.spec.containers;
+    containers[0].image = `hyperledger/besu:23.4.1@sha256:${'a'.repeat(64)}`;
+    containers[1].image = `nginxinc/nginx-unprivileged:1.27-alpine@sha256:${'b'.repeat(64)}`;
+    expect(check(set)).toEqual([]);
+    containers[0].image = `docker.io/hyperledger/besu:25.6.0@sha256:${'a'.repeat(64)}`;
+    expect(of(check(set), 'besu-version-supports-permissioning')).toEqual([
+      expect.stringContaining('Besu 25.6.0 has no on-chain permissioning'),
+    ]);
+  });
+
   it('refuses an SSH node released or started on 25.6.0 or later', () => {
     for (const step of ['release', 'start']) {
       const command = editStep(copy(testnet, T.command, `validator-${step}`), 'BESU_VERSION', () => '26.1.0');

@@ -503,6 +503,37 @@ const cases: Case[] = [
     values: (v) => (v.deploy.releaseVersion = '26.1.0'),
     expected: { key: 'deploy.releaseVersion', allowed: /25.6.0/ },
   },
+  ...(
+    [
+      ['image digest in upper case', 'imageDigest', `sha256:${'AB'.repeat(32)}`],
+      ['image digest without sha256:', 'imageDigest', 'ab'.repeat(32)],
+      ['image digest too short', 'imageDigest', `sha256:${'ab'.repeat(31)}`],
+      ['image digest of another algorithm', 'imageDigest', `sha512:${'ab'.repeat(32)}`],
+      ['image digest given as a tag', 'imageDigest', '23.4.1'],
+      ['proxy image digest too long', 'proxyImageDigest', `sha256:${'ab'.repeat(32)}0`],
+    ] as const
+  ).map(([name, field, digest]): Case => ({
+    name,
+    values: (v) => (v.deploy[field] = digest),
+    expected: {
+      key: `deploy.${field}`,
+      given: `given "${digest}"`,
+      allowed: 'an image digest: sha256: followed by 64 lowercase hex digits, as the registry shows it',
+    },
+  })),
+  {
+    name: 'proxy image digest on a node without a proxy',
+    config: (c) => Object.assign(nodes(c)[0], { typenode: 'validator', values: VALUES }),
+    values: (v) => {
+      v.deploy.typenode = 'validator';
+      v.deploy.proxyImageDigest = `sha256:${'ab'.repeat(32)}`;
+    },
+    expected: {
+      key: 'deploy.proxyImageDigest',
+      given: `given "sha256:${'ab'.repeat(32)}"`,
+      allowed: 'no proxyImageDigest for a validator: only writers run the reverse proxy',
+    },
+  },
   {
     name: 'unknown deploy field',
     values: (v) => (v.deploy.replicaCount = 1),

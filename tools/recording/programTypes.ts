@@ -14,6 +14,7 @@ export const PROGRAM_RESOURCE_TYPES = [
   'kubernetes:core/v1:PersistentVolumeClaim',
   'kubernetes:core/v1:Service',
   'kubernetes:apps/v1:StatefulSet',
+  'kubernetes:networking.k8s.io/v1:NetworkPolicy',
   'pulumi:providers:command',
   'command:remote:',
 ] as const;
