@@ -92,15 +92,19 @@ export class KubernetesNode extends pulumi.ComponentResource {
     const auth = description.rpc.authentication;
     if (auth?.method === 'password') {
       // The credentials (bcrypt hashes) are a Secret of their own, not protected: they change with the settings.
-      const credentials = rpcCredentials(auth.users, args.rpcPasswords);
+      const credentials = rpcCredentials(name, this, auth.users, args.rpcPasswords);
       podInputs.push(
         new k8s.core.v1.Secret(`${name}-rpc-auth`, rpcAuthSecretManifest(node, credentials), {
           ...child,
           additionalSecretOutputs: ['data', 'stringData'],
         }),
       );
-      // A password change rolls the pod too (Besu reads the file at start). The digest of bcrypt hashes reveals no
-      // password, and keeping it public keeps the StatefulSet's spec readable in previews and state.
+      // A password change rolls the pod too (Besu reads the file at start). The annotation is public (it keeps the
+      // StatefulSet's spec readable in previews and state), so it is made only from values that include the secret
+      // random salts: the file's bcrypt hashes carry them. Without the salts (secret in the state) a guessed password
+      // cannot be turned into this digest, so it lets no one check a password offline; the same salt and password
+      // give the same digest, so an unchanged setting rolls nothing. The offline plan, whose salts only `pulumi up`
+      // makes, shows it as known after pulumi up.
       const fixed = checksum;
       checksum = pulumi.unsecret(
         credentials.apply((text) => createHash('sha256').update(fixed).update(text).digest('hex')),

@@ -66,7 +66,8 @@ export class RemoteNode extends pulumi.ComponentResource {
 
     const auth = description.rpc.authentication;
     // The secret inputs of the node-key step: the node key, and the RPC credentials file with password authentication.
-    const credentials = auth?.method === 'password' ? rpcCredentials(auth.users, args.rpcPasswords) : undefined;
+    const credentials =
+      auth?.method === 'password' ? rpcCredentials(name, this, auth.users, args.rpcPasswords) : undefined;
     const secretParameters = pulumi
       .all([args.privateKey, credentials ?? ''])
       .apply(([key, text]): Record<string, string> => ({
@@ -86,7 +87,10 @@ export class RemoteNode extends pulumi.ComponentResource {
           .digest('hex'),
       );
       if (step.takesNodeKey && credentials) {
-        // The credentials change without any non-secret input changing: they are in the (secret) trigger too.
+        // The credentials change without any non-secret input changing: they are in this step's trigger too, so a
+        // new password runs it again. That trigger is secret, and made from the bcrypt hashes, which carry the
+        // secret random salts: even shown, it would not let anyone check a guessed password offline. No other
+        // step's trigger or input has anything of the credentials (the start step's CONFIG_DIGEST neither).
         trigger = pulumi.secret(
           pulumi
             .all([trigger, credentials])

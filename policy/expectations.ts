@@ -7,7 +7,7 @@
 import * as path from 'path';
 import { stackConfigFileName } from '../core/catalog/defaults';
 import { NETWORKS, Network, STACK_NETWORKS, StackName } from '../core/catalog/networks';
-import { rpcPubliclyReachable } from '../core/rpc/access';
+import { plainTextRpcPorts, rpcPubliclyReachable } from '../core/rpc/access';
 import { checkStackName, loadStack } from '../core/settings/load';
 import type { StackSettings } from '../core/settings/model';
 import { readFileFromDisk, readStackConfigFile } from '../core/settings/yamlFile';
@@ -24,6 +24,11 @@ export interface ExpectedNode {
   workerName?: string;
   /** Whether the node's JSON-RPC is reachable from outside its machine or cluster (directly or through a proxy). */
   rpcPublic: boolean;
+  /**
+   * The ports where its settings' exposure lets the RPC be reached from outside in plain HTTP (Besu's 4545, a
+   * Kubernetes writer's 80): with authentication on, logins and tokens would cross them in clear.
+   */
+  rpcPlainTextPorts: number[];
 }
 
 /** What the rules know about the stack being checked. */
@@ -49,12 +54,14 @@ export function contextFromSettings(settings: StackSettings): PolicyContext {
             publicIP: node.publicIP,
             workerName: node.workerName,
             rpcPublic: rpcPubliclyReachable(node, node.rpc),
+            rpcPlainTextPorts: plainTextRpcPorts(node, node.rpc),
           }
         : {
             target: 'ssh',
             p2pHost: node.p2pHost,
             p2pPort: node.p2pPort,
             rpcPublic: rpcPubliclyReachable(node, node.rpc),
+            rpcPlainTextPorts: plainTextRpcPorts(node, node.rpc),
           };
   }
   return { network: settings.network, nodes };

@@ -19,7 +19,7 @@ import {
   serviceOnPublicIp,
 } from './rules/identityAndNetwork';
 import { besuVersionHasPermissioning, genesisDigestPinned } from './rules/releaseAndGenesis';
-import { rpcSafeOnPublicPorts } from './rules/rpcExposure';
+import { rpcAuthNotInPlainText, rpcSafeOnPublicPorts } from './rules/rpcExposure';
 
 export type { Rule, Violation } from './rules/common';
 
@@ -29,6 +29,7 @@ export const RULES: readonly Rule[] = [
   serviceOnPublicIp,
   p2pHostIsPermissionedIp,
   rpcSafeOnPublicPorts,
+  rpcAuthNotInPlainText,
   nodeKeyKept,
   dataVolumeKept,
   mainnetVolumeSize,

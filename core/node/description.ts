@@ -101,7 +101,13 @@ function besuPaths(node: NodeSettings, auth: RpcAuthentication | undefined): Bes
   };
 }
 
-/** The proxy's servers: the writer's container port in a pod; 443 with TLS (and a writer's 80) on a machine. */
+/**
+ * The proxy's servers: the writer's container port in a pod; 443 with TLS (and a writer's 80) on a machine. With RPC
+ * authentication on, a machine's 80 answers every request with a redirect to https on 443 and passes nothing to
+ * Besu, so no login or token is taken over plain HTTP (a pod has no TLS: the settings refuse authentication while its
+ * plain port is reachable, see plainTextRpcPorts). The writer's gas-model routing on 80, when it comes, must carry
+ * this rule forward: with authentication on, 80 only redirects.
+ */
 function proxyServersOf(node: NodeSettings): ProxyServer[] {
   const writer = NODE_TYPE_FACTS[node.typenode].reverseProxy;
   if (node.target === 'kubernetes') return writer ? [{ port: PROXY_CONTAINER_PORT }] : [];
@@ -114,7 +120,15 @@ function proxyServersOf(node: NodeSettings): ProxyServer[] {
   };
   return [
     { port: PORTS.reverseProxyHttps, address, tls },
-    ...(writer ? [{ port: PORTS.reverseProxyHttp, address }] : []),
+    ...(writer
+      ? [
+          {
+            port: PORTS.reverseProxyHttp,
+            address,
+            ...(node.rpc.authentication ? { redirectToHttps: PORTS.reverseProxyHttps } : {}),
+          },
+        ]
+      : []),
   ];
 }
 
@@ -125,7 +139,7 @@ function proxyConfigOf(node: NodeSettings, servers: ProxyServer[], hosts: string
   const purpose =
     node.target === 'kubernetes'
       ? `Reverse proxy of writer ${node.nodeName}: the gas-model entry point in front of Besu's JSON-RPC.`
-      : `Reverse proxy of node ${node.nodeName}: Besu's JSON-RPC over TLS${writer ? ', and the writer entry point on 80' : ''}.`;
+      : `Reverse proxy of node ${node.nodeName}: Besu's JSON-RPC over TLS${!writer ? '' : node.rpc.authentication ? ', and on 80 a redirect to it (RPC authentication is on)' : ', and the writer entry point on 80'}.`;
   const zone = node.target === 'kubernetes' ? 'lacchain_rpc' : `lacchain_${node.serviceName.replace(/-/g, '_')}`;
   return renderNginxServers({ purpose, servers, access: proxyAccess(node, [...LOCAL_HOSTS, ...hosts], zone) });
 }
@@ -184,7 +198,9 @@ export function describeNode<N extends NodeSettings>(node: N): NodeDescription<N
  * The digest of what the node runs with, besides its key: config.toml, the launcher, the file that starts Besu with
  * them (`serviceFile`: the proxy config in the pod, the systemd unit on a machine), the JWT public key and the
  * genesis digest. A change of it restarts Besu: the pod's checksum annotation rolls the pod, the start step's
- * parameter restarts the service.
+ * parameter restarts the service. The RPC credentials are deliberately not in it: it is public (an annotation, a step
+ * parameter, the plan), and the components roll the pod or run the node-key step on a password change from values
+ * that carry the secret bcrypt salts (components/kubernetesNode.ts, components/remoteNode.ts).
  */
 export function configDigest(description: NodeDescription, serviceFile: string, genesisSha256: string): string {
   const { files } = description;

@@ -14,6 +14,12 @@ export interface ProxyServer {
   address?: string;
   /** TLS certificate and key files; plain HTTP when absent. */
   tls?: { certificateFile: string; keyFile: string };
+  /**
+   * A plain-HTTP server that only redirects: every request (with an allowed Host) is answered 308 to https:// on
+   * this port, and nothing reaches Besu, so no login or token is processed in plain text. 308 keeps the method and
+   * body, so a client that follows it POSTs again, over TLS.
+   */
+  redirectToHttps?: number;
 }
 
 /** What the proxy enforces: the same choices as Besu (`lacchain:rpc`). */
@@ -69,7 +75,9 @@ export function renderNginxServers(input: ProxyConfigInput): string {
   }
   const blocks = input.servers.flatMap((server) => [
     ...(access && !access.hosts.includes('*') ? [refuseBlock(server)] : []),
-    serverBlock(server, maxBodySize, access),
+    server.redirectToHttps !== undefined
+      ? redirectBlock(server, server.redirectToHttps, access)
+      : serverBlock(server, maxBodySize, access),
   ]);
   return `${head.join('\n')}\n${blocks.join('\n')}`;
 }
@@ -102,6 +110,23 @@ function refuseBlock(server: ProxyServer): string {
     '    server_name _;',
     '    default_type application/json;',
     `    return ${REFUSED_HOST_STATUS} '{"message":"Host not authorized."}';`,
+    '}',
+    '',
+  ].join('\n');
+}
+
+/** A plain-HTTP server that answers every request with a 308 redirect to the same Host and path over https. */
+function redirectBlock(server: ProxyServer, httpsPort: number, access: ProxyAccess | undefined): string {
+  if (server.tls) throw new Error(`port ${server.port}: a TLS server does not redirect to https`);
+  const named = access && !access.hosts.includes('*');
+  const port = httpsPort === PORTS.reverseProxyHttps ? '' : `:${httpsPort}`;
+  return [
+    '# RPC authentication is on: no login or token is taken over plain HTTP. Every request is redirected to https',
+    '# (308 keeps the method and body); nothing here reaches Besu.',
+    'server {',
+    ...listen(server, false),
+    `    server_name ${named ? access.hosts.join(' ') : '_'};`,
+    `    return 308 https://$host${port}$request_uri;`,
     '}',
     '',
   ].join('\n');

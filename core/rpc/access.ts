@@ -3,6 +3,7 @@
  * and the choices handed to the config.toml renderer and the reverse proxy.
  */
 import { NODE_TYPE_FACTS, UNSAFE_RPC_APIS } from '../catalog/nodeTypes';
+import { PORTS } from '../catalog/ports';
 import type { NodeSettings, RpcSettings } from '../settings/model';
 import type { ProxyAccess } from '../proxy/nginxConf';
 
@@ -46,6 +47,20 @@ export type ClusterRpcPeers = 'anywhere' | 'namespace' | 'none';
 export function clusterRpcPeers(node: NodeKind, rpc: RpcSettings): ClusterRpcPeers {
   if (reachablePorts(node, rpc).rpc) return 'anywhere';
   return rpc.exposure === 'internal' ? 'namespace' : 'none';
+}
+
+/**
+ * The ports reachable from outside where a node's RPC would take logins and tokens in plain text: Besu's 4545 (exposure
+ * `public`, both paths: Besu has no TLS) and a Kubernetes writer's proxy on 80 (exposure `public` or `tls-only`: the
+ * pod has no TLS either). A machine's 80 is not one: with authentication on it only redirects to TLS on 443
+ * (core/node/description.ts). The settings refuse authentication while any is reachable; the policy flags it too.
+ */
+export function plainTextRpcPorts(node: NodeKind, rpc: RpcSettings): number[] {
+  const reachable = reachablePorts(node, rpc);
+  return [
+    ...(reachable.rpc ? [PORTS.rpcHttp] : []),
+    ...(reachable.proxyHttp && node.target === 'kubernetes' ? [PORTS.reverseProxyHttp] : []),
+  ];
 }
 
 /** The API groups a node enables: the setting's, or its type's. */

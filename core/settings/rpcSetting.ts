@@ -6,8 +6,8 @@ import * as path from 'path';
 import { acceptedOptions } from '../catalog/besu';
 import { configKey } from '../catalog/defaults';
 import { UNSAFE_RPC_APIS } from '../catalog/nodeTypes';
-import { RPC_DEFAULTS, RPC_OPTIONS, firstReleaseWith } from '../catalog/rpc';
-import { rpcApisOf, unsafeRpcOverride } from '../rpc/access';
+import { RPC_DEFAULTS, RPC_EXPOSURES, RPC_OPTIONS, firstReleaseWith } from '../catalog/rpc';
+import { plainTextRpcPorts, rpcApisOf, unsafeRpcOverride } from '../rpc/access';
 import type { FileReader, RawStackConfig } from './load';
 import type { NodeSettings, RpcSettings } from './model';
 import { describeGiven, Problem } from './problems';
@@ -178,6 +178,7 @@ export function checkRpcForNodes(rpc: RpcSettings, nodes: NodeSettings[], file: 
       });
     }
   }
+  checkCredentialsStayEncrypted(rpc, nodes, file, problems);
   const needs = (option: string, why: string, wanted: boolean) => {
     if (!wanted) return;
     const from = firstReleaseWith(option);
@@ -202,4 +203,36 @@ export function checkRpcForNodes(rpc: RpcSettings, nodes: NodeSettings[], file: 
     `${RPC_KEY}.maxActiveConnections`,
     rpc.maxActiveConnections !== RPC_DEFAULTS.maxActiveConnections,
   );
+}
+
+/**
+ * With authentication on, logins and tokens never cross a port reachable from outside in plain text. Per path and
+ * exposure (the README's table): `public` is refused on both paths (Besu's 4545 has no TLS); `tls-only` is kept on a
+ * machine (TLS on 443, its 80 only redirects there) and refused for a Kubernetes writer (the Service's 80 is plain
+ * HTTP and the pod has no TLS: keep it `internal` behind your own TLS ingress); `internal` is always kept. One
+ * problem for the stack, naming each node and port, the why, and the exposures that would do.
+ */
+function checkCredentialsStayEncrypted(rpc: RpcSettings, nodes: NodeSettings[], file: string, problems: Problem[]) {
+  if (!rpc.authentication) return;
+  const plain = nodes
+    .map((node) => ({ node, ports: plainTextRpcPorts(node, rpc) }))
+    .filter(({ ports }) => ports.length > 0);
+  if (plain.length === 0) return;
+  const instead = RPC_EXPOSURES.filter(
+    (exposure) =>
+      exposure !== rpc.exposure && nodes.every((n) => plainTextRpcPorts(n, { ...rpc, exposure }).length === 0),
+  );
+  const where = plain.map(({ node, ports }) => `node ${node.name}: ${ports.join(' and ')}`).join(', ');
+  const hints = [
+    ...(instead.includes('tls-only') ? ['tls-only serves the RPC over TLS on 443 (80 then only redirects there)'] : []),
+    ...(nodes.some((n) => n.target === 'kubernetes')
+      ? ['a Kubernetes pod has no TLS: keep its RPC internal and put your own TLS ingress in front of it']
+      : ['internal keeps the RPC inside the machine']),
+  ];
+  problems.push({
+    file,
+    key: `${RPC_KEY}.exposure`,
+    given: describeGiven(rpc.exposure),
+    allowed: `${instead.join(' or ')} while ${RPC_KEY}.authentication is on, so logins and tokens never cross the network in plain text (with exposure ${rpc.exposure}, plain HTTP reaches ${where}); ${hints.join('; ')}`,
+  });
 }

@@ -1,6 +1,6 @@
 /**
  * Rules on the RPC's exposure: no unsafe API and no any-origin CORS on a port reachable from outside, in config.toml
- * or in the Besu container's own variables and flags.
+ * or in the Besu container's own variables and flags; no authentication on a port reachable in plain HTTP.
  */
 import { UNSAFE_RPC_APIS } from '../../core/catalog/nodeTypes';
 import { kubernetesNodeOf, stringList, TYPES } from '../inspect';
@@ -102,5 +102,31 @@ export const rpcSafeOnPublicPorts: Rule = {
       );
     }
     return problems;
+  },
+};
+
+export const rpcAuthNotInPlainText: Rule = {
+  name: 'rpc-auth-not-in-plain-text',
+  description:
+    "With RPC authentication on (config.toml's rpc-http-authentication-enabled), the RPC is not reachable from " +
+    "outside in plain HTTP: not on Besu's 4545 (exposure public), not on a Kubernetes writer's 80 (the pod has no " +
+    'TLS), so logins and tokens never cross the network in clear.',
+  types: [TYPES.configMap, TYPES.command],
+  check(resource, context) {
+    const where = describeResource(resource);
+    return withConfig(resource, (config, node) => {
+      if (config['rpc-http-enabled'] !== true || config['rpc-http-authentication-enabled'] !== true) return [];
+      // The settings say which ports are reachable in plain HTTP; without them, a non-loopback binding counts.
+      const known = node ? context.nodes?.[node]?.rpcPlainTextPorts : undefined;
+      const host = config['rpc-http-host'];
+      const bound = host !== undefined && !LOCAL_ADDRESSES.has(String(host));
+      const ports = known ?? (bound ? [String(config['rpc-http-port'] ?? 'the RPC port')] : []);
+      if (ports.length === 0) return [];
+      return [
+        `${where}: RPC authentication is on while the RPC is reachable from outside in plain HTTP (${ports.join(', ')}): ` +
+          'logins and tokens would cross the network in clear; use exposure tls-only on a machine, or internal ' +
+          'behind your own TLS ingress on a cluster (lacchain:rpc.exposure)',
+      ];
+    });
   },
 };

@@ -2,9 +2,10 @@
  * RPC access and authentication end to end, on a real Debian host: a writer with `lacchain:rpc` exposure tls-only
  * and password authentication, provisioned by running the program's recorded remote commands over real SSH (as
  * sshNode.test.ts does). Checks, from outside and on the machine: an unauthenticated call is refused (401), POST
- * /login gives a token that works, a disallowed API answers "Method not enabled", a Host outside the allowlist is
- * refused by nginx (443, 80) and by Besu (4545), 4545 is not reachable from outside, health endpoints answer, the
- * proxy's rate limit answers 429, and nginx accepts its configuration.
+ * /login gives a token that works, the writer's plain port 80 takes no login or token (every request is redirected to
+ * https on 443 with 308), a disallowed API answers "Method not enabled", a Host outside the allowlist is refused by
+ * nginx (443, 80) and by Besu (4545), 4545 is not reachable from outside, health endpoints answer, the proxy's rate
+ * limit answers 429, and nginx accepts its configuration.
  */
 import * as http from 'http';
 import * as https from 'https';
@@ -41,6 +42,8 @@ const OUTSIDE_HOST = 'evil.example.org';
 
 interface Answer {
   status?: number;
+  /** The Location header of a redirect. */
+  location?: string;
   body: string;
 }
 
@@ -67,7 +70,7 @@ function request(
       (response) => {
         let body = '';
         response.on('data', (chunk) => (body += chunk));
-        response.on('end', () => resolve({ status: response.statusCode, body }));
+        response.on('end', () => resolve({ status: response.statusCode, location: response.headers.location, body }));
       },
     );
     call.setTimeout(10_000, () => call.destroy(new Error(`no answer on ${port} within 10 s`)));
@@ -138,7 +141,7 @@ suite('RPC access and authentication on a real host', () => {
 
   it('writes the credentials file (bcrypt, 0600, the service user) and binds Besu to 127.0.0.1 only', async () => {
     expect(await sh(`stat -c '%U:%G %a' ${HOME}/rpc-credentials.toml`)).toBe('besu:besu 600');
-    expect(await sh(`grep -c '^password = "\\$2a\\$10\\$' ${HOME}/rpc-credentials.toml`)).toBe('1');
+    expect(await sh(`grep -c '^password = "\\$2b\\$10\\$' ${HOME}/rpc-credentials.toml`)).toBe('1');
     expect(await sh(`grep -c '${PASSWORD}' ${HOME}/rpc-credentials.toml || true`)).toBe('0');
     expect(await sh(`grep '^rpc-http-host' ${HOME}/config.toml`)).toBe('rpc-http-host = "127.0.0.1"');
     expect(await sh('nginx -t 2>&1 | tail -n 1')).toMatch(/test is successful/);
@@ -178,11 +181,24 @@ suite('RPC access and authentication on a real host', () => {
     const call = await request(443, { body: rpcBody('eth_chainId'), token });
     expect(call.status).toBe(200);
     expect(JSON.parse(call.body).result).toMatch(/^0x[0-9a-f]+$/);
-    // The writer's entry point on 80 enforces the same: no token 401, with it the call works.
-    const plain = await request(80, { body: rpcBody('eth_chainId'), host: host.ip });
-    expect(plain.status).toBe(401);
+  });
+
+  it("takes no login or token on the writer's plain port 80: every request is redirected to https on 443 (308)", async () => {
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const token = JSON.parse((await login()).body).token as string;
+    const loginOn80 = await request(80, {
+      path: '/login',
+      host: host.ip,
+      body: JSON.stringify({ username: USER, password: PASSWORD }),
+    });
+    expect([loginOn80.status, loginOn80.location]).toEqual([308, `https://${host.ip}/login`]);
+    expect(loginOn80.body).not.toContain('token');
     const withToken = await request(80, { body: rpcBody('net_enode'), host: host.ip, token });
-    expect(JSON.parse(withToken.body).result).toBe(enode);
+    expect([withToken.status, withToken.location]).toEqual([308, `https://${host.ip}/`]);
+    expect(withToken.body).not.toContain(enode);
+    // The allowlisted DNS name keeps its name in the redirect.
+    const named = await request(80, { method: 'GET', path: '/readiness', host: 'rpc.e2e.test' });
+    expect([named.status, named.location]).toEqual([308, 'https://rpc.e2e.test/readiness']);
   });
 
   it('answers "Method not enabled" for an API that is not on (ADMIN), even with a token', async () => {
@@ -211,7 +227,7 @@ suite('RPC access and authentication on a real host', () => {
     await new Promise((resolve) => setTimeout(resolve, 2500));
     const liveness = await request(443, { method: 'GET', path: '/liveness' });
     expect([liveness.status, JSON.parse(liveness.body)]).toEqual([200, { status: 'UP' }]);
-    const readiness = await request(80, { method: 'GET', path: '/readiness', host: host.ip });
+    const readiness = await request(443, { method: 'GET', path: '/readiness', host: host.ip });
     expect(readiness.status).toBe(200);
     expect((await local(`-H 'Host: localhost' http://127.0.0.1:4545/liveness`)).split('\n')[1]).toBe('200');
   });

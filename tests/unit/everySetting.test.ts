@@ -33,7 +33,7 @@ describe('a stack that sets every setting', () => {
       genesisFile: '/project/genesis/open-protestnet.json',
       rpc: {
         apis: ['ETH', 'NET', 'WEB3', 'ADMIN'],
-        exposure: 'tls-only',
+        exposure: 'internal',
         allowUnsafeApis: true,
         maxActiveConnections: 120,
         proxy: { maxBodySize: '2m', requestsPerSecond: 50, burst: 100 },

@@ -228,7 +228,7 @@ describe('plan of a node with RPC password authentication', () => {
     {
       'lacchain:network': 'open-protestnet',
       'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }],
-      'lacchain:rpc': { exposure: 'tls-only', authentication: { method: 'password', users: [{ name: 'alice' }] } },
+      'lacchain:rpc': { exposure: 'internal', authentication: { method: 'password', users: [{ name: 'alice' }] } },
       'lacchain:rpcPasswords': { alice: { secure: 'v1:encrypted' } },
     },
     { 'values/writer.yml': valuesFor('testnet', 'writer') },
@@ -247,5 +247,14 @@ describe('plan of a node with RPC password authentication', () => {
     expect(set.spec.nodeName).toBe('worker-writer');
     expect(set.metadata.annotations['lacchain.net/config-checksum']).toBe('[known after pulumi up]');
     expect(find('writer-rpc-auth').inputs.stringData).toBe('[known after pulumi up]');
+  });
+
+  it("plans the password's random salt, made by pulumi up and kept secret: the plan never shows it", () => {
+    const salt = find('writer-rpc-salt-alice');
+    expect(salt).toMatchObject({
+      type: 'random:index/randomBytes:RandomBytes',
+      inputs: { length: 16 },
+      options: { parent: 'writer', additionalSecretOutputs: expect.arrayContaining(['hex', 'base64']) },
+    });
   });
 });

@@ -34,6 +34,7 @@ const RULE_NAMES = [
   'service-static-public-ip',
   'p2p-host-is-permissioned-ip',
   'rpc-safe-on-public-ports',
+  'rpc-auth-not-in-plain-text',
   'node-key-secret-kept',
   'data-volume-kept',
   'mainnet-volume-size',
@@ -276,6 +277,50 @@ describe('rpc-safe-on-public-ports', () => {
     expect(of(check(broken), 'rpc-safe-on-public-ports')).toEqual([
       expect.stringMatching(/^ConfigMap writer-config: config.toml is not valid TOML/),
     ]);
+  });
+});
+
+describe('rpc-auth-not-in-plain-text', () => {
+  const withAuth = (toml: string) =>
+    toml.replace('rpc-http-api = [', 'rpc-http-authentication-enabled = true\nrpc-http-api = [');
+  const FIX =
+    'logins and tokens would cross the network in clear; use exposure tls-only on a machine, or internal behind your own TLS ingress on a cluster (lacchain:rpc.exposure)';
+
+  it("refuses authentication on a node whose settings reach its RPC in plain HTTP (4545, a cluster writer's 80)", () => {
+    const cluster = editConfig(copy(testnet, T.configMap, 'writer-config'), withAuth);
+    expect(of(check(cluster), 'rpc-auth-not-in-plain-text')).toEqual([
+      `ConfigMap writer-config: RPC authentication is on while the RPC is reachable from outside in plain HTTP (4545, 80): ${FIX}`,
+    ]);
+    const machine = editStep(copy(testnet, T.command, 'validator-node-files'), 'CONFIG_TOML', withAuth);
+    expect(of(check(machine), 'rpc-auth-not-in-plain-text')).toEqual([
+      `remote step node-files of node validator (validator-node-files): RPC authentication is on while the RPC is reachable from outside in plain HTTP (4545): ${FIX}`,
+    ]);
+  });
+
+  it('allows it where no plain-HTTP port is reachable: settings saying so, or a loopback binding without settings', () => {
+    const inside: PolicyContext = structuredClone(testnetContext);
+    inside.nodes!.writer.rpcPlainTextPorts = [];
+    const cluster = editConfig(copy(testnet, T.configMap, 'writer-config'), withAuth);
+    expect(of(check(cluster, inside), 'rpc-auth-not-in-plain-text')).toEqual([]);
+    const unread = { network: testnetContext.network, settingsProblem: 'unread' };
+    const local = editConfig(copy(testnet, T.configMap, 'writer-config'), (toml) =>
+      withAuth(toml).replace('rpc-http-host = "0.0.0.0"', 'rpc-http-host = "127.0.0.1"'),
+    );
+    expect(of(check(local, unread), 'rpc-auth-not-in-plain-text')).toEqual([]);
+    expect(of(check(cluster, unread), 'rpc-auth-not-in-plain-text')).toEqual([
+      `ConfigMap writer-config: RPC authentication is on while the RPC is reachable from outside in plain HTTP (4545): ${FIX}`,
+    ]);
+  });
+
+  it('passes the nodes the program declares with authentication on an allowed exposure', async () => {
+    const config = {
+      ...validTestnetConfig(),
+      'lacchain:rpc': { exposure: 'internal', authentication: { method: 'password', users: [{ name: 'alice' }] } },
+      'lacchain:rpcPasswords': { alice: 'correct horse battery' },
+    };
+    const declared = await declareProgram(recorded, 'testnet', config, { 'values/writer.yml': validWriterValues() });
+    const violations = checkResources(asPolicy(declared), testContext(declared));
+    expect(violations.filter((v) => v.policy === 'rpc-auth-not-in-plain-text')).toEqual([]);
   });
 });
 

@@ -49,7 +49,8 @@ function rowFor(resource: RecordedResource) {
 async function clusterStack(extra: Record<string, unknown>): Promise<Declared> {
   const { config, files } = kubernetesStack('testnet', {
     'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }],
-    'lacchain:rpc': { authentication: { method: 'password', users: [{ name: 'reader' }] } },
+    // internal: with authentication on, a Kubernetes writer's RPC stays inside the cluster (a pod has no TLS).
+    'lacchain:rpc': { exposure: 'internal', authentication: { method: 'password', users: [{ name: 'reader' }] } },
     'lacchain:rpcPasswords': { reader: { secure: 'correct horse battery' } },
     ...extra,
   });
@@ -99,8 +100,12 @@ describe.each([
 
   it('keeps the generated key like the key Secret, and protects nothing', () => {
     for (const r of declared.resources) expect([r.name, r.options.protect]).toEqual([r.name, false]);
-    const generated = declared.resources.find((r) => r.type === 'random:index/randomBytes:RandomBytes');
+    const random = declared.resources.filter((r) => r.type === 'random:index/randomBytes:RandomBytes');
+    const generated = random.find((r) => r.name === 'writer-identity-key');
     expect(generated?.options.retainOnDelete).toBe(!allowKeyDeletion);
+    // The RPC password's salt goes with the stack: it salts a hash, it is no identity.
+    const salt = random.find((r) => r.name === 'writer-rpc-salt-reader');
+    expect(salt?.options).toMatchObject({ protect: false, retainOnDelete: false });
   });
 });
 

@@ -14,10 +14,10 @@ import { NETWORKS } from '../../core/catalog/networks';
 import { NODE_TYPES } from '../../core/catalog/nodeTypes';
 import { CHECK_METHODS } from '../../core/catalog/rpc';
 import { renderNginxServers, ProxyAccess } from '../../core/proxy/nginxConf';
-import { deterministicBcrypt, renderCredentialsToml } from '../../core/rpc/credentials';
+import { bcryptHash, bcryptSalt, renderCredentialsToml } from '../../core/rpc/credentials';
 import { loadStack } from '../../core/settings/load';
 import { SettingsError } from '../../core/settings/problems';
-import { isWrappedSecret, unwrapSecrets } from '../../tools/recording/engine';
+import { deterministicHex, isWrappedSecret, unwrapSecrets } from '../../tools/recording/engine';
 import {
   memoryFiles,
   rawConfig,
@@ -57,6 +57,8 @@ function messages(rpc: unknown, extra: Config = {}, files: Record<string, string
 }
 
 const passwordAuth = { method: 'password', users: [{ name: 'alice' }] };
+/** The salt the test engine gives RandomBytes `<node>-rpc-salt-<user>` (testing/pulumi.ts: by resource name). */
+const testSalt = (node: string, user: string) => deterministicHex(`${node}-rpc-salt-${user}`, 16);
 
 describe('the lacchain:rpc setting', () => {
   it('defaults: public, the node type APIs, no extra hosts, no CORS, no authentication, 80 connections', () => {
@@ -77,7 +79,7 @@ describe('the lacchain:rpc setting', () => {
 
   it('loads password authentication with its secret passwords, and jwt with a key file', () => {
     const password = load(
-      { exposure: 'tls-only', authentication: passwordAuth, noAuthMethods: ['eth_chainId'] },
+      { exposure: 'internal', authentication: passwordAuth, noAuthMethods: ['eth_chainId'] },
       { 'lacchain:rpcPasswords': { alice: PASSWORD } },
     );
     expect(password.settings.rpc.authentication).toEqual({
@@ -86,7 +88,7 @@ describe('the lacchain:rpc setting', () => {
     });
     expect(password.secrets.rpcPasswords).toEqual({ alice: PASSWORD });
     const jwt = load(
-      { authentication: { method: 'jwt', publicKey: 'keys/rpc.pem', algorithm: 'RS256' } },
+      { exposure: 'internal', authentication: { method: 'jwt', publicKey: 'keys/rpc.pem', algorithm: 'RS256' } },
       {},
       {
         'keys/rpc.pem': PUBLIC_KEY,
@@ -166,7 +168,7 @@ describe('the lacchain:rpc setting', () => {
     ],
     [
       'password user without a password',
-      { authentication: passwordAuth },
+      { exposure: 'internal', authentication: passwordAuth },
       {},
       [
         `${STACK}: lacchain:rpcPasswords.alice: missing; allowed: the password of RPC user alice: pulumi config set --secret --path 'lacchain:rpcPasswords.alice' <password>`,
@@ -174,7 +176,7 @@ describe('the lacchain:rpc setting', () => {
     ],
     [
       'a short password is refused without being shown',
-      { authentication: passwordAuth },
+      { exposure: 'internal', authentication: passwordAuth },
       { 'lacchain:rpcPasswords': { alice: 'hunter2' } },
       [
         `${STACK}: lacchain:rpcPasswords.alice: given a value that is shorter than 12 characters (secret, not shown); allowed: a password of 12 characters to 72 bytes, set with --secret`,
@@ -182,7 +184,7 @@ describe('the lacchain:rpc setting', () => {
     ],
     [
       'a password for an unknown user',
-      { authentication: passwordAuth },
+      { exposure: 'internal', authentication: passwordAuth },
       { 'lacchain:rpcPasswords': { alice: PASSWORD, bob: PASSWORD } },
       [
         `${STACK}: lacchain:rpcPasswords.bob: given a password for a user that is not an RPC user; allowed: a user of lacchain:rpc.authentication.users: alice`,
@@ -190,7 +192,10 @@ describe('the lacchain:rpc setting', () => {
     ],
     [
       'a bad permission',
-      { authentication: { method: 'password', users: [{ name: 'alice', permissions: ['all'] }] } },
+      {
+        exposure: 'internal',
+        authentication: { method: 'password', users: [{ name: 'alice', permissions: ['all'] }] },
+      },
       { 'lacchain:rpcPasswords': { alice: PASSWORD } },
       [
         `${STACK}: lacchain:rpc.authentication.users[0].permissions[0]: given "all"; allowed: a permission <api>:<method> such as *:*, net:* or eth:blockNumber`,
@@ -210,6 +215,42 @@ describe('the lacchain:rpc setting', () => {
       {},
       [
         `${STACK}: lacchain:rpc.authentication.publicKey: given the file "nowhere.pem", which does not exist; allowed: a PEM public key (-----BEGIN PUBLIC KEY----- ... -----END PUBLIC KEY-----), as text or a file beside the stack config`,
+      ],
+    ],
+    [
+      // Logins and tokens never cross a reachable port in plain text (README: "With authentication on").
+      'password authentication with exposure public (Besu 4545 is plain HTTP on both paths)',
+      { authentication: passwordAuth },
+      { 'lacchain:rpcPasswords': { alice: PASSWORD } },
+      [
+        `${STACK}: lacchain:rpc.exposure: given "public"; allowed: internal while lacchain:rpc.authentication is on, so logins and tokens never cross the network in plain text (with exposure public, plain HTTP reaches node writer: 4545 and 80, node validator: 4545); a Kubernetes pod has no TLS: keep its RPC internal and put your own TLS ingress in front of it`,
+      ],
+    ],
+    [
+      'jwt authentication with exposure public (tokens in plain text)',
+      { authentication: { method: 'jwt', publicKey: PUBLIC_KEY } },
+      {},
+      [
+        `${STACK}: lacchain:rpc.exposure: given "public"; allowed: internal while lacchain:rpc.authentication is on, so logins and tokens never cross the network in plain text (with exposure public, plain HTTP reaches node writer: 4545 and 80, node validator: 4545); a Kubernetes pod has no TLS: keep its RPC internal and put your own TLS ingress in front of it`,
+      ],
+    ],
+    [
+      "authentication with exposure tls-only and a Kubernetes writer (the Service's 80 is plain HTTP)",
+      { exposure: 'tls-only', authentication: passwordAuth },
+      { 'lacchain:rpcPasswords': { alice: PASSWORD } },
+      [
+        `${STACK}: lacchain:rpc.exposure: given "tls-only"; allowed: internal while lacchain:rpc.authentication is on, so logins and tokens never cross the network in plain text (with exposure tls-only, plain HTTP reaches node writer: 80); a Kubernetes pod has no TLS: keep its RPC internal and put your own TLS ingress in front of it`,
+      ],
+    ],
+    [
+      'authentication with exposure public on SSH nodes only (tls-only would do)',
+      { authentication: passwordAuth },
+      {
+        'lacchain:rpcPasswords': { alice: PASSWORD },
+        'lacchain:nodes': [(validTestnetConfig()['lacchain:nodes'] as unknown[])[1]],
+      },
+      [
+        `${STACK}: lacchain:rpc.exposure: given "public"; allowed: tls-only or internal while lacchain:rpc.authentication is on, so logins and tokens never cross the network in plain text (with exposure public, plain HTTP reaches node validator: 4545); tls-only serves the RPC over TLS on 443 (80 then only redirects there); internal keeps the RPC inside the machine`,
       ],
     ],
     [
@@ -250,7 +291,7 @@ describe('the lacchain:rpc setting', () => {
     values.deploy.releaseVersion = '22.1.0';
     expect(
       messages(
-        { authentication: passwordAuth },
+        { exposure: 'internal', authentication: passwordAuth },
         { 'lacchain:rpcPasswords': { alice: PASSWORD } },
         { 'values/writer.yml': yaml.dump(values) },
       ),
@@ -265,6 +306,30 @@ describe('the lacchain:rpc setting', () => {
     expect(messages({ maxActiveConnections: 40 }, { 'lacchain:nodes': config['lacchain:nodes'] })).toEqual([
       `${STACK}: lacchain:rpc.maxActiveConnections: given for node validator, which runs Besu 20.10.4; allowed: a node on Besu 21.1.6 or newer (Besu 20.10.4 has no rpc-http-max-active-connections), or no such setting`,
     ]);
+  });
+
+  it('accepts authentication where no reachable port is plain HTTP: internal, and tls-only on SSH or without a cluster writer', () => {
+    const passwords = { 'lacchain:rpcPasswords': { alice: PASSWORD } };
+    expect(() => load({ exposure: 'internal', authentication: passwordAuth }, passwords)).not.toThrow();
+    const sshOnly = { 'lacchain:nodes': [(validTestnetConfig()['lacchain:nodes'] as unknown[])[1]] };
+    expect(() =>
+      load({ exposure: 'tls-only', authentication: passwordAuth }, { ...passwords, ...sshOnly }),
+    ).not.toThrow();
+    // A Kubernetes validator has no RPC port on its Service with tls-only.
+    const clusterValidator = {
+      'lacchain:nodes': [{ name: 'v', typenode: 'validator', target: 'kubernetes', values: 'values/writer.yml' }],
+    };
+    const values = validWriterValues() as any;
+    values.deploy.typenode = 'validator';
+    expect(() =>
+      load(
+        { exposure: 'tls-only', authentication: passwordAuth },
+        { ...passwords, ...clusterValidator },
+        {
+          'values/writer.yml': yaml.dump(values),
+        },
+      ),
+    ).not.toThrow();
   });
 
   it('accepts unsafe APIs with the explicit override, or when the RPC stays inside', () => {
@@ -361,16 +426,36 @@ describe('config.toml per choice and per Besu release', () => {
 });
 
 describe('the credentials file', () => {
-  it('is deterministic bcrypt ($2a$10$) that verifies, per user and password', () => {
-    const hash = deterministicBcrypt('alice', PASSWORD);
-    expect(hash).toMatch(/^\$2a\$10\$[./A-Za-z0-9]{53}$/);
-    expect(deterministicBcrypt('alice', PASSWORD)).toBe(hash);
-    expect(deterministicBcrypt('bob', PASSWORD)).not.toBe(hash);
+  const SALT = '00112233445566778899aabbccddeeff';
+  const OTHER_SALT = 'ffeeddccbbaa99887766554433221100';
+
+  it("turns 16 random bytes into bcrypt's salt: $2b$10$ and 22 characters of bcrypt's alphabet, as bcryptjs encodes them", () => {
+    const salt = bcryptSalt(SALT);
+    expect(salt).toMatch(/^\$2b\$10\$[./A-Za-z0-9]{22}$/);
+    expect(salt.slice(7)).toBe(bcrypt.encodeBase64(Buffer.from(SALT, 'hex'), 16));
+    // bcryptjs reads the same 16 bytes back from it.
+    expect(Buffer.from(bcrypt.decodeBase64(salt.slice(7), 16)).toString('hex')).toBe(SALT);
+    expect(() => bcryptSalt('00')).toThrow('a bcrypt salt is 16 bytes, given as 32 hex digits');
+    expect(() => bcryptSalt(`${SALT.slice(2)}zz`)).toThrow(/^a bcrypt salt is 16 bytes/);
+  });
+
+  it('is bcrypt ($2b$10$) with the given salt, never one derived from the user and password', () => {
+    const hash = bcryptHash(PASSWORD, SALT);
+    expect(hash).toMatch(/^\$2b\$10\$[./A-Za-z0-9]{53}$/);
+    expect(hash.startsWith(bcryptSalt(SALT))).toBe(true);
     expect(bcrypt.compareSync(PASSWORD, hash)).toBe(true);
     expect(bcrypt.compareSync('wrong password!', hash)).toBe(false);
-    const text = renderCredentialsToml([{ name: 'alice', permissions: ['*:*'] }], { alice: PASSWORD });
+    // The same salt and password: the same hash (no rollout); another salt: another hash, for the same user too.
+    expect(bcryptHash(PASSWORD, SALT)).toBe(hash);
+    const users = [{ name: 'alice', permissions: ['*:*'] }];
+    const text = renderCredentialsToml(users, { alice: PASSWORD }, { alice: SALT });
     expect(parseToml(text)).toEqual({ Users: { alice: { password: hash, permissions: ['*:*'] } } });
+    expect(renderCredentialsToml(users, { alice: PASSWORD }, { alice: SALT })).toBe(text);
+    const other = renderCredentialsToml(users, { alice: PASSWORD }, { alice: OTHER_SALT });
+    expect(other).not.toBe(text);
+    expect(bcrypt.compareSync(PASSWORD, (parseToml(other) as any).Users.alice.password)).toBe(true);
     expect(text).not.toContain(PASSWORD);
+    expect(() => renderCredentialsToml(users, { alice: PASSWORD }, {})).toThrow('no bcrypt salt for RPC user alice');
   });
 });
 
@@ -411,6 +496,34 @@ describe('the proxy configuration per choice', () => {
     });
     expect(text).toContain('location = /login {');
     expect(text).toContain('limit_except POST OPTIONS { deny all; }');
+  });
+
+  it('a plain server that redirects: every request with an allowed Host gets 308 to https, nothing reaches Besu', () => {
+    const text = renderNginxServers({
+      purpose: 'p',
+      servers: [
+        { port: 443, tls },
+        { port: 80, redirectToHttps: 443 },
+      ],
+      access: { ...access, login: true },
+    });
+    const [, plain] = text.split('listen 80;');
+    expect(plain).toBeDefined();
+    const block = plain.slice(0, plain.indexOf('\n}'));
+    expect(block).toContain('return 308 https://$host$request_uri;');
+    expect(block).toContain('server_name localhost 127.0.0.1 203.0.113.10;');
+    expect(block).not.toContain('proxy_pass');
+    expect(block).not.toContain('/login');
+    // Other Hosts are still refused on 80; 443 keeps serving the RPC and /login.
+    expect(text).toContain('listen 80 default_server;');
+    expect(text.match(/proxy_pass /g)).toHaveLength(3);
+    expect(text.match(/location = \/login/g)).toHaveLength(1);
+    expect(renderNginxServers({ purpose: 'p', servers: [{ port: 8080, redirectToHttps: 8443 }] })).toContain(
+      'return 308 https://$host:8443$request_uri;',
+    );
+    expect(() => renderNginxServers({ purpose: 'p', servers: [{ port: 443, tls, redirectToHttps: 443 }] })).toThrow(
+      'port 443: a TLS server does not redirect to https',
+    );
   });
 
   it('serves any Host with * and binds to loopback when asked', () => {
@@ -457,7 +570,7 @@ describe('Kubernetes nodes per choice', () => {
 
   it('password authentication: a Secret of bcrypt hashes mounted read-only, the pod rolls on a change', async () => {
     const declared = await declare(
-      { exposure: 'tls-only', authentication: passwordAuth },
+      { exposure: 'internal', authentication: passwordAuth },
       { 'lacchain:rpcPasswords': { alice: PASSWORD } },
     );
     const secret = resource(declared, T.secret, 'writer-rpc-auth');
@@ -465,7 +578,7 @@ describe('Kubernetes nodes per choice', () => {
     const data = inputsOf(declared, T.secret, 'writer-rpc-auth');
     expect(data.metadata.name).toBe('besu-node-writer-rpc-auth');
     expect(parseToml(data.stringData['rpc-credentials.toml'])).toEqual({
-      Users: { alice: { password: deterministicBcrypt('alice', PASSWORD), permissions: ['*:*'] } },
+      Users: { alice: { password: bcryptHash(PASSWORD, testSalt('writer', 'alice')), permissions: ['*:*'] } },
     });
     expect(secret.options.protect).toBeFalsy();
     const pod = inputsOf(declared, T.statefulSet, 'writer-node').spec.template.spec;
@@ -483,7 +596,7 @@ describe('Kubernetes nodes per choice', () => {
     const nginx = inputsOf(declared, T.configMap, 'writer-config').data['nginx.conf'];
     expect(nginx).toContain('location = /login {');
     const other = await declare(
-      { exposure: 'tls-only', authentication: passwordAuth },
+      { exposure: 'internal', authentication: passwordAuth },
       { 'lacchain:rpcPasswords': { alice: `${PASSWORD}!` } },
     );
     const checksum = (d: Declared) =>
@@ -492,7 +605,7 @@ describe('Kubernetes nodes per choice', () => {
   });
 
   it('jwt authentication: the public key in the ConfigMap', async () => {
-    const declared = await declare({ authentication: { method: 'jwt', publicKey: PUBLIC_KEY } });
+    const declared = await declare({ exposure: 'internal', authentication: { method: 'jwt', publicKey: PUBLIC_KEY } });
     const data = inputsOf(declared, T.configMap, 'writer-config').data;
     expect(data['rpc-jwt-public-key.pem']).toBe(PUBLIC_KEY);
     const toml = parseToml(data['config.toml']) as any;
@@ -528,6 +641,7 @@ describe('SSH nodes per choice', () => {
         target: 'ssh',
         inventory: {
           host: '198.51.100.7',
+          host_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHhvc3Qta2V5LW9mLXRoZS13cml0ZXI writer',
           node_ip: '198.51.100.7',
           node_name: 'org-writer',
           node_email: 'ops@example.org',
@@ -561,6 +675,8 @@ describe('SSH nodes per choice', () => {
     expect(site).toContain('listen 443 ssl default_server;');
     expect(site).toContain('server_name localhost 127.0.0.1 198.51.100.7;');
     expect(site).toContain('limit_req_zone $binary_remote_addr zone=lacchain_besu:10m rate=20r/s;');
+    // Without authentication the writer's 80 serves the RPC (the gas-model entry point): no redirect.
+    expect(site).not.toContain('return 308');
   });
 
   it('internal: Besu and the proxy on 127.0.0.1, the firewall opens p2p only', async () => {
@@ -578,7 +694,7 @@ describe('SSH nodes per choice', () => {
       { exposure: 'tls-only', authentication: passwordAuth },
       { 'lacchain:rpcPasswords': { alice: PASSWORD } },
     );
-    const hash = deterministicBcrypt('alice', PASSWORD);
+    const hash = bcryptHash(PASSWORD, testSalt('writer', 'alice'));
     for (const r of declared.resources.filter((x) => x.type === 'command:remote:Command')) {
       const stdin = (unwrapSecrets(r.inputs) as any).stdin as string;
       expect(stdin).not.toContain(PASSWORD);
@@ -591,6 +707,8 @@ describe('SSH nodes per choice', () => {
       'rpc-http-authentication-credentials-file = "/opt/lacchain/rpc-credentials.toml"',
     );
     expect(exported(declared, 'proxy', 'PROXY_SITE')).toContain('location = /login {');
+    // The writer's 80 only redirects to 443: no login or token is taken over plain HTTP.
+    expect(exported(declared, 'proxy', 'PROXY_SITE')).toContain('return 308 https://$host$request_uri;');
     const changed = await declare(
       { exposure: 'tls-only', authentication: passwordAuth },
       { 'lacchain:rpcPasswords': { alice: `${PASSWORD}!` } },
@@ -606,7 +724,7 @@ describe('SSH nodes per choice', () => {
   });
 
   it('jwt authentication: the public key written by node-files', async () => {
-    const declared = await declare({ authentication: { method: 'jwt', publicKey: PUBLIC_KEY } });
+    const declared = await declare({ exposure: 'tls-only', authentication: { method: 'jwt', publicKey: PUBLIC_KEY } });
     expect(exported(declared, 'node-files', 'RPC_JWT_PUBLIC_KEY_FILE')).toBe('/opt/lacchain/rpc-jwt-public-key.pem');
     expect(exported(declared, 'node-files', 'RPC_JWT_PUBLIC_KEY')).toBe(PUBLIC_KEY);
   });

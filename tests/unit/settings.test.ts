@@ -2,6 +2,7 @@
  * Settings validation: each bad input gets exactly the message that names the file, the key, the value given and
  * what is allowed; good settings load into the model.
  */
+import { generateKeyPairSync } from 'crypto';
 import * as yaml from 'js-yaml';
 import { loadStack } from '../../core/settings/load';
 import { Problem, SettingsError } from '../../core/settings/problems';
@@ -16,6 +17,9 @@ import {
 } from '../../testing/fixtures';
 
 type Config = Record<string, unknown>;
+const JWT_PUBLIC_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  .publicKey.export({ type: 'spki', format: 'pem' })
+  .toString();
 type Values = { deploy: Record<string, unknown> & { p2p: Record<string, unknown> } };
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const nodes = (c: Config) => c['lacchain:nodes'] as any[];
@@ -90,6 +94,52 @@ const cases: Case[] = [
     name: 'rpc given as a list',
     config: (c) => (c['lacchain:rpc'] = ['public']),
     expected: { key: 'lacchain:rpc', given: 'given ["public"]', allowed: /^a mapping with the fields apis, exposure/ },
+  },
+  // RPC authentication: logins and tokens never cross a reachable port in plain text (one message per combination).
+  {
+    name: 'RPC password authentication with exposure public',
+    config: (c) => {
+      c['lacchain:rpc'] = { authentication: { method: 'password', users: [{ name: 'alice' }] } };
+      c['lacchain:rpcPasswords'] = { alice: 'correct horse battery' };
+    },
+    expected: {
+      key: 'lacchain:rpc.exposure',
+      given: 'given "public"',
+      allowed:
+        /^internal while lacchain:rpc\.authentication is on, so logins and tokens never cross the network in plain text \(with exposure public, plain HTTP reaches node writer: 4545 and 80, node validator: 4545\); a Kubernetes pod has no TLS: keep its RPC internal and put your own TLS ingress in front of it$/,
+    },
+  },
+  {
+    name: 'RPC jwt authentication with exposure public',
+    config: (c) => (c['lacchain:rpc'] = { authentication: { method: 'jwt', publicKey: JWT_PUBLIC_KEY } }),
+    expected: { key: 'lacchain:rpc.exposure', given: 'given "public"', allowed: /^internal while .*4545/ },
+  },
+  {
+    name: "RPC authentication with exposure tls-only and a Kubernetes writer (the Service's 80)",
+    config: (c) => {
+      c['lacchain:rpc'] = { exposure: 'tls-only', authentication: { method: 'password', users: [{ name: 'alice' }] } };
+      c['lacchain:rpcPasswords'] = { alice: 'correct horse battery' };
+    },
+    expected: {
+      key: 'lacchain:rpc.exposure',
+      given: 'given "tls-only"',
+      allowed:
+        /^internal while .*\(with exposure tls-only, plain HTTP reaches node writer: 80\); a Kubernetes pod has no TLS/,
+    },
+  },
+  {
+    name: 'RPC authentication with exposure public on SSH nodes only',
+    config: (c) => {
+      c['lacchain:nodes'] = [nodes(c)[1]];
+      c['lacchain:rpc'] = { authentication: { method: 'password', users: [{ name: 'alice' }] } };
+      c['lacchain:rpcPasswords'] = { alice: 'correct horse battery' };
+    },
+    expected: {
+      key: 'lacchain:rpc.exposure',
+      given: 'given "public"',
+      allowed:
+        /^tls-only or internal while .*node validator: 4545\); tls-only serves the RPC over TLS on 443 \(80 then only redirects there\)/,
+    },
   },
   {
     name: 'unknown stack setting',
