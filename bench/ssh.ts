@@ -17,13 +17,14 @@ import { RecordedResource, settle } from '../tools/recording/engine';
 import { recordProgram } from '../testing/pulumi';
 import { declareProgram } from '../testing/program';
 import { canBuildHosts, startTestHost, TestHost } from '../testing/host/testHost';
-import { startFileServer, FileServer } from '../testing/host/fileServer';
+import type { FileServer } from '../testing/host/fileServer';
 import {
   changedCommands as changed,
   packStandinReleases,
   remoteCommands as commands,
   RemoteStep as Step,
   sshWriterStack,
+  startReleaseServer,
 } from '../testing/replay';
 import { fixed, machine, median, now, PartResult, progress, since, table, verdict } from './common';
 
@@ -228,7 +229,7 @@ export async function benchSsh(cycles = 3): Promise<PartResult> {
         const bootStart = process.hrtime.bigint();
         host = await startTestHost(HOST_NAME, HOST_INDEX);
         const bootSeconds = since(bootStart);
-        files = await startFileServer({ host: host.gateway, port: 0, root: work });
+        files = await startReleaseServer(host, work);
         measured.push(await runCycle(recorded, host, files.url, work, bootSeconds));
       } finally {
         await files?.close();
@@ -253,6 +254,7 @@ async function runCycle(
     sshWriterStack(host, {
       version,
       releaseBaseUrl: fileUrl,
+      releaseDir: work,
       nodeName: 'bench-writer',
       dnsName: 'writer.bench.test',
       node: NODE,

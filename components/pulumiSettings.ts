@@ -7,7 +7,7 @@ import * as pulumi from '@pulumi/pulumi';
 import { stackConfigFileName } from '../core/catalog/defaults';
 import { loadStack, LoadedStack } from '../core/settings/load';
 import { SettingsError } from '../core/settings/problems';
-import { readFileFromDisk } from '../core/settings/yamlFile';
+import { readFileFromDisk, readStackConfigFile } from '../core/settings/yamlFile';
 import type { EngineConfig } from '../core/settings/engineConfig';
 
 /** The SDK's own record of which config keys are secret (runtime/config.js; not in its type declarations). */
@@ -23,10 +23,16 @@ export function engineConfig(): EngineConfig {
 /** Loads and validates the current stack's settings, or ends the run with every problem listed. */
 export function loadPulumiStack(projectDir: string = process.cwd()): LoadedStack {
   const stack = pulumi.getStack();
+  const file = stackConfigFileName(stack);
   try {
     return loadStack(
       stack,
-      { file: stackConfigFileName(stack), baseDir: path.resolve(projectDir), ...engineConfig() },
+      {
+        file,
+        baseDir: path.resolve(projectDir),
+        ...engineConfig(),
+        plainSecretPaths: plainSecretPaths(projectDir, file),
+      },
       readFileFromDisk,
     );
   } catch (error) {
@@ -34,6 +40,18 @@ export function loadPulumiStack(projectDir: string = process.cwd()): LoadedStack
       throw new pulumi.RunError(`the settings of stack ${stack} cannot be deployed:\n${error.message}`);
     }
     throw error;
+  }
+}
+
+/**
+ * The engine marks only whole keys secret: a plain value beside an encrypted one in the same mapping (say
+ * `lacchain:nodeKeys.validator` next to an encrypted `lacchain:nodeKeys.writer`) shows only in the stack file.
+ */
+function plainSecretPaths(projectDir: string, file: string): readonly string[] {
+  try {
+    return readStackConfigFile(path.join(projectDir, file)).plainSecretPaths ?? [];
+  } catch {
+    return []; // no stack file (config from elsewhere), or one the engine read but we cannot: the engine's view rules
   }
 }
 

@@ -47,12 +47,12 @@ export function resourceOf(args: ResourceValidationArgs): PolicyResource {
 /** A CrossGuard policy validating one resource at a time with one function. */
 export type RulePolicy = ResourceValidationPolicy & { validateResource: ResourceValidation };
 
-/** One mandatory CrossGuard policy per rule; `contextOf` gives the settings of the resource's stack. */
+/** One CrossGuard policy per rule (mandatory, or advisory for an advisory rule); `contextOf` gives the settings of the resource's stack. */
 export function resourcePolicies(rules: readonly Rule[], contextOf: (stack: string) => PolicyContext): RulePolicy[] {
   return rules.map((rule) => ({
     name: rule.name,
     description: rule.description,
-    enforcementLevel: 'mandatory',
+    enforcementLevel: rule.advisory ? 'advisory' : 'mandatory',
     validateResource: (args, reportViolation) => {
       if (!rule.types.includes(args.type)) return;
       const stack = stackOfUrn(args.urn);

@@ -29,6 +29,10 @@ export interface ExpectedNode {
    * Kubernetes writer's 80): with authentication on, logins and tokens would cross them in clear.
    */
   rpcPlainTextPorts: number[];
+  /** SSH: whether the settings pin the machine's host key (inventory host_key). */
+  hostKeyPinned?: boolean;
+  /** SSH: the operator's opt-out of a pinned host key (inventory accept_any_host_key), flagged by the policy. */
+  acceptAnyHostKey?: boolean;
 }
 
 /** What the rules know about the stack being checked. */
@@ -62,6 +66,8 @@ export function contextFromSettings(settings: StackSettings): PolicyContext {
             p2pPort: node.p2pPort,
             rpcPublic: rpcPubliclyReachable(node, node.rpc),
             rpcPlainTextPorts: plainTextRpcPorts(node, node.rpc),
+            hostKeyPinned: node.hostKey !== undefined,
+            acceptAnyHostKey: node.acceptAnyHostKey,
           };
   }
   return { network: settings.network, nodes };

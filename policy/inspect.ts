@@ -116,6 +116,8 @@ export function stepParameters(stdin: unknown): Record<string, string> | undefin
     if (end < 0) return parameters;
     i = end + 1;
   }
+  // The parameters and the script are inside one `{ … }` group (core/remote/shell.ts).
+  if (stdin.startsWith('{\n', i)) i += 2;
   const start = /^export ([A-Z][A-Z0-9_]*)='/;
   for (;;) {
     const match = start.exec(stdin.slice(i, i + 200));

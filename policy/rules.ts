@@ -20,6 +20,7 @@ import {
 } from './rules/identityAndNetwork';
 import { besuVersionHasPermissioning, genesisDigestPinned } from './rules/releaseAndGenesis';
 import { rpcAuthNotInPlainText, rpcSafeOnPublicPorts } from './rules/rpcExposure';
+import { sshHostKeyOptOut, sshHostKeyPinned } from './rules/sshConnection';
 
 export type { Rule, Violation } from './rules/common';
 
@@ -36,6 +37,8 @@ export const RULES: readonly Rule[] = [
   besuVersionHasPermissioning,
   genesisDigestPinned,
   nodePermissioningEnabled,
+  sshHostKeyPinned,
+  sshHostKeyOptOut,
 ];
 
 /** Runs the rules over resources; returns every violation, in resource then rule order. */
@@ -49,14 +52,25 @@ export function checkResources(
     for (const rule of rules) {
       if (!rule.types.includes(resource.type)) continue;
       for (const message of rule.check(resource, context)) {
-        violations.push({ policy: rule.name, type: resource.type, name: resource.name, message });
+        violations.push({
+          policy: rule.name,
+          type: resource.type,
+          name: resource.name,
+          message,
+          ...(rule.advisory ? { advisory: true } : {}),
+        });
       }
     }
   }
   return violations;
 }
 
-/** One violation as a line: `[policy] message`. */
+/** One violation as a line: `[policy] message` (`[policy, advisory]` for a warning). */
 export function formatViolation(violation: Violation): string {
-  return `[${violation.policy}] ${violation.message}`;
+  return `[${violation.policy}${violation.advisory ? ', advisory' : ''}] ${violation.message}`;
+}
+
+/** The violations that fail a preview or the plan (not the advisory ones). */
+export function failingViolations(violations: readonly Violation[]): Violation[] {
+  return violations.filter((violation) => !violation.advisory);
 }

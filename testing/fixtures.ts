@@ -6,6 +6,7 @@ import * as path from 'path';
 import type { PinnedGenesis } from '../core/catalog/networks';
 import type { FileReader, RawStackConfig } from '../core/settings/load';
 import { EngineConfig, engineView } from '../core/settings/engineConfig';
+import { SECRET_CONFIG_KEYS } from '../core/settings/schema';
 
 /** The project's own small genesis (not a LACChain genesis), pinned by its own digest. */
 export const TEST_GENESIS_FILE = path.join(__dirname, '..', 'tests', 'fixtures', 'genesis', 'test-genesis.json');
@@ -26,6 +27,9 @@ export const KEY_ONE_PUBLIC =
   '79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8';
 export const KEY_ONE_ADDRESS = '0x7e5f4552091a69125d5dfcb7b8c2659029395bdf';
 
+/** A throwaway SSH host key line (the public half of no machine's key), to pin in test inventories. */
+export const FAKE_HOST_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBx6oY0Z3bQx4Yk1aNl2m7ZpQ0wq9yq7Lz3eT3d0aBcD';
+
 /** A validator reached over SSH, as a `lacchain:nodes` entry; inventory fields may be changed or added. */
 export function sshValidatorEntry(inventory: Record<string, unknown> = {}) {
   return {
@@ -34,6 +38,7 @@ export function sshValidatorEntry(inventory: Record<string, unknown> = {}) {
     target: 'ssh',
     inventory: {
       host: '198.51.100.7',
+      host_key: FAKE_HOST_KEY,
       node_ip: '198.51.100.7',
       node_name: 'org-validator',
       node_email: 'ops@example.org',
@@ -77,9 +82,15 @@ export function memoryFiles(files: Record<string, string>): FileReader {
 /**
  * A raw stack config exactly as the engine gives it to the program: the stack file's mapping (YAML types, `{secure}`
  * values standing for `--secret` ones, given here as `{ secure: <plain text> }`) turned into the engine's strings.
+ * The settings that must be secrets are taken as set with `--secret` (secretSettings); `asWritten` keeps them as
+ * given, for the tests of plain-text secrets.
  */
-export function rawConfig(values: Record<string, unknown>, file = 'Pulumi.testnet.yaml'): RawStackConfig {
-  return { file, baseDir: '/project', ...engineConfigOf(values) };
+export function rawConfig(
+  values: Record<string, unknown>,
+  file = 'Pulumi.testnet.yaml',
+  options: { asWritten?: boolean } = {},
+): RawStackConfig {
+  return { file, baseDir: '/project', ...engineConfigOf(options.asWritten ? values : secretSettings(values)) };
 }
 
 /** The engine's view of a stack file's config mapping; `{ secure: text }` is a secret holding `text`. */
@@ -89,6 +100,19 @@ export function engineConfigOf(values: Record<string, unknown>): EngineConfig {
     if (typeof found !== 'string') throw new Error(`no secret text at ${keyPath}`);
     return found;
   });
+}
+
+/** The config with every value of the settings that must be secrets as `pulumi config set --secret` stores it. */
+export function secretSettings(values: Record<string, unknown>): Record<string, unknown> {
+  const secure = (v: unknown): unknown =>
+    typeof v === 'string'
+      ? { secure: v }
+      : typeof v === 'object' && v !== null && !Array.isArray(v) && !('secure' in v)
+        ? Object.fromEntries(Object.entries(v).map(([k, item]) => [k, secure(item)]))
+        : v;
+  const out = { ...values };
+  for (const key of SECRET_CONFIG_KEYS) if (key in out) out[key] = secure(out[key]);
+  return out;
 }
 
 /** The `secure` text at a path such as `lacchain:nodeKeys.writer` or `lacchain:nodes[0].inventory.x`. */

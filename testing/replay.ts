@@ -5,7 +5,10 @@
  * benchmark, with the stand-in release archives and the SSH writer stack they all deploy.
  */
 import { spawn } from 'child_process';
+import { createHash } from 'crypto';
+import * as fs from 'fs';
 import * as path from 'path';
+import { FileServer, startFileServer } from './host/fileServer';
 import { RecordedResource, unwrapSecrets } from '../tools/recording/engine';
 import type { Declared } from './program';
 import { PROJECT_DIR } from './run';
@@ -94,10 +97,64 @@ export async function packStandinReleases(versions: string[], dir: string): Prom
   }
 }
 
-/** A testnet stack with one SSH writer on the test host, its release served from `releaseBaseUrl`. */
+/** The SHA-256 of a packed stand-in release in `dir` (what the inventory's release_sha256 pins). */
+export function releaseDigest(dir: string, version: string): string {
+  return createHash('sha256')
+    .update(fs.readFileSync(path.join(dir, `besu-${version}.tar.gz`)))
+    .digest('hex');
+}
+
+/**
+ * Serves the release archives in `dir` to a test host over HTTPS (releases come over https only), with a
+ * self-signed certificate for the host's gateway that the host is made to trust. `redirects` as in fileServer.
+ */
+export async function startReleaseServer(
+  host: TestHost,
+  dir: string,
+  redirects: Record<string, string> = {},
+): Promise<FileServer> {
+  const tlsDir = fs.mkdtempSync(path.join(dir, '.tls-'));
+  const [key, cert] = [path.join(tlsDir, 'key.pem'), path.join(tlsDir, 'cert.pem')];
+  const args = ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${host.gateway}`];
+  const code = await new Promise<number>((resolve) => {
+    const child = spawn(
+      'openssl',
+      [...args, '-addext', `subjectAltName=IP:${host.gateway}`, '-keyout', key, '-out', cert],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+    child.on('close', (status) => resolve(status ?? 1));
+  });
+  if (code !== 0) throw new Error(`openssl could not make the release server's certificate (${code})`);
+  const certificate = fs.readFileSync(cert, 'utf8');
+  const trusted = await host.ssh('mkdir -p /etc/ssl/certs && cat >> /etc/ssl/certs/ca-certificates.crt', {
+    input: certificate,
+  });
+  if (trusted.code !== 0) throw new Error(`the test host does not trust the release server: ${trusted.stderr}`);
+  return startFileServer({
+    host: host.gateway,
+    port: 0,
+    root: dir,
+    tls: { key: fs.readFileSync(key, 'utf8'), cert: certificate },
+    redirects,
+  });
+}
+
+/**
+ * A testnet stack with one SSH writer on the test host, its release served from `releaseBaseUrl` (https) and pinned
+ * by the digest of the archive packed in `releaseDir`.
+ */
 export function sshWriterStack(
   host: TestHost,
-  options: { version: string; releaseBaseUrl: string; nodeName: string; dnsName: string; node?: string },
+  options: {
+    version: string;
+    releaseBaseUrl: string;
+    releaseDir: string;
+    nodeName: string;
+    dnsName: string;
+    node?: string;
+  },
 ): Record<string, unknown> {
   return {
     'lacchain:network': 'open-protestnet',
@@ -116,6 +173,7 @@ export function sshWriterStack(
           node_release_version: options.version,
           dns_name: options.dnsName,
           release_url: `${options.releaseBaseUrl}/besu-{version}.tar.gz`,
+          release_sha256: releaseDigest(options.releaseDir, options.version),
         },
       },
     ],

@@ -11,7 +11,7 @@ import * as path from 'path';
 import * as readline from 'readline';
 import { NETWORKS, STACK_NETWORKS } from '../core/catalog/networks';
 import { NODE_TYPE_FACTS } from '../core/catalog/nodeTypes';
-import { CONFIG_NAMESPACE, defaultValuesFile, stackConfigFileName } from '../core/catalog/defaults';
+import { CONFIG_NAMESPACE, DEFAULT_KEY_FOLDER, defaultValuesFile, stackConfigFileName } from '../core/catalog/defaults';
 import { deriveIdentity, generatePrivateKey } from '../core/identity/nodeKey';
 import {
   Checked,
@@ -32,13 +32,14 @@ import { checkStackName, loadStack } from '../core/settings/load';
 import { SettingsError } from '../core/settings/problems';
 import { readFileFromDisk, readStackConfigFile } from '../core/settings/yamlFile';
 import { parseOptions, runTool, UsageError } from './cli';
-import { writeNewKeyFile } from './keyFile';
+import { expandHome, writeNewKeyFile } from './keyFile';
+import { shellQuote } from '../core/remote/shell';
 import { writeStackConfig, writeValuesFile } from './init/settingsFiles';
 
 const FIELD_FLAGS = [...new Set([...KUBERNETES_QUESTIONS, ...SSH_QUESTIONS, NODE_NAME_QUESTION].map((q) => q.flag))];
 const USAGE =
   'npm run init -- --stack <testnet|mainnet> [--typenode 0|1|2] [--network 0|1|2] [--target kubernetes|ssh] ' +
-  `[--context NAME] [--keygen yes|no] [--store-secret yes|no] [--dir DIR] ${FIELD_FLAGS.map((f) => `[--${f} …]`).join(' ')}`;
+  `[--context NAME] [--keygen yes|no] [--store-secret yes|no] [--dir DIR] [--key-dir DIR] ${FIELD_FLAGS.map((f) => `[--${f} …]`).join(' ')}`;
 
 /** Asks questions on the terminal, or takes the answers from flags when there is none. */
 class Asker {
@@ -111,6 +112,7 @@ runTool(async () => {
       keygen: { type: 'string' },
       'store-secret': { type: 'string' },
       dir: { type: 'string' },
+      'key-dir': { type: 'string' },
       ...Object.fromEntries(FIELD_FLAGS.map((f) => [f, { type: 'string' as const }])),
     },
     USAGE,
@@ -203,12 +205,18 @@ runTool(async () => {
     const makeKey = await asker.ask('keygen', 'Create the node key now? [Y/n]', yesNo, 'yes or no');
     let identity: { enode: string; address: string } | undefined;
     if (makeKey) {
-      const keyFile = path.join(dir, `${name}.key`);
+      // Outside the project (and any repository): the key must never be committed with the settings.
+      const keyFile = path.join(
+        path.resolve(expandHome(values['key-dir'] ?? DEFAULT_KEY_FOLDER)),
+        `${stack}-${name}.key`,
+      );
       const privateKey = generatePrivateKey();
       writeNewKeyFile(keyFile, privateKey);
       identity = deriveIdentity(privateKey, p2pHost, Number(flags['p2p-port'] ?? 0) || 60606);
       process.stdout.write(`wrote ${keyFile} (mode 0600): keep a copy somewhere safe\n`);
-      const secretCommand = `pulumi config set --stack ${stack} --secret --path '${CONFIG_NAMESPACE}:nodeKeys.${name}' "$(cat ${keyFile})"`;
+      const keyPath = `${CONFIG_NAMESPACE}:nodeKeys.${name}`;
+      // The key goes to pulumi on standard input: never on a command line, and no shell runs with the path.
+      const secretCommand = `pulumi config set --stack ${stack} --secret --path '${keyPath}' < ${shellQuote(keyFile)}`;
       const store = await asker.ask(
         'store-secret',
         'Store it as a secret of the stack now (needs pulumi)? [Y/n]',
@@ -216,7 +224,11 @@ runTool(async () => {
         'yes or no',
       );
       if (store) {
-        const result = spawnSync('sh', ['-c', secretCommand], { cwd: dir, stdio: 'inherit' });
+        const result = spawnSync('pulumi', ['config', 'set', '--stack', stack, '--secret', '--path', keyPath], {
+          cwd: dir,
+          input: privateKey,
+          stdio: ['pipe', 'inherit', 'inherit'],
+        });
         if (result.status !== 0) process.stdout.write(`could not run pulumi; store it yourself:\n  ${secretCommand}\n`);
       } else {
         process.stdout.write(`to store it as a secret:\n  ${secretCommand}\n`);

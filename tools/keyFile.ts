@@ -2,7 +2,10 @@
  * Node key files on the operator's machine: read with Besu's rules, written with mode 0600 and never overwritten.
  */
 import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { InvalidNodeKeyError, parsePrivateKey } from '../core/identity/nodeKey';
+import { DEFAULT_KEY_FOLDER } from '../core/catalog/defaults';
 import { ToolFailure } from './cli';
 
 /** Reads and validates a key file; a bad file is a ToolFailure naming the file and the problem. */
@@ -23,8 +26,31 @@ export function readKeyFile(file: string): string {
   }
 }
 
-/** Writes a new key file (mode 0600, `0x` + 64 hex, no newline, as Besu writes it); refuses to overwrite. */
+/** A path with a leading `~` read as the operator's home folder. */
+export function expandHome(file: string): string {
+  return file === '~' || file.startsWith('~/') ? path.join(os.homedir(), file.slice(1)) : file;
+}
+
+/** The git work tree a path would be inside (the nearest folder above it holding `.git`), if any. */
+export function gitWorkTreeOf(file: string): string | undefined {
+  for (let folder = path.dirname(path.resolve(file)); ; folder = path.dirname(folder)) {
+    if (fs.existsSync(path.join(folder, '.git'))) return folder;
+    if (path.dirname(folder) === folder) return undefined;
+  }
+}
+
+/**
+ * Writes a new key file (mode 0600, `0x` + 64 hex, no newline, as Besu writes it); refuses to overwrite, and refuses
+ * a place inside a git work tree (a key there is one `git add` away from being published).
+ */
 export function writeNewKeyFile(file: string, privateKey: string): void {
+  const tree = gitWorkTreeOf(file);
+  if (tree) {
+    throw new ToolFailure(
+      `key file ${file} would be inside the git work tree ${tree}: write node keys outside any repository, e.g. ${DEFAULT_KEY_FOLDER}/`,
+    );
+  }
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
   let fd: number;
   try {
     fd = fs.openSync(file, 'wx', 0o600);

@@ -1,13 +1,14 @@
 /**
  * `npm run --silent keygen -- --out FILE [--host HOST] [--port PORT]`
- * Writes a new node key file (mode 0600, refuses to overwrite) and prints the identity as JSON
+ * Writes a new node key file (mode 0600, refuses to overwrite, refuses a place inside a git work tree; `~` is the
+ * home folder) and prints the identity as JSON
  * ({"keyFile","publicKey","address"} and, with --host, "enode"). Never prints the private key.
  */
 import { deriveIdentity, generatePrivateKey } from '../core/identity/nodeKey';
 import { PORTS } from '../core/catalog/ports';
 import { parseOptions, runTool, UsageError } from './cli';
 import { hostAndPort } from './hostPort';
-import { writeNewKeyFile } from './keyFile';
+import { expandHome, writeNewKeyFile } from './keyFile';
 
 const USAGE = 'npm run --silent keygen -- --out FILE [--host HOST] [--port PORT]';
 
@@ -20,10 +21,11 @@ runTool(() => {
   if (!values.out) throw new UsageError(`--out is required\nusage: ${USAGE}`);
   const endpoint = values.host === undefined ? undefined : hostAndPort(values.host, values.port);
   const privateKey = generatePrivateKey();
-  writeNewKeyFile(values.out, privateKey);
+  const keyFile = expandHome(values.out);
+  writeNewKeyFile(keyFile, privateKey);
   const identity = deriveIdentity(privateKey, endpoint?.host ?? '0.0.0.0', endpoint?.port ?? PORTS.p2p);
   const shown: Record<string, string> = {
-    keyFile: values.out,
+    keyFile,
     publicKey: identity.publicKey,
     address: identity.address,
   };

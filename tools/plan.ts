@@ -10,7 +10,8 @@
  * Bad settings fail exactly as `pulumi up` would (exit 2).
  *
  * It also runs the policy pack's rules (policy/rules.ts) over the recorded resources: DIR/policy.json lists them and
- * what they found; each violation is printed on standard error and makes the plan exit 1 (after writing everything).
+ * what they found; each violation is printed on standard error and makes the plan exit 1 (after writing everything);
+ * an advisory rule's finding (an explicit opt-out, such as accept_any_host_key) is printed as a warning only.
  * With --diff BASE_DIR (an earlier plan's folder) or --diff-ref REF (the same stack planned at a git ref), it also
  * prints on standard error what `pulumi up` would create, change and delete, and writes DIR/diff.json and diff.txt.
  */
@@ -33,7 +34,7 @@ import { writeRemotePlan } from './plan/remotePlan';
 import { BasePlanError, diffPlans, formatDiff, planAtRef, PlannedResource, readPlannedResources } from './plan/diff';
 import { checkPlan, plannedStepInputs, PlannedNodeValues } from '../policy/offline';
 import { planGenesisPlaceholder } from '../policy/inspect';
-import { formatViolation } from '../policy/rules';
+import { failingViolations, formatViolation } from '../policy/rules';
 
 const USAGE =
   'npm run --silent plan -- --stack <testnet|mainnet> [--config FILE] [--node-key-file [NODE=]FILE]... [--genesis-file FILE] [--diff BASE_DIR | --diff-ref REF] --out DIR';
@@ -108,8 +109,11 @@ runTool(async () => {
     process.stderr.write(text);
   }
   process.stdout.write(`${JSON.stringify(shownOutputs, null, 2)}\n`);
-  for (const violation of policy.violations) process.stderr.write(`policy violation: ${formatViolation(violation)}\n`);
-  return policy.violations.length > 0 ? EXIT.failed : EXIT.ok;
+  for (const violation of policy.violations) {
+    const kind = violation.advisory ? 'policy warning' : 'policy violation';
+    process.stderr.write(`${kind}: ${formatViolation(violation)}\n`);
+  }
+  return failingViolations(policy.violations).length > 0 ? EXIT.failed : EXIT.ok;
 });
 
 /** The resources of the plan to compare with: a plan's folder (--diff) or the same stack at a git ref (--diff-ref). */

@@ -134,6 +134,25 @@ export const BESU_IMAGE_UID = 1000;
 export const DEFAULT_RELEASE_URL =
   'https://github.com/hyperledger/besu/releases/download/{version}/besu-{version}.tar.gz';
 
+/**
+ * SHA-256 of each release archive `besu-<version>.tar.gz`, as the Besu project published it in its changelog (the
+ * project's facts list where each comes from). The release step checks the download against it before unpacking;
+ * a release without a published digest needs one in the inventory (`release_sha256`).
+ */
+export const RELEASE_ARCHIVE_SHA256: Readonly<Record<string, string>> = {
+  '22.1.0': '232bd7f274691ca14c26289fdc289d3fcdf69426dd96e2fa1601f4d079645c2f',
+  '22.1.3': 'f9f8d37353aa4b5d12e87c08dd86328c1cffc591c6fc9e076c0f85a1d4663dfe',
+  '22.7.7': '161c52ba9be8508767e80dbce796b4ad2cc5b649f7ed15387c6359d1e15753f6',
+  '23.1.3': '36898932a7535c4d126c1980443b33c9a4971f9354112992a18ee134c1777aa3',
+  '23.4.1': '49d3a7a069cae307497093d834f873ce7804a46dd59207d5e8321459532d318e',
+  '23.4.4': 'bd476d235b6fe1f236a62bc709f41c87deb68b72c47bb5b58e56b9d9283af2c4',
+  '23.7.3': 'c12ca6a9861557e0bf8f27076f8c8afcce6f1564687e5f02bfdc96c2b18846ff',
+  '23.10.3': '73c834cf32c7bbe255d7d8cc7ca5d1eb0df8430b9114935c8dcf3a675b2acbc2',
+  '24.1.0': '602b04c0729a7b17361d1f0b39f4ce6a2ebe47932165add666560fe594d9ca99',
+  '24.1.2': '082db8cf4fb67527aa0dd757e5d254b3b497f5027c23287f9c0a74a6a743bf08',
+  '24.7.1': '59ac352a86fd887225737a5fe4dad1742347edd3c3fbed98b079177e4ea8d544',
+};
+
 /** The download URL of a release from a URL template holding `{version}`. */
 export function releaseUrl(template: string, version: string): string {
   return template.split('{version}').join(version);

@@ -34,3 +34,9 @@ export const DEFAULT_NODE_HOME = '/opt/lacchain';
 export const DEFAULT_NODE_SERVICE = 'besu';
 /** SSH: the system user the node runs as. */
 export const DEFAULT_SERVICE_USER = 'besu';
+
+/**
+ * Where `npm run init` writes node key files by default: a folder of the operator's home (`~` is the home folder),
+ * outside any repository, so a key can never be committed with the settings.
+ */
+export const DEFAULT_KEY_FOLDER = '~/.lacchain-besu-node/keys';

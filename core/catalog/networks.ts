@@ -71,6 +71,8 @@ export interface Network {
   minimumHardware: Hardware;
   /** Whether a node below the minimum hardware is refused (production) or only warned about. */
   enforceMinimumHardware: boolean;
+  /** Whether an SSH node may opt out of a pinned host key (test networks only; production always pins it). */
+  allowsUnpinnedHostKey: boolean;
   /** Relay-hub (gas model) contract used by a writer's relay signer. */
   relayHubContract: string;
   /** Validator rotation contract. */
@@ -137,6 +139,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     recommendedHardware: { cpu: 4, memoryGiB: 16, diskGiB: 375 },
     minimumHardware: { cpu: 2, memoryGiB: 8, diskGiB: 200 },
     enforceMinimumHardware: true,
+    allowsUnpinnedHostKey: false,
     relayHubContract: '0xEAA5420AF59305c5ecacCB38fcDe70198001d147',
     validatorRotationContract: '0xed629f027a35B377F0a9Fd4560167e0AA85817Cf',
     permissioningProcedure:
@@ -165,6 +168,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     recommendedHardware: { cpu: 2, memoryGiB: 8, diskGiB: 375 },
     minimumHardware: { cpu: 2, memoryGiB: 4, diskGiB: 100 },
     enforceMinimumHardware: false,
+    allowsUnpinnedHostKey: true,
     relayHubContract: '0xa4B5eE2906090ce2cDbf5dfff944db26f397037D',
     validatorRotationContract: '0xB61Fb4d139E3A7F6c520D55e8C63193997866180',
     permissioningProcedure:
@@ -195,6 +199,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     recommendedHardware: { cpu: 2, memoryGiB: 8, diskGiB: 250 },
     minimumHardware: { cpu: 2, memoryGiB: 4, diskGiB: 100 },
     enforceMinimumHardware: false,
+    allowsUnpinnedHostKey: false,
     relayHubContract: '',
     validatorRotationContract: '',
     permissioningProcedure: '',

@@ -31,8 +31,13 @@ export const MISSING_KEY_EXIT_CODE = 78;
 /** Log rotation of the info log: size and how many to keep (the reference keeps 30 days of 10 MB files). */
 export const LOG_ROTATION = { size: '10M', keep: 30 } as const;
 
-/** How long the start step waits for the node to answer its enode. */
-export const START_TIMEOUT_SECONDS = 180;
+/**
+ * How long the start step waits, by default, for the node to answer its enode after a (re)start: opening a large
+ * database takes minutes (inventory start_timeout_seconds changes it, within the bounds below).
+ */
+export const START_TIMEOUT_SECONDS = 900;
+export const MIN_START_TIMEOUT_SECONDS = 30;
+export const MAX_START_TIMEOUT_SECONDS = 86_400;
 
 /**
  * TLS of the proxy: TLS 1.2 and 1.3 with forward-secret AEAD ciphers only (Mozilla's "intermediate" list; TLS 1.3's

@@ -18,6 +18,7 @@ import {
   port,
   releaseVersion,
   resourceLabel,
+  sshHostKey,
   unixUser,
 } from '../settings/fields';
 
@@ -113,6 +114,13 @@ export const SSH_QUESTIONS: FieldQuestion[] = [
   { key: 'node_email', flag: 'node-email', meaning: 'your contact e-mail', schema: email },
   { key: 'user', flag: 'user', meaning: 'the login user (sudo is used when it is not root)', schema: unixUser },
   { key: 'port', flag: 'ssh-port', meaning: 'the SSH port', schema: port, numeric: true },
+  {
+    key: 'host_key',
+    flag: 'host-key',
+    meaning:
+      "the machine's SSH host key, e.g. from ssh-keyscan -t ed25519 <host> | cut -d' ' -f2- (compare it on a channel you trust): the node key is sent only to that machine",
+    schema: sshHostKey,
+  },
   { key: 'node_release_version', flag: 'release-version', meaning: 'the Besu release', schema: releaseVersion },
   {
     key: 'dns_name',

@@ -21,12 +21,27 @@ export function exportLines(env: Record<string, string>): string {
     .join('');
 }
 
-/** The standard input of a step: a header, its parameters, then its script. */
+/** The last line of every step's input: a step whose input does not end with it arrived cut off. */
+export const STEP_END = '# end of lacchain-besu-node step';
+
+/**
+ * The standard input of a step: a header, then its parameters and its script inside one `{ … }` group, then
+ * STEP_END. bash reads a group whole before it runs any of it, and the step's command runs nothing unless the input
+ * ends with STEP_END: a step whose input is cut off (a dropped connection, a truncated stdin) runs nothing partial.
+ */
 export function stepInput(header: string, env: Record<string, string>, script: string): string {
-  return `# ${header}\n${exportLines(env)}${script}`;
+  const body = script.endsWith('\n') ? script : `${script}\n`;
+  return `# ${header}\n{\n${exportLines(env)}${body}}\n${STEP_END}\n`;
 }
 
-/** The command that runs a step: bash reading the step from standard input, through sudo unless the user is root. */
+/**
+ * The command that runs a step, through sudo unless the user is root: bash reads the whole input into memory (never
+ * onto a command line or a disk: the node key is in it), checks that it ends with STEP_END, and only then runs it;
+ * an input cut off exits 75 having run nothing.
+ */
 export function stepCommand(user: string): string {
-  return user === 'root' ? 'bash -s' : 'sudo -n bash -s';
+  const run =
+    `bash -c 'input=$(cat) || exit 75; case "$input" in *"${STEP_END}") printf "%s\\n" "$input" | bash -s ;; ` +
+    `*) echo "lacchain-besu-node: the step arrived cut off: nothing was run" >&2; exit 75 ;; esac'`;
+  return user === 'root' ? run : `sudo -n ${run}`;
 }

@@ -9,7 +9,7 @@ import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
 import { LOOPBACK, PORTS } from '../catalog/ports';
 import { configDigest, NodeDescription } from '../node/description';
 import { reachablePorts } from '../rpc/access';
-import { CERTIFICATE, START_TIMEOUT_SECONDS } from '../catalog/remote';
+import { CERTIFICATE } from '../catalog/remote';
 import type { SshNodeSettings } from '../settings/model';
 import { nodePaths } from './paths';
 import { logrotateConf, systemdUnit } from './serviceFiles';
@@ -118,6 +118,7 @@ export function remoteSteps<V>(
     step('release', {
       BESU_VERSION: node.releaseVersion,
       RELEASE_URL: releaseUrl(node.releaseUrl, node.releaseVersion),
+      RELEASE_SHA256: node.releaseSha256,
       RELEASES_DIR: paths.releasesDir,
     }),
     step('node-files', {
@@ -174,9 +175,10 @@ export function remoteSteps<V>(
       SERVICE_NAME: node.serviceName,
       BESU_VERSION: node.releaseVersion,
       RELEASES_DIR: paths.releasesDir,
+      DATA_DIR: paths.dataDir,
       EXPECTED_ENODE: values.enode,
       RPC_PORT: String(PORTS.rpcHttp),
-      START_TIMEOUT: String(START_TIMEOUT_SECONDS),
+      START_TIMEOUT: String(node.startTimeoutSeconds),
       CONFIG_DIGEST: digest,
     }),
   ];

@@ -7,7 +7,7 @@
  * inside a mapping or list keep their JSON types. Every reader of settings (the program, the offline plan, the
  * day-2 command, the policy pack, the tests) goes through this one view, so none can see types the engine does not.
  */
-import { CONFIG_KEY_KINDS, ConfigKeyKind } from './schema';
+import { CONFIG_KEY_KINDS, ConfigKeyKind, SECRET_CONFIG_KEYS } from './schema';
 
 /** The engine's view of a stack's config: `namespace:key` → string, and which keys are secret. */
 export interface EngineConfig {
@@ -15,6 +15,12 @@ export interface EngineConfig {
   values: Record<string, string>;
   /** The keys whose values are secret (set with `--secret`, or holding a `secure:` value inside). */
   secretKeys: readonly string[];
+  /**
+   * Paths inside the settings that must be secrets (SECRET_CONFIG_KEYS) whose values the stack file holds in plain
+   * text, e.g. `lacchain:nodeKeys.validator` beside an encrypted `lacchain:nodeKeys.writer`: the engine marks only
+   * whole keys secret, so only a reader of the file can tell.
+   */
+  plainSecretPaths?: readonly string[];
 }
 
 /** A value of the stack file: `{ secure: … }` marks an encrypted one. */
@@ -31,6 +37,8 @@ function isSecure(value: unknown): value is { secure: unknown } {
 export function engineView(config: Record<string, unknown>, decrypt: (path: string) => string): EngineConfig {
   const values: Record<string, string> = {};
   const secretKeys: string[] = [];
+  const plainSecretPaths: string[] = [];
+  const mustBeSecret = new Set<string>(SECRET_CONFIG_KEYS);
   for (const [key, value] of Object.entries(config)) {
     let secret = false;
     const plain = (v: unknown, path: string): unknown => {
@@ -38,6 +46,7 @@ export function engineView(config: Record<string, unknown>, decrypt: (path: stri
         secret = true;
         return decrypt(path);
       }
+      if (mustBeSecret.has(key) && (typeof v === 'string' || typeof v === 'number')) plainSecretPaths.push(path);
       if (Array.isArray(v)) return v.map((item, i) => plain(item, `${path}[${i}]`));
       if (typeof v === 'object' && v !== null) {
         return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, plain(item, `${path}.${k}`)]));
@@ -48,7 +57,7 @@ export function engineView(config: Record<string, unknown>, decrypt: (path: stri
     values[key] = engineString(decoded);
     if (secret) secretKeys.push(key);
   }
-  return { values, secretKeys };
+  return { values, secretKeys, plainSecretPaths };
 }
 
 /** How the engine writes one top-level value: text as it is, anything else as JSON (null as an empty text). */

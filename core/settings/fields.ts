@@ -132,12 +132,20 @@ const IMAGE_DIGEST = 'an image digest: sha256: followed by 64 lowercase hex digi
 /** A container image's digest, to pin an image beside its tag. */
 export const imageDigest = z.string({ error: IMAGE_DIGEST }).regex(/^sha256:[0-9a-f]{64}$/, { error: IMAGE_DIGEST });
 
-const URL_TEMPLATE = 'an http(s) URL holding {version}, such as https://mirror.example.org/besu-{version}.tar.gz';
-/** Where release archives are downloaded from. */
+const URL_TEMPLATE =
+  'an https: URL holding {version}, such as https://mirror.example.org/besu-{version}.tar.gz, or a file: path on the machine such as file:///srv/besu/besu-{version}.tar.gz (no http:)';
+/** Where release archives are downloaded from: https only (redirects too), or a local file for air-gapped machines. */
 export const releaseUrlTemplate = z
   .string({ error: URL_TEMPLATE })
-  .regex(/^https?:\/\/[^\s'"]+$/, { error: URL_TEMPLATE })
+  .regex(/^(https:\/\/[^\s'"/]+\/|file:\/\/\/)[^\s'"]+$/, { error: URL_TEMPLATE })
   .refine((v) => v.includes('{version}'), { error: URL_TEMPLATE });
+
+const SHA256 = 'a SHA-256 digest: 64 hex digits';
+/** A SHA-256 digest, as sha256sum prints it (read in lower case). */
+export const sha256Digest = z
+  .string({ error: SHA256 })
+  .regex(/^[0-9a-fA-F]{64}$/, { error: SHA256 })
+  .transform((v) => v.toLowerCase());
 
 const SSH_HOST_KEY = 'an SSH public host key line such as "ssh-ed25519 AAAAC3..."';
 /** A pinned SSH host key. */

@@ -1,7 +1,7 @@
 /**
  * An SSH node's settings: the `inventory` of its entry in `lacchain:nodes` (the reference Ansible inventory's fields).
  */
-import { DEFAULT_RELEASE_URL } from '../catalog/besu';
+import { DEFAULT_RELEASE_URL, RELEASE_ARCHIVE_SHA256 } from '../catalog/besu';
 import { DEFAULT_NODE_HOME, DEFAULT_NODE_SERVICE } from '../catalog/defaults';
 import type { Network } from '../catalog/networks';
 import { PORTS } from '../catalog/ports';
@@ -36,6 +36,10 @@ export function sshNode(
     });
     return undefined;
   }
+  const releaseVersion = inventory.node_release_version ?? network.defaultBesuVersion;
+  const releaseUrl = inventory.release_url ?? DEFAULT_RELEASE_URL;
+  checkHostKey(inventory, `${key}.inventory`, network, file, problems);
+  const releaseSha256 = releaseDigest(inventory, releaseVersion, releaseUrl, `${key}.inventory`, file, problems);
   return {
     name: entry.name,
     typenode: entry.typenode,
@@ -45,17 +49,89 @@ export function sshNode(
     nodeEmail: inventory.node_email,
     p2pHost: inventory.node_ip,
     p2pPort: PORTS.p2p,
-    releaseVersion: inventory.node_release_version ?? network.defaultBesuVersion,
+    releaseVersion,
     dnsName: inventory.dns_name,
     settingsFile: file,
     host: inventory.host,
     sshPort: inventory.port,
     user: inventory.user,
     hostKey: inventory.host_key,
+    acceptAnyHostKey: inventory.accept_any_host_key,
     nodeHome: inventory.node_home ?? DEFAULT_NODE_HOME,
     serviceName: inventory.node_service ?? DEFAULT_NODE_SERVICE,
-    releaseUrl: inventory.release_url ?? DEFAULT_RELEASE_URL,
+    releaseUrl,
+    releaseSha256: releaseSha256 ?? '',
+    startTimeoutSeconds: inventory.start_timeout_seconds,
     allowBelowMinimumHardware: inventory.allow_below_minimum_hardware,
     rpc,
   };
+}
+
+type InventoryInput = NonNullable<StackNodeInput['inventory']>;
+
+/**
+ * The node key travels over this connection: the machine must prove who it is with a pinned host key. Production
+ * networks always need one; a test network accepts the operator's explicit opt-out (accept_any_host_key).
+ */
+function checkHostKey(inventory: InventoryInput, key: string, network: Network, file: string, problems: Problem[]) {
+  if (inventory.host_key !== undefined) {
+    if (inventory.accept_any_host_key) {
+      problems.push({
+        file,
+        key: `${key}.accept_any_host_key`,
+        given: 'true beside a host_key',
+        allowed: 'either a pinned host_key (recommended) or accept_any_host_key: true, not both',
+      });
+    }
+    return;
+  }
+  const pinIt = `the machine's SSH host key, e.g. the output of: ssh-keyscan -t ed25519 ${inventory.host} | cut -d' ' -f2-`;
+  if (!network.allowsUnpinnedHostKey) {
+    problems.push({
+      file,
+      key: `${key}.host_key`,
+      given: inventory.accept_any_host_key ? 'missing (accept_any_host_key is for test networks only)' : 'missing',
+      allowed: `${pinIt} (required on ${network.name}: the node key is sent over this connection)`,
+    });
+  } else if (!inventory.accept_any_host_key) {
+    problems.push({
+      file,
+      key: `${key}.host_key`,
+      given: 'missing',
+      allowed: `${pinIt}; or, on a test network only, accept_any_host_key: true to send the node key to whatever answers at ${inventory.host}`,
+    });
+  }
+}
+
+/** The SHA-256 the release archive must have: the inventory's, or the one the catalog pins for the version. */
+function releaseDigest(
+  inventory: InventoryInput,
+  version: string,
+  releaseUrl: string,
+  key: string,
+  file: string,
+  problems: Problem[],
+): string | undefined {
+  const pinned = RELEASE_ARCHIVE_SHA256[version];
+  const given = inventory.release_sha256;
+  if (given === undefined) {
+    if (pinned === undefined) {
+      problems.push({
+        file,
+        key: `${key}.release_sha256`,
+        given: 'missing',
+        allowed: `the SHA-256 of besu-${version}.tar.gz: Besu ${version} has no published digest in the catalog (pinned: ${Object.keys(RELEASE_ARCHIVE_SHA256).join(', ')})`,
+      });
+    }
+    return pinned;
+  }
+  if (pinned !== undefined && given !== pinned && releaseUrl === DEFAULT_RELEASE_URL) {
+    problems.push({
+      file,
+      key: `${key}.release_sha256`,
+      given: describeGiven(given),
+      allowed: `the published digest of besu-${version}.tar.gz, ${pinned} (a different archive needs its own release_url)`,
+    });
+  }
+  return given;
 }

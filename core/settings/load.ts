@@ -16,7 +16,7 @@ import { ENCRYPTED_PEM_STAND_IN, readNodeKeys, readSecrets } from './secrets';
 import { checkStackName, checkStackNetwork } from './stackFile';
 import type { NodeSettings, StackSecrets, StackSettings } from './model';
 import { describeGiven, Problem, problemsFromZod, SettingsError } from './problems';
-import { StackNodeInput, stackConfigSchema } from './schema';
+import { SECRET_CONFIG_KEYS, StackNodeInput, stackConfigSchema } from './schema';
 
 export { checkStackName } from './stackFile';
 
@@ -30,6 +30,8 @@ export interface RawStackConfig {
   values: Record<string, string>;
   /** The keys the engine marks secret. */
   secretKeys?: readonly string[];
+  /** Paths of settings that must be secrets but are written in plain text in the stack file (engineConfig.ts). */
+  plainSecretPaths?: readonly string[];
   /**
    * Keys (`namespace:key` or `namespace:key.sub`) whose values are encrypted and cannot be read here (the offline
    * plan): they hold ENCRYPTED_VALUE, are not validated and are passed on as that marker.
@@ -46,7 +48,7 @@ export interface LoadedStack {
   secrets: StackSecrets;
 }
 
-const SECRET_KEYS = new Set([configKey('sshPrivateKey'), configKey('nodeKeys'), configKey('rpcPasswords')]);
+const SECRET_KEYS = new Set<string>(SECRET_CONFIG_KEYS);
 
 /** Loads and validates everything a stack deploys. Throws SettingsError listing every problem. */
 export function loadStack(stackName: string, raw: RawStackConfig, readFile: FileReader): LoadedStack {
@@ -56,6 +58,7 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
   const ours = decodeEngineValues(
     Object.fromEntries(Object.entries(raw.values).filter(([key]) => key.startsWith(configKey('')))),
   );
+  problems.push(...plainSecrets(raw, ours));
   const encrypted = new Set(raw.encrypted ?? []);
   const sshKeyName = configKey('sshPrivateKey');
   if (encrypted.has(sshKeyName)) ours[sshKeyName] = ENCRYPTED_PEM_STAND_IN;
@@ -124,6 +127,42 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
     },
     secrets,
   };
+}
+
+/**
+ * Settings that must be secrets but were written in plain text: each is refused with the command that stores it
+ * encrypted. The engine tells which whole keys are secret; the stack file tells about values inside a mapping.
+ */
+function plainSecrets(raw: RawStackConfig, ours: Record<string, unknown>): Problem[] {
+  const secretKeys = new Set(raw.secretKeys ?? []);
+  const paths = new Set(raw.plainSecretPaths ?? []);
+  for (const key of SECRET_CONFIG_KEYS) {
+    if (!(key in ours) || secretKeys.has(key)) continue;
+    const value = ours[key];
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      for (const name of Object.keys(value)) paths.add(`${key}.${name}`);
+    } else {
+      paths.add(key);
+    }
+  }
+  return [...paths].map((key) => ({
+    file: raw.file,
+    key,
+    given: 'a value in plain text (not shown): it would be kept unencrypted in the file and in the state',
+    allowed: `a secret: ${setSecretCommand(key)}`,
+  }));
+}
+
+/** The command that stores a secret setting encrypted; values come on standard input, never on the command line. */
+function setSecretCommand(key: string): string {
+  const source: Record<string, string> = {
+    [configKey('sshPrivateKey')]: '< ~/.ssh/id_ed25519',
+    [configKey('nodeKeys')]: '< node.key',
+    [configKey('rpcPasswords')]: '(it asks for the password)',
+  };
+  const top = key.split('.')[0];
+  const path = key === top ? key : `--path '${key}'`;
+  return `pulumi config set --secret ${path} ${source[top] ?? ''}`.trim();
 }
 
 /** Two nodes must not share an identity-bearing address, nor a node home or a service name on one machine. */

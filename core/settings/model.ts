@@ -115,14 +115,20 @@ export interface SshNodeSettings extends NodeSettingsBase {
   sshPort: number;
   /** The login user. */
   user: string;
-  /** Pinned SSH host key, when the operator gave one. */
+  /** Pinned SSH host key; absent only when the operator opted out (acceptAnyHostKey, test networks). */
   hostKey?: string;
+  /** The operator's explicit opt-out of host key pinning (inventory accept_any_host_key): flagged by plan and policy. */
+  acceptAnyHostKey: boolean;
   /** The node's home folder. */
   nodeHome: string;
   /** The systemd service name. */
   serviceName: string;
-  /** Release download URL template holding {version}. */
+  /** Release download URL template holding {version}: https: or file:. */
   releaseUrl: string;
+  /** SHA-256 the release archive must have (the catalog's, or the inventory's release_sha256). */
+  releaseSha256: string;
+  /** How long the start step waits for the node to answer after a (re)start, in seconds. */
+  startTimeoutSeconds: number;
   /** Deploy below the network's minimum hardware anyway. */
   allowBelowMinimumHardware: boolean;
 }

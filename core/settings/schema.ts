@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { PORTS } from '../catalog/ports';
 import { DEFAULT_SSH_PORT, DEFAULT_SSH_USER } from '../catalog/defaults';
+import { MAX_START_TIMEOUT_SECONDS, MIN_START_TIMEOUT_SECONDS, START_TIMEOUT_SECONDS } from '../catalog/remote';
 import { JWT_ALGORITHMS, RPC_API_GROUPS, RPC_AUTH_METHODS, RPC_DEFAULTS, RPC_EXPOSURES } from '../catalog/rpc';
 import {
   bool,
@@ -22,6 +23,7 @@ import {
   releaseUrlTemplate,
   releaseVersion,
   resourceLabel,
+  sha256Digest,
   sshHostKey,
   storageSize,
   strict,
@@ -32,6 +34,7 @@ import {
 } from './fields';
 
 const TARGET = 'kubernetes or ssh';
+const START_TIMEOUT = `a whole number of seconds from ${MIN_START_TIMEOUT_SECONDS} to ${MAX_START_TIMEOUT_SECONDS}`;
 
 /** An SSH node's inventory: the seed's inventory elements, plus how to reach the machine. */
 export const inventorySchema = strict({
@@ -41,8 +44,10 @@ export const inventorySchema = strict({
   port: port.default(DEFAULT_SSH_PORT),
   /** The user to log in as (sudo is used when it is not root). */
   user: unixUser.default(DEFAULT_SSH_USER),
-  /** The remote machine's SSH host key; when set, the connection refuses any other. */
+  /** The remote machine's SSH host key: the connection refuses any other. Required, except with accept_any_host_key. */
   host_key: sshHostKey.optional(),
+  /** Test networks only: connect without a pinned host key (the node key then goes to whatever answers); flagged. */
+  accept_any_host_key: bool.default(false),
   /** The node's public IPv4 address: advertised as its p2p host, part of its enode. */
   node_ip: ipv4,
   /** The node's name on the network. */
@@ -57,8 +62,17 @@ export const inventorySchema = strict({
   node_home: nodeHome.optional(),
   /** The systemd service name (also the log file prefix). */
   node_service: serviceName.optional(),
-  /** Where releases are downloaded from: a URL template holding {version}. */
+  /** Where releases are downloaded from: an https: or file: URL template holding {version}. */
   release_url: releaseUrlTemplate.optional(),
+  /** SHA-256 of the release archive; required for a release whose digest the catalog does not pin. */
+  release_sha256: sha256Digest.optional(),
+  /** How long the start step waits for the node to answer after a (re)start; a large database opens slowly. */
+  start_timeout_seconds: z
+    .number({ error: START_TIMEOUT })
+    .int({ error: START_TIMEOUT })
+    .min(MIN_START_TIMEOUT_SECONDS, { error: START_TIMEOUT })
+    .max(MAX_START_TIMEOUT_SECONDS, { error: START_TIMEOUT })
+    .default(START_TIMEOUT_SECONDS),
   /** Deploy on a machine below the network's minimum hardware anyway. */
   allow_below_minimum_hardware: bool.default(false),
 });
@@ -197,6 +211,9 @@ export const stackConfigSchema = strict({
   // Each password is checked by the loader, which never shows it.
   'lacchain:rpcPasswords': z.record(z.string(), z.unknown(), { error: RPC_PASSWORDS }).optional(),
 });
+
+/** The settings that must be set as secrets (`pulumi config set --secret`): a plain value is refused. */
+export const SECRET_CONFIG_KEYS = ['lacchain:sshPrivateKey', 'lacchain:nodeKeys', 'lacchain:rpcPasswords'] as const;
 
 /** How the engine's text of each top-level key is read: as it is, as true/false, or as JSON (see engineConfig.ts). */
 export type ConfigKeyKind = 'text' | 'boolean' | 'list' | 'mapping';

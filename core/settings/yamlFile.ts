@@ -161,9 +161,9 @@ export function readStackConfigFile(file: string): RawStackConfig & { encrypted:
     ]);
   }
   const encrypted: string[] = [];
-  const { values, secretKeys } = engineView(config as Record<string, unknown>, (key) => {
+  const { values, secretKeys, plainSecretPaths } = engineView(config as Record<string, unknown>, (key) => {
     encrypted.push(key);
     return ENCRYPTED_VALUE;
   });
-  return { file: shown, baseDir: path.dirname(path.resolve(file)), values, secretKeys, encrypted };
+  return { file: shown, baseDir: path.dirname(path.resolve(file)), values, secretKeys, plainSecretPaths, encrypted };
 }

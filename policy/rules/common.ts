@@ -28,6 +28,8 @@ export interface Rule {
   types: readonly string[];
   /** The violations of one resource (empty when it complies). */
   check(resource: PolicyResource, context: PolicyContext): string[];
+  /** An advisory rule flags what the operator chose explicitly: shown, never failing the preview or the plan. */
+  advisory?: boolean;
 }
 
 /** One violation found on one resource. */
@@ -36,6 +38,8 @@ export interface Violation {
   type: string;
   name: string;
   message: string;
+  /** From an advisory rule: a warning. */
+  advisory?: boolean;
 }
 
 /** How a resource is named in messages: `StatefulSet writer-node`, `remote step release of node v (v-release)`. */

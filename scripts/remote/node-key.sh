@@ -15,15 +15,17 @@ write_credentials() {
   local file=$RPC_CREDENTIALS_FILE group tmp
   : "${RPC_CREDENTIALS:?}" "${SERVICE_NAME:?}"
   group=$(id -gn "$SERVICE_USER")
+  # In the node home, which only root may write: a symlink there that root did not make is removed, never followed.
+  if [ -L "$file" ] && [ "$(stat -c %u "$file")" != 0 ]; then rm -f "$file"; fi
   if [ -f "$file" ] && [ "$(cat "$file")" = "$(printf '%s' "$RPC_CREDENTIALS")" ]; then
     chmod 0600 "$file"
-    chown "$SERVICE_USER:$group" "$file"
+    chown -h "$SERVICE_USER:$group" "$file"
     echo "node-key: RPC credentials in place"
     return
   fi
   tmp=$(umask 077 && mktemp "$file.XXXXXX")
   printf '%s\n' "$RPC_CREDENTIALS" >"$tmp"
-  chown "$SERVICE_USER:$group" "$tmp"
+  chown -h "$SERVICE_USER:$group" "$tmp"
   chmod 0600 "$tmp"
   mv -f "$tmp" "$file"
   echo "node-key: wrote $file"
@@ -33,26 +35,55 @@ write_credentials() {
   fi
 }
 
-key_file="$NODE_HOME/data/key"
-if [ -f "$key_file" ]; then
-  if [ "$(cat "$key_file")" = "$NODE_KEY" ]; then
-    chmod 0600 "$key_file"
-    chown "$SERVICE_USER:$(id -gn "$SERVICE_USER")" "$key_file"
-    echo "node-key: key in place"
-    if [ -n "${RPC_CREDENTIALS_FILE:-}" ]; then write_credentials; fi
-    exit 0
+# key_write KEY_FILE: run as the service user, writes the key from standard input to KEY_FILE (mode 0600) unless a
+# file is already there; exits 0 when written or already the same key, 3 when another key is there, 4 when
+# something else than a file is there.
+key_write() {
+  local key_file=$1 new
+  umask 077
+  new=$(mktemp "$key_file.XXXXXX")
+  cat >"$new"
+  if [ -L "$key_file" ] || { [ -e "$key_file" ] && [ ! -f "$key_file" ]; }; then
+    rm -f "$new"
+    return 4
   fi
-  echo "node-key: $key_file holds another node key: refusing to replace the node's identity." >&2
-  echo "node-key: to keep that identity, import it: pulumi config set --secret --path 'lacchain:nodeKeys.<node>' \"\$(cat key)\"" >&2
-  echo "node-key: to replace it on purpose, move the file away first." >&2
-  exit 1
-fi
+  if [ -f "$key_file" ]; then
+    if cmp -s "$new" "$key_file"; then
+      rm -f "$new"
+      chmod 0600 "$key_file"
+      echo "node-key: key in place"
+      return 0
+    fi
+    rm -f "$new"
+    return 3
+  fi
+  chmod 0600 "$new"
+  mv -f "$new" "$key_file"
+  echo "node-key: wrote $key_file"
+}
 
-umask 077
-tmp=$(mktemp "$key_file.XXXXXX")
-printf '%s' "$NODE_KEY" >"$tmp"
-chown "$SERVICE_USER:$(id -gn "$SERVICE_USER")" "$tmp"
-chmod 0600 "$tmp"
-mv -f "$tmp" "$key_file"
-echo "node-key: wrote $key_file"
+# The key is written by the service user itself, in its own folder: no symlink planted there can make root write
+# or change the mode of anything else.
+key_file="$NODE_HOME/data/key"
+status=0
+printf '%s' "$NODE_KEY" \
+  | runuser -u "$SERVICE_USER" -- bash -c "set -euo pipefail; $(declare -f key_write); key_write \"\$1\"" key_write "$key_file" \
+  || status=$?
+case "$status" in
+  0) ;;
+  3)
+    echo "node-key: $key_file holds another node key: refusing to replace the node's identity." >&2
+    echo "node-key: to keep that identity, import it: pulumi config set --secret --path 'lacchain:nodeKeys.<node>' < key" >&2
+    echo "node-key: to replace it on purpose, move the file away first." >&2
+    exit 1
+    ;;
+  4)
+    echo "node-key: $key_file is not a plain file (a symlink or a folder): refusing to write the key there; remove it and run again." >&2
+    exit 1
+    ;;
+  *)
+    echo "node-key: could not write $key_file as $SERVICE_USER (exit $status)" >&2
+    exit 1
+    ;;
+esac
 if [ -n "${RPC_CREDENTIALS_FILE:-}" ]; then write_credentials; fi

@@ -11,14 +11,21 @@ set -euo pipefail
 
 fail() { echo "proxy: $*" >&2; exit 1; }
 
-install -d -m 0755 -o root -g root "$(dirname "$TLS_CERTIFICATE")" "$(dirname "$TLS_KEY")"
 certificate=$TLS_CERTIFICATE
 private_key=$TLS_KEY
 names_file="$TLS_CERTIFICATE.names"
+# The TLS folder is root's; a symlink there that root did not make is removed, never followed.
+for path in "$(dirname "$certificate")" "$(dirname "$private_key")" "$certificate" "$private_key" "$names_file"; do
+  if [ -L "$path" ] && [ "$(stat -c %u "$path")" != 0 ]; then rm -f "$path"; fi
+done
+install -d -m 0755 -o root -g root "$(dirname "$certificate")" "$(dirname "$private_key")"
 
 if [ ! -s "$certificate" ] || [ ! -s "$private_key" ] || [ "$(cat "$names_file" 2>/dev/null)" != "$CERT_SANS" ]; then
   request=$(mktemp)
-  trap 'rm -f "$request"' EXIT
+  key_tmp=$(umask 077 && mktemp "$private_key.XXXXXX")
+  cert_tmp=$(mktemp "$certificate.XXXXXX")
+  names_tmp=$(mktemp "$names_file.XXXXXX")
+  trap 'rm -f "$request" "$key_tmp" "$cert_tmp" "$names_tmp"' EXIT
   # A config file rather than -addext, so OpenSSL 1.0 (Ubuntu 16.04, CentOS 7) works too.
   cat >"$request" <<CONF
 [req]
@@ -34,13 +41,15 @@ keyUsage = critical, digitalSignature, keyEncipherment
 extendedKeyUsage = serverAuth
 CONF
   (umask 077 && openssl req -x509 -newkey "rsa:$CERT_BITS" -sha256 -nodes -days "$CERT_DAYS" \
-    -keyout "$private_key.tmp" -out "$certificate.tmp" -config "$request" 2>/dev/null) \
+    -keyout "$key_tmp" -out "$cert_tmp" -config "$request" 2>/dev/null) \
     || fail "openssl could not make the certificate"
-  chmod 0600 "$private_key.tmp"
-  chmod 0644 "$certificate.tmp"
-  mv -f "$private_key.tmp" "$private_key"
-  mv -f "$certificate.tmp" "$certificate"
-  printf '%s' "$CERT_SANS" >"$names_file"
+  chmod 0600 "$key_tmp"
+  chmod 0644 "$cert_tmp"
+  printf '%s' "$CERT_SANS" >"$names_tmp"
+  chmod 0644 "$names_tmp"
+  mv -f "$key_tmp" "$private_key"
+  mv -f "$cert_tmp" "$certificate"
+  mv -f "$names_tmp" "$names_file"
   echo "proxy: made a self-signed certificate for $CERT_SANS"
 fi
 

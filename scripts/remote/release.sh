@@ -2,29 +2,63 @@
 # Step 3 of provisioning a remote node: put the Besu release BESU_VERSION in its own folder
 # RELEASES_DIR/besu-BESU_VERSION, beside any release already there. It does not switch the node to it: the start
 # step does, after the files are in place. Nothing is downloaded when the release is already unpacked.
-# Parameters (environment): BESU_VERSION, RELEASE_URL (the archive's URL), RELEASES_DIR.
+# The archive is fetched over https only (redirects included) or read from a local file: path, and its SHA-256 must
+# be RELEASE_SHA256 before anything is unpacked: on a mismatch the step fails, shows both digests and leaves the
+# machine as it was.
+# Parameters (environment): BESU_VERSION, RELEASE_URL (the archive's URL), RELEASE_SHA256, RELEASES_DIR.
 set -euo pipefail
-: "${BESU_VERSION:?}" "${RELEASE_URL:?}" "${RELEASES_DIR:?}"
+: "${BESU_VERSION:?}" "${RELEASE_URL:?}" "${RELEASE_SHA256:?}" "${RELEASES_DIR:?}"
 
 fail() { echo "release: $*" >&2; exit 1; }
 
 target="$RELEASES_DIR/besu-$BESU_VERSION"
-if [ -x "$target/bin/besu" ]; then
+if [ -x "$target/bin/besu" ] && [ ! -L "$target" ]; then
   echo "release: Besu $BESU_VERSION already in $target"
   exit 0
 fi
 
-mkdir -p "$RELEASES_DIR"
-work=$(mktemp -d "$RELEASES_DIR/.download-XXXXXX")
-trap 'rm -rf "$work"' EXIT
+case "$RELEASE_URL" in
+  https://* | file:///*) ;;
+  *) fail "refusing $RELEASE_URL: releases come over https: or from a local file: path" ;;
+esac
+
+# Downloaded and checked in root's own private folder, outside the node home.
+download=$(mktemp -d)
+unpack=""
+cleanup() {
+  rm -rf "$download"
+  if [ -n "$unpack" ]; then rm -rf "$unpack"; fi
+}
+trap cleanup EXIT
 
 echo "release: downloading $RELEASE_URL"
-curl --fail --silent --show-error --location --retry 3 --connect-timeout 20 -o "$work/besu.tar.gz" "$RELEASE_URL" \
-  || fail "cannot download Besu $BESU_VERSION from $RELEASE_URL"
-tar -xzf "$work/besu.tar.gz" -C "$work" || fail "the archive from $RELEASE_URL is not a valid .tar.gz"
-[ -x "$work/besu-$BESU_VERSION/bin/besu" ] \
-  || fail "the archive from $RELEASE_URL does not hold besu-$BESU_VERSION/bin/besu"
+curl --fail --silent --show-error --location --proto '=https,file' --proto-redir '=https' --max-redirs 5 \
+  --retry 3 --connect-timeout 20 -o "$download/besu.tar.gz" "$RELEASE_URL" \
+  || fail "cannot download Besu $BESU_VERSION from $RELEASE_URL (https only, redirects too)"
+actual=$(sha256sum "$download/besu.tar.gz" | cut -d' ' -f1)
+if [ "$actual" != "$RELEASE_SHA256" ]; then
+  fail "the archive from $RELEASE_URL has sha256 $actual, but Besu $BESU_VERSION must have $RELEASE_SHA256: not unpacked, nothing changed"
+fi
 
-chown -R root:root "$work/besu-$BESU_VERSION"
-mv "$work/besu-$BESU_VERSION" "$target"
-echo "release: Besu $BESU_VERSION unpacked in $target"
+# The node home and its releases folder belong to root (a home an older version of this program gave the service user
+# is taken back; the node-files step finishes that); a symlink there that root did not make is removed, never
+# followed. The release is unpacked beside its final place, then renamed into it in one
+# step, so a cut-off run never leaves a half-unpacked release that looks installed.
+home=$(dirname "$RELEASES_DIR")
+if [ -d "$home" ] && [ ! -L "$home" ] && [ "$(stat -c %u "$home")" != 0 ]; then
+  chown -h root "$home"
+  chmod go-w "$home"
+fi
+if [ -L "$RELEASES_DIR" ] && [ "$(stat -c %u "$RELEASES_DIR")" != 0 ]; then rm -f "$RELEASES_DIR"; fi
+install -d -m 0755 -o root -g root "$RELEASES_DIR"
+rm -rf "$RELEASES_DIR"/.unpack-*
+unpack=$(mktemp -d "$RELEASES_DIR/.unpack-XXXXXX")
+tar --no-same-owner -xzf "$download/besu.tar.gz" -C "$unpack" \
+  || fail "the archive from $RELEASE_URL is not a valid .tar.gz"
+[ -x "$unpack/besu-$BESU_VERSION/bin/besu" ] \
+  || fail "the archive from $RELEASE_URL does not hold besu-$BESU_VERSION/bin/besu"
+chown -hR root:root "$unpack/besu-$BESU_VERSION"
+chmod -R go-w "$unpack/besu-$BESU_VERSION"
+rm -rf "$target"
+mv -T "$unpack/besu-$BESU_VERSION" "$target"
+echo "release: Besu $BESU_VERSION (sha256 $actual) unpacked in $target"

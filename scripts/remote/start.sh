@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # Step 8 of provisioning a remote node: switch the node to release BESU_VERSION, (re)start the service, and check that
 # the node answers with the enode the program computed. Releases only move forward; the previous one is kept for
-# rollback. If the node does not come back on a new release, the step switches back to the previous release,
-# restarts it and fails. Older releases than the previous one are removed.
-# Parameters (environment): SERVICE_NAME, BESU_VERSION, RELEASES_DIR, EXPECTED_ENODE, RPC_PORT, START_TIMEOUT,
-# CONFIG_DIGEST (changes whenever a file the node reads changes, so that this step runs and restarts the node).
+# rollback. Before switching, the step records the release in use (RELEASES_DIR/switch-record), so a run cut off
+# mid-way is finished from that record, not from wherever the link was left. If the node does not come back on a new
+# release, the step switches back to the recorded release and fails, unless the new release has already written to
+# the data folder: then going back could corrupt the database, so it stops the node, says so and fails. Older
+# releases than the previous one are removed.
+# Parameters (environment): SERVICE_NAME, BESU_VERSION, RELEASES_DIR, DATA_DIR, EXPECTED_ENODE, RPC_PORT,
+# START_TIMEOUT (seconds), CONFIG_DIGEST (changes whenever a file the node reads changes, so that this step runs and
+# restarts the node).
 set -euo pipefail
-: "${SERVICE_NAME:?}" "${BESU_VERSION:?}" "${RELEASES_DIR:?}" "${EXPECTED_ENODE:?}" "${RPC_PORT:?}"
+: "${SERVICE_NAME:?}" "${BESU_VERSION:?}" "${RELEASES_DIR:?}" "${DATA_DIR:?}" "${EXPECTED_ENODE:?}" "${RPC_PORT:?}"
 : "${START_TIMEOUT:?}" "${CONFIG_DIGEST:?}"
 
 fail() { echo "start: $*" >&2; exit 1; }
 
 current_link="$RELEASES_DIR/current"
 previous_link="$RELEASES_DIR/previous"
+record="$RELEASES_DIR/switch-record"
 target="$RELEASES_DIR/besu-$BESU_VERSION"
 [ -x "$target/bin/besu" ] || fail "Besu $BESU_VERSION is not installed in $target"
 
@@ -34,10 +39,28 @@ node_enode() {
     | sed -n 's/.*"result"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p'
 }
 
+# write_record PREVIOUS TARGET: records, before switching, the release in use and the one being switched to.
+write_record() {
+  local tmp
+  tmp=$(mktemp "$record.XXXXXX")
+  printf 'previous=%s\ntarget=%s\n' "$1" "$2" >"$tmp"
+  mv -f "$tmp" "$record"
+}
+
+# record_field NAME: a field of the switch record.
+record_field() { sed -n "s/^$1=//p" "$record"; }
+
+# database_touched: true when the data folder changed since the record's time stamp (the restart on the new release).
+database_touched() {
+  [ -n "$(find "$DATA_DIR" -newer "$record" -print -quit 2>/dev/null)" ]
+}
+
 # restart_and_wait: restarts the service and waits until the node answers its enode; prints it.
 restart_and_wait() {
   local deadline enode=""
-  systemctl restart "$SERVICE_NAME"
+  systemctl stop "$SERVICE_NAME" || true
+  if [ -f "$record" ]; then touch "$record"; fi
+  systemctl start "$SERVICE_NAME" || true
   deadline=$((SECONDS + START_TIMEOUT))
   while [ "$SECONDS" -lt "$deadline" ]; do
     enode=$(node_enode)
@@ -50,11 +73,20 @@ restart_and_wait() {
 
 previous=""
 if [ -L "$current_link" ]; then previous=$(readlink "$current_link"); fi
+if [ -f "$record" ] && [ ! -L "$record" ]; then
+  # An earlier run was cut off while switching: the release in use before it is the recorded one.
+  previous=$(record_field previous)
+  from="no release"
+  if [ -n "$previous" ]; then from="Besu $(version_of "$previous")"; fi
+  echo "start: finishing the switch an earlier run began (from $from)"
+fi
 switched=false
 if [ "$previous" != "$target" ]; then
   if [ -n "$previous" ] && older "$BESU_VERSION" "$(version_of "$previous")"; then
     fail "refusing to go back from Besu $(version_of "$previous") to $BESU_VERSION: a downgrade can corrupt the database"
   fi
+  rm -f "$record"
+  write_record "$previous" "$target"
   switch_to "$target"
   switched=true
   echo "start: switched to Besu $BESU_VERSION${previous:+ (previous: $(version_of "$previous"))}"
@@ -69,7 +101,13 @@ if [ "$enode" != "$EXPECTED_ENODE" ]; then
     problem="the node answers enode $enode but the stack's identity is $EXPECTED_ENODE"
   fi
   if [ "$switched" = true ] && [ -n "$previous" ]; then
+    if database_touched; then
+      systemctl stop "$SERVICE_NAME" || true
+      journalctl -u "$SERVICE_NAME" -n 20 --no-pager 2>/dev/null | sed 's/^/start: journal: /' >&2 || true
+      fail "$problem; Besu $BESU_VERSION has already written to $DATA_DIR, so going back to Besu $(version_of "$previous") could corrupt the database: the node is stopped on Besu $BESU_VERSION. Fix the cause (journal above) and run pulumi up again, or restore the data folder from a backup before going back"
+    fi
     switch_to "$previous"
+    rm -f "$record"
     restart_and_wait >/dev/null || true
     fail "$problem; switched back to Besu $(version_of "$previous")"
   fi
@@ -81,6 +119,7 @@ if [ "$switched" = true ] && [ -n "$previous" ]; then
   ln -sfn "$previous" "$previous_link.new"
   mv -Tf "$previous_link.new" "$previous_link"
 fi
+rm -f "$record"
 # Keep the current and the previous release only.
 keep_previous=""
 if [ -L "$previous_link" ]; then keep_previous=$(readlink "$previous_link"); fi

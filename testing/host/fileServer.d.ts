@@ -7,9 +7,13 @@ export interface FileServerOptions {
   /** Directory to serve (files only, no listings, no escaping it). */
   root: string;
   log?: (line: string) => void;
+  /** Serve HTTPS with this key and certificate (PEM). */
+  tls?: { key: string; cert: string };
+  /** Paths answered with a 302 to the given location. */
+  redirects?: Record<string, string>;
 }
 export interface FileServer {
-  /** e.g. "http://10.231.1.1:8080" (no trailing slash). */
+  /** e.g. "http://10.231.1.1:8080" or "https://…" (no trailing slash). */
   url: string;
   port: number;
   /** Decoded paths requested so far, in order. */

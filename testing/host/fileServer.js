@@ -12,9 +12,11 @@
  * GET and HEAD only; files only (no directory listings); paths cannot escape ROOT (no "..",
  * symlinks are resolved and must stay inside ROOT). port 0 picks a free port. Binds only to a
  * specific address (a test host gateway 10.231.N.1 or loopback), never to a wildcard.
- * Single "bytes=a-b" ranges are honoured (206), so resumable downloaders work.
+ * Single "bytes=a-b" ranges are honoured (206), so resumable downloaders work. With `tls: {key, cert}` it serves
+ * HTTPS; `redirects: {'/path': 'http://…'}` answers those paths with a 302 (to test what a client does with one).
  */
 const http = require('http');
+const https = require('https');
 const fs = require('fs');
 const path = require('path');
 
@@ -53,13 +55,21 @@ function startFileServer(opts) {
   const seen = [];
   const sockets = new Set();
 
-  const server = http.createServer((req, res) => {
+  const redirects = (opts && opts.redirects) || {};
+  const handler = (req, res) => {
     const send = (code, text) => {
       res.writeHead(code, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
       res.end(req.method === 'HEAD' ? undefined : text);
       log(`${code} ${req.method} ${req.url}`);
     };
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n');
+    const redirect = redirects[new URL(req.url || '/', 'http://x').pathname];
+    if (redirect) {
+      res.writeHead(302, { location: redirect, 'content-length': 0 });
+      res.end();
+      log(`302 ${req.method} ${req.url} -> ${redirect}`);
+      return undefined;
+    }
     let rel;
     try {
       rel = decodeURIComponent(new URL(req.url || '/', 'http://x').pathname);
@@ -118,7 +128,8 @@ function startFileServer(opts) {
     stream.on('error', () => res.destroy());
     stream.pipe(res);
     return undefined;
-  });
+  };
+  const server = opts.tls ? https.createServer(opts.tls, handler) : http.createServer(handler);
 
   server.on('connection', (s) => {
     sockets.add(s);
@@ -134,7 +145,7 @@ function startFileServer(opts) {
       const urlHost = host.includes(':') ? `[${host}]` : host;
       let closed = null;
       resolve({
-        url: `http://${urlHost}:${actualPort}`,
+        url: `${opts.tls ? 'https' : 'http'}://${urlHost}:${actualPort}`,
         port: actualPort,
         requests: () => [...seen],
         close() {

@@ -17,7 +17,7 @@ import { settle } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram, Declared } from '../../testing/program';
 import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
-import { startFileServer, FileServer } from '../../testing/host/fileServer';
+import type { FileServer } from '../../testing/host/fileServer';
 import {
   changedCommands,
   hostSuite,
@@ -27,6 +27,7 @@ import {
   runRemoteStep,
   runRemoteSteps,
   sshWriterStack,
+  startReleaseServer,
 } from '../../testing/replay';
 
 const recorded = recordProgram();
@@ -101,6 +102,7 @@ suite('RPC access and authentication on a real host', () => {
       ...sshWriterStack(host, {
         version: VERSION,
         releaseBaseUrl: files.url,
+        releaseDir: work,
         nodeName: 'e2e-rpc-writer',
         dnsName: 'rpc.e2e.test',
         node: NODE,
@@ -121,7 +123,7 @@ suite('RPC access and authentication on a real host', () => {
     await packStandinReleases([VERSION], work);
     host = await startTestHost('rpcauth', 43);
     target = host.ip;
-    files = await startFileServer({ host: host.gateway, port: 0, root: work });
+    files = await startReleaseServer(host, work);
     declared = await declareProgram(recorded, 'testnet', stack(), {});
     enode = (await settle(declared.outputs.nodes[NODE].enode)).value as string;
     await runRemoteSteps(host, commands(declared));

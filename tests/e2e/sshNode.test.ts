@@ -14,9 +14,10 @@ import { settle } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram, Declared } from '../../testing/program';
 import { sha256Hex } from '../../core/genesis';
+import { stepCommand } from '../../core/remote/shell';
 import { NODE_KEY_PARAMETER } from '../../core/remote/steps';
 import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
-import { startFileServer, FileServer } from '../../testing/host/fileServer';
+import type { FileServer } from '../../testing/host/fileServer';
 import {
   changedCommands,
   hostSuite,
@@ -27,6 +28,7 @@ import {
   runRemoteStep,
   runRemoteSteps,
   sshWriterStack,
+  startReleaseServer,
 } from '../../testing/replay';
 import { testGenesisText } from '../../testing/fixtures';
 import { runNpmAsync } from '../../testing/run';
@@ -50,7 +52,13 @@ suite('an SSH node on a real host', () => {
   let address: string;
 
   const stack = (version: string) =>
-    sshWriterStack(host, { version, releaseBaseUrl: files.url, nodeName: 'e2e-writer', dnsName: 'writer.e2e.test' });
+    sshWriterStack(host, {
+      version,
+      releaseBaseUrl: files.url,
+      releaseDir: work,
+      nodeName: 'e2e-writer',
+      dnsName: 'writer.e2e.test',
+    });
   const run = (step: RemoteStep) => runRemoteStep(host, step);
   const runAll = (steps: RemoteStep[]) => runRemoteSteps(host, steps);
 
@@ -79,7 +87,7 @@ suite('an SSH node on a real host', () => {
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-e2e-'));
     await packStandinReleases([FIRST, NEXT], work);
     host = await startTestHost('sshnode', 41);
-    files = await startFileServer({ host: host.gateway, port: 0, root: work });
+    files = await startReleaseServer(host, work);
     first = await declareProgram(recorded, 'testnet', stack(FIRST), {});
     enode = (await settle(first.outputs.nodes[NODE].enode)).value as string;
     address = (await settle(first.outputs.nodes[NODE].address)).value as string;
@@ -100,7 +108,7 @@ suite('an SSH node on a real host', () => {
       ),
     );
     for (const step of steps) {
-      expect(step.create).toBe('sudo -n bash -s');
+      expect(step.create).toBe(stepCommand(host.sudoUser));
       expect(step.inputs.connection).toEqual({
         host: host.ip,
         port: 22,
@@ -130,8 +138,12 @@ suite('an SSH node on a real host', () => {
   it('writes the node files with the right owners and modes', async () => {
     expect(await sh(`stat -c '%U:%G %a' ${HOME}/data/key`)).toBe('besu:besu 600');
     expect(await sh(`stat -c '%U:%G %a' ${HOME}/config.toml`)).toBe('root:besu 640');
+    // The home is root's: only the folders Besu writes belong to the service user.
     expect(await sh(`stat -c '%U:%G %a' ${HOME} ${HOME}/data ${HOME}/logs`)).toBe(
-      'besu:besu 750\nbesu:besu 750\nbesu:besu 750',
+      'root:besu 750\nbesu:besu 750\nbesu:besu 750',
+    );
+    expect(await sh(`stat -c '%U:%G' ${HOME}/bin ${HOME}/releases ${HOME}/releases/besu-${FIRST}/bin/besu`)).toBe(
+      'root:root\nroot:root\nroot:root',
     );
     expect(await sh(`cat ${HOME}/data/nodeAddress`)).toBe(address);
     expect(await sh(`sha256sum < ${HOME}/data/genesis.json | cut -d' ' -f1`)).toBe(sha256Hex(testGenesisText()));
@@ -298,6 +310,104 @@ suite('an SSH node on a real host', () => {
       /refusing to start Besu with a new identity/,
     );
     await sh(`mv /root/key.saved ${HOME}/data/key && systemctl restart besu`);
+    expect(await answersWithEnode()).toBe(enode);
+  });
+
+  it('refuses a release archive whose SHA-256 is not the pinned one, showing both, and changes nothing', async () => {
+    const releaseStep = (steps: RemoteStep[]) => steps.find((s) => s.name === `${NODE}-release`)!;
+    const step = releaseStep(commands(await declareProgram(recorded, 'testnet', stack('24.1.2'), {})));
+    // 24.1.2 is not packed: serve the 24.1.0 stand-in under its name, pinned to the published 24.1.2 digest.
+    fs.copyFileSync(path.join(work, `besu-${NEXT}.tar.gz`), path.join(work, 'besu-24.1.2.tar.gz'));
+    const published = '082db8cf4fb67527aa0dd757e5d254b3b497f5027c23287f9c0a74a6a743bf08';
+    const pinned = step.stdin.replace(/RELEASE_SHA256='[0-9a-f]{64}'/, `RELEASE_SHA256='${published}'`);
+    const listing = `ls -A ${HOME}/releases; ls -A /tmp`;
+    const before = await sh(listing);
+    const result = await run({ ...step, stdin: pinned });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `has sha256 ${sha256Hex(fs.readFileSync(path.join(work, 'besu-24.1.2.tar.gz')))}, but Besu 24.1.2 must have ${published}: not unpacked, nothing changed`,
+    );
+    expect(await sh(listing)).toBe(before);
+  });
+
+  it('refuses a release download redirected to plain http', async () => {
+    const redirecting = await startReleaseServer(host, work, {
+      '/besu-24.1.2.tar.gz': `http://${host.gateway}:9/besu-24.1.2.tar.gz`,
+    });
+    try {
+      const stackVia = sshWriterStack(host, {
+        version: '24.1.2',
+        releaseBaseUrl: redirecting.url,
+        releaseDir: work,
+        nodeName: 'e2e-writer',
+        dnsName: 'writer.e2e.test',
+      });
+      const step = commands(await declareProgram(recorded, 'testnet', stackVia, {})).find(
+        (s) => s.name === `${NODE}-release`,
+      )!;
+      const result = await run(step);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/cannot download Besu 24\.1\.2 .*https only, redirects too/);
+      expect(redirecting.requests()).toEqual(['/besu-24.1.2.tar.gz']);
+      expect(await sh(`test -e ${HOME}/releases/besu-24.1.2 && echo there || echo absent`)).toBe('absent');
+    } finally {
+      await redirecting.close();
+    }
+  });
+
+  it('runs nothing of a step whose input is cut off mid-way', async () => {
+    const step = commands(first).find((s) => s.name === `${NODE}-node-files`)!;
+    await sh(`rm -f ${HOME}/data/enode`);
+    const cut = await run({ ...step, stdin: step.stdin.slice(0, Math.floor(step.stdin.length * 0.9)) });
+    expect(cut.code).not.toBe(0);
+    expect(cut.stdout).toBe('');
+    expect(await sh(`test -e ${HOME}/data/enode && echo there || echo absent`)).toBe('absent');
+    const whole = await run(step);
+    expect(whole.code).toBe(0);
+    expect(await sh(`cat ${HOME}/data/enode`)).toBe(enode);
+  });
+
+  it('never lets a symlink the service user planted make root change anything outside the node', async () => {
+    const canaries = ['/etc/lacchain-canary', '/root/lacchain-canary', '/usr/local/lacchain-canary'];
+    const state = `stat -c '%n %U:%G %a %s' ${canaries.join(' ')}; sha256sum ${canaries.join(' ')}`;
+    await sh(canaries.map((c) => `printf 'canary\\n' > ${c} && chmod 0600 ${c}`).join(' && '));
+    const before = await sh(state);
+    // An older version of the program gave the home to the service user: the next run takes it back.
+    await sh(`chown besu ${HOME}`);
+    const asBesu = (command: string) => sh(`runuser -u besu -- sh -c '${command}'`);
+    await asBesu(`ln -sfn ${canaries[0]} ${HOME}/data/nodeAddress`);
+    await asBesu(`ln -sfn ${canaries[1]} ${HOME}/data/genesis.json`);
+    await asBesu(`ln -sfn ${canaries[2]} ${HOME}/data/enode`);
+    await asBesu(`ln -sfn ${canaries[0]} ${HOME}/logs/besu_info.log`);
+    await asBesu(`mv ${HOME}/config.toml ${HOME}/config.toml.real && ln -s ${canaries[1]} ${HOME}/config.toml`);
+
+    const steps = commands(first).filter((s) => /-(release|node-files|node-key|proxy)$/.test(s.name));
+    for (const step of steps) {
+      const result = await run(step);
+      const failed = result.code === 0 ? {} : { stderr: result.stderr };
+      expect({ step: step.name, code: result.code, ...failed }).toEqual({ step: step.name, code: 0 });
+    }
+    expect(await sh(state)).toBe(before);
+    expect(await sh(`stat -c '%U:%G %a' ${HOME}`)).toBe('root:besu 750');
+    const written = ['data/nodeAddress', 'data/genesis.json', 'data/enode', 'logs/besu_info.log'];
+    expect(await sh(`stat -c '%F %U' ${written.map((f) => `${HOME}/${f}`).join(' ')}`)).toBe(
+      written.map(() => 'regular file besu').join('\n'),
+    );
+    expect(await sh(`stat -c '%F %U' ${HOME}/config.toml`)).toBe('regular file root');
+    expect(await sh(`cat ${HOME}/data/nodeAddress`)).toBe(address);
+    // With the home root's again, the service user can plant nothing there any more.
+    expect(await asBesu(`ln -s /etc ${HOME}/again 2>/dev/null && echo planted || echo refused`)).toBe('refused');
+
+    // A key file replaced by a symlink is refused, not followed.
+    await sh(`mv ${HOME}/data/key /root/key.saved`);
+    await asBesu(`ln -s ${canaries[0]} ${HOME}/data/key`);
+    const keyStep = commands(first).find((s) => s.name === `${NODE}-node-key`)!;
+    const refused = await run(keyStep);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/data\/key is not a plain file \(a symlink or a folder\)/);
+    expect(await sh(state)).toBe(before);
+    await sh(`rm -f ${HOME}/data/key && mv /root/key.saved ${HOME}/data/key && rm -f ${HOME}/config.toml.real`);
+    await sh(`rm -f ${canaries.join(' ')} && systemctl restart besu`);
     expect(await answersWithEnode()).toBe(enode);
   });
 

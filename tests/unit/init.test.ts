@@ -12,6 +12,7 @@ import { parseWorkers, checkNetworkAnswer, checkNodeType } from '../../core/init
 import { NETWORKS } from '../../core/catalog/networks';
 import { parsePrivateKey, deriveIdentity } from '../../core/identity/nodeKey';
 import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
+import { FAKE_HOST_KEY } from '../../testing/fixtures';
 
 jest.setTimeout(120_000);
 
@@ -82,8 +83,9 @@ const WORKERS = [
 describe('npm run init in a terminal', () => {
   it('asks the installer questions, asks again after wrong answers, offers the workers and writes the files', async () => {
     const dir = project('typed', true);
+    const keys = `${dir}-keys`;
     const result = await typeInTerminal(
-      ['--stack', 'testnet', '--dir', dir],
+      ['--stack', 'testnet', '--dir', dir, '--key-dir', keys],
       [
         [/Node type \[0\] validator \[1\] boot \[2\] writer:/, '7'],
         [/allowed: the index of one of/, '2'],
@@ -130,10 +132,16 @@ describe('npm run init in a terminal', () => {
       '# A node on a remote machine over SSH',
     );
     // The identity printed is the key's; the plan of the written files computes the same.
-    const key = parsePrivateKey(fs.readFileSync(path.join(dir, 'writer.key'), 'utf8'));
+    // The key is written outside the project, never beside the settings.
+    const keyFile = path.join(keys, 'testnet-writer.key');
+    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.key'))).toEqual([]);
+    expect(result.transcript).toContain(
+      `pulumi config set --stack testnet --secret --path 'lacchain:nodeKeys.writer' < '${keyFile}'`,
+    );
+    const key = parsePrivateKey(fs.readFileSync(keyFile, 'utf8'));
     const identity = deriveIdentity(key, '203.0.113.61', 60606);
     expect(result.transcript).toContain(`enode:   ${identity.enode}`);
-    const planned = await planOffline(dir, path.join(dir, 'writer.key'));
+    const planned = await planOffline(dir, keyFile);
     expect(planned.code).toBe(0);
     expect(JSON.parse(planned.stdout).nodes.writer.enode).toBe(identity.enode);
   });
@@ -167,6 +175,8 @@ describe('npm run init in a terminal', () => {
   });
 });
 
+const HOST_KEY = FAKE_HOST_KEY;
+
 describe('npm run init with flags', () => {
   it('writes an SSH node into an existing stack, keeping the other nodes, and the plan takes it', async () => {
     const dir = project('flags', true);
@@ -175,7 +185,7 @@ describe('npm run init with flags', () => {
       [
         ...['--stack', 'testnet', '--dir', dir, '--typenode', '0', '--network', '1', '--target', 'ssh'],
         ...['--host', '198.51.100.7', '--node-name', 'org-validator', '--node-email', 'ops@example.org'],
-        ...['--user', 'ubuntu', '--keygen', 'no'],
+        ...['--host-key', HOST_KEY, '--user', 'ubuntu', '--keygen', 'no'],
       ],
       { env: kubectlEnv() },
     );
@@ -190,6 +200,7 @@ describe('npm run init with flags', () => {
       target: 'ssh',
       inventory: {
         host: '198.51.100.7',
+        host_key: HOST_KEY,
         node_ip: '198.51.100.7',
         node_name: 'org-validator',
         node_email: 'ops@example.org',
@@ -226,6 +237,7 @@ describe('npm run init with flags', () => {
           'no',
         ],
         ...['--host', '198.51.100.8', '--node-name', 'org-validator', '--node-email', 'ops@example.org'],
+        ...['--host-key', HOST_KEY],
       ],
       { env: kubectlEnv() },
     );

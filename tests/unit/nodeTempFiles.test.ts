@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
-import { FAKE_SSH_KEY, sshValidatorEntry } from '../../testing/fixtures';
+import { sshValidatorEntry } from '../../testing/fixtures';
 import { runNpmAsync } from '../../testing/run';
 
 jest.setTimeout(60_000);
@@ -28,7 +28,7 @@ it('removes its temporary folder when the command ends', async () => {
             host_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHhvc3Qta2V5LW9mLXRoZS12YWxpZGF0b3I',
           }),
         ],
-        'lacchain:sshPrivateKey': FAKE_SSH_KEY,
+        'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
       },
     }),
   );

@@ -9,6 +9,7 @@ import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { StatefulSet } from 'kubernetes-models/apps/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { stepCommand } from '../../core/remote/shell';
 import { deriveIdentity } from '../../core/identity/nodeKey';
 import { loadStack } from '../../core/settings/load';
 import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlFile';
@@ -198,7 +199,7 @@ describe('plan of an SSH node', () => {
       fs.readFileSync(path.join(PROJECT_DIR, 'scripts/remote/start.sh'), 'utf8'),
     );
     expect(fs.readFileSync(path.join(dir, 'STEPS.txt'), 'utf8')).toContain(
-      'ssh -p 22 ubuntu@198.51.100.7 sudo -n bash -s',
+      `ssh -p 22 ubuntu@198.51.100.7 ${stepCommand('ubuntu')}`,
     );
     const identity = deriveIdentity(KEY_ONE, '198.51.100.7', 60606);
     expect(fs.readFileSync(path.join(dir, '08-start.env'), 'utf8')).toContain(

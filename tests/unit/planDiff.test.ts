@@ -3,6 +3,7 @@
  * The plan diff: the pure comparison of two plans (tools/plan/diff.ts), then `npm run plan -- --diff BASE_DIR` for a
  * release bump on both paths and `--diff-ref REF` for a bootnode change in the catalog, run as a reviewer runs them.
  */
+import { RELEASE_ARCHIVE_SHA256 } from '../../core/catalog/besu';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -190,7 +191,7 @@ describe('plan --diff BASE_DIR: a release bump', () => {
       '--stack',
       'testnet',
       '--config',
-      sshStack({ node_release_version: '23.4.2' }),
+      sshStack({ node_release_version: '23.4.4' }),
       '--node-key-file',
       keyFile,
       '--diff',
@@ -204,17 +205,21 @@ describe('plan --diff BASE_DIR: a release bump', () => {
     ]);
     const url = (v: string) =>
       `export RELEASE_URL='https://github.com/hyperledger/besu/releases/download/${v}/besu-${v}.tar.gz'`;
+    // The archive's digest comes from the catalog: the release the reviewer sees is the one that will be checked.
+    const digest = (v: string) => `export RELEASE_SHA256='${RELEASE_ARCHIVE_SHA256[v]}'`;
     expect(diff.changed[0].fields[0].lines.lines).toEqual([
       "- export BESU_VERSION='23.4.1'",
       `- ${url('23.4.1')}`,
-      "+ export BESU_VERSION='23.4.2'",
-      `+ ${url('23.4.2')}`,
+      `- ${digest('23.4.1')}`,
+      "+ export BESU_VERSION='23.4.4'",
+      `+ ${url('23.4.4')}`,
+      `+ ${digest('23.4.4')}`,
     ]);
     expect(diff.changed[1].fields[0].lines.lines).toEqual([
       "- export BESU_VERSION='23.4.1'",
-      "+ export BESU_VERSION='23.4.2'",
+      "+ export BESU_VERSION='23.4.4'",
     ]);
-    expect(bumped.stderr).toContain('~ command:remote:Command validator-release: stdin: 2 lines changed (+2 -2)');
+    expect(bumped.stderr).toContain('~ command:remote:Command validator-release: stdin: 3 lines changed (+3 -3)');
   });
 
   it('needs a plan folder, and one base only', () => {

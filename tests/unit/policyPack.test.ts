@@ -46,8 +46,10 @@ function engineInputs(value: unknown): unknown {
 describe('the policies of the pack', () => {
   const policies = resourcePolicies(RULES, () => ({ settingsProblem: 'not read in this test' }));
 
-  it('are the rules, each mandatory', () => {
-    expect(policies.map((p) => [p.name, p.enforcementLevel])).toEqual(RULES.map((r) => [r.name, 'mandatory']));
+  it('are the rules, each mandatory but the advisory ones', () => {
+    expect(policies.map((p) => [p.name, p.enforcementLevel])).toEqual(
+      RULES.map((r) => [r.name, r.advisory ? 'advisory' : 'mandatory']),
+    );
   });
 
   it('check what the engine passes: a value unknown in preview is skipped, the rest still checked', () => {
@@ -128,14 +130,14 @@ describe('the pack served as the Pulumi CLI serves it', () => {
     );
   }
 
-  it('names the pack and its mandatory policies', async () => {
+  it('names the pack and its policies, mandatory but the advisory ones', async () => {
     const answer = await info();
     expect(answer.getName()).toBe(POLICY_PACK_NAME);
     expect(answer.getVersion()).toBe(
       JSON.parse(fs.readFileSync(path.join(PROJECT_DIR, 'policy', 'package.json'), 'utf8')).version,
     );
     expect(answer.getPoliciesList().map((p) => [p.getName(), p.getEnforcementlevel()])).toEqual(
-      RULES.map((r) => [r.name, EnforcementLevel.MANDATORY]),
+      RULES.map((r) => [r.name, r.advisory ? EnforcementLevel.ADVISORY : EnforcementLevel.MANDATORY]),
     );
   });
 

@@ -12,6 +12,7 @@ import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlF
 import { planGenesisPlaceholder } from '../../policy/inspect';
 import { checkPlan, plannedStepInputs } from '../../policy/offline';
 import { RULES } from '../../policy/rules';
+import { FAKE_HOST_KEY, sshValidatorEntry } from '../../testing/fixtures';
 import { runNpm } from '../../testing/run';
 import { valuesFor } from '../../testing/values';
 
@@ -94,7 +95,13 @@ describe('the policy step of the plan, on recorded resources altered as a bad ch
         name: 'validator',
         typenode: 'validator',
         target: 'ssh',
-        inventory: { host: '198.51.100.7', node_ip: '198.51.100.7', node_name: 'v', node_email: 'ops@example.org' },
+        inventory: {
+          host: '198.51.100.7',
+          host_key: FAKE_HOST_KEY,
+          node_ip: '198.51.100.7',
+          node_name: 'v',
+          node_email: 'ops@example.org',
+        },
       },
     ],
     'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
@@ -143,5 +150,34 @@ describe('the policy step of the plan, on recorded resources altered as a bad ch
       ['rpc-safe-on-public-ports', 'validator-node-files'],
     ]);
     expect(checkPlan(resources, settings).violations).toEqual([]);
+  });
+});
+
+describe('the plan of an SSH node without a pinned host key', () => {
+  const stack = (inventory: Record<string, unknown>) => {
+    const entry = sshValidatorEntry(inventory);
+    delete (entry.inventory as Record<string, unknown>).host_key;
+    return project({
+      'lacchain:network': 'open-protestnet',
+      'lacchain:nodes': [entry],
+      'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
+    });
+  };
+
+  it("flags the operator's explicit opt-out on a test network, as a warning that does not fail the plan", () => {
+    const result = plan(['--stack', 'testnet', '--config', stack({ accept_any_host_key: true })]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(
+      /^policy warning: \[ssh-host-key-opt-out, advisory\] remote step preflight of node validator .*accept_any_host_key/m,
+    );
+    expect(result.stderr).not.toContain('policy violation');
+    const flagged = read(result.out, 'policy.json').violations.filter((v: { advisory?: boolean }) => v.advisory);
+    expect(flagged).toHaveLength(8);
+  });
+
+  it('refuses it without the opt-out, before planning anything', () => {
+    const result = plan(['--stack', 'testnet', '--config', stack({})]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/inventory\.host_key: missing; allowed: the machine's SSH host key/);
   });
 });

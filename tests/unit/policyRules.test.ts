@@ -8,7 +8,13 @@
 import { NETWORKS } from '../../core/catalog/networks';
 import { exportLines } from '../../core/remote/shell';
 import { redact } from '../../tools/recording/engine';
-import { contextFromSettings, loadPolicyContext, PolicyContext, stackOfUrn } from '../../policy/expectations';
+import {
+  contextFromSettings,
+  ExpectedNode,
+  loadPolicyContext,
+  PolicyContext,
+  stackOfUrn,
+} from '../../policy/expectations';
 import {
   planGenesisPlaceholder,
   placeholderDigest,
@@ -20,7 +26,7 @@ import { policyResources } from '../../policy/offline';
 import { quantityBytes } from '../../core/kubernetes/quantity';
 import { enodeEndpoint } from '../../core/identity/nodeKey';
 import { sha256Hex as sha256 } from '../../core/genesis';
-import { checkResources, RULES, Violation } from '../../policy/rules';
+import { checkResources, failingViolations, formatViolation, RULES, Violation } from '../../policy/rules';
 import { TEST_GENESIS, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
 import { declareProgram, Declared } from '../../testing/program';
 import { recordProgram } from '../../testing/pulumi';
@@ -41,6 +47,8 @@ const RULE_NAMES = [
   'besu-version-supports-permissioning',
   'genesis-digest-pinned',
   'node-permissioning-enabled',
+  'ssh-host-key-pinned',
+  'ssh-host-key-opt-out',
 ];
 
 /** The declared resources as the rules see them (as the offline plan writes them). */
@@ -107,7 +115,8 @@ function editConfig(resource: PolicyResource, edit: (toml: string) => string): P
 function editStep(resource: PolicyResource, name: string, edit: (value: string) => string): PolicyResource {
   const stdin = resource.inputs.stdin as string;
   const parameters = stepParameters(stdin)!;
-  const header = stdin.slice(0, stdin.indexOf('\n') + 1);
+  // The header line, then `{`, the parameters and the script (core/remote/shell.ts).
+  const header = stdin.slice(0, stdin.indexOf('\n') + 1) + '{\n';
   const script = stdin.slice(header.length + exportLines(parameters).length);
   resource.inputs.stdin = header + exportLines({ ...parameters, [name]: edit(parameters[name]) }) + script;
   return resource;
@@ -498,5 +507,49 @@ describe('reading the facts', () => {
     expect(missing.network?.name).toBe('mainnet-omega');
     expect(missing.settingsProblem).toMatch(/^the settings of stack mainnet cannot be read: .*Pulumi\.mainnet\.yaml/);
     expect(loadPolicyContext(PROJECT_DIR, 'dev').network).toBeUndefined();
+  });
+});
+
+describe('ssh-host-key-pinned and ssh-host-key-opt-out', () => {
+  const step = () => copy(testnet, T.command, 'validator-node-key');
+  /** A step whose connection can be read (as CrossGuard reads it), without a host key. */
+  const unpinned = () => ({
+    ...step(),
+    inputs: { ...step().inputs, connection: { host: '198.51.100.7', user: 'root' } },
+  });
+  const withNode = (node: Partial<ExpectedNode>, base: PolicyContext = testnetContext): PolicyContext => ({
+    ...base,
+    nodes: { ...testnetContext.nodes, validator: { ...testnetContext.nodes!.validator, ...node } },
+  });
+  const optedOut = () => withNode({ hostKeyPinned: false, acceptAnyHostKey: true });
+
+  it('passes a step whose connection pins the host key, or whose settings pin it when the connection is secret', () => {
+    const readable = {
+      ...step(),
+      inputs: { ...step().inputs, connection: { host: 'h', hostKey: 'ssh-ed25519 AAAA' } },
+    };
+    expect(of(check(readable), 'ssh-host-key-pinned')).toEqual([]);
+    expect(step().inputs.connection).toBe('[secret]');
+    expect(of(check(step()), 'ssh-host-key-pinned')).toEqual([]);
+  });
+
+  it('fails a step that would send the node key to whatever answers', () => {
+    const message = /remote step node-key of node validator .* without a pinned SSH host key/;
+    expect(of(check(unpinned()), 'ssh-host-key-pinned')).toEqual([expect.stringMatching(message)]);
+    expect(of(check(step(), withNode({ hostKeyPinned: false })), 'ssh-host-key-pinned')).toEqual([
+      expect.stringMatching(message),
+    ]);
+  });
+
+  it("only flags the operator's opt-out on a test network, as advisory", () => {
+    const violations = check(unpinned(), optedOut());
+    expect(violations.map((v) => [v.policy, v.advisory])).toEqual([['ssh-host-key-opt-out', true]]);
+    expect(formatViolation(violations[0])).toMatch(/^\[ssh-host-key-opt-out, advisory\] .*accept_any_host_key/);
+    expect(failingViolations(violations)).toEqual([]);
+  });
+
+  it('does not accept the opt-out on mainnet', () => {
+    const mainnetOptOut: PolicyContext = { ...optedOut(), network: mainnetContext.network };
+    expect(of(check(unpinned(), mainnetOptOut), 'ssh-host-key-pinned')).toHaveLength(1);
   });
 });

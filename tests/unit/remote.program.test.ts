@@ -8,10 +8,11 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { SCRIPTS_DIR } from '../../core/scripts';
 import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
+import { stepCommand, STEP_END } from '../../core/remote/shell';
 import { isWrappedSecret, settle, unwrapSecrets } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram, Declared } from '../../testing/program';
-import { FAKE_SSH_KEY, KEY_ONE, sshValidatorEntry } from '../../testing/fixtures';
+import { FAKE_HOST_KEY, FAKE_SSH_KEY, KEY_ONE, sshValidatorEntry } from '../../testing/fixtures';
 
 const recorded = recordProgram();
 
@@ -50,20 +51,21 @@ describe('an SSH node', () => {
       ).toBe(true);
       const sent = unwrapSecrets(command.inputs) as Record<string, any>;
       expect(sent.connection).toMatchObject({ host: '198.51.100.7', port: 22, user: 'root', privateKey: FAKE_SSH_KEY });
-      expect(sent.connection.hostKey).toBeUndefined();
-      expect(sent.create).toBe('bash -s');
+      expect(sent.connection.hostKey).toBe(FAKE_HOST_KEY);
+      expect(sent.create).toBe(stepCommand('root'));
       expect(sent.environment).toBeUndefined();
       expect(sent.addPreviousOutputInEnv).toBe(false);
     }
   });
 
-  it('sends each step its parameters followed by its script file, byte for byte', () => {
+  it('sends each step its parameters followed by its script file, byte for byte, in one group ending the input', () => {
     for (const step of REMOTE_STEP_NAMES) {
       const stdin = inputs(declared, step).stdin as string;
       const script = fs.readFileSync(path.join(SCRIPTS_DIR, 'remote', `${step}.sh`), 'utf8');
-      expect(stdin.endsWith(script)).toBe(true);
-      const preamble = stdin.slice(0, stdin.length - script.length);
-      const header = `# lacchain-besu-node: step ${REMOTE_STEP_NAMES.indexOf(step) + 1}/8 (${step}) of node validator\n`;
+      const end = `}\n${STEP_END}\n`;
+      expect(stdin.endsWith(`${script}${end}`)).toBe(true);
+      const preamble = stdin.slice(0, stdin.length - script.length - end.length);
+      const header = `# lacchain-besu-node: step ${REMOTE_STEP_NAMES.indexOf(step) + 1}/8 (${step}) of node validator\n{\n`;
       expect(preamble.startsWith(header)).toBe(true);
       // Nothing but exported, single-quoted parameters between the header and the script.
       expect(preamble.slice(header.length)).toMatch(/^(export [A-Z][A-Z0-9_]*='([^']|'\\'')*'\n)+$/);
@@ -128,11 +130,19 @@ describe('settings that change an SSH node', () => {
   };
 
   it('a release update runs only the release and start steps', async () => {
-    expect(await changedSteps({ node_release_version: '23.4.2' })).toEqual(['release', 'start']);
+    const digest = 'cd'.repeat(32);
+    expect(await changedSteps({ node_release_version: '23.4.2', release_sha256: digest })).toEqual([
+      'release',
+      'start',
+    ]);
   });
 
   it('a release needing another Java also runs the packages step', async () => {
-    expect(await changedSteps({ node_release_version: '24.6.0' })).toEqual(['packages', 'release', 'start']);
+    expect(await changedSteps({ node_release_version: '24.6.0', release_sha256: 'cd'.repeat(32) })).toEqual([
+      'packages',
+      'release',
+      'start',
+    ]);
   });
 
   it('a DNS name changes the certificate, the allowlist and so the config and restart', async () => {
@@ -141,7 +151,7 @@ describe('settings that change an SSH node', () => {
 
   it('a non-root user runs every step through sudo', async () => {
     const declared = await declareProgram(recorded, 'testnet', sshStack({ user: 'ubuntu' }), {});
-    for (const step of REMOTE_STEP_NAMES) expect(inputs(declared, step).create).toBe('sudo -n bash -s');
+    for (const step of REMOTE_STEP_NAMES) expect(inputs(declared, step).create).toBe(stepCommand('ubuntu'));
   });
 
   it('a pinned host key is checked on every connection', async () => {

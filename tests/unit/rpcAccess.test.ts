@@ -303,6 +303,7 @@ describe('the lacchain:rpc setting', () => {
   it('refuses a connection limit on a release that has none', () => {
     const config = validTestnetConfig() as any;
     config['lacchain:nodes'][1].inventory.node_release_version = '20.10.4';
+    config['lacchain:nodes'][1].inventory.release_sha256 = 'cd'.repeat(32);
     expect(messages({ maxActiveConnections: 40 }, { 'lacchain:nodes': config['lacchain:nodes'] })).toEqual([
       `${STACK}: lacchain:rpc.maxActiveConnections: given for node validator, which runs Besu 20.10.4; allowed: a node on Besu 21.1.6 or newer (Besu 20.10.4 has no rpc-http-max-active-connections), or no such setting`,
     ]);

@@ -28,14 +28,24 @@ const inventory = (c: Config) => nodes(c)[1].inventory as Record<string, unknown
 const STACK = 'Pulumi.testnet.yaml';
 const VALUES = 'values/writer.yml';
 
-function load(config: Config, values: unknown = validWriterValues(), extraFiles: Record<string, string> = {}) {
+function load(
+  config: Config,
+  values: unknown = validWriterValues(),
+  extraFiles: Record<string, string> = {},
+  asWritten = false,
+) {
   const files = { [VALUES]: typeof values === 'string' ? values : yaml.dump(values), ...extraFiles };
-  return loadStack('testnet', rawConfig(config, STACK), memoryFiles(files));
+  return loadStack('testnet', rawConfig(config, STACK, { asWritten }), memoryFiles(files));
 }
 
-function problemsOf(config: Config, values?: unknown, extraFiles?: Record<string, string>): Problem[] {
+function problemsOf(
+  config: Config,
+  values?: unknown,
+  extraFiles?: Record<string, string>,
+  asWritten = false,
+): Problem[] {
   try {
-    load(config, values, extraFiles);
+    load(config, values, extraFiles, asWritten);
   } catch (error) {
     if (error instanceof SettingsError) return error.problems;
     throw error;
@@ -48,6 +58,8 @@ interface Case {
   config?: (c: Config) => void;
   values?: (v: Values) => void;
   rawValues?: string;
+  /** Keep the secrets as written (plain unless `{ secure }`), instead of as set with --secret. */
+  asWritten?: boolean;
   expected: { file?: string; key?: string | RegExp; given?: string | RegExp; allowed: string | RegExp };
 }
 
@@ -386,6 +398,79 @@ const cases: Case[] = [
     expected: { key: 'lacchain:nodes[1].inventory.release_url', allowed: /holding \{version\}/ },
   },
   {
+    name: 'release_url over plain http',
+    config: (c) => (inventory(c).release_url = 'http://mirror.example.org/besu-{version}.tar.gz'),
+    expected: { key: 'lacchain:nodes[1].inventory.release_url', allowed: /https: URL .* \(no http:\)/ },
+  },
+  {
+    name: 'release_url a relative file path',
+    config: (c) => (inventory(c).release_url = 'file:besu-{version}.tar.gz'),
+    expected: { key: 'lacchain:nodes[1].inventory.release_url', allowed: /file: path on the machine/ },
+  },
+  {
+    name: 'release_sha256 not a digest',
+    config: (c) => (inventory(c).release_sha256 = 'abc123'),
+    expected: { key: 'lacchain:nodes[1].inventory.release_sha256', allowed: 'a SHA-256 digest: 64 hex digits' },
+  },
+  {
+    name: 'release without a pinned digest and no release_sha256',
+    config: (c) => (inventory(c).node_release_version = '21.1.6'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.release_sha256',
+      given: 'missing',
+      allowed: /besu-21\.1\.6\.tar\.gz: Besu 21\.1\.6 has no published digest/,
+    },
+  },
+  {
+    name: 'release_sha256 other than the published digest of the official archive',
+    config: (c) => (inventory(c).release_sha256 = 'ab'.repeat(32)),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.release_sha256',
+      allowed: /published digest of besu-23\.4\.1\.tar\.gz, 49d3a7a0/,
+    },
+  },
+  {
+    name: 'start_timeout_seconds too short',
+    config: (c) => (inventory(c).start_timeout_seconds = 5),
+    expected: { key: 'lacchain:nodes[1].inventory.start_timeout_seconds', allowed: /from 30 to 86400/ },
+  },
+  {
+    name: 'host_key missing on a test network without the opt-out',
+    config: (c) => delete inventory(c).host_key,
+    expected: {
+      key: 'lacchain:nodes[1].inventory.host_key',
+      given: 'missing',
+      allowed: /ssh-keyscan .*; or, on a test network only, accept_any_host_key: true/,
+    },
+  },
+  {
+    name: 'host_key and accept_any_host_key together',
+    config: (c) => (inventory(c).accept_any_host_key = true),
+    expected: { key: 'lacchain:nodes[1].inventory.accept_any_host_key', allowed: /not both/ },
+  },
+  {
+    name: 'ssh private key in plain text',
+    asWritten: true,
+    expected: {
+      key: 'lacchain:sshPrivateKey',
+      given: /plain text \(not shown\)/,
+      allowed: 'a secret: pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519',
+    },
+  },
+  {
+    name: 'node key in plain text beside an encrypted one',
+    asWritten: true,
+    config: (c) => {
+      c['lacchain:sshPrivateKey'] = { secure: FAKE_SSH_KEY };
+      c['lacchain:nodeKeys'] = { writer: { secure: KEY_ONE }, validator: `0x${'0'.repeat(63)}2` };
+    },
+    expected: {
+      key: 'lacchain:nodeKeys.validator',
+      given: /plain text \(not shown\)/,
+      allowed: "a secret: pulumi config set --secret --path 'lacchain:nodeKeys.validator' < node.key",
+    },
+  },
+  {
     name: 'host_key not a key',
     config: (c) => (inventory(c).host_key = 'fingerprint'),
     expected: { key: 'lacchain:nodes[1].inventory.host_key', allowed: /SSH public host key/ },
@@ -616,7 +701,7 @@ describe('settings validation', () => {
     const values = validWriterValues() as Values;
     testCase.config?.(config);
     testCase.values?.(values);
-    const problems = problemsOf(config, testCase.rawValues ?? values);
+    const problems = problemsOf(config, testCase.rawValues ?? values, undefined, testCase.asWritten);
     const expected = testCase.expected;
     const file = expected.file ?? (testCase.values || testCase.rawValues ? VALUES : STACK);
     const found = problems.filter(
@@ -728,7 +813,8 @@ describe('settings as the engine hands them over (every top-level value a string
   const loadText = (values: Record<string, string>) =>
     loadStack(
       'testnet',
-      { file: STACK, baseDir: '/project', values },
+      // The SSH key is set with --secret, as the engine then marks it.
+      { file: STACK, baseDir: '/project', values, secretKeys: ['lacchain:sshPrivateKey'] },
       memoryFiles({ [VALUES]: yaml.dump(validWriterValues()) }),
     );
 

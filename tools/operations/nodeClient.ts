@@ -65,6 +65,14 @@ function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: stri
     const hostName = node.sshPort === 22 ? node.host : `[${node.host}]:${node.sshPort}`;
     fs.writeFileSync(knownHosts, `${hostName} ${node.hostKey}\n`);
     args.push('-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'StrictHostKeyChecking=yes');
+  } else if (node.acceptAnyHostKey) {
+    // The operator's explicit opt-out (test networks only), as in `pulumi up`: said every time.
+    process.stderr.write(
+      `warning: node ${node.name}: the SSH host key of ${node.host} is not checked (inventory accept_any_host_key)\n`,
+    );
+    args.push('-o', 'UserKnownHostsFile=/dev/null', '-o', 'StrictHostKeyChecking=no');
+  } else {
+    throw new ToolFailure(`node ${node.name}: no pinned SSH host key (inventory host_key): refusing to connect`);
   }
   for (const option of options.options) args.push('-o', option);
   const ssh = async (command: string) => {

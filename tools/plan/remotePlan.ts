@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { sha256Hex } from '../../core/genesis';
-import { exportLines, stepCommand } from '../../core/remote/shell';
+import { exportLines, STEP_END, stepCommand } from '../../core/remote/shell';
 import { NODE_KEY_PARAMETER, remoteSteps } from '../../core/remote/steps';
 import { readScript } from '../../core/scripts';
 import { describeNode } from '../../core/node/description';
@@ -23,7 +23,8 @@ export function writeRemotePlan(
   const steps = remoteSteps(describeNode(node), { ...values, genesisSha256: sha256Hex(values.genesis) });
   const index: string[] = [
     `# Provisioning of node ${node.name}: each step runs as \`ssh -p ${node.sshPort} ${node.user}@${node.host} ${stepCommand(node.user)}\``,
-    '# with its .env file followed by its .sh file on standard input, in this order.',
+    `# with its standard input made as core/remote/shell.ts stepInput makes it: a header line, \`{\`, its .env file,`,
+    `# its .sh file, \`}\` and the line \`${STEP_END}\`; the steps run in this order.`,
   ];
   steps.forEach((step, i) => {
     const prefix = `${String(i + 1).padStart(2, '0')}-${step.name}`;

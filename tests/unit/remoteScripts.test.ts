@@ -1,0 +1,251 @@
+/**
+ * The remote scripts' own safety rules, run here with bash against throwaway folders (the end-to-end suite runs them
+ * on a real host): a cut-off step runs nothing, the release step checks the archive's digest before unpacking and
+ * fetches over https or file: only, and the start step switches from its record and never goes back once the new
+ * release has written to the data folder. systemctl and the node's RPC are stand-ins here (a PATH of small scripts);
+ * everything else is the real script.
+ */
+import { spawnSync } from 'child_process';
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { stepCommand, stepInput } from '../../core/remote/shell';
+import { PROJECT_DIR } from '../../testing/run';
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-scripts-'));
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+const script = (name: string) => fs.readFileSync(path.join(PROJECT_DIR, 'scripts', 'remote', name), 'utf8');
+let folders = 0;
+const folder = (name: string) => {
+  const dir = path.join(work, `${name}-${++folders}`);
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+};
+
+/** Runs a step as the command provider does: the step's command (as root), its input on stdin. */
+function runStep(input: string, env: Record<string, string> = {}) {
+  const result = spawnSync('sh', ['-c', stepCommand('root')], {
+    input,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('a step whose input is cut off', () => {
+  const marker = path.join(work, 'ran');
+  const body = [
+    '#!/usr/bin/env bash',
+    'set -euo pipefail',
+    'echo first >>"$MARKER"',
+    'for i in 1 2 3; do',
+    '  echo "line $i" >>"$MARKER"',
+    'done',
+    'echo last >>"$MARKER"',
+    '',
+  ].join('\n');
+  const input = stepInput('lacchain-besu-node: step 1/1 (test) of node n', { MARKER: marker }, body);
+
+  beforeEach(() => fs.rmSync(marker, { force: true }));
+
+  it('runs whole when its input arrives whole', () => {
+    expect(runStep(input).code).toBe(0);
+    expect(fs.readFileSync(marker, 'utf8')).toBe('first\nline 1\nline 2\nline 3\nlast\n');
+  });
+
+  it.each([0, 0.1, 0.2, 0.5, 0.8, 0.95, 0.99])('runs nothing when only %p of its input arrives', (share) => {
+    const result = runStep(input.slice(0, Math.floor(input.length * share)));
+    expect(result.code).toBe(75);
+    expect(result.stderr).toContain('the step arrived cut off: nothing was run');
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+
+  it('runs nothing of a cut-off group even when bash reads it directly', () => {
+    const cut = input.slice(0, input.lastIndexOf('}'));
+    const result = spawnSync('bash', ['-s'], { input: cut, encoding: 'utf8' });
+    expect(result.status).not.toBe(0);
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+});
+
+/** A tar.gz holding besu-<version>/bin/besu. */
+function releaseArchive(version: string): { file: string; sha256: string } {
+  const dir = folder('archive');
+  fs.mkdirSync(path.join(dir, `besu-${version}`, 'bin'), { recursive: true });
+  fs.writeFileSync(path.join(dir, `besu-${version}`, 'bin', 'besu'), '#!/bin/sh\necho besu\n', { mode: 0o755 });
+  const file = path.join(dir, `besu-${version}.tar.gz`);
+  const tar = spawnSync('tar', ['-czf', file, '-C', dir, `besu-${version}`]);
+  if (tar.status !== 0) throw new Error(`tar failed: ${tar.stderr}`);
+  return { file, sha256: createHash('sha256').update(fs.readFileSync(file)).digest('hex') };
+}
+
+const asRoot = process.getuid?.() === 0;
+if (!asRoot) console.warn('release step tests skipped: they need root (the step hands the release to root)');
+(asRoot ? describe : describe.skip)('the release step', () => {
+  const release = (env: Record<string, string>) =>
+    runStep(stepInput('lacchain-besu-node: step 3/8 (release) of node n', env, script('release.sh')));
+
+  it('unpacks an archive whose SHA-256 is the pinned one', () => {
+    const { file, sha256 } = releaseArchive('9.9.1');
+    const releases = path.join(folder('home'), 'releases');
+    const result = release({
+      BESU_VERSION: '9.9.1',
+      RELEASE_URL: `file://${file}`,
+      RELEASE_SHA256: sha256,
+      RELEASES_DIR: releases,
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(fs.existsSync(path.join(releases, 'besu-9.9.1', 'bin', 'besu'))).toBe(true);
+    expect(fs.readdirSync(releases)).toEqual(['besu-9.9.1']);
+  });
+
+  it('refuses an archive with another digest, shows both, and leaves the machine as it was', () => {
+    const { file, sha256 } = releaseArchive('9.9.2');
+    const home = folder('home');
+    const releases = path.join(home, 'releases');
+    const pinned = 'ab'.repeat(32);
+    const result = release({
+      BESU_VERSION: '9.9.2',
+      RELEASE_URL: `file://${file}`,
+      RELEASE_SHA256: pinned,
+      RELEASES_DIR: releases,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`has sha256 ${sha256}, but Besu 9.9.2 must have ${pinned}`);
+    expect(result.stderr).toContain('nothing changed');
+    expect(fs.readdirSync(home)).toEqual([]);
+  });
+
+  it('refuses a plain http URL before downloading anything', () => {
+    const releases = path.join(folder('home'), 'releases');
+    const result = release({
+      BESU_VERSION: '9.9.3',
+      RELEASE_URL: 'http://127.0.0.1:9/besu-9.9.3.tar.gz',
+      RELEASE_SHA256: 'ab'.repeat(32),
+      RELEASES_DIR: releases,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/refusing http:\/\/127\.0\.0\.1:9\/besu-9\.9\.3\.tar\.gz: releases come over https:/);
+    expect(fs.existsSync(releases)).toBe(false);
+  });
+});
+
+/**
+ * The start step against stand-ins: `systemctl` records what it is asked and, on start, lets the release that
+ * `current` points at write to the data folder when WRITES_DATA names it; the node answers `net_enode` (curl) only
+ * when the release in use is one of GOOD.
+ */
+function startStage() {
+  const root = folder('start');
+  const releases = path.join(root, 'releases');
+  const data = path.join(root, 'data');
+  const bin = path.join(root, 'bin');
+  for (const version of ['1.0.0', '2.0.0']) {
+    fs.mkdirSync(path.join(releases, `besu-${version}`, 'bin'), { recursive: true });
+    fs.writeFileSync(path.join(releases, `besu-${version}`, 'bin', 'besu'), '', { mode: 0o755 });
+  }
+  fs.mkdirSync(data);
+  fs.mkdirSync(bin);
+  const inUse = `basename "$(readlink "${releases}/current")" | sed 's/^besu-//'`;
+  fs.writeFileSync(
+    path.join(bin, 'systemctl'),
+    [
+      '#!/usr/bin/env bash',
+      `echo "$*" >>"${root}/systemctl.log"`,
+      'case "$1" in',
+      `  start) v=$(${inUse}); case " $WRITES_DATA " in *" $v "*) sleep 1; echo "$v" >"${data}/database" ;; esac ;;`,
+      `  is-failed) v=$(${inUse}); case " $GOOD " in *" $v "*) exit 1 ;; *) exit 0 ;; esac ;;`,
+      'esac',
+      'exit 0',
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
+  fs.writeFileSync(
+    path.join(bin, 'curl'),
+    [
+      '#!/usr/bin/env bash',
+      `v=$(${inUse})`,
+      'case " $GOOD " in *" $v "*) echo "{\\"result\\":\\"$EXPECTED_ENODE\\"}" ;; esac',
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
+  fs.writeFileSync(path.join(bin, 'journalctl'), '#!/bin/sh\n', { mode: 0o755 });
+  const link = (name: string, version: string) =>
+    fs.symlinkSync(path.join(releases, `besu-${version}`), path.join(releases, name));
+  const current = () => path.basename(fs.readlinkSync(path.join(releases, 'current')));
+  const start = (version: string, stand: { good: string; writesData?: string }) =>
+    runStep(
+      stepInput(
+        'lacchain-besu-node: step 8/8 (start) of node n',
+        {
+          SERVICE_NAME: 'besu',
+          BESU_VERSION: version,
+          RELEASES_DIR: releases,
+          DATA_DIR: data,
+          EXPECTED_ENODE: 'enode://ab@203.0.113.1:60606',
+          RPC_PORT: '4545',
+          START_TIMEOUT: '30',
+          CONFIG_DIGEST: 'x',
+        },
+        script('start.sh'),
+      ),
+      { PATH: `${bin}:${process.env.PATH}`, GOOD: stand.good, WRITES_DATA: stand.writesData ?? '' },
+    );
+  const systemctl = () => fs.readFileSync(path.join(root, 'systemctl.log'), 'utf8');
+  return { releases, data, link, current, start, systemctl, record: path.join(releases, 'switch-record') };
+}
+
+describe('the start step', () => {
+  it('moves to a new release that comes back, keeps the previous one and clears its record', () => {
+    const stage = startStage();
+    stage.link('current', '1.0.0');
+    const result = stage.start('2.0.0', { good: '1.0.0 2.0.0', writesData: '2.0.0' });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(stage.current()).toBe('besu-2.0.0');
+    expect(path.basename(fs.readlinkSync(path.join(stage.releases, 'previous')))).toBe('besu-1.0.0');
+    expect(fs.existsSync(stage.record)).toBe(false);
+  });
+
+  it('switches back when the new release never touched the data folder', () => {
+    const stage = startStage();
+    stage.link('current', '1.0.0');
+    const result = stage.start('2.0.0', { good: '1.0.0' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/did not answer net_enode within 30 s; switched back to Besu 1\.0\.0/);
+    expect(stage.current()).toBe('besu-1.0.0');
+    expect(fs.existsSync(stage.record)).toBe(false);
+  });
+
+  it('stops instead of going back once the new release has written to the data folder', () => {
+    const stage = startStage();
+    stage.link('current', '1.0.0');
+    const result = stage.start('2.0.0', { good: '1.0.0', writesData: '2.0.0' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /Besu 2\.0\.0 has already written to .*data, so going back to Besu 1\.0\.0 could corrupt the database: the node is stopped on Besu 2\.0\.0/,
+    );
+    expect(stage.current()).toBe('besu-2.0.0');
+    expect(stage.systemctl().trim().split('\n').pop()).toBe('stop besu');
+  });
+
+  it('finishes a switch an earlier, cut-off run began, from its record', () => {
+    const stage = startStage();
+    // The earlier run recorded 1.0.0, switched to 2.0.0 and was cut off before it could check the node.
+    stage.link('current', '2.0.0');
+    fs.writeFileSync(
+      stage.record,
+      `previous=${path.join(stage.releases, 'besu-1.0.0')}\ntarget=${path.join(stage.releases, 'besu-2.0.0')}\n`,
+    );
+    const result = stage.start('2.0.0', { good: '1.0.0' });
+    expect(result.stdout).toContain('finishing the switch an earlier run began (from Besu 1.0.0)');
+    expect(result.stderr).toMatch(/switched back to Besu 1\.0\.0/);
+    expect(stage.current()).toBe('besu-1.0.0');
+  });
+});
