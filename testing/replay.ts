@@ -116,21 +116,25 @@ export async function startReleaseServer(
   const tlsDir = fs.mkdtempSync(path.join(dir, '.tls-'));
   const [key, cert] = [path.join(tlsDir, 'key.pem'), path.join(tlsDir, 'cert.pem')];
   const args = ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${host.gateway}`];
+  let said = '';
   const code = await new Promise<number>((resolve) => {
     const child = spawn(
       'openssl',
       [...args, '-addext', `subjectAltName=IP:${host.gateway}`, '-keyout', key, '-out', cert],
-      {
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
+      { stdio: ['ignore', 'ignore', 'pipe'] },
     );
+    child.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
     child.on('close', (status) => resolve(status ?? 1));
   });
-  if (code !== 0) throw new Error(`openssl could not make the release server's certificate (${code})`);
+  if (code !== 0) throw new Error(`openssl could not make the release server's certificate (${code}): ${said}`);
   const certificate = fs.readFileSync(cert, 'utf8');
-  const trusted = await host.ssh('mkdir -p /etc/ssl/certs && cat >> /etc/ssl/certs/ca-certificates.crt', {
-    input: certificate,
-  });
+  // Trusted now (the bundle curl reads) and after the packages step installs ca-certificates, which rebuilds the
+  // bundle from /usr/local/share/ca-certificates.
+  const trusted = await host.ssh(
+    'mkdir -p /etc/ssl/certs /usr/local/share/ca-certificates && ' +
+      'tee /usr/local/share/ca-certificates/lacchain-test-releases.crt >> /etc/ssl/certs/ca-certificates.crt',
+    { input: certificate },
+  );
   if (trusted.code !== 0) throw new Error(`the test host does not trust the release server: ${trusted.stderr}`);
   return startFileServer({
     host: host.gateway,

@@ -53,16 +53,35 @@ export const POD_FILES = {
   key: 'key',
 } as const;
 
-/** The reverse proxy image (unprivileged nginx: listens on a high port, the Service maps port 80 to it). */
-export const PROXY_IMAGE = 'nginxinc/nginx-unprivileged:1.27-alpine';
+/**
+ * The writer's reverse proxy image: OpenResty (nginx with its Lua module and cjson built in, which the gas model's
+ * routing needs), the official Alpine image. It listens on a high port (the Service maps port 80 to it).
+ */
+export const PROXY_IMAGE = 'openresty/openresty:1.27.1.2-alpine';
 
-/** The proxy's image reference, pinned by the registry's digest when given (`…:1.27-alpine@sha256:…`). */
+/** The proxy's image reference, pinned by the registry's digest when given (`…:1.27.1.2-alpine@sha256:…`). */
 export function proxyImage(digest?: string): string {
   return `${PROXY_IMAGE}${digest ? `@${digest}` : ''}`;
 }
-/** The proxy image's own user. */
-export const PROXY_UID = 101;
-/** The port the unprivileged proxy listens on inside the pod. */
+
+/**
+ * How the proxy runs as a user without privileges on a read-only root filesystem. The image's own main
+ * configuration (`/usr/local/openresty/nginx/conf/nginx.conf`) includes the server file from `serverFile`, keeps its
+ * temporary files in `runDir`, and logs to the container's output (its log files are links to /dev/stdout and
+ * /dev/stderr); only the pid file would be written in the image, so the command puts it in /tmp (an emptyDir, as is
+ * `runDir`).
+ */
+export const PROXY_RUNTIME = {
+  /** The image's own user `nobody`: OpenResty needs no user of its own when it does not start as root. */
+  uid: 65534,
+  command: ['/usr/local/openresty/bin/openresty', '-g', 'daemon off; pid /tmp/nginx.pid;'],
+  /** The server file (the ConfigMap's POD_FILES.proxyConfig), in place of the image's default server on port 80. */
+  serverFile: '/etc/nginx/conf.d/default.conf',
+  /** Where the image's configuration keeps request bodies and proxy buffers that do not fit in memory. */
+  runDir: '/var/run/openresty',
+  tmpDir: '/tmp',
+} as const;
+/** The port the proxy listens on inside the pod. */
 export const PROXY_CONTAINER_PORT = 8080;
 
 /**

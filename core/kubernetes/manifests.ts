@@ -14,7 +14,7 @@ import {
   POD_PATHS,
   PROBES,
   PROXY_CONTAINER_PORT,
-  PROXY_UID,
+  PROXY_RUNTIME,
   proxyImage,
 } from '../catalog/kubernetes';
 import { LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
@@ -204,7 +204,7 @@ export function statefulSetManifest<V = string>(
     { name: 'besu-tmp', emptyDir: {} },
     ...(withProxy
       ? [
-          { name: 'proxy-cache', emptyDir: {} },
+          { name: 'proxy-run', emptyDir: {} },
           { name: 'proxy-tmp', emptyDir: {} },
         ]
       : []),
@@ -248,21 +248,23 @@ function proxyContainer(node: KubernetesNodeSettings) {
   return {
     name: kubernetesNames(node.name).proxyContainer,
     image: proxyImage(node.proxyImageDigest),
+    // OpenResty, as a user without privileges on a read-only root filesystem (see PROXY_RUNTIME).
+    command: [...PROXY_RUNTIME.command],
     ports: [{ name: 'proxy', containerPort: PROXY_CONTAINER_PORT, protocol: 'TCP' }],
     resources: { requests: { cpu: '50m', memory: '32Mi' }, limits: { memory: '128Mi' } },
     volumeMounts: [
       {
         name: 'config',
-        mountPath: '/etc/nginx/conf.d/default.conf',
+        mountPath: PROXY_RUNTIME.serverFile,
         subPath: POD_FILES.proxyConfig,
         readOnly: true,
       },
-      { name: 'proxy-cache', mountPath: '/var/cache/nginx' },
-      { name: 'proxy-tmp', mountPath: '/tmp' },
+      { name: 'proxy-run', mountPath: PROXY_RUNTIME.runDir },
+      { name: 'proxy-tmp', mountPath: PROXY_RUNTIME.tmpDir },
     ],
     securityContext: {
-      runAsUser: PROXY_UID,
-      runAsGroup: PROXY_UID,
+      runAsUser: PROXY_RUNTIME.uid,
+      runAsGroup: PROXY_RUNTIME.uid,
       allowPrivilegeEscalation: false,
       readOnlyRootFilesystem: true,
       capabilities: { drop: ['ALL'] },

@@ -105,12 +105,16 @@ function besuPaths(node: NodeSettings, auth: RpcAuthentication | undefined): Bes
  * The proxy's servers: the writer's container port in a pod; 443 with TLS (and a writer's 80) on a machine. With RPC
  * authentication on, a machine's 80 answers every request with a redirect to https on 443 and passes nothing to
  * Besu, so no login or token is taken over plain HTTP (a pod has no TLS: the settings refuse authentication while its
- * plain port is reachable, see plainTextRpcPorts). The writer's gas-model routing on 80, when it comes, must carry
- * this rule forward: with authentication on, 80 only redirects.
+ * plain port is reachable, see plainTextRpcPorts).
+ *
+ * A writer's servers route JSON-RPC by method (the LACChain gas model: the catalog's GAS_MODEL_METHODS to the relay
+ * signer, the rest to Besu): the pod's port, a machine's 80, and a machine's 443 too, so the gas model also works
+ * over TLS, and still works when 80 only redirects (authentication on: then 80 routes nothing).
  */
 function proxyServersOf(node: NodeSettings): ProxyServer[] {
   const writer = NODE_TYPE_FACTS[node.typenode].reverseProxy;
-  if (node.target === 'kubernetes') return writer ? [{ port: PROXY_CONTAINER_PORT }] : [];
+  const gasModel = writer ? { gasModel: { relaySignerPort: PORTS.relaySigner } } : {};
+  if (node.target === 'kubernetes') return writer ? [{ port: PROXY_CONTAINER_PORT, ...gasModel }] : [];
   // exposure internal: the proxy answers on the machine only.
   const address = node.rpc.exposure === 'internal' ? LOOPBACK : undefined;
   const paths = nodePaths(node);
@@ -119,13 +123,13 @@ function proxyServersOf(node: NodeSettings): ProxyServer[] {
     keyFile: `${paths.tlsDir}/${node.serviceName}.key`,
   };
   return [
-    { port: PORTS.reverseProxyHttps, address, tls },
+    { port: PORTS.reverseProxyHttps, address, tls, ...gasModel },
     ...(writer
       ? [
           {
             port: PORTS.reverseProxyHttp,
             address,
-            ...(node.rpc.authentication ? { redirectToHttps: PORTS.reverseProxyHttps } : {}),
+            ...(node.rpc.authentication ? { redirectToHttps: PORTS.reverseProxyHttps } : gasModel),
           },
         ]
       : []),
@@ -139,7 +143,9 @@ function proxyConfigOf(node: NodeSettings, servers: ProxyServer[], hosts: string
   const purpose =
     node.target === 'kubernetes'
       ? `Reverse proxy of writer ${node.nodeName}: the gas-model entry point in front of Besu's JSON-RPC.`
-      : `Reverse proxy of node ${node.nodeName}: Besu's JSON-RPC over TLS${!writer ? '' : node.rpc.authentication ? ', and on 80 a redirect to it (RPC authentication is on)' : ', and the writer entry point on 80'}.`;
+      : !writer
+        ? `Reverse proxy of node ${node.nodeName}: Besu's JSON-RPC over TLS.`
+        : `Reverse proxy of writer ${node.nodeName}: JSON-RPC over TLS routed by method (the gas model), and on 80 ${node.rpc.authentication ? 'a redirect to it (RPC authentication is on)' : 'the gas-model entry point'}.`;
   const zone = node.target === 'kubernetes' ? 'lacchain_rpc' : `lacchain_${node.serviceName.replace(/-/g, '_')}`;
   return renderNginxServers({ purpose, servers, access: proxyAccess(node, [...LOCAL_HOSTS, ...hosts], zone) });
 }

@@ -2,8 +2,10 @@
  * The reverse proxy in front of Besu's JSON-RPC: nginx `server` blocks, rendered from the catalog's ports.
  * Used by the writer's proxy container on Kubernetes and by the proxy on a remote machine (TLS on 443, and 80).
  * The file is included inside nginx's `http {}` (conf.d), so it may open with http-level directives (the rate zone).
+ * A writer's servers route JSON-RPC by method (the gas model, `gasModel`): that needs nginx's Lua module and cjson.
  */
-import { PORTS } from '../catalog/ports';
+import { GAS_MODEL_METHODS, RELAY_SIGNER_PATH } from '../catalog/gasModel';
+import { LOOPBACK, PORTS } from '../catalog/ports';
 import { TLS_POLICY } from '../catalog/remote';
 
 /** One listening server of the proxy. */
@@ -20,6 +22,13 @@ export interface ProxyServer {
    * body, so a client that follows it POSTs again, over TLS.
    */
   redirectToHttps?: number;
+  /**
+   * The LACChain gas model (a writer): JSON-RPC is routed by method, the catalog's GAS_MODEL_METHODS to the relay
+   * signer on 127.0.0.1 at this port, everything else to Besu; a batch holding one of them is refused (the relay
+   * signer takes one request at a time). Also serves the relay signer at the reference's path. Needs nginx's Lua
+   * module and cjson. Not with `redirectToHttps` (a redirecting server routes nothing).
+   */
+  gasModel?: { relaySignerPort: number };
 }
 
 /** What the proxy enforces: the same choices as Besu (`lacchain:rpc`). */
@@ -48,10 +57,15 @@ export interface ProxyConfigInput {
   maxBodySize?: string;
   /** The access rules; without them any Host is served, with no rate limit. */
   access?: ProxyAccess;
+  /** Besu's RPC port on 127.0.0.1: the catalog's, unless a test puts a stand-in there. */
+  besuPort?: number;
 }
 
-/** Besu's RPC as the proxy reaches it (same pod or same machine). */
-export const RPC_UPSTREAM = `http://127.0.0.1:${PORTS.rpcHttp}`;
+/**
+ * Where the proxy reaches a process on its own machine or pod (Besu, the relay signer): an IP literal and a port, so
+ * no resolver is needed, also where the address is a variable.
+ */
+const loopback = (port: number): string => `${LOOPBACK}:${port}`;
 
 /** Status of a refused Host, as Besu refuses one outside its allowlist. */
 export const REFUSED_HOST_STATUS = 403;
@@ -73,11 +87,12 @@ export function renderNginxServers(input: ProxyConfigInput): string {
       '',
     );
   }
+  const besu = loopback(input.besuPort ?? PORTS.rpcHttp);
   const blocks = input.servers.flatMap((server) => [
     ...(access && !access.hosts.includes('*') ? [refuseBlock(server)] : []),
     server.redirectToHttps !== undefined
       ? redirectBlock(server, server.redirectToHttps, access)
-      : serverBlock(server, maxBodySize, access),
+      : serverBlock(server, maxBodySize, access, besu),
   ]);
   return `${head.join('\n')}\n${blocks.join('\n')}`;
 }
@@ -118,6 +133,7 @@ function refuseBlock(server: ProxyServer): string {
 /** A plain-HTTP server that answers every request with a 308 redirect to the same Host and path over https. */
 function redirectBlock(server: ProxyServer, httpsPort: number, access: ProxyAccess | undefined): string {
   if (server.tls) throw new Error(`port ${server.port}: a TLS server does not redirect to https`);
+  if (server.gasModel) throw new Error(`port ${server.port}: a server that redirects to https routes nothing`);
   const named = access && !access.hosts.includes('*');
   const port = httpsPort === PORTS.reverseProxyHttps ? '' : `:${httpsPort}`;
   return [
@@ -132,28 +148,60 @@ function redirectBlock(server: ProxyServer, httpsPort: number, access: ProxyAcce
   ].join('\n');
 }
 
-function serverBlock(server: ProxyServer, maxBodySize: string, access: ProxyAccess | undefined): string {
+/** A server passing JSON-RPC to Besu at `besu` (address:port), or routing it by method (gas model). */
+function serverBlock(server: ProxyServer, maxBodySize: string, access: ProxyAccess | undefined, besu: string): string {
   const named = access && !access.hosts.includes('*');
+  const gasModel = server.gasModel;
   const lines = ['server {', ...listen(server, false)];
   lines.push(`    server_name ${named ? access.hosts.join(' ') : '_'};`, `    client_max_body_size ${maxBodySize};`);
+  if (gasModel) {
+    lines.push(
+      '    # The router reads the whole body: one buffer as large as the largest body allowed keeps every body in memory.',
+      `    client_body_buffer_size ${maxBodySize};`,
+      '    client_body_in_single_buffer on;',
+    );
+  }
   if (access) {
     lines.push(`    limit_req zone=${access.zone} burst=${access.burst} nodelay;`, '    limit_req_status 429;');
   }
-  lines.push(
-    '',
-    '    # JSON-RPC. Besu sees Host: localhost, which its host allowlist always accepts.',
-    '    location = / {',
-    `        limit_except POST${access?.cors ? ' OPTIONS' : ''} { deny all; }`,
-    ...upstream(),
-    '    }',
-    '',
-  );
+  const methods = `limit_except POST${access?.cors ? ' OPTIONS' : ''} { deny all; }`;
+  if (gasModel) {
+    const relaySigner = loopback(gasModel.relaySignerPort);
+    lines.push(
+      '',
+      '    # JSON-RPC, routed by method (the LACChain gas model). Besu sees Host: localhost, which its host allowlist',
+      '    # always accepts.',
+      '    location = / {',
+      `        ${methods}`,
+      `        set $${UPSTREAM_VARIABLE} ${besu};`,
+      ...gasModelRouter(relaySigner),
+      ...upstream(`$${UPSTREAM_VARIABLE}`),
+      '    }',
+      '',
+      "    # The relay signer itself, at the reference deployment's path.",
+      `    location ${RELAY_SIGNER_PATH} {`,
+      '        limit_except POST { deny all; }',
+      ...upstream(relaySigner),
+      '    }',
+      '',
+    );
+  } else {
+    lines.push(
+      '',
+      '    # JSON-RPC. Besu sees Host: localhost, which its host allowlist always accepts.',
+      '    location = / {',
+      `        ${methods}`,
+      ...upstream(besu),
+      '    }',
+      '',
+    );
+  }
   if (access?.login) {
     lines.push(
       '    # Password authentication: POST /login gives a token.',
       '    location = /login {',
       '        limit_except POST { deny all; }',
-      ...upstream(),
+      ...upstream(besu),
       '    }',
       '',
     );
@@ -162,7 +210,7 @@ function serverBlock(server: ProxyServer, maxBodySize: string, access: ProxyAcce
     '    # Health endpoints, for probes and monitoring.',
     '    location ~ ^/(liveness|readiness)$ {',
     '        limit_except GET { deny all; }',
-    ...upstream(),
+    ...upstream(besu),
     '    }',
     '',
     '    location / { return 404; }',
@@ -172,9 +220,75 @@ function serverBlock(server: ProxyServer, maxBodySize: string, access: ProxyAcce
   return lines.join('\n');
 }
 
-function upstream(): string[] {
+/** The nginx variable holding where a routed JSON-RPC request goes (an IP literal and port: no resolver needed). */
+const UPSTREAM_VARIABLE = 'lacchain_rpc_upstream';
+
+/** HTTP status of a request the router refuses (a batch with a gas-model method, a body that is not JSON). */
+const REFUSED_REQUEST_STATUS = 400;
+
+/**
+ * The gas model's router (Lua, access phase: after the rate limit and the method rule, before the proxy). It parses
+ * the body as JSON (cjson) and decides where the request goes:
+ * - one request whose `method` is one of GAS_MODEL_METHODS: to the relay signer;
+ * - a batch (a JSON array) holding one of them anywhere: refused (400, JSON-RPC error -32600), reaching neither: the
+ *   relay signer decodes one request at a time, and Besu must not take a gas-model transaction;
+ * - any other request or batch, and a POST without a body: to Besu, as without the router;
+ * - a body that is not JSON: refused (400, JSON-RPC parse error -32700, as Besu answers one). It is not passed to
+ *   Besu because Besu reads more than strict JSON (it ignores text after the first value), so a body the router
+ *   cannot read could carry a gas-model method past it.
+ * A method name elsewhere in the body (inside params) routes nothing: only the request's own `method` counts.
+ */
+function gasModelRouter(relaySigner: string): string[] {
+  for (const method of GAS_MODEL_METHODS) {
+    if (!/^[a-z][a-zA-Z_]*$/.test(method)) throw new Error(`not a JSON-RPC method name: ${method}`);
+  }
+  const table = GAS_MODEL_METHODS.map((method) => `${method} = true`).join(', ');
+  const batchMessage =
+    'gas-model transactions must be sent one at a time: a batch may not hold ' +
+    `${GAS_MODEL_METHODS.slice(0, -1).join(', ')} or ${GAS_MODEL_METHODS[GAS_MODEL_METHODS.length - 1]}`;
+  const lua = [
+    'local cjson = require "cjson.safe"',
+    `local gas_model = { ${table} }`,
+    'local function refuse(status, code, message)',
+    '    ngx.status = status',
+    '    ngx.header["Content-Type"] = "application/json"',
+    '    ngx.say(cjson.encode({ jsonrpc = "2.0", id = cjson.null, error = { code = code, message = message } }))',
+    '    return ngx.exit(ngx.HTTP_OK)',
+    'end',
+    'if ngx.req.get_method() ~= "POST" then return end',
+    'ngx.req.read_body()',
+    'local body = ngx.req.get_body_data()',
+    'if body == nil then',
+    '    local file = ngx.req.get_body_file()',
+    '    if file == nil then return end',
+    '    -- Not expected (the buffer holds the largest body allowed): read the file rather than route blind.',
+    '    local handle = io.open(file, "rb")',
+    '    if handle then',
+    '        body = handle:read("*a")',
+    '        handle:close()',
+    '    end',
+    '    if body == nil then return refuse(500, -32603, "the request body could not be read") end',
+    'end',
+    'local request = cjson.decode(body)',
+    `if request == nil then return refuse(${REFUSED_REQUEST_STATUS}, -32700, "Parse error") end`,
+    'if type(request) ~= "table" then return end',
+    'if request[1] ~= nil then',
+    '    for _, call in ipairs(request) do',
+    '        if type(call) == "table" and gas_model[call.method] then',
+    `            return refuse(${REFUSED_REQUEST_STATUS}, -32600, "${batchMessage}")`,
+    '        end',
+    '    end',
+    '    return',
+    'end',
+    `if gas_model[request.method] then ngx.var.${UPSTREAM_VARIABLE} = "${relaySigner}" end`,
+  ];
+  return ['        access_by_lua_block {', ...lua.map((line) => `            ${line}`), '        }'];
+}
+
+/** Passes the request to `target` (address:port, or a variable holding one), as sent (no URI rewritten). */
+function upstream(target: string): string[] {
   return [
-    `        proxy_pass ${RPC_UPSTREAM};`,
+    `        proxy_pass http://${target};`,
     '        proxy_http_version 1.1;',
     '        proxy_set_header Host localhost;',
     '        proxy_set_header Authorization $http_authorization;',

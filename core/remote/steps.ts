@@ -114,7 +114,11 @@ export function remoteSteps<V>(
       RECOMMENDED_DISK_GIB: String(network.recommendedHardware.diskGiB),
       ENFORCE_MINIMUM: String(network.enforceMinimumHardware && !node.allowBelowMinimumHardware),
     }),
-    step('packages', { JAVA_MAJOR: String(javaMajorFor(node.releaseVersion)) }),
+    step('packages', {
+      JAVA_MAJOR: String(javaMajorFor(node.releaseVersion)),
+      // A proxy routing JSON-RPC by method (a writer's: the gas model) runs on nginx's Lua module and cjson.
+      GAS_MODEL: String(description.proxyServers.some((server) => server.gasModel !== undefined)),
+    }),
     step('release', {
       BESU_VERSION: node.releaseVersion,
       RELEASE_URL: releaseUrl(node.releaseUrl, node.releaseVersion),

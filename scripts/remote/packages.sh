@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Step 2 of provisioning a remote node: install the packages the node needs with the system's package manager:
-# a Java runtime of at least JAVA_MAJOR, nginx, openssl, curl, tar and logrotate. Installs only what is missing.
-# Parameters (environment): JAVA_MAJOR.
+# a Java runtime of at least JAVA_MAJOR, nginx, openssl, curl, tar and logrotate, and for a writer (GAS_MODEL=true)
+# nginx's Lua module and cjson, which the proxy's gas-model routing runs on (Debian and Ubuntu only: apt's
+# libnginx-mod-http-lua and lua-cjson). Installs only what is missing.
+# Parameters (environment): JAVA_MAJOR, GAS_MODEL (true|false).
 set -euo pipefail
-: "${JAVA_MAJOR:?}"
+: "${JAVA_MAJOR:?}" "${GAS_MODEL:?}"
 
 fail() { echo "packages: $*" >&2; exit 1; }
 
@@ -28,9 +30,28 @@ if command -v apt-get >/dev/null 2>&1; then
   if [ -z "$java_package" ] && [ "$(java_major_installed)" -lt "$JAVA_MAJOR" ]; then
     fail "no Java $JAVA_MAJOR or newer is offered by this system's package sources"
   fi
-  # shellcheck disable=SC2086 # java_package is one word or empty
-  apt-get install -y -q --no-install-recommends $java_package nginx-light openssl curl ca-certificates tar gzip logrotate
+  # The gas model's router: nginx's Lua module (its LuaJIT loads modules built for Lua 5.1) and cjson.
+  gas_model_packages=""
+  if [ "$GAS_MODEL" = true ]; then
+    gas_model_packages="libnginx-mod-http-lua lua-cjson"
+    for package in $gas_model_packages; do
+      apt-cache show "$package" >/dev/null 2>&1 \
+        || fail "the writer's gas-model routing needs $gas_model_packages (nginx's Lua module and cjson), and this system's package sources do not offer $package (Debian 12 does)"
+    done
+  fi
+  # shellcheck disable=SC2086 # java_package is one word or empty, gas_model_packages words or empty
+  apt-get install -y -q --no-install-recommends $java_package nginx-light openssl curl ca-certificates tar gzip logrotate \
+    $gas_model_packages
+  if [ "$GAS_MODEL" = true ]; then
+    grep -qs ngx_http_lua_module /etc/nginx/modules-enabled/*.conf \
+      || fail "nginx's Lua module is installed but not enabled in /etc/nginx/modules-enabled"
+    dpkg -L lua-cjson | grep -q '/lua/5\.1/cjson\.so$' \
+      || fail "lua-cjson has no module for Lua 5.1, which the LuaJIT of nginx's Lua module loads"
+  fi
 elif command -v dnf >/dev/null 2>&1 || command -v yum >/dev/null 2>&1; then
+  # The distribution's nginx has no Lua module package this program can name with certainty.
+  [ "$GAS_MODEL" != true ] \
+    || fail "the writer's gas-model routing needs nginx's Lua module and cjson, which this program installs only on Debian or Ubuntu (apt): deploy the writer on one of them"
   installer=$(command -v dnf || command -v yum)
   java_package=""
   if [ "$(java_major_installed)" -lt "$JAVA_MAJOR" ]; then

@@ -63,13 +63,6 @@ function startFileServer(opts) {
       log(`${code} ${req.method} ${req.url}`);
     };
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n');
-    const redirect = redirects[new URL(req.url || '/', 'http://x').pathname];
-    if (redirect) {
-      res.writeHead(302, { location: redirect, 'content-length': 0 });
-      res.end();
-      log(`302 ${req.method} ${req.url} -> ${redirect}`);
-      return undefined;
-    }
     let rel;
     try {
       rel = decodeURIComponent(new URL(req.url || '/', 'http://x').pathname);
@@ -77,6 +70,13 @@ function startFileServer(opts) {
       return send(400, 'bad path\n');
     }
     seen.push(rel);
+    const redirect = redirects[rel];
+    if (redirect) {
+      res.writeHead(302, { location: redirect, 'content-length': 0 });
+      res.end();
+      log(`302 ${req.method} ${req.url} -> ${redirect}`);
+      return undefined;
+    }
     if (rel.includes('\0') || rel.split('/').includes('..')) return send(403, 'forbidden\n');
     let file;
     try {

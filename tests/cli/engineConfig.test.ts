@@ -144,4 +144,26 @@ suite("the engine's view of the config", () => {
     }
     expect(unit.split('\n').sort()).toEqual([...expected].sort());
   });
+
+  it('refuses secrets written in plain text under the engine, by key and inside a mapping', async () => {
+    const config: Record<string, unknown> = validTestnetConfig();
+    // The SSH key written in plain text; one node key set with --secret, the other in plain text beside it.
+    config['lacchain:nodeKeys'] = { validator: `0x${'0'.repeat(63)}2` };
+    const { stack } = await stackOf(
+      'testnet',
+      {
+        'Pulumi.testnet.yaml': yaml.dump({ config }),
+        'values/writer.yml': fs.readFileSync('values/writer.yml', 'utf8'),
+      },
+      [{ key: 'lacchain:nodeKeys.writer', value: `0x${'0'.repeat(63)}1`, path: true }],
+    );
+    const result = await engineResult(stack);
+    const plainText =
+      'given a value in plain text (not shown): it would be kept unencrypted in the file and in the state';
+    expect(result.problems?.split('\n').slice(1).sort()).toEqual([
+      `Pulumi.testnet.yaml: lacchain:nodeKeys.validator: ${plainText}; allowed: a secret: pulumi config set --secret --path 'lacchain:nodeKeys.validator' < node.key`,
+      `Pulumi.testnet.yaml: lacchain:sshPrivateKey: ${plainText}; allowed: a secret: pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519`,
+    ]);
+    expect(result.problems).not.toContain('BEGIN OPENSSH');
+  });
 });

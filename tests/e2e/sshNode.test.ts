@@ -14,6 +14,7 @@ import { settle } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram, Declared } from '../../testing/program';
 import { sha256Hex } from '../../core/genesis';
+import { RELEASE_ARCHIVE_SHA256 } from '../../core/catalog/besu';
 import { stepCommand } from '../../core/remote/shell';
 import { NODE_KEY_PARAMETER } from '../../core/remote/steps';
 import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
@@ -42,6 +43,8 @@ const FIRST = '23.4.1';
 const NEXT = '24.1.0';
 const NODE = 'writer';
 const HOME = '/opt/lacchain';
+/** A release whose archive the tests serve (the 24.1.0 stand-in under its name) but never unpack. */
+const UNPACKED = '24.1.2';
 
 suite('an SSH node on a real host', () => {
   let host: TestHost;
@@ -60,6 +63,8 @@ suite('an SSH node on a real host', () => {
       dnsName: 'writer.e2e.test',
     });
   const run = (step: RemoteStep) => runRemoteStep(host, step);
+  /** The declaration of the node as it runs after the update (release NEXT). */
+  const current = () => declareProgram(recorded, 'testnet', stack(NEXT), {});
   const runAll = (steps: RemoteStep[]) => runRemoteSteps(host, steps);
 
   const sh = async (command: string) => {
@@ -86,6 +91,7 @@ suite('an SSH node on a real host', () => {
     if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-e2e-'));
     await packStandinReleases([FIRST, NEXT], work);
+    fs.copyFileSync(path.join(work, `besu-${NEXT}.tar.gz`), path.join(work, `besu-${UNPACKED}.tar.gz`));
     host = await startTestHost('sshnode', 41);
     files = await startReleaseServer(host, work);
     first = await declareProgram(recorded, 'testnet', stack(FIRST), {});
@@ -315,28 +321,26 @@ suite('an SSH node on a real host', () => {
 
   it('refuses a release archive whose SHA-256 is not the pinned one, showing both, and changes nothing', async () => {
     const releaseStep = (steps: RemoteStep[]) => steps.find((s) => s.name === `${NODE}-release`)!;
-    const step = releaseStep(commands(await declareProgram(recorded, 'testnet', stack('24.1.2'), {})));
-    // 24.1.2 is not packed: serve the 24.1.0 stand-in under its name, pinned to the published 24.1.2 digest.
-    fs.copyFileSync(path.join(work, `besu-${NEXT}.tar.gz`), path.join(work, 'besu-24.1.2.tar.gz'));
-    const published = '082db8cf4fb67527aa0dd757e5d254b3b497f5027c23287f9c0a74a6a743bf08';
+    const step = releaseStep(commands(await declareProgram(recorded, 'testnet', stack(UNPACKED), {})));
+    const published = RELEASE_ARCHIVE_SHA256[UNPACKED];
     const pinned = step.stdin.replace(/RELEASE_SHA256='[0-9a-f]{64}'/, `RELEASE_SHA256='${published}'`);
     const listing = `ls -A ${HOME}/releases; ls -A /tmp`;
     const before = await sh(listing);
     const result = await run({ ...step, stdin: pinned });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      `has sha256 ${sha256Hex(fs.readFileSync(path.join(work, 'besu-24.1.2.tar.gz')))}, but Besu 24.1.2 must have ${published}: not unpacked, nothing changed`,
+      `has sha256 ${sha256Hex(fs.readFileSync(path.join(work, `besu-${UNPACKED}.tar.gz`)))}, but Besu ${UNPACKED} must have ${published}: not unpacked, nothing changed`,
     );
     expect(await sh(listing)).toBe(before);
   });
 
   it('refuses a release download redirected to plain http', async () => {
     const redirecting = await startReleaseServer(host, work, {
-      '/besu-24.1.2.tar.gz': `http://${host.gateway}:9/besu-24.1.2.tar.gz`,
+      [`/besu-${UNPACKED}.tar.gz`]: `http://${host.gateway}:9/besu-${UNPACKED}.tar.gz`,
     });
     try {
       const stackVia = sshWriterStack(host, {
-        version: '24.1.2',
+        version: UNPACKED,
         releaseBaseUrl: redirecting.url,
         releaseDir: work,
         nodeName: 'e2e-writer',
@@ -347,16 +351,17 @@ suite('an SSH node on a real host', () => {
       )!;
       const result = await run(step);
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/cannot download Besu 24\.1\.2 .*https only, redirects too/);
-      expect(redirecting.requests()).toEqual(['/besu-24.1.2.tar.gz']);
-      expect(await sh(`test -e ${HOME}/releases/besu-24.1.2 && echo there || echo absent`)).toBe('absent');
+      expect(result.stderr).toContain(`cannot download Besu ${UNPACKED} from ${redirecting.url}`);
+      expect(result.stderr).toContain('(https only, redirects too)');
+      expect(redirecting.requests()).toEqual([`/besu-${UNPACKED}.tar.gz`]);
+      expect(await sh(`test -e ${HOME}/releases/besu-${UNPACKED} && echo there || echo absent`)).toBe('absent');
     } finally {
       await redirecting.close();
     }
   });
 
   it('runs nothing of a step whose input is cut off mid-way', async () => {
-    const step = commands(first).find((s) => s.name === `${NODE}-node-files`)!;
+    const step = commands(await current()).find((s) => s.name === `${NODE}-node-files`)!;
     await sh(`rm -f ${HOME}/data/enode`);
     const cut = await run({ ...step, stdin: step.stdin.slice(0, Math.floor(step.stdin.length * 0.9)) });
     expect(cut.code).not.toBe(0);
@@ -372,43 +377,64 @@ suite('an SSH node on a real host', () => {
     const state = `stat -c '%n %U:%G %a %s' ${canaries.join(' ')}; sha256sum ${canaries.join(' ')}`;
     await sh(canaries.map((c) => `printf 'canary\\n' > ${c} && chmod 0600 ${c}`).join(' && '));
     const before = await sh(state);
-    // An older version of the program gave the home to the service user: the next run takes it back.
-    await sh(`chown besu ${HOME}`);
-    const asBesu = (command: string) => sh(`runuser -u besu -- sh -c '${command}'`);
-    await asBesu(`ln -sfn ${canaries[0]} ${HOME}/data/nodeAddress`);
-    await asBesu(`ln -sfn ${canaries[1]} ${HOME}/data/genesis.json`);
-    await asBesu(`ln -sfn ${canaries[2]} ${HOME}/data/enode`);
-    await asBesu(`ln -sfn ${canaries[0]} ${HOME}/logs/besu_info.log`);
-    await asBesu(`mv ${HOME}/config.toml ${HOME}/config.toml.real && ln -s ${canaries[1]} ${HOME}/config.toml`);
+    try {
+      // An older version of the program gave the home to the service user: the next run takes it back.
+      await sh(`chown besu ${HOME}`);
+      const asBesu = (command: string) => sh(`runuser -u besu -- sh -c '${command}'`);
+      await asBesu(`ln -sfn ${canaries[0]} ${HOME}/data/nodeAddress`);
+      await asBesu(`ln -sfn ${canaries[1]} ${HOME}/data/genesis.json`);
+      await asBesu(`ln -sfn ${canaries[2]} ${HOME}/data/enode`);
+      await asBesu(`ln -sfn ${canaries[0]} ${HOME}/logs/besu_info.log`);
+      await asBesu(`mv ${HOME}/config.toml ${HOME}/config.toml.real && ln -s ${canaries[1]} ${HOME}/config.toml`);
 
-    const steps = commands(first).filter((s) => /-(release|node-files|node-key|proxy)$/.test(s.name));
-    for (const step of steps) {
-      const result = await run(step);
-      const failed = result.code === 0 ? {} : { stderr: result.stderr };
-      expect({ step: step.name, code: result.code, ...failed }).toEqual({ step: step.name, code: 0 });
+      const steps = commands(await current()).filter((s) => /-(release|node-files|node-key|proxy)$/.test(s.name));
+      for (const step of steps) {
+        const result = await run(step);
+        const failed = result.code === 0 ? {} : { stderr: result.stderr };
+        expect({ step: step.name, code: result.code, ...failed }).toEqual({ step: step.name, code: 0 });
+      }
+      expect(await sh(state)).toBe(before);
+      expect(await sh(`stat -c '%U:%G %a' ${HOME}`)).toBe('root:besu 750');
+      const plainFileOf = (file: string) =>
+        sh(`test -f ${file} && ! test -L ${file} && stat -c '%U' ${file} || echo 'not a plain file'`);
+      for (const file of ['data/nodeAddress', 'data/genesis.json', 'data/enode', 'logs/besu_info.log']) {
+        expect([file, await plainFileOf(`${HOME}/${file}`)]).toEqual([file, 'besu']);
+      }
+      expect(await plainFileOf(`${HOME}/config.toml`)).toBe('root');
+      expect(await sh(`cat ${HOME}/data/nodeAddress`)).toBe(address);
+      // With the home root's again, the service user can plant nothing there any more.
+      expect(await asBesu(`ln -s /etc ${HOME}/again 2>/dev/null && echo planted || echo refused`)).toBe('refused');
+
+      // A key file replaced by a symlink is refused, not followed.
+      await sh(`mv ${HOME}/data/key /root/key.saved`);
+      await asBesu(`ln -s ${canaries[0]} ${HOME}/data/key`);
+      const keyStep = commands(await current()).find((s) => s.name === `${NODE}-node-key`)!;
+      const refused = await run(keyStep);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/data\/key is not a plain file \(a symlink or a folder\)/);
+      expect(await sh(state)).toBe(before);
+    } finally {
+      // Whatever happened, the node gets its key back and starts on the files the steps wrote.
+      await sh(`test -e /root/key.saved && rm -f ${HOME}/data/key && mv /root/key.saved ${HOME}/data/key || true`);
+      await sh(`rm -f ${HOME}/config.toml.real ${canaries.join(' ')} && systemctl restart besu`);
     }
-    expect(await sh(state)).toBe(before);
-    expect(await sh(`stat -c '%U:%G %a' ${HOME}`)).toBe('root:besu 750');
-    const written = ['data/nodeAddress', 'data/genesis.json', 'data/enode', 'logs/besu_info.log'];
-    expect(await sh(`stat -c '%F %U' ${written.map((f) => `${HOME}/${f}`).join(' ')}`)).toBe(
-      written.map(() => 'regular file besu').join('\n'),
-    );
-    expect(await sh(`stat -c '%F %U' ${HOME}/config.toml`)).toBe('regular file root');
-    expect(await sh(`cat ${HOME}/data/nodeAddress`)).toBe(address);
-    // With the home root's again, the service user can plant nothing there any more.
-    expect(await asBesu(`ln -s /etc ${HOME}/again 2>/dev/null && echo planted || echo refused`)).toBe('refused');
-
-    // A key file replaced by a symlink is refused, not followed.
-    await sh(`mv ${HOME}/data/key /root/key.saved`);
-    await asBesu(`ln -s ${canaries[0]} ${HOME}/data/key`);
-    const keyStep = commands(first).find((s) => s.name === `${NODE}-node-key`)!;
-    const refused = await run(keyStep);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/data\/key is not a plain file \(a symlink or a folder\)/);
-    expect(await sh(state)).toBe(before);
-    await sh(`rm -f ${HOME}/data/key && mv /root/key.saved ${HOME}/data/key && rm -f ${HOME}/config.toml.real`);
-    await sh(`rm -f ${canaries.join(' ')} && systemctl restart besu`);
     expect(await answersWithEnode()).toBe(enode);
+  });
+
+  it('puts the previous proxy site back when nginx refuses a new one, and keeps serving', async () => {
+    const step = commands(await current()).find((s) => s.name === `${NODE}-proxy`)!;
+    const site = '/etc/nginx/conf.d/lacchain-besu.conf';
+    const before = await sh(`sha256sum ${site}`);
+    const broken = step.stdin.replace("export PROXY_SITE='", "export PROXY_SITE='not an nginx directive;\n");
+    expect(broken).not.toBe(step.stdin);
+    const result = await run({ ...step, stdin: broken });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/nginx refuses the new configuration: the previous .*lacchain-besu\.conf is back/);
+    expect(await sh(`sha256sum ${site}`)).toBe(before);
+    expect(await sh('ls -A /etc/nginx | grep -c lacchain-site || true')).toBe('0');
+    expect(await sh('nginx -t 2>&1 | tail -n 1')).toMatch(/test is successful/);
+    const liveness = `curl -sk -o /dev/null -w '%{http_code}' -H 'Host: localhost' https://${host.ip}/liveness`;
+    expect(await sh(liveness)).toBe('200');
   });
 
   describe('day-2 operations with npm run node', () => {

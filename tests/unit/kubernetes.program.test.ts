@@ -230,7 +230,7 @@ describe('images pinned by digest (deploy.imageDigest, deploy.proxyImageDigest)'
     const version = NETWORKS[STACK_NETWORKS.testnet].defaultBesuVersion;
     expect(images(declared, 'writer')).toEqual([
       `hyperledger/besu:${version}`,
-      'nginxinc/nginx-unprivileged:1.27-alpine',
+      'openresty/openresty:1.27.1.2-alpine',
     ]);
     expect(images(declared, 'validator')).toEqual([`hyperledger/besu:${version}`]);
   });
@@ -248,7 +248,7 @@ describe('images pinned by digest (deploy.imageDigest, deploy.proxyImageDigest)'
     const b = await declareProgram(recorded, 'testnet', after.config, after.files);
     expect(images(b, 'writer')).toEqual([
       `hyperledger/besu:23.4.1@${BESU_DIGEST}`,
-      `nginxinc/nginx-unprivileged:1.27-alpine@${PROXY_DIGEST}`,
+      `openresty/openresty:1.27.1.2-alpine@${PROXY_DIGEST}`,
     ]);
     expect(images(b, 'validator')).toEqual([
       `hyperledger/besu:${NETWORKS[STACK_NETWORKS.testnet].defaultBesuVersion}@${BESU_DIGEST}`,

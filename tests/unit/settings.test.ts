@@ -471,6 +471,20 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'rpc password in plain text (the engine marks no key secret)',
+    asWritten: true,
+    config: (c) => {
+      c['lacchain:sshPrivateKey'] = { secure: FAKE_SSH_KEY };
+      c['lacchain:rpc'] = { exposure: 'internal', authentication: { method: 'password', users: [{ name: 'alice' }] } };
+      c['lacchain:rpcPasswords'] = { alice: 'correct horse battery' };
+    },
+    expected: {
+      key: 'lacchain:rpcPasswords.alice',
+      given: /plain text \(not shown\)/,
+      allowed: "a secret: pulumi config set --secret --path 'lacchain:rpcPasswords.alice' (it asks for the password)",
+    },
+  },
+  {
     name: 'host_key not a key',
     config: (c) => (inventory(c).host_key = 'fingerprint'),
     expected: { key: 'lacchain:nodes[1].inventory.host_key', allowed: /SSH public host key/ },
