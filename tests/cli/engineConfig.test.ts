@@ -14,7 +14,7 @@ import { loadPulumiStack } from '../../components/pulumiSettings';
 import { loadStack, LoadedStack } from '../../core/settings/load';
 import { SettingsError } from '../../core/settings/problems';
 import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlFile';
-import { engineConfigOf, validTestnetConfig } from '../../testing/fixtures';
+import { engineConfigOf, secretSettings, validTestnetConfig } from '../../testing/fixtures';
 import { everySettingConfig, everySettingFiles } from '../fixtures/stacks/everySetting';
 import { cliSuite, inlineStack, projectCopy } from './pulumiCli';
 
@@ -138,7 +138,9 @@ suite("the engine's view of the config", () => {
     expect(result.problems?.split('\n').slice(1).sort()).toEqual([...expected].sort());
     let unit = '';
     try {
-      loadStack('testnet', { file: 'Pulumi.testnet.yaml', baseDir: dir, ...engineConfigOf(config) }, readFileFromDisk);
+      // The SSH key was set with --secret above.
+      const asSet = engineConfigOf(secretSettings(config));
+      loadStack('testnet', { file: 'Pulumi.testnet.yaml', baseDir: dir, ...asSet }, readFileFromDisk);
     } catch (error) {
       unit = (error as SettingsError).message;
     }
@@ -158,8 +160,7 @@ suite("the engine's view of the config", () => {
       [{ key: 'lacchain:nodeKeys.writer', value: `0x${'0'.repeat(63)}1`, path: true }],
     );
     const result = await engineResult(stack);
-    const plainText =
-      'given a value in plain text (not shown): it would be kept unencrypted in the file and in the state';
+    const plainText = 'a value in plain text (not shown): it would be kept unencrypted in the file and in the state';
     expect(result.problems?.split('\n').slice(1).sort()).toEqual([
       `Pulumi.testnet.yaml: lacchain:nodeKeys.validator: ${plainText}; allowed: a secret: pulumi config set --secret --path 'lacchain:nodeKeys.validator' < node.key`,
       `Pulumi.testnet.yaml: lacchain:sshPrivateKey: ${plainText}; allowed: a secret: pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519`,
