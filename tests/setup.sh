@@ -2,7 +2,8 @@
 # What the tests need on this machine, installed when missing (run by `npm test` and `.ci/run`; a warm machine
 # installs and builds nothing):
 # - as root, Debian's packages for the real SSH test host (debootstrap, systemd-nspawn, iproute2, ssh), shellcheck for
-#   the remote scripts, python3 for the Besu stand-in's self-test, openssl and curl for the checks;
+#   the remote scripts, python3 for the Besu stand-in's self-test, openssl and curl for the checks, and nginx with its
+#   Lua module and cjson for the writer proxy's gas-model routing (tests/e2e/gasModelRouting.test.ts);
 # - Go 1.25 or newer and the Pulumi CLI built from its Go module (tools/pulumi-cli/build.sh, cached by version
 #   outside the work tree), unless `pulumi` is on PATH.
 # Without root or Go, the tests that need them say why they are skipped (under CI=true they fail instead).
@@ -16,11 +17,16 @@ for tool in debootstrap:debootstrap systemd-nspawn:systemd-container ip:iproute2
   command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
 done
 [ -e /etc/ssl/certs/ca-certificates.crt ] || missing+=(ca-certificates)
+[ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+[ -e /usr/lib/nginx/modules/ngx_http_lua_module.so ] || missing+=(libnginx-mod-http-lua)
+compgen -G '/usr/lib/*/lua/5.1/cjson.so' >/dev/null || missing+=(lua-cjson)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "installing Debian packages: ${missing[*]}" >&2
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Installing nginx starts the system's nginx on port 80; the tests start their own, so stop the one just started.
+    if [[ " ${missing[*]} " == *" nginx-light "* ]]; then nginx -s quit 2>/dev/null || true; fi
   else
     echo "not root: cannot install ${missing[*]}; the tests that need them are skipped" >&2
   fi

@@ -70,7 +70,10 @@ const loopback = (port: number): string => `${LOOPBACK}:${port}`;
 /** Status of a refused Host, as Besu refuses one outside its allowlist. */
 export const REFUSED_HOST_STATUS = 403;
 
-/** nginx configuration: JSON-RPC by POST on `/`, /login when enabled, the health endpoints by GET, nothing else. */
+/**
+ * nginx configuration: JSON-RPC by POST on `/` (routed by method on a gas-model server, which also serves the relay
+ * signer's path), /login when enabled, the health endpoints by GET, nothing else.
+ */
 export function renderNginxServers(input: ProxyConfigInput): string {
   const access = input.access;
   const maxBodySize = access?.maxBodySize ?? input.maxBodySize ?? '1m';

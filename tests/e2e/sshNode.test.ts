@@ -553,4 +553,68 @@ suite('an SSH node on a real host', () => {
       expect(result.stderr).not.toMatch(/\.ts:\d+/);
     });
   });
+
+  it("routes the writer's port 80 by JSON-RPC method: eth_sendRawTransaction to the relay signer, eth_chainId to Besu", async () => {
+    // A stand-in relay signer on the machine, where the proxy expects the real one (127.0.0.1:9001): it records each
+    // body it receives, one line each, and answers with a result naming itself.
+    const standIn = [
+      'import http.server, json, sys',
+      'class Handler(http.server.BaseHTTPRequestHandler):',
+      '    def do_POST(self):',
+      "        body = self.rfile.read(int(self.headers.get('Content-Length') or 0))",
+      "        with open(sys.argv[1], 'ab') as log:",
+      "            log.write(body + b'\\n')",
+      "        answer = json.dumps({'jsonrpc': '2.0', 'id': json.loads(body).get('id'), 'result': 'relay-signer-stand-in'})",
+      '        self.send_response(200)',
+      "        self.send_header('Content-Type', 'application/json')",
+      "        self.send_header('Content-Length', str(len(answer)))",
+      '        self.end_headers()',
+      '        self.wfile.write(answer.encode())',
+      '    def log_message(self, *args):',
+      '        pass',
+      "http.server.HTTPServer(('127.0.0.1', 9001), Handler).serve_forever()",
+      '',
+    ].join('\n');
+    await host.ssh('cat > /root/relay-signer-stand-in.py && rm -f /root/relay-signer-stand-in.log', { input: standIn });
+    await sh(
+      'systemd-run --quiet --unit=e2e-relay-signer python3 /root/relay-signer-stand-in.py /root/relay-signer-stand-in.log',
+    );
+    try {
+      await sh(
+        'for i in $(seq 50); do curl -s -o /dev/null -X POST -d "{}" http://127.0.0.1:9001/ && break; sleep 0.2; done',
+      );
+      await sh('rm -f /root/relay-signer-stand-in.log');
+      const post = (body: string) =>
+        new Promise<{ status?: number; body: string }>((resolve, reject) => {
+          const request = http.request(
+            {
+              host: host.ip,
+              port: 80,
+              method: 'POST',
+              path: '/',
+              headers: { 'content-type': 'application/json', host: 'localhost' },
+            },
+            (response) => {
+              let text = '';
+              response.on('data', (chunk) => (text += chunk));
+              response.on('end', () => resolve({ status: response.statusCode, body: text }));
+            },
+          );
+          request.setTimeout(10_000, () => request.destroy(new Error('no answer on 80 within 10 s')));
+          request.on('error', reject);
+          request.end(body);
+        });
+      const transaction = '{"jsonrpc":"2.0","method":"eth_sendRawTransaction","params":["0xf86b80"],"id":7}';
+      const chainId = '{"jsonrpc":"2.0","method":"eth_chainId","params":[],"id":8}';
+      const relayed = await post(transaction);
+      expect([relayed.status, JSON.parse(relayed.body).result]).toEqual([200, 'relay-signer-stand-in']);
+      const answered = await post(chainId);
+      expect(answered.status).toBe(200);
+      expect(JSON.parse(answered.body).result).toBe((await rpc('eth_chainId')).result);
+      // The relay signer received the transaction and nothing else.
+      expect(await sh('cat /root/relay-signer-stand-in.log')).toBe(transaction);
+    } finally {
+      await sh('systemctl stop e2e-relay-signer || true');
+    }
+  });
 });

@@ -228,10 +228,7 @@ describe('images pinned by digest (deploy.imageDigest, deploy.proxyImageDigest)'
     const { config, files } = kubernetesStack('testnet');
     const declared = await declareProgram(recorded, 'testnet', config, files);
     const version = NETWORKS[STACK_NETWORKS.testnet].defaultBesuVersion;
-    expect(images(declared, 'writer')).toEqual([
-      `hyperledger/besu:${version}`,
-      'openresty/openresty:1.27.1.2-alpine',
-    ]);
+    expect(images(declared, 'writer')).toEqual([`hyperledger/besu:${version}`, 'openresty/openresty:1.27.1.2-alpine']);
     expect(images(declared, 'validator')).toEqual([`hyperledger/besu:${version}`]);
   });
 
