@@ -3,6 +3,7 @@
  * index.ts (under `pulumi up`), the offline plan and the tests all call declareStack, so the same settings always
  * declare the same resources.
  */
+import { gasModelUrl } from './core/node/companions';
 import * as pulumi from '@pulumi/pulumi';
 import { NodeIdentity } from './components/nodeIdentity';
 import type { StackSecretInputs } from './components/pulumiSettings';
@@ -41,6 +42,8 @@ export interface NodeOutputs {
   permissioningRequest: pulumi.Output<PermissioningRequest>;
   /** The node's JSON-RPC URL. */
   rpcUrl?: pulumi.Output<string>;
+  /** A writer's gas model: the proxy's port 80, which sends its transactions through the relay signer. */
+  gasModelUrl?: pulumi.Output<string>;
   /** SSH: the systemd service and the node's home folder. */
   serviceName?: pulumi.Output<string>;
   nodeHome?: pulumi.Output<string>;
@@ -71,6 +74,8 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
       p2pPort: node.p2pPort,
     });
     const outputs = identityOutputs(node, identity);
+    const gasModel = gasModelUrl(node);
+    if (gasModel) outputs.gasModelUrl = pulumi.output(gasModel);
     if (node.target === 'kubernetes' && cluster && genesis) {
       const deployed = new (clusterPath().KubernetesNode)(node.name, {
         node,

@@ -14,7 +14,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { fixed, median, PartResult, PROJECT_DIR, progress, table } from './common';
 import { RUN_ENTRY, runProgram } from '../tools/programRun/run';
-import { FAKE_SSH_KEY, sshValidatorEntry } from '../testing/fixtures';
+import { FAKE_SSH_KEY, sshValidatorEntry, TEST_COMPANIONS } from '../testing/fixtures';
 
 /** The test genesis the program is given (the networks' real ones cannot be fetched here). */
 const GENESIS = path.join(PROJECT_DIR, 'tests', 'fixtures', 'genesis', 'test-genesis.json');
@@ -28,6 +28,7 @@ const STACKS: Record<string, Record<string, string>> = {
     'lacchain:network': 'open-protestnet',
     'lacchain:nodes': JSON.stringify([sshValidatorEntry()]),
     'lacchain:sshPrivateKey': FAKE_SSH_KEY,
+    'lacchain:companions': JSON.stringify(TEST_COMPANIONS),
   },
   'cluster only (1 writer)': {
     'lacchain:network': 'open-protestnet',

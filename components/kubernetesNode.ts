@@ -77,9 +77,10 @@ export class KubernetesNode extends pulumi.ComponentResource {
       ...child,
       retainOnDelete: true,
     });
+    // The pod rolls when anything it reads changes: Besu's files, the proxy's, the companions' configs.
     let checksum: pulumi.Input<string> = configDigest(
       description,
-      files.proxyConfig ?? '',
+      [files.proxyConfig ?? '', ...Object.values(files.companionConfigs ?? {})].join('\n'),
       node.network.genesis.sha256,
     );
     // The pod's NetworkPolicy comes first, so the pod never runs without it (and destroy removes it after the pod).

@@ -11,6 +11,9 @@ export const SCRIPTS_DIR = path.resolve(__dirname, '..', 'scripts');
 /** The start step of a node on both paths: refuses to start Besu without the node key. */
 export const START_NODE_SCRIPT = 'start-node.sh';
 
+/** The start of a companion service on a machine: the node key into its environment, then its executable. */
+export const START_COMPANION_SCRIPT = 'start-companion.sh';
+
 /** The text of a script, by its path under scripts/. */
 export function readScript(relativePath: string): string {
   return fs.readFileSync(path.join(SCRIPTS_DIR, relativePath), 'utf8');

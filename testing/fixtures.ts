@@ -47,6 +47,30 @@ export function sshValidatorEntry(inventory: Record<string, unknown> = {}) {
   };
 }
 
+/**
+ * The companion executables' digests of the test stacks: SSH nodes that run a companion need one (nobody publishes
+ * them). Made-up values: no test host downloads these (the end-to-end tests pin their stand-ins' own digests).
+ */
+export const TEST_COMPANIONS = {
+  relaySigner: { sha256: 'a1'.repeat(32) },
+  rotationValidator: { sha256: 'b2'.repeat(32) },
+};
+
+/** The companion services off: a stack with RPC authentication needs them off (they call Besu without credentials). */
+export const COMPANIONS_OFF = { relaySigner: { enabled: false }, rotationValidator: { enabled: false } };
+
+/**
+ * `lacchain:companions` for a test stack whose `lacchain:rpc` is `rpc`: off with authentication (they call Besu
+ * without credentials), the rotation client off when the APIs lack IBFT (it votes through it), else on.
+ */
+export function companionsForRpc(rpc: unknown): Record<string, unknown> {
+  const given = (typeof rpc === 'object' && rpc !== null ? rpc : {}) as { authentication?: unknown; apis?: string[] };
+  if (given.authentication) return structuredClone(COMPANIONS_OFF);
+  const companions: Record<string, unknown> = structuredClone(TEST_COMPANIONS);
+  if (given.apis && !given.apis.includes('IBFT')) companions.rotationValidator = COMPANIONS_OFF.rotationValidator;
+  return companions;
+}
+
 /** A valid testnet stack config: a writer on Kubernetes and a validator over SSH. */
 export function validTestnetConfig(): Record<string, unknown> {
   return {
@@ -56,6 +80,7 @@ export function validTestnetConfig(): Record<string, unknown> {
       sshValidatorEntry({ user: 'ubuntu' }),
     ],
     'lacchain:sshPrivateKey': FAKE_SSH_KEY,
+    'lacchain:companions': structuredClone(TEST_COMPANIONS),
   };
 }
 

@@ -9,6 +9,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { FileServer, startFileServer } from './host/fileServer';
+import { RELAY_SIGNER } from '../core/catalog/companions';
 import { RecordedResource, unwrapSecrets } from '../tools/recording/engine';
 import type { Declared } from './program';
 import { PROJECT_DIR } from './run';
@@ -95,7 +96,16 @@ export async function packStandinReleases(versions: string[], dir: string): Prom
     });
     if (code !== 0) throw new Error(`pack.sh ${version} failed (${code})`);
   }
+  // The relay signer's stand-in, served as the executable of the default release.
+  fs.copyFileSync(
+    path.join(PROJECT_DIR, COMPANION_STANDIN),
+    path.join(dir, companionFile(RELAY_SIGNER.defaultVersion)),
+  );
 }
+
+/** The relay signer's stand-in (a test fixture), and its file name among the served releases. */
+const COMPANION_STANDIN = 'tests/fixtures/companion-standins/relay-signer';
+const companionFile = (version: string) => `relay-signer-${version}`;
 
 /** The SHA-256 of a packed stand-in release in `dir` (what the inventory's release_sha256 pins). */
 export function releaseDigest(dir: string, version: string): string {
@@ -181,6 +191,15 @@ export function sshWriterStack(
         },
       },
     ],
+    // The writer's relay signer: the stand-in, served beside the releases and pinned by its own digest.
+    'lacchain:companions': {
+      relaySigner: {
+        releaseUrl: `${options.releaseBaseUrl}/${companionFile('{version}')}`,
+        sha256: createHash('sha256')
+          .update(fs.readFileSync(path.join(options.releaseDir, companionFile(RELAY_SIGNER.defaultVersion))))
+          .digest('hex'),
+      },
+    },
     'lacchain:sshPrivateKey': host.privateKey,
   };
 }

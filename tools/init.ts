@@ -235,14 +235,22 @@ runTool(async () => {
       }
     }
 
-    // The same validation the program applies to the files just written; a missing SSH key is the one thing left
-    // for the operator to set.
+    // The same validation the program applies to the files just written; what only the operator can give (the SSH
+    // key, the digests of the companions' executables, which they must check themselves) is left to do.
     const sshKey = `${CONFIG_NAMESPACE}:sshPrivateKey`;
+    const companionDigest = new RegExp(`^${CONFIG_NAMESPACE}:companions\\.[A-Za-z]+\\.sha256$`);
     try {
       loadStack(stack, readStackConfigFile(stackFile), readFileFromDisk);
     } catch (error) {
-      if (!(error instanceof SettingsError) || error.problems.some((p) => p.key !== sshKey)) throw error;
-      process.stdout.write(`still to do: pulumi config set --stack ${stack} --secret ${sshKey} < ~/.ssh/id_ed25519\n`);
+      const leftToDo = (p: { key: string }) => p.key === sshKey || companionDigest.test(p.key);
+      if (!(error instanceof SettingsError) || !error.problems.every(leftToDo)) throw error;
+      for (const problem of error.problems) {
+        process.stdout.write(
+          problem.key === sshKey
+            ? `still to do: pulumi config set --stack ${stack} --secret ${sshKey} < ~/.ssh/id_ed25519\n`
+            : `still to do: pulumi config set --stack ${stack} --path '${problem.key}' <sha256>: ${problem.allowed}\n`,
+        );
+      }
     }
     process.stdout.write(
       `\nnode ${name}: ${typenode} (${NODE_TYPE_FACTS[typenode].menuLabel}) on ${network.name}, ${target}\n`,

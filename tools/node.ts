@@ -111,8 +111,12 @@ async function status(node: NodeSettings, client: NodeClient): Promise<number> {
     `  version  ${await version(client)}`,
     `  enode    ${await ask('net_enode')}`,
   ];
+  const companions = await client
+    .companionStates()
+    .catch((error: Error) => [{ name: 'companions', running: false, detail: `unavailable (${error.message})` }]);
+  for (const c of companions) lines.push(`  ${c.name}  ${c.detail}`);
   lines.forEach(say);
-  return service.running ? EXIT.ok : EXIT.failed;
+  return service.running && companions.every((c) => c.running) ? EXIT.ok : EXIT.failed;
 }
 
 /**
@@ -129,8 +133,12 @@ async function version(client: NodeClient): Promise<string> {
 }
 
 async function observe(client: NodeClient, window: number): Promise<Observations> {
-  const [service, expectedEnode] = await Promise.all([client.serviceState(), client.recordedEnode()]);
-  const observations: Observations = { service, windowSeconds: window, expectedEnode };
+  const [service, expectedEnode, companions] = await Promise.all([
+    client.serviceState(),
+    client.recordedEnode(),
+    client.companionStates(),
+  ]);
+  const observations: Observations = { service, windowSeconds: window, expectedEnode, companions };
   try {
     observations.reportedEnode = String(await client.rpc('net_enode'));
     observations.peerCount = hexQuantity(await client.rpc('net_peerCount'));

@@ -38,6 +38,8 @@ export interface BesuRpcInput {
   /** Methods exempt from authentication, besides CHECK_METHODS. */
   noAuthMethods?: readonly string[];
   maxActiveConnections?: number;
+  /** Serve the WebSocket RPC on 127.0.0.1 for the node's companion services (its default APIs: ETH, NET, WEB3). */
+  webSocket?: boolean;
 }
 
 /** What the config of one node depends on. */
@@ -107,6 +109,9 @@ export function besuConfig(input: BesuConfigInput): BesuConfig {
     }
     // The start step's identity check and the day-2 checks call these read-only methods without a token.
     config[RPC_OPTIONS.noAuthMethods] = unique([...CHECK_METHODS, ...(rpc.noAuthMethods ?? [])]);
+  }
+  if (rpc.webSocket) {
+    Object.assign(config, { 'rpc-ws-enabled': true, 'rpc-ws-host': LOOPBACK, 'rpc-ws-port': PORTS.rpcWs });
   }
   // Besu's own default is 80 (from 21.1.2): written only when the operator chose another limit, so that the files of
   // nodes deployed before the setting existed do not change (a change restarts the node).

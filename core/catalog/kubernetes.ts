@@ -27,7 +27,17 @@ export function kubernetesNames(node: string) {
     proxyContainer: `${node}-nginx`,
     /** The NetworkPolicy admitting only what `lacchain:rpc.exposure` promises to the pod. */
     networkPolicy: base,
+    /** A companion service's container (`<node>-relay-signer`, `<node>-rotation-validator`). */
+    companionContainer: (companion: string) => `${node}-${companion}`,
   };
+}
+
+/** Where a companion container works: an empty folder holding its config.toml (from the ConfigMap) and its log. */
+export const COMPANION_POD_DIR = '/var/lib/lacchain-companion';
+
+/** The ConfigMap entry of a companion's config.toml: `<companion>.toml`. */
+export function companionConfigEntry(companion: string): string {
+  return `${companion}.toml`;
 }
 
 /** Where things are inside the Besu container. */

@@ -18,6 +18,10 @@ export const NODE_HOME_LAYOUT = {
   tlsDir: 'tls',
   /** Besu releases, one folder each, with `current` and `previous` links. */
   releasesDir: 'releases',
+  /** The companion services, one folder each (config.toml, log/, releases/<version>/ and a `current` link). */
+  companionsDir: 'companions',
+  /** The launcher of a companion service (reads the node key into its environment where it needs it). */
+  companionLauncher: 'bin/start-companion.sh',
 } as const;
 
 /** The info log the operator tails to see block sync: logs/<service>_info.log. */

@@ -4,6 +4,7 @@
  * the Kubernetes schemas. Values that only the engine knows (the key, the downloaded genesis) are passed in as
  * opaque values of type V and placed where they belong.
  */
+import { companionContainers, companionVolumes } from './companionContainers';
 import { BESU_IMAGE_UID, besuImage } from '../catalog/besu';
 import {
   IDENTITY_ANNOTATIONS,
@@ -109,6 +110,8 @@ export interface NodeConfigFiles<V> {
   proxyConfig?: string;
   /** The JWT public key (jwt authentication). */
   rpcJwtPublicKey?: string;
+  /** The companion services' config files, by ConfigMap entry. */
+  companionConfigs?: Record<string, string>;
 }
 
 /** The ConfigMap: config.toml, genesis, start step and (writers) proxy config. */
@@ -120,6 +123,7 @@ export function configMapManifest<V>(node: KubernetesNodeSettings, files: NodeCo
   };
   if (files.proxyConfig !== undefined) data[POD_FILES.proxyConfig] = files.proxyConfig;
   if (files.rpcJwtPublicKey !== undefined) data[RPC_AUTH_FILES.jwtPublicKey] = files.rpcJwtPublicKey;
+  Object.assign(data, files.companionConfigs ?? {});
   return {
     apiVersion: 'v1' as const,
     kind: 'ConfigMap' as const,
@@ -152,7 +156,10 @@ function healthProbe(path: string, failureThreshold: number) {
   };
 }
 
-/** The StatefulSet: one replica, pinned to the chosen worker, running Besu (and, for writers, the proxy). */
+/**
+ * The StatefulSet: one replica, pinned to the chosen worker, running Besu (and, for writers, the proxy), with the
+ * node's companion services beside it.
+ */
 export function statefulSetManifest<V = string>(
   description: NodeDescription<KubernetesNodeSettings>,
   checksum: string | V,
@@ -195,7 +202,11 @@ export function statefulSetManifest<V = string>(
     securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
   };
   const withProxy = description.proxyServers.length > 0;
-  const containers = withProxy ? [besu, proxyContainer(node)] : [besu];
+  const containers = [
+    besu,
+    ...(withProxy ? [proxyContainer(node)] : []),
+    ...companionContainers(node, description.companions),
+  ];
   const volumes = [
     { name: 'config', configMap: { name: names.configMap, defaultMode: 0o444 } },
     { name: 'key', secret: { secretName: names.keySecret, defaultMode: 0o440 } },
@@ -208,6 +219,7 @@ export function statefulSetManifest<V = string>(
           { name: 'proxy-tmp', emptyDir: {} },
         ]
       : []),
+    ...companionVolumes(description.companions),
   ];
   return {
     apiVersion: 'apps/v1' as const,

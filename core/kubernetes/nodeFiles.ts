@@ -5,6 +5,7 @@
 import type { NodeDescription } from '../node/description';
 import type { KubernetesNodeSettings } from '../settings/model';
 import type { NodeConfigFiles } from './manifests';
+import { companionConfigFiles } from './companionContainers';
 
 /** The ConfigMap files of a node, with the genesis given as V. */
 export function kubernetesNodeFiles<V>(
@@ -18,5 +19,6 @@ export function kubernetesNodeFiles<V>(
     startScript: files.launcher,
     ...(files.proxyConfig !== undefined ? { proxyConfig: files.proxyConfig } : {}),
     ...(files.jwtPublicKey !== undefined ? { rpcJwtPublicKey: files.jwtPublicKey } : {}),
+    ...(description.companions.length > 0 ? { companionConfigs: companionConfigFiles(description.companions) } : {}),
   };
 }

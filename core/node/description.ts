@@ -12,6 +12,7 @@ import type { BesuPaths, BesuRpcInput } from '../besu/configToml';
 import { renderNodeConfigToml } from '../besu/nodeConfig';
 import { BESU_JVM_OPTIONS } from '../catalog/besu';
 import { POD_FILES, POD_PATHS, PROXY_CONTAINER_PORT } from '../catalog/kubernetes';
+import { RELAY_SIGNER } from '../catalog/companions';
 import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
 import { LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
 import { RPC_AUTH_FILES } from '../catalog/rpc';
@@ -28,6 +29,7 @@ import {
 } from '../rpc/access';
 import { readScript, START_NODE_SCRIPT } from '../scripts';
 import type { NodeSettings, RpcAuthentication } from '../settings/model';
+import { CompanionDescription, companionsNeedWebSocket, describeCompanions } from './companions';
 
 /** The node's JSON-RPC, as Besu and the proxy serve it. */
 export interface RpcDescription {
@@ -74,6 +76,8 @@ export interface NodeDescription<N extends NodeSettings = NodeSettings> {
   proxyServers: ProxyServer[];
   /** JVM options for Besu (BESU_OPTS). */
   jvmOptions: string;
+  /** The network's companion services the node runs beside Besu (`lacchain:companions`). */
+  companions: CompanionDescription[];
 }
 
 /** Where Besu's files are: mounted in the pod, or in the node home on a machine. */
@@ -113,7 +117,9 @@ function besuPaths(node: NodeSettings, auth: RpcAuthentication | undefined): Bes
  */
 function proxyServersOf(node: NodeSettings): ProxyServer[] {
   const writer = NODE_TYPE_FACTS[node.typenode].reverseProxy;
-  const gasModel = writer ? { gasModel: { relaySignerPort: PORTS.relaySigner } } : {};
+  // The gas model's routing goes where the node runs the relay signer (a writer, unless the operator turned it off).
+  const relaySigner = node.companions.some((c) => c.name === RELAY_SIGNER.name);
+  const gasModel = writer && relaySigner ? { gasModel: { relaySignerPort: RELAY_SIGNER.port } } : {};
   if (node.target === 'kubernetes') return writer ? [{ port: PROXY_CONTAINER_PORT, ...gasModel }] : [];
   // exposure internal: the proxy answers on the machine only.
   const address = node.rpc.exposure === 'internal' ? LOOPBACK : undefined;
@@ -183,6 +189,7 @@ export function describeNode<N extends NodeSettings>(node: N): NodeDescription<N
         : { method: 'jwt', ...(auth.algorithm ? { algorithm: auth.algorithm } : {}) },
     noAuthMethods: node.rpc.noAuthMethods,
     maxActiveConnections: node.rpc.maxActiveConnections,
+    webSocket: companionsNeedWebSocket(node),
   };
   return {
     node,
@@ -197,6 +204,10 @@ export function describeNode<N extends NodeSettings>(node: N): NodeDescription<N
     },
     proxyServers,
     jvmOptions: BESU_JVM_OPTIONS,
+    companions: describeCompanions(node, {
+      nodeKeyFile: paths.nodeKeyFile,
+      ...(node.target === 'ssh' ? { nodeAddressFile: nodePaths(node).nodeAddress } : {}),
+    }),
   };
 }
 

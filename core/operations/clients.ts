@@ -4,6 +4,7 @@
  */
 import { kubernetesNames, IDENTITY_ANNOTATIONS } from '../catalog/kubernetes';
 import { PORTS } from '../catalog/ports';
+import { companionServiceName } from '../remote/companionService';
 import { nodePaths } from '../remote/paths';
 import { shellQuote } from '../remote/shell';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../settings/model';
@@ -44,6 +45,15 @@ export function kubectlCommands(node: KubernetesNodeSettings, context?: string) 
       '-o',
       `jsonpath={.spec.containers[?(@.name=="${names.besuContainer}")].image}`,
     ]),
+    /** Each container of the pod as `<name>=<ready>` lines: the companions' state. */
+    containerReadiness: withContext([
+      'get',
+      'pod',
+      names.pod,
+      ...ns,
+      '-o',
+      'jsonpath={range .status.containerStatuses[*]}{.name}={.ready}{"\\n"}{end}',
+    ]),
     recordedEnode: withContext([
       'get',
       'service',
@@ -63,6 +73,10 @@ export function sshCommands(node: SshNodeSettings) {
   return {
     destination: ['-p', String(node.sshPort), `${node.user}@${node.host}`],
     serviceState: `systemctl is-active ${service}`,
+    /** The state of each companion service, one line each, in the order of `node.companions`. */
+    companionStates: node.companions
+      .map((c) => `systemctl is-active ${shellQuote(companionServiceName(node, c.name))}`)
+      .join('; '),
     start: `${sudo}systemctl start ${service}`,
     restart: `${sudo}systemctl restart ${service}`,
     logs: `${sudo}tail -n ${LOG_LINES} ${shellQuote(paths.infoLog)}`,

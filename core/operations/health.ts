@@ -2,6 +2,7 @@
  * The health check of a node (the seed's): is the service running, does it answer, has it peers, do blocks advance,
  * does its log show block imports, and is it the node the stack permissioned. Pure: observations in, verdicts out.
  */
+import type { CompanionName } from '../catalog/companions';
 import type { SyncState } from './rpc';
 
 /** What was observed on the node. Undefined fields could not be observed. */
@@ -21,11 +22,21 @@ export interface Observations {
   reportedEnode?: string;
   /** The stack's enode, as the program recorded it. */
   expectedEnode?: string;
+  /** The companion services the node must run (`lacchain:companions`), each running or not. */
+  companions?: CompanionState[];
+}
+
+/** One companion service as observed: its name, whether it runs, and how the client describes it. */
+export interface CompanionState {
+  name: string;
+  running: boolean;
+  detail: string;
 }
 
 /** The verdict of one check. */
 export interface Verdict {
-  check: 'service' | 'rpc' | 'peers' | 'block sync' | 'block imports' | 'enode';
+  /** The check, or the name of a companion service. */
+  check: 'service' | 'rpc' | 'peers' | 'block sync' | 'block imports' | 'enode' | CompanionName;
   ok: boolean;
   detail: string;
 }
@@ -64,6 +75,14 @@ export function evaluateHealth(o: Observations): Verdict[] {
       detail: ok
         ? `${o.reportedEnode}`
         : `the node answers ${o.reportedEnode ?? '(nothing)'} but the stack's enode is ${o.expectedEnode ?? '(not recorded)'}`,
+    });
+  }
+  // The network's companion services are required: a writer without its relay signer breaks the gas model.
+  for (const companion of o.companions ?? []) {
+    verdicts.push({
+      check: companion.name as CompanionName,
+      ok: companion.running,
+      detail: companion.running ? companion.detail : `${companion.detail}: required on this node, and not running`,
     });
   }
   return verdicts;

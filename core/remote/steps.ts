@@ -12,6 +12,9 @@ import { reachablePorts } from '../rpc/access';
 import { CERTIFICATE } from '../catalog/remote';
 import type { SshNodeSettings } from '../settings/model';
 import { nodePaths } from './paths';
+import { COMPANIONS } from '../catalog/companions';
+import { readScript, START_COMPANION_SCRIPT } from '../scripts';
+import { companionsLogrotate, companionUnit } from './companionService';
 import { logrotateConf, systemdUnit } from './serviceFiles';
 
 /** The steps, in the order they run. */
@@ -24,6 +27,7 @@ export const REMOTE_STEP_NAMES = [
   'proxy',
   'firewall',
   'start',
+  'companions',
 ] as const;
 export type RemoteStepName = (typeof REMOTE_STEP_NAMES)[number];
 
@@ -185,7 +189,42 @@ export function remoteSteps<V>(
       START_TIMEOUT: String(node.startTimeoutSeconds),
       CONFIG_DIGEST: digest,
     }),
+    step('companions', companionParameters(description, files.serviceUser)),
   ];
+}
+
+/**
+ * The parameters of the companions step: which companions run, and for each (its name in upper case with _ for -
+ * as the prefix) the release, its digest, its config file and its systemd unit.
+ */
+function companionParameters(description: NodeDescription<SshNodeSettings>, serviceUser: string) {
+  const { node } = description;
+  const env: Record<string, string> = {
+    NODE_HOME: node.nodeHome,
+    SERVICE_NAME: node.serviceName,
+    SERVICE_USER: serviceUser,
+    COMPANIONS: description.companions.map((c) => c.settings.name).join(' '),
+    KNOWN_COMPANIONS: COMPANIONS.map((c) => c.name).join(' '),
+    LAUNCHER: readScript(START_COMPANION_SCRIPT),
+    LOGROTATE_CONF: companionsLogrotate(node, serviceUser),
+    NODE_IP: node.p2pHost,
+  };
+  for (const companion of description.companions) {
+    const prefix = companion.settings.name.toUpperCase().replace(/-/g, '_');
+    const sha256 = companion.settings.sha256;
+    if (!sha256)
+      throw new Error(`node ${node.name}: the ${companion.settings.name} has no digest (the settings check it)`);
+    Object.assign(env, {
+      [`${prefix}_VERSION`]: companion.settings.version,
+      [`${prefix}_URL`]: companion.settings.releaseUrl,
+      [`${prefix}_SHA256`]: sha256,
+      [`${prefix}_EXECUTABLE`]: companion.executable,
+      [`${prefix}_CONFIG`]: companion.configToml,
+      [`${prefix}_UNIT`]: companionUnit(node, companion, serviceUser),
+      ...(companion.port ? { [`${prefix}_PORT`]: String(companion.port) } : {}),
+    });
+  }
+  return env;
 }
 
 /** The HTTPS URL of a remote node's RPC, through the TLS proxy (on the machine itself with exposure internal). */

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { NODE_TYPES } from '../catalog/nodeTypes';
 import { PORTS } from '../catalog/ports';
 import { unsupportedReason, OLDEST_SUPPORTED_RELEASE, PERMISSIONING_REMOVED_IN } from '../catalog/besu';
+import { CONTRACT_ADDRESS_PATTERN } from '../catalog/companions';
 import { SHARED_TOP_FOLDERS, SYSTEM_FOLDERS, SYSTEM_SERVICE_PREFIXES, SYSTEM_SERVICES } from '../catalog/remote';
 
 /** A mapping that refuses unknown fields, naming the ones it allows. */
@@ -146,6 +147,29 @@ export const sha256Digest = z
   .string({ error: SHA256 })
   .regex(/^[0-9a-fA-F]{64}$/, { error: SHA256 })
   .transform((v) => v.toLowerCase());
+
+const CONTRACT = 'a contract address: 0x followed by 40 hex digits';
+/** A contract address on the network. */
+export const contractAddress = z.string({ error: CONTRACT }).regex(CONTRACT_ADDRESS_PATTERN, { error: CONTRACT });
+
+const COMPANION_VERSION = 'a version x.y.z such as 1.0.1';
+/** A companion service's version. */
+export const companionVersion = z
+  .string({ error: COMPANION_VERSION })
+  .regex(/^\d+\.\d+\.\d+$/, { error: COMPANION_VERSION });
+
+const HTTPS_URL = 'an https: URL such as https://mirror.example.org/gas-relay-signer-{version} ({version} is replaced)';
+/** Where a companion's executable is downloaded from: https only. */
+export const httpsUrl = z.string({ error: HTTPS_URL }).regex(/^https:\/\/[^\s'"/]+\/[^\s'"]*$/, { error: HTTPS_URL });
+
+const IMAGE = 'a container image such as registry.example.org/relay-signer:1.0.2, optionally ending @sha256:<64 hex>';
+/** A container image reference. */
+export const containerImage = z
+  .string({ error: IMAGE })
+  .regex(
+    /^[a-z0-9]([a-z0-9._-]*[a-z0-9])?(:[0-9]+)?(\/[a-z0-9]([a-z0-9._-]*[a-z0-9])?)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[0-9a-f]{64})?$/,
+    { error: IMAGE },
+  );
 
 const SSH_HOST_KEY = 'an SSH public host key line such as "ssh-ed25519 AAAAC3..."';
 /** A pinned SSH host key. */

@@ -64,6 +64,7 @@ export function sshNode(
     startTimeoutSeconds: inventory.start_timeout_seconds,
     allowBelowMinimumHardware: inventory.allow_below_minimum_hardware,
     rpc,
+    companions: [],
   };
 }
 

@@ -12,6 +12,7 @@ import { decodeEngineValues } from './engineConfig';
 import { kubernetesNode, readDeploy } from './valuesFile';
 import { sshNode } from './inventory';
 import { checkRpcForNodes, readRpc } from './rpcSetting';
+import { checkCompanionsForNodes, companionsOfNode, readCompanions } from './companions';
 import { ENCRYPTED_PEM_STAND_IN, readNodeKeys, readSecrets } from './secrets';
 import { checkStackName, checkStackNetwork } from './stackFile';
 import type { NodeSettings, StackSecrets, StackSettings } from './model';
@@ -108,6 +109,9 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
   });
   checkDistinctNodes(nodes, problems);
   checkRpcForNodes(rpc, nodes, raw.file, problems);
+  const companions = readCompanions(config[configKey('companions')], network);
+  for (const node of nodes) node.companions = companionsOfNode(node, companions);
+  checkCompanionsForNodes(nodes, raw.file, problems, rpc.authentication !== undefined);
 
   const secrets = readSecrets(config, nodes, raw.file, problems);
   if (problems.length > 0) throw new SettingsError(problems);
@@ -124,6 +128,7 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
       allowKeyDeletion: config['lacchain:allowKeyDeletion'],
       supportContact: config['lacchain:supportContact'] ?? network.supportContact,
       rpc,
+      companions,
     },
     secrets,
   };

@@ -3,6 +3,7 @@
  */
 import type { Network, StackName } from '../catalog/networks';
 import type { NodeType } from '../catalog/nodeTypes';
+import type { CompanionName } from '../catalog/companions';
 import type { RpcApiGroup, RpcExposure } from '../catalog/rpc';
 
 /** A password user of the RPC (its password is a secret, in StackSecrets.rpcPasswords). */
@@ -83,6 +84,28 @@ export interface NodeSettingsBase {
   settingsFile: string;
   /** JSON-RPC access (the stack's `lacchain:rpc`). */
   rpc: RpcSettings;
+  /** The companion services this node runs beside Besu (from `lacchain:companions`), in the catalog's order. */
+  companions: CompanionSettings[];
+}
+
+/** One companion service as configured for the stack (`lacchain:companions.<name>`). */
+export interface CompanionSettings {
+  /** Its name in the catalog (core/catalog/companions.ts). */
+  name: CompanionName;
+  /** The setting's key, for messages: `relaySigner` or `rotationValidator`. */
+  key: string;
+  /** Whether the stack runs it on the nodes of its type. */
+  enabled: boolean;
+  /** The release a machine installs. */
+  version: string;
+  /** The executable's download URL (the template with the version in it). */
+  releaseUrl: string;
+  /** Its SHA-256, when given (SSH nodes need it). */
+  sha256?: string;
+  /** The image a Kubernetes node runs it from. */
+  image: string;
+  /** The network contract it works with (relay hub, or validator rotation). */
+  contract: string;
 }
 
 /** A node on a Kubernetes cluster. */
@@ -152,6 +175,8 @@ export interface StackSettings {
   supportContact: string;
   /** JSON-RPC access of every node (`lacchain:rpc`). */
   rpc: RpcSettings;
+  /** The companion services as configured for the stack, enabled or not (`lacchain:companions`). */
+  companions: CompanionSettings[];
 }
 
 /** The secret settings of a stack. */

@@ -9,10 +9,14 @@ import { MAX_START_TIMEOUT_SECONDS, MIN_START_TIMEOUT_SECONDS, START_TIMEOUT_SEC
 import { JWT_ALGORITHMS, RPC_API_GROUPS, RPC_AUTH_METHODS, RPC_DEFAULTS, RPC_EXPOSURES } from '../catalog/rpc';
 import {
   bool,
+  companionVersion,
+  containerImage,
+  contractAddress,
   email,
   hostAddress,
   HOSTNAME_PATTERN,
   hostname,
+  httpsUrl,
   imageDigest,
   ipv4,
   kubernetesLabel,
@@ -187,6 +191,36 @@ export const rpcSchema = strict({
   proxy: rpcProxySchema.optional(),
 });
 
+/** What every companion service has: on/off, the release a machine installs, the image a cluster runs. */
+const companionFields = {
+  /** Run it (default: on for the node type that needs it, on both networks). */
+  enabled: bool.optional(),
+  /** The release installed on a machine (x.y.z). */
+  version: companionVersion.optional(),
+  /** Where a machine downloads the executable from (https; {version} is replaced). */
+  releaseUrl: httpsUrl.optional(),
+  /** SHA-256 of that executable: required for SSH nodes that run it (nobody publishes one). */
+  sha256: sha256Digest.optional(),
+  /** The container image a Kubernetes node runs it from. */
+  image: containerImage.optional(),
+};
+
+/** `lacchain:companions`: the network's companion services beside Besu, for every node of the stack that runs them. */
+export const companionsSchema = strict({
+  /** The writer's relay signer (gas model). */
+  relaySigner: strict({
+    ...companionFields,
+    /** The network's relay hub contract (default: the network's). */
+    relayHubContract: contractAddress.optional(),
+  }).optional(),
+  /** The validator's rotation client. */
+  rotationValidator: strict({
+    ...companionFields,
+    /** The network's validator rotation contract (default: the network's). */
+    rotationContract: contractAddress.optional(),
+  }).optional(),
+});
+
 const SSH_KEY = 'an SSH private key (PEM or OpenSSH, beginning with -----BEGIN), set with pulumi config set --secret';
 const RPC_PASSWORDS = 'a mapping from RPC user name to password, set with --secret';
 const NODE_KEYS = 'a mapping from node name to node private key (64 hex digits), set with --secret';
@@ -208,6 +242,7 @@ export const stackConfigSchema = strict({
   'lacchain:allowKeyDeletion': bool.default(false),
   'lacchain:supportContact': text.optional(),
   'lacchain:rpc': rpcSchema.optional(),
+  'lacchain:companions': companionsSchema.optional(),
   // Each password is checked by the loader, which never shows it.
   'lacchain:rpcPasswords': z.record(z.string(), z.unknown(), { error: RPC_PASSWORDS }).optional(),
 });
@@ -229,6 +264,7 @@ export const CONFIG_KEY_KINDS: Readonly<Record<string, ConfigKeyKind>> = {
   'lacchain:allowKeyDeletion': 'boolean',
   'lacchain:supportContact': 'text',
   'lacchain:rpc': 'mapping',
+  'lacchain:companions': 'mapping',
   'lacchain:rpcPasswords': 'mapping',
 };
 
@@ -274,4 +310,5 @@ export const valuesFileSchema = strict({ deploy: deploySchema });
 export type StackConfigInput = z.infer<typeof stackConfigSchema>;
 export type StackNodeInput = z.infer<typeof stackNodeSchema>;
 export type RpcInput = z.infer<typeof rpcSchema>;
+export type CompanionsInput = z.infer<typeof companionsSchema>;
 export type DeployInput = z.infer<typeof deploySchema>;

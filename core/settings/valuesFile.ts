@@ -55,6 +55,7 @@ export function kubernetesNode(
     imageDigest: deploy.imageDigest,
     proxyImageDigest: deploy.proxyImageDigest,
     rpc,
+    companions: [],
   };
 }
 

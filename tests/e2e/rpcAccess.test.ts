@@ -7,6 +7,7 @@
  * nginx (443, 80) and by Besu (4545), 4545 is not reachable from outside, health endpoints answer, the proxy's rate
  * limit answers 429, and nginx accepts its configuration.
  */
+import { COMPANIONS_OFF } from '../../testing/fixtures';
 import * as http from 'http';
 import * as https from 'https';
 import * as fs from 'fs';
@@ -113,6 +114,8 @@ suite('RPC access and authentication on a real host', () => {
         proxy: { requestsPerSecond: 2, burst: 4 },
       },
       'lacchain:rpcPasswords': { [USER]: PASSWORD } as Record<string, string>,
+      // The companions call Besu's RPC without credentials: with authentication on they are off.
+      'lacchain:companions': COMPANIONS_OFF,
     };
   }
 

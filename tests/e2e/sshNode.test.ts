@@ -16,7 +16,10 @@ import { declareProgram, Declared } from '../../testing/program';
 import { sha256Hex } from '../../core/genesis';
 import { RELEASE_ARCHIVE_SHA256 } from '../../core/catalog/besu';
 import { stepCommand } from '../../core/remote/shell';
-import { NODE_KEY_PARAMETER } from '../../core/remote/steps';
+import { RELAY_SIGNER } from '../../core/catalog/companions';
+import { GAS_MODEL_METHODS } from '../../core/catalog/gasModel';
+import { NETWORKS } from '../../core/catalog/networks';
+import { NODE_KEY_PARAMETER, REMOTE_STEP_NAMES } from '../../core/remote/steps';
 import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
 import type { FileServer } from '../../testing/host/fileServer';
 import {
@@ -106,13 +109,9 @@ suite('an SSH node on a real host', () => {
     if (work) fs.rmSync(work, { recursive: true, force: true });
   });
 
-  it('declares the eight steps in order, logging in as the configured user with the pinned host key', () => {
+  it('declares the steps in order, logging in as the configured user with the pinned host key', () => {
     const steps = commands(first);
-    expect(steps.map((s) => s.name)).toEqual(
-      ['preflight', 'packages', 'release', 'node-files', 'node-key', 'proxy', 'firewall', 'start'].map(
-        (s) => `${NODE}-${s}`,
-      ),
-    );
+    expect(steps.map((s) => s.name)).toEqual(REMOTE_STEP_NAMES.map((s) => `${NODE}-${s}`));
     for (const step of steps) {
       expect(step.create).toBe(stepCommand(host.sudoUser));
       expect(step.inputs.connection).toEqual({
@@ -554,36 +553,41 @@ suite('an SSH node on a real host', () => {
     });
   });
 
-  it("routes the writer's port 80 by JSON-RPC method: eth_sendRawTransaction to the relay signer, eth_chainId to Besu", async () => {
-    // A stand-in relay signer on the machine, where the proxy expects the real one (127.0.0.1:9001): it records each
-    // body it receives, one line each, and answers with a result naming itself.
-    const standIn = [
-      'import http.server, json, sys',
-      'class Handler(http.server.BaseHTTPRequestHandler):',
-      '    def do_POST(self):',
-      "        body = self.rfile.read(int(self.headers.get('Content-Length') or 0))",
-      "        with open(sys.argv[1], 'ab') as log:",
-      "            log.write(body + b'\\n')",
-      "        answer = json.dumps({'jsonrpc': '2.0', 'id': json.loads(body).get('id'), 'result': 'relay-signer-stand-in'})",
-      '        self.send_response(200)',
-      "        self.send_header('Content-Type', 'application/json')",
-      "        self.send_header('Content-Length', str(len(answer)))",
-      '        self.end_headers()',
-      '        self.wfile.write(answer.encode())',
-      '    def log_message(self, *args):',
-      '        pass',
-      "http.server.HTTPServer(('127.0.0.1', 9001), Handler).serve_forever()",
-      '',
-    ].join('\n');
-    await host.ssh('cat > /root/relay-signer-stand-in.py && rm -f /root/relay-signer-stand-in.log', { input: standIn });
-    await sh(
-      'systemd-run --quiet --unit=e2e-relay-signer python3 /root/relay-signer-stand-in.py /root/relay-signer-stand-in.log',
-    );
-    try {
-      await sh(
-        'for i in $(seq 50); do curl -s -o /dev/null -X POST -d "{}" http://127.0.0.1:9001/ && break; sleep 0.2; done',
+  describe("the writer's relay signer (a stand-in started as the real one is)", () => {
+    const unit = `besu-${RELAY_SIGNER.name}`;
+    const dir = `${HOME}/companions/${RELAY_SIGNER.name}`;
+    const mainPid = () => sh(`systemctl show -p MainPID --value ${unit}`);
+    /** Waits (15 s at most) until the relay signer answers on its port on the machine. */
+    const answering = () =>
+      sh(
+        `for i in $(seq 75); do curl -s -o /dev/null -X POST -d '{}' http://127.0.0.1:${RELAY_SIGNER.port}/ && echo up && exit; sleep 0.2; done; echo down`,
       );
-      await sh('rm -f /root/relay-signer-stand-in.log');
+
+    it('is installed by version with its pinned digest, configured for the network, and runs as the service user', async () => {
+      expect(await sh(`systemctl is-active ${unit}; systemctl is-enabled ${unit}`)).toBe('active\nenabled');
+      expect(await sh(`readlink ${dir}/releases/current`)).toBe(`${dir}/releases/${RELAY_SIGNER.defaultVersion}`);
+      expect(
+        await sh(`stat -c '%U:%G %a' ${dir}/releases/current/${RELAY_SIGNER.executable} ${dir}/config.toml ${dir}/log`),
+      ).toBe('root:root 755\nroot:besu 640\nbesu:besu 750');
+      const config = await sh(`cat ${dir}/config.toml`);
+      expect(config).toContain(`contractAddress = "${NETWORKS['open-protestnet'].relayHubContract}"`);
+      expect(config).toContain(`port = ${RELAY_SIGNER.port}`);
+      expect(await sh(`ps -o user= -p $(systemctl show -p MainPID --value ${unit})`)).toBe('besu');
+      // The key reaches it in its environment only: not on its command line, not in its log.
+      const key = await sh(`cat ${HOME}/data/key`);
+      expect(await sh(`cat /proc/$(systemctl show -p MainPID --value ${unit})/cmdline | tr '\\0' ' '`)).not.toContain(
+        key.slice(2),
+      );
+      expect(await sh(`cat ${dir}/log/* || true`)).not.toContain(key.slice(2));
+      // Read-only to it: the whole file system but its own log folder.
+      expect(await sh(`systemctl show -p ProtectSystem,ReadWritePaths,User,IPAddressDeny ${unit}`)).toContain(
+        'ProtectSystem=strict',
+      );
+    });
+
+    it("receives the gas model's transactions from port 80, and Besu everything else", async () => {
+      expect(await answering()).toBe('up');
+      await sh(`rm -f ${dir}/log/requests.log`);
       const post = (body: string) =>
         new Promise<{ status?: number; body: string }>((resolve, reject) => {
           const request = http.request(
@@ -604,17 +608,79 @@ suite('an SSH node on a real host', () => {
           request.on('error', reject);
           request.end(body);
         });
-      const transaction = '{"jsonrpc":"2.0","method":"eth_sendRawTransaction","params":["0xf86b80"],"id":7}';
-      const chainId = '{"jsonrpc":"2.0","method":"eth_chainId","params":[],"id":8}';
-      const relayed = await post(transaction);
-      expect([relayed.status, JSON.parse(relayed.body).result]).toEqual([200, 'relay-signer-stand-in']);
-      const answered = await post(chainId);
+      const transactions = GAS_MODEL_METHODS.map((method, id) =>
+        JSON.stringify({ jsonrpc: '2.0', method, params: ['0xf86b80'], id }),
+      );
+      for (const transaction of transactions) {
+        const relayed = await post(transaction);
+        expect([relayed.status, JSON.parse(relayed.body).result]).toEqual([200, 'relay-signer-stand-in']);
+      }
+      const answered = await post('{"jsonrpc":"2.0","method":"eth_chainId","params":[],"id":8}');
       expect(answered.status).toBe(200);
       expect(JSON.parse(answered.body).result).toBe((await rpc('eth_chainId')).result);
-      // The relay signer received the transaction and nothing else.
-      expect(await sh('cat /root/relay-signer-stand-in.log')).toBe(transaction);
-    } finally {
-      await sh('systemctl stop e2e-relay-signer || true');
-    }
+      // The relay signer received the four transactions and nothing else.
+      expect(await sh(`cat ${dir}/log/requests.log`)).toBe(transactions.join('\n'));
+    });
+
+    it('is not reachable from outside the machine, or the companions step says loudly that it is', async () => {
+      // systemd fences the service to the loopback (IPAddressDeny) where it can (cgroup v2); the test host's systemd
+      // runs on cgroup v1, where it cannot: then the step must warn, never stay silent.
+      const step = commands(await current()).find((s) => s.name === `${NODE}-companions`)!;
+      const said = await run(step);
+      expect(said.code).toBe(0);
+      const outside = await new Promise<string>((resolve) => {
+        const request = http.request({ host: host.ip, port: RELAY_SIGNER.port, method: 'POST', path: '/' }, () =>
+          resolve('answered'),
+        );
+        request.setTimeout(3_000, () => request.destroy(new Error('timeout')));
+        request.on('error', (error) => resolve(`refused: ${error.message}`));
+        request.end('{}');
+      });
+      if (outside === 'answered') {
+        expect(said.stderr).toContain(
+          `companions: WARNING: ${unit} answers on ${host.ip}:${RELAY_SIGNER.port}: this machine's systemd cannot fence it`,
+        );
+      } else {
+        expect(outside).toMatch(/^refused/);
+        expect(said.stdout).toContain(`${unit} answers on the loopback only`);
+      }
+    });
+
+    it('is started again by systemd when killed, and stopped and started with Besu', async () => {
+      const pid = await mainPid();
+      await sh(`kill -9 ${pid}`);
+      let now = pid;
+      for (let i = 0; i < 60 && (now === pid || now === '0'); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        now = await mainPid();
+      }
+      expect(now).not.toBe(pid);
+      expect(now).not.toBe('0');
+      await sh('systemctl stop besu');
+      expect(await sh(`systemctl is-active ${unit} || true`)).toBe('inactive');
+      await sh('systemctl start besu');
+      expect(await sh(`systemctl is-active ${unit} || true`)).toBe('active');
+      expect(await answersWithEnode()).toBe(enode);
+      expect(await answering()).toBe('up');
+    });
+
+    it('is stopped and its service removed when turned off, its files kept', async () => {
+      const off = await declareProgram(
+        recorded,
+        'testnet',
+        { ...stack(NEXT), 'lacchain:companions': { relaySigner: { enabled: false } } },
+        {},
+      );
+      const step = commands(off).find((s) => s.name === `${NODE}-companions`)!;
+      const result = await run(step);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`stopped and removed ${unit}`);
+      expect(await sh(`systemctl is-active ${unit} || true`)).not.toBe('active');
+      expect(await sh(`test -f ${dir}/config.toml && echo kept`)).toBe('kept');
+      // And back on: installed again from the release already there.
+      const again = await run(commands(await current()).find((s) => s.name === `${NODE}-companions`)!);
+      expect(again.code).toBe(0);
+      expect(await answering()).toBe('up');
+    });
   });
 });

@@ -17,6 +17,8 @@ import { valuesFor } from '../../testing/values';
 jest.setTimeout(120_000);
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-ops-'));
+/** The pod's containers as kubectl reports their readiness: Besu, the proxy and the writer's relay signer. */
+const CONTAINERS_READY = 'writer-besu=true\nwriter-nginx=true\nwriter-relay-signer=true\n';
 const record = path.join(work, 'kubectl.calls');
 const answers = path.join(work, 'answers');
 const enode = deriveIdentity(KEY_ONE, '203.0.113.10', 60606).enode;
@@ -41,6 +43,7 @@ beforeAll(async () => {
   fs.mkdirSync(answers);
   fs.writeFileSync(path.join(answers, 'pod-phase'), 'Running');
   fs.writeFileSync(path.join(answers, 'pod-image'), 'hyperledger/besu:23.4.1');
+  fs.writeFileSync(path.join(answers, 'containers'), CONTAINERS_READY);
   fs.writeFileSync(path.join(answers, 'service-enode'), enode);
   fs.writeFileSync(path.join(answers, 'log'), `${importLine(30)}\n${importLine(2)}\n`);
   fs.mkdirSync(path.join(work, 'project', 'values'), { recursive: true });
@@ -113,6 +116,7 @@ async function node(...args: string[]) {
 }
 
 const POD = 'besu-node-writer-0 -n lacchain';
+const CONTAINERS = `--context prod get pod ${POD} -o jsonpath={range .status.containerStatuses[*]}{.name}={.ready}{"\\n"}{end}`;
 
 describe('cluster operations use the seed commands with the names the program created', () => {
   it('logs: kubectl logs <pod> -c <container> -f -n <namespace>', async () => {
@@ -139,8 +143,9 @@ describe('cluster operations use the seed commands with the names the program cr
   it('status: the pod phase, peers, block, version and enode', async () => {
     const result = await node('status');
     expect(result.code).toBe(0);
-    expect(result.calls).toEqual([`--context prod get pod ${POD} -o jsonpath={.status.phase}`]);
+    expect(result.calls).toEqual([`--context prod get pod ${POD} -o jsonpath={.status.phase}`, CONTAINERS]);
     expect(result.stdout).toMatch(/service {2}Running/);
+    expect(result.stdout).toMatch(/relay-signer {2}ready/);
     expect(result.stdout).toMatch(/peers {4}3/);
     expect(result.stdout).toContain(`enode    ${enode}`);
   });
@@ -168,6 +173,7 @@ describe('cluster operations use the seed commands with the names the program cr
     expect(result.calls.sort()).toEqual(
       [
         `--context prod get pod ${POD} -o jsonpath={.status.phase}`,
+        CONTAINERS,
         `--context prod get service besu-node-writer -n lacchain -o jsonpath={.metadata.annotations.lacchain\\.net/enode}`,
         `--context prod logs besu-node-writer-0 -c writer-besu --tail=200 -n lacchain`,
       ].sort(),
@@ -184,6 +190,18 @@ describe('cluster operations use the seed commands with the names the program cr
     expect(result.stdout).toMatch(/service +FAIL +Pending/);
     expect(result.calls).toContain(`--context prod delete pod ${POD}`);
     expect(result.stdout).toMatch(/recovery: restart the node/);
+    expect(result.code).toBe(1);
+  });
+
+  it("check: the writer's relay signer not ready fails the check", async () => {
+    fs.writeFileSync(
+      path.join(answers, 'containers'),
+      CONTAINERS_READY.replace('writer-relay-signer=true', 'writer-relay-signer=false'),
+    );
+    const result = await node('check', '--window', '3');
+    fs.writeFileSync(path.join(answers, 'containers'), CONTAINERS_READY);
+    expect(result.stdout).toMatch(/relay-signer +FAIL +not ready: required on this node, and not running/);
+    expect(result.stdout).toMatch(/verdict: unhealthy/);
     expect(result.code).toBe(1);
   });
 

@@ -56,6 +56,29 @@ describe('a stack that sets every setting', () => {
       serviceName: 'besu-validator',
       allowBelowMinimumHardware: true,
     });
+    expect(settings.companions).toEqual([
+      {
+        name: 'relay-signer',
+        key: 'relaySigner',
+        enabled: false,
+        version: '1.0.2',
+        releaseUrl: 'https://mirror.example.org/lacchain/gas-relay-signer-1.0.2',
+        sha256: 'c3'.repeat(32),
+        image: 'registry.example.org/lacchain/relay-signer:1.0.2',
+        contract: '0x1111111111111111111111111111111111111111',
+      },
+      {
+        name: 'rotation-validator',
+        key: 'rotationValidator',
+        enabled: false,
+        version: '1.0.1',
+        releaseUrl: 'https://mirror.example.org/lacchain/rotation-client-1.0.1',
+        sha256: 'd4'.repeat(32),
+        image: `registry.example.org/lacchain/rotation:1.0.1@sha256:${'e5'.repeat(32)}`,
+        contract: '0x2222222222222222222222222222222222222222',
+      },
+    ]);
+    expect(settings.nodes.map((n) => n.companions)).toEqual([[], []]);
     expect(secrets.nodeKeys.writer).toBe(KEY_ONE);
     expect(secrets.rpcPasswords).toEqual({ reader: 'correct horse battery staple' });
   });

@@ -22,6 +22,7 @@ import {
   sshValidatorEntry,
   validTestnetConfig,
   validWriterValues,
+  COMPANIONS_OFF,
 } from '../../testing/fixtures';
 import { PROJECT_DIR } from '../../testing/run';
 
@@ -40,6 +41,8 @@ function nodes(rpc?: Record<string, unknown>): NodeSettings[] {
     config['lacchain:nodes'] = entries.filter((entry) => entry.target === 'ssh');
     config['lacchain:rpc'] = rpc;
     config['lacchain:rpcPasswords'] = { alice: PASSWORD };
+    // The companions call Besu without credentials: with authentication on, the relay signer is off, so no routing.
+    config['lacchain:companions'] = structuredClone(COMPANIONS_OFF);
   }
   return loadStack('testnet', rawConfig(config), memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) }))
     .settings.nodes;
@@ -89,7 +92,7 @@ describe('where the gas-model routing is', () => {
     for (const method of GAS_MODEL_METHODS) expect(text).not.toContain(method);
   });
 
-  it("with RPC authentication on, an SSH writer's 80 only redirects; 443 routes by method", () => {
+  it("with RPC authentication on (the relay signer then off), an SSH writer's 80 only redirects; 443 does not route", () => {
     const description = describeNode(
       node(
         nodes({ exposure: 'tls-only', authentication: { method: 'password', users: [{ name: 'alice' }] } }),
@@ -101,7 +104,7 @@ describe('where the gas-model routing is', () => {
     expect(plain).toContain('return 308 https://$host$request_uri;');
     expect(plain).not.toContain('proxy_pass');
     expect(plain).not.toContain('lua');
-    expect(blocks.get(PORTS.reverseProxyHttps)).toContain(ROUTER);
+    expect(blocks.get(PORTS.reverseProxyHttps)).not.toContain(ROUTER);
     expect(blocks.get(PORTS.reverseProxyHttps)).toContain('location = /login {');
     expect(description.proxyServers.find((s) => s.port === PORTS.reverseProxyHttp)).toEqual({
       port: PORTS.reverseProxyHttp,

@@ -12,7 +12,7 @@ import { parseWorkers, checkNetworkAnswer, checkNodeType } from '../../core/init
 import { NETWORKS } from '../../core/catalog/networks';
 import { parsePrivateKey, deriveIdentity } from '../../core/identity/nodeKey';
 import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
-import { FAKE_HOST_KEY } from '../../testing/fixtures';
+import { FAKE_HOST_KEY, TEST_COMPANIONS } from '../../testing/fixtures';
 
 jest.setTimeout(120_000);
 
@@ -192,6 +192,9 @@ describe('npm run init with flags', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/still to do: pulumi config set --stack testnet --secret lacchain:sshPrivateKey/);
+    expect(result.stdout).toMatch(
+      /still to do: pulumi config set --stack testnet --path 'lacchain:companions\.rotationValidator\.sha256' <sha256>: the SHA-256 of the executable at https:/,
+    );
     const config = yaml.load(fs.readFileSync(path.join(dir, 'Pulumi.testnet.yaml'), 'utf8')) as any;
     expect(config.config['lacchain:nodes'].map((n: any) => n.name)).toEqual(['writer', 'validator']);
     expect(config.config['lacchain:nodes'][1]).toEqual({
@@ -209,15 +212,20 @@ describe('npm run init with flags', () => {
         node_release_version: '23.4.1',
       },
     });
-    // With the SSH key set (encrypted, as pulumi config set --secret leaves it), the plan shows the node's steps.
+    // With the SSH key set (encrypted, as pulumi config set --secret leaves it) and the rotation client's digest
+    // pinned, the plan shows the node's steps.
     const text = fs.readFileSync(path.join(dir, 'Pulumi.testnet.yaml'), 'utf8');
+    const digest = TEST_COMPANIONS.rotationValidator.sha256;
     fs.writeFileSync(
       path.join(dir, 'Pulumi.testnet.yaml'),
-      text.replace('config:\n', 'config:\n  lacchain:sshPrivateKey:\n    secure: v1:x\n'),
+      text.replace(
+        'config:\n',
+        `config:\n  lacchain:sshPrivateKey:\n    secure: v1:x\n  lacchain:companions:\n    rotationValidator:\n      sha256: ${digest}\n`,
+      ),
     );
     const planned = await planOffline(dir);
     expect(planned.code).toBe(0);
-    expect(fs.readdirSync(path.join(planned.out, 'remote', 'validator'))).toContain('08-start.sh');
+    expect(fs.readdirSync(path.join(planned.out, 'remote', 'validator'))).toContain('09-companions.sh');
     // Running it again updates the same node instead of adding another.
     await runNpmAsync(
       'init',

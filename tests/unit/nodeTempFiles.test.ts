@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
-import { sshValidatorEntry } from '../../testing/fixtures';
+import { sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
 import { runNpmAsync } from '../../testing/run';
 
 jest.setTimeout(60_000);
@@ -29,6 +29,7 @@ it('removes its temporary folder when the command ends', async () => {
           }),
         ],
         'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
+        'lacchain:companions': structuredClone(TEST_COMPANIONS),
       },
     }),
   );

@@ -3,6 +3,7 @@
  * The offline plan, run as a reviewer runs it: files written, outputs printed, secrets hidden, bad settings refused
  * exactly as `pulumi up` refuses them.
  */
+import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -13,7 +14,14 @@ import { stepCommand } from '../../core/remote/shell';
 import { deriveIdentity } from '../../core/identity/nodeKey';
 import { loadStack } from '../../core/settings/load';
 import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlFile';
-import { KEY_ONE, KEY_ONE_PUBLIC, sshValidatorEntry, TEST_GENESIS_FILE } from '../../testing/fixtures';
+import {
+  KEY_ONE,
+  KEY_ONE_PUBLIC,
+  sshValidatorEntry,
+  TEST_GENESIS_FILE,
+  TEST_COMPANIONS,
+  COMPANIONS_OFF,
+} from '../../testing/fixtures';
 import { PROJECT_DIR, runNpm } from '../../testing/run';
 import { valuesFor } from '../../testing/values';
 
@@ -183,6 +191,7 @@ describe('plan of an SSH node', () => {
     'lacchain:network': 'open-protestnet',
     'lacchain:nodes': [sshValidatorEntry({ user: 'ubuntu' })],
     'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
+    'lacchain:companions': structuredClone(TEST_COMPANIONS),
   });
   const keyFile = path.join(work, 'validator.key');
   fs.writeFileSync(keyFile, KEY_ONE);
@@ -191,7 +200,7 @@ describe('plan of an SSH node', () => {
 
   it('writes the ordered scripts and their non-secret parameters', () => {
     expect(result.code).toBe(0);
-    const steps = ['preflight', 'packages', 'release', 'node-files', 'node-key', 'proxy', 'firewall', 'start'];
+    const steps = REMOTE_STEP_NAMES;
     expect(fs.readdirSync(dir).sort()).toEqual(
       [...steps.flatMap((s, i) => [`0${i + 1}-${s}.sh`, `0${i + 1}-${s}.env`]), 'STEPS.txt'].sort(),
     );
@@ -218,7 +227,7 @@ describe('plan of an SSH node', () => {
   it('records the remote commands with the secret inputs hidden', () => {
     const resources = JSON.parse(fs.readFileSync(path.join(result.out, 'resources.json'), 'utf8'));
     const commands = resources.filter((r: any) => r.type === 'command:remote:Command');
-    expect(commands).toHaveLength(8);
+    expect(commands).toHaveLength(REMOTE_STEP_NAMES.length);
     expect(commands.find((c: any) => c.name === 'validator-node-key').inputs.stdin).toBe('[secret]');
     expect(JSON.stringify(commands.map((c: any) => c.inputs.connection))).not.toMatch(/BEGIN/);
   });
@@ -230,6 +239,7 @@ describe('plan of a node with RPC password authentication', () => {
       'lacchain:network': 'open-protestnet',
       'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }],
       'lacchain:rpc': { exposure: 'internal', authentication: { method: 'password', users: [{ name: 'alice' }] } },
+      'lacchain:companions': structuredClone(COMPANIONS_OFF),
       'lacchain:rpcPasswords': { alice: { secure: 'v1:encrypted' } },
     },
     { 'values/writer.yml': valuesFor('testnet', 'writer') },

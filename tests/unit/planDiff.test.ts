@@ -10,7 +10,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { diffPlans, diffValues, formatDiff, isEmptyDiff, lineChanges, PlannedResource } from '../../tools/plan/diff';
-import { KEY_ONE, sshValidatorEntry } from '../../testing/fixtures';
+import { KEY_ONE, sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
 import { PROJECT_DIR, runNpm } from '../../testing/run';
 import { valuesFor } from '../../testing/values';
 
@@ -127,6 +127,7 @@ const sshStack = (inventory: Record<string, unknown> = {}) =>
     'lacchain:network': 'open-protestnet',
     'lacchain:nodes': [sshValidatorEntry(inventory)],
     'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
+    'lacchain:companions': structuredClone(TEST_COMPANIONS),
   });
 
 function plan(args: string[], options: { cwd?: string } = {}) {

@@ -3,6 +3,7 @@
  * The policy rules on the offline plan: `npm run plan` checks what it recorded with the pack's rules, writes
  * DIR/policy.json, prints each violation and exits 1 — after writing everything else, its output unchanged.
  */
+import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -12,7 +13,7 @@ import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlF
 import { planGenesisPlaceholder } from '../../policy/inspect';
 import { checkPlan, plannedStepInputs } from '../../policy/offline';
 import { RULES } from '../../policy/rules';
-import { FAKE_HOST_KEY, sshValidatorEntry } from '../../testing/fixtures';
+import { FAKE_HOST_KEY, sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
 import { runNpm } from '../../testing/run';
 import { valuesFor } from '../../testing/values';
 
@@ -105,6 +106,7 @@ describe('the policy step of the plan, on recorded resources altered as a bad ch
       },
     ],
     'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
+    'lacchain:companions': structuredClone(TEST_COMPANIONS),
   });
   fs.mkdirSync(path.join(path.dirname(config), 'values'));
   fs.writeFileSync(path.join(path.dirname(config), 'values', 'writer.yml'), yaml.dump(valuesFor('testnet', 'writer')));
@@ -161,6 +163,7 @@ describe('the plan of an SSH node without a pinned host key', () => {
       'lacchain:network': 'open-protestnet',
       'lacchain:nodes': [entry],
       'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
+      'lacchain:companions': structuredClone(TEST_COMPANIONS),
     });
   };
 
@@ -172,7 +175,7 @@ describe('the plan of an SSH node without a pinned host key', () => {
     );
     expect(result.stderr).not.toContain('policy violation');
     const flagged = read(result.out, 'policy.json').violations.filter((v: { advisory?: boolean }) => v.advisory);
-    expect(flagged).toHaveLength(8);
+    expect(flagged).toHaveLength(REMOTE_STEP_NAMES.length);
   });
 
   it('refuses it without the opt-out, before planning anything', () => {

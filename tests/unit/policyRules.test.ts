@@ -27,7 +27,7 @@ import { quantityBytes } from '../../core/kubernetes/quantity';
 import { enodeEndpoint } from '../../core/identity/nodeKey';
 import { sha256Hex as sha256 } from '../../core/genesis';
 import { checkResources, failingViolations, formatViolation, RULES, Violation } from '../../policy/rules';
-import { TEST_GENESIS, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
+import { TEST_GENESIS, validTestnetConfig, validWriterValues, COMPANIONS_OFF } from '../../testing/fixtures';
 import { declareProgram, Declared } from '../../testing/program';
 import { recordProgram } from '../../testing/pulumi';
 import { kubernetesStack } from '../../testing/values';
@@ -325,6 +325,7 @@ describe('rpc-auth-not-in-plain-text', () => {
     const config = {
       ...validTestnetConfig(),
       'lacchain:rpc': { exposure: 'internal', authentication: { method: 'password', users: [{ name: 'alice' }] } },
+      'lacchain:companions': structuredClone(COMPANIONS_OFF),
       'lacchain:rpcPasswords': { alice: 'correct horse battery' },
     };
     const declared = await declareProgram(recorded, 'testnet', config, { 'values/writer.yml': validWriterValues() });

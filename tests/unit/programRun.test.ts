@@ -5,7 +5,7 @@
  */
 import { runProgram } from '../../tools/programRun/run';
 import { PROJECT_DIR } from '../../testing/run';
-import { FAKE_SSH_KEY, TEST_GENESIS_FILE, sshValidatorEntry } from '../../testing/fixtures';
+import { FAKE_SSH_KEY, TEST_GENESIS_FILE, sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
 
 jest.setTimeout(120_000);
 
@@ -20,7 +20,10 @@ const run = (nodes: unknown[], extra: Record<string, string> = {}) =>
 
 describe('the program as pulumi up runs it', () => {
   it('an SSH-only stack: transpiled only, @pulumi/kubernetes never loaded', async () => {
-    const result = await run([sshValidatorEntry()], { 'lacchain:sshPrivateKey': FAKE_SSH_KEY });
+    const result = await run([sshValidatorEntry()], {
+      'lacchain:sshPrivateKey': FAKE_SSH_KEY,
+      'lacchain:companions': JSON.stringify(TEST_COMPANIONS),
+    });
     expect(result.outputs.runtime).toEqual({ loadedSdks: ['command', 'random'], typeChecked: false });
     expect(result.resources).toBeGreaterThan(5);
   });

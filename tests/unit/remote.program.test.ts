@@ -12,7 +12,7 @@ import { stepCommand, STEP_END } from '../../core/remote/shell';
 import { isWrappedSecret, settle, unwrapSecrets } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram, Declared } from '../../testing/program';
-import { FAKE_HOST_KEY, FAKE_SSH_KEY, KEY_ONE, sshValidatorEntry } from '../../testing/fixtures';
+import { FAKE_HOST_KEY, FAKE_SSH_KEY, KEY_ONE, sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
 
 const recorded = recordProgram();
 
@@ -21,6 +21,7 @@ function sshStack(inventory: Record<string, unknown> = {}, network = 'open-prote
     'lacchain:network': network,
     'lacchain:nodes': [sshValidatorEntry(inventory)],
     'lacchain:sshPrivateKey': FAKE_SSH_KEY,
+    'lacchain:companions': structuredClone(TEST_COMPANIONS),
     'lacchain:nodeKeys': { validator: KEY_ONE },
   };
 }
@@ -65,7 +66,7 @@ describe('an SSH node', () => {
       const end = `}\n${STEP_END}\n`;
       expect(stdin.endsWith(`${script}${end}`)).toBe(true);
       const preamble = stdin.slice(0, stdin.length - script.length - end.length);
-      const header = `# lacchain-besu-node: step ${REMOTE_STEP_NAMES.indexOf(step) + 1}/8 (${step}) of node validator\n{\n`;
+      const header = `# lacchain-besu-node: step ${REMOTE_STEP_NAMES.indexOf(step) + 1}/${REMOTE_STEP_NAMES.length} (${step}) of node validator\n{\n`;
       expect(preamble.startsWith(header)).toBe(true);
       // Nothing but exported, single-quoted parameters between the header and the script.
       expect(preamble.slice(header.length)).toMatch(/^(export [A-Z][A-Z0-9_]*='([^']|'\\'')*'\n)+$/);

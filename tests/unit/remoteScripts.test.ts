@@ -249,3 +249,31 @@ describe('the start step', () => {
     expect(stage.current()).toBe('besu-1.0.0');
   });
 });
+
+describe("a companion's launcher (scripts/start-companion.sh)", () => {
+  const launcher = path.join(PROJECT_DIR, 'scripts', 'start-companion.sh');
+  const stage = folder('companion');
+  const program = path.join(stage, 'show-env');
+  fs.writeFileSync(program, '#!/bin/sh\nprintf "%s|%s" "${WRITER_KEY:-unset}" "$*"\n', { mode: 0o755 });
+  const key = path.join(stage, 'key');
+  fs.writeFileSync(key, `0x${'ab'.repeat(32)}`);
+
+  it('runs the executable with the node key in the named variable, not on its command line', () => {
+    const result = spawnSync('sh', [launcher, program, 'WRITER_KEY', key], { encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(`0x${'ab'.repeat(32)}|`);
+  });
+
+  it('runs it without the key when the companion reads it from its file', () => {
+    const result = spawnSync('sh', [launcher, program], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+    expect(result.stdout).toBe('unset|');
+  });
+
+  it('refuses to start without the key (exit 78, which its service does not restart on)', () => {
+    const result = spawnSync('sh', [launcher, program, 'WRITER_KEY', path.join(stage, 'missing')], {
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(78);
+    expect(result.stderr).toMatch(/node key .*missing is missing or empty/);
+  });
+});

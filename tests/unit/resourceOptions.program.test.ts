@@ -8,7 +8,7 @@ import * as path from 'path';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram, Declared } from '../../testing/program';
 import { kubernetesStack } from '../../testing/values';
-import { FAKE_SSH_KEY, sshValidatorEntry } from '../../testing/fixtures';
+import { FAKE_SSH_KEY, sshValidatorEntry, TEST_COMPANIONS, COMPANIONS_OFF } from '../../testing/fixtures';
 import { PROJECT_DIR } from '../../testing/run';
 import type { RecordedResource } from '../../tools/recording/engine';
 
@@ -51,6 +51,7 @@ async function clusterStack(extra: Record<string, unknown>): Promise<Declared> {
     'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }],
     // internal: with authentication on, a Kubernetes writer's RPC stays inside the cluster (a pod has no TLS).
     'lacchain:rpc': { exposure: 'internal', authentication: { method: 'password', users: [{ name: 'reader' }] } },
+    'lacchain:companions': structuredClone(COMPANIONS_OFF),
     'lacchain:rpcPasswords': { reader: { secure: 'correct horse battery' } },
     ...extra,
   });
@@ -118,6 +119,7 @@ describe('the SSH path', () => {
         'lacchain:network': 'open-protestnet',
         'lacchain:nodes': [sshValidatorEntry()],
         'lacchain:sshPrivateKey': { secure: FAKE_SSH_KEY },
+        'lacchain:companions': structuredClone(TEST_COMPANIONS),
       },
       {},
     );

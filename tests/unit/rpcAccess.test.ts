@@ -19,6 +19,7 @@ import { loadStack } from '../../core/settings/load';
 import { SettingsError } from '../../core/settings/problems';
 import { deterministicHex, isWrappedSecret, unwrapSecrets } from '../../tools/recording/engine';
 import {
+  companionsForRpc,
   memoryFiles,
   rawConfig,
   validTestnetConfig,
@@ -40,7 +41,12 @@ const PUBLIC_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 })
 type Config = Record<string, unknown>;
 
 function load(rpc: unknown, extra: Config = {}, files: Record<string, string> = {}) {
-  const config: Config = { ...validTestnetConfig(), 'lacchain:rpc': rpc, ...extra };
+  const config: Config = {
+    ...validTestnetConfig(),
+    'lacchain:rpc': rpc,
+    'lacchain:companions': companionsForRpc(rpc),
+    ...extra,
+  };
   if (rpc === undefined) delete config['lacchain:rpc'];
   const all = { 'values/writer.yml': yaml.dump(validWriterValues()), ...files };
   return loadStack('testnet', rawConfig(config, STACK), memoryFiles(all));
@@ -548,7 +554,11 @@ const T = {
 
 describe('Kubernetes nodes per choice', () => {
   const declare = (rpc: unknown, extra: Config = {}) => {
-    const { config, files } = kubernetesStack('testnet', { 'lacchain:rpc': rpc, ...extra });
+    const { config, files } = kubernetesStack('testnet', {
+      'lacchain:rpc': rpc,
+      'lacchain:companions': companionsForRpc(rpc),
+      ...extra,
+    });
     return declareProgram(recorded, 'testnet', config, files);
   };
   const servicePorts = (declared: Declared, typenode: string) =>
@@ -650,6 +660,7 @@ describe('SSH nodes per choice', () => {
       },
     ],
     'lacchain:sshPrivateKey': FAKE_SSH_KEY,
+    'lacchain:companions': companionsForRpc(rpc),
     'lacchain:nodeKeys': { writer: KEY_ONE },
     'lacchain:rpc': rpc,
     ...extra,

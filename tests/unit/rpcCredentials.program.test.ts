@@ -12,7 +12,7 @@ import { BCRYPT_SALT_BYTES } from '../../core/rpc/credentials';
 import { deterministicHex, redact, settle, startRecording, unwrapSecrets } from '../../tools/recording/engine';
 import { PROGRAM_RESOURCE_TYPES, PROJECT_NAME } from '../../tools/recording/programTypes';
 import { declareProgram, Declared } from '../../testing/program';
-import { FAKE_SSH_KEY, KEY_ONE } from '../../testing/fixtures';
+import { FAKE_SSH_KEY, KEY_ONE, COMPANIONS_OFF } from '../../testing/fixtures';
 import { kubernetesStack } from '../../testing/values';
 
 const RANDOM_BYTES = 'random:index/randomBytes:RandomBytes';
@@ -55,6 +55,8 @@ function clusterAndMachine(password: string) {
       },
     ],
     'lacchain:sshPrivateKey': FAKE_SSH_KEY,
+    // Off: the companions call Besu's RPC without credentials.
+    'lacchain:companions': structuredClone(COMPANIONS_OFF),
     'lacchain:rpc': { exposure: 'internal', authentication: auth },
     'lacchain:rpcPasswords': { alice: password, bob: `${password} of bob` },
   });
@@ -81,6 +83,7 @@ function machineWriter(password: string) {
         },
       ],
       'lacchain:sshPrivateKey': FAKE_SSH_KEY,
+      'lacchain:companions': structuredClone(COMPANIONS_OFF),
       'lacchain:nodeKeys': { writer: KEY_ONE },
       'lacchain:rpc': { exposure: 'tls-only', authentication: auth },
       'lacchain:rpcPasswords': { alice: password, bob: `${password} of bob` },

@@ -24,6 +24,10 @@ type Values = { deploy: Record<string, unknown> & { p2p: Record<string, unknown>
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const nodes = (c: Config) => c['lacchain:nodes'] as any[];
 const inventory = (c: Config) => nodes(c)[1].inventory as Record<string, unknown>;
+/** The companion services off: they call Besu's RPC without credentials, so authentication needs them off. */
+const withoutCompanions = (c: Config) =>
+  (c['lacchain:companions'] = { relaySigner: { enabled: false }, rotationValidator: { enabled: false } });
+const companions = (c: Config) => c['lacchain:companions'] as Record<string, Record<string, unknown>>;
 
 const STACK = 'Pulumi.testnet.yaml';
 const VALUES = 'values/writer.yml';
@@ -111,6 +115,7 @@ const cases: Case[] = [
   {
     name: 'RPC password authentication with exposure public',
     config: (c) => {
+      withoutCompanions(c);
       c['lacchain:rpc'] = { authentication: { method: 'password', users: [{ name: 'alice' }] } };
       c['lacchain:rpcPasswords'] = { alice: 'correct horse battery' };
     },
@@ -123,12 +128,16 @@ const cases: Case[] = [
   },
   {
     name: 'RPC jwt authentication with exposure public',
-    config: (c) => (c['lacchain:rpc'] = { authentication: { method: 'jwt', publicKey: JWT_PUBLIC_KEY } }),
+    config: (c) => {
+      withoutCompanions(c);
+      c['lacchain:rpc'] = { authentication: { method: 'jwt', publicKey: JWT_PUBLIC_KEY } };
+    },
     expected: { key: 'lacchain:rpc.exposure', given: 'given "public"', allowed: /^internal while .*4545/ },
   },
   {
     name: "RPC authentication with exposure tls-only and a Kubernetes writer (the Service's 80)",
     config: (c) => {
+      withoutCompanions(c);
       c['lacchain:rpc'] = { exposure: 'tls-only', authentication: { method: 'password', users: [{ name: 'alice' }] } };
       c['lacchain:rpcPasswords'] = { alice: 'correct horse battery' };
     },
@@ -142,6 +151,7 @@ const cases: Case[] = [
   {
     name: 'RPC authentication with exposure public on SSH nodes only',
     config: (c) => {
+      withoutCompanions(c);
       c['lacchain:nodes'] = [nodes(c)[1]];
       c['lacchain:rpc'] = { authentication: { method: 'password', users: [{ name: 'alice' }] } };
       c['lacchain:rpcPasswords'] = { alice: 'correct horse battery' };
@@ -151,6 +161,76 @@ const cases: Case[] = [
       given: 'given "public"',
       allowed:
         /^tls-only or internal while .*node validator: 4545\); tls-only serves the RPC over TLS on 443 \(80 then only redirects there\)/,
+    },
+  },
+  // The network's companion services.
+  {
+    name: 'relay hub contract not an address',
+    config: (c) => (companions(c).relaySigner.relayHubContract = '0x1234'),
+    expected: {
+      key: 'lacchain:companions.relaySigner.relayHubContract',
+      given: 'given "0x1234"',
+      allowed: 'a contract address: 0x followed by 40 hex digits',
+    },
+  },
+  {
+    name: 'rotation client version not x.y.z',
+    config: (c) => (companions(c).rotationValidator.version = 'v1.0'),
+    expected: {
+      key: 'lacchain:companions.rotationValidator.version',
+      given: 'given "v1.0"',
+      allowed: 'a version x.y.z such as 1.0.1',
+    },
+  },
+  {
+    name: 'relay signer release URL not https',
+    config: (c) => (companions(c).relaySigner.releaseUrl = 'http://mirror.example.org/gas-relay-signer'),
+    expected: { key: 'lacchain:companions.relaySigner.releaseUrl', allowed: /^an https: URL/ },
+  },
+  {
+    name: 'companion image not an image reference',
+    config: (c) => (companions(c).relaySigner.image = 'Relay Signer:latest'),
+    expected: { key: 'lacchain:companions.relaySigner.image', allowed: /^a container image/ },
+  },
+  {
+    name: 'unknown companion',
+    config: (c) => (companions(c).ethstat = { enabled: true }),
+    expected: { key: 'lacchain:companions.ethstat', given: 'unknown field', allowed: /relaySigner, rotationValidator/ },
+  },
+  {
+    name: 'rotation client on an SSH node without the executable digest',
+    config: (c) => delete companions(c).rotationValidator.sha256,
+    expected: {
+      key: 'lacchain:companions.rotationValidator.sha256',
+      given: 'missing',
+      allowed:
+        /^the SHA-256 of the executable at https:\/\/raw\.githubusercontent\.com\/LACNetNetworks\/rotation-validator\/.*which SSH node validator installs; or enabled: false$/,
+    },
+  },
+  {
+    name: 'companions on while the RPC needs credentials',
+    config: (c) => {
+      c['lacchain:rpc'] = { exposure: 'internal', authentication: { method: 'password', users: [{ name: 'alice' }] } };
+      c['lacchain:rpcPasswords'] = { alice: 'correct horse battery' };
+      companions(c).rotationValidator.enabled = false;
+    },
+    expected: {
+      key: 'lacchain:companions.relaySigner.enabled',
+      given: 'on for node writer',
+      allowed:
+        /^enabled: false while lacchain:rpc\.authentication is on: the relay-signer calls Besu's RPC without credentials$/,
+    },
+  },
+  {
+    name: 'rotation client on a validator without the IBFT API',
+    config: (c) => {
+      c['lacchain:rpc'] = { apis: ['ETH', 'NET'] };
+      companions(c).relaySigner.enabled = false;
+    },
+    expected: {
+      key: 'lacchain:companions.rotationValidator.enabled',
+      given: 'on for node validator, whose lacchain:rpc.apis lack IBFT',
+      allowed: /ibft_proposeValidatorVote/,
     },
   },
   {
@@ -474,6 +554,7 @@ const cases: Case[] = [
     name: 'rpc password in plain text (the engine marks no key secret)',
     asWritten: true,
     config: (c) => {
+      withoutCompanions(c);
       c['lacchain:sshPrivateKey'] = { secure: FAKE_SSH_KEY };
       c['lacchain:rpc'] = { exposure: 'internal', authentication: { method: 'password', users: [{ name: 'alice' }] } };
       c['lacchain:rpcPasswords'] = { alice: 'correct horse battery' };

@@ -10,6 +10,7 @@ import { kubectlCommands, sshCommands } from '../../core/operations/clients';
 import { rpcRequest, rpcResult } from '../../core/operations/rpc';
 import { kubernetesRpcUrl } from '../../core/kubernetes/manifests';
 import type { KubernetesNodeSettings, NodeSettings, SshNodeSettings } from '../../core/settings/model';
+import type { CompanionState } from '../../core/operations/health';
 import { ToolFailure } from '../cli';
 import { attachClient, runClient } from './process';
 
@@ -19,6 +20,8 @@ export interface NodeClient {
   where: string;
   /** Running or not, in the client's words (`Running` pod, `started` service). */
   serviceState(): Promise<{ running: boolean; detail: string }>;
+  /** The node's companion services (`lacchain:companions`), each running or not. */
+  companionStates(): Promise<CompanionState[]>;
   rpc(method: string): Promise<unknown>;
   /** The release the node runs, as deployed (SSH: `releases/current`; Kubernetes: the pod's image), if known. */
   releaseInUse(): Promise<string | undefined>;
@@ -88,6 +91,14 @@ function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: stri
       const state = (await ssh(commands.serviceState)).stdout.trim();
       return { running: state === 'active', detail: state === 'active' ? 'started' : state || 'unknown' };
     },
+    async companionStates() {
+      if (node.companions.length === 0) return [];
+      const states = (await ssh(commands.companionStates)).stdout.trim().split('\n');
+      return node.companions.map((c, i) => {
+        const state = states[i]?.trim() || 'unknown';
+        return { name: c.name, running: state === 'active', detail: state === 'active' ? 'started' : state };
+      });
+    },
     async rpc(method) {
       const result = await ssh(commands.rpc(method));
       if (result.code !== 0) {
@@ -148,6 +159,24 @@ function kubernetesClient(
       const phase = result.stdout.trim();
       if (result.code !== 0) return { running: false, detail: result.stderr.trim() || 'pod not found' };
       return { running: phase === 'Running', detail: phase || 'unknown' };
+    },
+    async companionStates() {
+      if (node.companions.length === 0) return [];
+      const result = await runClient('kubectl', commands.containerReadiness);
+      const ready = new Map(
+        result.stdout
+          .trim()
+          .split('\n')
+          .map((line) => line.split('=') as [string, string]),
+      );
+      return node.companions.map((c) => {
+        const state = ready.get(kubernetesNames(node.name).companionContainer(c.name));
+        return {
+          name: c.name,
+          running: state === 'true',
+          detail: state === 'true' ? 'ready' : state === 'false' ? 'not ready' : 'no such container',
+        };
+      });
     },
     async rpc(method) {
       let response: Response;

@@ -1,0 +1,79 @@
+/**
+ * The network's companion services: processes beside Besu that make a node a complete member of a LACChain network.
+ * Facts about each (what it is, where a release comes from, what it listens on); the contracts they use are per
+ * network, in networks.ts. Read from the network's reference deployment (LACNetNetworks/besu-networks and the
+ * services' own repositories); nothing of theirs is shipped here.
+ */
+import type { NodeType } from './nodeTypes';
+import { PORTS } from './ports';
+
+/** The writer's relay signer of the gas model (LACNetNetworks/gas-management, "gas-relay-signer"). */
+export const RELAY_SIGNER = {
+  /** The name of its systemd service beside the node's own (`<node service>-relay-signer`) and of its container. */
+  name: 'relay-signer',
+  /** Who runs it. */
+  nodeTypes: ['writer'] as readonly NodeType[],
+  /** It listens here, on the loopback only: the writer's proxy is its one way in. */
+  port: PORTS.relaySigner,
+  /** The release the reference deployment installs on a machine (a tag of gas-management). */
+  defaultVersion: '1.0.1',
+  /**
+   * Where a release's executable is downloaded from; `{version}` is replaced. The project publishes no digest of it:
+   * the operator pins the SHA-256 of the file they checked (`lacchain:companions.relaySigner.sha256`).
+   */
+  defaultReleaseUrl: 'https://raw.githubusercontent.com/LACNetNetworks/gas-management/v{version}/gas-relay-signer',
+  /** The container image the reference runs on a cluster, and where its executable is inside it (its entrypoint
+   * prints the key to the log, so the pod runs the executable itself). */
+  defaultImage: 'lacnetnetworks/relay-signer-lacchain:1.0.2',
+  imageExecutable: '/opt/lacchain/gas-relay-signer/gas-relay-signer',
+  /** Its executable's file name. */
+  executable: 'gas-relay-signer',
+  /**
+   * It reads `config.toml` from its working directory, and its key only from the environment variable WRITER_KEY
+   * (`0x` + 64 hex, as Besu writes data/key); the config's nodeKeyPath is not read by it.
+   */
+  configFile: 'config.toml',
+  keyVariable: 'WRITER_KEY',
+  /** Its own log, relative to its working directory. */
+  logDir: 'log',
+  /** The relay signer checks senders against an account contract only when asked; the networks do not ask it. */
+  permissionsEnabled: false,
+  /** How long systemd waits before starting it again after a failure (it exits until Besu's RPC answers). */
+  restartSeconds: 10,
+} as const;
+
+/** The validator's rotation client (LACNetNetworks/rotation-validator, its `client`). */
+export const ROTATION_VALIDATOR = {
+  /** The name of its systemd service beside the node's own (`<node service>-rotation-validator`) and of its container. */
+  name: 'rotation-validator',
+  /** Who runs it. */
+  nodeTypes: ['validator'] as readonly NodeType[],
+  /** The version of the reference's container image; on a machine the release below is the one it installs. */
+  defaultVersion: '1.0.0',
+  /**
+   * The repository has no tags: the reference installs whatever its default branch holds, so the default download
+   * pins the commit the network's facts were read at (`{version}` is not used in it).
+   */
+  defaultReleaseUrl:
+    'https://raw.githubusercontent.com/LACNetNetworks/rotation-validator/d0c133f1df9d3e629352b332ea05c73c338adead/client/client',
+  /** The container image the reference runs on a cluster, and where its executable is inside it. */
+  defaultImage: 'lacnetnetworks/rotation-lacchain:1.0.0',
+  imageExecutable: '/opt/lacchain/rotation-validator/client',
+  /** Its executable's file name. */
+  executable: 'client',
+  /** It reads `config.toml` from its working directory; the node key from the file its nodeKeyPath names. */
+  configFile: 'config.toml',
+  /** Its own log, relative to its working directory. */
+  logDir: 'log',
+  /** Seconds it waits for an RPC answer (the reference's value). */
+  rpcTimeoutSeconds: 5,
+  /** How long systemd waits before starting it again after a failure (it exits when Besu's WebSocket closes). */
+  restartSeconds: 10,
+} as const;
+
+/** Every companion a node may run, in the order they are declared. */
+export const COMPANIONS = [RELAY_SIGNER, ROTATION_VALIDATOR] as const;
+export type CompanionName = (typeof COMPANIONS)[number]['name'];
+
+/** The shape of a contract address, as written in the network facts (checksummed or lower case). */
+export const CONTRACT_ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;

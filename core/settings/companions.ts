@@ -1,0 +1,100 @@
+/**
+ * `lacchain:companions`, the network's companion services beside Besu: each one's settings with the reference's
+ * defaults per network, which nodes run it, and the checks against those nodes (an SSH node needs the executable's
+ * digest; a companion that calls Besu's RPC cannot log in to it; the rotation client needs the IBFT API).
+ */
+import { releaseUrl } from '../catalog/besu';
+import { COMPANIONS, RELAY_SIGNER, ROTATION_VALIDATOR } from '../catalog/companions';
+import { configKey } from '../catalog/defaults';
+import type { Network } from '../catalog/networks';
+import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
+import type { CompanionSettings, NodeSettings } from './model';
+import type { Problem } from './problems';
+import type { CompanionsInput } from './schema';
+
+const COMPANIONS_KEY = configKey('companions');
+
+/** Each companion's setting key and the network contract it defaults to. */
+const SETTING = {
+  [RELAY_SIGNER.name]: { key: 'relaySigner', contract: (n: Network) => n.relayHubContract },
+  [ROTATION_VALIDATOR.name]: { key: 'rotationValidator', contract: (n: Network) => n.validatorRotationContract },
+} as const;
+
+/** The stack's companion settings, with the defaults filled in (enabled or not). */
+export function readCompanions(given: CompanionsInput | undefined, network: Network): CompanionSettings[] {
+  return COMPANIONS.map((companion) => {
+    const setting = SETTING[companion.name];
+    const input = given?.[setting.key];
+    const contract =
+      input && 'relayHubContract' in input
+        ? input.relayHubContract
+        : input && 'rotationContract' in input
+          ? input.rotationContract
+          : undefined;
+    const version = input?.version ?? companion.defaultVersion;
+    return {
+      name: companion.name,
+      key: setting.key,
+      enabled: input?.enabled ?? true,
+      version,
+      releaseUrl: releaseUrl(input?.releaseUrl ?? companion.defaultReleaseUrl, version),
+      ...(input?.sha256 ? { sha256: input.sha256 } : {}),
+      image: input?.image ?? companion.defaultImage,
+      contract: contract ?? setting.contract(network),
+    };
+  });
+}
+
+/** The companions a node runs: the enabled ones made for its node type. */
+export function companionsOfNode(node: NodeSettings, companions: readonly CompanionSettings[]): CompanionSettings[] {
+  return companions.filter(
+    (c) => c.enabled && COMPANIONS.find((d) => d.name === c.name)?.nodeTypes.includes(node.typenode),
+  );
+}
+
+/** The checks of the companions against the nodes that run them; one problem per setting, naming the nodes. */
+export function checkCompanionsForNodes(
+  nodes: readonly NodeSettings[],
+  file: string,
+  problems: Problem[],
+  hasAuthentication: boolean,
+): void {
+  const runners = (companion: CompanionSettings, where: (n: NodeSettings) => boolean) =>
+    nodes.filter((n) => n.companions.some((c) => c.name === companion.name) && where(n)).map((n) => n.name);
+  const seen = new Map<string, CompanionSettings>();
+  for (const node of nodes) for (const c of node.companions) seen.set(c.name, c);
+  for (const companion of seen.values()) {
+    const key = `${COMPANIONS_KEY}.${companion.key}`;
+    const ssh = runners(companion, (n) => n.target === 'ssh');
+    if (ssh.length > 0 && !companion.sha256) {
+      problems.push({
+        file,
+        key: `${key}.sha256`,
+        given: 'missing',
+        allowed: `the SHA-256 of the executable at ${companion.releaseUrl} (sha256sum of a copy you have checked: nobody publishes one), which SSH node ${ssh.join(', ')} installs; or enabled: false`,
+      });
+    }
+    if (hasAuthentication) {
+      problems.push({
+        file,
+        key: `${key}.enabled`,
+        given: `on for node ${runners(companion, () => true).join(', ')}`,
+        allowed: `enabled: false while ${configKey('rpc')}.authentication is on: the ${companion.name} calls Besu's RPC without credentials`,
+      });
+    }
+    if (companion.name === ROTATION_VALIDATOR.name) {
+      const withoutIbft = runners(
+        companion,
+        (n) => !(n.rpc.apis ?? NODE_TYPE_FACTS[n.typenode].rpcApis).includes('IBFT'),
+      );
+      if (withoutIbft.length > 0) {
+        problems.push({
+          file,
+          key: `${key}.enabled`,
+          given: `on for node ${withoutIbft.join(', ')}, whose ${configKey('rpc')}.apis lack IBFT`,
+          allowed: `IBFT in ${configKey('rpc')}.apis (the rotation client votes with ibft_proposeValidatorVote), or enabled: false`,
+        });
+      }
+    }
+  }
+}

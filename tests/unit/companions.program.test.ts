@@ -1,0 +1,174 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/**
+ * The network's companion services, declared as `pulumi up` declares them: a writer, a validator and a bootnode on
+ * each network and on each path, with their companions (the writer's relay signer, the validator's rotation client),
+ * their config files rendered per network, the companions' systemd units, the Kubernetes containers, the gas model's
+ * output, and Besu's WebSocket on the loopback for them.
+ */
+import { parse } from 'smol-toml';
+import { RELAY_SIGNER, ROTATION_VALIDATOR } from '../../core/catalog/companions';
+import { NETWORKS, STACK_NETWORKS, StackName } from '../../core/catalog/networks';
+import { NODE_TYPES } from '../../core/catalog/nodeTypes';
+import { settle, unwrapSecrets } from '../../tools/recording/engine';
+import { FAKE_HOST_KEY, FAKE_SSH_KEY, TEST_COMPANIONS } from '../../testing/fixtures';
+import { declareProgram, Declared, inputsOf, resource } from '../../testing/program';
+import { recordProgram } from '../../testing/pulumi';
+import { kubernetesStack } from '../../testing/values';
+
+const recorded = recordProgram();
+const STACKS: StackName[] = ['testnet', 'mainnet'];
+const COMPANION_OF = { writer: RELAY_SIGNER, validator: ROTATION_VALIDATOR, bootnode: undefined } as const;
+
+/** A stack with one SSH node of every type on the stack's network. */
+function sshStack(stack: StackName, companions: Record<string, unknown> = structuredClone(TEST_COMPANIONS)) {
+  return {
+    'lacchain:network': STACK_NETWORKS[stack],
+    'lacchain:nodes': NODE_TYPES.map((typenode, i) => ({
+      name: typenode,
+      typenode,
+      target: 'ssh',
+      inventory: {
+        host: `198.51.100.${10 + i}`,
+        host_key: FAKE_HOST_KEY,
+        node_ip: `198.51.100.${10 + i}`,
+        node_name: `org-${typenode}`,
+        node_email: 'ops@example.org',
+        allow_below_minimum_hardware: true,
+      },
+    })),
+    'lacchain:sshPrivateKey': FAKE_SSH_KEY,
+    'lacchain:companions': companions,
+  };
+}
+
+/** A parameter of a remote step, as the step's standard input exports it. */
+function parameter(declared: Declared, node: string, step: string, name: string): string | undefined {
+  const stdin = (unwrapSecrets(inputsOf(declared, 'command:remote:Command', `${node}-${step}`)) as any).stdin;
+  const match = new RegExp(`^export ${name}='((?:[^']|'\\\\'')*)'$`, 'm').exec(stdin);
+  return match ? match[1].replace(/'\\''/g, "'") : undefined;
+}
+
+describe.each(STACKS)('stack %s', (stack) => {
+  const network = NETWORKS[STACK_NETWORKS[stack]];
+  const contractOf = { writer: network.relayHubContract, validator: network.validatorRotationContract };
+
+  describe('on Kubernetes', () => {
+    let declared: Declared;
+    beforeAll(async () => {
+      const { config, files } = kubernetesStack(stack);
+      declared = await declareProgram(recorded, stack, config, files);
+    });
+
+    it.each(NODE_TYPES)('%s: its companion is a container of its pod, its config in the ConfigMap', (typenode) => {
+      const pod = inputsOf(declared, 'kubernetes:apps/v1:StatefulSet', `${typenode}-node`).spec.template.spec;
+      const data = inputsOf(declared, 'kubernetes:core/v1:ConfigMap', `${typenode}-config`).data;
+      const companion = COMPANION_OF[typenode];
+      const containers = pod.containers.filter((c: any) => c.name.endsWith(companion?.name ?? '-none'));
+      if (!companion) {
+        expect(pod.containers.map((c: any) => c.name)).toEqual([`${typenode}-besu`]);
+        return;
+      }
+      expect(containers).toHaveLength(1);
+      const [container] = containers;
+      expect(container.image).toBe(companion.defaultImage);
+      // The image's executable itself: the reference image's entry script prints the key.
+      expect(container.command).toEqual([companion.imageExecutable]);
+      expect(container.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+      });
+      const config = parse(data[`${companion.name}.toml`]) as any;
+      expect(config.application.contractAddress).toBe(contractOf[typenode as 'writer' | 'validator']);
+      expect(config.application.wsURL).toBe('ws://127.0.0.1:4546');
+      if (companion === RELAY_SIGNER) {
+        expect(container.env).toEqual([
+          { name: 'WRITER_KEY', valueFrom: { secretKeyRef: { name: 'besu-node-writer-key', key: 'key' } } },
+        ]);
+        expect(config.application.port).toBe(RELAY_SIGNER.port);
+      } else {
+        expect(container.env).toEqual([]);
+        expect(container.volumeMounts).toContainEqual({ name: 'key', mountPath: '/etc/besu/key', readOnly: true });
+        expect(config.application.nodeKeyPath).toBe('/etc/besu/key/key');
+      }
+      // Besu serves its WebSocket on the loopback for it.
+      const besu = parse(data['config.toml']) as any;
+      expect([besu['rpc-ws-enabled'], besu['rpc-ws-host'], besu['rpc-ws-port']]).toEqual([true, '127.0.0.1', 4546]);
+    });
+
+    it("exports the writer's gas model URL on its public IP, and none for the others", async () => {
+      expect((await settle(declared.outputs.nodes.writer.gasModelUrl!)).value).toBe('http://203.0.113.10:80');
+      expect(declared.outputs.nodes.validator.gasModelUrl).toBeUndefined();
+      expect(declared.outputs.nodes.bootnode.gasModelUrl).toBeUndefined();
+    });
+
+    it('keeps Besu without a WebSocket and the writer without routing when the companions are off', async () => {
+      const { config, files } = kubernetesStack(stack, {
+        'lacchain:companions': { relaySigner: { enabled: false }, rotationValidator: { enabled: false } },
+      });
+      const off = await declareProgram(recorded, stack, config, files);
+      const data = inputsOf(off, 'kubernetes:core/v1:ConfigMap', 'writer-config').data;
+      expect(parse(data['config.toml'])['rpc-ws-enabled']).toBeUndefined();
+      expect(data['nginx.conf']).not.toContain(String(RELAY_SIGNER.port));
+      expect(off.outputs.nodes.writer.gasModelUrl).toBeUndefined();
+    });
+  });
+
+  describe('on machines over SSH', () => {
+    let declared: Declared;
+    beforeAll(async () => {
+      declared = await declareProgram(recorded, stack, sshStack(stack), {});
+    });
+
+    it.each(NODE_TYPES)(
+      '%s: the companions step installs its companion, pinned, as a service beside Besu',
+      (typenode) => {
+        const companion = COMPANION_OF[typenode];
+        expect(parameter(declared, typenode, 'companions', 'COMPANIONS')).toBe(companion?.name ?? '');
+        expect(parameter(declared, typenode, 'companions', 'KNOWN_COMPANIONS')).toBe('relay-signer rotation-validator');
+        if (!companion) return;
+        const prefix = companion.name.toUpperCase().replace(/-/g, '_');
+        const setting = companion === RELAY_SIGNER ? TEST_COMPANIONS.relaySigner : TEST_COMPANIONS.rotationValidator;
+        expect(parameter(declared, typenode, 'companions', `${prefix}_SHA256`)).toBe(setting.sha256);
+        expect(parameter(declared, typenode, 'companions', `${prefix}_URL`)).toMatch(/^https:\/\//);
+        const config = parse(parameter(declared, typenode, 'companions', `${prefix}_CONFIG`)!) as any;
+        expect(config.application.contractAddress).toBe(contractOf[typenode as 'writer' | 'validator']);
+        expect(config.application.nodeKeyPath).toBe('/opt/lacchain/data/key');
+        const unit = parameter(declared, typenode, 'companions', `${prefix}_UNIT`)!;
+        expect(unit).toContain('After=besu.service\nPartOf=besu.service');
+        expect(unit).toContain('User=besu\n');
+        expect(unit).toContain('Restart=on-failure\n');
+        expect(unit).toContain('ProtectSystem=strict\n');
+        expect(unit).toContain(`ReadWritePaths=/opt/lacchain/companions/${companion.name}/log\n`);
+        expect(unit).toContain('IPAddressDeny=any\nIPAddressAllow=localhost\n');
+        expect(unit).toContain('WantedBy=besu.service');
+        // The key goes to the relay signer through its environment, filled by the launcher from the key file.
+        const exec = /^ExecStart=(.*)$/m.exec(unit)![1];
+        expect(exec).toBe(
+          `/opt/lacchain/bin/start-companion.sh /opt/lacchain/companions/${companion.name}/releases/current/${companion.executable}` +
+            (companion === RELAY_SIGNER ? ' WRITER_KEY /opt/lacchain/data/key' : ''),
+        );
+      },
+    );
+
+    it("exports the writer's gas model URL on its node_ip", async () => {
+      expect((await settle(declared.outputs.nodes.writer.gasModelUrl!)).value).toBe('http://198.51.100.10:80');
+    });
+
+    it('a new companion release runs only the companions step', async () => {
+      const bumped = await declareProgram(
+        recorded,
+        stack,
+        sshStack(stack, {
+          ...structuredClone(TEST_COMPANIONS),
+          relaySigner: { version: '1.0.2', sha256: 'c3'.repeat(32) },
+        }),
+        {},
+      );
+      const changed = declared.resources
+        .filter((r) => r.type === 'command:remote:Command')
+        .filter((r) => JSON.stringify(r.inputs) !== JSON.stringify(resource(bumped, r.type, r.name).inputs))
+        .map((r) => r.name);
+      expect(changed).toEqual(['writer-companions']);
+    });
+  });
+});
