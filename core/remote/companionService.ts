@@ -3,10 +3,11 @@
  * stopped and restarted with it, sandboxed so that it can write only its own log and talk to the loopback only) and
  * the rotation of its log.
  */
-import { LOG_ROTATION, MISSING_KEY_EXIT_CODE, NODE_HOME_LAYOUT } from '../catalog/remote';
+import { MISSING_KEY_EXIT_CODE, NODE_HOME_LAYOUT } from '../catalog/remote';
 import type { CompanionDescription } from '../node/companions';
 import type { SshNodeSettings } from '../settings/model';
 import { nodePaths } from './paths';
+import { logrotateFor } from './serviceFiles';
 
 /** The folders and files of one companion under the node home. */
 export function companionPaths(node: SshNodeSettings, companion: CompanionDescription) {
@@ -68,18 +69,5 @@ export function companionUnit(node: SshNodeSettings, companion: CompanionDescrip
 
 /** logrotate for the companions' own logs: the same rolls as Besu's info log. */
 export function companionsLogrotate(node: SshNodeSettings, serviceUser: string): string {
-  return [
-    '# Written by the lacchain-besu-node Pulumi program: edit the settings, not this file.',
-    `${node.nodeHome}/${NODE_HOME_LAYOUT.companionsDir}/*/log/*.log {`,
-    `    su ${serviceUser} ${serviceUser}`,
-    `    size ${LOG_ROTATION.size}`,
-    `    rotate ${LOG_ROTATION.keep}`,
-    '    missingok',
-    '    notifempty',
-    '    compress',
-    '    delaycompress',
-    '    copytruncate',
-    '}',
-    '',
-  ].join('\n');
+  return logrotateFor(`${node.nodeHome}/${NODE_HOME_LAYOUT.companionsDir}/*/log/*.log`, serviceUser);
 }

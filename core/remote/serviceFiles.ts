@@ -37,9 +37,14 @@ export function systemdUnit(node: SshNodeSettings, serviceUser: string): string 
 
 /** logrotate: the info log rolls at 10 MB, 30 kept, truncated in place (Besu keeps the file open). */
 export function logrotateConf(node: SshNodeSettings, serviceUser: string): string {
+  return logrotateFor(`${node.nodeHome}/${NODE_HOME_LAYOUT.logsDir}/*.log`, serviceUser);
+}
+
+/** A logrotate file for the logs matching `pattern`, rotated as the service user (never following its symlinks). */
+export function logrotateFor(pattern: string, serviceUser: string): string {
   return [
     '# Written by the lacchain-besu-node Pulumi program: edit the settings, not this file.',
-    `${node.nodeHome}/${NODE_HOME_LAYOUT.logsDir}/*.log {`,
+    `${pattern} {`,
     `    su ${serviceUser} ${serviceUser}`,
     `    size ${LOG_ROTATION.size}`,
     `    rotate ${LOG_ROTATION.keep}`,
