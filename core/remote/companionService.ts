@@ -9,14 +9,12 @@ import type { SshNodeSettings } from '../settings/model';
 import { nodePaths } from './paths';
 import { logrotateFor } from './serviceFiles';
 
-/** The folders and files of one companion under the node home. */
-export function companionPaths(node: SshNodeSettings, companion: CompanionDescription) {
+/** The folders and files of one companion under the node home (scripts/remote/companions.sh lays them out). */
+function companionPaths(node: SshNodeSettings, companion: CompanionDescription) {
   const dir = `${node.nodeHome}/${NODE_HOME_LAYOUT.companionsDir}/${companion.settings.name}`;
   return {
     dir,
-    config: `${dir}/${companion.configFile}`,
     logDir: `${dir}/${companion.logDir}`,
-    releasesDir: `${dir}/releases`,
     /** The executable of the release in use, through the `current` link. */
     executable: `${dir}/releases/current/${companion.executable}`,
   };
