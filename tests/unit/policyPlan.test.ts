@@ -13,7 +13,7 @@ import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlF
 import { planGenesisPlaceholder } from '../../policy/inspect';
 import { checkPlan, plannedStepInputs } from '../../policy/offline';
 import { RULES } from '../../policy/rules';
-import { FAKE_HOST_KEY, sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
+import { sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
 import { runNpm } from '../../testing/run';
 import { valuesFor } from '../../testing/values';
 
@@ -92,18 +92,7 @@ describe('the policy step of the plan, on recorded resources altered as a bad ch
     'lacchain:network': 'open-protestnet',
     'lacchain:nodes': [
       { name: 'writer', typenode: 'writer', target: 'kubernetes' },
-      {
-        name: 'validator',
-        typenode: 'validator',
-        target: 'ssh',
-        inventory: {
-          host: '198.51.100.7',
-          host_key: FAKE_HOST_KEY,
-          node_ip: '198.51.100.7',
-          node_name: 'v',
-          node_email: 'ops@example.org',
-        },
-      },
+      sshValidatorEntry({ node_name: 'v' }),
     ],
     'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
     'lacchain:companions': structuredClone(TEST_COMPANIONS),

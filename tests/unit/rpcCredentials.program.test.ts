@@ -12,7 +12,7 @@ import { BCRYPT_SALT_BYTES } from '../../core/rpc/credentials';
 import { deterministicHex, redact, settle, startRecording, unwrapSecrets } from '../../tools/recording/engine';
 import { PROGRAM_RESOURCE_TYPES, PROJECT_NAME } from '../../tools/recording/programTypes';
 import { declareProgram, Declared } from '../../testing/program';
-import { FAKE_SSH_KEY, KEY_ONE, COMPANIONS_OFF } from '../../testing/fixtures';
+import { FAKE_SSH_KEY, KEY_ONE, COMPANIONS_OFF, sshValidatorEntry } from '../../testing/fixtures';
 import { kubernetesStack } from '../../testing/values';
 
 const RANDOM_BYTES = 'random:index/randomBytes:RandomBytes';
@@ -39,21 +39,7 @@ const auth = { method: 'password', users: [{ name: 'alice' }, { name: 'bob', per
 /** A writer on Kubernetes (RPC kept inside: a pod has no TLS) and a validator over SSH. */
 function clusterAndMachine(password: string) {
   const { config, files } = kubernetesStack('testnet', {
-    'lacchain:nodes': [
-      { name: 'writer', typenode: 'writer', target: 'kubernetes' },
-      {
-        name: 'validator',
-        typenode: 'validator',
-        target: 'ssh',
-        inventory: {
-          host: '198.51.100.7',
-          host_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHhvc3Qta2V5LW9mLXRoZS12YWxpZGF0b3I validator',
-          node_ip: '198.51.100.7',
-          node_name: 'org-validator',
-          node_email: 'ops@example.org',
-        },
-      },
-    ],
+    'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }, sshValidatorEntry()],
     'lacchain:sshPrivateKey': FAKE_SSH_KEY,
     // Off: the companions call Besu's RPC without credentials.
     'lacchain:companions': structuredClone(COMPANIONS_OFF),
@@ -70,16 +56,9 @@ function machineWriter(password: string) {
       'lacchain:network': 'open-protestnet',
       'lacchain:nodes': [
         {
+          ...sshValidatorEntry({ host: '198.51.100.8', node_ip: '198.51.100.8', node_name: 'org-writer' }),
           name: 'writer',
           typenode: 'writer',
-          target: 'ssh',
-          inventory: {
-            host: '198.51.100.8',
-            host_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHhvc3Qta2V5LW9mLXRoZS13cml0ZXI writer',
-            node_ip: '198.51.100.8',
-            node_name: 'org-writer',
-            node_email: 'ops@example.org',
-          },
         },
       ],
       'lacchain:sshPrivateKey': FAKE_SSH_KEY,
