@@ -1,0 +1,140 @@
+/**
+ * The ethstats-cli stand-in (tests/fixtures/companion-standins/ethstats-cli) built from its Go source, and packed as an
+ * OCI image archive that `podman load -i` takes on a test host (which reaches no registry). Same files, same mtimes and
+ * same toolchain give the same bytes, hence the same digest.
+ */
+import { execFile } from 'child_process';
+import * as crypto from 'crypto';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as zlib from 'zlib';
+import { PROJECT_DIR } from './run';
+
+const STANDIN_SOURCE = path.join(PROJECT_DIR, 'tests', 'fixtures', 'companion-standins', 'ethstats-cli');
+const STANDIN_REFERENCE = 'localhost/ethstats-cli-standin';
+const STANDIN_TAG = 'test';
+// The real image's working folder, entry point and program path (alethio/ethstats-cli).
+const WORKDIR = 'ethstats-cli';
+const PROGRAM = 'bin/ethstats-cli.js';
+const ENTRYPOINT = [`./${PROGRAM}`, '-vd'];
+// Fixed tar options: numeric root owner, one mtime, sorted names, modes without umask leftovers.
+const TAR_FIXED = ['--format=ustar', '--sort=name', '--owner=0', '--group=0', '--numeric-owner', '--mtime=@0'];
+const TAR_MODES = '--mode=a+rX,u+w,go-w';
+
+/** The tools cache of tools/pulumi-cli/build.sh: outside the work tree, kept between runs. */
+function toolsCache(): string {
+  const xdgCache = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return process.env.LACCHAIN_TOOLS_CACHE || path.join(xdgCache, 'lacchain-besu-node');
+}
+
+function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  return new Promise<void>((resolve, reject) => {
+    execFile(command, args, { ...options, maxBuffer: 16 * 1024 * 1024 }, (error, _stdout, stderr) => {
+      if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${stderr || error.message}`));
+      else resolve();
+    });
+  });
+}
+
+const sha256 = (data: Buffer): string => crypto.createHash('sha256').update(data).digest('hex');
+
+/** Builds the stand-in as a static linux/amd64 binary, offline, into `dir`; returns its path. */
+export async function buildEthstatsStandin(dir: string): Promise<string> {
+  const binary = path.join(dir, 'ethstats-cli');
+  const env = {
+    ...process.env,
+    CGO_ENABLED: '0',
+    GOOS: 'linux',
+    GOARCH: 'amd64',
+    GOFLAGS: '-mod=mod',
+    GOSUMDB: 'off',
+    GOPROXY: 'off',
+    GOTOOLCHAIN: 'local',
+    GOWORK: 'off',
+    GOCACHE: path.join(toolsCache(), 'go-build'),
+  };
+  const args = ['build', '-trimpath', '-buildvcs=false', '-ldflags=-s -w', '-o', binary, '.'];
+  await run('go', args, { cwd: STANDIN_SOURCE, env });
+  return binary;
+}
+
+/** Writes `data` as a blob of the layout and returns its OCI descriptor. */
+function writeBlob(layout: string, mediaType: string, data: Buffer) {
+  const hex = sha256(data);
+  fs.writeFileSync(path.join(layout, 'blobs', 'sha256', hex), data);
+  return { mediaType, digest: `sha256:${hex}`, size: data.length };
+}
+
+/** Packs the binary as /ethstats-cli/bin/ethstats-cli.js; returns the uncompressed layer tar. */
+async function packLayer(binary: string, work: string): Promise<Buffer> {
+  const rootfs = path.join(work, 'rootfs');
+  fs.mkdirSync(path.join(rootfs, WORKDIR, path.dirname(PROGRAM)), { recursive: true });
+  fs.copyFileSync(binary, path.join(rootfs, WORKDIR, PROGRAM));
+  fs.chmodSync(path.join(rootfs, WORKDIR, PROGRAM), 0o755);
+  const layer = path.join(work, 'layer.tar');
+  await run('tar', ['--create', '--file', layer, ...TAR_FIXED, TAR_MODES, '--directory', rootfs, WORKDIR]);
+  return fs.readFileSync(layer);
+}
+
+/**
+ * Builds the ethstats-cli stand-in and writes it into `dir` as an OCI image archive (an OCI image layout in a tar)
+ * named localhost/ethstats-cli-standin:test, with the real image's working folder and entry point.
+ */
+export async function buildEthstatsStandinImage(
+  dir: string,
+): Promise<{ archive: string; digest: string; reference: string }> {
+  const work = fs.mkdtempSync(path.join(dir, 'ethstats-cli-image-'));
+  try {
+    const binary = await buildEthstatsStandin(work);
+    const layerTar = await packLayer(binary, work);
+    const layout = path.join(work, 'layout');
+    fs.mkdirSync(path.join(layout, 'blobs', 'sha256'), { recursive: true });
+
+    const layer = writeBlob(
+      layout,
+      'application/vnd.oci.image.layer.v1.tar+gzip',
+      zlib.gzipSync(layerTar, { level: 9 }),
+    );
+    const created = new Date(0).toISOString();
+    const imageConfig = {
+      created,
+      architecture: 'amd64',
+      os: 'linux',
+      config: {
+        Env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'],
+        Entrypoint: ENTRYPOINT,
+        WorkingDir: `/${WORKDIR}`,
+      },
+      rootfs: { type: 'layers', diff_ids: [`sha256:${sha256(layerTar)}`] },
+      history: [{ created, created_by: 'lacchain-besu-node tests: the ethstats-cli stand-in' }],
+    };
+    const config = writeBlob(
+      layout,
+      'application/vnd.oci.image.config.v1+json',
+      Buffer.from(JSON.stringify(imageConfig)),
+    );
+    const manifestMediaType = 'application/vnd.oci.image.manifest.v1+json';
+    const manifest = writeBlob(
+      layout,
+      manifestMediaType,
+      Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: manifestMediaType, config, layers: [layer] })),
+    );
+    const index = {
+      schemaVersion: 2,
+      mediaType: 'application/vnd.oci.image.index.v1+json',
+      manifests: [
+        { ...manifest, annotations: { 'org.opencontainers.image.ref.name': `${STANDIN_REFERENCE}:${STANDIN_TAG}` } },
+      ],
+    };
+    fs.writeFileSync(path.join(layout, 'index.json'), JSON.stringify(index));
+    fs.writeFileSync(path.join(layout, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
+
+    const archive = path.join(dir, 'ethstats-cli-standin.oci.tar');
+    const entries = ['oci-layout', 'index.json', 'blobs'];
+    await run('tar', ['--create', '--file', archive, ...TAR_FIXED, TAR_MODES, '--directory', layout, ...entries]);
+    return { archive, digest: manifest.digest, reference: STANDIN_REFERENCE };
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
