@@ -14,6 +14,9 @@ export const START_NODE_SCRIPT = 'start-node.sh';
 /** The start of a companion service on a machine: the node key into its environment, then its executable. */
 export const START_COMPANION_SCRIPT = 'start-companion.sh';
 
+/** The start of a companion service that runs from a container image on a machine: podman, as the service user. */
+export const START_CONTAINER_COMPANION_SCRIPT = 'start-container-companion.sh';
+
 /** The text of a script, by its path under scripts/. */
 export function readScript(relativePath: string): string {
   return fs.readFileSync(path.join(SCRIPTS_DIR, relativePath), 'utf8');

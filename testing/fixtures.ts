@@ -48,24 +48,31 @@ export function sshValidatorEntry(inventory: Record<string, unknown> = {}) {
 }
 
 /**
- * The companion executables' digests of the test stacks: SSH nodes that run a companion need one (nobody publishes
- * them). Made-up values: no test host downloads these (the end-to-end tests pin their stand-ins' own digests).
+ * The companion executables' and the monitoring client image's digests of the test stacks: SSH nodes that run a
+ * companion need one (nobody publishes them). Made-up values: no test host downloads these (the end-to-end tests pin
+ * their stand-ins' own digests).
  */
 export const TEST_COMPANIONS = {
   relaySigner: { sha256: 'a1'.repeat(32) },
   rotationValidator: { sha256: 'b2'.repeat(32) },
+  ethstats: { imageDigest: `sha256:${'c3'.repeat(32)}` },
 };
 
-/** The companion services off: a stack with RPC authentication needs them off (they call Besu without credentials). */
-export const COMPANIONS_OFF = { relaySigner: { enabled: false }, rotationValidator: { enabled: false } };
+/** The companion services off. */
+export const COMPANIONS_OFF = {
+  relaySigner: { enabled: false },
+  rotationValidator: { enabled: false },
+  ethstats: { enabled: false },
+};
 
 /**
- * `lacchain:companions` for a test stack whose `lacchain:rpc` is `rpc`: off with authentication (they call Besu
- * without credentials), the rotation client off when the APIs lack IBFT (it votes through it), else on.
+ * `lacchain:companions` for a test stack whose `lacchain:rpc` is `rpc`: the relay signer and rotation client off with
+ * authentication (they call Besu's HTTP RPC without credentials), the rotation client off when the APIs lack IBFT (it
+ * votes through it), else on; the monitoring client (Besu's WebSocket only) always on.
  */
 export function companionsForRpc(rpc: unknown): Record<string, unknown> {
   const given = (typeof rpc === 'object' && rpc !== null ? rpc : {}) as { authentication?: unknown; apis?: string[] };
-  if (given.authentication) return structuredClone(COMPANIONS_OFF);
+  if (given.authentication) return { ...structuredClone(COMPANIONS_OFF), ethstats: { ...TEST_COMPANIONS.ethstats } };
   const companions: Record<string, unknown> = structuredClone(TEST_COMPANIONS);
   if (given.apis && !given.apis.includes('IBFT')) companions.rotationValidator = COMPANIONS_OFF.rotationValidator;
   return companions;

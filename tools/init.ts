@@ -236,9 +236,10 @@ runTool(async () => {
     }
 
     // The same validation the program applies to the files just written; what only the operator can give (the SSH
-    // key, the digests of the companions' executables, which they must check themselves) is left to do.
+    // key, the digests of the companions' executables and the monitoring client's image, which they must check
+    // themselves) is left to do.
     const sshKey = `${CONFIG_NAMESPACE}:sshPrivateKey`;
-    const companionDigest = new RegExp(`^${CONFIG_NAMESPACE}:companions\\.[A-Za-z]+\\.sha256$`);
+    const companionDigest = new RegExp(`^${CONFIG_NAMESPACE}:companions\\.[A-Za-z]+\\.(sha256|imageDigest)$`);
     try {
       loadStack(stack, readStackConfigFile(stackFile), readFileFromDisk);
     } catch (error) {
@@ -248,7 +249,7 @@ runTool(async () => {
         process.stdout.write(
           problem.key === sshKey
             ? `still to do: pulumi config set --stack ${stack} --secret ${sshKey} < ~/.ssh/id_ed25519\n`
-            : `still to do: pulumi config set --stack ${stack} --path '${problem.key}' <sha256>: ${problem.allowed}\n`,
+            : `still to do: pulumi config set --stack ${stack} --path '${problem.key}' <${problem.key.endsWith('imageDigest') ? 'sha256:digest' : 'sha256'}>: ${problem.allowed}\n`,
         );
       }
     }

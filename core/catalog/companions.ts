@@ -71,9 +71,46 @@ export const ROTATION_VALIDATOR = {
   restartSeconds: 10,
 } as const;
 
+/**
+ * The network's monitoring client on every node: the reference `ethstats-cli` (Alethio/ethstats-cli 2.5.3), which
+ * registers the node with the network's ethstats server under its name and e-mail and then reports its blocks and
+ * peers. It reads Besu's WebSocket RPC and nothing of the node's identity. Nobody publishes a release of it to run on
+ * a machine (Node 8 to 10 with native add-ons), so both paths run the reference's container image: on a cluster in
+ * the node's pod, on a machine with podman.
+ */
+export const ETHSTATS = {
+  /** The name of its systemd service beside the node's own (`<node service>-ethstats`) and of its container. */
+  name: 'ethstats',
+  /** Who runs it: every node. */
+  nodeTypes: ['writer', 'validator', 'bootnode'] as readonly NodeType[],
+  /** The image the reference runs (its Ansible roles `docker run` it, its chart deploys it), tag included. */
+  defaultImage: 'docker.io/alethio/ethstats-cli:latest',
+  /**
+   * The client inside the image, and how it is run. The image's entrypoint adds -d (debug), which logs every message
+   * it sends, the login with the registration secret among them; -v (verbose) logs what it does without the payloads.
+   */
+  imageExecutable: '/ethstats-cli/bin/ethstats-cli.js',
+  logLevelFlag: '-v',
+  /**
+   * It keeps its registration (node name and secret, configstore's `configstore/ethstats-cli.json`) under the folder
+   * this environment variable names; the folder is kept across restarts and redeploys (losing the secret means asking
+   * the network's operator to reset the name).
+   */
+  stateVariable: 'XDG_CONFIG_HOME',
+  /** Where that folder is mounted in the container. */
+  stateMountPath: '/var/lib/ethstats-cli',
+  /** The node names the network's server registers (Alethio ethstats-network-server's rule). */
+  nodeNamePattern: /^[a-zA-Z0-9_-]{3,64}$/,
+  /** How long systemd waits before starting it again after a failure. */
+  restartSeconds: 10,
+} as const;
+
 /** Every companion a node may run, in the order they are declared. */
-export const COMPANIONS = [RELAY_SIGNER, ROTATION_VALIDATOR] as const;
+export const COMPANIONS = [RELAY_SIGNER, ROTATION_VALIDATOR, ETHSTATS] as const;
+/** The companions installed on a machine from a released executable (the others run from a container image). */
+export const RELEASED_COMPANIONS = [RELAY_SIGNER, ROTATION_VALIDATOR] as const;
 export type CompanionName = (typeof COMPANIONS)[number]['name'];
+export type ReleasedCompanionName = (typeof RELEASED_COMPANIONS)[number]['name'];
 
 /** The shape of a contract address, as written in the network facts (checksummed or lower case). */
 export const CONTRACT_ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;

@@ -35,6 +35,14 @@ export function kubernetesNames(node: string) {
 /** Where a companion container works: an empty folder holding its config.toml (from the ConfigMap) and its log. */
 export const COMPANION_POD_DIR = '/var/lib/lacchain-companion';
 
+/**
+ * The folder of the node's data volume that keeps a companion's own state across restarts and redeploys (the
+ * monitoring client's registration): `lacchain-companions/<companion>`, beside Besu's database.
+ */
+export function companionStateFolder(companion: string): string {
+  return `lacchain-companions/${companion}`;
+}
+
 /** The ConfigMap entry of a companion's config.toml: `<companion>.toml`. */
 export function companionConfigEntry(companion: string): string {
   return `${companion}.toml`;

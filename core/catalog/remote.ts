@@ -18,16 +18,30 @@ export const NODE_HOME_LAYOUT = {
   tlsDir: 'tls',
   /** Besu releases, one folder each, with `current` and `previous` links. */
   releasesDir: 'releases',
-  /** The companion services, one folder each (config.toml, log/, releases/<version>/ and a `current` link). */
+  /**
+   * The companion services, one folder each: a released one's config.toml, log/, releases/<version>/ and a `current`
+   * link; a container one's state/ (the monitoring client's registration, kept across redeploys).
+   */
   companionsDir: 'companions',
   /** The launcher of a companion service (reads the node key into its environment where it needs it). */
   companionLauncher: 'bin/start-companion.sh',
+  /** The launcher of a companion service that runs from a container image (podman, as the service user). */
+  containerCompanionLauncher: 'bin/start-container-companion.sh',
+  /** A container companion's state folder, inside its own folder. */
+  companionStateDir: 'state',
 } as const;
 
 /** The info log the operator tails to see block sync: logs/<service>_info.log. */
 export function infoLogPath(nodeHome: string, serviceName: string): string {
   return `${nodeHome}/${NODE_HOME_LAYOUT.logsDir}/${serviceName}_info.log`;
 }
+
+/**
+ * The container runtime of the companions that run from an image (the monitoring client): podman, daemonless, so
+ * systemd supervises the container's process itself. The package of that name on Debian, Ubuntu and EL, and where it
+ * puts the executable.
+ */
+export const CONTAINER_RUNTIME = { package: 'podman', path: '/usr/bin/podman' } as const;
 
 /** Exit code of the launcher when the key is missing (EX_CONFIG): systemd does not restart on it. */
 export const MISSING_KEY_EXIT_CODE = 78;

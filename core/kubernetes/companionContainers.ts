@@ -4,19 +4,44 @@
  * working folder holding its config.toml from the node's ConfigMap, as the pod's unprivileged user on a read-only
  * root filesystem. The relay signer gets the node key from the key Secret in its environment (the one way it reads
  * it); the rotation client reads the Secret's file, mounted read-only. Neither is reachable from outside the pod: the
- * Service does not name their ports and the pod's NetworkPolicy admits none of them.
+ * Service does not name their ports and the pod's NetworkPolicy admits none of them. The monitoring client runs its
+ * own image with its arguments, and keeps its registration on the node's data volume.
  */
-import { COMPANION_POD_DIR, companionConfigEntry, kubernetesNames, POD_FILES, POD_PATHS } from '../catalog/kubernetes';
-import type { CompanionDescription } from '../node/companions';
+import {
+  COMPANION_POD_DIR,
+  companionConfigEntry,
+  companionStateFolder,
+  kubernetesNames,
+  POD_FILES,
+  POD_PATHS,
+} from '../catalog/kubernetes';
+import type {
+  CompanionDescription,
+  ContainerCompanionDescription,
+  ReleasedCompanionDescription,
+} from '../node/companions';
 import type { KubernetesNodeSettings } from '../settings/model';
 
-/** The name of a companion's working-folder volume. */
+/** The name of a companion's working-folder (or scratch) volume. */
 const workVolume = (companion: CompanionDescription) => `${companion.settings.name}-work`;
 
 /** The containers of the node's companions. */
 export function companionContainers(node: KubernetesNodeSettings, companions: readonly CompanionDescription[]) {
+  return companions.map((companion) =>
+    companion.kind === 'container' ? imageContainer(node, companion) : releasedContainer(node, companion),
+  );
+}
+
+/** What every companion container has: small, unprivileged, on a read-only root filesystem. */
+const COMMON = {
+  resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } },
+  securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+};
+
+/** A released companion: its executable from the network's image, in its working folder with its config.toml. */
+function releasedContainer(node: KubernetesNodeSettings, companion: ReleasedCompanionDescription) {
   const names = kubernetesNames(node.name);
-  return companions.map((companion) => ({
+  return {
     name: names.companionContainer(companion.settings.name),
     image: companion.settings.image,
     command: [companion.imageExecutable],
@@ -25,7 +50,7 @@ export function companionContainers(node: KubernetesNodeSettings, companions: re
       ? [{ name: companion.keyVariable, valueFrom: { secretKeyRef: { name: names.keySecret, key: POD_FILES.key } } }]
       : [],
     ...(companion.port ? { ports: [{ containerPort: companion.port, protocol: 'TCP' }] } : {}),
-    resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } },
+    resources: COMMON.resources,
     volumeMounts: [
       { name: workVolume(companion), mountPath: COMPANION_POD_DIR },
       {
@@ -36,8 +61,29 @@ export function companionContainers(node: KubernetesNodeSettings, companions: re
       },
       ...(companion.keyVariable ? [] : [{ name: 'key', mountPath: POD_PATHS.keyDir, readOnly: true }]),
     ],
-    securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
-  }));
+    securityContext: COMMON.securityContext,
+  };
+}
+
+/**
+ * A companion run from its own image (the monitoring client): its command and arguments, its state (the registration
+ * secret) in its own folder of the node's data volume, which outlives the pod and every redeploy, and a scratch /tmp.
+ * It gets nothing of the node's identity.
+ */
+function imageContainer(node: KubernetesNodeSettings, companion: ContainerCompanionDescription) {
+  return {
+    name: kubernetesNames(node.name).companionContainer(companion.settings.name),
+    image: companion.image,
+    command: [companion.command],
+    args: companion.args,
+    env: [{ name: companion.stateVariable, value: companion.stateMountPath }],
+    resources: COMMON.resources,
+    volumeMounts: [
+      { name: 'data', mountPath: companion.stateMountPath, subPath: companionStateFolder(companion.settings.name) },
+      { name: workVolume(companion), mountPath: '/tmp' },
+    ],
+    securityContext: COMMON.securityContext,
+  };
 }
 
 /** The working-folder volumes of the node's companions. */
@@ -45,7 +91,9 @@ export function companionVolumes(companions: readonly CompanionDescription[]) {
   return companions.map((companion) => ({ name: workVolume(companion), emptyDir: {} }));
 }
 
-/** The ConfigMap entries of the node's companions: `<companion>.toml` → its config.toml. */
+/** The ConfigMap entries of the node's released companions: `<companion>.toml` → its config.toml. */
 export function companionConfigFiles(companions: readonly CompanionDescription[]): Record<string, string> {
-  return Object.fromEntries(companions.map((c) => [companionConfigEntry(c.settings.name), c.configToml]));
+  return Object.fromEntries(
+    companions.flatMap((c) => (c.kind === 'release' ? [[companionConfigEntry(c.settings.name), c.configToml]] : [])),
+  );
 }

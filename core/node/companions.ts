@@ -1,20 +1,28 @@
 /**
  * The companion services a node runs beside Besu, described once for both paths: what each one reads (its
- * config.toml, the node key), where it listens, how it is started again. The Kubernetes renderer turns each into a
- * container of the node's pod, the SSH renderer into a systemd service next to Besu's.
+ * config.toml, the node key, its arguments), where it listens, how it is started again. The Kubernetes renderer turns
+ * each into a container of the node's pod, the SSH renderer into a systemd service next to Besu's (the monitoring
+ * client's runs its container image with podman).
  *
- * Both companions talk to Besu on the loopback (the pod's or the machine's): JSON-RPC over HTTP on 4545 and the
- * WebSocket on 4546, which Besu then listens on at 127.0.0.1 only.
+ * They talk to Besu on the loopback (the pod's or the machine's): JSON-RPC over HTTP on 4545 and the WebSocket on
+ * 4546, which Besu then listens on at 127.0.0.1 only.
  */
 import { stringify } from 'smol-toml';
-import { COMPANIONS, RELAY_SIGNER, ROTATION_VALIDATOR } from '../catalog/companions';
+import { ETHSTATS, RELAY_SIGNER, RELEASED_COMPANIONS, ROTATION_VALIDATOR } from '../catalog/companions';
 import { LOOPBACK, PORTS } from '../catalog/ports';
 import { reachablePorts } from '../rpc/access';
-import type { CompanionSettings, NodeSettings } from '../settings/model';
+import type { EthstatsSettings, NodeSettings, ReleasedCompanionSettings } from '../settings/model';
 
-/** One companion service of a node. */
-export interface CompanionDescription {
-  settings: CompanionSettings;
+/** What every companion service of a node has. */
+interface CompanionDescriptionBase {
+  /** Seconds before it is started again after a failure. */
+  restartSeconds: number;
+}
+
+/** A companion installed from a released executable (the relay signer, the rotation client). */
+export interface ReleasedCompanionDescription extends CompanionDescriptionBase {
+  kind: 'release';
+  settings: ReleasedCompanionSettings;
   /** Its config file's name in its working directory, and its text. */
   configFile: string;
   configToml: string;
@@ -27,9 +35,27 @@ export interface CompanionDescription {
   imageExecutable: string;
   /** The folder it writes its own log to, relative to its working directory. */
   logDir: string;
-  /** Seconds before it is started again after a failure. */
-  restartSeconds: number;
 }
+
+/**
+ * A companion run from its container image on both paths (the monitoring client): the image, what it runs with
+ * which arguments, and the folder of its own state that must outlive the container.
+ */
+export interface ContainerCompanionDescription extends CompanionDescriptionBase {
+  kind: 'container';
+  settings: EthstatsSettings;
+  /** The image reference, pinned by its digest when one is given. */
+  image: string;
+  /** The executable inside the image, and its arguments. */
+  command: string;
+  args: string[];
+  /** The environment variable naming its state folder, and where that folder is mounted. */
+  stateVariable: string;
+  stateMountPath: string;
+}
+
+/** One companion service of a node. */
+export type CompanionDescription = ReleasedCompanionDescription | ContainerCompanionDescription;
 
 /** Where the companions find the node's identity files. */
 export interface CompanionPaths {
@@ -45,54 +71,99 @@ const BESU_WS = `ws://${LOOPBACK}:${PORTS.rpcWs}`;
 
 /** The companions of a node, in the catalog's order. */
 export function describeCompanions(node: NodeSettings, paths: CompanionPaths): CompanionDescription[] {
-  return node.companions.map((settings) => {
-    const facts = COMPANIONS.find((c) => c.name === settings.name);
-    if (!facts) throw new Error(`no companion ${settings.name} in the catalog`);
-    const identity = {
-      nodeKeyPath: paths.nodeKeyFile,
-      ...(paths.nodeAddressFile ? { nodeAddressPath: paths.nodeAddressFile } : {}),
-    };
-    const common = {
-      settings,
-      configFile: facts.configFile,
-      executable: facts.executable,
-      imageExecutable: facts.imageExecutable,
-      logDir: facts.logDir,
-      restartSeconds: facts.restartSeconds,
-    };
-    if (settings.name === RELAY_SIGNER.name) {
-      const config = {
-        application: {
-          nodeURL: BESU_HTTP,
-          wsURL: BESU_WS,
-          contractAddress: settings.contract,
-          ...identity,
-          port: RELAY_SIGNER.port,
-        },
-        security: { permissionsEnabled: RELAY_SIGNER.permissionsEnabled },
-      };
-      return {
-        ...common,
-        configToml: render(node, settings, config),
-        keyVariable: RELAY_SIGNER.keyVariable,
-        port: RELAY_SIGNER.port,
-      };
-    }
+  return node.companions.map((settings) =>
+    settings.name === ETHSTATS.name ? describeEthstats(node, settings) : describeReleased(node, settings, paths),
+  );
+}
+
+/** The monitoring client: registers the node under its name and e-mail (once; then it logs in), reads Besu's WebSocket. */
+function describeEthstats(node: NodeSettings, settings: EthstatsSettings): ContainerCompanionDescription {
+  return {
+    kind: 'container',
+    settings,
+    image: pinnedImage(settings.image, settings.imageDigest),
+    command: ETHSTATS.imageExecutable,
+    args: [
+      ETHSTATS.logLevelFlag,
+      '--register',
+      '--account-email',
+      node.nodeEmail,
+      '--node-name',
+      node.nodeName,
+      '--server-url',
+      settings.serverUrl,
+      '--client-url',
+      BESU_WS,
+    ],
+    stateVariable: ETHSTATS.stateVariable,
+    stateMountPath: ETHSTATS.stateMountPath,
+    restartSeconds: ETHSTATS.restartSeconds,
+  };
+}
+
+/**
+ * An image reference pinned by a registry digest: `repository@sha256:…` (the tag, which the digest supersedes, is
+ * left out: every runtime accepts that form); the image as given without a digest.
+ */
+export function pinnedImage(image: string, digest: string | undefined): string {
+  if (!digest) return image;
+  const repository = image.replace(/@sha256:[0-9a-f]{64}$/, '').replace(/:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/, '');
+  return `${repository}@${digest}`;
+}
+
+/** A companion installed from a released executable, with its config.toml. */
+function describeReleased(
+  node: NodeSettings,
+  settings: ReleasedCompanionSettings,
+  paths: CompanionPaths,
+): ReleasedCompanionDescription {
+  const facts = RELEASED_COMPANIONS.find((c) => c.name === settings.name);
+  if (!facts) throw new Error(`no companion ${settings.name} in the catalog`);
+  const identity = {
+    nodeKeyPath: paths.nodeKeyFile,
+    ...(paths.nodeAddressFile ? { nodeAddressPath: paths.nodeAddressFile } : {}),
+  };
+  const common = {
+    kind: 'release' as const,
+    settings,
+    configFile: facts.configFile,
+    executable: facts.executable,
+    imageExecutable: facts.imageExecutable,
+    logDir: facts.logDir,
+    restartSeconds: facts.restartSeconds,
+  };
+  if (settings.name === RELAY_SIGNER.name) {
     const config = {
       application: {
+        nodeURL: BESU_HTTP,
         wsURL: BESU_WS,
-        rpcURL: BESU_HTTP,
-        timeout: ROTATION_VALIDATOR.rpcTimeoutSeconds,
         contractAddress: settings.contract,
         ...identity,
+        port: RELAY_SIGNER.port,
       },
+      security: { permissionsEnabled: RELAY_SIGNER.permissionsEnabled },
     };
-    return { ...common, configToml: render(node, settings, config) };
-  });
+    return {
+      ...common,
+      configToml: render(node, settings, config),
+      keyVariable: RELAY_SIGNER.keyVariable,
+      port: RELAY_SIGNER.port,
+    };
+  }
+  const config = {
+    application: {
+      wsURL: BESU_WS,
+      rpcURL: BESU_HTTP,
+      timeout: ROTATION_VALIDATOR.rpcTimeoutSeconds,
+      contractAddress: settings.contract,
+      ...identity,
+    },
+  };
+  return { ...common, configToml: render(node, settings, config) };
 }
 
 /** A companion's config.toml, with a header saying where it comes from. */
-function render(node: NodeSettings, settings: CompanionSettings, config: Record<string, unknown>): string {
+function render(node: NodeSettings, settings: ReleasedCompanionSettings, config: Record<string, unknown>): string {
   const header = `# The ${settings.name} of node ${node.nodeName} on ${node.network.name}, written by the lacchain-besu-node Pulumi program: edit lacchain:companions.${settings.key}, not this file.\n`;
   return `${header}${stringify(config)}\n`;
 }

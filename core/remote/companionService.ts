@@ -1,17 +1,26 @@
 /**
  * A companion service on a remote machine: where its files are, its systemd unit (started with Besu's service,
- * stopped and restarted with it, sandboxed so that it can write only its own log and talk to the loopback only) and
- * the rotation of its log.
+ * stopped and restarted with it; a released one sandboxed so that it can write only its own log and talk to the
+ * loopback only, a container one run by podman as the service user) and the rotation of the released ones' logs.
  */
-import { MISSING_KEY_EXIT_CODE, NODE_HOME_LAYOUT } from '../catalog/remote';
-import type { CompanionDescription } from '../node/companions';
+import { CONTAINER_RUNTIME, MISSING_KEY_EXIT_CODE, NODE_HOME_LAYOUT } from '../catalog/remote';
+import type {
+  CompanionDescription,
+  ContainerCompanionDescription,
+  ReleasedCompanionDescription,
+} from '../node/companions';
 import type { SshNodeSettings } from '../settings/model';
 import { nodePaths } from './paths';
 import { logrotateFor } from './serviceFiles';
 
-/** The folders and files of one companion under the node home (scripts/remote/companions.sh lays them out). */
-function companionPaths(node: SshNodeSettings, companion: CompanionDescription) {
-  const dir = `${node.nodeHome}/${NODE_HOME_LAYOUT.companionsDir}/${companion.settings.name}`;
+/** A companion's folder under the node home. */
+function companionDir(node: SshNodeSettings, companion: CompanionDescription): string {
+  return `${node.nodeHome}/${NODE_HOME_LAYOUT.companionsDir}/${companion.settings.name}`;
+}
+
+/** The folders and files of one released companion under the node home (scripts/remote/companions.sh lays them out). */
+function companionPaths(node: SshNodeSettings, companion: ReleasedCompanionDescription) {
+  const dir = companionDir(node, companion);
   return {
     dir,
     logDir: `${dir}/${companion.logDir}`,
@@ -27,17 +36,77 @@ export function companionServiceName(node: SshNodeSettings, companion: string): 
 
 /** The systemd unit of a companion service. */
 export function companionUnit(node: SshNodeSettings, companion: CompanionDescription, serviceUser: string): string {
-  const paths = companionPaths(node, companion);
-  const launcher = `${node.nodeHome}/${NODE_HOME_LAYOUT.companionLauncher}`;
-  const key = companion.keyVariable ? ` ${companion.keyVariable} ${nodePaths(node).key}` : '';
-  const besu = `${node.serviceName}.service`;
+  return companion.kind === 'container'
+    ? containerUnit(node, companion, serviceUser)
+    : releasedUnit(node, companion, serviceUser);
+}
+
+/** The unit's [Unit] section: started after Besu, stopped and restarted with it. */
+function unitSection(node: SshNodeSettings, companion: CompanionDescription): string[] {
   return [
     '# Written by the lacchain-besu-node Pulumi program: edit the settings, not this file.',
     '[Unit]',
     `Description=The ${companion.settings.name} of Besu node ${node.nodeName} (${node.network.name})`,
-    // Started after Besu, stopped and restarted with it.
-    `After=${besu}`,
-    `PartOf=${besu}`,
+    `After=${node.serviceName}.service`,
+    `PartOf=${node.serviceName}.service`,
+  ];
+}
+
+/** The unit's [Install] section: wanted by Besu's service. */
+function installSection(node: SshNodeSettings): string[] {
+  return ['[Install]', `WantedBy=${node.serviceName}.service`, ''];
+}
+
+/**
+ * The unit of a companion run from its container image: podman runs it in the foreground through the launcher, which
+ * drops it to the service user (podman itself needs root); a container left by a crash is removed after it stops.
+ */
+function containerUnit(node: SshNodeSettings, companion: ContainerCompanionDescription, serviceUser: string): string {
+  const name = companionServiceName(node, companion.settings.name);
+  const launcher = `${node.nodeHome}/${NODE_HOME_LAYOUT.containerCompanionLauncher}`;
+  const state = `${companionDir(node, companion)}/${NODE_HOME_LAYOUT.companionStateDir}`;
+  const command = [
+    launcher,
+    name,
+    serviceUser,
+    state,
+    companion.stateVariable,
+    companion.stateMountPath,
+    companion.image,
+    companion.command,
+    ...companion.args,
+  ];
+  return [
+    ...unitSection(node, companion),
+    '',
+    '[Service]',
+    'Type=simple',
+    `ExecStart=${command.map(systemdArgument).join(' ')}`,
+    `ExecStopPost=-${CONTAINER_RUNTIME.path} rm --force --ignore ${name}`,
+    'Restart=on-failure',
+    `RestartSec=${companion.restartSeconds}`,
+    '',
+    ...installSection(node),
+  ].join('\n');
+}
+
+/**
+ * One argument of a systemd command line: as it is when it is plain, else in double quotes; `%` and `$` doubled so
+ * that systemd reads them literally (they start specifiers and variables).
+ */
+export function systemdArgument(value: string): string {
+  const literal = value.replace(/%/g, '%%').replace(/\$/g, '$$$$');
+  if (/^[A-Za-z0-9@%$._:/+=,-]+$/.test(literal)) return literal;
+  return `"${literal.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/** The unit of a released companion: its executable through the launcher, sandboxed to its log and the loopback. */
+function releasedUnit(node: SshNodeSettings, companion: ReleasedCompanionDescription, serviceUser: string): string {
+  const paths = companionPaths(node, companion);
+  const launcher = `${node.nodeHome}/${NODE_HOME_LAYOUT.companionLauncher}`;
+  const key = companion.keyVariable ? ` ${companion.keyVariable} ${nodePaths(node).key}` : '';
+  return [
+    ...unitSection(node, companion),
     '',
     '[Service]',
     'Type=simple',
@@ -59,9 +128,7 @@ export function companionUnit(node: SshNodeSettings, companion: CompanionDescrip
     'IPAddressDeny=any',
     'IPAddressAllow=localhost',
     '',
-    '[Install]',
-    `WantedBy=${besu}`,
-    '',
+    ...installSection(node),
   ].join('\n');
 }
 

@@ -9,11 +9,11 @@ import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
 import { LOOPBACK, PORTS } from '../catalog/ports';
 import { configDigest, NodeDescription } from '../node/description';
 import { reachablePorts } from '../rpc/access';
-import { CERTIFICATE } from '../catalog/remote';
+import { CERTIFICATE, CONTAINER_RUNTIME } from '../catalog/remote';
 import type { SshNodeSettings } from '../settings/model';
 import { nodePaths } from './paths';
 import { COMPANIONS } from '../catalog/companions';
-import { readScript, START_COMPANION_SCRIPT } from '../scripts';
+import { readScript, START_COMPANION_SCRIPT, START_CONTAINER_COMPANION_SCRIPT } from '../scripts';
 import { companionsLogrotate, companionUnit } from './companionService';
 import { logrotateConf, systemdUnit } from './serviceFiles';
 
@@ -122,6 +122,8 @@ export function remoteSteps<V>(
       JAVA_MAJOR: String(javaMajorFor(node.releaseVersion)),
       // A proxy routing JSON-RPC by method (a writer's: the gas model) runs on nginx's Lua module and cjson.
       GAS_MODEL: String(description.proxyServers.some((server) => server.gasModel !== undefined)),
+      // A companion that runs from a container image (the monitoring client) runs on podman.
+      CONTAINER_RUNTIME: description.companions.some((c) => c.kind === 'container') ? CONTAINER_RUNTIME.package : '',
     }),
     step('release', {
       BESU_VERSION: node.releaseVersion,
@@ -195,7 +197,8 @@ export function remoteSteps<V>(
 
 /**
  * The parameters of the companions step: which companions run, and for each (its name in upper case with _ for -
- * as the prefix) the release, its digest, its config file and its systemd unit.
+ * as the prefix) its systemd unit and, for a released one, the release, its digest and its config file; for one run
+ * from a container image, the image pinned by its digest.
  */
 function companionParameters(description: NodeDescription<SshNodeSettings>, serviceUser: string) {
   const { node } = description;
@@ -206,11 +209,21 @@ function companionParameters(description: NodeDescription<SshNodeSettings>, serv
     COMPANIONS: description.companions.map((c) => c.settings.name).join(' '),
     KNOWN_COMPANIONS: COMPANIONS.map((c) => c.name).join(' '),
     LAUNCHER: readScript(START_COMPANION_SCRIPT),
+    CONTAINER_LAUNCHER: readScript(START_CONTAINER_COMPANION_SCRIPT),
     LOGROTATE_CONF: companionsLogrotate(node, serviceUser),
     NODE_IP: node.p2pHost,
   };
   for (const companion of description.companions) {
     const prefix = companion.settings.name.toUpperCase().replace(/-/g, '_');
+    const unit = { [`${prefix}_UNIT`]: companionUnit(node, companion, serviceUser) };
+    if (companion.kind === 'container') {
+      if (!companion.settings.imageDigest)
+        throw new Error(
+          `node ${node.name}: the ${companion.settings.name} has no image digest (the settings check it)`,
+        );
+      Object.assign(env, { [`${prefix}_IMAGE`]: companion.image, ...unit });
+      continue;
+    }
     const sha256 = companion.settings.sha256;
     if (!sha256)
       throw new Error(`node ${node.name}: the ${companion.settings.name} has no digest (the settings check it)`);
@@ -220,7 +233,7 @@ function companionParameters(description: NodeDescription<SshNodeSettings>, serv
       [`${prefix}_SHA256`]: sha256,
       [`${prefix}_EXECUTABLE`]: companion.executable,
       [`${prefix}_CONFIG`]: companion.configToml,
-      [`${prefix}_UNIT`]: companionUnit(node, companion, serviceUser),
+      ...unit,
       ...(companion.port ? { [`${prefix}_PORT`]: String(companion.port) } : {}),
     });
   }

@@ -1,18 +1,21 @@
 /**
  * `lacchain:companions`, the network's companion services beside Besu: each one's settings with the reference's
  * defaults per network, which nodes run it, and the checks against those nodes (an SSH node needs the executable's
- * digest; a companion that calls Besu's RPC cannot log in to it; the rotation client needs the IBFT API).
+ * or the image's digest; a companion that calls Besu's HTTP RPC cannot log in to it; the rotation client needs the
+ * IBFT API; the monitoring server registers only some node names).
  */
 import { releaseUrl } from '../catalog/besu';
-import { COMPANIONS, RELAY_SIGNER, ROTATION_VALIDATOR } from '../catalog/companions';
+import { COMPANIONS, ETHSTATS, RELAY_SIGNER, RELEASED_COMPANIONS, ROTATION_VALIDATOR } from '../catalog/companions';
 import { configKey } from '../catalog/defaults';
 import type { Network } from '../catalog/networks';
 import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
-import type { CompanionSettings, NodeSettings } from './model';
+import type { CompanionSettings, EthstatsSettings, NodeSettings, ReleasedCompanionSettings } from './model';
 import type { Problem } from './problems';
 import type { CompanionsInput } from './schema';
 
 const COMPANIONS_KEY = configKey('companions');
+/** The setting key of the monitoring client. */
+const ETHSTATS_KEY = 'ethstats';
 
 /** Each companion's setting key and the network contract it defaults to. */
 const SETTING = {
@@ -20,9 +23,9 @@ const SETTING = {
   [ROTATION_VALIDATOR.name]: { key: 'rotationValidator', contract: (n: Network) => n.validatorRotationContract },
 } as const;
 
-/** The stack's companion settings, with the defaults filled in (enabled or not). */
+/** The stack's companion settings, with the defaults filled in (enabled or not), in the catalog's order. */
 export function readCompanions(given: CompanionsInput | undefined, network: Network): CompanionSettings[] {
-  return COMPANIONS.map((companion) => {
+  const released = RELEASED_COMPANIONS.map((companion): ReleasedCompanionSettings => {
     const setting = SETTING[companion.name];
     const input = given?.[setting.key];
     const contract =
@@ -43,6 +46,16 @@ export function readCompanions(given: CompanionsInput | undefined, network: Netw
       contract: contract ?? setting.contract(network),
     };
   });
+  const input = given?.ethstats;
+  const ethstats: EthstatsSettings = {
+    name: ETHSTATS.name,
+    key: ETHSTATS_KEY,
+    enabled: input?.enabled ?? true,
+    image: input?.image ?? ETHSTATS.defaultImage,
+    ...(input?.imageDigest ? { imageDigest: input.imageDigest } : {}),
+    serverUrl: input?.serverUrl ?? network.ethstatsUrl,
+  };
+  return [...released, ethstats];
 }
 
 /** The companions a node runs: the enabled ones made for its node type. */
@@ -66,6 +79,15 @@ export function checkCompanionsForNodes(
   for (const companion of seen.values()) {
     const key = `${COMPANIONS_KEY}.${companion.key}`;
     const ssh = runners(companion, (n) => n.target === 'ssh');
+    if (companion.name === ETHSTATS.name) {
+      checkEthstats(
+        companion,
+        key,
+        ssh,
+        runners(companion, (n) => !ETHSTATS.nodeNamePattern.test(n.nodeName)),
+      );
+      continue;
+    }
     if (ssh.length > 0 && !companion.sha256) {
       problems.push({
         file,
@@ -95,6 +117,30 @@ export function checkCompanionsForNodes(
           allowed: `IBFT in ${configKey('rpc')}.apis (the rotation client votes with ibft_proposeValidatorVote), or enabled: false`,
         });
       }
+    }
+  }
+
+  /**
+   * The monitoring client reads only Besu's WebSocket (never behind authentication), so RPC authentication does not
+   * concern it; a machine pulls its image by digest, and the network's server registers only some names.
+   */
+  function checkEthstats(companion: EthstatsSettings, key: string, ssh: string[], badNames: string[]): void {
+    if (ssh.length > 0 && !companion.imageDigest) {
+      problems.push({
+        file,
+        key: `${key}.imageDigest`,
+        given: 'missing',
+        allowed: `the registry digest (sha256:…) of ${companion.image} that you have checked (podman pull, then podman image inspect --format '{{.Digest}}'), which SSH node ${ssh.join(', ')} pulls by digest; or enabled: false`,
+      });
+    }
+    if (badNames.length > 0) {
+      const named = nodes.filter((n) => badNames.includes(n.name)).map((n) => `${n.name} (${n.nodeName})`);
+      problems.push({
+        file,
+        key: `${key}.enabled`,
+        given: `on for node ${named.join(', ')}, whose name the network's ethstats server does not register`,
+        allowed: `node names of 3 to 64 letters, digits, hyphens and underscores (the ethstats server's rule), or enabled: false`,
+      });
     }
   }
 }

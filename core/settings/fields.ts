@@ -162,6 +162,13 @@ const HTTPS_URL = 'an https: URL such as https://mirror.example.org/gas-relay-si
 /** Where a companion's executable is downloaded from: https only. */
 export const httpsUrl = z.string({ error: HTTPS_URL }).regex(/^https:\/\/[^\s'"/]+\/[^\s'"]*$/, { error: HTTPS_URL });
 
+const SERVER_URL =
+  'a server address such as http://34.138.63.51:3000 (http, https, ws or wss; host, optional port and path)';
+/** The address of a network's ethstats server, as its client takes it (--server-url). */
+export const serverUrl = z
+  .string({ error: SERVER_URL })
+  .regex(/^(https?|wss?):\/\/[A-Za-z0-9.-]+(:[0-9]{1,5})?(\/[A-Za-z0-9._~/-]*)?$/, { error: SERVER_URL });
+
 const IMAGE = 'a container image such as registry.example.org/relay-signer:1.0.2, optionally ending @sha256:<64 hex>';
 /** A container image reference. */
 export const containerImage = z

@@ -3,7 +3,7 @@
  */
 import type { Network, StackName } from '../catalog/networks';
 import type { NodeType } from '../catalog/nodeTypes';
-import type { CompanionName } from '../catalog/companions';
+import type { ETHSTATS, ReleasedCompanionName } from '../catalog/companions';
 import type { RpcApiGroup, RpcExposure } from '../catalog/rpc';
 
 /** A password user of the RPC (its password is a secret, in StackSecrets.rpcPasswords). */
@@ -88,25 +88,41 @@ export interface NodeSettingsBase {
   companions: CompanionSettings[];
 }
 
-/** One companion service as configured for the stack (`lacchain:companions.<name>`). */
-export interface CompanionSettings {
-  /** Its name in the catalog (core/catalog/companions.ts). */
-  name: CompanionName;
-  /** The setting's key, for messages: `relaySigner` or `rotationValidator`. */
+/** What every companion service has, as configured for the stack (`lacchain:companions.<name>`). */
+interface CompanionSettingsBase {
+  /** The setting's key, for messages: `relaySigner`, `rotationValidator` or `ethstats`. */
   key: string;
   /** Whether the stack runs it on the nodes of its type. */
   enabled: boolean;
+  /** The image a Kubernetes node runs it from (and, for ethstats, a machine too). */
+  image: string;
+}
+
+/** A companion installed on a machine from a released executable: the relay signer or the rotation client. */
+export interface ReleasedCompanionSettings extends CompanionSettingsBase {
+  /** Its name in the catalog (core/catalog/companions.ts). */
+  name: ReleasedCompanionName;
   /** The release a machine installs. */
   version: string;
   /** The executable's download URL (the template with the version in it). */
   releaseUrl: string;
   /** Its SHA-256, when given (SSH nodes need it). */
   sha256?: string;
-  /** The image a Kubernetes node runs it from. */
-  image: string;
   /** The network contract it works with (relay hub, or validator rotation). */
   contract: string;
 }
+
+/** The network's monitoring client (ethstats-cli), run from its container image on both paths. */
+export interface EthstatsSettings extends CompanionSettingsBase {
+  name: typeof ETHSTATS.name;
+  /** The image's registry digest (`sha256:…`), when given (SSH nodes need it). */
+  imageDigest?: string;
+  /** The network's ethstats server. */
+  serverUrl: string;
+}
+
+/** One companion service as configured for the stack. */
+export type CompanionSettings = ReleasedCompanionSettings | EthstatsSettings;
 
 /** A node on a Kubernetes cluster. */
 export interface KubernetesNodeSettings extends NodeSettingsBase {

@@ -27,6 +27,7 @@ import {
   releaseUrlTemplate,
   releaseVersion,
   resourceLabel,
+  serverUrl,
   sha256Digest,
   sshHostKey,
   storageSize,
@@ -218,6 +219,17 @@ export const companionsSchema = strict({
     ...companionFields,
     /** The network's validator rotation contract (default: the network's). */
     rotationContract: contractAddress.optional(),
+  }).optional(),
+  /** The network's monitoring client (ethstats-cli), on every node. */
+  ethstats: strict({
+    /** Run it (default: on for every node, on both networks). */
+    enabled: bool.optional(),
+    /** The container image it runs from, on both paths (default: the reference's docker.io/alethio/ethstats-cli:latest). */
+    image: containerImage.optional(),
+    /** The image's registry digest (sha256:…): required for SSH nodes that run it, and pins the image in pods too. */
+    imageDigest: imageDigest.optional(),
+    /** The network's ethstats server (default: the network's). */
+    serverUrl: serverUrl.optional(),
   }).optional(),
 });
 

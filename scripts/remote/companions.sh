@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # Step 9 of provisioning a remote node: the network's companion services beside Besu (the writer's relay signer, the
-# validator's rotation client), each a systemd service NODE_SERVICE-<name> started after Besu and stopped with it.
-# Each release's executable is downloaded over https only (redirects too) and must have its pinned SHA-256 before it
-# is installed under NODE_HOME/companions/<name>/releases/<version>/ (root's); a `current` link names the one in use.
-# The companion's config.toml is root's (readable by the service user's group); only its log/ is the service user's.
+# validator's rotation client, every node's monitoring client), each a systemd service NODE_SERVICE-<name> started
+# after Besu and stopped with it.
+# A released companion's executable is downloaded over https only (redirects too) and must have its pinned SHA-256
+# before it is installed under NODE_HOME/companions/<name>/releases/<version>/ (root's); a `current` link names the one
+# in use. Its config.toml is root's (readable by the service user's group); only its log/ is the service user's.
+# A companion run from a container image (the monitoring client) is pulled by its digest with podman (installed by
+# the packages step); only its state/ folder (its registration, kept across redeploys) is the service user's.
 # Companions no longer wanted (turned off in the settings) are stopped and their services removed; their files stay.
 # Parameters (environment): NODE_HOME, SERVICE_NAME (Besu's service), SERVICE_USER, COMPANIONS (the names to run,
 # space-separated, maybe none), KNOWN_COMPANIONS (every name the program knows), LAUNCHER (start-companion.sh),
-# LOGROTATE_CONF, NODE_IP (the machine's public address); and for each name in COMPANIONS, with PREFIX its name in
-# upper case with _ for -: PREFIX_VERSION, PREFIX_URL, PREFIX_SHA256, PREFIX_EXECUTABLE, PREFIX_CONFIG, PREFIX_UNIT,
-# and PREFIX_PORT for one that listens (it must then not answer on NODE_IP: the service is fenced to the loopback by
+# CONTAINER_LAUNCHER (start-container-companion.sh), LOGROTATE_CONF, NODE_IP (the machine's public address); and for
+# each name in COMPANIONS, with PREFIX its name in upper case with _ for -: PREFIX_UNIT, and either PREFIX_IMAGE (an
+# image pinned @sha256:) or PREFIX_VERSION, PREFIX_URL, PREFIX_SHA256, PREFIX_EXECUTABLE, PREFIX_CONFIG, and
+# PREFIX_PORT for one that listens (it must then not answer on NODE_IP: the service is fenced to the loopback by
 # systemd's IP firewall, which needs cgroup v2; where the machine cannot enforce it, the step says so loudly).
 set -euo pipefail
 : "${NODE_HOME:?}" "${SERVICE_NAME:?}" "${SERVICE_USER:?}" "${KNOWN_COMPANIONS:?}" "${LAUNCHER:?}"
-: "${LOGROTATE_CONF:?}" "${NODE_IP:?}"
+: "${CONTAINER_LAUNCHER:?}" "${LOGROTATE_CONF:?}" "${NODE_IP:?}"
 COMPANIONS=${COMPANIONS:-}
 
 fail() { echo "companions: $*" >&2; exit 1; }
@@ -69,6 +73,25 @@ install_release() {
   fi
 }
 
+# pull_image IMAGE: the image, pinned by its digest, into podman's store unless it is there. Prints "changed" when it
+# pulled.
+pull_image() {
+  local image=$1
+  case "$image" in *@sha256:*) ;; *) fail "refusing $image: an image is pulled by its digest (@sha256:) only" ;; esac
+  if podman image exists "$image"; then return; fi
+  echo "companions: pulling $image" >&2
+  podman pull --quiet "$image" >/dev/null || fail "cannot pull $image (is the digest right, and the registry reachable?)"
+  echo "companions: pulled $image" >&2
+  echo changed
+}
+
+# own_folder PATH MODE: PATH as a folder of the service user (a symlink the service user planted is removed first).
+own_folder() {
+  local path=$1 mode=$2
+  if [ -L "$path" ] && [ "$(stat -c %u "$path")" != 0 ]; then rm -f "$path"; fi
+  install -d -m "$mode" -o "$SERVICE_USER" -g "$group" "$path"
+}
+
 # check_fenced UNIT PORT: once UNIT answers on the loopback, it must not answer on the machine's public address.
 check_fenced() {
   local unit=$1 port=$2 i
@@ -86,6 +109,7 @@ check_fenced() {
 
 group=$(id -gn "$SERVICE_USER")
 write_file "$NODE_HOME/bin/start-companion.sh" 0755 root:root "$LAUNCHER" >/dev/null
+write_file "$NODE_HOME/bin/start-container-companion.sh" 0755 root:root "$CONTAINER_LAUNCHER" >/dev/null
 install -d -m 0755 -o root -g root "$NODE_HOME/companions"
 
 for name in $KNOWN_COMPANIONS; do
@@ -103,24 +127,36 @@ for name in $KNOWN_COMPANIONS; do
       ;;
   esac
   prefix=$(printf '%s' "$name" | tr 'a-z-' 'A-Z_')
-  version_var="${prefix}_VERSION" url_var="${prefix}_URL" sha_var="${prefix}_SHA256"
-  executable_var="${prefix}_EXECUTABLE" config_var="${prefix}_CONFIG" unit_var="${prefix}_UNIT"
-  : "${!version_var:?}" "${!url_var:?}" "${!sha_var:?}" "${!executable_var:?}" "${!config_var:?}" "${!unit_var:?}"
+  unit_var="${prefix}_UNIT" image_var="${prefix}_IMAGE"
+  : "${!unit_var:?}"
   dir="$NODE_HOME/companions/$name"
   if [ -L "$dir" ]; then rm -f "$dir"; fi
   install -d -m 0750 -o root -g "$group" "$dir"
-  if [ -L "$dir/log" ] && [ "$(stat -c %u "$dir/log")" != 0 ]; then rm -f "$dir/log"; fi
-  install -d -m 0750 -o "$SERVICE_USER" -g "$group" "$dir/log"
-  changes=$(
-    install_release "$dir" "${!version_var}" "${!url_var}" "${!sha_var}" "${!executable_var}"
-    write_file "$dir/config.toml" 0640 "root:$group" "${!config_var}"
-    write_file "/etc/systemd/system/$unit.service" 0644 root:root "${!unit_var}"
-  )
+  if [ -n "${!image_var:-}" ]; then
+    command -v podman >/dev/null 2>&1 || fail "$name runs from a container image and needs podman (the packages step installs it)"
+    own_folder "$dir/state" 0700
+    changes=$(
+      pull_image "${!image_var}"
+      write_file "/etc/systemd/system/$unit.service" 0644 root:root "${!unit_var}"
+    )
+    version="${!image_var}"
+  else
+    version_var="${prefix}_VERSION" url_var="${prefix}_URL" sha_var="${prefix}_SHA256"
+    executable_var="${prefix}_EXECUTABLE" config_var="${prefix}_CONFIG"
+    : "${!version_var:?}" "${!url_var:?}" "${!sha_var:?}" "${!executable_var:?}" "${!config_var:?}"
+    own_folder "$dir/log" 0750
+    changes=$(
+      install_release "$dir" "${!version_var}" "${!url_var}" "${!sha_var}" "${!executable_var}"
+      write_file "$dir/config.toml" 0640 "root:$group" "${!config_var}"
+      write_file "/etc/systemd/system/$unit.service" 0644 root:root "${!unit_var}"
+    )
+    version="${!version_var}"
+  fi
   systemctl daemon-reload
   systemctl enable "$unit" >/dev/null 2>&1
   if [ -n "$changes" ]; then
     systemctl restart "$unit"
-    echo "companions: (re)started $unit ($name ${!version_var})"
+    echo "companions: (re)started $unit ($name $version)"
   elif ! systemctl is-active --quiet "$unit"; then
     systemctl start "$unit"
     echo "companions: started $unit"

@@ -2,10 +2,12 @@
 # Step 2 of provisioning a remote node: install the packages the node needs with the system's package manager:
 # a Java runtime of at least JAVA_MAJOR, nginx, openssl, curl, tar and logrotate, and for a writer (GAS_MODEL=true)
 # nginx's Lua module and cjson, which the proxy's gas-model routing runs on (Debian and Ubuntu only: apt's
-# libnginx-mod-http-lua and lua-cjson). Installs only what is missing.
-# Parameters (environment): JAVA_MAJOR, GAS_MODEL (true|false).
+# libnginx-mod-http-lua and lua-cjson); and CONTAINER_RUNTIME (podman) when a companion service runs from a container
+# image (the network's monitoring client). Installs only what is missing.
+# Parameters (environment): JAVA_MAJOR, GAS_MODEL (true|false), CONTAINER_RUNTIME (a package name, or empty).
 set -euo pipefail
 : "${JAVA_MAJOR:?}" "${GAS_MODEL:?}"
+CONTAINER_RUNTIME=${CONTAINER_RUNTIME:-}
 
 fail() { echo "packages: $*" >&2; exit 1; }
 
@@ -39,9 +41,13 @@ if command -v apt-get >/dev/null 2>&1; then
         || fail "the writer's gas-model routing needs $gas_model_packages (nginx's Lua module and cjson), and this system's package sources do not offer $package (Debian 12 does)"
     done
   fi
-  # shellcheck disable=SC2086 # java_package is one word or empty, gas_model_packages words or empty
+  if [ -n "$CONTAINER_RUNTIME" ]; then
+    apt-cache show "$CONTAINER_RUNTIME" >/dev/null 2>&1 \
+      || fail "the network's monitoring client runs from its container image on $CONTAINER_RUNTIME, which this system's package sources do not offer (Debian 11 and Ubuntu 20.10 on do)"
+  fi
+  # shellcheck disable=SC2086 # java_package is one word or empty, the others words or empty
   apt-get install -y -q --no-install-recommends $java_package nginx-light openssl curl ca-certificates tar gzip logrotate \
-    $gas_model_packages
+    $gas_model_packages $CONTAINER_RUNTIME
   if [ "$GAS_MODEL" = true ]; then
     grep -qs ngx_http_lua_module /etc/nginx/modules-enabled/*.conf \
       || fail "nginx's Lua module is installed but not enabled in /etc/nginx/modules-enabled"
@@ -65,12 +71,15 @@ elif command -v dnf >/dev/null 2>&1 || command -v yum >/dev/null 2>&1; then
     [ -n "$java_package" ] || fail "no Java $JAVA_MAJOR or newer is offered by this system's package sources"
   fi
   rpm -q epel-release >/dev/null 2>&1 || "$installer" install -y -q epel-release || true
-  # shellcheck disable=SC2086 # java_package is one word or empty
-  "$installer" install -y -q $java_package nginx openssl curl ca-certificates tar gzip logrotate
+  # shellcheck disable=SC2086 # java_package and CONTAINER_RUNTIME are one word or empty
+  "$installer" install -y -q $java_package nginx openssl curl ca-certificates tar gzip logrotate $CONTAINER_RUNTIME
 else
   fail "no supported package manager (apt-get, dnf or yum) found"
 fi
 
 installed=$(java_major_installed)
 [ "$installed" -ge "$JAVA_MAJOR" ] || fail "Java $JAVA_MAJOR or newer is needed, Java $installed is installed"
-echo "packages: ok (Java $installed)"
+if [ -n "$CONTAINER_RUNTIME" ]; then
+  command -v "$CONTAINER_RUNTIME" >/dev/null 2>&1 || fail "$CONTAINER_RUNTIME was installed but is not on the PATH"
+fi
+echo "packages: ok (Java $installed${CONTAINER_RUNTIME:+, $CONTAINER_RUNTIME})"

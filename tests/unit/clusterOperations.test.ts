@@ -17,8 +17,8 @@ import { valuesFor } from '../../testing/values';
 jest.setTimeout(120_000);
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-ops-'));
-/** The pod's containers as kubectl reports their readiness: Besu, the proxy and the writer's relay signer. */
-const CONTAINERS_READY = 'writer-besu=true\nwriter-nginx=true\nwriter-relay-signer=true\n';
+/** The pod's containers as kubectl reports their readiness: Besu, the proxy, the relay signer and the ethstats client. */
+const CONTAINERS_READY = 'writer-besu=true\nwriter-nginx=true\nwriter-relay-signer=true\nwriter-ethstats=true\n';
 const record = path.join(work, 'kubectl.calls');
 const answers = path.join(work, 'answers');
 const enode = deriveIdentity(KEY_ONE, '203.0.113.10', 60606).enode;
@@ -146,6 +146,7 @@ describe('cluster operations use the seed commands with the names the program cr
     expect(result.calls).toEqual([`--context prod get pod ${POD} -o jsonpath={.status.phase}`, CONTAINERS]);
     expect(result.stdout).toMatch(/service {2}Running/);
     expect(result.stdout).toMatch(/relay-signer {2}ready/);
+    expect(result.stdout).toMatch(/ethstats {2}ready/);
     expect(result.stdout).toMatch(/peers {4}3/);
     expect(result.stdout).toContain(`enode    ${enode}`);
   });
@@ -202,6 +203,14 @@ describe('cluster operations use the seed commands with the names the program cr
     fs.writeFileSync(path.join(answers, 'containers'), CONTAINERS_READY);
     expect(result.stdout).toMatch(/relay-signer +FAIL +not ready: required on this node, and not running/);
     expect(result.stdout).toMatch(/verdict: unhealthy/);
+    expect(result.code).toBe(1);
+  });
+
+  it('check: the monitoring client missing from the pod fails the check', async () => {
+    fs.writeFileSync(path.join(answers, 'containers'), CONTAINERS_READY.replace('writer-ethstats=true\n', ''));
+    const result = await node('check', '--window', '3');
+    fs.writeFileSync(path.join(answers, 'containers'), CONTAINERS_READY);
+    expect(result.stdout).toMatch(/ethstats +FAIL +no such container: required on this node, and not running/);
     expect(result.code).toBe(1);
   });
 

@@ -1,12 +1,12 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
  * The network's companion services, declared as `pulumi up` declares them: a writer, a validator and a bootnode on
- * each network and on each path, with their companions (the writer's relay signer, the validator's rotation client),
- * their config files rendered per network, the companions' systemd units, the Kubernetes containers, the gas model's
- * output, and Besu's WebSocket on the loopback for them.
+ * each network and on each path, with their companions (the writer's relay signer, the validator's rotation client,
+ * every node's monitoring client), their config files and arguments rendered per network, the companions' systemd
+ * units, the Kubernetes containers, the gas model's output, and Besu's WebSocket on the loopback for them.
  */
 import { parse } from 'smol-toml';
-import { RELAY_SIGNER, ROTATION_VALIDATOR } from '../../core/catalog/companions';
+import { ETHSTATS, RELAY_SIGNER, ROTATION_VALIDATOR } from '../../core/catalog/companions';
 import { NETWORKS, STACK_NETWORKS, StackName } from '../../core/catalog/networks';
 import { NODE_TYPES } from '../../core/catalog/nodeTypes';
 import { settle, unwrapSecrets } from '../../tools/recording/engine';
@@ -65,7 +65,7 @@ describe.each(STACKS)('stack %s', (stack) => {
       const companion = COMPANION_OF[typenode];
       const containers = pod.containers.filter((c: any) => c.name.endsWith(companion?.name ?? '-none'));
       if (!companion) {
-        expect(pod.containers.map((c: any) => c.name)).toEqual([`${typenode}-besu`]);
+        expect(pod.containers.map((c: any) => c.name)).toEqual([`${typenode}-besu`, `${typenode}-ethstats`]);
         return;
       }
       expect(containers).toHaveLength(1);
@@ -95,6 +95,43 @@ describe.each(STACKS)('stack %s', (stack) => {
       expect([besu['rpc-ws-enabled'], besu['rpc-ws-host'], besu['rpc-ws-port']]).toEqual([true, '127.0.0.1', 4546]);
     });
 
+    it.each(NODE_TYPES)(
+      "%s: the monitoring client is a container of its pod, registering the node's name on the network's server",
+      (typenode) => {
+        const pod = inputsOf(declared, 'kubernetes:apps/v1:StatefulSet', `${typenode}-node`).spec.template.spec;
+        const values = kubernetesStack(stack).files[`values/${typenode}.yml`] as any;
+        const container = pod.containers.find((c: any) => c.name === `${typenode}-ethstats`);
+        expect(container.image).toBe(ETHSTATS.defaultImage);
+        // The client itself with -v: the image's entrypoint adds -d, which logs the registration secret.
+        expect(container.command).toEqual([ETHSTATS.imageExecutable]);
+        expect(container.args).toEqual([
+          '-v',
+          '--register',
+          '--account-email',
+          values.deploy.nodeEmail,
+          '--node-name',
+          values.deploy.nodeName,
+          '--server-url',
+          network.ethstatsUrl,
+          '--client-url',
+          'ws://127.0.0.1:4546',
+        ]);
+        // Its registration on the node's data volume, which outlives the pod; nothing of the node's identity.
+        expect(container.env).toEqual([{ name: 'XDG_CONFIG_HOME', value: ETHSTATS.stateMountPath }]);
+        expect(container.volumeMounts).toContainEqual({
+          name: 'data',
+          mountPath: ETHSTATS.stateMountPath,
+          subPath: 'lacchain-companions/ethstats',
+        });
+        expect(container.volumeMounts.map((m: any) => m.name)).not.toContain('key');
+        expect(container.securityContext).toMatchObject({
+          readOnlyRootFilesystem: true,
+          allowPrivilegeEscalation: false,
+        });
+        expect(container.ports).toBeUndefined();
+      },
+    );
+
     it("exports the writer's gas model URL on its public IP, and none for the others", async () => {
       expect((await settle(declared.outputs.nodes.writer.gasModelUrl!)).value).toBe('http://203.0.113.10:80');
       expect(declared.outputs.nodes.validator.gasModelUrl).toBeUndefined();
@@ -103,9 +140,15 @@ describe.each(STACKS)('stack %s', (stack) => {
 
     it('keeps Besu without a WebSocket and the writer without routing when the companions are off', async () => {
       const { config, files } = kubernetesStack(stack, {
-        'lacchain:companions': { relaySigner: { enabled: false }, rotationValidator: { enabled: false } },
+        'lacchain:companions': {
+          relaySigner: { enabled: false },
+          rotationValidator: { enabled: false },
+          ethstats: { enabled: false },
+        },
       });
       const off = await declareProgram(recorded, stack, config, files);
+      const pod = inputsOf(off, 'kubernetes:apps/v1:StatefulSet', 'bootnode-node').spec.template.spec;
+      expect(pod.containers.map((c: any) => c.name)).toEqual(['bootnode-besu']);
       const data = inputsOf(off, 'kubernetes:core/v1:ConfigMap', 'writer-config').data;
       expect(parse(data['config.toml'])['rpc-ws-enabled']).toBeUndefined();
       expect(data['nginx.conf']).not.toContain(String(RELAY_SIGNER.port));
@@ -123,8 +166,12 @@ describe.each(STACKS)('stack %s', (stack) => {
       '%s: the companions step installs its companion, pinned, as a service beside Besu',
       (typenode) => {
         const companion = COMPANION_OF[typenode];
-        expect(parameter(declared, typenode, 'companions', 'COMPANIONS')).toBe(companion?.name ?? '');
-        expect(parameter(declared, typenode, 'companions', 'KNOWN_COMPANIONS')).toBe('relay-signer rotation-validator');
+        expect(parameter(declared, typenode, 'companions', 'COMPANIONS')).toBe(
+          [companion?.name, ETHSTATS.name].filter(Boolean).join(' '),
+        );
+        expect(parameter(declared, typenode, 'companions', 'KNOWN_COMPANIONS')).toBe(
+          'relay-signer rotation-validator ethstats',
+        );
         if (!companion) return;
         const prefix = companion.name.toUpperCase().replace(/-/g, '_');
         const setting = companion === RELAY_SIGNER ? TEST_COMPANIONS.relaySigner : TEST_COMPANIONS.rotationValidator;
@@ -149,6 +196,40 @@ describe.each(STACKS)('stack %s', (stack) => {
         );
       },
     );
+
+    it.each(NODE_TYPES)(
+      '%s: the monitoring client runs its image, pulled by digest, with podman as a service beside Besu',
+      (typenode) => {
+        const image = `docker.io/alethio/ethstats-cli@${TEST_COMPANIONS.ethstats.imageDigest}`;
+        expect(parameter(declared, typenode, 'packages', 'CONTAINER_RUNTIME')).toBe('podman');
+        expect(parameter(declared, typenode, 'companions', 'ETHSTATS_IMAGE')).toBe(image);
+        expect(parameter(declared, typenode, 'companions', 'ETHSTATS_SHA256')).toBeUndefined();
+        const unit = parameter(declared, typenode, 'companions', 'ETHSTATS_UNIT')!;
+        expect(unit).toContain('After=besu.service\nPartOf=besu.service');
+        expect(unit).toContain('Restart=on-failure\n');
+        expect(unit).toContain('WantedBy=besu.service');
+        expect(unit).toContain('ExecStopPost=-/usr/bin/podman rm --force --ignore besu-ethstats\n');
+        expect(/^ExecStart=(.*)$/m.exec(unit)![1]).toBe(
+          [
+            '/opt/lacchain/bin/start-container-companion.sh besu-ethstats besu /opt/lacchain/companions/ethstats/state',
+            `XDG_CONFIG_HOME ${ETHSTATS.stateMountPath} ${image} ${ETHSTATS.imageExecutable}`,
+            `-v --register --account-email ops@example.org --node-name org-${typenode}`,
+            `--server-url ${network.ethstatsUrl} --client-url ws://127.0.0.1:4546`,
+          ].join(' '),
+        );
+      },
+    );
+
+    it('a machine without the monitoring client gets no container runtime', async () => {
+      const off = await declareProgram(
+        recorded,
+        stack,
+        sshStack(stack, { ...structuredClone(TEST_COMPANIONS), ethstats: { enabled: false } }),
+        {},
+      );
+      expect(parameter(off, 'bootnode', 'packages', 'CONTAINER_RUNTIME')).toBe('');
+      expect(parameter(off, 'bootnode', 'companions', 'COMPANIONS')).toBe('');
+    });
 
     it("exports the writer's gas model URL on its node_ip", async () => {
       expect((await settle(declared.outputs.nodes.writer.gasModelUrl!)).value).toBe('http://198.51.100.10:80');

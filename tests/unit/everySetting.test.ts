@@ -77,6 +77,14 @@ describe('a stack that sets every setting', () => {
         image: `registry.example.org/lacchain/rotation:1.0.1@sha256:${'e5'.repeat(32)}`,
         contract: '0x2222222222222222222222222222222222222222',
       },
+      {
+        name: 'ethstats',
+        key: 'ethstats',
+        enabled: false,
+        image: 'registry.example.org/lacchain/ethstats-cli:2.5.3',
+        imageDigest: `sha256:${'f6'.repeat(32)}`,
+        serverUrl: 'wss://stats.example.org:3443/api',
+      },
     ]);
     expect(settings.nodes.map((n) => n.companions)).toEqual([[], []]);
     expect(secrets.nodeKeys.writer).toBe(KEY_ONE);

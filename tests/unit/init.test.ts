@@ -195,6 +195,9 @@ describe('npm run init with flags', () => {
     expect(result.stdout).toMatch(
       /still to do: pulumi config set --stack testnet --path 'lacchain:companions\.rotationValidator\.sha256' <sha256>: the SHA-256 of the executable at https:/,
     );
+    expect(result.stdout).toMatch(
+      /still to do: pulumi config set --stack testnet --path 'lacchain:companions\.ethstats\.imageDigest' <sha256:digest>: the registry digest \(sha256:…\) of docker\.io\/alethio\/ethstats-cli:latest/,
+    );
     const config = yaml.load(fs.readFileSync(path.join(dir, 'Pulumi.testnet.yaml'), 'utf8')) as any;
     expect(config.config['lacchain:nodes'].map((n: any) => n.name)).toEqual(['writer', 'validator']);
     expect(config.config['lacchain:nodes'][1]).toEqual({
@@ -212,15 +215,16 @@ describe('npm run init with flags', () => {
         node_release_version: '23.4.1',
       },
     });
-    // With the SSH key set (encrypted, as pulumi config set --secret leaves it) and the rotation client's digest
-    // pinned, the plan shows the node's steps.
+    // With the SSH key set (encrypted, as pulumi config set --secret leaves it) and the rotation client's and the
+    // monitoring client's digests pinned, the plan shows the node's steps.
     const text = fs.readFileSync(path.join(dir, 'Pulumi.testnet.yaml'), 'utf8');
     const digest = TEST_COMPANIONS.rotationValidator.sha256;
+    const imageDigest = TEST_COMPANIONS.ethstats.imageDigest;
     fs.writeFileSync(
       path.join(dir, 'Pulumi.testnet.yaml'),
       text.replace(
         'config:\n',
-        `config:\n  lacchain:sshPrivateKey:\n    secure: v1:x\n  lacchain:companions:\n    rotationValidator:\n      sha256: ${digest}\n`,
+        `config:\n  lacchain:sshPrivateKey:\n    secure: v1:x\n  lacchain:companions:\n    rotationValidator:\n      sha256: ${digest}\n    ethstats:\n      imageDigest: ${imageDigest}\n`,
       ),
     );
     const planned = await planOffline(dir);

@@ -3,7 +3,7 @@
  * The Kubernetes path under the recording engine: every resource and its inputs for each node type on both stacks,
  * the pinning, the static IP, the ports, the secrets, retainOnDelete, the outputs, and a version bump.
  */
-import { RELAY_SIGNER, ROTATION_VALIDATOR } from '../../core/catalog/companions';
+import { ETHSTATS, RELAY_SIGNER, ROTATION_VALIDATOR } from '../../core/catalog/companions';
 import { parse as parseToml } from 'smol-toml';
 import { NETWORKS, STACK_NETWORKS, StackName } from '../../core/catalog/networks';
 import { NODE_TYPES } from '../../core/catalog/nodeTypes';
@@ -95,12 +95,14 @@ describe.each(['testnet', 'mainnet'] as StackName[])('stack %s, one Kubernetes n
     expect(pod.volumes.find((v: any) => v.name === 'data').persistentVolumeClaim.claimName).toBe(
       `besu-node-${typenode}-data`,
     );
-    // Besu, the writer's proxy, and the network's companion service of the node type (bootnodes have none).
+    // Besu, the writer's proxy, the network's companion service of the node type (bootnodes have none) and every
+    // node's monitoring client.
     const companion = { writer: ['writer-relay-signer'], validator: ['validator-rotation-validator'], bootnode: [] };
     expect(pod.containers.map((c: any) => c.name)).toEqual([
       `${typenode}-besu`,
       ...(typenode === 'writer' ? ['writer-nginx'] : []),
       ...companion[typenode as keyof typeof companion],
+      `${typenode}-ethstats`,
     ]);
   });
 
@@ -237,8 +239,13 @@ describe('images pinned by digest (deploy.imageDigest, deploy.proxyImageDigest)'
       `hyperledger/besu:${version}`,
       'openresty/openresty:1.27.1.2-alpine',
       RELAY_SIGNER.defaultImage,
+      ETHSTATS.defaultImage,
     ]);
-    expect(images(declared, 'validator')).toEqual([`hyperledger/besu:${version}`, ROTATION_VALIDATOR.defaultImage]);
+    expect(images(declared, 'validator')).toEqual([
+      `hyperledger/besu:${version}`,
+      ROTATION_VALIDATOR.defaultImage,
+      ETHSTATS.defaultImage,
+    ]);
   });
 
   it('with digests: <repository>:<tag>@sha256:<digest>, and only the pod changes', async () => {
@@ -256,10 +263,12 @@ describe('images pinned by digest (deploy.imageDigest, deploy.proxyImageDigest)'
       `hyperledger/besu:23.4.1@${BESU_DIGEST}`,
       `openresty/openresty:1.27.1.2-alpine@${PROXY_DIGEST}`,
       RELAY_SIGNER.defaultImage,
+      ETHSTATS.defaultImage,
     ]);
     expect(images(b, 'validator')).toEqual([
       `hyperledger/besu:${NETWORKS[STACK_NETWORKS.testnet].defaultBesuVersion}@${BESU_DIGEST}`,
       ROTATION_VALIDATOR.defaultImage,
+      ETHSTATS.defaultImage,
     ]);
     const changed = a.resources
       .filter((r) => JSON.stringify(r.inputs) !== JSON.stringify(resource(b, r.type, r.name).inputs))

@@ -92,7 +92,7 @@ describe('the policy step of the plan, on recorded resources altered as a bad ch
     'lacchain:network': 'open-protestnet',
     'lacchain:nodes': [
       { name: 'writer', typenode: 'writer', target: 'kubernetes' },
-      sshValidatorEntry({ node_name: 'v' }),
+      sshValidatorEntry({ node_name: 'val' }),
     ],
     'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
     'lacchain:companions': structuredClone(TEST_COMPANIONS),

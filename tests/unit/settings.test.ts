@@ -12,6 +12,7 @@ import {
   KEY_ONE,
   memoryFiles,
   rawConfig,
+  TEST_COMPANIONS,
   validTestnetConfig,
   validWriterValues,
 } from '../../testing/fixtures';
@@ -24,9 +25,16 @@ type Values = { deploy: Record<string, unknown> & { p2p: Record<string, unknown>
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const nodes = (c: Config) => c['lacchain:nodes'] as any[];
 const inventory = (c: Config) => nodes(c)[1].inventory as Record<string, unknown>;
-/** The companion services off: they call Besu's RPC without credentials, so authentication needs them off. */
+/**
+ * The relay signer and the rotation client off: they call Besu's HTTP RPC without credentials, so authentication needs
+ * them off (the monitoring client reads the WebSocket only, and stays).
+ */
 const withoutCompanions = (c: Config) =>
-  (c['lacchain:companions'] = { relaySigner: { enabled: false }, rotationValidator: { enabled: false } });
+  (c['lacchain:companions'] = {
+    relaySigner: { enabled: false },
+    rotationValidator: { enabled: false },
+    ethstats: { ...TEST_COMPANIONS.ethstats },
+  });
 const companions = (c: Config) => c['lacchain:companions'] as Record<string, Record<string, unknown>>;
 
 const STACK = 'Pulumi.testnet.yaml';
@@ -196,6 +204,40 @@ const cases: Case[] = [
     name: 'unknown companion',
     config: (c) => (companions(c).ethstat = { enabled: true }),
     expected: { key: 'lacchain:companions.ethstat', given: 'unknown field', allowed: /relaySigner, rotationValidator/ },
+  },
+  {
+    name: 'ethstats server that is not a server address',
+    config: (c) => (companions(c).ethstats.serverUrl = 'ftp://34.138.63.51:3000'),
+    expected: { key: 'lacchain:companions.ethstats.serverUrl', allowed: /^a server address such as http:/ },
+  },
+  {
+    name: 'ethstats server with a quote in it',
+    config: (c) => (companions(c).ethstats.serverUrl = 'http://stats.example.org/"x'),
+    expected: { key: 'lacchain:companions.ethstats.serverUrl', allowed: /^a server address/ },
+  },
+  {
+    name: 'ethstats image digest that is not one',
+    config: (c) => (companions(c).ethstats.imageDigest = 'c3'.repeat(32)),
+    expected: { key: 'lacchain:companions.ethstats.imageDigest', allowed: /^an image digest: sha256:/ },
+  },
+  {
+    name: 'ethstats on an SSH node without the image digest',
+    config: (c) => delete companions(c).ethstats.imageDigest,
+    expected: {
+      key: 'lacchain:companions.ethstats.imageDigest',
+      given: 'missing',
+      allowed:
+        /^the registry digest \(sha256:…\) of docker\.io\/alethio\/ethstats-cli:latest .*which SSH node validator pulls by digest; or enabled: false$/,
+    },
+  },
+  {
+    name: 'ethstats on a node whose name the monitoring server does not register',
+    config: (c) => (inventory(c).node_name = 'org.validator'),
+    expected: {
+      key: 'lacchain:companions.ethstats.enabled',
+      given: "on for node validator (org.validator), whose name the network's ethstats server does not register",
+      allowed: /^node names of 3 to 64 letters, digits, hyphens and underscores/,
+    },
   },
   {
     name: 'rotation client on an SSH node without the executable digest',
