@@ -115,14 +115,11 @@ export function releaseDigest(dir: string, version: string): string {
 }
 
 /**
- * Serves the release archives in `dir` to a test host over HTTPS (releases come over https only), with a
- * self-signed certificate for the host's gateway that the host is made to trust. `redirects` as in fileServer.
+ * A self-signed certificate for the host's gateway address, made in a new folder under `dir`, that the test host is
+ * made to trust: now (the bundle curl and podman read) and after the packages step installs ca-certificates, which
+ * rebuilds the bundle from /usr/local/share/ca-certificates.
  */
-export async function startReleaseServer(
-  host: TestHost,
-  dir: string,
-  redirects: Record<string, string> = {},
-): Promise<FileServer> {
+export async function trustedCertificate(host: TestHost, dir: string): Promise<{ key: string; cert: string }> {
   const tlsDir = fs.mkdtempSync(path.join(dir, '.tls-'));
   const [key, cert] = [path.join(tlsDir, 'key.pem'), path.join(tlsDir, 'cert.pem')];
   const args = ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${host.gateway}`];
@@ -136,21 +133,33 @@ export async function startReleaseServer(
     child.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
     child.on('close', (status) => resolve(status ?? 1));
   });
-  if (code !== 0) throw new Error(`openssl could not make the release server's certificate (${code}): ${said}`);
+  if (code !== 0) throw new Error(`openssl could not make a certificate for the test host (${code}): ${said}`);
   const certificate = fs.readFileSync(cert, 'utf8');
-  // Trusted now (the bundle curl reads) and after the packages step installs ca-certificates, which rebuilds the
-  // bundle from /usr/local/share/ca-certificates.
+  const name = path.basename(tlsDir).replace(/[^A-Za-z0-9-]/g, '');
   const trusted = await host.ssh(
     'mkdir -p /etc/ssl/certs /usr/local/share/ca-certificates && ' +
-      'tee /usr/local/share/ca-certificates/lacchain-test-releases.crt >> /etc/ssl/certs/ca-certificates.crt',
+      `tee /usr/local/share/ca-certificates/lacchain-test${name}.crt >> /etc/ssl/certs/ca-certificates.crt`,
     { input: certificate },
   );
-  if (trusted.code !== 0) throw new Error(`the test host does not trust the release server: ${trusted.stderr}`);
+  if (trusted.code !== 0) throw new Error(`the test host does not trust the certificate: ${trusted.stderr}`);
+  return { key: fs.readFileSync(key, 'utf8'), cert: certificate };
+}
+
+/**
+ * Serves the release archives in `dir` to a test host over HTTPS (releases come over https only), with a
+ * certificate the host trusts. `redirects` as in fileServer.
+ */
+export async function startReleaseServer(
+  host: TestHost,
+  dir: string,
+  redirects: Record<string, string> = {},
+): Promise<FileServer> {
+  const tls = await trustedCertificate(host, dir);
   return startFileServer({
     host: host.gateway,
     port: 0,
     root: dir,
-    tls: { key: fs.readFileSync(key, 'utf8'), cert: certificate },
+    tls,
     redirects,
   });
 }
@@ -168,6 +177,8 @@ export function sshWriterStack(
     nodeName: string;
     dnsName: string;
     node?: string;
+    /** The monitoring client's image and server (a stand-in registry and server); off when not given. */
+    ethstats?: { image: string; imageDigest: string; serverUrl: string };
   },
 ): Record<string, unknown> {
   return {
@@ -191,7 +202,8 @@ export function sshWriterStack(
         },
       },
     ],
-    // The writer's relay signer: the stand-in, served beside the releases and pinned by its own digest.
+    // The writer's relay signer: the stand-in, served beside the releases and pinned by its own digest; the
+    // monitoring client as given.
     'lacchain:companions': {
       relaySigner: {
         releaseUrl: `${options.releaseBaseUrl}/${companionFile('{version}')}`,
@@ -199,6 +211,7 @@ export function sshWriterStack(
           .update(fs.readFileSync(path.join(options.releaseDir, companionFile(RELAY_SIGNER.defaultVersion))))
           .digest('hex'),
       },
+      ethstats: options.ethstats ?? { enabled: false },
     },
     'lacchain:sshPrivateKey': host.privateKey,
   };

@@ -2,7 +2,9 @@
  * The SSH path end to end, on a real Debian host (systemd, sshd, apt, nginx, openssl) built inside the test.
  * The program is declared as `pulumi up` declares it; the remote commands it declares are then run over real SSH,
  * in the same order, with the same command and the same standard input as remote.Command sends them. Besu itself
- * cannot be downloaded here, so the release archive served to the host holds the Besu stand-in (a test fixture).
+ * cannot be downloaded here, so the release archive served to the host holds the Besu stand-in (a test fixture); the
+ * relay signer and the monitoring client (its image, from a registry the test runs) are stand-ins too, as is the
+ * network's monitoring server.
  */
 import * as https from 'https';
 import * as http from 'http';
@@ -16,11 +18,15 @@ import { declareProgram, Declared } from '../../testing/program';
 import { sha256Hex } from '../../core/genesis';
 import { RELEASE_ARCHIVE_SHA256 } from '../../core/catalog/besu';
 import { stepCommand } from '../../core/remote/shell';
-import { RELAY_SIGNER } from '../../core/catalog/companions';
+import { ETHSTATS, RELAY_SIGNER } from '../../core/catalog/companions';
 import { GAS_MODEL_METHODS } from '../../core/catalog/gasModel';
 import { NETWORKS } from '../../core/catalog/networks';
 import { NODE_KEY_PARAMETER, REMOTE_STEP_NAMES } from '../../core/remote/steps';
 import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
+import { letPodmanRunInTestHost } from '../../testing/host/podman';
+import { EthstatsServer, startEthstatsServer } from '../../testing/ethstatsServer';
+import { ImageRegistry, startImageRegistry } from '../../testing/imageRegistry';
+import { buildEthstatsStandinImage } from '../../testing/ociImage';
 import type { FileServer } from '../../testing/host/fileServer';
 import {
   changedCommands,
@@ -52,6 +58,8 @@ const UNPACKED = '24.1.2';
 suite('an SSH node on a real host', () => {
   let host: TestHost;
   let files: FileServer;
+  let registry: ImageRegistry;
+  let monitor: EthstatsServer;
   let work: string;
   let first: Declared;
   let enode: string;
@@ -64,6 +72,7 @@ suite('an SSH node on a real host', () => {
       releaseDir: work,
       nodeName: 'e2e-writer',
       dnsName: 'writer.e2e.test',
+      ethstats: { image: registry.image, imageDigest: registry.digest, serverUrl: monitor.url },
     });
   const run = (step: RemoteStep) => runRemoteStep(host, step);
   /** The declaration of the node as it runs after the update (release NEXT). */
@@ -97,6 +106,10 @@ suite('an SSH node on a real host', () => {
     fs.copyFileSync(path.join(work, `besu-${NEXT}.tar.gz`), path.join(work, `besu-${UNPACKED}.tar.gz`));
     host = await startTestHost('sshnode', 41);
     files = await startReleaseServer(host, work);
+    const image = await buildEthstatsStandinImage(work);
+    registry = await startImageRegistry(host, image.archive, 'lacchain/ethstats-cli-standin', work);
+    monitor = await startEthstatsServer(host.gateway);
+    await letPodmanRunInTestHost(host);
     first = await declareProgram(recorded, 'testnet', stack(FIRST), {});
     enode = (await settle(first.outputs.nodes[NODE].enode)).value as string;
     address = (await settle(first.outputs.nodes[NODE].address)).value as string;
@@ -105,6 +118,8 @@ suite('an SSH node on a real host', () => {
 
   afterAll(async () => {
     await files?.close();
+    await registry?.close();
+    await monitor?.close();
     await host?.stop();
     if (work) fs.rmSync(work, { recursive: true, force: true });
   });
@@ -668,7 +683,13 @@ suite('an SSH node on a real host', () => {
       const off = await declareProgram(
         recorded,
         'testnet',
-        { ...stack(NEXT), 'lacchain:companions': { relaySigner: { enabled: false } } },
+        {
+          ...stack(NEXT),
+          'lacchain:companions': {
+            ...(stack(NEXT)['lacchain:companions'] as Record<string, unknown>),
+            relaySigner: { enabled: false },
+          },
+        },
         {},
       );
       const step = commands(off).find((s) => s.name === `${NODE}-companions`)!;
@@ -681,6 +702,97 @@ suite('an SSH node on a real host', () => {
       const again = await run(commands(await current()).find((s) => s.name === `${NODE}-companions`)!);
       expect(again.code).toBe(0);
       expect(await answering()).toBe('up');
+    });
+  });
+  describe("the network's monitoring client (a stand-in image run as the real one is)", () => {
+    const unit = `besu-${ETHSTATS.name}`;
+    const state = `${HOME}/companions/${ETHSTATS.name}/state`;
+    const registration = `${state}/configstore/ethstats-cli.json`;
+    const logins = () => monitor.messages.filter((m) => m.topic === 'login');
+    const registrations = () => monitor.messages.filter((m) => m.topic === 'registerNode');
+    /** Waits (30 s at most) until the server has seen more than `count` logins. */
+    async function loginsAfter(count: number): Promise<number> {
+      for (let i = 0; i < 60 && logins().length <= count; i++) await new Promise((r) => setTimeout(r, 500));
+      return logins().length;
+    }
+
+    it("is pulled by its digest, runs as the service user and registers the node's name and e-mail", async () => {
+      expect(await sh(`systemctl is-active ${unit}; systemctl is-enabled ${unit}`)).toBe('active\nenabled');
+      expect(registry.requests()).toContain(`/v2/lacchain/ethstats-cli-standin/manifests/${registry.digest}`);
+      await loginsAfter(0);
+      expect(registrations().map((m) => m.payload)).toEqual([
+        { accountEmail: 'ops@example.org', nodeName: 'e2e-writer' },
+      ]);
+      expect(logins().at(-1)?.payload).toMatchObject({ nodeName: 'e2e-writer', client: 'ws://127.0.0.1:4546' });
+      // Its registration is the service user's alone, in the folder that outlives the container.
+      expect(await sh(`stat -c '%U:%G %a' ${state} ${registration}`)).toBe('besu:besu 700\nbesu:besu 600');
+      const secret = JSON.parse(await sh(`cat ${registration}`)).secretKey;
+      expect(monitor.registered().get('e2e-writer')).toBe(secret);
+      // The client's own process (not podman's, whose command line names it too).
+      expect(await sh('ps -o user= -C ethstats-cli.js')).toBe('besu');
+      // Nothing of the node's identity reaches it, and its secret is not in the journal.
+      expect(await sh(`journalctl -u ${unit} --no-pager`)).not.toContain(secret);
+      expect(await sh(`journalctl -u ${unit} --no-pager | grep -c 'logged in as e2e-writer' || true`)).not.toBe('0');
+    });
+
+    it('is started again by systemd when killed, and logs in with the registration it kept', async () => {
+      const before = logins().length;
+      await sh('pkill -KILL -x ethstats-cli.js');
+      expect(await loginsAfter(before)).toBeGreaterThan(before);
+      expect(await sh(`systemctl is-active ${unit}`)).toBe('active');
+      expect(registrations()).toHaveLength(1);
+      expect(logins().at(-1)?.payload.secretKey).toBe(monitor.registered().get('e2e-writer'));
+    });
+
+    it('is stopped and started with Besu', async () => {
+      await sh('systemctl stop besu');
+      expect(await sh(`systemctl is-active ${unit} || true`)).toBe('inactive');
+      expect(await sh('podman ps --format {{.Names}}')).toBe('');
+      const before = logins().length;
+      await sh('systemctl start besu');
+      expect(await sh(`systemctl is-active ${unit} || true`)).toBe('active');
+      expect(await answersWithEnode()).toBe(enode);
+      expect(await loginsAfter(before)).toBeGreaterThan(before);
+    });
+
+    it('keeps its registration when turned off and on again: it never registers twice', async () => {
+      const companions = stack(NEXT)['lacchain:companions'] as Record<string, unknown>;
+      const off = await declareProgram(
+        recorded,
+        'testnet',
+        { ...stack(NEXT), 'lacchain:companions': { ...companions, ethstats: { enabled: false } } },
+        {},
+      );
+      const result = await run(commands(off).find((s) => s.name === `${NODE}-companions`)!);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`stopped and removed ${unit}`);
+      expect(await sh(`test -f ${registration} && echo kept`)).toBe('kept');
+      const before = logins().length;
+      const again = await run(commands(await current()).find((s) => s.name === `${NODE}-companions`)!);
+      expect(again.code).toBe(0);
+      expect(await loginsAfter(before)).toBeGreaterThan(before);
+      expect(registrations()).toHaveLength(1);
+    });
+
+    it('refuses an image that is not the pinned one, and changes nothing', async () => {
+      const wrong = `sha256:${'0'.repeat(64)}`;
+      const changed = await declareProgram(
+        recorded,
+        'testnet',
+        {
+          ...stack(NEXT),
+          'lacchain:companions': {
+            ...(stack(NEXT)['lacchain:companions'] as Record<string, unknown>),
+            ethstats: { image: registry.image, imageDigest: wrong, serverUrl: monitor.url },
+          },
+        },
+        {},
+      );
+      const result = await run(commands(changed).find((s) => s.name === `${NODE}-companions`)!);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain(`cannot pull ${registry.image}@${wrong}`);
+      expect(await sh(`systemctl is-active ${unit}`)).toBe('active');
+      expect(await sh(`grep -c ${registry.digest} /etc/systemd/system/${unit}.service`)).toBe('1');
     });
   });
 });
