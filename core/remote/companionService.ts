@@ -83,7 +83,8 @@ function containerUnit(node: SshNodeSettings, companion: ContainerCompanionDescr
     'Type=simple',
     `ExecStart=${command.map(systemdArgument).join(' ')}`,
     `ExecStopPost=-${CONTAINER_RUNTIME.path} rm --force --ignore ${name}`,
-    'Restart=on-failure',
+    // As the reference runs it (`--restart always`): it is meant to run for as long as the node does.
+    'Restart=always',
     `RestartSec=${companion.restartSeconds}`,
     '',
     ...installSection(node),

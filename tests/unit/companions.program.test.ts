@@ -206,7 +206,7 @@ describe.each(STACKS)('stack %s', (stack) => {
         expect(parameter(declared, typenode, 'companions', 'ETHSTATS_SHA256')).toBeUndefined();
         const unit = parameter(declared, typenode, 'companions', 'ETHSTATS_UNIT')!;
         expect(unit).toContain('After=besu.service\nPartOf=besu.service');
-        expect(unit).toContain('Restart=on-failure\n');
+        expect(unit).toContain('Restart=always\n');
         expect(unit).toContain('WantedBy=besu.service');
         expect(unit).toContain('ExecStopPost=-/usr/bin/podman rm --force --ignore besu-ethstats\n');
         expect(/^ExecStart=(.*)$/m.exec(unit)![1]).toBe(
