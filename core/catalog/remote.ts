@@ -29,6 +29,8 @@ export const NODE_HOME_LAYOUT = {
   containerCompanionLauncher: 'bin/start-container-companion.sh',
   /** A container companion's state folder, inside its own folder. */
   companionStateDir: 'state',
+  /** A listening companion's nftables rules (its port fenced to the loopback), inside its own folder. */
+  companionFence: 'fence.nft',
 } as const;
 
 /** The info log the operator tails to see block sync: logs/<service>_info.log. */
@@ -42,6 +44,13 @@ export function infoLogPath(nodeHome: string, serviceName: string): string {
  * puts the executable.
  */
 export const CONTAINER_RUNTIME = { package: 'podman', path: '/usr/bin/podman' } as const;
+
+/**
+ * The packet filter that fences a listening companion (the relay signer, which listens on every address) to the
+ * loopback where systemd's own IP firewall cannot (it needs cgroup v2): nftables, the package of that name and its
+ * executable. Its table for a companion is `lacchain_<service>_<companion>` (hyphens as underscores).
+ */
+export const PACKET_FILTER = { package: 'nftables', path: '/usr/sbin/nft' } as const;
 
 /** Exit code of the launcher when the key is missing (EX_CONFIG): systemd does not restart on it. */
 export const MISSING_KEY_EXIT_CODE = 78;

@@ -3,7 +3,7 @@
  * stopped and restarted with it; a released one sandboxed so that it can write only its own log and talk to the
  * loopback only, a container one run by podman as the service user) and the rotation of the released ones' logs.
  */
-import { CONTAINER_RUNTIME, MISSING_KEY_EXIT_CODE, NODE_HOME_LAYOUT } from '../catalog/remote';
+import { CONTAINER_RUNTIME, MISSING_KEY_EXIT_CODE, NODE_HOME_LAYOUT, PACKET_FILTER } from '../catalog/remote';
 import type {
   CompanionDescription,
   ContainerCompanionDescription,
@@ -26,7 +26,33 @@ function companionPaths(node: SshNodeSettings, companion: ReleasedCompanionDescr
     logDir: `${dir}/${companion.logDir}`,
     /** The executable of the release in use, through the `current` link. */
     executable: `${dir}/releases/current/${companion.executable}`,
+    /** The nftables rules that fence its port to the loopback, for one that listens. */
+    fence: `${dir}/${NODE_HOME_LAYOUT.companionFence}`,
   };
+}
+
+/**
+ * The nftables rules that fence a listening companion's port to the loopback: a table of its own that refuses TCP to
+ * the port (with a reset) at any address but the loopback's, IPv4 and IPv6, as if it listened on the loopback only
+ * (so the machine's own public address is refused too, which lets the companions step check the fence from the
+ * machine). Loaded in one transaction that first replaces the table, so loading it again changes nothing.
+ */
+export function companionFence(node: SshNodeSettings, companion: ReleasedCompanionDescription): string | undefined {
+  if (companion.port === undefined) return undefined;
+  const table = `lacchain_${companionServiceName(node, companion.settings.name)}`.replace(/-/g, '_');
+  return [
+    `# Written by the lacchain-besu-node Pulumi program: the ${companion.settings.name} of node ${node.nodeName} answers on the loopback only.`,
+    `table inet ${table}`,
+    `delete table inet ${table}`,
+    `table inet ${table} {`,
+    '  chain input {',
+    '    type filter hook input priority filter - 10; policy accept;',
+    `    tcp dport ${companion.port} ip daddr != 127.0.0.0/8 reject with tcp reset`,
+    `    tcp dport ${companion.port} ip6 daddr != ::1 reject with tcp reset`,
+    '  }',
+    '}',
+    '',
+  ].join('\n');
 }
 
 /** The systemd service name of a companion: `<node service>-<companion>` (scripts/remote/companions.sh names it so). */
@@ -113,6 +139,9 @@ function releasedUnit(node: SshNodeSettings, companion: ReleasedCompanionDescrip
     'Type=simple',
     `User=${serviceUser}`,
     `WorkingDirectory=${paths.dir}`,
+    // Its port fenced to the loopback by nftables before it starts (as root: `+`), where systemd's own IP firewall
+    // below cannot (cgroup v1); `-` so that a machine without nft still starts it (the companions step then warns).
+    ...(companion.port !== undefined ? [`ExecStartPre=-+${PACKET_FILTER.path} -f ${paths.fence}`] : []),
     `ExecStart=${launcher} ${paths.executable}${key}`,
     'Restart=on-failure',
     `RestartSec=${companion.restartSeconds}`,

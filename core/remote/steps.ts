@@ -9,12 +9,12 @@ import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
 import { LOOPBACK, PORTS } from '../catalog/ports';
 import { configDigest, NodeDescription } from '../node/description';
 import { reachablePorts } from '../rpc/access';
-import { CERTIFICATE, CONTAINER_RUNTIME } from '../catalog/remote';
+import { CERTIFICATE, CONTAINER_RUNTIME, PACKET_FILTER } from '../catalog/remote';
 import type { SshNodeSettings } from '../settings/model';
 import { nodePaths } from './paths';
 import { COMPANIONS } from '../catalog/companions';
 import { readScript, START_COMPANION_SCRIPT, START_CONTAINER_COMPANION_SCRIPT } from '../scripts';
-import { companionsLogrotate, companionUnit } from './companionService';
+import { companionFence, companionsLogrotate, companionUnit } from './companionService';
 import { logrotateConf, systemdUnit } from './serviceFiles';
 
 /** The steps, in the order they run. */
@@ -124,6 +124,10 @@ export function remoteSteps<V>(
       GAS_MODEL: String(description.proxyServers.some((server) => server.gasModel !== undefined)),
       // A companion that runs from a container image (the monitoring client) runs on podman.
       CONTAINER_RUNTIME: description.companions.some((c) => c.kind === 'container') ? CONTAINER_RUNTIME.package : '',
+      // A companion that listens (the relay signer) is fenced to the loopback with nftables.
+      PACKET_FILTER: description.companions.some((c) => c.kind === 'release' && c.port !== undefined)
+        ? PACKET_FILTER.package
+        : '',
     }),
     step('release', {
       BESU_VERSION: node.releaseVersion,
@@ -227,6 +231,7 @@ function companionParameters(description: NodeDescription<SshNodeSettings>, serv
     const sha256 = companion.settings.sha256;
     if (!sha256)
       throw new Error(`node ${node.name}: the ${companion.settings.name} has no digest (the settings check it)`);
+    const fence = companionFence(node, companion);
     Object.assign(env, {
       [`${prefix}_VERSION`]: companion.settings.version,
       [`${prefix}_URL`]: companion.settings.releaseUrl,
@@ -234,7 +239,7 @@ function companionParameters(description: NodeDescription<SshNodeSettings>, serv
       [`${prefix}_EXECUTABLE`]: companion.executable,
       [`${prefix}_CONFIG`]: companion.configToml,
       ...unit,
-      ...(companion.port ? { [`${prefix}_PORT`]: String(companion.port) } : {}),
+      ...(fence ? { [`${prefix}_PORT`]: String(companion.port), [`${prefix}_FENCE`]: fence } : {}),
     });
   }
   return env;

@@ -12,9 +12,10 @@
 # space-separated, maybe none), KNOWN_COMPANIONS (every name the program knows), LAUNCHER (start-companion.sh),
 # CONTAINER_LAUNCHER (start-container-companion.sh), LOGROTATE_CONF, NODE_IP (the machine's public address); and for
 # each name in COMPANIONS, with PREFIX its name in upper case with _ for -: PREFIX_UNIT, and either PREFIX_IMAGE (an
-# image pinned @sha256:) or PREFIX_VERSION, PREFIX_URL, PREFIX_SHA256, PREFIX_EXECUTABLE, PREFIX_CONFIG, and
-# PREFIX_PORT for one that listens (it must then not answer on NODE_IP: the service is fenced to the loopback by
-# systemd's IP firewall, which needs cgroup v2; where the machine cannot enforce it, the step says so loudly).
+# image pinned @sha256:) or PREFIX_VERSION, PREFIX_URL, PREFIX_SHA256, PREFIX_EXECUTABLE, PREFIX_CONFIG, and for one
+# that listens PREFIX_PORT and PREFIX_FENCE (nftables rules, written as its fence.nft, which its service loads before
+# it starts). It must then not answer on NODE_IP: the service is fenced to the loopback by those rules and by
+# systemd's IP firewall (cgroup v2 only); where the machine enforces neither, the step says so loudly.
 set -euo pipefail
 : "${NODE_HOME:?}" "${SERVICE_NAME:?}" "${SERVICE_USER:?}" "${KNOWN_COMPANIONS:?}" "${LAUNCHER:?}"
 : "${CONTAINER_LAUNCHER:?}" "${LOGROTATE_CONF:?}" "${NODE_IP:?}"
@@ -101,7 +102,7 @@ check_fenced() {
     sleep 0.2
   done
   if curl -s -o /dev/null --max-time 2 -X POST -d '{}' "http://$NODE_IP:$port/"; then
-    echo "companions: WARNING: $unit answers on $NODE_IP:$port: this machine's systemd cannot fence it to the loopback (IPAddressDeny needs cgroup v2); close port $port to the outside in your firewall" >&2
+    echo "companions: WARNING: $unit answers on $NODE_IP:$port: neither nftables nor this machine's systemd (IPAddressDeny needs cgroup v2) fence it to the loopback; close port $port to the outside in your firewall" >&2
   else
     echo "companions: $unit answers on the loopback only"
   fi
@@ -145,9 +146,11 @@ for name in $KNOWN_COMPANIONS; do
     executable_var="${prefix}_EXECUTABLE" config_var="${prefix}_CONFIG"
     : "${!version_var:?}" "${!url_var:?}" "${!sha_var:?}" "${!executable_var:?}" "${!config_var:?}"
     own_folder "$dir/log" 0750
+    fence_var="${prefix}_FENCE"
     changes=$(
       install_release "$dir" "${!version_var}" "${!url_var}" "${!sha_var}" "${!executable_var}"
       write_file "$dir/config.toml" 0640 "root:$group" "${!config_var}"
+      if [ -n "${!fence_var:-}" ]; then write_file "$dir/fence.nft" 0644 root:root "${!fence_var}"; fi
       write_file "/etc/systemd/system/$unit.service" 0644 root:root "${!unit_var}"
     )
     version="${!version_var}"

@@ -3,11 +3,14 @@
 # a Java runtime of at least JAVA_MAJOR, nginx, openssl, curl, tar and logrotate, and for a writer (GAS_MODEL=true)
 # nginx's Lua module and cjson, which the proxy's gas-model routing runs on (Debian and Ubuntu only: apt's
 # libnginx-mod-http-lua and lua-cjson); and CONTAINER_RUNTIME (podman) when a companion service runs from a container
-# image (the network's monitoring client). Installs only what is missing.
-# Parameters (environment): JAVA_MAJOR, GAS_MODEL (true|false), CONTAINER_RUNTIME (a package name, or empty).
+# image (the network's monitoring client), and PACKET_FILTER (nftables) when a companion listens (the relay signer,
+# fenced to the loopback with it). Installs only what is missing.
+# Parameters (environment): JAVA_MAJOR, GAS_MODEL (true|false), CONTAINER_RUNTIME and PACKET_FILTER (a package name,
+# or empty).
 set -euo pipefail
 : "${JAVA_MAJOR:?}" "${GAS_MODEL:?}"
 CONTAINER_RUNTIME=${CONTAINER_RUNTIME:-}
+PACKET_FILTER=${PACKET_FILTER:-}
 
 fail() { echo "packages: $*" >&2; exit 1; }
 
@@ -47,7 +50,7 @@ if command -v apt-get >/dev/null 2>&1; then
   fi
   # shellcheck disable=SC2086 # java_package is one word or empty, the others words or empty
   apt-get install -y -q --no-install-recommends $java_package nginx-light openssl curl ca-certificates tar gzip logrotate \
-    $gas_model_packages $CONTAINER_RUNTIME
+    $gas_model_packages $CONTAINER_RUNTIME $PACKET_FILTER
   if [ "$GAS_MODEL" = true ]; then
     grep -qs ngx_http_lua_module /etc/nginx/modules-enabled/*.conf \
       || fail "nginx's Lua module is installed but not enabled in /etc/nginx/modules-enabled"
@@ -71,8 +74,9 @@ elif command -v dnf >/dev/null 2>&1 || command -v yum >/dev/null 2>&1; then
     [ -n "$java_package" ] || fail "no Java $JAVA_MAJOR or newer is offered by this system's package sources"
   fi
   rpm -q epel-release >/dev/null 2>&1 || "$installer" install -y -q epel-release || true
-  # shellcheck disable=SC2086 # java_package and CONTAINER_RUNTIME are one word or empty
-  "$installer" install -y -q $java_package nginx openssl curl ca-certificates tar gzip logrotate $CONTAINER_RUNTIME
+  # shellcheck disable=SC2086 # java_package, CONTAINER_RUNTIME and PACKET_FILTER are one word or empty
+  "$installer" install -y -q $java_package nginx openssl curl ca-certificates tar gzip logrotate $CONTAINER_RUNTIME \
+    $PACKET_FILTER
 else
   fail "no supported package manager (apt-get, dnf or yum) found"
 fi
@@ -82,4 +86,4 @@ installed=$(java_major_installed)
 if [ -n "$CONTAINER_RUNTIME" ]; then
   command -v "$CONTAINER_RUNTIME" >/dev/null 2>&1 || fail "$CONTAINER_RUNTIME was installed but is not on the PATH"
 fi
-echo "packages: ok (Java $installed${CONTAINER_RUNTIME:+, $CONTAINER_RUNTIME})"
+echo "packages: ok (Java $installed${CONTAINER_RUNTIME:+, $CONTAINER_RUNTIME}${PACKET_FILTER:+, $PACKET_FILTER})"

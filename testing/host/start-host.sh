@@ -138,9 +138,10 @@ fi
 mkdir -p /run/systemd/nspawn
 # setsid + all three streams redirected: the container must not hold the caller's stdout
 # open (a Node parent reading our stdout would otherwise wait for it forever) and must not
-# get the caller's terminal signals.
+# get the caller's terminal signals. CAP_NET_ADMIN lets the host's root manage the packet filter of its own network
+# namespace (and nothing else), as root on a real machine does: the relay signer's nftables fence needs it.
 setsid systemd-nspawn --boot --register=no --keep-unit \
-  --network-namespace-path="/run/netns/$NS" \
+  --network-namespace-path="/run/netns/$NS" --capability=CAP_NET_ADMIN \
   --directory="$ROOT" --machine="$NS" --hostname="$NAME" \
   --console=read-only --link-journal=no --resolv-conf=off --timezone=off \
   </dev/null >"$LOG" 2>&1 &

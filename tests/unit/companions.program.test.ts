@@ -187,6 +187,22 @@ describe.each(STACKS)('stack %s', (stack) => {
         expect(unit).toContain('ProtectSystem=strict\n');
         expect(unit).toContain(`ReadWritePaths=/opt/lacchain/companions/${companion.name}/log\n`);
         expect(unit).toContain('IPAddressDeny=any\nIPAddressAllow=localhost\n');
+        // The relay signer listens: nftables fences its port to the loopback before it starts (cgroup v1 too).
+        const fence = parameter(declared, typenode, 'companions', `${prefix}_FENCE`);
+        expect(parameter(declared, typenode, 'packages', 'PACKET_FILTER')).toBe(
+          companion === RELAY_SIGNER ? 'nftables' : '',
+        );
+        if (companion === RELAY_SIGNER) {
+          expect(unit).toContain(
+            `ExecStartPre=-+/usr/sbin/nft -f /opt/lacchain/companions/${companion.name}/fence.nft\n`,
+          );
+          expect(fence).toContain('table inet lacchain_besu_relay_signer {');
+          expect(fence).toContain(`tcp dport ${RELAY_SIGNER.port} ip daddr != 127.0.0.0/8 reject with tcp reset`);
+          expect(fence).toContain(`tcp dport ${RELAY_SIGNER.port} ip6 daddr != ::1 reject with tcp reset`);
+        } else {
+          expect(unit).not.toContain('ExecStartPre');
+          expect(fence).toBeUndefined();
+        }
         expect(unit).toContain('WantedBy=besu.service');
         // The key goes to the relay signer through its environment, filled by the launcher from the key file.
         const exec = /^ExecStart=(.*)$/m.exec(unit)![1];
