@@ -10,6 +10,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { FileServer, startFileServer } from './host/fileServer';
 import { RELAY_SIGNER } from '../core/catalog/companions';
+import type { NetworkName } from '../core/catalog/networks';
+import type { NodeType } from '../core/catalog/nodeTypes';
 import { RecordedResource, unwrapSecrets } from '../tools/recording/engine';
 import type { Declared } from './program';
 import { PROJECT_DIR } from './run';
@@ -96,16 +98,20 @@ export async function packStandinReleases(versions: string[], dir: string): Prom
     });
     if (code !== 0) throw new Error(`pack.sh ${version} failed (${code})`);
   }
-  // The relay signer's stand-in, served as the executable of the default release.
+  // The relay signer's stand-in, served as the executable of the default release, and the rotation client's.
   fs.copyFileSync(
     path.join(PROJECT_DIR, COMPANION_STANDIN),
     path.join(dir, companionFile(RELAY_SIGNER.defaultVersion)),
   );
+  fs.copyFileSync(path.join(PROJECT_DIR, ROTATION_STANDIN), path.join(dir, ROTATION_STANDIN_FILE));
 }
 
 /** The relay signer's stand-in (a test fixture), and its file name among the served releases. */
 const COMPANION_STANDIN = 'tests/fixtures/companion-standins/relay-signer';
 const companionFile = (version: string) => `relay-signer-${version}`;
+/** The rotation client's stand-in (a test fixture), and its file name among the served releases. */
+const ROTATION_STANDIN = 'tests/fixtures/companion-standins/rotation-validator';
+const ROTATION_STANDIN_FILE = 'rotation-validator-client';
 
 /** The SHA-256 of a packed stand-in release in `dir` (what the inventory's release_sha256 pins). */
 export function releaseDigest(dir: string, version: string): string {
@@ -168,25 +174,43 @@ export async function startReleaseServer(
  * A testnet stack with one SSH writer on the test host, its release served from `releaseBaseUrl` (https) and pinned
  * by the digest of the archive packed in `releaseDir`.
  */
-export function sshWriterStack(
+export function sshWriterStack(host: TestHost, options: SshNodeStackOptions): Record<string, unknown> {
+  return sshNodeStack(host, { ...options, typenode: 'writer', network: 'open-protestnet' });
+}
+
+/** What a test stack of one SSH node is made of. */
+export interface SshNodeStackOptions {
+  version: string;
+  releaseBaseUrl: string;
+  releaseDir: string;
+  nodeName: string;
+  dnsName: string;
+  node?: string;
+  /** The monitoring client's image and server (a stand-in registry and server); off when not given. */
+  ethstats?: { image: string; imageDigest: string; serverUrl: string };
+}
+
+/**
+ * A stack with one SSH node of `typenode` on `network`, on the test host: its release served from `releaseBaseUrl`
+ * (https) and pinned by the digest of the archive packed in `releaseDir`, and its companions' stand-ins served beside
+ * it, each pinned by its own digest.
+ */
+export function sshNodeStack(
   host: TestHost,
-  options: {
-    version: string;
-    releaseBaseUrl: string;
-    releaseDir: string;
-    nodeName: string;
-    dnsName: string;
-    node?: string;
-    /** The monitoring client's image and server (a stand-in registry and server); off when not given. */
-    ethstats?: { image: string; imageDigest: string; serverUrl: string };
-  },
+  options: SshNodeStackOptions & { typenode: NodeType; network: NetworkName },
 ): Record<string, unknown> {
+  const standin = (file: string) => ({
+    releaseUrl: `${options.releaseBaseUrl}/${file}`,
+    sha256: createHash('sha256')
+      .update(fs.readFileSync(path.join(options.releaseDir, file.replace('{version}', RELAY_SIGNER.defaultVersion))))
+      .digest('hex'),
+  });
   return {
-    'lacchain:network': 'open-protestnet',
+    'lacchain:network': options.network,
     'lacchain:nodes': [
       {
-        name: options.node ?? 'writer',
-        typenode: 'writer',
+        name: options.node ?? options.typenode,
+        typenode: options.typenode,
         target: 'ssh',
         inventory: {
           host: host.ip,
@@ -199,18 +223,16 @@ export function sshWriterStack(
           dns_name: options.dnsName,
           release_url: `${options.releaseBaseUrl}/besu-{version}.tar.gz`,
           release_sha256: releaseDigest(options.releaseDir, options.version),
+          // The test host is smaller than a production network asks for.
+          ...(options.network === 'mainnet-omega' ? { allow_below_minimum_hardware: true } : {}),
         },
       },
     ],
-    // The writer's relay signer: the stand-in, served beside the releases and pinned by its own digest; the
-    // monitoring client as given.
+    // The companions' stand-ins, served beside the releases and pinned by their own digests; the monitoring client as
+    // given.
     'lacchain:companions': {
-      relaySigner: {
-        releaseUrl: `${options.releaseBaseUrl}/${companionFile('{version}')}`,
-        sha256: createHash('sha256')
-          .update(fs.readFileSync(path.join(options.releaseDir, companionFile(RELAY_SIGNER.defaultVersion))))
-          .digest('hex'),
-      },
+      relaySigner: standin(companionFile('{version}')),
+      rotationValidator: standin(ROTATION_STANDIN_FILE),
       ethstats: options.ethstats ?? { enabled: false },
     },
     'lacchain:sshPrivateKey': host.privateKey,

@@ -1,0 +1,147 @@
+/**
+ * A validator on mainnet-omega and a bootnode on open-protestnet, each deployed on a real Debian host of its own
+ * (the writer on open-protestnet is sshNode.test.ts): every step as `pulumi up` declares it, run over real SSH, and
+ * each node's companions running under systemd beside it: the validator's rotation client and both nodes' monitoring
+ * client. Besu, the rotation client, the monitoring client's image and the network's monitoring server are stand-ins
+ * (test fixtures); systemd, podman, the registry protocol and the scripts are real.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { ETHSTATS, ROTATION_VALIDATOR } from '../../core/catalog/companions';
+import { NETWORKS, NetworkName, StackName } from '../../core/catalog/networks';
+import type { NodeType } from '../../core/catalog/nodeTypes';
+import { settle } from '../../tools/recording/engine';
+import { recordProgram } from '../../testing/pulumi';
+import { declareProgram } from '../../testing/program';
+import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
+import { letPodmanRunInTestHost } from '../../testing/host/podman';
+import type { FileServer } from '../../testing/host/fileServer';
+import { EthstatsServer, startEthstatsServer } from '../../testing/ethstatsServer';
+import { ImageRegistry, startImageRegistry } from '../../testing/imageRegistry';
+import { buildEthstatsStandinImage } from '../../testing/ociImage';
+import {
+  hostSuite,
+  packStandinReleases,
+  remoteCommands as commands,
+  runRemoteSteps,
+  sshNodeStack,
+  startReleaseServer,
+} from '../../testing/replay';
+
+const recorded = recordProgram();
+const suite = hostSuite('SSH end-to-end tests of the companions');
+jest.setTimeout(15 * 60 * 1000);
+
+const VERSION = '23.4.1';
+const HOME = '/opt/lacchain';
+
+/** The nodes deployed, one host each. */
+const CASES: { typenode: NodeType; stack: StackName; network: NetworkName; index: number }[] = [
+  { typenode: 'validator', stack: 'mainnet', network: 'mainnet-omega', index: 44 },
+  { typenode: 'bootnode', stack: 'testnet', network: 'open-protestnet', index: 45 },
+];
+
+suite.each(CASES)('a $typenode on $network, deployed with its companions', ({ typenode, stack, network, index }) => {
+  let host: TestHost;
+  let files: FileServer;
+  let registry: ImageRegistry;
+  let monitor: EthstatsServer;
+  let work: string;
+  let enode: string;
+  const nodeName = `e2e-${typenode}`;
+
+  const sh = async (command: string) => (await host.ssh(command, { timeoutMs: 60_000 })).stdout.trim();
+  /** Waits (30 s at most) until `unit` is active with a main process other than `not`, and returns its pid. */
+  async function runningPid(unit: string, not = ''): Promise<string> {
+    let pid = '';
+    for (let i = 0; i < 60; i++) {
+      pid = await sh(`systemctl is-active --quiet ${unit} && systemctl show -p MainPID --value ${unit}`);
+      if (pid !== '' && pid !== '0' && pid !== not) return pid;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    return pid;
+  }
+
+  beforeAll(async () => {
+    const check = await canBuildHosts();
+    if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
+    work = fs.mkdtempSync(path.join(os.tmpdir(), `lacchain-e2e-${typenode}-`));
+    await packStandinReleases([VERSION], work);
+    host = await startTestHost(`co-${typenode.slice(0, 4)}`, index);
+    files = await startReleaseServer(host, work);
+    const image = await buildEthstatsStandinImage(work);
+    registry = await startImageRegistry(host, image.archive, 'lacchain/ethstats-cli-standin', work);
+    monitor = await startEthstatsServer(host.gateway);
+    await letPodmanRunInTestHost(host);
+    const declared = await declareProgram(
+      recorded,
+      stack,
+      sshNodeStack(host, {
+        typenode,
+        network,
+        version: VERSION,
+        releaseBaseUrl: files.url,
+        releaseDir: work,
+        nodeName,
+        dnsName: `${typenode}.e2e.test`,
+        ethstats: { image: registry.image, imageDigest: registry.digest, serverUrl: monitor.url },
+      }),
+      {},
+    );
+    enode = (await settle(declared.outputs.nodes[typenode].enode)).value as string;
+    await runRemoteSteps(host, commands(declared));
+  });
+
+  afterAll(async () => {
+    await files?.close();
+    await registry?.close();
+    await monitor?.close();
+    await host?.stop();
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it('runs the node with the identity of the stack', async () => {
+    expect(await sh('systemctl is-active besu')).toBe('active');
+    expect(await sh(`cat ${HOME}/data/enode`)).toBe(enode);
+  });
+
+  it("registers the node's name on the network's monitoring server, and keeps running it", async () => {
+    const unit = `besu-${ETHSTATS.name}`;
+    expect(await sh(`systemctl is-enabled ${unit}`)).toBe('enabled');
+    const pid = await runningPid(unit);
+    for (let i = 0; i < 60 && !monitor.messages.some((m) => m.topic === 'login'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(monitor.registered().has(nodeName)).toBe(true);
+    expect(monitor.messages.find((m) => m.topic === 'registerNode')?.payload).toEqual({
+      accountEmail: 'ops@example.org',
+      nodeName,
+    });
+    await sh(`kill -9 ${pid}`);
+    expect(await runningPid(unit, pid)).not.toBe(pid);
+  });
+
+  it('runs the rotation client on a validator only, configured for its network, unprivileged', async () => {
+    const unit = `besu-${ROTATION_VALIDATOR.name}`;
+    const dir = `${HOME}/companions/${ROTATION_VALIDATOR.name}`;
+    if (typenode !== 'validator') {
+      expect(await sh(`systemctl list-unit-files ${unit}.service | grep -c ${unit} || true`)).toBe('0');
+      return;
+    }
+    const pid = await runningPid(unit);
+    expect(await sh(`ps -o user= -p ${pid}`)).toBe('besu');
+    const contract = NETWORKS[network].validatorRotationContract;
+    expect(await sh(`cat ${dir}/config.toml`)).toContain(`contractAddress = "${contract}"`);
+    // It read the key and reached Besu's RPC (the stand-in says so in its log, without the key).
+    let log = '';
+    for (let i = 0; i < 60 && !log.includes('key read'); i++) {
+      log = await sh(`cat ${dir}/log/idbServiceLog.log 2>/dev/null || true`);
+      if (!log.includes('key read')) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(log).toContain(`network ${NETWORKS[network].networkId}, rotation contract ${contract}`);
+    expect(log).not.toContain((await sh(`cat ${HOME}/data/key`)).slice(2));
+    await sh(`kill -9 ${pid}`);
+    expect(await runningPid(unit, pid)).not.toBe(pid);
+  });
+});
