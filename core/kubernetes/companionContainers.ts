@@ -86,6 +86,33 @@ function imageContainer(node: KubernetesNodeSettings, companion: ContainerCompan
   };
 }
 
+/**
+ * The init container that makes the state folders of the companions run from their own image, on the node's data
+ * volume, before any container starts: as the pod's user, mode 0700. Left to the kubelet, a missing subPath folder is
+ * made as root, and the unprivileged companion could not write its registration there. It runs Besu's image (already
+ * on the worker) and only `mkdir`; none when no such companion runs.
+ */
+export function companionStateInit(
+  node: KubernetesNodeSettings,
+  besuImage: string,
+  companions: readonly CompanionDescription[],
+) {
+  const folders = companions
+    .filter((c) => c.kind === 'container')
+    .map((c) => `${POD_PATHS.dataDir}/${companionStateFolder(c.settings.name)}`);
+  if (folders.length === 0) return [];
+  return [
+    {
+      name: kubernetesNames(node.name).companionContainer('companion-state'),
+      image: besuImage,
+      command: ['/bin/sh', '-c', 'mkdir -p "$@" && chmod 0700 "$@"', 'sh', ...folders],
+      resources: COMMON.resources,
+      volumeMounts: [{ name: 'data', mountPath: POD_PATHS.dataDir }],
+      securityContext: COMMON.securityContext,
+    },
+  ];
+}
+
 /** The working-folder volumes of the node's companions. */
 export function companionVolumes(companions: readonly CompanionDescription[]) {
   return companions.map((companion) => ({ name: workVolume(companion), emptyDir: {} }));

@@ -4,7 +4,7 @@
  * the Kubernetes schemas. Values that only the engine knows (the key, the downloaded genesis) are passed in as
  * opaque values of type V and placed where they belong.
  */
-import { companionContainers, companionVolumes } from './companionContainers';
+import { companionContainers, companionStateInit, companionVolumes } from './companionContainers';
 import { BESU_IMAGE_UID, besuImage } from '../catalog/besu';
 import {
   IDENTITY_ANNOTATIONS,
@@ -207,6 +207,7 @@ export function statefulSetManifest<V = string>(
     ...(withProxy ? [proxyContainer(node)] : []),
     ...companionContainers(node, description.companions),
   ];
+  const stateInit = companionStateInit(node, besu.image, description.companions);
   const volumes = [
     { name: 'config', configMap: { name: names.configMap, defaultMode: 0o444 } },
     { name: 'key', secret: { secretName: names.keySecret, defaultMode: 0o440 } },
@@ -248,6 +249,7 @@ export function statefulSetManifest<V = string>(
           // Nothing in the pod talks to the Kubernetes API.
           automountServiceAccountToken: false,
           terminationGracePeriodSeconds: 60,
+          ...(stateInit.length > 0 ? { initContainers: stateInit } : {}),
           containers,
           volumes,
         },

@@ -124,6 +124,14 @@ describe.each(STACKS)('stack %s', (stack) => {
           subPath: 'lacchain-companions/ethstats',
         });
         expect(container.volumeMounts.map((m: any) => m.name)).not.toContain('key');
+        // The folder is made as the pod's user before any container starts (the kubelet would make it as root).
+        expect(pod.initContainers).toEqual([
+          expect.objectContaining({
+            name: `${typenode}-companion-state`,
+            command: ['/bin/sh', '-c', 'mkdir -p "$@" && chmod 0700 "$@"', 'sh', '/data/lacchain-companions/ethstats'],
+            volumeMounts: [{ name: 'data', mountPath: '/data' }],
+          }),
+        ]);
         expect(container.securityContext).toMatchObject({
           readOnlyRootFilesystem: true,
           allowPrivilegeEscalation: false,
@@ -149,6 +157,7 @@ describe.each(STACKS)('stack %s', (stack) => {
       const off = await declareProgram(recorded, stack, config, files);
       const pod = inputsOf(off, 'kubernetes:apps/v1:StatefulSet', 'bootnode-node').spec.template.spec;
       expect(pod.containers.map((c: any) => c.name)).toEqual(['bootnode-besu']);
+      expect(pod.initContainers).toBeUndefined();
       const data = inputsOf(off, 'kubernetes:core/v1:ConfigMap', 'writer-config').data;
       expect(parse(data['config.toml'])['rpc-ws-enabled']).toBeUndefined();
       expect(data['nginx.conf']).not.toContain(String(RELAY_SIGNER.port));

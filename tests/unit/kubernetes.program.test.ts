@@ -293,6 +293,9 @@ describe('a Besu version bump', () => {
     expect(podB.spec.containers[0].image).toBe('hyperledger/besu:23.4.2');
     expect(podB.metadata.labels['app.kubernetes.io/version']).toBe('23.4.2');
     podB.spec.containers[0].image = podA.spec.containers[0].image;
+    // The init container that makes the companions' state folders runs Besu's image too.
+    expect(podB.spec.initContainers[0].image).toBe('hyperledger/besu:23.4.2');
+    podB.spec.initContainers[0].image = podA.spec.initContainers[0].image;
     podB.metadata.labels['app.kubernetes.io/version'] = podA.metadata.labels['app.kubernetes.io/version'];
     expect(podB).toEqual(podA);
     expect((await settle(b.outputs.nodes.writer.enode)).value).toBe((await settle(a.outputs.nodes.writer.enode)).value);

@@ -138,7 +138,7 @@ function plan(args: string[], options: { cwd?: string } = {}) {
 const diffJson = (out: string) => JSON.parse(fs.readFileSync(path.join(out, 'diff.json'), 'utf8'));
 
 describe('plan --diff BASE_DIR: a release bump', () => {
-  it('on Kubernetes changes only the StatefulSet: the image and the pod version label', () => {
+  it('on Kubernetes changes only the StatefulSet: the images and the pod version label', () => {
     const base = plan(['--stack', 'testnet', '--config', writerStack()]);
     expect(base.code).toBe(0);
     const bumped = plan([
@@ -167,6 +167,12 @@ describe('plan --diff BASE_DIR: a release bump', () => {
             before: 'hyperledger/besu:23.4.1',
             after: 'hyperledger/besu:23.4.2',
           },
+          // The init container that makes the companions' state folders runs Besu's image.
+          {
+            path: 'spec.template.spec.initContainers[0].image',
+            before: 'hyperledger/besu:23.4.1',
+            after: 'hyperledger/besu:23.4.2',
+          },
         ],
       },
     ]);
@@ -175,6 +181,7 @@ describe('plan --diff BASE_DIR: a release bump', () => {
         `plan diff against ${base.out}: 0 to create, 1 to change, 0 to delete, ${diff.unchanged} unchanged`,
         '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.metadata.labels["app.kubernetes.io/version"]: "23.4.1" -> "23.4.2"',
         '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.containers[0].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
+        '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.initContainers[0].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
         '',
       ].join('\n'),
     );
