@@ -15,11 +15,9 @@ import { settle } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram } from '../../testing/program';
 import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
-import { letPodmanRunInTestHost } from '../../testing/host/podman';
 import type { FileServer } from '../../testing/host/fileServer';
-import { EthstatsServer, startEthstatsServer } from '../../testing/ethstatsServer';
-import { ImageRegistry, startImageRegistry } from '../../testing/imageRegistry';
-import { buildEthstatsStandinImage } from '../../testing/ociImage';
+import type { EthstatsServer } from '../../testing/ethstatsServer';
+import { MonitoringStandins, startMonitoringStandins } from '../../testing/monitoringStandins';
 import {
   hostSuite,
   packStandinReleases,
@@ -45,7 +43,7 @@ const CASES: { typenode: NodeType; stack: StackName; network: NetworkName; index
 suite.each(CASES)('a $typenode on $network, deployed with its companions', ({ typenode, stack, network, index }) => {
   let host: TestHost;
   let files: FileServer;
-  let registry: ImageRegistry;
+  let standins: MonitoringStandins;
   let monitor: EthstatsServer;
   let work: string;
   let enode: string;
@@ -70,10 +68,8 @@ suite.each(CASES)('a $typenode on $network, deployed with its companions', ({ ty
     await packStandinReleases([VERSION], work);
     host = await startTestHost(`co-${typenode.slice(0, 4)}`, index);
     files = await startReleaseServer(host, work);
-    const image = await buildEthstatsStandinImage(work);
-    registry = await startImageRegistry(host, image.archive, 'lacchain/ethstats-cli-standin', work);
-    monitor = await startEthstatsServer(host.gateway);
-    await letPodmanRunInTestHost(host);
+    standins = await startMonitoringStandins(host, work);
+    ({ monitor } = standins);
     const declared = await declareProgram(
       recorded,
       stack,
@@ -85,7 +81,7 @@ suite.each(CASES)('a $typenode on $network, deployed with its companions', ({ ty
         releaseDir: work,
         nodeName,
         dnsName: `${typenode}.e2e.test`,
-        ethstats: { image: registry.image, imageDigest: registry.digest, serverUrl: monitor.url },
+        ethstats: standins.ethstats,
       }),
       {},
     );
@@ -95,8 +91,7 @@ suite.each(CASES)('a $typenode on $network, deployed with its companions', ({ ty
 
   afterAll(async () => {
     await files?.close();
-    await registry?.close();
-    await monitor?.close();
+    await standins?.close();
     await host?.stop();
     if (work) fs.rmSync(work, { recursive: true, force: true });
   });

@@ -23,10 +23,9 @@ import { GAS_MODEL_METHODS } from '../../core/catalog/gasModel';
 import { NETWORKS } from '../../core/catalog/networks';
 import { NODE_KEY_PARAMETER, REMOTE_STEP_NAMES } from '../../core/remote/steps';
 import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
-import { letPodmanRunInTestHost } from '../../testing/host/podman';
-import { EthstatsServer, startEthstatsServer } from '../../testing/ethstatsServer';
-import { ImageRegistry, startImageRegistry } from '../../testing/imageRegistry';
-import { buildEthstatsStandinImage } from '../../testing/ociImage';
+import type { EthstatsServer } from '../../testing/ethstatsServer';
+import type { ImageRegistry } from '../../testing/imageRegistry';
+import { MonitoringStandins, startMonitoringStandins } from '../../testing/monitoringStandins';
 import type { FileServer } from '../../testing/host/fileServer';
 import {
   changedCommands,
@@ -58,6 +57,7 @@ const UNPACKED = '24.1.2';
 suite('an SSH node on a real host', () => {
   let host: TestHost;
   let files: FileServer;
+  let standins: MonitoringStandins;
   let registry: ImageRegistry;
   let monitor: EthstatsServer;
   let work: string;
@@ -72,7 +72,7 @@ suite('an SSH node on a real host', () => {
       releaseDir: work,
       nodeName: 'e2e-writer',
       dnsName: 'writer.e2e.test',
-      ethstats: { image: registry.image, imageDigest: registry.digest, serverUrl: monitor.url },
+      ethstats: standins.ethstats,
     });
   const run = (step: RemoteStep) => runRemoteStep(host, step);
   /** The declaration of the node as it runs after the update (release NEXT). */
@@ -106,10 +106,8 @@ suite('an SSH node on a real host', () => {
     fs.copyFileSync(path.join(work, `besu-${NEXT}.tar.gz`), path.join(work, `besu-${UNPACKED}.tar.gz`));
     host = await startTestHost('sshnode', 41);
     files = await startReleaseServer(host, work);
-    const image = await buildEthstatsStandinImage(work);
-    registry = await startImageRegistry(host, image.archive, 'lacchain/ethstats-cli-standin', work);
-    monitor = await startEthstatsServer(host.gateway);
-    await letPodmanRunInTestHost(host);
+    standins = await startMonitoringStandins(host, work);
+    ({ registry, monitor } = standins);
     first = await declareProgram(recorded, 'testnet', stack(FIRST), {});
     enode = (await settle(first.outputs.nodes[NODE].enode)).value as string;
     address = (await settle(first.outputs.nodes[NODE].address)).value as string;
@@ -118,8 +116,7 @@ suite('an SSH node on a real host', () => {
 
   afterAll(async () => {
     await files?.close();
-    await registry?.close();
-    await monitor?.close();
+    await standins?.close();
     await host?.stop();
     if (work) fs.rmSync(work, { recursive: true, force: true });
   });
