@@ -4,6 +4,8 @@
  * declare the same resources.
  */
 import { gasModelUrl } from './core/node/companions';
+import { describeNode } from './core/node/description';
+import { reachableFromOutside, ReachableFromOutside } from './core/node/exposure';
 import * as pulumi from '@pulumi/pulumi';
 import { NodeIdentity } from './components/nodeIdentity';
 import type { StackSecretInputs } from './components/pulumiSettings';
@@ -40,6 +42,8 @@ export interface NodeOutputs {
   publicKey: pulumi.Output<string>;
   /** Everything the network operator needs to permission the node. */
   permissioningRequest: pulumi.Output<PermissioningRequest>;
+  /** Each port reachable from outside the machine or cluster and what it admits (ports, API groups, methods). */
+  reachableFromOutside: ReachableFromOutside;
   /** The node's JSON-RPC URL. */
   rpcUrl?: pulumi.Output<string>;
   /** A writer's gas model: the proxy's port 80, which sends its transactions through the relay signer. */
@@ -142,5 +146,6 @@ function identityOutputs(node: NodeSettings, identity: NodeIdentity): NodeOutput
     address: identity.address,
     publicKey: identity.publicKey,
     permissioningRequest: request,
+    reachableFromOutside: reachableFromOutside(describeNode(node)),
   };
 }

@@ -7,7 +7,7 @@
 import * as path from 'path';
 import { stackConfigFileName } from '../core/catalog/defaults';
 import { NETWORKS, Network, STACK_NETWORKS, StackName } from '../core/catalog/networks';
-import { plainTextRpcPorts, rpcPubliclyReachable } from '../core/rpc/access';
+import { plainTextRpcPorts, rpcPubliclyReachable, unsafeRpcOverride } from '../core/rpc/access';
 import { checkStackName, loadStack } from '../core/settings/load';
 import type { StackSettings } from '../core/settings/model';
 import { readFileFromDisk, readStackConfigFile } from '../core/settings/yamlFile';
@@ -29,6 +29,11 @@ export interface ExpectedNode {
    * Kubernetes writer's 80): with authentication on, logins and tokens would cross them in clear.
    */
   rpcPlainTextPorts: number[];
+  /**
+   * What the operator opted the node into on its RPC reachable from outside (API groups, `cors:*`): flagged as a
+   * warning on a test network, refused on production (core/rpc/access.ts unsafeRpcOverride).
+   */
+  rpcOptIns: string[];
   /** SSH: whether the settings pin the machine's host key (inventory host_key). */
   hostKeyPinned?: boolean;
   /** SSH: the operator's opt-out of a pinned host key (inventory accept_any_host_key), flagged by the policy. */
@@ -59,6 +64,7 @@ export function contextFromSettings(settings: StackSettings): PolicyContext {
             workerName: node.workerName,
             rpcPublic: rpcPubliclyReachable(node, node.rpc),
             rpcPlainTextPorts: plainTextRpcPorts(node, node.rpc),
+            rpcOptIns: unsafeRpcOverride(node, node.rpc),
           }
         : {
             target: 'ssh',
@@ -66,6 +72,7 @@ export function contextFromSettings(settings: StackSettings): PolicyContext {
             p2pPort: node.p2pPort,
             rpcPublic: rpcPubliclyReachable(node, node.rpc),
             rpcPlainTextPorts: plainTextRpcPorts(node, node.rpc),
+            rpcOptIns: unsafeRpcOverride(node, node.rpc),
             hostKeyPinned: node.hostKey !== undefined,
             acceptAnyHostKey: node.acceptAnyHostKey,
           };

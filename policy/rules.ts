@@ -19,7 +19,7 @@ import {
   serviceOnPublicIp,
 } from './rules/identityAndNetwork';
 import { besuVersionHasPermissioning, genesisDigestPinned } from './rules/releaseAndGenesis';
-import { rpcAuthNotInPlainText, rpcSafeOnPublicPorts } from './rules/rpcExposure';
+import { rpcAuthNotInPlainText, rpcOutsideOptIn, rpcSafeOnPublicPorts } from './rules/rpcExposure';
 import { sshHostKeyOptOut, sshHostKeyPinned } from './rules/sshConnection';
 
 export type { Rule, Violation } from './rules/common';
@@ -30,6 +30,7 @@ export const RULES: readonly Rule[] = [
   serviceOnPublicIp,
   p2pHostIsPermissionedIp,
   rpcSafeOnPublicPorts,
+  rpcOutsideOptIn,
   rpcAuthNotInPlainText,
   nodeKeyKept,
   dataVolumeKept,

@@ -71,10 +71,18 @@ export const COMPANIONS_OFF = {
  * votes through it), else on; the monitoring client (Besu's WebSocket only) always on.
  */
 export function companionsForRpc(rpc: unknown): Record<string, unknown> {
-  const given = (typeof rpc === 'object' && rpc !== null ? rpc : {}) as { authentication?: unknown; apis?: string[] };
+  const given = (typeof rpc === 'object' && rpc !== null ? rpc : {}) as {
+    authentication?: unknown;
+    apis?: string[];
+    exposure?: string;
+  };
   if (given.authentication) return { ...structuredClone(COMPANIONS_OFF), ethstats: { ...TEST_COMPANIONS.ethstats } };
   const companions: Record<string, unknown> = structuredClone(TEST_COMPANIONS);
-  if (given.apis && !given.apis.includes('IBFT')) companions.rotationValidator = COMPANIONS_OFF.rotationValidator;
+  // The rotation client needs IBFT, which a validator reachable from outside does not serve (nor a list without it).
+  const reachable = given.exposure !== undefined && given.exposure !== 'internal';
+  if (reachable || (given.apis && !given.apis.includes('IBFT'))) {
+    companions.rotationValidator = COMPANIONS_OFF.rotationValidator;
+  }
   return companions;
 }
 

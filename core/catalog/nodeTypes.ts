@@ -1,6 +1,7 @@
 /**
  * Node types: what a writer, a validator and a bootnode are, as the reference deployment defines them.
  */
+import type { RpcExposure } from './rpc';
 
 /** The node types, in the operator's words. */
 export const NODE_TYPES = ['writer', 'validator', 'bootnode'] as const;
@@ -12,8 +13,16 @@ export interface NodeTypeFacts {
   menuIndex: number;
   /** The label of the installer's menu. */
   menuLabel: string;
-  /** RPC API groups enabled by default (never ADMIN, DEBUG or TXPOOL). */
+  /**
+   * RPC API groups enabled by default (never ADMIN, DEBUG, TXPOOL or PERM). A consensus group (IBFT) is left out
+   * while the node's RPC is reachable from outside (core/rpc/access.ts), unless the operator opts that node in.
+   */
   rpcApis: readonly string[];
+  /**
+   * Where the node's RPC is reachable when neither the node's nor the stack's `rpc.exposure` says: validators and
+   * bootnodes only inside (their RPC can vote on consensus), writers publicly (applications use a writer's 4545).
+   */
+  rpcExposure: RpcExposure;
   /** Whether the node serves the gas-model entry point through a reverse proxy on port 80. */
   reverseProxy: boolean;
 }
@@ -24,16 +33,27 @@ export const NODE_TYPE_FACTS: Record<NodeType, NodeTypeFacts> = {
     menuIndex: 0,
     menuLabel: 'validator',
     rpcApis: ['ETH', 'NET', 'IBFT', 'EEA', 'PRIV'],
+    rpcExposure: 'internal',
     reverseProxy: false,
   },
-  bootnode: { menuIndex: 1, menuLabel: 'boot', rpcApis: ['ETH', 'NET', 'IBFT', 'EEA', 'PRIV'], reverseProxy: false },
+  bootnode: {
+    menuIndex: 1,
+    menuLabel: 'boot',
+    rpcApis: ['ETH', 'NET', 'IBFT', 'EEA', 'PRIV'],
+    rpcExposure: 'internal',
+    reverseProxy: false,
+  },
   writer: {
     menuIndex: 2,
     menuLabel: 'writer',
     rpcApis: ['ETH', 'NET', 'WEB3', 'IBFT', 'EEA', 'PRIV'],
+    rpcExposure: 'public',
     reverseProxy: true,
   },
 };
 
-/** RPC API groups that must never be reachable from a public port. */
-export const UNSAFE_RPC_APIS = ['ADMIN', 'DEBUG', 'TXPOOL'] as const;
+/**
+ * RPC API groups never reachable from outside the machine or the pod unless the operator opts the node in
+ * (`rpc.allowUnsafeApis`): node administration, debugging, the transaction pool, local permissioning lists.
+ */
+export const UNSAFE_RPC_APIS = ['ADMIN', 'DEBUG', 'TXPOOL', 'PERM'] as const;

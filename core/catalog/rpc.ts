@@ -38,9 +38,23 @@ export const RPC_AUTH_METHODS = ['password', 'jwt'] as const;
 /** JWT signature algorithms Besu accepts (`rpc-http-authentication-jwt-algorithm`). */
 export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'] as const;
 
-/** Defaults of the `lacchain:rpc` setting. */
+/**
+ * The methods that change consensus, by the API group that holds them: proposing or discarding a vote to add or remove
+ * a validator. Sent to a majority of validators they add or remove validators (and cancel the rotation client's
+ * votes), so no group holding one is enabled on an RPC reachable from outside unless the operator opts that node in
+ * (`lacchain:nodes[i].rpc.allowConsensusVotesFromOutside`).
+ */
+export const CONSENSUS_VOTE_METHODS = {
+  CLIQUE: ['clique_propose', 'clique_discard'],
+  IBFT: ['ibft_proposeValidatorVote', 'ibft_discardValidatorVote'],
+  QBFT: ['qbft_proposeValidatorVote', 'qbft_discardValidatorVote'],
+} as const satisfies Partial<Record<RpcApiGroup, readonly string[]>>;
+
+/** The API groups holding a consensus vote method (CONSENSUS_VOTE_METHODS). */
+export const CONSENSUS_RPC_APIS = Object.keys(CONSENSUS_VOTE_METHODS) as (keyof typeof CONSENSUS_VOTE_METHODS)[];
+
+/** Defaults of the `lacchain:rpc` setting (the exposure's is the node type's: core/catalog/nodeTypes.ts). */
 export const RPC_DEFAULTS = {
-  exposure: 'public' as RpcExposure,
   /** Besu's own default: at most 80 open RPC connections. */
   maxActiveConnections: 80,
   /** The proxy's largest request body (nginx size). */

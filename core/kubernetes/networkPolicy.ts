@@ -1,5 +1,5 @@
 /**
- * The NetworkPolicy of a node's pod: only what `lacchain:rpc.exposure` promises may open a connection to it. The
+ * The NetworkPolicy of a node's pod: only what the node's `rpc.exposure` promises may open a connection to it. The
  * decisions (which ports are reachable, who may open Besu's RPC) are the description's; this only translates them.
  *
  * What a policy does not see, and so still works whatever it says:
@@ -25,7 +25,8 @@ function rule(ports: { port: number; protocol: Protocol }[], from: 'anywhere' | 
 /**
  * The NetworkPolicy selecting the node's pod. Its ports are the pod's (a policy sees connections after the Service's
  * translation): p2p TCP and UDP from anywhere, always (peers must reach every node); the writer's proxy (the
- * Service's 80, the container's own port) from anywhere unless exposure `internal`; Besu's RPC from anywhere
+ * Service's 80, the container's own port) from anywhere, or from the node's namespace with exposure `internal` (its
+ * in-cluster clients use the gas model too); Besu's RPC from anywhere
  * (`public`), from the node's namespace only (`internal`), or from nowhere (`tls-only`). Anything else is refused.
  */
 export function networkPolicyManifest(description: NodeDescription<KubernetesNodeSettings>) {
@@ -33,11 +34,12 @@ export function networkPolicyManifest(description: NodeDescription<KubernetesNod
   const tcp = (port: number) => ({ port, protocol: 'TCP' as Protocol });
   const ingress = [
     rule([tcp(node.p2pPort), { port: node.p2pPort, protocol: 'UDP' }], 'anywhere'),
-    ...(reachable.proxyHttp && description.proxyServers.length > 0
+    // The writer's proxy (the gas model): from anywhere, or from its namespace's pods with exposure internal.
+    ...(description.proxyServers.length > 0
       ? [
           rule(
             description.proxyServers.map((server) => tcp(server.port)),
-            'anywhere',
+            reachable.proxyHttp ? 'anywhere' : 'namespace',
           ),
         ]
       : []),

@@ -1,9 +1,10 @@
 /**
- * JSON-RPC access of one node, from the stack's `lacchain:rpc`: what is reachable where, what the override covers,
+ * JSON-RPC access of one node, from its `rpc` setting: what is reachable where, what the opt-ins cover,
  * and the choices handed to the config.toml renderer and the reverse proxy.
  */
 import { NODE_TYPE_FACTS, UNSAFE_RPC_APIS } from '../catalog/nodeTypes';
 import { PORTS } from '../catalog/ports';
+import { CONSENSUS_RPC_APIS } from '../catalog/rpc';
 import type { NodeSettings, RpcSettings } from '../settings/model';
 import type { ProxyAccess } from '../proxy/nginxConf';
 
@@ -19,7 +20,7 @@ export interface ReachablePorts {
   proxyHttps: boolean;
 }
 
-/** The ports reachable from outside under the stack's exposure, per the README's exposure table. */
+/** The ports reachable from outside under the node's exposure, per the docs' exposure table. */
 export function reachablePorts(node: NodeKind, rpc: RpcSettings): ReachablePorts {
   const exposure = rpc.exposure;
   return {
@@ -63,19 +64,25 @@ export function plainTextRpcPorts(node: NodeKind, rpc: RpcSettings): number[] {
   ];
 }
 
-/** The API groups a node enables: the setting's, or its type's. */
-export function rpcApisOf(node: Pick<NodeSettings, 'typenode'>, rpc: RpcSettings): string[] {
-  return rpc.apis ? [...rpc.apis] : [...NODE_TYPE_FACTS[node.typenode].rpcApis];
+/** The API groups a node's RPC enables: the setting's, or its type's less what may not be reachable from outside. */
+export function rpcApisOf(node: NodeKind, rpc: RpcSettings): string[] {
+  if (rpc.apis) return [...rpc.apis];
+  const defaults = [...NODE_TYPE_FACTS[node.typenode].rpcApis];
+  if (!rpcPubliclyReachable(node, rpc) || rpc.allowConsensusVotesFromOutside) return defaults;
+  // Reachable from outside: the consensus groups (their vote methods) stay off unless the node opted in.
+  return defaults.filter((api) => !(CONSENSUS_RPC_APIS as readonly string[]).includes(api));
 }
 
 /**
- * What the operator's explicit override (`allowUnsafeApis`) covers on a node: its unsafe API groups and `cors:*`
- * while its RPC is publicly reachable. Empty when nothing: the plan and the policy flag a node where it is not.
+ * What the operator's explicit opt-ins cover on a node while its RPC is reachable from outside: unsafe API groups and
+ * `cors:*` (`allowUnsafeApis`), consensus groups (`allowConsensusVotesFromOutside`). Empty when nothing: the plan and
+ * the policy flag a node where it is not.
  */
 export function unsafeRpcOverride(node: NodeKind, rpc: RpcSettings): string[] {
   if (!rpcPubliclyReachable(node, rpc)) return [];
-  const unsafe = rpcApisOf(node, rpc).filter((api) => (UNSAFE_RPC_APIS as readonly string[]).includes(api));
-  return [...unsafe, ...(rpc.corsOrigins.includes('*') ? ['cors:*'] : [])];
+  const outsideOnly = [...UNSAFE_RPC_APIS, ...CONSENSUS_RPC_APIS] as readonly string[];
+  const opted = rpcApisOf(node, rpc).filter((api) => outsideOnly.includes(api));
+  return [...opted, ...(rpc.corsOrigins.includes('*') ? ['cors:*'] : [])];
 }
 
 /** What the reverse proxy enforces for a node: the same hosts, limits and login as Besu. */

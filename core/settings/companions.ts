@@ -8,7 +8,7 @@ import { releaseUrl } from '../catalog/besu';
 import { COMPANIONS, ETHSTATS, RELAY_SIGNER, RELEASED_COMPANIONS, ROTATION_VALIDATOR } from '../catalog/companions';
 import { configKey } from '../catalog/defaults';
 import type { Network } from '../catalog/networks';
-import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
+import { rpcApisOf } from '../rpc/access';
 import type { CompanionSettings, EthstatsSettings, NodeSettings, ReleasedCompanionSettings } from './model';
 import type { Problem } from './problems';
 import type { CompanionsInput } from './schema';
@@ -66,12 +66,7 @@ export function companionsOfNode(node: NodeSettings, companions: readonly Compan
 }
 
 /** The checks of the companions against the nodes that run them; one problem per setting, naming the nodes. */
-export function checkCompanionsForNodes(
-  nodes: readonly NodeSettings[],
-  file: string,
-  problems: Problem[],
-  hasAuthentication: boolean,
-): void {
+export function checkCompanionsForNodes(nodes: readonly NodeSettings[], file: string, problems: Problem[]): void {
   const runners = (companion: CompanionSettings, where: (n: NodeSettings) => boolean) =>
     nodes.filter((n) => n.companions.some((c) => c.name === companion.name) && where(n)).map((n) => n.name);
   const seen = new Map<string, CompanionSettings>();
@@ -96,25 +91,25 @@ export function checkCompanionsForNodes(
         allowed: `the SHA-256 of the executable at ${companion.releaseUrl} (sha256sum of a copy you have checked: nobody publishes one), which SSH node ${ssh.join(', ')} installs; or enabled: false`,
       });
     }
-    if (hasAuthentication) {
+    const withLogin = runners(companion, (n) => n.rpc.authentication !== undefined);
+    if (withLogin.length > 0) {
       problems.push({
         file,
         key: `${key}.enabled`,
-        given: `on for node ${runners(companion, () => true).join(', ')}`,
-        allowed: `enabled: false while ${configKey('rpc')}.authentication is on: the ${companion.name} calls Besu's RPC without credentials`,
+        given: `on for node ${withLogin.join(', ')}`,
+        allowed: `enabled: false while the node's rpc.authentication is on: the ${companion.name} calls Besu's RPC without credentials`,
       });
     }
     if (companion.name === ROTATION_VALIDATOR.name) {
-      const withoutIbft = runners(
-        companion,
-        (n) => !(n.rpc.apis ?? NODE_TYPE_FACTS[n.typenode].rpcApis).includes('IBFT'),
+      const withoutIbft = nodes.filter(
+        (n) => n.companions.some((c) => c.name === companion.name) && !rpcApisOf(n, n.rpc).includes('IBFT'),
       );
       if (withoutIbft.length > 0) {
         problems.push({
           file,
           key: `${key}.enabled`,
-          given: `on for node ${withoutIbft.join(', ')}, whose ${configKey('rpc')}.apis lack IBFT`,
-          allowed: `IBFT in ${configKey('rpc')}.apis (the rotation client votes with ibft_proposeValidatorVote), or enabled: false`,
+          given: `on for node ${withoutIbft.map((n) => n.name).join(', ')}, whose RPC lacks IBFT`,
+          allowed: `IBFT on the node's RPC (the rotation client votes with ibft_proposeValidatorVote over it): keep the node's rpc.exposure internal (a validator's default: IBFT is never on an RPC reachable from outside unless ${withoutIbft.map((n) => `${n.rpc.nodeKey}.allowConsensusVotesFromOutside`).join(', ')} is true) and IBFT in its rpc.apis if you list them; or enabled: false`,
         });
       }
     }

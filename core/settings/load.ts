@@ -11,7 +11,7 @@ import { NODE_TYPES } from '../catalog/nodeTypes';
 import { decodeEngineValues } from './engineConfig';
 import { kubernetesNode, readDeploy } from './valuesFile';
 import { sshNode } from './inventory';
-import { checkRpcForNodes, readRpc } from './rpcSetting';
+import { checkRpcForNodes, mergeRpcInput, readRpc, rpcOfNode } from './rpcSetting';
 import { checkCompanionsForNodes, companionsOfNode, readCompanions } from './companions';
 import { ENCRYPTED_PEM_STAND_IN, readNodeKeys, readSecrets } from './secrets';
 import { checkStackName, checkStackNetwork } from './stackFile';
@@ -86,7 +86,18 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
     throw new SettingsError(problems);
   }
   const config = parsed.data;
-  const rpc = readRpc(config[configKey('rpc')], raw, readFile, problems);
+  const rpcKey = configKey('rpc');
+  // The consensus opt-in is one node's, never the stack's: refused here, and not passed on to any node.
+  const { allowConsensusVotesFromOutside: stackWideVotes, ...stackRpcInput } = config[rpcKey] ?? {};
+  if (stackWideVotes !== undefined) {
+    problems.push({
+      file: raw.file,
+      key: `${rpcKey}.allowConsensusVotesFromOutside`,
+      given: describeGiven(stackWideVotes),
+      allowed: `no such field for the whole stack: set it on the one node it concerns, as ${configKey('nodes')}[i].rpc.allowConsensusVotesFromOutside`,
+    });
+  }
+  const stackRpc = readRpc(stackRpcInput, rpcKey, raw, readFile, problems);
 
   const nodes: NodeSettings[] = [];
   const seen = new Map<string, number>();
@@ -101,6 +112,8 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
       });
     }
     seen.set(entry.name, index);
+    const ownRpc = entry.rpc && readRpc(mergeRpcInput(stackRpcInput, entry.rpc), `${key}.rpc`, raw, readFile, problems);
+    const rpc = rpcOfNode(ownRpc ?? stackRpc, entry.typenode, `${key}.rpc`);
     const node =
       entry.target === 'kubernetes'
         ? kubernetesNode(entry, key, network, raw, readFile, problems, rpc)
@@ -108,10 +121,10 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
     if (node) nodes.push(node);
   });
   checkDistinctNodes(nodes, problems);
-  checkRpcForNodes(rpc, nodes, raw.file, problems);
+  checkRpcForNodes(nodes, raw.file, problems);
   const companions = readCompanions(config[configKey('companions')], network);
   for (const node of nodes) node.companions = companionsOfNode(node, companions);
-  checkCompanionsForNodes(nodes, raw.file, problems, rpc.authentication !== undefined);
+  checkCompanionsForNodes(nodes, raw.file, problems);
 
   const secrets = readSecrets(config, nodes, raw.file, problems);
   if (problems.length > 0) throw new SettingsError(problems);
@@ -127,7 +140,6 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
       kubeContext: config['lacchain:kubeContext'],
       allowKeyDeletion: config['lacchain:allowKeyDeletion'],
       supportContact: config['lacchain:supportContact'] ?? network.supportContact,
-      rpc,
       companions,
     },
     secrets,

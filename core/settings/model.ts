@@ -31,9 +31,13 @@ export type RpcAuthentication =
       algorithm?: string;
     };
 
-/** JSON-RPC access of the stack's nodes (`lacchain:rpc`), validated. */
+/** JSON-RPC access of one node (the stack's `lacchain:rpc`, with the node's own `rpc` fields over it), validated. */
 export interface RpcSettings {
-  /** API groups enabled; undefined: the node type's (catalog). */
+  /** The setting its values come from, for messages: `lacchain:rpc`, or `lacchain:nodes[i].rpc` when the node has one. */
+  key: string;
+  /** Where a choice for this node alone is set: `lacchain:nodes[i].rpc`. */
+  nodeKey: string;
+  /** API groups enabled; undefined: the node type's (catalog), less what may not be reachable from outside. */
   apis?: RpcApiGroup[];
   /** Where the RPC is reachable: public 4545, only through the TLS proxy, or only inside the host/cluster. */
   exposure: RpcExposure;
@@ -47,6 +51,8 @@ export interface RpcSettings {
   noAuthMethods: string[];
   /** The operator's explicit override: unsafe APIs or CORS * on a publicly reachable RPC. */
   allowUnsafeApis: boolean;
+  /** The operator's explicit opt-in for this node: the consensus vote methods on an RPC reachable from outside. */
+  allowConsensusVotesFromOutside: boolean;
   /** Besu's rpc-http-max-active-connections (written from 21.1.2). */
   maxActiveConnections: number;
   /** The reverse proxy's limits. */
@@ -82,7 +88,7 @@ export interface NodeSettingsBase {
   dnsName?: string;
   /** The file the node's own settings come from (values file or stack config), for messages. */
   settingsFile: string;
-  /** JSON-RPC access (the stack's `lacchain:rpc`). */
+  /** JSON-RPC access: the stack's `lacchain:rpc` with the node's own `rpc` fields over it. */
   rpc: RpcSettings;
   /** The companion services this node runs beside Besu (from `lacchain:companions`), in the catalog's order. */
   companions: CompanionSettings[];
@@ -189,8 +195,6 @@ export interface StackSettings {
   allowKeyDeletion: boolean;
   /** Where to open a support request when a restart does not help (the health check's recovery rule). */
   supportContact: string;
-  /** JSON-RPC access of every node (`lacchain:rpc`). */
-  rpc: RpcSettings;
   /** The companion services as configured for the stack, enabled or not (`lacchain:companions`). */
   companions: CompanionSettings[];
 }

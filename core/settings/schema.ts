@@ -82,20 +82,6 @@ export const inventorySchema = strict({
   allow_below_minimum_hardware: bool.default(false),
 });
 
-/** One node of the stack, as listed in `lacchain:nodes`. */
-export const stackNodeSchema = strict({
-  /** The node's name in this stack (resource names, outputs). */
-  name: resourceLabel,
-  /** writer, validator or bootnode. */
-  typenode: nodeType,
-  /** Where the node runs. */
-  target: z.enum(['kubernetes', 'ssh'], { error: TARGET }),
-  /** Kubernetes nodes: the values file, default values/<typenode>.yml. */
-  values: text.optional(),
-  /** SSH nodes: the inventory elements. */
-  inventory: inventorySchema.optional(),
-});
-
 const list = <T extends z.ZodType>(item: T, what: string) =>
   z.array(item, { error: `a list of ${what}` }).min(1, { error: `a list of at least one ${what.replace(/s$/, '')}` });
 
@@ -170,12 +156,16 @@ export const rpcAuthenticationSchema = strict({
   algorithm: z.enum(JWT_ALGORITHMS, { error: `one of ${JWT_ALGORITHMS.join(', ')}` }).optional(),
 });
 
-/** `lacchain:rpc`: JSON-RPC access and authentication, for every node of the stack. */
+/**
+ * `lacchain:rpc`: JSON-RPC access and authentication, the default of every node of the stack; a node's own `rpc`
+ * (in `lacchain:nodes`) replaces the fields it gives. Absent fields take the defaults of core/catalog/rpc.ts
+ * (RPC_DEFAULTS) and the node type's (NODE_TYPE_FACTS), filled in by core/settings/rpcSetting.ts.
+ */
 export const rpcSchema = strict({
   /** API groups enabled; default the node type's. */
   apis: list(rpcApi, 'API groups').optional(),
-  /** Where the RPC is reachable. */
-  exposure: z.enum(RPC_EXPOSURES, { error: `one of ${RPC_EXPOSURES.join(', ')}` }).default(RPC_DEFAULTS.exposure),
+  /** Where the RPC is reachable; default the node type's (validators and bootnodes internal, writers public). */
+  exposure: z.enum(RPC_EXPOSURES, { error: `one of ${RPC_EXPOSURES.join(', ')}` }).optional(),
   /** Extra host names the RPC answers to (besides localhost, 127.0.0.1, the node's addresses and DNS name). */
   hostAllowlist: list(allowedHost, 'host names').optional(),
   /** Origins browsers may call the RPC from (none by default). */
@@ -184,12 +174,33 @@ export const rpcSchema = strict({
   authentication: rpcAuthenticationSchema.optional(),
   /** Methods callable without authentication (besides the checks' read-only methods). */
   noAuthMethods: list(rpcMethod, 'method names').optional(),
-  /** Allow ADMIN, DEBUG, TXPOOL or CORS * on a publicly reachable RPC; recorded for the plan and the policy. */
-  allowUnsafeApis: bool.default(false),
-  /** Besu's rpc-http-max-active-connections (from 21.1.2). */
-  maxActiveConnections: whole(1, 10000).default(RPC_DEFAULTS.maxActiveConnections),
+  /** Allow ADMIN, DEBUG, TXPOOL, PERM or CORS * on an RPC reachable from outside (default false); the policy flags it. */
+  allowUnsafeApis: bool.optional(),
+  /**
+   * One node only (`lacchain:nodes[i].rpc`): let its RPC reachable from outside serve the methods that propose and
+   * discard validator votes (IBFT, QBFT, CLIQUE groups). Default false; the policy flags it.
+   */
+  allowConsensusVotesFromOutside: bool.optional(),
+  /** Besu's rpc-http-max-active-connections (from 21.1.2); default Besu's 80. */
+  maxActiveConnections: whole(1, 10000).optional(),
   /** The reverse proxy's limits. */
   proxy: rpcProxySchema.optional(),
+});
+
+/** One node of the stack, as listed in `lacchain:nodes`. */
+export const stackNodeSchema = strict({
+  /** The node's name in this stack (resource names, outputs). */
+  name: resourceLabel,
+  /** writer, validator or bootnode. */
+  typenode: nodeType,
+  /** Where the node runs. */
+  target: z.enum(['kubernetes', 'ssh'], { error: TARGET }),
+  /** Kubernetes nodes: the values file, default values/<typenode>.yml. */
+  values: text.optional(),
+  /** SSH nodes: the inventory elements. */
+  inventory: inventorySchema.optional(),
+  /** This node's JSON-RPC access: its fields replace the stack's `lacchain:rpc` fields of the same name. */
+  rpc: rpcSchema.optional(),
 });
 
 /** What every companion service has: on/off, the release a machine installs, the image a cluster runs. */

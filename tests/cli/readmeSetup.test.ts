@@ -122,7 +122,7 @@ suite('the README set-up, as a new user with a fresh home folder', () => {
     const { outputs } = await stack.up();
     const settings = outputs.settings.value;
     expect(settings.allowKeyDeletion).toBe(true);
-    expect(settings.rpc).toMatchObject({ exposure: 'tls-only', proxy: { burst: 80 } });
+    expect(settings.nodes[0].rpc).toMatchObject({ exposure: 'tls-only', proxy: { burst: 80 } });
     expect(outputs.secretNames.value).toEqual(['writer']);
     expect(outputs.sshKey.value).toBe(FAKE_SSH_KEY.trim());
     const offline = loadStack(

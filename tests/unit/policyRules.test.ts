@@ -40,6 +40,7 @@ const RULE_NAMES = [
   'service-static-public-ip',
   'p2p-host-is-permissioned-ip',
   'rpc-safe-on-public-ports',
+  'rpc-outside-opt-in',
   'rpc-auth-not-in-plain-text',
   'node-key-secret-kept',
   'data-volume-kept',
@@ -239,7 +240,8 @@ describe('rpc-safe-on-public-ports', () => {
       ),
     );
     expect(of(check(unsafe), 'rpc-safe-on-public-ports')).toEqual([
-      'ConfigMap writer-config: RPC over HTTP (0.0.0.0:4545, publicly reachable) enables ADMIN, DEBUG (rpc-http-api): never ADMIN, DEBUG, TXPOOL on a public port',
+      'ConfigMap writer-config: RPC over HTTP (0.0.0.0:4545, publicly reachable) enables ADMIN (rpc-http-api): never ADMIN, DEBUG, TXPOOL, PERM on a public port',
+      'ConfigMap writer-config: RPC over HTTP (0.0.0.0:4545, publicly reachable) enables DEBUG (rpc-http-api): never ADMIN, DEBUG, TXPOOL, PERM on a public port',
       'ConfigMap writer-config: RPC over HTTP (0.0.0.0:4545, publicly reachable) accepts CORS from any origin (rpc-http-cors-origins "*"): name the origins',
     ]);
   });
@@ -266,19 +268,23 @@ describe('rpc-safe-on-public-ports', () => {
     besu.env.push({ name: 'BESU_RPC_HTTP_API', value: 'ETH,TXPOOL' });
     besu.args.push('--rpc-http-cors-origins=*');
     expect(of(check(set), 'rpc-safe-on-public-ports')).toEqual([
-      'StatefulSet writer-node container writer-besu: RPC over HTTP (0.0.0.0:default port, publicly reachable) enables TXPOOL (rpc-http-api): never ADMIN, DEBUG, TXPOOL on a public port',
+      'StatefulSet writer-node container writer-besu: RPC over HTTP (0.0.0.0:default port, publicly reachable) enables TXPOOL (rpc-http-api): never ADMIN, DEBUG, TXPOOL, PERM on a public port',
       'StatefulSet writer-node container writer-besu: RPC over HTTP (0.0.0.0:default port, publicly reachable) accepts CORS from any origin (rpc-http-cors-origins "*"): name the origins',
     ]);
   });
 
-  it('refuses them in the config.toml an SSH node is given', () => {
+  it('refuses them in the config.toml an SSH node is given, bound to a public address whatever its settings say', () => {
     const files = editStep(copy(testnet, T.command, 'validator-node-files'), 'CONFIG_TOML', (toml) =>
-      toml.replace('rpc-http-api = [ "ETH",', 'rpc-http-api = [ "DEBUG", "ETH",'),
+      toml
+        .replace('rpc-http-api = [ "ETH",', 'rpc-http-api = [ "DEBUG", "ETH",')
+        .replace('rpc-http-host = "127.0.0.1"', 'rpc-http-host = "0.0.0.0"'),
     );
+    const at =
+      'remote step node-files of node validator (validator-node-files): RPC over HTTP (0.0.0.0:4545, publicly reachable)';
     expect(of(check(files), 'rpc-safe-on-public-ports')).toEqual([
-      expect.stringContaining('remote step node-files of node validator (validator-node-files): RPC over HTTP'),
+      `${at} enables DEBUG (rpc-http-api): never ADMIN, DEBUG, TXPOOL, PERM on a public port`,
+      `${at} enables IBFT (rpc-http-api): whoever reaches it can vote on validators (ibft_proposeValidatorVote, ibft_discardValidatorVote)`,
     ]);
-    expect(of(check(files), 'rpc-safe-on-public-ports')[0]).toContain('enables DEBUG');
   });
 
   it('reports a config.toml that cannot be read', () => {
@@ -300,7 +306,9 @@ describe('rpc-auth-not-in-plain-text', () => {
     expect(of(check(cluster), 'rpc-auth-not-in-plain-text')).toEqual([
       `ConfigMap writer-config: RPC authentication is on while the RPC is reachable from outside in plain HTTP (4545, 80): ${FIX}`,
     ]);
-    const machine = editStep(copy(testnet, T.command, 'validator-node-files'), 'CONFIG_TOML', withAuth);
+    const machine = editStep(copy(testnet, T.command, 'validator-node-files'), 'CONFIG_TOML', (toml) =>
+      withAuth(toml).replace('rpc-http-host = "127.0.0.1"', 'rpc-http-host = "0.0.0.0"'),
+    );
     expect(of(check(machine), 'rpc-auth-not-in-plain-text')).toEqual([
       `remote step node-files of node validator (validator-node-files): RPC authentication is on while the RPC is reachable from outside in plain HTTP (4545): ${FIX}`,
     ]);

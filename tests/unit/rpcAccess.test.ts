@@ -67,19 +67,27 @@ const passwordAuth = { method: 'password', users: [{ name: 'alice' }] };
 const testSalt = (node: string, user: string) => deterministicHex(`${node}-rpc-salt-${user}`, 16);
 
 describe('the lacchain:rpc setting', () => {
-  it('defaults: public, the node type APIs, no extra hosts, no CORS, no authentication, 80 connections', () => {
+  it('defaults: the node type exposure and APIs, no extra hosts, no CORS, no authentication, 80 connections', () => {
     const { settings, secrets } = load(undefined);
-    expect(settings.rpc).toEqual({
+    expect(settings.nodes[0].rpc).toEqual({
+      key: 'lacchain:rpc',
+      nodeKey: 'lacchain:nodes[0].rpc',
       apis: undefined,
       exposure: 'public',
       hostAllowlist: [],
       corsOrigins: [],
       noAuthMethods: [],
       allowUnsafeApis: false,
+      allowConsensusVotesFromOutside: false,
       maxActiveConnections: 80,
       proxy: { maxBodySize: '1m', requestsPerSecond: 20, burst: 40 },
     });
-    expect(settings.nodes.every((n) => n.rpc === settings.rpc)).toBe(true);
+    // The validator: the same setting, but its type keeps its RPC inside.
+    expect(settings.nodes[1].rpc).toEqual({
+      ...settings.nodes[0].rpc,
+      nodeKey: 'lacchain:nodes[1].rpc',
+      exposure: 'internal',
+    });
     expect(secrets.rpcPasswords).toBeUndefined();
   });
 
@@ -88,7 +96,7 @@ describe('the lacchain:rpc setting', () => {
       { exposure: 'internal', authentication: passwordAuth, noAuthMethods: ['eth_chainId'] },
       { 'lacchain:rpcPasswords': { alice: PASSWORD } },
     );
-    expect(password.settings.rpc.authentication).toEqual({
+    expect(password.settings.nodes[0].rpc.authentication).toEqual({
       method: 'password',
       users: [{ name: 'alice', permissions: ['*:*'] }],
     });
@@ -100,7 +108,11 @@ describe('the lacchain:rpc setting', () => {
         'keys/rpc.pem': PUBLIC_KEY,
       },
     );
-    expect(jwt.settings.rpc.authentication).toEqual({ method: 'jwt', publicKey: PUBLIC_KEY, algorithm: 'RS256' });
+    expect(jwt.settings.nodes[0].rpc.authentication).toEqual({
+      method: 'jwt',
+      publicKey: PUBLIC_KEY,
+      algorithm: 'RS256',
+    });
   });
 
   const cases: [string, unknown, Config, string[]][] = [
@@ -123,7 +135,7 @@ describe('the lacchain:rpc setting', () => {
       { apis: ['ETH', 'NET', 'ADMIN'] },
       {},
       [
-        `${STACK}: lacchain:rpc.apis: given ["ETH","NET","ADMIN"]; allowed: API groups without ADMIN, DEBUG, TXPOOL (node writer, node validator: RPC publicly reachable with exposure public); use exposure internal, or set lacchain:rpc.allowUnsafeApis: true to override (the plan and the policy flag it)`,
+        `${STACK}: lacchain:rpc.apis: given ["ETH","NET","ADMIN"]; allowed: API groups without ADMIN, DEBUG, TXPOOL, PERM (node writer: RPC reachable from outside with exposure public); use exposure internal, or set lacchain:rpc.allowUnsafeApis: true to override (the plan and the policy flag it)`,
       ],
     ],
     [
@@ -131,7 +143,7 @@ describe('the lacchain:rpc setting', () => {
       { exposure: 'tls-only', apis: ['ETH', 'DEBUG'] },
       {},
       [
-        `${STACK}: lacchain:rpc.apis: given ["ETH","DEBUG"]; allowed: API groups without ADMIN, DEBUG, TXPOOL (node writer, node validator: RPC publicly reachable with exposure tls-only); use exposure internal, or set lacchain:rpc.allowUnsafeApis: true to override (the plan and the policy flag it)`,
+        `${STACK}: lacchain:rpc.apis: given ["ETH","DEBUG"]; allowed: API groups without ADMIN, DEBUG, TXPOOL, PERM (node writer, node validator: RPC reachable from outside with exposure tls-only); use exposure internal, or set lacchain:rpc.allowUnsafeApis: true to override (the plan and the policy flag it)`,
       ],
     ],
     [
@@ -139,7 +151,7 @@ describe('the lacchain:rpc setting', () => {
       { corsOrigins: ['*'] },
       {},
       [
-        `${STACK}: lacchain:rpc.corsOrigins: given ["*"]; allowed: named origins such as https://app.example.org, not * (node writer, node validator: RPC publicly reachable with exposure public); set lacchain:rpc.allowUnsafeApis: true to override (the plan and the policy flag it)`,
+        `${STACK}: lacchain:rpc.corsOrigins: given ["*"]; allowed: named origins such as https://app.example.org, not * (node writer: RPC reachable from outside with exposure public); set lacchain:rpc.allowUnsafeApis: true to override (the plan and the policy flag it)`,
       ],
     ],
     [
@@ -229,7 +241,7 @@ describe('the lacchain:rpc setting', () => {
       { authentication: passwordAuth },
       { 'lacchain:rpcPasswords': { alice: PASSWORD } },
       [
-        `${STACK}: lacchain:rpc.exposure: given "public"; allowed: internal while lacchain:rpc.authentication is on, so logins and tokens never cross the network in plain text (with exposure public, plain HTTP reaches node writer: 4545 and 80, node validator: 4545); a Kubernetes pod has no TLS: keep its RPC internal and put your own TLS ingress in front of it`,
+        `${STACK}: lacchain:rpc.exposure: given "public"; allowed: internal while lacchain:rpc.authentication is on, so logins and tokens never cross the network in plain text (with exposure public, plain HTTP reaches node writer: 4545 and 80); a Kubernetes pod has no TLS: keep its RPC internal and put your own TLS ingress in front of it`,
       ],
     ],
     [
@@ -237,7 +249,7 @@ describe('the lacchain:rpc setting', () => {
       { authentication: { method: 'jwt', publicKey: PUBLIC_KEY } },
       {},
       [
-        `${STACK}: lacchain:rpc.exposure: given "public"; allowed: internal while lacchain:rpc.authentication is on, so logins and tokens never cross the network in plain text (with exposure public, plain HTTP reaches node writer: 4545 and 80, node validator: 4545); a Kubernetes pod has no TLS: keep its RPC internal and put your own TLS ingress in front of it`,
+        `${STACK}: lacchain:rpc.exposure: given "public"; allowed: internal while lacchain:rpc.authentication is on, so logins and tokens never cross the network in plain text (with exposure public, plain HTTP reaches node writer: 4545 and 80); a Kubernetes pod has no TLS: keep its RPC internal and put your own TLS ingress in front of it`,
       ],
     ],
     [
@@ -250,13 +262,13 @@ describe('the lacchain:rpc setting', () => {
     ],
     [
       'authentication with exposure public on SSH nodes only (tls-only would do)',
-      { authentication: passwordAuth },
+      { exposure: 'public', authentication: passwordAuth },
       {
         'lacchain:rpcPasswords': { alice: PASSWORD },
         'lacchain:nodes': [(validTestnetConfig()['lacchain:nodes'] as unknown[])[1]],
       },
       [
-        `${STACK}: lacchain:rpc.exposure: given "public"; allowed: tls-only or internal while lacchain:rpc.authentication is on, so logins and tokens never cross the network in plain text (with exposure public, plain HTTP reaches node validator: 4545); tls-only serves the RPC over TLS on 443 (80 then only redirects there); internal keeps the RPC inside the machine`,
+        `${STACK}: lacchain:rpc.exposure: given "public"; allowed: tls-only or internal while lacchain:rpc.authentication is on, so logins and tokens never cross the network in plain text (with exposure public, plain HTTP reaches node validator: 4545); tls-only serves the RPC over TLS on 443; internal keeps the RPC inside the machine`,
       ],
     ],
     [
@@ -284,7 +296,7 @@ describe('the lacchain:rpc setting', () => {
       { exposure: 'public', ports: [4545] },
       {},
       [
-        `${STACK}: lacchain:rpc.ports: unknown field; allowed: only the fields apis, exposure, hostAllowlist, corsOrigins, authentication, noAuthMethods, allowUnsafeApis, maxActiveConnections, proxy`,
+        `${STACK}: lacchain:rpc.ports: unknown field; allowed: only the fields apis, exposure, hostAllowlist, corsOrigins, authentication, noAuthMethods, allowUnsafeApis, allowConsensusVotesFromOutside, maxActiveConnections, proxy`,
       ],
     ],
   ];

@@ -131,7 +131,7 @@ const cases: Case[] = [
       key: 'lacchain:rpc.exposure',
       given: 'given "public"',
       allowed:
-        /^internal while lacchain:rpc\.authentication is on, so logins and tokens never cross the network in plain text \(with exposure public, plain HTTP reaches node writer: 4545 and 80, node validator: 4545\); a Kubernetes pod has no TLS: keep its RPC internal and put your own TLS ingress in front of it$/,
+        /^internal while lacchain:rpc\.authentication is on, so logins and tokens never cross the network in plain text \(with exposure public, plain HTTP reaches node writer: 4545 and 80\); a Kubernetes pod has no TLS: keep its RPC internal and put your own TLS ingress in front of it$/,
     },
   },
   {
@@ -161,14 +161,16 @@ const cases: Case[] = [
     config: (c) => {
       withoutCompanions(c);
       c['lacchain:nodes'] = [nodes(c)[1]];
-      c['lacchain:rpc'] = { authentication: { method: 'password', users: [{ name: 'alice' }] } };
+      c['lacchain:rpc'] = {
+        exposure: 'public',
+        authentication: { method: 'password', users: [{ name: 'alice' }] },
+      };
       c['lacchain:rpcPasswords'] = { alice: 'correct horse battery' };
     },
     expected: {
       key: 'lacchain:rpc.exposure',
       given: 'given "public"',
-      allowed:
-        /^tls-only or internal while .*node validator: 4545\); tls-only serves the RPC over TLS on 443 \(80 then only redirects there\)/,
+      allowed: /^tls-only or internal while .*node validator: 4545\); tls-only serves the RPC over TLS on 443;/,
     },
   },
   // The network's companion services.
@@ -260,7 +262,7 @@ const cases: Case[] = [
       key: 'lacchain:companions.relaySigner.enabled',
       given: 'on for node writer',
       allowed:
-        /^enabled: false while lacchain:rpc\.authentication is on: the relay-signer calls Besu's RPC without credentials$/,
+        /^enabled: false while the node's rpc\.authentication is on: the relay-signer calls Besu's RPC without credentials$/,
     },
   },
   {
@@ -271,7 +273,7 @@ const cases: Case[] = [
     },
     expected: {
       key: 'lacchain:companions.rotationValidator.enabled',
-      given: 'on for node validator, whose lacchain:rpc.apis lack IBFT',
+      given: 'on for node validator, whose RPC lacks IBFT',
       allowed: /ibft_proposeValidatorVote/,
     },
   },
@@ -968,9 +970,12 @@ describe('settings as the engine hands them over (every top-level value a string
     inventory(config).port = 2222;
     inventory(config).allow_below_minimum_hardware = true;
     config['lacchain:rpc'] = { exposure: 'tls-only', allowUnsafeApis: false, proxy: { burst: 5 } };
+    // The validator keeps its RPC inside (its rotation client needs IBFT, never reachable from outside).
+    nodes(config)[1].rpc = { exposure: 'internal' };
     const { settings } = loadText(engineText(config));
     expect(settings.nodes[1]).toMatchObject({ sshPort: 2222, allowBelowMinimumHardware: true });
-    expect(settings.rpc).toMatchObject({ exposure: 'tls-only', proxy: { burst: 5 } });
+    expect(settings.nodes[0].rpc).toMatchObject({ exposure: 'tls-only', proxy: { burst: 5 } });
+    expect(settings.nodes[1].rpc).toMatchObject({ exposure: 'internal', proxy: { burst: 5 } });
   });
 
   it('knows the kind of every top-level key the schema has', () => {
