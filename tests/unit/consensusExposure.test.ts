@@ -12,7 +12,6 @@ import { parse as parseToml } from 'smol-toml';
 import { NODE_TYPES, UNSAFE_RPC_APIS } from '../../core/catalog/nodeTypes';
 import { CONSENSUS_RPC_APIS, RPC_EXPOSURES } from '../../core/catalog/rpc';
 import { describeNode } from '../../core/node/description';
-import { reachableFromOutside } from '../../core/node/exposure';
 import { loadStack } from '../../core/settings/load';
 import { SettingsError } from '../../core/settings/problems';
 import { contextFromSettings } from '../../policy/expectations';
