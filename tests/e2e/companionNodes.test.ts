@@ -6,10 +6,13 @@
  * (test fixtures); systemd, podman, the registry protocol and the scripts are real.
  */
 import * as fs from 'fs';
+import * as http from 'http';
+import * as https from 'https';
 import * as os from 'os';
 import * as path from 'path';
 import { ETHSTATS, ROTATION_VALIDATOR } from '../../core/catalog/companions';
 import { NETWORKS, NetworkName, StackName } from '../../core/catalog/networks';
+import { PORTS } from '../../core/catalog/ports';
 import type { NodeType } from '../../core/catalog/nodeTypes';
 import { settle } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
@@ -28,6 +31,32 @@ import {
 } from '../../testing/replay';
 
 const recorded = recordProgram();
+
+/** A vote for a new validator, as an attacker would send it to a validator's RPC. */
+const VOTE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'ibft_proposeValidatorVote',
+  params: ['0x7e5f4552091a69125d5dfcb7b8c2659029395bdf', true],
+});
+
+/** POSTs the vote from this machine (outside the host) to a port of the host: its answer, or the connection's error. */
+function voteFromOutside(ip: string, port: number, tls: boolean): Promise<string> {
+  return new Promise((resolve) => {
+    const request = (tls ? https : http).request(
+      { host: ip, port, method: 'POST', path: '/', timeout: 5000, rejectUnauthorized: false },
+      (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () => resolve(`HTTP ${response.statusCode} ${body}`));
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error('timed out')));
+    request.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    request.setHeader('content-type', 'application/json');
+    request.end(VOTE);
+  });
+}
 const suite = hostSuite('SSH end-to-end tests of the companions');
 jest.setTimeout(15 * 60 * 1000);
 
@@ -115,6 +144,21 @@ suite.each(CASES)('a $typenode on $network, deployed with its companions', ({ ty
     });
     await sh(`kill -9 ${pid}`);
     expect(await runningPid(unit, pid)).not.toBe(pid);
+  });
+
+  it('lets no vote in from outside: 4545 and 443 closed to the outside, IBFT only on the loopback', async () => {
+    for (const [port, tls] of [
+      [PORTS.rpcHttp, false],
+      [PORTS.reverseProxyHttps, true],
+    ] as const) {
+      expect(await voteFromOutside(host.ip, port, tls)).toBe('ECONNREFUSED');
+    }
+    // Inside the machine the node's RPC has IBFT enabled, for a validator's rotation client: Besu does not answer
+    // -32604 "Method not enabled" (the stand-in answers it does not simulate the vote).
+    const local = await sh(
+      `curl -s -H 'content-type: application/json' --data '${VOTE}' http://127.0.0.1:${PORTS.rpcHttp}/`,
+    );
+    expect(JSON.parse(local).error?.code).not.toBe(-32604);
   });
 
   it('runs the rotation client on a validator only, configured for its network, unprivileged', async () => {

@@ -31,14 +31,25 @@ describe('a stack that sets every setting', () => {
       kubeContext: 'org-cluster',
       supportContact: 'noc@example.org',
       genesisFile: '/project/genesis/open-protestnet.json',
-      rpc: {
-        apis: ['ETH', 'NET', 'WEB3', 'ADMIN'],
-        exposure: 'internal',
-        allowUnsafeApis: true,
-        maxActiveConnections: 120,
-        proxy: { maxBodySize: '2m', requestsPerSecond: 50, burst: 100 },
-        authentication: { method: 'password', users: [{ name: 'reader', permissions: ['eth:*', 'net:*'] }] },
-      },
+    });
+    const stackRpc = {
+      apis: ['ETH', 'NET', 'WEB3', 'ADMIN'],
+      exposure: 'internal',
+      allowUnsafeApis: true,
+      maxActiveConnections: 120,
+      proxy: { maxBodySize: '2m', requestsPerSecond: 50, burst: 100 },
+      authentication: { method: 'password', users: [{ name: 'reader', permissions: ['eth:*', 'net:*'] }] },
+    };
+    expect(settings.nodes[0].rpc).toMatchObject({
+      ...stackRpc,
+      key: 'lacchain:rpc',
+      allowConsensusVotesFromOutside: false,
+    });
+    expect(settings.nodes[1].rpc).toMatchObject({
+      ...stackRpc,
+      key: 'lacchain:nodes[1].rpc',
+      maxActiveConnections: 90,
+      allowConsensusVotesFromOutside: true,
     });
     expect(settings.nodes[0]).toMatchObject({
       p2pPort: 30303,

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
  * Every manifest the program declares validates against the official Kubernetes schemas (kubernetes-models), and the
- * NetworkPolicy of each pod admits what `lacchain:rpc.exposure` promises, and nothing else.
+ * NetworkPolicy of each pod admits what the node's `rpc.exposure` promises, and nothing else.
  */
 import { StatefulSet } from 'kubernetes-models/apps/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
@@ -11,6 +11,7 @@ import { unwrapSecrets } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram, Declared, inputsOf } from '../../testing/program';
 import { kubernetesStack } from '../../testing/values';
+import { companionsForRpc } from '../../testing/fixtures';
 
 const recorded = recordProgram();
 
@@ -64,7 +65,8 @@ const ADMITTED: Record<string, Record<'writer' | 'validator', string[]>> = {
     validator: [P2P, 'anywhere: TCP/4545'],
   },
   'tls-only': { writer: [P2P, 'anywhere: TCP/8080'], validator: [P2P] },
-  internal: { writer: [P2P, 'namespace: TCP/4545'], validator: [P2P, 'namespace: TCP/4545'] },
+  // An internal writer's proxy still serves the gas model to the pods of its namespace.
+  internal: { writer: [P2P, 'namespace: TCP/8080', 'namespace: TCP/4545'], validator: [P2P, 'namespace: TCP/4545'] },
 };
 
 /** The rules of a NetworkPolicy as `who: PROTOCOL/port ...`; `who` is anywhere or this namespace's pods. */
@@ -83,7 +85,12 @@ function admitted(policy: any): string[] {
 describe.each(Object.keys(ADMITTED))('the NetworkPolicy of each pod with exposure %s', (exposure) => {
   let declared: Declared;
   beforeAll(async () => {
-    const { config, files } = kubernetesStack('testnet', { 'lacchain:rpc': { exposure } });
+    const rpc = { exposure };
+    // A validator reachable from outside serves no IBFT, which its rotation client needs: off there.
+    const { config, files } = kubernetesStack('testnet', {
+      'lacchain:rpc': rpc,
+      'lacchain:companions': companionsForRpc(rpc),
+    });
     declared = await declareProgram(recorded, 'testnet', config, files);
   });
 

@@ -133,12 +133,13 @@ describe('the policy step of the plan, on recorded resources altered as a bad ch
     expect(inputs['validator-node-files']).toBe(
       fs.readFileSync(path.join(result.out, 'remote', 'validator', '04-node-files.env'), 'utf8'),
     );
-    inputs['validator-node-files'] = inputs['validator-node-files'].replace(
-      'rpc-http-api = [ "ETH",',
-      'rpc-http-api = [ "ADMIN", "ETH",',
-    );
-    expect(checkPlan(resources, settings, inputs).violations.map((v) => [v.policy, v.name])).toEqual([
-      ['rpc-safe-on-public-ports', 'validator-node-files'],
+    // A bad change: the validator's RPC, inside by default, bound to every address with ADMIN.
+    inputs['validator-node-files'] = inputs['validator-node-files']
+      .replace('rpc-http-api = [ "ETH",', 'rpc-http-api = [ "ADMIN", "ETH",')
+      .replace('rpc-http-host = "127.0.0.1"', 'rpc-http-host = "0.0.0.0"');
+    expect(checkPlan(resources, settings, inputs).violations.map((v) => [v.policy, v.name, v.message])).toEqual([
+      ['rpc-safe-on-public-ports', 'validator-node-files', expect.stringContaining('enables ADMIN')],
+      ['rpc-safe-on-public-ports', 'validator-node-files', expect.stringContaining('enables IBFT')],
     ]);
     expect(checkPlan(resources, settings).violations).toEqual([]);
   });

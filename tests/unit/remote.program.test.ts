@@ -104,9 +104,9 @@ describe('an SSH node', () => {
     expect(inputs(declared, 'node-files').stdin).toContain(`export NODE_ADDRESS='${address}'`);
   });
 
-  it('exports the RPC URL on 443, the service and the node home', async () => {
+  it('exports the RPC URL on 443 (the loopback: a validator keeps its RPC inside), the service and the node home', async () => {
     const node = declared.outputs.nodes.validator;
-    expect((await settle(node.rpcUrl!)).value).toBe('https://198.51.100.7:443');
+    expect((await settle(node.rpcUrl!)).value).toBe('https://127.0.0.1:443');
     expect((await settle(node.serviceName!)).value).toBe('besu');
     expect((await settle(node.nodeHome!)).value).toBe('/opt/lacchain');
   });
