@@ -152,6 +152,11 @@ write_file "$NODE_HOME/bin/start-container-companion.sh" 0755 root:root "$CONTAI
 # The node home is root's; a `companions` symlink the service user planted before it was is removed, never followed.
 remove_planted_symlink "$NODE_HOME/companions"
 install -d -m 0755 -o root -g root "$NODE_HOME/companions"
+# The container companions' own users first: Besu's WebSocket fence, which every companion's service loads, names them.
+for name in $COMPANIONS; do
+  user_var="$(printf '%s' "$name" | tr 'a-z-' 'A-Z_')_USER"
+  if [ -n "${!user_var:-}" ]; then system_user "${!user_var}"; fi
+done
 # Besu's WebSocket fence changed: every companion's service, which loads it as it starts, is restarted below.
 changed=false
 if [ -n "$COMPANIONS" ]; then write_file "$NODE_HOME/companions/websocket-fence.nft" 0644 root:root "${WEBSOCKET_FENCE:?}"; fi
@@ -182,7 +187,6 @@ for name in $KNOWN_COMPANIONS; do
     user_var="${prefix}_USER"
     : "${!user_var:?}"
     command -v podman >/dev/null 2>&1 || fail "$name runs from a container image and needs podman (the packages step installs it)"
-    system_user "${!user_var}"
     # Its state is its own user's; one an older version of this program gave the service user is handed over
     # (chown -h -R follows no symlink).
     own_folder "$dir/state" 0700 "${!user_var}" "$(id -gn "${!user_var}")"

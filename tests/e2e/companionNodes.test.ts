@@ -8,7 +8,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { ETHSTATS, ROTATION_VALIDATOR } from '../../core/catalog/companions';
+import { PORTS } from '../../core/catalog/ports';
+import { ETHSTATS, RELAY_SIGNER, ROTATION_VALIDATOR } from '../../core/catalog/companions';
 import { NETWORKS, NetworkName, StackName } from '../../core/catalog/networks';
 import type { NodeType } from '../../core/catalog/nodeTypes';
 import { settle } from '../../tools/recording/engine';
@@ -115,6 +116,20 @@ suite.each(CASES)('a $typenode on $network, deployed with its companions', ({ ty
     });
     await sh(`kill -9 ${pid}`);
     expect(await runningPid(unit, pid)).not.toBe(pid);
+  });
+
+  it("runs the monitoring client as a user of its own, kept off the relay signer's port, on Besu's WebSocket", async () => {
+    await runningPid(`besu-${ETHSTATS.name}`);
+    expect(await sh('ps -o user= -C ethstats-cli.js')).toBe(ETHSTATS.systemUser);
+    const connects = (user: string, port: number) =>
+      sh(
+        `runuser -u ${user} -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}' 2>/dev/null && echo reaches || echo refused`,
+      );
+    expect(await connects(ETHSTATS.systemUser, RELAY_SIGNER.port)).toBe('refused');
+    // Besu's WebSocket has no authentication: only the companions' users (and root) reach it.
+    expect(await connects(ETHSTATS.systemUser, PORTS.rpcWs)).toBe('reaches');
+    expect(await connects('nobody', PORTS.rpcWs)).toBe('refused');
+    expect(await sh('nft list tables')).toContain('table inet lacchain_besu_websocket');
   });
 
   it('runs the rotation client on a validator only, configured for its network, unprivileged', async () => {
