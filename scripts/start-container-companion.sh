@@ -1,9 +1,10 @@
 #!/bin/sh
 # The start of a companion service that runs from a container image (the network's monitoring client) on a remote
 # machine, installed as NODE_HOME/bin/start-container-companion.sh and run by the companion's systemd service. It runs
-# the image, which the companions step pulled by its digest (it never pulls), in the foreground with podman: as the
-# node's service user, on the machine's network (it reaches Besu's WebSocket on the loopback and the network's
-# server), on a read-only root filesystem, without capabilities, and with nothing of the machine but STATE_DIR (its
+# the image, which the companions step pulled by its digest (it never pulls), in the foreground with podman: as USER,
+# the companion's own system user (never Besu's: the nftables fences tell them apart, keeping it off the relay
+# signer's port), on the machine's network (it reaches Besu's WebSocket on the loopback and the network's server),
+# on a read-only root filesystem, without capabilities, and with nothing of the machine but STATE_DIR (its
 # registration) mounted at STATE_MOUNT, which the environment variable STATE_VARIABLE names. Its output goes to the
 # service's journal. A container of the same name left by a crash is replaced.
 # Usage: start-container-companion.sh NAME USER STATE_DIR STATE_VARIABLE STATE_MOUNT IMAGE COMMAND [ARGUMENTS...]

@@ -9,6 +9,7 @@
 import { evaluateHealth, healthy, lastImportAge, Observations, recoveryRule, Verdict } from '../core/operations/health';
 import { stackConfigFileName } from '../core/catalog/defaults';
 import { hexQuantity, syncState } from '../core/operations/rpc';
+import { withoutControlSequences } from '../core/operations/terminalText';
 import { checkStackName, loadStack } from '../core/settings/load';
 import type { NodeSettings, StackSettings } from '../core/settings/model';
 import { readFileFromDisk, readStackConfigFile } from '../core/settings/yamlFile';
@@ -83,8 +84,9 @@ runTool(async () => {
   }
 });
 
+/** Prints a line; what came from the node (its log, files and answers) cannot drive the operator's terminal. */
 function say(line: string): void {
-  process.stdout.write(`${line}\n`);
+  process.stdout.write(`${withoutControlSequences(line)}\n`);
 }
 
 function pickNode(settings: StackSettings, name: string | undefined): NodeSettings {

@@ -111,6 +111,9 @@ export function besuConfig(input: BesuConfigInput): BesuConfig {
     config[RPC_OPTIONS.noAuthMethods] = unique([...CHECK_METHODS, ...(rpc.noAuthMethods ?? [])]);
   }
   if (rpc.webSocket) {
+    // Without authentication even when the HTTP RPC has it: the companions send no credentials. Its APIs stay Besu's
+    // default ETH, NET, WEB3, which they read and send transactions with. On a machine nftables lets only their users
+    // reach it (webSocketFence in core/remote/companionService.ts); in a pod, every container of the pod can.
     Object.assign(config, { 'rpc-ws-enabled': true, 'rpc-ws-host': LOOPBACK, 'rpc-ws-port': PORTS.rpcWs });
   }
   // Besu's own default is 80 (from 21.1.2): written only when the operator chose another limit, so that the files of

@@ -99,6 +99,13 @@ export const ETHSTATS = {
   stateVariable: 'XDG_CONFIG_HOME',
   /** Where that folder is mounted in the container. */
   stateMountPath: '/var/lib/ethstats-cli',
+  /**
+   * On a machine it runs as a system user of its own (made by the companions step: no login shell, no home), not as
+   * Besu's: the nftables fences then keep it off the relay signer's port and let it reach Besu's WebSocket only.
+   */
+  systemUser: 'lacchain-ethstats',
+  /** In a pod it runs as a uid of its own too, distinct from Besu's (1000) and the proxy's (65534). */
+  podUid: 10001,
   /** The node names the network's server registers (Alethio ethstats-network-server's rule). */
   nodeNamePattern: /^[a-zA-Z0-9_-]{3,64}$/,
   /** How long systemd waits before starting it again after a failure. */

@@ -31,6 +31,8 @@ export const NODE_HOME_LAYOUT = {
   companionStateDir: 'state',
   /** A listening companion's nftables rules (its port fenced to the loopback), inside its own folder. */
   companionFence: 'fence.nft',
+  /** The nftables rules that let only the companions' users reach Besu's WebSocket on the loopback. */
+  webSocketFence: 'companions/websocket-fence.nft',
 } as const;
 
 /** The info log the operator tails to see block sync: logs/<service>_info.log. */
@@ -51,6 +53,12 @@ export const CONTAINER_RUNTIME = { package: 'podman', path: '/usr/bin/podman' } 
  * executable. Its table for a companion is `lacchain_<service>_<companion>` (hyphens as underscores).
  */
 export const PACKET_FILTER = { package: 'nftables', path: '/usr/sbin/nft' } as const;
+
+/**
+ * The user nginx's workers run as on Debian and Ubuntu (the distribution's nginx.conf): the writer's proxy, which a
+ * writer runs on an apt system only. The one user besides root that the relay signer's fence lets reach its port.
+ */
+export const PROXY_WORKER_USER = 'www-data';
 
 /** Exit code of the launcher when the key is missing (EX_CONFIG): systemd does not restart on it. */
 export const MISSING_KEY_EXIT_CODE = 78;

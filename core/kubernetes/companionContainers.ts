@@ -68,7 +68,11 @@ function releasedContainer(node: KubernetesNodeSettings, companion: ReleasedComp
 /**
  * A companion run from its own image (the monitoring client): its command and arguments, its state (the registration
  * secret) in its own folder of the node's data volume, which outlives the pod and every redeploy, and a scratch /tmp.
- * It gets nothing of the node's identity.
+ * It gets nothing of the node's identity, and runs as a uid of its own (in the pod's group, which owns its folder).
+ *
+ * Residual risk: the containers of a pod share one network namespace, so its uid does not keep it off the loopback
+ * ports of the others (the relay signer's 9001, Besu's RPC 4545 and WebSocket 4546), and a NetworkPolicy applies
+ * between pods only. Only a pod of its own would keep it off them.
  */
 function imageContainer(node: KubernetesNodeSettings, companion: ContainerCompanionDescription) {
   return {
@@ -82,15 +86,17 @@ function imageContainer(node: KubernetesNodeSettings, companion: ContainerCompan
       { name: 'data', mountPath: companion.stateMountPath, subPath: companionStateFolder(companion.settings.name) },
       { name: workVolume(companion), mountPath: '/tmp' },
     ],
-    securityContext: COMMON.securityContext,
+    securityContext: { ...COMMON.securityContext, runAsUser: companion.podUid },
   };
 }
 
 /**
  * The init container that makes the state folders of the companions run from their own image, on the node's data
- * volume, before any container starts: as the pod's user, mode 0700. Left to the kubelet, a missing subPath folder is
- * made as root, and the unprivileged companion could not write its registration there. It runs Besu's image (already
- * on the worker) and only `mkdir`; none when no such companion runs.
+ * volume, before any container starts: as the pod's user, open to the pod's group only (the companion runs as a uid of
+ * its own in that group), with what the pod's user wrote there before (a registration made when the companion still
+ * ran as it) opened to the group too. Left to the kubelet, a missing subPath folder is made as root, and the
+ * unprivileged companion could not write its registration there. It runs Besu's image (already on the worker) and
+ * only `mkdir` and `chmod`; none when no such companion runs.
  */
 export function companionStateInit(
   node: KubernetesNodeSettings,
@@ -105,7 +111,13 @@ export function companionStateInit(
     {
       name: kubernetesNames(node.name).companionContainer('companion-state'),
       image: besuImage,
-      command: ['/bin/sh', '-c', 'mkdir -p "$@" && chmod 0700 "$@"', 'sh', ...folders],
+      command: [
+        '/bin/sh',
+        '-c',
+        'mkdir -p "$@" && find "$@" -user "$(id -u)" ! -type l -exec chmod g+rwX,o-rwx {} +',
+        'sh',
+        ...folders,
+      ],
       resources: COMMON.resources,
       volumeMounts: [{ name: 'data', mountPath: POD_PATHS.dataDir }],
       securityContext: COMMON.securityContext,

@@ -52,6 +52,10 @@ export interface ContainerCompanionDescription extends CompanionDescriptionBase 
   /** The environment variable naming its state folder, and where that folder is mounted. */
   stateVariable: string;
   stateMountPath: string;
+  /** The system user of its own it runs as on a machine (never Besu's). */
+  systemUser: string;
+  /** The uid it runs as in the node's pod (never Besu's). */
+  podUid: number;
 }
 
 /** One companion service of a node. */
@@ -97,6 +101,8 @@ function describeEthstats(node: NodeSettings, settings: EthstatsSettings): Conta
     ],
     stateVariable: ETHSTATS.stateVariable,
     stateMountPath: ETHSTATS.stateMountPath,
+    systemUser: ETHSTATS.systemUser,
+    podUid: ETHSTATS.podUid,
     restartSeconds: ETHSTATS.restartSeconds,
   };
 }

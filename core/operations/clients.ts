@@ -2,6 +2,7 @@
  * The exact client commands of the day-2 operations, as argument lists: `kubectl` for a Kubernetes node (the seed's
  * commands, with the names the program created), `ssh` plus a remote shell command for an SSH node.
  */
+import { DEFAULT_SERVICE_USER } from '../catalog/defaults';
 import { kubernetesNames, IDENTITY_ANNOTATIONS } from '../catalog/kubernetes';
 import { PORTS } from '../catalog/ports';
 import { companionServiceName } from '../remote/companionService';
@@ -65,11 +66,55 @@ export function kubectlCommands(node: KubernetesNodeSettings, context?: string) 
   };
 }
 
+/** What `ssh` is given to reach a node: a private key file, extra options, and the pinned host key's file. */
+export interface SshArgumentsInput {
+  /** A private key file (ssh -i). */
+  keyFile?: string;
+  /** Extra ssh options (ssh -o), after the program's own. */
+  options: readonly string[];
+  /** A known_hosts file holding the node's pinned host key (inventory host_key), when it has one. */
+  knownHostsFile?: string;
+}
+
+/**
+ * The ssh options of the day-2 operations, before the destination: non-interactive; with a pinned host key, that key
+ * alone (no global known_hosts file, no KnownHostsCommand: nothing else on the operator's machine can vouch for another
+ * key); without one (the operator's explicit inventory accept_any_host_key), no check at all.
+ */
+export function sshArguments(input: SshArgumentsInput): string[] {
+  const args = ['-o', 'BatchMode=yes', '-o', 'ConnectTimeout=15'];
+  if (input.keyFile) args.push('-i', input.keyFile);
+  if (input.knownHostsFile) {
+    args.push(
+      '-o',
+      `UserKnownHostsFile=${input.knownHostsFile}`,
+      '-o',
+      'GlobalKnownHostsFile=/dev/null',
+      '-o',
+      'KnownHostsCommand=none',
+      '-o',
+      'StrictHostKeyChecking=yes',
+    );
+  } else {
+    args.push('-o', 'UserKnownHostsFile=/dev/null', '-o', 'StrictHostKeyChecking=no');
+  }
+  for (const option of input.options) args.push('-o', option);
+  return args;
+}
+
 /** The ssh destination and the remote shell commands for an SSH node. */
 export function sshCommands(node: SshNodeSettings) {
   const paths = nodePaths(node);
   const sudo = node.user === 'root' ? '' : 'sudo -n ';
   const service = shellQuote(node.serviceName);
+  /**
+   * A file the service user owns, read as root: a symlink there is refused (O_NOFOLLOW), and so is a FIFO that would
+   * block the read, so nothing the service user plants makes root read another file.
+   */
+  const readServiceFile = (file: string) => `${sudo}dd if=${shellQuote(file)} iflag=nofollow,nonblock status=none`;
+  /** A command run as the service user (its own log, followed across rotations: a symlink leads nowhere it cannot read). */
+  const asServiceUser =
+    node.user === 'root' ? `runuser -u ${DEFAULT_SERVICE_USER} -- ` : `sudo -n -u ${DEFAULT_SERVICE_USER} `;
   return {
     destination: ['-p', String(node.sshPort), `${node.user}@${node.host}`],
     serviceState: `systemctl is-active ${service}`,
@@ -79,10 +124,10 @@ export function sshCommands(node: SshNodeSettings) {
       .join('; '),
     start: `${sudo}systemctl start ${service}`,
     restart: `${sudo}systemctl restart ${service}`,
-    logs: `${sudo}tail -n ${LOG_LINES} ${shellQuote(paths.infoLog)}`,
-    followLogs: `${sudo}tail -n ${LOG_LINES} -F ${shellQuote(paths.infoLog)}`,
-    recentLog: `${sudo}tail -n ${LOG_LINES * 2} ${shellQuote(paths.infoLog)}`,
-    recordedEnode: `${sudo}cat ${shellQuote(paths.enode)}`,
+    logs: `${readServiceFile(paths.infoLog)} | tail -n ${LOG_LINES}`,
+    followLogs: `${asServiceUser}tail -n ${LOG_LINES} -F ${shellQuote(paths.infoLog)}`,
+    recentLog: `${readServiceFile(paths.infoLog)} | tail -n ${LOG_LINES * 2}`,
+    recordedEnode: readServiceFile(paths.enode),
     /** The release folder `releases/current` points at: the release in use. */
     releaseInUse: `readlink ${shellQuote(`${paths.releasesDir}/current`)}`,
     clock: 'date +%s',

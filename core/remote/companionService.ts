@@ -1,9 +1,17 @@
 /**
  * A companion service on a remote machine: where its files are, its systemd unit (started with Besu's service,
  * stopped and restarted with it; a released one sandboxed so that it can write only its own log and talk to the
- * loopback only, a container one run by podman as the service user) and the rotation of the released ones' logs.
+ * loopback only, a container one run by podman as a system user of its own), the nftables fences of the loopback
+ * ports (the relay signer's, Besu's WebSocket) and the rotation of the released ones' logs.
  */
-import { CONTAINER_RUNTIME, MISSING_KEY_EXIT_CODE, NODE_HOME_LAYOUT, PACKET_FILTER } from '../catalog/remote';
+import { PORTS } from '../catalog/ports';
+import {
+  CONTAINER_RUNTIME,
+  MISSING_KEY_EXIT_CODE,
+  NODE_HOME_LAYOUT,
+  PACKET_FILTER,
+  PROXY_WORKER_USER,
+} from '../catalog/remote';
 import type {
   CompanionDescription,
   ContainerCompanionDescription,
@@ -32,27 +40,73 @@ function companionPaths(node: SshNodeSettings, companion: ReleasedCompanionDescr
 }
 
 /**
- * The nftables rules that fence a listening companion's port to the loopback: a table of its own that refuses TCP to
- * the port (with a reset) at any address but the loopback's, IPv4 and IPv6, as if it listened on the loopback only
- * (so the machine's own public address is refused too, which lets the companions step check the fence from the
- * machine). Loaded in one transaction that first replaces the table, so loading it again changes nothing.
+ * The nftables rules that fence a listening companion's port (the relay signer's) to the loopback and to the proxy: a
+ * table of its own that refuses TCP to the port (with a reset) at any address but the loopback's, IPv4 and IPv6, as if
+ * it listened on the loopback only (so the machine's own addresses are refused too, which lets the companions step
+ * check the fence from the machine), and, on the loopback, from any local user but root and nginx's workers (the
+ * writer's proxy, its one way in): not Besu's user, not the monitoring client's. Loaded in one transaction that first
+ * replaces the table, so loading it again changes nothing.
  */
 export function companionFence(node: SshNodeSettings, companion: ReleasedCompanionDescription): string | undefined {
   if (companion.port === undefined) return undefined;
-  const table = `lacchain_${companionServiceName(node, companion.settings.name)}`.replace(/-/g, '_');
-  return [
-    `# Written by the lacchain-besu-node Pulumi program: the ${companion.settings.name} of node ${node.nodeName} answers on the loopback only.`,
-    `table inet ${table}`,
-    `delete table inet ${table}`,
-    `table inet ${table} {`,
+  return fenceTable(node, companion.settings.name, `the ${companion.settings.name} answers on the loopback only`, [
     '  chain input {',
     '    type filter hook input priority filter - 10; policy accept;',
     `    tcp dport ${companion.port} ip daddr != 127.0.0.0/8 reject with tcp reset`,
     `    tcp dport ${companion.port} ip6 daddr != ::1 reject with tcp reset`,
     '  }',
+    ...onlyUsers(companion.port, ['root', PROXY_WORKER_USER]),
+  ]);
+}
+
+/**
+ * The nftables rules that let only the companions reach Besu's WebSocket on the loopback (it has no authentication,
+ * and the companions could not send any: see core/besu/configToml.ts): root, Besu's user (the relay signer, the
+ * rotation client) and each container companion's own user (the monitoring client). Every companion's service loads
+ * them before it starts, so they are in force whenever Besu serves its WebSocket (only for its companions).
+ */
+export function webSocketFence(
+  node: SshNodeSettings,
+  companions: readonly CompanionDescription[],
+  serviceUser: string,
+): string | undefined {
+  if (companions.length === 0) return undefined;
+  const users = ['root', serviceUser, ...companions.flatMap((c) => (c.kind === 'container' ? [c.systemUser] : []))];
+  return fenceTable(node, 'websocket', "Besu's WebSocket answers its companions only", onlyUsers(PORTS.rpcWs, users));
+}
+
+/** An output chain refusing TCP to a port (with a reset) from every local user but the ones named. */
+function onlyUsers(port: number, users: readonly string[]): string[] {
+  return [
+    '  chain output {',
+    '    type filter hook output priority filter - 10; policy accept;',
+    `    tcp dport ${port} meta skuid != { ${[...new Set(users)].join(', ')} } reject with tcp reset`,
+    '  }',
+  ];
+}
+
+/** A fence's nftables file: its table `lacchain_<service>_<what>` replaced in one transaction by the chains given. */
+function fenceTable(node: SshNodeSettings, what: string, purpose: string, chains: string[]): string {
+  const table = `lacchain_${companionServiceName(node, what)}`.replace(/-/g, '_');
+  return [
+    `# Written by the lacchain-besu-node Pulumi program: on node ${node.nodeName}, ${purpose}.`,
+    `table inet ${table}`,
+    `delete table inet ${table}`,
+    `table inet ${table} {`,
+    ...chains,
     '}',
     '',
   ].join('\n');
+}
+
+/** The path of the WebSocket fence's file on the machine. */
+function webSocketFencePath(node: SshNodeSettings): string {
+  return `${node.nodeHome}/${NODE_HOME_LAYOUT.webSocketFence}`;
+}
+
+/** The ExecStartPre line that loads a fence as root (`+`) before the service starts; a failure stops the start. */
+function loadFence(file: string): string {
+  return `ExecStartPre=+${PACKET_FILTER.path} -f ${file}`;
 }
 
 /** The systemd service name of a companion: `<node service>-<companion>` (scripts/remote/companions.sh names it so). */
@@ -62,9 +116,7 @@ export function companionServiceName(node: SshNodeSettings, companion: string): 
 
 /** The systemd unit of a companion service. */
 export function companionUnit(node: SshNodeSettings, companion: CompanionDescription, serviceUser: string): string {
-  return companion.kind === 'container'
-    ? containerUnit(node, companion, serviceUser)
-    : releasedUnit(node, companion, serviceUser);
+  return companion.kind === 'container' ? containerUnit(node, companion) : releasedUnit(node, companion, serviceUser);
 }
 
 /** The unit's [Unit] section: started after Besu, stopped and restarted with it. */
@@ -85,16 +137,17 @@ function installSection(node: SshNodeSettings): string[] {
 
 /**
  * The unit of a companion run from its container image: podman runs it in the foreground through the launcher, which
- * drops it to the service user (podman itself needs root); a container left by a crash is removed after it stops.
+ * drops it to its own system user (podman itself runs as root); a container left by a crash is removed after it
+ * stops.
  */
-function containerUnit(node: SshNodeSettings, companion: ContainerCompanionDescription, serviceUser: string): string {
+function containerUnit(node: SshNodeSettings, companion: ContainerCompanionDescription): string {
   const name = companionServiceName(node, companion.settings.name);
   const launcher = `${node.nodeHome}/${NODE_HOME_LAYOUT.containerCompanionLauncher}`;
   const state = `${companionDir(node, companion)}/${NODE_HOME_LAYOUT.companionStateDir}`;
   const command = [
     launcher,
     name,
-    serviceUser,
+    companion.systemUser,
     state,
     companion.stateVariable,
     companion.stateMountPath,
@@ -107,6 +160,7 @@ function containerUnit(node: SshNodeSettings, companion: ContainerCompanionDescr
     '',
     '[Service]',
     'Type=simple',
+    loadFence(webSocketFencePath(node)),
     `ExecStart=${command.map(systemdArgument).join(' ')}`,
     `ExecStopPost=-${CONTAINER_RUNTIME.path} rm --force --ignore ${name}`,
     // As the reference runs it (`--restart always`): it is meant to run for as long as the node does.
@@ -139,9 +193,10 @@ function releasedUnit(node: SshNodeSettings, companion: ReleasedCompanionDescrip
     'Type=simple',
     `User=${serviceUser}`,
     `WorkingDirectory=${paths.dir}`,
-    // Its port fenced to the loopback by nftables before it starts (as root: `+`), where systemd's own IP firewall
-    // below cannot (cgroup v1); `-` so that a machine without nft still starts it (the companions step then warns).
-    ...(companion.port !== undefined ? [`ExecStartPre=-+${PACKET_FILTER.path} -f ${paths.fence}`] : []),
+    // Besu's WebSocket fenced to the companions, and its own port to the loopback and the proxy, by nftables before
+    // it starts (as root), where systemd's own IP firewall below cannot (cgroup v1): without them it does not start.
+    loadFence(webSocketFencePath(node)),
+    ...(companion.port !== undefined ? [loadFence(paths.fence)] : []),
     `ExecStart=${launcher} ${paths.executable}${key}`,
     'Restart=on-failure',
     `RestartSec=${companion.restartSeconds}`,

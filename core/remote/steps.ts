@@ -14,7 +14,7 @@ import type { SshNodeSettings } from '../settings/model';
 import { nodePaths } from './paths';
 import { COMPANIONS } from '../catalog/companions';
 import { readScript, START_COMPANION_SCRIPT, START_CONTAINER_COMPANION_SCRIPT } from '../scripts';
-import { companionFence, companionsLogrotate, companionUnit } from './companionService';
+import { companionFence, companionsLogrotate, companionUnit, webSocketFence } from './companionService';
 import { logrotateConf, systemdUnit } from './serviceFiles';
 
 /** The steps, in the order they run. */
@@ -124,10 +124,9 @@ export function remoteSteps<V>(
       GAS_MODEL: String(description.proxyServers.some((server) => server.gasModel !== undefined)),
       // A companion that runs from a container image (the monitoring client) runs on podman.
       CONTAINER_RUNTIME: description.companions.some((c) => c.kind === 'container') ? CONTAINER_RUNTIME.package : '',
-      // A companion that listens (the relay signer) is fenced to the loopback with nftables.
-      PACKET_FILTER: description.companions.some((c) => c.kind === 'release' && c.port !== undefined)
-        ? PACKET_FILTER.package
-        : '',
+      // Besu's WebSocket is fenced to the companions, and a companion that listens (the relay signer) to the loopback,
+      // with nftables.
+      PACKET_FILTER: description.companions.length > 0 ? PACKET_FILTER.package : '',
     }),
     step('release', {
       BESU_VERSION: node.releaseVersion,
@@ -217,6 +216,8 @@ function companionParameters(description: NodeDescription<SshNodeSettings>, serv
     LOGROTATE_CONF: companionsLogrotate(node, serviceUser),
     NODE_IP: node.p2pHost,
   };
+  const fence = webSocketFence(node, description.companions, serviceUser);
+  if (fence) env.WEBSOCKET_FENCE = fence;
   for (const companion of description.companions) {
     const prefix = companion.settings.name.toUpperCase().replace(/-/g, '_');
     const unit = { [`${prefix}_UNIT`]: companionUnit(node, companion, serviceUser) };
@@ -225,13 +226,13 @@ function companionParameters(description: NodeDescription<SshNodeSettings>, serv
         throw new Error(
           `node ${node.name}: the ${companion.settings.name} has no image digest (the settings check it)`,
         );
-      Object.assign(env, { [`${prefix}_IMAGE`]: companion.image, ...unit });
+      Object.assign(env, { [`${prefix}_IMAGE`]: companion.image, [`${prefix}_USER`]: companion.systemUser, ...unit });
       continue;
     }
     const sha256 = companion.settings.sha256;
     if (!sha256)
       throw new Error(`node ${node.name}: the ${companion.settings.name} has no digest (the settings check it)`);
-    const fence = companionFence(node, companion);
+    const portFence = companionFence(node, companion);
     Object.assign(env, {
       [`${prefix}_VERSION`]: companion.settings.version,
       [`${prefix}_URL`]: companion.settings.releaseUrl,
@@ -239,7 +240,7 @@ function companionParameters(description: NodeDescription<SshNodeSettings>, serv
       [`${prefix}_EXECUTABLE`]: companion.executable,
       [`${prefix}_CONFIG`]: companion.configToml,
       ...unit,
-      ...(fence ? { [`${prefix}_PORT`]: String(companion.port), [`${prefix}_FENCE`]: fence } : {}),
+      ...(portFence ? { [`${prefix}_PORT`]: String(companion.port), [`${prefix}_FENCE`]: portFence } : {}),
     });
   }
   return env;

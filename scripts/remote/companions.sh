@@ -10,12 +10,16 @@
 # Companions no longer wanted (turned off in the settings) are stopped and their services removed; their files stay.
 # Parameters (environment): NODE_HOME, SERVICE_NAME (Besu's service), SERVICE_USER, COMPANIONS (the names to run,
 # space-separated, maybe none), KNOWN_COMPANIONS (every name the program knows), LAUNCHER (start-companion.sh),
-# CONTAINER_LAUNCHER (start-container-companion.sh), LOGROTATE_CONF, NODE_IP (the machine's public address); and for
-# each name in COMPANIONS, with PREFIX its name in upper case with _ for -: PREFIX_UNIT, and either PREFIX_IMAGE (an
-# image pinned @sha256:) or PREFIX_VERSION, PREFIX_URL, PREFIX_SHA256, PREFIX_EXECUTABLE, PREFIX_CONFIG, and for one
-# that listens PREFIX_PORT and PREFIX_FENCE (nftables rules, written as its fence.nft, which its service loads before
-# it starts). It must then not answer on NODE_IP: the service is fenced to the loopback by those rules and by
-# systemd's IP firewall (cgroup v2 only); where the machine enforces neither, the step says so loudly.
+# CONTAINER_LAUNCHER (start-container-companion.sh), LOGROTATE_CONF, NODE_IP (the machine's public address),
+# WEBSOCKET_FENCE (nftables rules letting only the companions' users reach Besu's WebSocket, written as
+# companions/websocket-fence.nft, which every companion's service loads before it starts; given when COMPANIONS is
+# not empty); and for each name in COMPANIONS, with PREFIX its name in upper case with _ for -: PREFIX_UNIT, and
+# either PREFIX_IMAGE (an image pinned @sha256:) and PREFIX_USER (the system user of its own it runs as, made here) or
+# PREFIX_VERSION, PREFIX_URL, PREFIX_SHA256, PREFIX_EXECUTABLE, PREFIX_CONFIG, and for one that listens PREFIX_PORT
+# and PREFIX_FENCE (nftables rules, written as its fence.nft, which its service loads before it starts). It must then
+# not answer on any address of the machine but the loopback (nor on NODE_IP): the service is fenced to the loopback by
+# those rules and by systemd's IP firewall (cgroup v2 only); where it still answers, the step fails.
+# Any command that fails stops the step: no service is (re)started on a half-installed companion.
 set -euo pipefail
 : "${NODE_HOME:?}" "${SERVICE_NAME:?}" "${SERVICE_USER:?}" "${KNOWN_COMPANIONS:?}" "${LAUNCHER:?}"
 : "${CONTAINER_LAUNCHER:?}" "${LOGROTATE_CONF:?}" "${NODE_IP:?}"
@@ -23,11 +27,25 @@ COMPANIONS=${COMPANIONS:-}
 
 fail() { echo "companions: $*" >&2; exit 1; }
 
+# Whether what this run installed for the companion at hand changed (its service is then restarted). The functions
+# below set it instead of printing it: a command substitution would run them without `set -e`.
+changed=false
+
+# remove_planted_symlink PATH: removes PATH when it is a symlink that root did not make (the service user planted it
+# while it could still write there), so root never follows it. The operator's own (root's) symlinks are kept.
+remove_planted_symlink() {
+  if [ -L "$1" ] && [ "$(stat -c %u "$1")" != 0 ]; then
+    rm -f "$1"
+    echo "companions: removed a symlink $1 that root did not make"
+  fi
+}
+
 # write_file PATH MODE OWNER CONTENT: as root, in a folder only root can write: replaces PATH atomically when CONTENT
-# differs (the file ends with one newline); prints "changed" when it wrote.
+# differs (the file ends with one newline), and then sets `changed`. A symlink at PATH is replaced, never followed.
 write_file() {
   local path=$1 mode=$2 owner=$3 content tmp
   content=$(printf '%s' "$4")
+  remove_planted_symlink "$path"
   if [ -f "$path" ] && [ ! -L "$path" ] && [ "$(cat "$path")" = "$content" ]; then
     chmod "$mode" "$path"
     chown -h "$owner" "$path"
@@ -38,21 +56,23 @@ write_file() {
   chmod "$mode" "$tmp"
   chown -h "$owner" "$tmp"
   mv -f "$tmp" "$path"
-  echo "companions: wrote $path" >&2
-  echo changed
+  echo "companions: wrote $path"
+  changed=true
 }
 
 # install_release DIR VERSION URL SHA256 EXECUTABLE: DIR/releases/VERSION/EXECUTABLE from URL, checked against SHA256
-# before it is installed; the `current` link then names it. Prints "changed" when the link moved.
+# before it is installed; the `current` link then names it. Sets `changed` when the link moved.
 install_release() {
   local dir=$1 version=$2 url=$3 sha256=$4 executable=$5 target download actual
   target="$dir/releases/$version"
+  remove_planted_symlink "$dir/releases"
+  remove_planted_symlink "$target"
   if [ ! -x "$target/$executable" ] || [ "$(sha256sum <"$target/$executable" | cut -d' ' -f1)" != "$sha256" ]; then
     case "$url" in https://*) ;; *) fail "refusing $url: companions come over https: only" ;; esac
     download=$(mktemp -d)
     # shellcheck disable=SC2064 # the folder is known now: remove it whatever happens later
     trap "rm -rf '$download'" EXIT
-    echo "companions: downloading $url" >&2
+    echo "companions: downloading $url"
     curl --fail --silent --show-error --location --proto '=https' --proto-redir '=https' --max-redirs 5 \
       --retry 3 --connect-timeout 20 -o "$download/executable" "$url" \
       || fail "cannot download $url (https only, redirects too)"
@@ -65,53 +85,82 @@ install_release() {
     mv -f "$target/$executable.new" "$target/$executable"
     rm -rf "$download"
     trap - EXIT
-    echo "companions: installed $executable $version (sha256 $actual) in $target" >&2
+    echo "companions: installed $executable $version (sha256 $actual) in $target"
   fi
   if [ "$(readlink "$dir/releases/current" 2>/dev/null || true)" != "$target" ]; then
     ln -sfn "$target" "$dir/releases/current.new"
     mv -Tf "$dir/releases/current.new" "$dir/releases/current"
-    echo changed
+    changed=true
   fi
 }
 
-# pull_image IMAGE: the image, pinned by its digest, into podman's store unless it is there. Prints "changed" when it
+# pull_image IMAGE: the image, pinned by its digest, into podman's store unless it is there. Sets `changed` when it
 # pulled.
 pull_image() {
   local image=$1
   case "$image" in *@sha256:*) ;; *) fail "refusing $image: an image is pulled by its digest (@sha256:) only" ;; esac
   if podman image exists "$image"; then return; fi
-  echo "companions: pulling $image" >&2
+  echo "companions: pulling $image"
   podman pull --quiet "$image" >/dev/null || fail "cannot pull $image (is the digest right, and the registry reachable?)"
-  echo "companions: pulled $image" >&2
-  echo changed
+  echo "companions: pulled $image"
+  changed=true
 }
 
-# own_folder PATH MODE: PATH as a folder of the service user (a symlink the service user planted is removed first).
+# own_folder PATH MODE USER GROUP: PATH as a folder of USER (a symlink the service user planted is removed first).
 own_folder() {
-  local path=$1 mode=$2
-  if [ -L "$path" ] && [ "$(stat -c %u "$path")" != 0 ]; then rm -f "$path"; fi
-  install -d -m "$mode" -o "$SERVICE_USER" -g "$group" "$path"
+  local path=$1 mode=$2 user=$3 group=$4
+  remove_planted_symlink "$path"
+  install -d -m "$mode" -o "$user" -g "$group" "$path"
 }
 
-# check_fenced UNIT PORT: once UNIT answers on the loopback, it must not answer on the machine's public address.
+# system_user NAME: a system user of its own for a companion (no login shell, no home), made unless it is there.
+system_user() {
+  if ! id "$1" >/dev/null 2>&1; then
+    useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$1"
+    echo "companions: created the system user $1"
+  fi
+}
+
+# machine_addresses: every global address of the machine's interfaces (IPv4 and IPv6, not the loopback's), and
+# NODE_IP (which may be a NAT address on no interface), one a line.
+machine_addresses() {
+  ip -o addr show scope global | awk '/ scope global / { sub(/\/.*/, "", $4); print $4 }'
+  echo "$NODE_IP"
+}
+
+# check_fenced UNIT PORT: once UNIT answers on the loopback, it must answer on no other address of the machine.
 check_fenced() {
-  local unit=$1 port=$2 i
+  local unit=$1 port=$2 i address url open=""
   for i in $(seq 50); do
     if curl -s -o /dev/null --max-time 1 -X POST -d '{}' "http://127.0.0.1:$port/"; then break; fi
     [ "$i" -lt 50 ] || { echo "companions: $unit does not answer on 127.0.0.1:$port yet (it waits for Besu)"; return 0; }
     sleep 0.2
   done
-  if curl -s -o /dev/null --max-time 2 -X POST -d '{}' "http://$NODE_IP:$port/"; then
-    echo "companions: WARNING: $unit answers on $NODE_IP:$port: neither nftables nor this machine's systemd (IPAddressDeny needs cgroup v2) fence it to the loopback; close port $port to the outside in your firewall" >&2
-  else
-    echo "companions: $unit answers on the loopback only"
+  for address in $(machine_addresses | sort -u); do
+    case "$address" in *:*) url="http://[$address]:$port/" ;; *) url="http://$address:$port/" ;; esac
+    if curl -g -s -o /dev/null --max-time 2 -X POST -d '{}' "$url"; then open="$open $address"; fi
+  done
+  if [ -n "$open" ]; then
+    fail "$unit answers on port $port at$open, not on the loopback only: its nftables fence is not in force (nft list table inet <its table>); close port $port to the outside in your firewall"
   fi
+  echo "companions: $unit answers on the loopback only"
 }
 
 group=$(id -gn "$SERVICE_USER")
-write_file "$NODE_HOME/bin/start-companion.sh" 0755 root:root "$LAUNCHER" >/dev/null
-write_file "$NODE_HOME/bin/start-container-companion.sh" 0755 root:root "$CONTAINER_LAUNCHER" >/dev/null
+write_file "$NODE_HOME/bin/start-companion.sh" 0755 root:root "$LAUNCHER"
+write_file "$NODE_HOME/bin/start-container-companion.sh" 0755 root:root "$CONTAINER_LAUNCHER"
+# The node home is root's; a `companions` symlink the service user planted before it was is removed, never followed.
+remove_planted_symlink "$NODE_HOME/companions"
 install -d -m 0755 -o root -g root "$NODE_HOME/companions"
+# The container companions' own users first: Besu's WebSocket fence, which every companion's service loads, names them.
+for name in $COMPANIONS; do
+  user_var="$(printf '%s' "$name" | tr 'a-z-' 'A-Z_')_USER"
+  if [ -n "${!user_var:-}" ]; then system_user "${!user_var}"; fi
+done
+# Besu's WebSocket fence changed: every companion's service, which loads it as it starts, is restarted below.
+changed=false
+if [ -n "$COMPANIONS" ]; then write_file "$NODE_HOME/companions/websocket-fence.nft" 0644 root:root "${WEBSOCKET_FENCE:?}"; fi
+websocket_fence_changed=$changed
 
 for name in $KNOWN_COMPANIONS; do
   unit="$SERVICE_NAME-$name"
@@ -131,33 +180,35 @@ for name in $KNOWN_COMPANIONS; do
   unit_var="${prefix}_UNIT" image_var="${prefix}_IMAGE"
   : "${!unit_var:?}"
   dir="$NODE_HOME/companions/$name"
-  if [ -L "$dir" ]; then rm -f "$dir"; fi
+  remove_planted_symlink "$dir"
   install -d -m 0750 -o root -g "$group" "$dir"
+  changed=$websocket_fence_changed
   if [ -n "${!image_var:-}" ]; then
+    user_var="${prefix}_USER"
+    : "${!user_var:?}"
     command -v podman >/dev/null 2>&1 || fail "$name runs from a container image and needs podman (the packages step installs it)"
-    own_folder "$dir/state" 0700
-    changes=$(
-      pull_image "${!image_var}"
-      write_file "/etc/systemd/system/$unit.service" 0644 root:root "${!unit_var}"
-    )
+    # Its state is its own user's; one an older version of this program gave the service user is handed over
+    # (chown -h -R follows no symlink).
+    own_folder "$dir/state" 0700 "${!user_var}" "$(id -gn "${!user_var}")"
+    chown -hR "${!user_var}:$(id -gn "${!user_var}")" "$dir/state"
+    pull_image "${!image_var}"
+    write_file "/etc/systemd/system/$unit.service" 0644 root:root "${!unit_var}"
     version="${!image_var}"
   else
     version_var="${prefix}_VERSION" url_var="${prefix}_URL" sha_var="${prefix}_SHA256"
     executable_var="${prefix}_EXECUTABLE" config_var="${prefix}_CONFIG"
     : "${!version_var:?}" "${!url_var:?}" "${!sha_var:?}" "${!executable_var:?}" "${!config_var:?}"
-    own_folder "$dir/log" 0750
+    own_folder "$dir/log" 0750 "$SERVICE_USER" "$group"
     fence_var="${prefix}_FENCE"
-    changes=$(
-      install_release "$dir" "${!version_var}" "${!url_var}" "${!sha_var}" "${!executable_var}"
-      write_file "$dir/config.toml" 0640 "root:$group" "${!config_var}"
-      if [ -n "${!fence_var:-}" ]; then write_file "$dir/fence.nft" 0644 root:root "${!fence_var}"; fi
-      write_file "/etc/systemd/system/$unit.service" 0644 root:root "${!unit_var}"
-    )
+    install_release "$dir" "${!version_var}" "${!url_var}" "${!sha_var}" "${!executable_var}"
+    write_file "$dir/config.toml" 0640 "root:$group" "${!config_var}"
+    if [ -n "${!fence_var:-}" ]; then write_file "$dir/fence.nft" 0644 root:root "${!fence_var}"; fi
+    write_file "/etc/systemd/system/$unit.service" 0644 root:root "${!unit_var}"
     version="${!version_var}"
   fi
   systemctl daemon-reload
   systemctl enable "$unit" >/dev/null 2>&1
-  if [ -n "$changes" ]; then
+  if [ "$changed" = true ]; then
     systemctl restart "$unit"
     echo "companions: (re)started $unit ($name $version)"
   elif ! systemctl is-active --quiet "$unit"; then
@@ -168,5 +219,5 @@ for name in $KNOWN_COMPANIONS; do
   if [ -n "${!port_var:-}" ]; then check_fenced "$unit" "${!port_var}"; fi
 done
 
-write_file "/etc/logrotate.d/lacchain-$SERVICE_NAME-companions" 0644 root:root "$LOGROTATE_CONF" >/dev/null
+write_file "/etc/logrotate.d/lacchain-$SERVICE_NAME-companions" 0644 root:root "$LOGROTATE_CONF"
 echo "companions: ok: ${COMPANIONS:-none} beside $SERVICE_NAME"

@@ -3,8 +3,8 @@
 # a Java runtime of at least JAVA_MAJOR, nginx, openssl, curl, tar and logrotate, and for a writer (GAS_MODEL=true)
 # nginx's Lua module and cjson, which the proxy's gas-model routing runs on (Debian and Ubuntu only: apt's
 # libnginx-mod-http-lua and lua-cjson); and CONTAINER_RUNTIME (podman) when a companion service runs from a container
-# image (the network's monitoring client), and PACKET_FILTER (nftables) when a companion listens (the relay signer,
-# fenced to the loopback with it). Installs only what is missing.
+# image (the network's monitoring client), and PACKET_FILTER (nftables) when the node runs companions (Besu's
+# WebSocket is fenced to their users with it, and the relay signer's port to the loopback). Installs only what is missing.
 # Parameters (environment): JAVA_MAJOR, GAS_MODEL (true|false), CONTAINER_RUNTIME and PACKET_FILTER (a package name,
 # or empty).
 set -euo pipefail

@@ -10,7 +10,7 @@ import * as http from 'http';
 import * as https from 'https';
 import * as os from 'os';
 import * as path from 'path';
-import { ETHSTATS, ROTATION_VALIDATOR } from '../../core/catalog/companions';
+import { ETHSTATS, RELAY_SIGNER, ROTATION_VALIDATOR } from '../../core/catalog/companions';
 import { NETWORKS, NetworkName, StackName } from '../../core/catalog/networks';
 import { PORTS } from '../../core/catalog/ports';
 import type { NodeType } from '../../core/catalog/nodeTypes';
@@ -159,6 +159,20 @@ suite.each(CASES)('a $typenode on $network, deployed with its companions', ({ ty
       `curl -s -H 'content-type: application/json' --data '${VOTE}' http://127.0.0.1:${PORTS.rpcHttp}/`,
     );
     expect(JSON.parse(local).error?.code).not.toBe(-32604);
+  });
+
+  it("runs the monitoring client as a user of its own, kept off the relay signer's port, on Besu's WebSocket", async () => {
+    await runningPid(`besu-${ETHSTATS.name}`);
+    expect(await sh('ps -o user= -C ethstats-cli.js')).toBe(ETHSTATS.systemUser);
+    const connects = (user: string, port: number) =>
+      sh(
+        `runuser -u ${user} -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}' 2>/dev/null && echo reaches || echo refused`,
+      );
+    expect(await connects(ETHSTATS.systemUser, RELAY_SIGNER.port)).toBe('refused');
+    // Besu's WebSocket has no authentication: only the companions' users (and root) reach it.
+    expect(await connects(ETHSTATS.systemUser, PORTS.rpcWs)).toBe('reaches');
+    expect(await connects('nobody', PORTS.rpcWs)).toBe('refused');
+    expect(await sh('nft list tables')).toContain('table inet lacchain_besu_websocket');
   });
 
   it('runs the rotation client on a validator only, configured for its network, unprivileged', async () => {

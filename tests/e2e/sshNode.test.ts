@@ -18,6 +18,7 @@ import { declareProgram, Declared } from '../../testing/program';
 import { sha256Hex } from '../../core/genesis';
 import { RELEASE_ARCHIVE_SHA256 } from '../../core/catalog/besu';
 import { stepCommand } from '../../core/remote/shell';
+import { PORTS } from '../../core/catalog/ports';
 import { ETHSTATS, RELAY_SIGNER } from '../../core/catalog/companions';
 import { GAS_MODEL_METHODS } from '../../core/catalog/gasModel';
 import { NETWORKS } from '../../core/catalog/networks';
@@ -655,6 +656,23 @@ suite('an SSH node on a real host', () => {
       expect(await answering()).toBe('up');
     });
 
+    it("is reached on the loopback by root and the proxy's user only: not by Besu's, not by the monitoring client's", async () => {
+      expect(await answering()).toBe('up');
+      const connects = (user: string, port: number) =>
+        sh(
+          `runuser -u ${user} -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}' 2>/dev/null && echo reaches || echo refused`,
+        );
+      expect(await connects(ETHSTATS.systemUser, RELAY_SIGNER.port)).toBe('refused');
+      expect(await connects('besu', RELAY_SIGNER.port)).toBe('refused');
+      expect(await connects('nobody', RELAY_SIGNER.port)).toBe('refused');
+      expect(await connects('www-data', RELAY_SIGNER.port)).toBe('reaches');
+      // Besu's WebSocket (no authentication): the companions' users reach it, no other user does.
+      expect(await connects(ETHSTATS.systemUser, PORTS.rpcWs)).toBe('reaches');
+      expect(await connects('besu', PORTS.rpcWs)).toBe('reaches');
+      expect(await connects('nobody', PORTS.rpcWs)).toBe('refused');
+      expect(await sh('nft list tables')).toContain('table inet lacchain_besu_websocket');
+    });
+
     it('is started again by systemd when killed, and stopped and started with Besu', async () => {
       const pid = await mainPid();
       await sh(`kill -9 ${pid}`);
@@ -718,12 +736,15 @@ suite('an SSH node on a real host', () => {
         { accountEmail: 'ops@example.org', nodeName: 'e2e-writer' },
       ]);
       expect(logins().at(-1)?.payload).toMatchObject({ nodeName: 'e2e-writer', client: 'ws://127.0.0.1:4546' });
-      // Its registration is the service user's alone, in the folder that outlives the container.
-      expect(await sh(`stat -c '%U:%G %a' ${state} ${registration}`)).toBe('besu:besu 700\nbesu:besu 600');
+      // Its registration is its own user's alone, in the folder that outlives the container.
+      const own = `${ETHSTATS.systemUser}:${ETHSTATS.systemUser}`;
+      expect(await sh(`stat -c '%U:%G %a' ${state} ${registration}`)).toBe(`${own} 700\n${own} 600`);
       const secret = JSON.parse(await sh(`cat ${registration}`)).secretKey;
       expect(monitor.registered().get('e2e-writer')).toBe(secret);
       // The client's own process (not podman's, whose command line names it too).
-      expect(await sh('ps -o user= -C ethstats-cli.js')).toBe('besu');
+      expect(await sh('ps -o user= -C ethstats-cli.js')).toBe(ETHSTATS.systemUser);
+      // A system user of its own: no login shell, no home.
+      expect(await sh(`getent passwd ${ETHSTATS.systemUser} | cut -d: -f6,7`)).toBe('/nonexistent:/usr/sbin/nologin');
       // Nothing of the node's identity reaches it, and its secret is not in the journal.
       expect(await sh(`journalctl -u ${unit} --no-pager`)).not.toContain(secret);
       expect(await sh(`journalctl -u ${unit} --no-pager | grep -c 'logged in as e2e-writer' || true`)).not.toBe('0');

@@ -6,6 +6,7 @@
  * units, the Kubernetes containers, the gas model's output, and Besu's WebSocket on the loopback for them.
  */
 import { parse } from 'smol-toml';
+import { BESU_IMAGE_UID } from '../../core/catalog/besu';
 import { ETHSTATS, RELAY_SIGNER, ROTATION_VALIDATOR } from '../../core/catalog/companions';
 import { NETWORKS, STACK_NETWORKS, StackName } from '../../core/catalog/networks';
 import { NODE_TYPES } from '../../core/catalog/nodeTypes';
@@ -124,18 +125,32 @@ describe.each(STACKS)('stack %s', (stack) => {
           subPath: 'lacchain-companions/ethstats',
         });
         expect(container.volumeMounts.map((m: any) => m.name)).not.toContain('key');
-        // The folder is made as the pod's user before any container starts (the kubelet would make it as root).
+        // The folder is made as the pod's user before any container starts (the kubelet would make it as root),
+        // open to the pod's group, which the client's own uid is in.
         expect(pod.initContainers).toEqual([
           expect.objectContaining({
             name: `${typenode}-companion-state`,
-            command: ['/bin/sh', '-c', 'mkdir -p "$@" && chmod 0700 "$@"', 'sh', '/data/lacchain-companions/ethstats'],
+            command: [
+              '/bin/sh',
+              '-c',
+              'mkdir -p "$@" && find "$@" -user "$(id -u)" ! -type l -exec chmod g+rwX,o-rwx {} +',
+              'sh',
+              '/data/lacchain-companions/ethstats',
+            ],
             volumeMounts: [{ name: 'data', mountPath: '/data' }],
           }),
         ]);
         expect(container.securityContext).toMatchObject({
           readOnlyRootFilesystem: true,
           allowPrivilegeEscalation: false,
+          runAsUser: ETHSTATS.podUid,
         });
+        // A uid of its own: not Besu's (the pod's), nor any other container's.
+        expect(pod.securityContext.runAsUser).toBe(BESU_IMAGE_UID);
+        const others = pod.containers.filter((c: any) => c !== container);
+        expect(others.map((c: any) => c.securityContext?.runAsUser ?? pod.securityContext.runAsUser)).not.toContain(
+          ETHSTATS.podUid,
+        );
         expect(container.ports).toBeUndefined();
       },
     );
@@ -196,20 +211,25 @@ describe.each(STACKS)('stack %s', (stack) => {
         expect(unit).toContain('ProtectSystem=strict\n');
         expect(unit).toContain(`ReadWritePaths=/opt/lacchain/companions/${companion.name}/log\n`);
         expect(unit).toContain('IPAddressDeny=any\nIPAddressAllow=localhost\n');
-        // The relay signer listens: nftables fences its port to the loopback before it starts (cgroup v1 too).
+        // Besu's WebSocket is fenced to the companions' users before it starts, and the relay signer's port to the
+        // loopback and the proxy's user (cgroup v1 too); a fence that does not load stops the start (no `-`).
         const fence = parameter(declared, typenode, 'companions', `${prefix}_FENCE`);
-        expect(parameter(declared, typenode, 'packages', 'PACKET_FILTER')).toBe(
-          companion === RELAY_SIGNER ? 'nftables' : '',
-        );
+        expect(parameter(declared, typenode, 'packages', 'PACKET_FILTER')).toBe('nftables');
+        const fences = unit.match(/^ExecStartPre=.*$/gm);
         if (companion === RELAY_SIGNER) {
-          expect(unit).toContain(
-            `ExecStartPre=-+/usr/sbin/nft -f /opt/lacchain/companions/${companion.name}/fence.nft\n`,
-          );
+          expect(fences).toEqual([
+            'ExecStartPre=+/usr/sbin/nft -f /opt/lacchain/companions/websocket-fence.nft',
+            `ExecStartPre=+/usr/sbin/nft -f /opt/lacchain/companions/${companion.name}/fence.nft`,
+          ]);
           expect(fence).toContain('table inet lacchain_besu_relay_signer {');
           expect(fence).toContain(`tcp dport ${RELAY_SIGNER.port} ip daddr != 127.0.0.0/8 reject with tcp reset`);
           expect(fence).toContain(`tcp dport ${RELAY_SIGNER.port} ip6 daddr != ::1 reject with tcp reset`);
+          // On the loopback, only root and nginx's workers (the proxy): neither Besu's user nor the monitoring client's.
+          expect(fence).toContain(
+            `tcp dport ${RELAY_SIGNER.port} meta skuid != { root, www-data } reject with tcp reset`,
+          );
         } else {
-          expect(unit).not.toContain('ExecStartPre');
+          expect(fences).toEqual(['ExecStartPre=+/usr/sbin/nft -f /opt/lacchain/companions/websocket-fence.nft']);
           expect(fence).toBeUndefined();
         }
         expect(unit).toContain('WantedBy=besu.service');
@@ -234,9 +254,16 @@ describe.each(STACKS)('stack %s', (stack) => {
         expect(unit).toContain('Restart=always\n');
         expect(unit).toContain('WantedBy=besu.service');
         expect(unit).toContain('ExecStopPost=-/usr/bin/podman rm --force --ignore besu-ethstats\n');
+        expect(unit).toContain('ExecStartPre=+/usr/sbin/nft -f /opt/lacchain/companions/websocket-fence.nft\n');
+        // Its own system user, made by the step, not Besu's; the only one besides theirs that reaches the WebSocket.
+        expect(parameter(declared, typenode, 'companions', 'ETHSTATS_USER')).toBe(ETHSTATS.systemUser);
+        expect(ETHSTATS.systemUser).not.toBe('besu');
+        expect(parameter(declared, typenode, 'companions', 'WEBSOCKET_FENCE')).toContain(
+          `tcp dport 4546 meta skuid != { root, besu, ${ETHSTATS.systemUser} } reject with tcp reset`,
+        );
         expect(/^ExecStart=(.*)$/m.exec(unit)![1]).toBe(
           [
-            '/opt/lacchain/bin/start-container-companion.sh besu-ethstats besu /opt/lacchain/companions/ethstats/state',
+            `/opt/lacchain/bin/start-container-companion.sh besu-ethstats ${ETHSTATS.systemUser} /opt/lacchain/companions/ethstats/state`,
             `XDG_CONFIG_HOME ${ETHSTATS.stateMountPath} ${image} ${ETHSTATS.imageExecutable}`,
             `-v --register --account-email ops@example.org --node-name org-${typenode}`,
             `--server-url ${network.ethstatsUrl} --client-url ws://127.0.0.1:4546`,
@@ -254,6 +281,13 @@ describe.each(STACKS)('stack %s', (stack) => {
       );
       expect(parameter(off, 'bootnode', 'packages', 'CONTAINER_RUNTIME')).toBe('');
       expect(parameter(off, 'bootnode', 'companions', 'COMPANIONS')).toBe('');
+      // Nor a WebSocket, so no fence for it: nftables is not needed.
+      expect(parameter(off, 'bootnode', 'packages', 'PACKET_FILTER')).toBe('');
+      expect(parameter(off, 'bootnode', 'companions', 'WEBSOCKET_FENCE')).toBeUndefined();
+      // The validator keeps its rotation client: Besu's WebSocket is fenced to Besu's user alone (and root).
+      expect(parameter(off, 'validator', 'companions', 'WEBSOCKET_FENCE')).toContain(
+        'tcp dport 4546 meta skuid != { root, besu } reject with tcp reset',
+      );
     });
 
     it("exports the writer's gas model URL on its node_ip", async () => {

@@ -3,7 +3,7 @@
  */
 import { evaluateHealth, healthy, lastImportAge, Observations, recoveryRule } from '../../core/operations/health';
 import { hexQuantity, rpcResult, syncState } from '../../core/operations/rpc';
-import { kubectlCommands, sshCommands } from '../../core/operations/clients';
+import { kubectlCommands, sshArguments, sshCommands } from '../../core/operations/clients';
 import { loadStack } from '../../core/settings/load';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
 import { memoryFiles, rawConfig, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
@@ -130,10 +130,54 @@ describe('client commands', () => {
     const commands = sshCommands(validator);
     expect(commands.destination).toEqual(['-p', '22', 'ubuntu@198.51.100.7']);
     expect(commands.restart).toBe("sudo -n systemctl restart 'besu'");
-    expect(commands.logs).toBe("sudo -n tail -n 100 '/opt/lacchain/logs/besu_info.log'");
-    expect(commands.followLogs).toBe("sudo -n tail -n 100 -F '/opt/lacchain/logs/besu_info.log'");
+    // Files the service user owns are read as root refusing a symlink (O_NOFOLLOW) or a FIFO; followed, as that user.
+    expect(commands.logs).toBe(
+      "sudo -n dd if='/opt/lacchain/logs/besu_info.log' iflag=nofollow,nonblock status=none | tail -n 100",
+    );
+    expect(commands.recentLog).toBe(
+      "sudo -n dd if='/opt/lacchain/logs/besu_info.log' iflag=nofollow,nonblock status=none | tail -n 200",
+    );
+    expect(commands.recordedEnode).toBe("sudo -n dd if='/opt/lacchain/data/enode' iflag=nofollow,nonblock status=none");
+    expect(commands.followLogs).toBe("sudo -n -u besu tail -n 100 -F '/opt/lacchain/logs/besu_info.log'");
     expect(commands.rpc('net_peerCount')).toBe(
       `curl -s --max-time 5 -H 'Host: localhost' -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","method":"net_peerCount","params":[],"id":1}' http://127.0.0.1:4545/`,
     );
+  });
+
+  it('as root, follows the log as the service user with runuser', () => {
+    const commands = sshCommands({ ...validator, user: 'root' });
+    expect(commands.logs).toBe(
+      "dd if='/opt/lacchain/logs/besu_info.log' iflag=nofollow,nonblock status=none | tail -n 100",
+    );
+    expect(commands.followLogs).toBe("runuser -u besu -- tail -n 100 -F '/opt/lacchain/logs/besu_info.log'");
+  });
+
+  it('trusts the pinned host key alone: no global known_hosts file, no KnownHostsCommand', () => {
+    const args = sshArguments({ keyFile: 'id', options: ['Port=2222'], knownHostsFile: '/tmp/k/known_hosts' });
+    expect(args).toEqual([
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'ConnectTimeout=15',
+      '-i',
+      'id',
+      '-o',
+      'UserKnownHostsFile=/tmp/k/known_hosts',
+      '-o',
+      'GlobalKnownHostsFile=/dev/null',
+      '-o',
+      'KnownHostsCommand=none',
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-o',
+      'Port=2222',
+    ]);
+    // Without a pinned key (the operator's explicit accept_any_host_key), nothing is checked.
+    expect(sshArguments({ options: [] }).slice(4)).toEqual([
+      '-o',
+      'UserKnownHostsFile=/dev/null',
+      '-o',
+      'StrictHostKeyChecking=no',
+    ]);
   });
 });

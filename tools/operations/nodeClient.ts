@@ -6,7 +6,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { kubernetesNames } from '../../core/catalog/kubernetes';
-import { kubectlCommands, sshCommands } from '../../core/operations/clients';
+import { kubectlCommands, sshArguments, sshCommands } from '../../core/operations/clients';
+import { withoutControlSequences } from '../../core/operations/terminalText';
 import { rpcRequest, rpcResult } from '../../core/operations/rpc';
 import { kubernetesRpcUrl } from '../../core/kubernetes/manifests';
 import type { KubernetesNodeSettings, NodeSettings, SshNodeSettings } from '../../core/settings/model';
@@ -57,27 +58,24 @@ export function nodeClient(
 
 function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: string): NodeClient {
   const commands = sshCommands(node);
-  const args = ['-o', 'BatchMode=yes', '-o', 'ConnectTimeout=15'];
-  if (options.keyFile) args.push('-i', options.keyFile);
+  let knownHostsFile: string | undefined;
   if (node.hostKey) {
     // The pinned host key is the only one accepted, as in `pulumi up`.
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-ssh-'));
     // Removed when the command ends, however it ends (process.exit included).
     process.once('exit', () => fs.rmSync(folder, { recursive: true, force: true }));
-    const knownHosts = path.join(folder, 'known_hosts');
+    knownHostsFile = path.join(folder, 'known_hosts');
     const hostName = node.sshPort === 22 ? node.host : `[${node.host}]:${node.sshPort}`;
-    fs.writeFileSync(knownHosts, `${hostName} ${node.hostKey}\n`);
-    args.push('-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'StrictHostKeyChecking=yes');
+    fs.writeFileSync(knownHostsFile, `${hostName} ${node.hostKey}\n`);
   } else if (node.acceptAnyHostKey) {
     // The operator's explicit opt-out (test networks only), as in `pulumi up`: said every time.
     process.stderr.write(
       `warning: node ${node.name}: the SSH host key of ${node.host} is not checked (inventory accept_any_host_key)\n`,
     );
-    args.push('-o', 'UserKnownHostsFile=/dev/null', '-o', 'StrictHostKeyChecking=no');
   } else {
     throw new ToolFailure(`node ${node.name}: no pinned SSH host key (inventory host_key): refusing to connect`);
   }
-  for (const option of options.options) args.push('-o', option);
+  const args = sshArguments({ keyFile: options.keyFile, options: options.options, knownHostsFile });
   const ssh = async (command: string) => {
     const result = await runClient('ssh', [...args, ...commands.destination, command]);
     if (result.code === 255) {
@@ -124,7 +122,11 @@ function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: stri
       return Number((await ssh(commands.clock)).stdout.trim());
     },
     showLogs(follow) {
-      return attachClient('ssh', [...args, ...commands.destination, follow ? commands.followLogs : commands.logs]);
+      return attachClient(
+        'ssh',
+        [...args, ...commands.destination, follow ? commands.followLogs : commands.logs],
+        withoutControlSequences,
+      );
     },
     async start() {
       const result = await ssh(commands.start);
@@ -211,7 +213,7 @@ function kubernetesClient(
       return Date.now() / 1000;
     },
     showLogs() {
-      return attachClient('kubectl', commands.logs);
+      return attachClient('kubectl', commands.logs, withoutControlSequences);
     },
     async start() {
       await kubectl(commands.deletePod, 'delete the pod');

@@ -1,7 +1,9 @@
 /**
- * Running the real clients (ssh, kubectl): captured, or attached to the terminal; a missing client is a clear error.
+ * Running the real clients (ssh, kubectl): captured, or streamed to the terminal through a filter; a missing client is
+ * a clear error.
  */
 import { spawn } from 'child_process';
+import type { Readable } from 'stream';
 import { ToolFailure } from '../cli';
 
 /** What a client printed and how it ended. */
@@ -38,13 +40,36 @@ export function runClient(client: string, args: string[], input?: string, timeou
   });
 }
 
-/** Runs a client attached to the terminal (logs that stream); resolves with its exit code. */
-export function attachClient(client: string, args: string[]): Promise<number> {
+/**
+ * Runs a client whose output streams to the terminal (logs that follow), each line passed through `clean` first (a
+ * line split across reads is cleaned whole); resolves with its exit code.
+ */
+export function attachClient(client: string, args: string[], clean: (text: string) => string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(client, args, { stdio: 'inherit' });
+    const child = spawn(client, args, { stdio: ['inherit', 'pipe', 'pipe'] });
+    const flushers = [relayLines(child.stdout, process.stdout, clean), relayLines(child.stderr, process.stderr, clean)];
     child.on('error', (error: NodeJS.ErrnoException) =>
       reject(error.code === 'ENOENT' ? new ToolFailure(`${client} is not installed or not on PATH`) : error),
     );
-    child.on('close', (code) => resolve(code ?? 1));
+    child.on('close', (code) => {
+      flushers.forEach((flush) => flush());
+      resolve(code ?? 1);
+    });
   });
+}
+
+/** Copies whole lines from a stream to a terminal stream through `clean`; returns what writes out a last partial line. */
+function relayLines(from: Readable, to: NodeJS.WritableStream, clean: (text: string) => string): () => void {
+  let pending = '';
+  from.setEncoding('utf8');
+  from.on('data', (chunk: string) => {
+    const text = pending + chunk;
+    const end = text.lastIndexOf('\n') + 1;
+    pending = text.slice(end);
+    if (end > 0) to.write(clean(text.slice(0, end)));
+  });
+  return () => {
+    if (pending) to.write(clean(pending));
+    pending = '';
+  };
 }
