@@ -73,6 +73,11 @@ export interface Network {
   enforceMinimumHardware: boolean;
   /** Whether an SSH node may opt out of a pinned host key (test networks only; production always pins it). */
   allowsUnpinnedHostKey: boolean;
+  /**
+   * Whether a pod's container that receives the node key may run from an image tag without a registry digest (test
+   * networks only, flagged; production pins every such image, so a moved tag cannot take the key).
+   */
+  allowsUnpinnedKeyImages: boolean;
   /** Relay-hub (gas model) contract used by a writer's relay signer. */
   relayHubContract: string;
   /** Validator rotation contract. */
@@ -140,6 +145,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     minimumHardware: { cpu: 2, memoryGiB: 8, diskGiB: 200 },
     enforceMinimumHardware: true,
     allowsUnpinnedHostKey: false,
+    allowsUnpinnedKeyImages: false,
     relayHubContract: '0xEAA5420AF59305c5ecacCB38fcDe70198001d147',
     validatorRotationContract: '0xed629f027a35B377F0a9Fd4560167e0AA85817Cf',
     permissioningProcedure:
@@ -169,6 +175,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     minimumHardware: { cpu: 2, memoryGiB: 4, diskGiB: 100 },
     enforceMinimumHardware: false,
     allowsUnpinnedHostKey: true,
+    allowsUnpinnedKeyImages: true,
     relayHubContract: '0xa4B5eE2906090ce2cDbf5dfff944db26f397037D',
     validatorRotationContract: '0xB61Fb4d139E3A7F6c520D55e8C63193997866180',
     permissioningProcedure:
@@ -200,6 +207,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     minimumHardware: { cpu: 2, memoryGiB: 4, diskGiB: 100 },
     enforceMinimumHardware: false,
     allowsUnpinnedHostKey: false,
+    allowsUnpinnedKeyImages: false,
     relayHubContract: '',
     validatorRotationContract: '',
     permissioningProcedure: '',

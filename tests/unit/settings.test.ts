@@ -221,6 +221,16 @@ const cases: Case[] = [
     expected: { key: 'lacchain:companions.ethstats.imageDigest', allowed: /^an image digest: sha256:/ },
   },
   {
+    name: 'relay signer image digest that is not one',
+    config: (c) => (companions(c).relaySigner.imageDigest = 'lacnetnetworks/relay-signer-lacchain:1.0.2'),
+    expected: { key: 'lacchain:companions.relaySigner.imageDigest', allowed: /^an image digest: sha256:/ },
+  },
+  {
+    name: 'rotation client image digest in upper case',
+    config: (c) => (companions(c).rotationValidator.imageDigest = `sha256:${'AB'.repeat(32)}`),
+    expected: { key: 'lacchain:companions.rotationValidator.imageDigest', allowed: /^an image digest: sha256:/ },
+  },
+  {
     name: 'ethstats on an SSH node without the image digest',
     config: (c) => delete companions(c).ethstats.imageDigest,
     expected: {
