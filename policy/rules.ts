@@ -20,6 +20,7 @@ import {
 } from './rules/identityAndNetwork';
 import { besuVersionHasPermissioning, genesisDigestPinned } from './rules/releaseAndGenesis';
 import { rpcAuthNotInPlainText, rpcOutsideOptIn, rpcSafeOnPublicPorts } from './rules/rpcExposure';
+import { keyImagesByTag, keyImagesPinned } from './rules/imagePinning';
 import { sshHostKeyOptOut, sshHostKeyPinned } from './rules/sshConnection';
 
 export type { Rule, Violation } from './rules/common';
@@ -40,6 +41,8 @@ export const RULES: readonly Rule[] = [
   nodePermissioningEnabled,
   sshHostKeyPinned,
   sshHostKeyOptOut,
+  keyImagesPinned,
+  keyImagesByTag,
 ];
 
 /** Runs the rules over resources; returns every violation, in resource then rule order. */

@@ -58,6 +58,16 @@ export const TEST_COMPANIONS = {
   ethstats: { imageDigest: `sha256:${'c3'.repeat(32)}` },
 };
 
+/**
+ * Registry digests that pin the images of the containers receiving the node key (Besu, the relay signer, the
+ * rotation client), as a mainnet stack needs them: made up, for tests only, never in a file operators copy.
+ */
+export const TEST_KEY_IMAGE_DIGESTS = {
+  besu: `sha256:${'d4'.repeat(32)}`,
+  relaySigner: `sha256:${'e5'.repeat(32)}`,
+  rotationValidator: `sha256:${'f6'.repeat(32)}`,
+};
+
 /** The companion services off. */
 export const COMPANIONS_OFF = {
   relaySigner: { enabled: false },

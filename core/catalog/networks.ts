@@ -78,6 +78,11 @@ export interface Network {
    * methods reachable from outside (test networks); on production such a node fails the preview and the plan.
    */
   rpcOptInsAdvisory: boolean;
+  /**
+   * Whether a pod's container that receives the node key may run from an image tag without a registry digest (test
+   * networks only, flagged; production pins every such image, so a moved tag cannot take the key).
+   */
+  allowsUnpinnedKeyImages: boolean;
   /** Relay-hub (gas model) contract used by a writer's relay signer. */
   relayHubContract: string;
   /** Validator rotation contract. */
@@ -146,6 +151,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     enforceMinimumHardware: true,
     allowsUnpinnedHostKey: false,
     rpcOptInsAdvisory: false,
+    allowsUnpinnedKeyImages: false,
     relayHubContract: '0xEAA5420AF59305c5ecacCB38fcDe70198001d147',
     validatorRotationContract: '0xed629f027a35B377F0a9Fd4560167e0AA85817Cf',
     permissioningProcedure:
@@ -176,6 +182,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     enforceMinimumHardware: false,
     allowsUnpinnedHostKey: true,
     rpcOptInsAdvisory: true,
+    allowsUnpinnedKeyImages: true,
     relayHubContract: '0xa4B5eE2906090ce2cDbf5dfff944db26f397037D',
     validatorRotationContract: '0xB61Fb4d139E3A7F6c520D55e8C63193997866180',
     permissioningProcedure:
@@ -208,6 +215,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     enforceMinimumHardware: false,
     allowsUnpinnedHostKey: false,
     rpcOptInsAdvisory: false,
+    allowsUnpinnedKeyImages: false,
     relayHubContract: '',
     validatorRotationContract: '',
     permissioningProcedure: '',

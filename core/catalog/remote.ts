@@ -130,39 +130,8 @@ export const SYSTEM_FOLDERS = [
 /** Top-level folders a node home may be inside but not be itself. */
 export const SHARED_TOP_FOLDERS = ['/', '/opt', '/srv', '/var', '/data'] as const;
 
-/** systemd services a node's service may not be named as: the machine's own (`systemd-*`, `user@` and `getty@` too). */
-export const SYSTEM_SERVICES = [
-  'ssh',
-  'sshd',
-  'nginx',
-  'cron',
-  'crond',
-  'dbus',
-  'networking',
-  'network',
-  'NetworkManager',
-  'ufw',
-  'firewalld',
-  'rsyslog',
-  'syslog',
-  'auditd',
-  'polkit',
-  'chrony',
-  'chronyd',
-  'ntp',
-  'ntpd',
-  'docker',
-  'containerd',
-  'kubelet',
-  'snapd',
-  'apt-daily',
-  'unattended-upgrades',
-  'logrotate',
-  'getty',
-  'login',
-  'emergency',
-  'rescue',
-  'sudo',
-] as const;
-/** Prefixes of system service names. */
-export const SYSTEM_SERVICE_PREFIXES = ['systemd-', 'getty', 'user', 'apt-', 'dpkg', 'serial-getty', 'dbus-'] as const;
+/**
+ * The longest systemd service name a node may have: its companions' units add `-<companion>` to it (systemd allows 255
+ * characters), and the log file and the nginx and logrotate files are named after it.
+ */
+export const MAX_NODE_SERVICE_LENGTH = 32;

@@ -43,7 +43,7 @@ function releasedContainer(node: KubernetesNodeSettings, companion: ReleasedComp
   const names = kubernetesNames(node.name);
   return {
     name: names.companionContainer(companion.settings.name),
-    image: companion.settings.image,
+    image: companion.image,
     command: [companion.imageExecutable],
     workingDir: COMPANION_POD_DIR,
     env: companion.keyVariable

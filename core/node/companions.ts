@@ -30,6 +30,8 @@ export interface ReleasedCompanionDescription extends CompanionDescriptionBase {
   keyVariable?: string;
   /** The loopback port it listens on, if it serves anything (the relay signer, behind the writer's proxy). */
   port?: number;
+  /** The container image reference a cluster runs it from, pinned by its digest when one is given. */
+  image: string;
   /** The executable's file name on a machine, and its path inside the container image. */
   executable: string;
   imageExecutable: string;
@@ -132,6 +134,7 @@ function describeReleased(
   const common = {
     kind: 'release' as const,
     settings,
+    image: pinnedImage(settings.image, settings.imageDigest),
     configFile: facts.configFile,
     executable: facts.executable,
     imageExecutable: facts.imageExecutable,

@@ -43,6 +43,7 @@ export function readCompanions(given: CompanionsInput | undefined, network: Netw
       releaseUrl: releaseUrl(input?.releaseUrl ?? companion.defaultReleaseUrl, version),
       ...(input?.sha256 ? { sha256: input.sha256 } : {}),
       image: input?.image ?? companion.defaultImage,
+      ...(input?.imageDigest ? { imageDigest: input.imageDigest } : {}),
       contract: contract ?? setting.contract(network),
     };
   });

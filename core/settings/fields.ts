@@ -6,7 +6,8 @@ import { NODE_TYPES } from '../catalog/nodeTypes';
 import { PORTS } from '../catalog/ports';
 import { unsupportedReason, OLDEST_SUPPORTED_RELEASE, PERMISSIONING_REMOVED_IN } from '../catalog/besu';
 import { CONTRACT_ADDRESS_PATTERN } from '../catalog/companions';
-import { SHARED_TOP_FOLDERS, SYSTEM_FOLDERS, SYSTEM_SERVICE_PREFIXES, SYSTEM_SERVICES } from '../catalog/remote';
+import { DEFAULT_NODE_SERVICE } from '../catalog/defaults';
+import { MAX_NODE_SERVICE_LENGTH, SHARED_TOP_FOLDERS, SYSTEM_FOLDERS } from '../catalog/remote';
 
 /** A mapping that refuses unknown fields, naming the ones it allows. */
 export function strict<S extends z.ZodRawShape>(shape: S) {
@@ -109,21 +110,17 @@ export const nodeHome = z
   .string({ error: NODE_HOME })
   .refine((v) => nodeHomeProblem(v) === undefined, { error: NODE_HOME });
 
-const SERVICE = `a systemd service name of lowercase letters, digits, underscores and hyphens that is not the machine's own (not ${SYSTEM_SERVICES.slice(0, 4).join(', ')}, systemd-*, ...)`;
+const SERVICE = `a systemd service name of the project's own form, which no system service has: ${DEFAULT_NODE_SERVICE}, or ${DEFAULT_NODE_SERVICE}-<label> such as ${DEFAULT_NODE_SERVICE}-validator (<label>: lowercase letters and digits, words joined by single hyphens), at most ${MAX_NODE_SERVICE_LENGTH} characters`;
 
-/** True for the name of one of the machine's own services. */
-export function isSystemService(name: string): boolean {
-  return (
-    (SYSTEM_SERVICES as readonly string[]).includes(name) ||
-    SYSTEM_SERVICE_PREFIXES.some((prefix) => name.startsWith(prefix))
-  );
-}
-
-/** A node's systemd service name. */
+/**
+ * A node's systemd service name: the default, or the default and a label (`besu-validator`). Only names of this form
+ * are taken, so none can be one of the machine's own services (a deny-list would always miss some); the node's
+ * companions add `-<companion>` to it.
+ */
 export const serviceName = z
   .string({ error: SERVICE })
-  .regex(/^[a-z_][a-z0-9_-]{0,31}$/, { error: SERVICE })
-  .refine((v) => !isSystemService(v), { error: SERVICE });
+  .max(MAX_NODE_SERVICE_LENGTH, { error: SERVICE })
+  .regex(new RegExp(`^${DEFAULT_NODE_SERVICE}(-[a-z0-9]+)*$`), { error: SERVICE });
 
 const QUANTITY = 'a Kubernetes storage size such as 375Gi';
 /** A storage size. */

@@ -5,12 +5,14 @@
  * well. The config comes as the engine hands it to the program (engineConfig.ts).
  */
 import * as path from 'path';
+import { COMPANIONS } from '../catalog/companions';
 import { configKey } from '../catalog/defaults';
 import { NETWORKS, STACK_NETWORKS } from '../catalog/networks';
 import { NODE_TYPES } from '../catalog/nodeTypes';
 import { decodeEngineValues } from './engineConfig';
 import { kubernetesNode, readDeploy } from './valuesFile';
 import { sshNode } from './inventory';
+import { companionServiceName } from '../remote/companionService';
 import { checkRpcForNodes, mergeRpcInput, readRpc, rpcOfNode } from './rpcSetting';
 import { checkCompanionsForNodes, companionsOfNode, readCompanions } from './companions';
 import { ENCRYPTED_PEM_STAND_IN, readNodeKeys, readSecrets } from './secrets';
@@ -182,38 +184,65 @@ function setSecretCommand(key: string): string {
   return `pulumi config set --secret ${path} ${source[top] ?? ''}`.trim();
 }
 
-/** Two nodes must not share an identity-bearing address, nor a node home or a service name on one machine. */
+/**
+ * Two nodes must not share an identity-bearing address; on one machine, nor a systemd unit (a node's service, or one
+ * of its companions' `<service>-<companion>`, every companion of the catalog: turning one on later must not clash),
+ * nor a node home, or a home inside another's (its data/ or anywhere below it).
+ */
 function checkDistinctNodes(nodes: NodeSettings[], problems: Problem[]): void {
-  const taken = new Map<string, string>();
-  /** Records `value` for `node`; a value another node already took is a problem. */
-  const claim = (node: NodeSettings, kind: string, value: string, shown: string, key: string, allowed: string) => {
-    const owner = taken.get(`${kind}|${value}`);
-    if (owner) {
+  const taken: { kind: string; machine: string; value: string; node: string }[] = [];
+  /**
+   * Records the values `node` takes of one kind on one machine (`machine` empty: the whole network); a value that
+   * clashes with one another node took (equal, or as `clash` says) is one problem, naming the first such.
+   */
+  const claim = (
+    node: NodeSettings,
+    claimed: { kind: string; machine: string; values: string[]; clash?: (mine: string, theirs: string) => boolean },
+    message: { shown: string; key: string; allowed: string },
+  ) => {
+    const { kind, machine, values, clash = (mine, theirs) => mine === theirs } = claimed;
+    const other = taken.find(
+      (t) => t.kind === kind && t.machine === machine && values.some((value) => clash(value, t.value)),
+    );
+    if (other) {
       problems.push({
         file: node.settingsFile,
-        key,
-        given: describeGiven(shown),
-        allowed: `${allowed} (node ${owner} uses it)`,
+        key: message.key,
+        given: describeGiven(message.shown),
+        allowed: `${message.allowed} (node ${other.node} uses ${other.value === message.shown ? 'it' : other.value})`,
       });
     }
-    taken.set(`${kind}|${value}`, node.name);
+    for (const value of values) taken.push({ kind, machine, value, node: node.name });
   };
+  const nested = (mine: string, theirs: string) =>
+    mine === theirs || mine.startsWith(`${theirs}/`) || theirs.startsWith(`${mine}/`);
   for (const node of nodes) {
     const endpoint = `${node.p2pHost}:${node.p2pPort}`;
     const where = node.target === 'kubernetes' ? 'deploy.p2p.host' : `node ${node.name} inventory.node_ip`;
-    claim(node, 'endpoint', endpoint, endpoint, where, 'an address and port not advertised by another node');
-    if (node.target !== 'ssh') continue;
-    const onMachine = `used by another node on ${node.host}`;
-    const service = `node ${node.name} inventory.node_service`;
     claim(
       node,
-      'service',
-      `${node.host}:${node.serviceName}`,
-      node.serviceName,
-      service,
-      `a service name not ${onMachine}`,
+      { kind: 'endpoint', machine: '', values: [endpoint] },
+      { shown: endpoint, key: where, allowed: 'an address and port not advertised by another node' },
     );
-    const home = `node ${node.name} inventory.node_home`;
-    claim(node, 'home', `${node.host}:${node.nodeHome}`, node.nodeHome, home, `a node home not ${onMachine}`);
+    if (node.target !== 'ssh') continue;
+    const units = [node.serviceName, ...COMPANIONS.map((c) => companionServiceName(node, c.name))];
+    claim(
+      node,
+      { kind: 'unit', machine: node.host, values: units },
+      {
+        shown: node.serviceName,
+        key: `node ${node.name} inventory.node_service`,
+        allowed: `a service name whose units (${units.join(', ')}) no other node on ${node.host} uses`,
+      },
+    );
+    claim(
+      node,
+      { kind: 'home', machine: node.host, values: [node.nodeHome], clash: nested },
+      {
+        shown: node.nodeHome,
+        key: `node ${node.name} inventory.node_home`,
+        allowed: `a node home that is not, nor holds, nor lies inside, the home of another node on ${node.host}`,
+      },
+    );
   }
 }

@@ -102,6 +102,8 @@ interface CompanionSettingsBase {
   enabled: boolean;
   /** The image a Kubernetes node runs it from (and, for ethstats, a machine too). */
   image: string;
+  /** The image's registry digest (`sha256:…`), pinning it, when given (a machine running ethstats needs it). */
+  imageDigest?: string;
 }
 
 /** A companion installed on a machine from a released executable: the relay signer or the rotation client. */
@@ -121,8 +123,6 @@ export interface ReleasedCompanionSettings extends CompanionSettingsBase {
 /** The network's monitoring client (ethstats-cli), run from its container image on both paths. */
 export interface EthstatsSettings extends CompanionSettingsBase {
   name: typeof ETHSTATS.name;
-  /** The image's registry digest (`sha256:…`), when given (SSH nodes need it). */
-  imageDigest?: string;
   /** The network's ethstats server. */
   serverUrl: string;
 }

@@ -215,6 +215,8 @@ const companionFields = {
   sha256: sha256Digest.optional(),
   /** The container image a Kubernetes node runs it from. */
   image: containerImage.optional(),
+  /** That image's registry digest (sha256:…), pinning it in the pod: it receives the node key. */
+  imageDigest: imageDigest.optional(),
 };
 
 /** `lacchain:companions`: the network's companion services beside Besu, for every node of the stack that runs them. */

@@ -28,7 +28,7 @@ export interface Rule {
   types: readonly string[];
   /** The violations of one resource (empty when it complies). */
   check(resource: PolicyResource, context: PolicyContext): string[];
-  /** An advisory rule flags what the operator chose explicitly: shown, never failing the preview or the plan. */
+  /** An advisory rule flags what the operator chose, or a test network lets pass: shown, never failing anything. */
   advisory?: boolean;
 }
 

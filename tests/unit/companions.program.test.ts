@@ -155,6 +155,29 @@ describe.each(STACKS)('stack %s', (stack) => {
       },
     );
 
+    it('pins the image of each companion that gets the node key by its digest, as the monitoring client', async () => {
+      const digest = (byte: string) => `sha256:${byte.repeat(32)}`;
+      const { config, files } = kubernetesStack(stack, {
+        'lacchain:companions': {
+          relaySigner: { imageDigest: digest('a1') },
+          rotationValidator: {
+            image: `registry.example.org/rotation:1.0.1@${digest('ff')}`,
+            imageDigest: digest('b2'),
+          },
+          ethstats: { imageDigest: digest('c3') },
+        },
+      });
+      const pinned = await declareProgram(recorded, stack, config, files);
+      const image = (typenode: string, container: string) =>
+        inputsOf(pinned, 'kubernetes:apps/v1:StatefulSet', `${typenode}-node`).spec.template.spec.containers.find(
+          (c: any) => c.name === `${typenode}-${container}`,
+        ).image;
+      expect(image('writer', RELAY_SIGNER.name)).toBe(`lacnetnetworks/relay-signer-lacchain@${digest('a1')}`);
+      // The digest setting wins over one written in the image.
+      expect(image('validator', ROTATION_VALIDATOR.name)).toBe(`registry.example.org/rotation@${digest('b2')}`);
+      expect(image('bootnode', ETHSTATS.name)).toBe(`docker.io/alethio/ethstats-cli@${digest('c3')}`);
+    });
+
     it("exports the writer's gas model URL on its public IP, and none for the others", async () => {
       expect((await settle(declared.outputs.nodes.writer.gasModelUrl!)).value).toBe('http://203.0.113.10:80');
       expect(declared.outputs.nodes.validator.gasModelUrl).toBeUndefined();

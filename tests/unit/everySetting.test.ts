@@ -76,6 +76,7 @@ describe('a stack that sets every setting', () => {
         releaseUrl: 'https://mirror.example.org/lacchain/gas-relay-signer-1.0.2',
         sha256: 'c3'.repeat(32),
         image: 'registry.example.org/lacchain/relay-signer:1.0.2',
+        imageDigest: `sha256:${'a7'.repeat(32)}`,
         contract: '0x1111111111111111111111111111111111111111',
       },
       {

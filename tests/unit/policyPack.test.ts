@@ -26,6 +26,7 @@ import { resourceOf, resourcePolicies } from '../../policy/crossguard';
 import { UNKNOWN_MARKER } from '../../policy/inspect';
 import { POLICY_PACK_NAME } from '../../policy/offline';
 import { RULES } from '../../policy/rules';
+import { pinnedExample } from '../../testing/examples';
 import { PROJECT_DIR, runNpm } from '../../testing/run';
 
 /** The engine's marker for an unknown string in a preview (what the proxy of @pulumi/policy recognises). */
@@ -83,7 +84,9 @@ describe('the pack served as the Pulumi CLI serves it', () => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-pack-'));
 
   beforeAll(async () => {
-    const planned = runNpm('plan', ['--stack', 'testnet', '--out', work]);
+    // The example with its images pinned as its comments ask (the tests' digests), so that every resource passes.
+    const config = pinnedExample('testnet', fs.mkdtempSync(path.join(work, 'example-')));
+    const planned = runNpm('plan', ['--stack', 'testnet', '--config', config, '--out', work]);
     expect(planned.code).toBe(0);
     resources = JSON.parse(fs.readFileSync(path.join(work, 'resources.json'), 'utf8'));
     const runner = require.resolve('@pulumi/pulumi/cmd/run-policy-pack', { paths: [PROJECT_DIR] });
@@ -159,6 +162,19 @@ describe('the pack served as the Pulumi CLI serves it', () => {
       ['node-key-secret-kept', EnforcementLevel.MANDATORY, POLICY_PACK_NAME],
     ]);
     expect(diagnostics[0].getMessage()).toContain('spec.loadBalancerIP is "198.51.100.99", but deploy.publicIP is');
+  });
+
+  it('reports a container getting the node key from an image tag as advisory on testnet', async () => {
+    const set = structuredClone(resources.find((r) => r.type === 'kubernetes:apps/v1:StatefulSet'));
+    const besu = set.inputs.spec.template.spec.containers.find((c: any) => c.name === 'writer-besu');
+    besu.image = 'hyperledger/besu:23.4.1';
+    const diagnostics = await analyze(set);
+    expect(diagnostics.map((d) => [d.getPolicyname(), d.getEnforcementlevel()])).toEqual([
+      ['node-key-images-by-tag', EnforcementLevel.ADVISORY],
+    ]);
+    expect(diagnostics[0].getMessage()).toContain(
+      'container writer-besu receives the node key from image hyperledger/besu:23.4.1',
+    );
   });
 
   it('fails closed for a stack whose settings it cannot read', async () => {

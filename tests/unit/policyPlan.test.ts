@@ -13,7 +13,8 @@ import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlF
 import { planGenesisPlaceholder } from '../../policy/inspect';
 import { checkPlan, plannedStepInputs } from '../../policy/offline';
 import { RULES } from '../../policy/rules';
-import { sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
+import { sshValidatorEntry, TEST_COMPANIONS, TEST_KEY_IMAGE_DIGESTS } from '../../testing/fixtures';
+import { pinnedExample } from '../../testing/examples';
 import { runNpm } from '../../testing/run';
 import { valuesFor } from '../../testing/values';
 
@@ -38,15 +39,57 @@ function project(config: Record<string, unknown>, files: Record<string, unknown>
   return path.join(dir, 'Pulumi.testnet.yaml');
 }
 
-describe.each(['testnet', 'mainnet'])('the example stack %s', (stack) => {
-  it('complies: exit 0, nothing on standard error, policy.json with every rule and no violation', () => {
-    const result = plan(['--stack', stack]);
+describe.each(['testnet', 'mainnet'] as const)('the example stack %s', (stack) => {
+  it('complies with its images pinned as its comments ask: exit 0, nothing on standard error, no violation', () => {
+    const config = pinnedExample(stack, fs.mkdtempSync(path.join(work, 'example-')));
+    const result = plan(['--stack', stack, '--config', config]);
     expect([result.code, result.stderr]).toEqual([0, '']);
     expect(read(result.out, 'policy.json')).toEqual({
       policyPack: 'lacchain-node',
       policies: RULES.map((r) => r.name),
       violations: [],
     });
+  });
+});
+
+describe('the example stacks as given, their images by tag (no digest: the operator pins the ones they checked)', () => {
+  /** The (node, container, image) of each finding of the image pinning rules, and whether it fails the plan. */
+  const findings = (out: string) =>
+    read(out, 'policy.json').violations.map((v: { policy: string; name: string; message: string }) => [
+      v.policy,
+      v.name,
+      /container (\S+) receives the node key .*image (\S+?),? /.exec(v.message)?.slice(1),
+    ]);
+
+  it('testnet: plans, warning about the writer and its relay signer getting the key from a tag', () => {
+    const result = plan(['--stack', 'testnet']);
+    expect(result.code).toBe(0);
+    expect(findings(result.out)).toEqual([
+      ['node-key-images-by-tag', 'writer-node', ['writer-besu', 'hyperledger/besu:23.4.1']],
+      ['node-key-images-by-tag', 'writer-node', ['writer-relay-signer', 'lacnetnetworks/relay-signer-lacchain:1.0.2']],
+    ]);
+    expect(result.stderr.split('\n').filter(Boolean)).toEqual([
+      expect.stringMatching(/^policy warning: \[node-key-images-by-tag, advisory\] .* container writer-besu /),
+      expect.stringMatching(/^policy warning: \[node-key-images-by-tag, advisory\] .* container writer-relay-signer /),
+    ]);
+  });
+
+  it('mainnet: fails the policy on Besu and the rotation client only, after writing the whole plan', () => {
+    const result = plan(['--stack', 'mainnet']);
+    expect(result.code).toBe(1);
+    expect(findings(result.out)).toEqual([
+      ['node-key-images-pinned', 'validator-node', ['validator-besu', 'hyperledger/besu:23.4.1']],
+      [
+        'node-key-images-pinned',
+        'validator-node',
+        ['validator-rotation-validator', 'lacnetnetworks/rotation-lacchain:1.0.0'],
+      ],
+      ['node-key-images-pinned', 'bootnode-node', ['bootnode-besu', 'hyperledger/besu:23.4.1']],
+    ]);
+    expect(result.stderr).toMatch(
+      /^policy violation: \[node-key-images-pinned\] StatefulSet validator-node: container validator-besu receives the node key but runs image hyperledger\/besu:23.4.1 by tag: pin it by its registry digest/,
+    );
+    expect(fs.readdirSync(result.out).sort()).toEqual(['kubernetes', 'policy.json', 'resources.json']);
   });
 });
 
@@ -58,8 +101,9 @@ describe('a stack the settings allow but the policy refuses', () => {
       'lacchain:network': 'open-protestnet',
       'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }],
       'lacchain:allowKeyDeletion': true,
+      'lacchain:companions': { relaySigner: { imageDigest: TEST_KEY_IMAGE_DIGESTS.relaySigner } },
     },
-    { 'values/writer.yml': valuesFor('testnet', 'writer') },
+    { 'values/writer.yml': valuesFor('testnet', 'writer', { imageDigest: TEST_KEY_IMAGE_DIGESTS.besu }) },
   );
   const result = plan(['--stack', 'testnet', '--config', config]);
 
@@ -95,10 +139,16 @@ describe('the policy step of the plan, on recorded resources altered as a bad ch
       sshValidatorEntry({ node_name: 'val' }),
     ],
     'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
-    'lacchain:companions': structuredClone(TEST_COMPANIONS),
+    'lacchain:companions': {
+      ...structuredClone(TEST_COMPANIONS),
+      relaySigner: { ...TEST_COMPANIONS.relaySigner, imageDigest: TEST_KEY_IMAGE_DIGESTS.relaySigner },
+    },
   });
   fs.mkdirSync(path.join(path.dirname(config), 'values'));
-  fs.writeFileSync(path.join(path.dirname(config), 'values', 'writer.yml'), yaml.dump(valuesFor('testnet', 'writer')));
+  fs.writeFileSync(
+    path.join(path.dirname(config), 'values', 'writer.yml'),
+    yaml.dump(valuesFor('testnet', 'writer', { imageDigest: TEST_KEY_IMAGE_DIGESTS.besu })),
+  );
   const result = plan(['--stack', 'testnet', '--config', config]);
   const settings = loadStack('testnet', readStackConfigFile(config), readFileFromDisk).settings;
   const planned = () => JSON.parse(fs.readFileSync(path.join(result.out, 'resources.json'), 'utf8')) as any[];
@@ -118,7 +168,7 @@ describe('the policy step of the plan, on recorded resources altered as a bad ch
   it('finds a Besu release without permissioning in the StatefulSet', () => {
     const resources = planned();
     resources.find((r) => r.name === 'writer-node').inputs.spec.template.spec.containers[0].image =
-      'hyperledger/besu:25.6.0';
+      `hyperledger/besu:25.6.0@${TEST_KEY_IMAGE_DIGESTS.besu}`;
     expect(checkPlan(resources, settings).violations.map((v) => [v.policy, v.name])).toEqual([
       ['besu-version-supports-permissioning', 'writer-node'],
     ]);

@@ -27,7 +27,13 @@ import { quantityBytes } from '../../core/kubernetes/quantity';
 import { enodeEndpoint } from '../../core/identity/nodeKey';
 import { sha256Hex as sha256 } from '../../core/genesis';
 import { checkResources, failingViolations, formatViolation, RULES, Violation } from '../../policy/rules';
-import { TEST_GENESIS, validTestnetConfig, validWriterValues, COMPANIONS_OFF } from '../../testing/fixtures';
+import {
+  TEST_GENESIS,
+  TEST_KEY_IMAGE_DIGESTS,
+  validTestnetConfig,
+  validWriterValues,
+  COMPANIONS_OFF,
+} from '../../testing/fixtures';
 import { declareProgram, Declared } from '../../testing/program';
 import { recordProgram } from '../../testing/pulumi';
 import { kubernetesStack } from '../../testing/values';
@@ -50,6 +56,8 @@ const RULE_NAMES = [
   'node-permissioning-enabled',
   'ssh-host-key-pinned',
   'ssh-host-key-opt-out',
+  'node-key-images-pinned',
+  'node-key-images-by-tag',
 ];
 
 /** The declared resources as the rules see them (as the offline plan writes them). */
@@ -70,15 +78,30 @@ let testnetContext: PolicyContext;
 let mainnet: PolicyResource[];
 let mainnetContext: PolicyContext;
 
+let mainnetWriter: PolicyResource;
+
+/** A stack's config and values files with the images that receive the node key pinned by (test) digests. */
+function pinKeyImages(config: Record<string, unknown>, files: Record<string, unknown>) {
+  const companions = (config['lacchain:companions'] ?? {}) as Record<string, Record<string, unknown>>;
+  config['lacchain:companions'] = {
+    ...companions,
+    relaySigner: { ...companions.relaySigner, imageDigest: TEST_KEY_IMAGE_DIGESTS.relaySigner },
+    rotationValidator: { ...companions.rotationValidator, imageDigest: TEST_KEY_IMAGE_DIGESTS.rotationValidator },
+  };
+  for (const values of Object.values(files)) (values as any).deploy.imageDigest = TEST_KEY_IMAGE_DIGESTS.besu;
+  return { config, files };
+}
+
 beforeAll(async () => {
-  const t = await declareProgram(recorded, 'testnet', validTestnetConfig(), {
-    'values/writer.yml': validWriterValues(),
-  });
+  const pinnedTestnet = pinKeyImages(validTestnetConfig(), { 'values/writer.yml': validWriterValues() });
+  const t = await declareProgram(recorded, 'testnet', pinnedTestnet.config, pinnedTestnet.files);
   testnet = asPolicy(t);
   testnetContext = testContext(t);
-  const { config, files } = kubernetesStack('mainnet');
+  const stack = kubernetesStack('mainnet');
+  const { config, files } = pinKeyImages(stack.config, stack.files);
   const m = await declareProgram(recorded, 'mainnet', config, files);
   mainnet = asPolicy(m).filter((r) => r.name.startsWith('validator') || r.name.startsWith('bootnode'));
+  mainnetWriter = copy(asPolicy(m), T.statefulSet, 'writer-node');
   mainnetContext = testContext(m);
 });
 
@@ -409,7 +432,8 @@ describe('besu-version-supports-permissioning', () => {
 
   it('accepts a release below 25.6.0 and leaves the proxy container alone', () => {
     const set = copy(testnet, T.statefulSet, 'writer-node');
-    (set.inputs as any).spec.template.spec.containers[0].image = 'hyperledger/besu:25.5.0';
+    (set.inputs as any).spec.template.spec.containers[0].image =
+      `hyperledger/besu:25.5.0@${TEST_KEY_IMAGE_DIGESTS.besu}`;
     expect(check(set)).toEqual([]);
   });
 
@@ -560,5 +584,112 @@ describe('ssh-host-key-pinned and ssh-host-key-opt-out', () => {
   it('does not accept the opt-out on mainnet', () => {
     const mainnetOptOut: PolicyContext = { ...optedOut(), network: mainnetContext.network };
     expect(of(check(unpinned(), mainnetOptOut), 'ssh-host-key-pinned')).toHaveLength(1);
+  });
+});
+
+describe('node-key-images-pinned and node-key-images-by-tag', () => {
+  /** The pod's containers of a StatefulSet. */
+  const containers = (set: PolicyResource): any[] => (set.inputs as any).spec.template.spec.containers;
+  /** A StatefulSet with one container's image replaced. */
+  const withImage = (set: PolicyResource, container: string, image: string) => {
+    const found = containers(set).find((c) => c.name === container);
+    if (!found) throw new Error(`no container ${container}`);
+    found.image = image;
+    return set;
+  };
+  const TAGS: Record<string, string> = {
+    besu: 'hyperledger/besu:23.4.1',
+    'relay-signer': 'lacnetnetworks/relay-signer-lacchain:1.0.2',
+    'rotation-validator': 'lacnetnetworks/rotation-lacchain:1.0.0',
+  };
+  const onMainnet = (node: string) =>
+    node === 'writer' ? structuredClone(mainnetWriter) : copy(mainnet, T.statefulSet, `${node}-node`);
+
+  it('passes the images pinned by digest on mainnet, the companions and Besu', () => {
+    expect(containers(onMainnet('validator')).map((c) => c.image)).toEqual([
+      `hyperledger/besu:23.4.1@${TEST_KEY_IMAGE_DIGESTS.besu}`,
+      `lacnetnetworks/rotation-lacchain@${TEST_KEY_IMAGE_DIGESTS.rotationValidator}`,
+      'docker.io/alethio/ethstats-cli:latest',
+    ]);
+    for (const node of ['writer', 'validator', 'bootnode']) {
+      expect(of(check(onMainnet(node), mainnetContext), 'node-key-images-pinned')).toEqual([]);
+    }
+  });
+
+  it.each([
+    ['validator', 'besu'],
+    ['bootnode', 'besu'],
+    ['writer', 'besu'],
+    ['writer', 'relay-signer'],
+    ['validator', 'rotation-validator'],
+  ])('fails on mainnet the %s node whose %s container gets the key from an image tag', (node, container) => {
+    const set = withImage(onMainnet(node), `${node}-${container}`, TAGS[container]);
+    const violations = check(set, mainnetContext).filter((v) => v.policy.startsWith('node-key-images'));
+    expect(violations.map((v) => [v.policy, v.advisory])).toEqual([['node-key-images-pinned', undefined]]);
+    expect(violations[0].message).toBe(
+      `StatefulSet ${node}-node: container ${node}-${container} receives the node key but runs image ${TAGS[container]} by tag: ` +
+        'pin it by its registry digest (values file deploy.imageDigest for Besu, lacchain:companions.<companion>.imageDigest for a companion; README "Pinning images")',
+    );
+    expect(failingViolations(violations)).toHaveLength(1);
+  });
+
+  it('only flags them on a test network, as advisory', () => {
+    const set = withImage(
+      withImage(copy(testnet, T.statefulSet, 'writer-node'), 'writer-besu', TAGS.besu),
+      'writer-relay-signer',
+      TAGS['relay-signer'],
+    );
+    const violations = check(set);
+    expect(violations.map((v) => [v.policy, v.advisory, v.message.split(':')[1]])).toEqual([
+      ['node-key-images-by-tag', true, ' container writer-besu receives the node key from image hyperledger/besu'],
+      [
+        'node-key-images-by-tag',
+        true,
+        ' container writer-relay-signer receives the node key from image lacnetnetworks/relay-signer-lacchain',
+      ],
+    ]);
+    expect(formatViolation(violations[0])).toMatch(/^\[node-key-images-by-tag, advisory\] .*a tag that can be moved/);
+    expect(failingViolations(violations)).toEqual([]);
+  });
+
+  it("leaves alone the containers that do not get the key: the monitoring client, the proxy, the state folder's init", () => {
+    const set = withImage(structuredClone(mainnetWriter), 'writer-ethstats', 'docker.io/alethio/ethstats-cli:latest');
+    withImage(set, 'writer-nginx', 'openresty/openresty:1.27.1.2-alpine');
+    (set.inputs as any).spec.template.spec.initContainers[0].image = TAGS.besu;
+    expect(check(set, mainnetContext).filter((v) => v.policy.startsWith('node-key-images'))).toEqual([]);
+  });
+
+  it('finds the key however a container gets it: a variable from the Secret, envFrom, a projected volume', () => {
+    const pod = (set: PolicyResource) => (set.inputs as any).spec.template.spec;
+    const sidecar = (extra: Record<string, unknown>) => {
+      const set = onMainnet('bootnode');
+      containers(set).push({ name: 'bootnode-sidecar', image: 'example.org/sidecar:1', ...extra });
+      return set;
+    };
+    const projected = sidecar({ volumeMounts: [{ name: 'key-copy', mountPath: '/k' }] });
+    pod(projected).volumes.push({
+      name: 'key-copy',
+      projected: { sources: [{ secret: { name: 'besu-node-bootnode-key' } }] },
+    });
+    const sets = [
+      sidecar({ envFrom: [{ secretRef: { name: 'besu-node-bootnode-key' } }] }),
+      sidecar({ env: [{ name: 'K', valueFrom: { secretKeyRef: { name: 'besu-node-bootnode-key', key: 'key' } } }] }),
+      sidecar({ volumeMounts: [{ name: 'key', mountPath: '/k' }] }),
+      projected,
+    ];
+    for (const set of sets) {
+      expect(of(check(set, mainnetContext), 'node-key-images-pinned')).toEqual([
+        expect.stringContaining('container bootnode-sidecar receives the node key'),
+      ]);
+    }
+    // Another Secret is not the key.
+    const other = sidecar({ envFrom: [{ secretRef: { name: 'besu-node-bootnode-rpc-auth' } }] });
+    expect(of(check(other, mainnetContext), 'node-key-images-pinned')).toEqual([]);
+  });
+
+  it('requires the digest where the network cannot be told', () => {
+    const set = withImage(onMainnet('bootnode'), 'bootnode-besu', TAGS.besu);
+    delete (set.inputs as any).metadata.labels['lacchain.net/network'];
+    expect(of(check(set, { ...mainnetContext, network: undefined }), 'node-key-images-pinned')).toHaveLength(1);
   });
 });

@@ -223,6 +223,16 @@ const cases: Case[] = [
     expected: { key: 'lacchain:companions.ethstats.imageDigest', allowed: /^an image digest: sha256:/ },
   },
   {
+    name: 'relay signer image digest that is not one',
+    config: (c) => (companions(c).relaySigner.imageDigest = 'lacnetnetworks/relay-signer-lacchain:1.0.2'),
+    expected: { key: 'lacchain:companions.relaySigner.imageDigest', allowed: /^an image digest: sha256:/ },
+  },
+  {
+    name: 'rotation client image digest in upper case',
+    config: (c) => (companions(c).rotationValidator.imageDigest = `sha256:${'AB'.repeat(32)}`),
+    expected: { key: 'lacchain:companions.rotationValidator.imageDigest', allowed: /^an image digest: sha256:/ },
+  },
+  {
     name: 'ethstats on an SSH node without the image digest',
     config: (c) => delete companions(c).ethstats.imageDigest,
     expected: {
@@ -483,6 +493,15 @@ const cases: Case[] = [
       ['node_service sshd', 'sshd'],
       ['node_service nginx', 'nginx'],
       ['node_service systemd-journald', 'systemd-journald'],
+      // Services a deny-list of the machine's own missed: only the project's own form is taken.
+      ['node_service nftables', 'nftables'],
+      ['node_service apparmor', 'apparmor'],
+      ['node_service podman', 'podman'],
+      ['node_service atd', 'atd'],
+      ['node_service besu with an empty word', 'besu--validator'],
+      ['node_service besu with a trailing hyphen', 'besu-'],
+      ['node_service besu_validator', 'besu_validator'],
+      ['node_service longer than 32 characters', `besu-${'v'.repeat(28)}`],
     ] as const
   ).map(([name, service]): Case => ({
     name,
@@ -490,7 +509,66 @@ const cases: Case[] = [
     expected: {
       key: 'lacchain:nodes[1].inventory.node_service',
       given: `given "${service}"`,
-      allowed: /not the machine's own/,
+      allowed:
+        "a systemd service name of the project's own form, which no system service has: besu, or besu-<label> such as besu-validator (<label>: lowercase letters and digits, words joined by single hyphens), at most 32 characters",
+    },
+  })),
+  {
+    name: "node_service another node's companion unit on the machine",
+    config: (c) =>
+      nodes(c).push({
+        ...nodes(c)[1],
+        name: 'second',
+        inventory: {
+          ...inventory(c),
+          node_ip: '198.51.100.9',
+          node_home: '/srv/second',
+          node_service: 'besu-ethstats',
+        },
+      }),
+    expected: {
+      key: 'node second inventory.node_service',
+      given: 'given "besu-ethstats"',
+      allowed:
+        'a service name whose units (besu-ethstats, besu-ethstats-relay-signer, besu-ethstats-rotation-validator, besu-ethstats-ethstats) no other node on 198.51.100.7 uses (node validator uses it)',
+    },
+  },
+  {
+    name: "node_service whose companion unit is another node's service on the machine",
+    config: (c) => {
+      inventory(c).node_service = 'besu-rotation-validator';
+      nodes(c).push({
+        ...nodes(c)[1],
+        name: 'second',
+        inventory: { ...inventory(c), node_ip: '198.51.100.9', node_home: '/srv/second', node_service: 'besu' },
+      });
+    },
+    expected: {
+      key: 'node second inventory.node_service',
+      given: 'given "besu"',
+      allowed: /no other node on 198\.51\.100\.7 uses \(node validator uses besu-rotation-validator\)$/,
+    },
+  },
+  ...(
+    [
+      ["node_home inside another node's data/", '/opt/lacchain', '/opt/lacchain/data/second', '/opt/lacchain'],
+      ["node_home inside another node's home", '/opt/lacchain', '/opt/lacchain/second', '/opt/lacchain'],
+      ["node_home holding another node's home", '/srv/lacchain/validator', '/srv/lacchain', '/srv/lacchain/validator'],
+    ] as const
+  ).map(([name, first, second, used]): Case => ({
+    name,
+    config: (c) => {
+      inventory(c).node_home = first;
+      nodes(c).push({
+        ...nodes(c)[1],
+        name: 'second',
+        inventory: { ...inventory(c), node_ip: '198.51.100.9', node_home: second, node_service: 'besu-second' },
+      });
+    },
+    expected: {
+      key: 'node second inventory.node_home',
+      given: `given "${second}"`,
+      allowed: `a node home that is not, nor holds, nor lies inside, the home of another node on 198.51.100.7 (node validator uses ${used})`,
     },
   })),
   {
@@ -504,7 +582,8 @@ const cases: Case[] = [
     expected: {
       key: 'node second inventory.node_service',
       given: 'given "besu"',
-      allowed: 'a service name not used by another node on 198.51.100.7 (node validator uses it)',
+      allowed:
+        'a service name whose units (besu, besu-relay-signer, besu-rotation-validator, besu-ethstats) no other node on 198.51.100.7 uses (node validator uses it)',
     },
   },
   {
@@ -853,6 +932,21 @@ describe('settings validation', () => {
     expect({ problems, found: found.length }).toEqual({ problems, found: 1 });
     // One message per problem: a single mistake is reported once.
     expect(problems).toHaveLength(1);
+  });
+
+  it('takes two nodes on one machine with homes side by side and services of the form besu-<label>', () => {
+    const config = validTestnetConfig();
+    inventory(config).node_service = 'besu-validator-1';
+    nodes(config).push({
+      ...nodes(config)[1],
+      name: 'second',
+      inventory: { ...inventory(config), node_ip: '198.51.100.9', node_home: '/opt/lacchain-2', node_service: 'besu' },
+    });
+    const loaded = load(config).settings.nodes.filter((n) => n.target === 'ssh');
+    expect(loaded.map((n) => [n.name, n.host, n.serviceName, n.nodeHome])).toEqual([
+      ['validator', '198.51.100.7', 'besu-validator-1', '/opt/lacchain'],
+      ['second', '198.51.100.7', 'besu', '/opt/lacchain-2'],
+    ]);
   });
 
   it('reports every problem at once, in stack config and values file', () => {
