@@ -28,7 +28,8 @@ import type { StackSettings } from '../core/settings/model';
 import { declareStack, StackOutputs } from '../program';
 import { EXIT, parseOptions, runTool, ToolFailure, UsageError } from './cli';
 import { readKeyFile } from './keyFile';
-import { RecordedResource, redact, settle, startRecording, UNKNOWN_MARKER } from './recording/engine';
+import { RecordedResource, settle, startRecording, UNKNOWN_MARKER } from './recording/engine';
+import { plannedInputs, plannedResource } from './plan/plannedResource';
 import { PROGRAM_RESOURCE_TYPES, PROJECT_NAME } from './recording/programTypes';
 import { writeRemotePlan } from './plan/remotePlan';
 import { BasePlanError, diffPlans, formatDiff, planAtRef, PlannedResource, readPlannedResources } from './plan/diff';
@@ -89,7 +90,7 @@ runTool(async () => {
 
   const out = path.resolve(values.out);
   fs.mkdirSync(out, { recursive: true });
-  const planned = resources.map((r) => ({ type: r.type, name: r.name, options: r.options, inputs: redact(r.inputs) }));
+  const planned = resources.map(plannedResource);
   fs.writeFileSync(path.join(out, 'resources.json'), `${JSON.stringify(planned, null, 2)}\n`);
   writeKubernetesManifests(out, settings, resources);
   const nodeValues: Record<string, PlannedNodeValues> = {};
@@ -200,7 +201,7 @@ async function settleOutputs(outputs: StackOutputs): Promise<unknown> {
 function writeKubernetesManifests(out: string, settings: StackSettings, resources: RecordedResource[]): void {
   const manifests = resources
     .filter((r) => r.type.startsWith('kubernetes:') && !r.type.startsWith('pulumi:providers'))
-    .map((r) => redact(r.inputs) as { kind?: string; metadata?: { name?: string; labels?: Record<string, string> } });
+    .map((r) => plannedInputs(r) as { kind?: string; metadata?: { name?: string; labels?: Record<string, string> } });
   for (const node of settings.nodes) {
     if (node.target !== 'kubernetes') continue;
     const own = manifests.filter(

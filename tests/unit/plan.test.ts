@@ -10,6 +10,8 @@ import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { StatefulSet } from 'kubernetes-models/apps/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { Secret } from 'kubernetes-models/v1';
+import { POD_FILES } from '../../core/catalog/kubernetes';
 import { stepCommand } from '../../core/remote/shell';
 import { deriveIdentity } from '../../core/identity/nodeKey';
 import { loadStack } from '../../core/settings/load';
@@ -126,7 +128,13 @@ describe('plan with a node key file', () => {
     expect(outputs.nodes.writer).toMatchObject({ enode: identity.enode, address: identity.address });
     expect(outputs.nodes.writer.permissioningRequest.enode).toBe(`enode://${KEY_ONE_PUBLIC}@203.0.113.10:60606`);
     const resources = JSON.parse(fs.readFileSync(path.join(result.out, 'resources.json'), 'utf8'));
-    expect(resources.find((r: any) => r.type === 'kubernetes:core/v1:Secret').inputs.stringData).toBe('[secret]');
+    // The Secret keeps its keys (each a file name), never their values: a valid object for kubeconform or kubectl.
+    expect(resources.find((r: any) => r.type === 'kubernetes:core/v1:Secret').inputs.stringData).toEqual({
+      [POD_FILES.key]: '[secret]',
+    });
+    const manifests = yaml.loadAll(fs.readFileSync(path.join(result.out, 'kubernetes', 'writer.yaml'), 'utf8'));
+    const secret = manifests.find((m: any) => m.kind === 'Secret') as any;
+    expect(() => new Secret(secret).validate()).not.toThrow();
     const everything = [result.stdout, JSON.stringify(resources)].join();
     expect(everything).not.toContain(KEY_ONE.slice(2));
     expect(fs.readFileSync(path.join(result.out, 'kubernetes', 'writer.yaml'), 'utf8')).not.toContain(KEY_ONE.slice(2));
