@@ -30,7 +30,8 @@ export function plannedInputs(resource: Pick<RecordedResource, 'type' | 'inputs'
   const inputs = resource.inputs as Record<string, unknown>;
   for (const field of ['data', 'stringData']) {
     const given = inputs[field];
-    const value = isWrappedSecret(given) ? given.value : given;
+    // Its keys when they are known (a value known only after pulumi up stays that marker as a whole).
+    const value = redact(isWrappedSecret(given) ? given.value : given);
     if (value && typeof value === 'object' && !Array.isArray(value)) {
       (shown as Record<string, unknown>)[field] = Object.fromEntries(
         Object.keys(value).map((key) => [key, SECRET_MARKER]),
