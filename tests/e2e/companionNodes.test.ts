@@ -18,6 +18,7 @@ import { settle } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram } from '../../testing/program';
 import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
+import { connectsAs, withLoopbackListener } from '../../testing/host/loopbackProbe';
 import type { FileServer } from '../../testing/host/fileServer';
 import type { EthstatsServer } from '../../testing/ethstatsServer';
 import { MonitoringStandins, startMonitoringStandins } from '../../testing/monitoringStandins';
@@ -164,14 +165,15 @@ suite.each(CASES)('a $typenode on $network, deployed with its companions', ({ ty
   it("runs the monitoring client as a user of its own, kept off the relay signer's port, on Besu's WebSocket", async () => {
     await runningPid(`besu-${ETHSTATS.name}`);
     expect(await sh('ps -o user= -C ethstats-cli.js')).toBe(ETHSTATS.systemUser);
-    const connects = (user: string, port: number) =>
-      sh(
-        `runuser -u ${user} -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}' 2>/dev/null && echo reaches || echo refused`,
-      );
-    expect(await connects(ETHSTATS.systemUser, RELAY_SIGNER.port)).toBe('refused');
+    const connects = (user: string, port: number) => connectsAs(sh, user, port);
+    await withLoopbackListener(sh, RELAY_SIGNER.port, async () => {
+      expect(await connects(ETHSTATS.systemUser, RELAY_SIGNER.port)).toBe('refused');
+    });
     // Besu's WebSocket has no authentication: only the companions' users (and root) reach it.
-    expect(await connects(ETHSTATS.systemUser, PORTS.rpcWs)).toBe('reaches');
-    expect(await connects('nobody', PORTS.rpcWs)).toBe('refused');
+    await withLoopbackListener(sh, PORTS.rpcWs, async () => {
+      expect(await connects(ETHSTATS.systemUser, PORTS.rpcWs)).toBe('reaches');
+      expect(await connects('nobody', PORTS.rpcWs)).toBe('refused');
+    });
     expect(await sh('nft list tables')).toContain('table inet lacchain_besu_websocket');
   });
 

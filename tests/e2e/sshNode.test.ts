@@ -24,6 +24,7 @@ import { GAS_MODEL_METHODS } from '../../core/catalog/gasModel';
 import { NETWORKS } from '../../core/catalog/networks';
 import { NODE_KEY_PARAMETER, REMOTE_STEP_NAMES } from '../../core/remote/steps';
 import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
+import { connectsAs, withLoopbackListener } from '../../testing/host/loopbackProbe';
 import type { EthstatsServer } from '../../testing/ethstatsServer';
 import type { ImageRegistry } from '../../testing/imageRegistry';
 import { MonitoringStandins, startMonitoringStandins } from '../../testing/monitoringStandins';
@@ -658,18 +659,17 @@ suite('an SSH node on a real host', () => {
 
     it("is reached on the loopback by root and the proxy's user only: not by Besu's, not by the monitoring client's", async () => {
       expect(await answering()).toBe('up');
-      const connects = (user: string, port: number) =>
-        sh(
-          `runuser -u ${user} -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}' 2>/dev/null && echo reaches || echo refused`,
-        );
+      const connects = (user: string, port: number) => connectsAs(sh, user, port);
       expect(await connects(ETHSTATS.systemUser, RELAY_SIGNER.port)).toBe('refused');
       expect(await connects('besu', RELAY_SIGNER.port)).toBe('refused');
       expect(await connects('nobody', RELAY_SIGNER.port)).toBe('refused');
       expect(await connects('www-data', RELAY_SIGNER.port)).toBe('reaches');
       // Besu's WebSocket (no authentication): the companions' users reach it, no other user does.
-      expect(await connects(ETHSTATS.systemUser, PORTS.rpcWs)).toBe('reaches');
-      expect(await connects('besu', PORTS.rpcWs)).toBe('reaches');
-      expect(await connects('nobody', PORTS.rpcWs)).toBe('refused');
+      await withLoopbackListener(sh, PORTS.rpcWs, async () => {
+        expect(await connects(ETHSTATS.systemUser, PORTS.rpcWs)).toBe('reaches');
+        expect(await connects('besu', PORTS.rpcWs)).toBe('reaches');
+        expect(await connects('nobody', PORTS.rpcWs)).toBe('refused');
+      });
       expect(await sh('nft list tables')).toContain('table inet lacchain_besu_websocket');
     });
 
