@@ -1,7 +1,7 @@
 /**
  * The Pulumi program: read and validate the stack's settings, obtain the verified genesis, then declare one component
  * per node and export the outputs. Bad settings or a genesis that is not the pinned one end the run before anything
- * is declared. See README.md for the settings and program.ts for what is declared.
+ * is declared. See docs/settings.md for the settings and program.ts for what is declared.
  */
 import * as pulumi from '@pulumi/pulumi';
 import { loadPulumiStack, secretInputs } from './components/pulumiSettings';

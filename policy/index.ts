@@ -2,7 +2,7 @@
  * The CrossGuard policy pack of this project: `pulumi preview --policy-pack policy` (or `pulumi up`) runs every rule
  * of policy/rules.ts on every resource the program declares, as a mandatory policy: a violation fails the preview.
  * The expected values (public IP, p2p host, worker) come from the stack's own settings in this repository, read as
- * the program reads them. See README.md, "Reviewing a change".
+ * the program reads them. See docs/reviewing.md.
  */
 import * as path from 'path';
 import { PolicyPack } from '@pulumi/policy';

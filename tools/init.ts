@@ -147,7 +147,7 @@ runTool(async () => {
         question.flag,
         `${question.key} — ${question.meaning}${hint}:`,
         (a) => checkField(question, a, fallback),
-        question.optional ? 'optional' : 'see README.md, Settings',
+        question.optional ? 'optional' : 'see docs/settings.md',
         fallback !== undefined || question.optional === true,
       );
     };

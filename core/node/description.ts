@@ -4,7 +4,7 @@
  * the JVM settings, and the digest of what Besu reads. The Kubernetes renderer (core/kubernetes) and the SSH renderer
  * (core/remote) only translate it into manifests or remote steps; the policy pack's expectations read it too.
  *
- * Where the two paths differ by design (a pod mounts its files, a machine has a node home; the README's exposure
+ * Where the two paths differ by design (a pod mounts its files, a machine has a node home; docs/settings.md's exposure
  * table), the difference is decided here, in one place, by the node's target.
  */
 import { createHash } from 'crypto';

@@ -71,7 +71,7 @@ function allowsTags(resource: PolicyResource, context: PolicyContext): boolean {
 
 /** How to pin an image, in every message of these rules. */
 const HOW_TO_PIN =
-  'pin it by its registry digest (values file deploy.imageDigest for Besu, lacchain:companions.<companion>.imageDigest for a companion; README "Pinning images")';
+  'pin it by its registry digest (values file deploy.imageDigest for Besu, lacchain:companions.<companion>.imageDigest for a companion; docs/kubernetes.md, "Pinning images")';
 
 export const keyImagesPinned: Rule = {
   name: 'node-key-images-pinned',

@@ -628,7 +628,7 @@ describe('node-key-images-pinned and node-key-images-by-tag', () => {
     expect(violations.map((v) => [v.policy, v.advisory])).toEqual([['node-key-images-pinned', undefined]]);
     expect(violations[0].message).toBe(
       `StatefulSet ${node}-node: container ${node}-${container} receives the node key but runs image ${TAGS[container]} by tag: ` +
-        'pin it by its registry digest (values file deploy.imageDigest for Besu, lacchain:companions.<companion>.imageDigest for a companion; README "Pinning images")',
+        'pin it by its registry digest (values file deploy.imageDigest for Besu, lacchain:companions.<companion>.imageDigest for a companion; docs/kubernetes.md, "Pinning images")',
     );
     expect(failingViolations(violations)).toHaveLength(1);
   });

@@ -1,5 +1,5 @@
 /**
- * The resource options that decide what `pulumi destroy` and `pulumi up` do, per resource, against what the README
+ * The resource options that decide what `pulumi destroy` and `pulumi up` do, per resource, against what docs/kubernetes.md
  * promises: its "On `pulumi destroy`" table for the Kubernetes path, and "destroy leaves the machine as it is" for the
  * SSH path. No resource may be `protect`ed: the engine refuses to destroy a stack holding one, deleting nothing.
  */
@@ -13,13 +13,13 @@ import { PROJECT_DIR } from '../../testing/run';
 import type { RecordedResource } from '../../tools/recording/engine';
 
 const recorded = recordProgram();
-const README = fs.readFileSync(path.join(PROJECT_DIR, 'README.md'), 'utf8');
+const KUBERNETES_DOC = fs.readFileSync(path.join(PROJECT_DIR, 'docs', 'kubernetes.md'), 'utf8');
 
-/** The rows of the README's table whose header is `| Object | On `pulumi destroy` |`. */
+/** The rows of docs/kubernetes.md's table whose header is `| Object | On `pulumi destroy` |`. */
 function destroyTable(): { kind: string; name?: string; onDestroy: string }[] {
-  const lines = README.split('\n');
+  const lines = KUBERNETES_DOC.split('\n');
   const start = lines.indexOf('| Object | On `pulumi destroy` |');
-  if (start < 0) throw new Error('README.md has no "On `pulumi destroy`" table');
+  if (start < 0) throw new Error('docs/kubernetes.md has no "On `pulumi destroy`" table');
   const rows: { kind: string; name?: string; onDestroy: string }[] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
@@ -37,12 +37,12 @@ function destroyTable(): { kind: string; name?: string; onDestroy: string }[] {
 const kindOf = (r: RecordedResource) => r.type.split(':').pop();
 const nameOf = (r: RecordedResource) => (r.inputs.metadata as { name?: string } | undefined)?.name;
 
-/** The README row describing a Kubernetes object of node `writer`. */
+/** The docs/kubernetes.md row describing a Kubernetes object of node `writer`. */
 function rowFor(resource: RecordedResource) {
   const rows = destroyTable().filter((row) => row.kind === kindOf(resource));
   const named = rows.find((row) => row.name?.replace('<node>', 'writer') === nameOf(resource));
   const row = named ?? rows.find((r) => r.name === undefined);
-  if (!row) throw new Error(`README.md's destroy table does not list ${kindOf(resource)} ${nameOf(resource)}`);
+  if (!row) throw new Error(`docs/kubernetes.md's destroy table does not list ${kindOf(resource)} ${nameOf(resource)}`);
   return row;
 }
 
@@ -68,12 +68,12 @@ describe.each([
   });
   const objects = () => declared.resources.filter((r) => r.type.startsWith('kubernetes:'));
 
-  it('lists every object the program declares in the README table, and nothing else', () => {
+  it('lists every object the program declares in the docs table, and nothing else', () => {
     const listed = objects().map((r) => rowFor(r));
     expect(new Set(listed).size).toBe(destroyTable().length);
   });
 
-  it('keeps on destroy exactly what the README says, protecting nothing', () => {
+  it('keeps on destroy exactly what the docs say, protecting nothing', () => {
     for (const object of objects()) {
       const { onDestroy } = rowFor(object);
       const kept = onDestroy.startsWith('kept') && !(allowKeyDeletion && onDestroy.includes('deleted with'));
@@ -90,7 +90,7 @@ describe.each([
     }
   });
 
-  it('deletes in the order the README gives: the Service, then the StatefulSet, then what its pod used', () => {
+  it('deletes in the order the docs give: the Service, then the StatefulSet, then what its pod used', () => {
     const byKind = (kind: string) => objects().filter((r) => kindOf(r) === kind);
     const [service] = byKind('Service');
     const [statefulSet] = byKind('StatefulSet');
@@ -133,6 +133,7 @@ describe('the SSH path', () => {
         false,
       ]);
     }
-    expect(README).toContain('`pulumi destroy` leaves the machine as it is: the steps have no delete command');
+    const sshDoc = fs.readFileSync(path.join(PROJECT_DIR, 'docs', 'ssh.md'), 'utf8');
+    expect(sshDoc).toContain('`pulumi destroy` leaves the machine as it is: the steps have no delete command');
   });
 });

@@ -236,7 +236,7 @@ describe('the lacchain:rpc setting', () => {
       ],
     ],
     [
-      // Logins and tokens never cross a reachable port in plain text (README: "With authentication on").
+      // Logins and tokens never cross a reachable port in plain text (docs/settings.md: "With authentication on").
       'password authentication with exposure public (Besu 4545 is plain HTTP on both paths)',
       { authentication: passwordAuth },
       { 'lacchain:rpcPasswords': { alice: PASSWORD } },
