@@ -27,6 +27,8 @@ export const NODE_HOME_LAYOUT = {
   companionLauncher: 'bin/start-companion.sh',
   /** The launcher of a companion service that runs from a container image (podman, as the service user). */
   containerCompanionLauncher: 'bin/start-container-companion.sh',
+  /** A released companion's releases, one folder each beside a `current` link, inside its own folder. */
+  companionReleasesDir: 'releases',
   /** A container companion's state folder, inside its own folder. */
   companionStateDir: 'state',
   /** A listening companion's nftables rules (its port fenced to the loopback), inside its own folder. */

@@ -11,12 +11,12 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { stepCommand, stepInput } from '../../core/remote/shell';
+import { remoteStepInput } from '../../testing/remoteStep';
 import { PROJECT_DIR } from '../../testing/run';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-scripts-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
-const script = (name: string) => fs.readFileSync(path.join(PROJECT_DIR, 'scripts', 'remote', name), 'utf8');
 let folders = 0;
 const folder = (name: string) => {
   const dir = path.join(work, `${name}-${++folders}`);
@@ -85,8 +85,7 @@ function releaseArchive(version: string): { file: string; sha256: string } {
 const asRoot = process.getuid?.() === 0;
 if (!asRoot) console.warn('release step tests skipped: they need root (the step hands the release to root)');
 (asRoot ? describe : describe.skip)('the release step', () => {
-  const release = (env: Record<string, string>) =>
-    runStep(stepInput('lacchain-besu-node: step 3/8 (release) of node n', env, script('release.sh')));
+  const release = (env: Record<string, string>) => runStep(remoteStepInput('release', env));
 
   it('unpacks an archive whose SHA-256 is the pinned one', () => {
     const { file, sha256 } = releaseArchive('9.9.1');
@@ -181,20 +180,16 @@ function startStage() {
   const current = () => path.basename(fs.readlinkSync(path.join(releases, 'current')));
   const start = (version: string, stand: { good: string; writesData?: string }) =>
     runStep(
-      stepInput(
-        'lacchain-besu-node: step 8/8 (start) of node n',
-        {
-          SERVICE_NAME: 'besu',
-          BESU_VERSION: version,
-          RELEASES_DIR: releases,
-          DATA_DIR: data,
-          EXPECTED_ENODE: 'enode://ab@203.0.113.1:60606',
-          RPC_PORT: '4545',
-          START_TIMEOUT: '30',
-          CONFIG_DIGEST: 'x',
-        },
-        script('start.sh'),
-      ),
+      remoteStepInput('start', {
+        SERVICE_NAME: 'besu',
+        BESU_VERSION: version,
+        RELEASES_DIR: releases,
+        DATA_DIR: data,
+        EXPECTED_ENODE: 'enode://ab@203.0.113.1:60606',
+        RPC_PORT: '4545',
+        START_TIMEOUT: '30',
+        CONFIG_DIGEST: 'x',
+      }),
       { PATH: `${bin}:${process.env.PATH}`, GOOD: stand.good, WRITES_DATA: stand.writesData ?? '' },
     );
   const systemctl = () => fs.readFileSync(path.join(root, 'systemctl.log'), 'utf8');
