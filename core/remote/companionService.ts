@@ -7,6 +7,7 @@
 import { PORTS } from '../catalog/ports';
 import {
   CONTAINER_RUNTIME,
+  MISSING_KEY_ENVIRONMENT,
   MISSING_KEY_EXIT_CODE,
   NODE_HOME_LAYOUT,
   PACKET_FILTER,
@@ -205,6 +206,7 @@ function releasedUnit(node: SshNodeSettings, companion: ReleasedCompanionDescrip
     // it starts (as root), where systemd's own IP firewall below cannot (cgroup v1): without them it does not start.
     loadFence(webSocketFencePath(node)),
     ...(companion.port !== undefined ? [loadFence(paths.fence)] : []),
+    `Environment=${MISSING_KEY_ENVIRONMENT}`,
     `ExecStart=${launcher} ${paths.executable}${key}`,
     'Restart=on-failure',
     `RestartSec=${companion.restartSeconds}`,

@@ -10,6 +10,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { MISSING_KEY_EXIT_CODE, MISSING_KEY_EXIT_VARIABLE } from '../../core/catalog/remote';
 import { stepCommand, stepInput } from '../../core/remote/shell';
 import { remoteStepInput } from '../../testing/remoteStep';
 import { PROJECT_DIR } from '../../testing/run';
@@ -252,23 +253,32 @@ describe("a companion's launcher (scripts/start-companion.sh)", () => {
   fs.writeFileSync(program, '#!/bin/sh\nprintf "%s|%s" "${WRITER_KEY:-unset}" "$*"\n', { mode: 0o755 });
   const key = path.join(stage, 'key');
   fs.writeFileSync(key, `0x${'ab'.repeat(32)}`);
+  // As the companion's systemd unit gives it.
+  const exitCode = { [MISSING_KEY_EXIT_VARIABLE]: String(MISSING_KEY_EXIT_CODE) };
 
   it('runs the executable with the node key in the named variable, not on its command line', () => {
-    const result = spawnSync('sh', [launcher, program, 'WRITER_KEY', key], { encoding: 'utf8' });
+    const result = spawnSync('sh', [launcher, program, 'WRITER_KEY', key], {
+      encoding: 'utf8',
+      env: { ...process.env, ...exitCode },
+    });
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(`0x${'ab'.repeat(32)}|`);
   });
 
   it('runs it without the key when the companion reads it from its file', () => {
-    const result = spawnSync('sh', [launcher, program], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+    const result = spawnSync('sh', [launcher, program], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, ...exitCode },
+    });
     expect(result.stdout).toBe('unset|');
   });
 
-  it('refuses to start without the key (exit 78, which its service does not restart on)', () => {
+  it("refuses to start without the key (the catalog's exit code, which its service does not restart on)", () => {
     const result = spawnSync('sh', [launcher, program, 'WRITER_KEY', path.join(stage, 'missing')], {
       encoding: 'utf8',
+      env: { ...process.env, ...exitCode },
     });
-    expect(result.status).toBe(78);
+    expect(result.status).toBe(MISSING_KEY_EXIT_CODE);
     expect(result.stderr).toMatch(/node key .*missing is missing or empty/);
   });
 });
