@@ -13,6 +13,7 @@ import * as fs from 'fs';
 import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
+import { REMOTE_STEP_NAMES, type RemoteStepName } from '../core/remote/steps';
 import { RecordedResource, settle } from '../tools/recording/engine';
 import { recordProgram } from '../testing/pulumi';
 import { declareProgram } from '../testing/program';
@@ -436,7 +437,8 @@ async function runCycle(
   };
 }
 
-const STEP_NOTES: Record<string, string> = {
+/** What each step does on the bench's host: one note per step of REMOTE_STEP_NAMES (the type asks for every one). */
+const STEP_NOTES: Record<RemoteStepName, string> = {
   preflight: 'system, CPU, memory, disk checks',
   packages: 'apt-get update, install Java 17, nginx-light, openssl, curl, … through the apt proxy',
   release: 'download the release archive from the file server, unpack',
@@ -445,7 +447,12 @@ const STEP_NOTES: Record<string, string> = {
   proxy: 'nginx site, self-signed RSA-2048 certificate',
   firewall: 'no ufw/firewalld active on the host: nothing to open',
   start: 'switch release, restart, wait for net_enode (checked once a second)',
+  companions: "the writer's relay signer (a stand-in) from the file server, its fences, its systemd service",
 };
+
+/** How many steps a provisioning runs, and how many of them run again with no change (all but start). */
+const STEPS = REMOTE_STEP_NAMES.length;
+const IDEMPOTENT_STEPS = STEPS - 1;
 
 /** "median (min–max)" of some samples. */
 function spread(values: number[]): string {
@@ -459,7 +466,7 @@ async function report(cycles: Cycle[]): Promise<string> {
   const stepSamples = (pick: (c: Cycle) => Timed[], name: string) =>
     cycles.map((c) => pick(c).find((t) => t.name === name)?.seconds ?? NaN);
   const stepRows = (pick: (c: Cycle) => Timed[]) =>
-    pick(cycles[0]).map((t) => [t.name, spread(stepSamples(pick, t.name)), STEP_NOTES[t.name] ?? '']);
+    pick(cycles[0]).map((t) => [t.name, spread(stepSamples(pick, t.name)), STEP_NOTES[t.name as RemoteStepName] ?? '']);
 
   const sshSeconds = median(all((c) => c.sshSamples));
   const fetchSeconds = median(all((c) => c.fetchSamples));
@@ -498,7 +505,7 @@ async function report(cycles: Cycle[]): Promise<string> {
   lines.push('### First provisioning');
   lines.push('');
   const firstRows = stepRows((c) => c.firstTimed);
-  firstRows.push(['**total (8 steps)**', `**${spread(cycles.map((c) => c.firstSeconds))}**`, '']);
+  firstRows.push([`**total (${STEPS} steps)**`, `**${spread(cycles.map((c) => c.firstSeconds))}**`, '']);
   firstRows.push([
     'program evaluation',
     spread(cycles.map((c) => c.firstDeclareSeconds)),
@@ -512,7 +519,7 @@ async function report(cycles: Cycle[]): Promise<string> {
       `${fixed(mb(cycles[0].archiveBytes), 3)} MB archive, curl alone) + the node's own start ${fixed(restartAnswer)} s ` +
       `(\`systemctl restart\` until it answers net_enode, timed on the host, median of ${repeats}). The first ` +
       `provisioning, ${fixed(firstSeconds)} s, is ${fixed(firstSeconds - firstFloor)} s (${fixed(firstSeconds / firstFloor)}x) ` +
-      `above it: the six other steps, of which ${fixed(8 * sshSeconds)} s is opening 8 SSH sessions ` +
+      `above it: the ${STEPS - 2} other steps (all but packages and start), of which ${fixed(STEPS * sshSeconds)} s is opening ${STEPS} SSH sessions ` +
       `(${fixed(sshSeconds, 3)} s each, median of ${repeats} empty \`sudo -n bash -s\` sessions), and the start step's ` +
       `${fixed(firstStart)} s against the node's own ${fixed(restartAnswer)} s (the step checks net_enode once a second).`,
   );
@@ -543,7 +550,7 @@ async function report(cycles: Cycle[]): Promise<string> {
           spread(cycles.map((c) => c.noChangeSeconds)),
         ],
         [
-          'for comparison: the 7 idempotent steps (all but start) run anyway, as without change detection',
+          `for comparison: the ${IDEMPOTENT_STEPS} idempotent steps (all but start) run anyway, as without change detection`,
           String(cycles[0].rerunTimed.length),
           spread(cycles.map((c) => c.rerunSeconds)),
         ],
@@ -555,7 +562,7 @@ async function report(cycles: Cycle[]): Promise<string> {
   lines.push(
     `Target: zero commands run on the machine: ${verdict(allZero)} (${noChangeCounts.join(', ')} in ` +
       `${runs} cycle(s)). The lower bound is evaluating the program, ${fixed(m((c) => c.againDeclareSeconds))} s here: ` +
-      "all of the no-op's cost. `pulumi up` adds its engine's diff of the 8 commands' inputs against the state, " +
+      `all of the no-op's cost. \`pulumi up\` adds its engine's diff of the ${STEPS} commands' inputs against the state, ` +
       'without contacting the machine.',
   );
   lines.push('');

@@ -9,9 +9,8 @@ import * as pulumi from '@pulumi/pulumi';
 import { createHash } from 'crypto';
 import { sha256Hex } from '../core/genesis';
 import { nodePaths } from '../core/remote/paths';
-import { stepCommand, stepInput } from '../core/remote/shell';
+import { stepCommand, stepInput, stepScript } from '../core/remote/shell';
 import { NODE_KEY_PARAMETER, RPC_CREDENTIALS_PARAMETER, remoteRpcUrl, remoteSteps } from '../core/remote/steps';
-import { readScript } from '../core/scripts';
 import { describeNode } from '../core/node/description';
 import type { SshNodeSettings } from '../core/settings/model';
 import { rpcCredentials } from './rpcCredentials';
@@ -78,7 +77,7 @@ export class RemoteNode extends pulumi.ComponentResource {
     let previous: command.remote.Command | undefined;
     steps.forEach((step, index) => {
       const header = `lacchain-besu-node: step ${index + 1}/${steps.length} (${step.name}) of node ${node.name}`;
-      const script = readScript(step.scriptFile);
+      const script = stepScript(step.scriptFile);
       const env = pulumi.all(step.env);
       // The trigger is a digest of the non-secret input: the step runs again exactly when that changes.
       let trigger: pulumi.Output<string> = env.apply((values) =>

@@ -17,6 +17,9 @@ export const START_COMPANION_SCRIPT = 'start-companion.sh';
 /** The start of a companion service that runs from a container image on a machine: podman, as the service user. */
 export const START_CONTAINER_COMPANION_SCRIPT = 'start-container-companion.sh';
 
+/** The helpers every remote step may call, sent before each step's own script (core/remote/shell.ts stepScript). */
+export const REMOTE_LIBRARY_SCRIPT = 'remote/lib.sh';
+
 /** The text of a script, by its path under scripts/. */
 export function readScript(relativePath: string): string {
   return fs.readFileSync(path.join(SCRIPTS_DIR, relativePath), 'utf8');

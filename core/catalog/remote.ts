@@ -27,6 +27,8 @@ export const NODE_HOME_LAYOUT = {
   companionLauncher: 'bin/start-companion.sh',
   /** The launcher of a companion service that runs from a container image (podman, as the service user). */
   containerCompanionLauncher: 'bin/start-container-companion.sh',
+  /** A released companion's releases, one folder each beside a `current` link, inside its own folder. */
+  companionReleasesDir: 'releases',
   /** A container companion's state folder, inside its own folder. */
   companionStateDir: 'state',
   /** A listening companion's nftables rules (its port fenced to the loopback), inside its own folder. */
@@ -62,6 +64,15 @@ export const PROXY_WORKER_USER = 'www-data';
 
 /** Exit code of the launcher when the key is missing (EX_CONFIG): systemd does not restart on it. */
 export const MISSING_KEY_EXIT_CODE = 78;
+
+/**
+ * The launchers (scripts/start-node.sh, scripts/start-companion.sh) are installed byte for byte: they read that exit
+ * code from this environment variable, which the systemd units (and the Besu container on Kubernetes) set.
+ */
+export const MISSING_KEY_EXIT_VARIABLE = 'MISSING_KEY_EXIT_CODE';
+
+/** The environment entry that gives a launcher the missing key's exit code. */
+export const MISSING_KEY_ENVIRONMENT = `${MISSING_KEY_EXIT_VARIABLE}=${MISSING_KEY_EXIT_CODE}`;
 
 /** Log rotation of the info log: size and how many to keep (the reference keeps 30 days of 10 MB files). */
 export const LOG_ROTATION = { size: '10M', keep: 30 } as const;

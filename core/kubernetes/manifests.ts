@@ -20,6 +20,7 @@ import {
 } from '../catalog/kubernetes';
 import { LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
 import { RPC_AUTH_FILES, UNSAFE_RPC_OVERRIDE_ANNOTATION, UNSAFE_RPC_OVERRIDE_LABEL } from '../catalog/rpc';
+import { MISSING_KEY_EXIT_CODE, MISSING_KEY_EXIT_VARIABLE } from '../catalog/remote';
 import { reachablePorts, unsafeRpcOverride } from '../rpc/access';
 import type { NodeDescription } from '../node/description';
 import type { KubernetesNodeSettings } from '../settings/model';
@@ -173,7 +174,10 @@ export function statefulSetManifest<V = string>(
     image: besuImage(node.releaseVersion, node.imageDigest),
     command: ['/bin/sh', `${POD_PATHS.configDir}/${POD_FILES.startScript}`],
     args: [POD_PATHS.besuBinary, description.files.paths.nodeKeyFile, `${POD_PATHS.configDir}/${POD_FILES.config}`],
-    env: [{ name: 'BESU_OPTS', value: description.jvmOptions }],
+    env: [
+      { name: 'BESU_OPTS', value: description.jvmOptions },
+      { name: MISSING_KEY_EXIT_VARIABLE, value: String(MISSING_KEY_EXIT_CODE) },
+    ],
     ports: [
       { name: 'p2p-tcp', containerPort: node.p2pPort, protocol: 'TCP' },
       { name: 'p2p-udp', containerPort: node.p2pPort, protocol: 'UDP' },

@@ -7,6 +7,7 @@
 import { PORTS } from '../catalog/ports';
 import {
   CONTAINER_RUNTIME,
+  MISSING_KEY_ENVIRONMENT,
   MISSING_KEY_EXIT_CODE,
   NODE_HOME_LAYOUT,
   PACKET_FILTER,
@@ -23,17 +24,25 @@ import { logrotateFor } from './serviceFiles';
 
 /** A companion's folder under the node home. */
 function companionDir(node: SshNodeSettings, companion: CompanionDescription): string {
-  return `${node.nodeHome}/${NODE_HOME_LAYOUT.companionsDir}/${companion.settings.name}`;
+  return `${nodePaths(node).companionsDir}/${companion.settings.name}`;
+}
+
+/** The state folder of a container companion (its registration, kept across redeploys). */
+export function containerStateDir(node: SshNodeSettings, companion: ContainerCompanionDescription): string {
+  return `${companionDir(node, companion)}/${NODE_HOME_LAYOUT.companionStateDir}`;
 }
 
 /** The folders and files of one released companion under the node home (scripts/remote/companions.sh lays them out). */
-function companionPaths(node: SshNodeSettings, companion: ReleasedCompanionDescription) {
+export function companionPaths(node: SshNodeSettings, companion: ReleasedCompanionDescription) {
   const dir = companionDir(node, companion);
+  const releasesDir = `${dir}/${NODE_HOME_LAYOUT.companionReleasesDir}`;
   return {
     dir,
     logDir: `${dir}/${companion.logDir}`,
+    configFile: `${dir}/${companion.configFile}`,
+    releasesDir,
     /** The executable of the release in use, through the `current` link. */
-    executable: `${dir}/releases/current/${companion.executable}`,
+    executable: `${releasesDir}/current/${companion.executable}`,
     /** The nftables rules that fence its port to the loopback, for one that listens. */
     fence: `${dir}/${NODE_HOME_LAYOUT.companionFence}`,
   };
@@ -101,7 +110,7 @@ function fenceTable(node: SshNodeSettings, what: string, purpose: string, chains
 
 /** The path of the WebSocket fence's file on the machine. */
 function webSocketFencePath(node: SshNodeSettings): string {
-  return `${node.nodeHome}/${NODE_HOME_LAYOUT.webSocketFence}`;
+  return nodePaths(node).webSocketFence;
 }
 
 /** The ExecStartPre line that loads a fence as root (`+`) before the service starts; a failure stops the start. */
@@ -142,8 +151,8 @@ function installSection(node: SshNodeSettings): string[] {
  */
 function containerUnit(node: SshNodeSettings, companion: ContainerCompanionDescription): string {
   const name = companionServiceName(node, companion.settings.name);
-  const launcher = `${node.nodeHome}/${NODE_HOME_LAYOUT.containerCompanionLauncher}`;
-  const state = `${companionDir(node, companion)}/${NODE_HOME_LAYOUT.companionStateDir}`;
+  const launcher = nodePaths(node).containerCompanionLauncher;
+  const state = containerStateDir(node, companion);
   const command = [
     launcher,
     name,
@@ -184,7 +193,7 @@ export function systemdArgument(value: string): string {
 /** The unit of a released companion: its executable through the launcher, sandboxed to its log and the loopback. */
 function releasedUnit(node: SshNodeSettings, companion: ReleasedCompanionDescription, serviceUser: string): string {
   const paths = companionPaths(node, companion);
-  const launcher = `${node.nodeHome}/${NODE_HOME_LAYOUT.companionLauncher}`;
+  const launcher = nodePaths(node).companionLauncher;
   const key = companion.keyVariable ? ` ${companion.keyVariable} ${nodePaths(node).key}` : '';
   return [
     ...unitSection(node, companion),
@@ -197,6 +206,7 @@ function releasedUnit(node: SshNodeSettings, companion: ReleasedCompanionDescrip
     // it starts (as root), where systemd's own IP firewall below cannot (cgroup v1): without them it does not start.
     loadFence(webSocketFencePath(node)),
     ...(companion.port !== undefined ? [loadFence(paths.fence)] : []),
+    `Environment=${MISSING_KEY_ENVIRONMENT}`,
     `ExecStart=${launcher} ${paths.executable}${key}`,
     'Restart=on-failure',
     `RestartSec=${companion.restartSeconds}`,

@@ -16,6 +16,8 @@ export function nodePaths(node: SshNodeSettings) {
     nodeAddress: `${home}/${NODE_HOME_LAYOUT.nodeAddress}`,
     enode: `${home}/${NODE_HOME_LAYOUT.enode}`,
     genesis: `${home}/${NODE_HOME_LAYOUT.genesis}`,
+    logsDir: `${home}/${NODE_HOME_LAYOUT.logsDir}`,
+    binDir: `${home}/${NODE_HOME_LAYOUT.binDir}`,
     launcher: `${home}/${NODE_HOME_LAYOUT.launcher}`,
     tlsDir: `${home}/${NODE_HOME_LAYOUT.tlsDir}`,
     /** The RPC credentials file (password authentication), mode 0600, owned by the service user. */
@@ -25,6 +27,11 @@ export function nodePaths(node: SshNodeSettings) {
     infoLog: infoLogPath(home, node.serviceName),
     /** One folder per Besu release, beside a `current` and a `previous` link. */
     releasesDir: `${home}/${NODE_HOME_LAYOUT.releasesDir}`,
+    /** The companion services' folders, one each, and the files every companion's service reads. */
+    companionsDir: `${home}/${NODE_HOME_LAYOUT.companionsDir}`,
+    companionLauncher: `${home}/${NODE_HOME_LAYOUT.companionLauncher}`,
+    containerCompanionLauncher: `${home}/${NODE_HOME_LAYOUT.containerCompanionLauncher}`,
+    webSocketFence: `${home}/${NODE_HOME_LAYOUT.webSocketFence}`,
     /** Besu through the `current` link, so switching releases is one link change. */
     besuBinary: `${home}/${NODE_HOME_LAYOUT.releasesDir}/current/bin/besu`,
   };

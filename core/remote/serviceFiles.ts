@@ -2,7 +2,7 @@
  * The files that make a remote node a service: the systemd unit and the info log's rotation.
  */
 import { BESU_JVM_OPTIONS } from '../catalog/besu';
-import { LOG_ROTATION, MISSING_KEY_EXIT_CODE, NODE_HOME_LAYOUT } from '../catalog/remote';
+import { LOG_ROTATION, MISSING_KEY_ENVIRONMENT, MISSING_KEY_EXIT_CODE, NODE_HOME_LAYOUT } from '../catalog/remote';
 import type { SshNodeSettings } from '../settings/model';
 import { nodePaths } from './paths';
 
@@ -22,6 +22,7 @@ export function systemdUnit(node: SshNodeSettings, serviceUser: string): string 
     `User=${serviceUser}`,
     `WorkingDirectory=${node.nodeHome}`,
     `Environment=BESU_OPTS=${BESU_JVM_OPTIONS}`,
+    `Environment=${MISSING_KEY_ENVIRONMENT}`,
     `ExecStart=${paths.launcher} ${paths.besuBinary} ${paths.key} ${paths.config} ${paths.infoLog}`,
     'Restart=on-failure',
     'RestartSec=5',

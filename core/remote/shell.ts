@@ -1,7 +1,8 @@
 /**
  * Shell text the program sends to a remote machine: quoting, and the standard input of a step (its parameters as
- * exported variables, then the step's script file, byte for byte).
+ * exported variables, then the steps' shared library and the step's script file, each byte for byte).
  */
+import { readScript, REMOTE_LIBRARY_SCRIPT } from '../scripts';
 
 /** A value as one single-quoted shell word. */
 export function shellQuote(value: string): string {
@@ -25,7 +26,15 @@ export function exportLines(env: Record<string, string>): string {
 export const STEP_END = '# end of lacchain-besu-node step';
 
 /**
- * The standard input of a step: a header, then its parameters and its script inside one `{ … }` group, then
+ * What a step runs after its parameters: the helpers every step may call (scripts/remote/lib.sh: fail, write_file…),
+ * then the step's own script (a file under scripts/), both byte for byte. Nothing is sourced on the machine.
+ */
+export function stepScript(scriptFile: string): string {
+  return `${readScript(REMOTE_LIBRARY_SCRIPT)}${readScript(scriptFile)}`;
+}
+
+/**
+ * The standard input of a step: a header, then its parameters and its script (stepScript) inside one `{ … }` group, then
  * STEP_END. bash reads a group whole before it runs any of it, and the step's command runs nothing unless the input
  * ends with STEP_END: a step whose input is cut off (a dropped connection, a truncated stdin) runs nothing partial.
  */

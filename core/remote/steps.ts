@@ -14,7 +14,14 @@ import type { SshNodeSettings } from '../settings/model';
 import { nodePaths } from './paths';
 import { COMPANIONS } from '../catalog/companions';
 import { readScript, START_COMPANION_SCRIPT, START_CONTAINER_COMPANION_SCRIPT } from '../scripts';
-import { companionFence, companionsLogrotate, companionUnit, webSocketFence } from './companionService';
+import {
+  companionFence,
+  companionPaths,
+  companionsLogrotate,
+  companionUnit,
+  containerStateDir,
+  webSocketFence,
+} from './companionService';
 import { logrotateConf, systemdUnit } from './serviceFiles';
 
 /** The steps, in the order they run. */
@@ -45,6 +52,18 @@ export interface RemoteStep<V = string> {
   env: Record<string, string | V>;
   /** Whether the step also receives the node key (and so runs with command logging off). */
   takesNodeKey: boolean;
+}
+
+/** The name of the parameter every step gets: its own name, which starts its messages (scripts/remote/lib.sh). */
+const STEP_NAME_PARAMETER = 'STEP_NAME';
+
+/** One step: its script under scripts/remote/ (named after it) and its parameters, its own name first. */
+export function remoteStep<V>(
+  name: RemoteStepName,
+  env: Record<string, string | V>,
+  takesNodeKey = false,
+): RemoteStep<V> {
+  return { name, scriptFile: `remote/${name}.sh`, env: { [STEP_NAME_PARAMETER]: name, ...env }, takesNodeKey };
 }
 
 /** Values of a node that the program knows only once the identity and genesis are resolved. */
@@ -100,12 +119,8 @@ export function remoteSteps<V>(
   const mib = (gib: number) => String(gib * 1024);
   const override = description.rpc.unsafeOverride;
   const digest = configDigest(description, files.systemdUnit, network.genesis.sha256);
-  const step = (name: RemoteStepName, env: Record<string, string | V>, takesNodeKey = false): RemoteStep<V> => ({
-    name,
-    scriptFile: `remote/${name}.sh`,
-    env,
-    takesNodeKey,
-  });
+  const step = (name: RemoteStepName, env: Record<string, string | V>, takesNodeKey = false) =>
+    remoteStep(name, env, takesNodeKey);
   return [
     step('preflight', {
       NETWORK: network.name,
@@ -136,6 +151,15 @@ export function remoteSteps<V>(
     }),
     step('node-files', {
       NODE_HOME: paths.home,
+      DATA_DIR: paths.dataDir,
+      LOGS_DIR: paths.logsDir,
+      BIN_DIR: paths.binDir,
+      CONFIG_FILE: paths.config,
+      GENESIS_FILE: paths.genesis,
+      NODE_ADDRESS_FILE: paths.nodeAddress,
+      ENODE_FILE: paths.enode,
+      LAUNCHER_FILE: paths.launcher,
+      INFO_LOG: paths.infoLog,
       SERVICE_NAME: node.serviceName,
       SERVICE_USER: files.serviceUser,
       CONFIG_TOML: files.configToml,
@@ -156,6 +180,7 @@ export function remoteSteps<V>(
       'node-key',
       {
         NODE_HOME: paths.home,
+        KEY_FILE: paths.key,
         SERVICE_USER: files.serviceUser,
         ...(files.rpcCredentialsFile
           ? { RPC_CREDENTIALS_FILE: files.rpcCredentialsFile, SERVICE_NAME: node.serviceName }
@@ -205,14 +230,19 @@ export function remoteSteps<V>(
  */
 function companionParameters(description: NodeDescription<SshNodeSettings>, serviceUser: string) {
   const { node } = description;
+  const paths = nodePaths(node);
   const env: Record<string, string> = {
     NODE_HOME: node.nodeHome,
     SERVICE_NAME: node.serviceName,
     SERVICE_USER: serviceUser,
     COMPANIONS: description.companions.map((c) => c.settings.name).join(' '),
     KNOWN_COMPANIONS: COMPANIONS.map((c) => c.name).join(' '),
+    COMPANIONS_DIR: paths.companionsDir,
     LAUNCHER: readScript(START_COMPANION_SCRIPT),
+    LAUNCHER_FILE: paths.companionLauncher,
     CONTAINER_LAUNCHER: readScript(START_CONTAINER_COMPANION_SCRIPT),
+    CONTAINER_LAUNCHER_FILE: paths.containerCompanionLauncher,
+    WEBSOCKET_FENCE_FILE: paths.webSocketFence,
     LOGROTATE_CONF: companionsLogrotate(node, serviceUser),
     NODE_IP: node.p2pHost,
   };
@@ -226,21 +256,36 @@ function companionParameters(description: NodeDescription<SshNodeSettings>, serv
         throw new Error(
           `node ${node.name}: the ${companion.settings.name} has no image digest (the settings check it)`,
         );
-      Object.assign(env, { [`${prefix}_IMAGE`]: companion.image, [`${prefix}_USER`]: companion.systemUser, ...unit });
+      Object.assign(env, {
+        [`${prefix}_IMAGE`]: companion.image,
+        [`${prefix}_USER`]: companion.systemUser,
+        [`${prefix}_STATE_DIR`]: containerStateDir(node, companion),
+        ...unit,
+      });
       continue;
     }
     const sha256 = companion.settings.sha256;
     if (!sha256)
       throw new Error(`node ${node.name}: the ${companion.settings.name} has no digest (the settings check it)`);
     const portFence = companionFence(node, companion);
+    const files = companionPaths(node, companion);
     Object.assign(env, {
       [`${prefix}_VERSION`]: companion.settings.version,
       [`${prefix}_URL`]: companion.settings.releaseUrl,
       [`${prefix}_SHA256`]: sha256,
       [`${prefix}_EXECUTABLE`]: companion.executable,
       [`${prefix}_CONFIG`]: companion.configToml,
+      [`${prefix}_RELEASES_DIR`]: files.releasesDir,
+      [`${prefix}_LOG_DIR`]: files.logDir,
+      [`${prefix}_CONFIG_FILE`]: files.configFile,
       ...unit,
-      ...(portFence ? { [`${prefix}_PORT`]: String(companion.port), [`${prefix}_FENCE`]: portFence } : {}),
+      ...(portFence
+        ? {
+            [`${prefix}_PORT`]: String(companion.port),
+            [`${prefix}_FENCE`]: portFence,
+            [`${prefix}_FENCE_FILE`]: files.fence,
+          }
+        : {}),
     });
   }
   return env;

@@ -1,71 +1,39 @@
 #!/usr/bin/env bash
-# Step 9 of provisioning a remote node: the network's companion services beside Besu (the writer's relay signer, the
+# The companions step of provisioning a remote node: the network's companion services beside Besu (the writer's relay signer, the
 # validator's rotation client, every node's monitoring client), each a systemd service NODE_SERVICE-<name> started
 # after Besu and stopped with it.
 # A released companion's executable is downloaded over https only (redirects too) and must have its pinned SHA-256
-# before it is installed under NODE_HOME/companions/<name>/releases/<version>/ (root's); a `current` link names the one
-# in use. Its config.toml is root's (readable by the service user's group); only its log/ is the service user's.
+# before it is installed under PREFIX_RELEASES_DIR/<version>/ (root's); a `current` link names the one in use. Its
+# config file is root's (readable by the service user's group); only its log folder is the service user's.
 # A companion run from a container image (the monitoring client) is pulled by its digest with podman (installed by
-# the packages step); only its state/ folder (its registration, kept across redeploys) is the service user's.
+# the packages step); only its state folder (its registration, kept across redeploys) is its own user's.
 # Companions no longer wanted (turned off in the settings) are stopped and their services removed; their files stay.
 # Parameters (environment): NODE_HOME, SERVICE_NAME (Besu's service), SERVICE_USER, COMPANIONS (the names to run,
-# space-separated, maybe none), KNOWN_COMPANIONS (every name the program knows), LAUNCHER (start-companion.sh),
-# CONTAINER_LAUNCHER (start-container-companion.sh), LOGROTATE_CONF, NODE_IP (the machine's public address),
-# WEBSOCKET_FENCE (nftables rules letting only the companions' users reach Besu's WebSocket, written as
-# companions/websocket-fence.nft, which every companion's service loads before it starts; given when COMPANIONS is
-# not empty); and for each name in COMPANIONS, with PREFIX its name in upper case with _ for -: PREFIX_UNIT, and
-# either PREFIX_IMAGE (an image pinned @sha256:) and PREFIX_USER (the system user of its own it runs as, made here) or
-# PREFIX_VERSION, PREFIX_URL, PREFIX_SHA256, PREFIX_EXECUTABLE, PREFIX_CONFIG, and for one that listens PREFIX_PORT
-# and PREFIX_FENCE (nftables rules, written as its fence.nft, which its service loads before it starts). It must then
+# space-separated, maybe none), KNOWN_COMPANIONS (every name the program knows), COMPANIONS_DIR (their folders, one
+# each, named after it), LAUNCHER (start-companion.sh, written as LAUNCHER_FILE), CONTAINER_LAUNCHER
+# (start-container-companion.sh, written as CONTAINER_LAUNCHER_FILE), LOGROTATE_CONF, NODE_IP (the machine's public
+# address), WEBSOCKET_FENCE (nftables rules letting only the companions' users reach Besu's WebSocket, written as
+# WEBSOCKET_FENCE_FILE, which every companion's service loads before it starts; given when COMPANIONS is not empty);
+# and for each name in COMPANIONS, with PREFIX its name in upper case with _ for -: PREFIX_UNIT, and either
+# PREFIX_IMAGE (an image pinned @sha256:), PREFIX_USER (the system user of its own it runs as, made here) and
+# PREFIX_STATE_DIR, or PREFIX_VERSION, PREFIX_URL, PREFIX_SHA256, PREFIX_EXECUTABLE, PREFIX_CONFIG (written as
+# PREFIX_CONFIG_FILE), PREFIX_RELEASES_DIR, PREFIX_LOG_DIR, and for one that listens PREFIX_PORT and PREFIX_FENCE
+# (nftables rules, written as PREFIX_FENCE_FILE, which its service loads before it starts). It must then
 # not answer on any address of the machine but the loopback (nor on NODE_IP): the service is fenced to the loopback by
 # those rules and by systemd's IP firewall (cgroup v2 only); where it still answers, the step fails.
 # Any command that fails stops the step: no service is (re)started on a half-installed companion.
 set -euo pipefail
-: "${NODE_HOME:?}" "${SERVICE_NAME:?}" "${SERVICE_USER:?}" "${KNOWN_COMPANIONS:?}" "${LAUNCHER:?}"
-: "${CONTAINER_LAUNCHER:?}" "${LOGROTATE_CONF:?}" "${NODE_IP:?}"
+: "${NODE_HOME:?}" "${SERVICE_NAME:?}" "${SERVICE_USER:?}" "${KNOWN_COMPANIONS:?}" "${COMPANIONS_DIR:?}" "${LAUNCHER:?}"
+: "${LAUNCHER_FILE:?}" "${CONTAINER_LAUNCHER:?}" "${CONTAINER_LAUNCHER_FILE:?}" "${WEBSOCKET_FENCE_FILE:?}"
+: "${LOGROTATE_CONF:?}" "${NODE_IP:?}"
 COMPANIONS=${COMPANIONS:-}
 
-fail() { echo "companions: $*" >&2; exit 1; }
-
-# Whether what this run installed for the companion at hand changed (its service is then restarted). The functions
-# below set it instead of printing it: a command substitution would run them without `set -e`.
-changed=false
-
-# remove_planted_symlink PATH: removes PATH when it is a symlink that root did not make (the service user planted it
-# while it could still write there), so root never follows it. The operator's own (root's) symlinks are kept.
-remove_planted_symlink() {
-  if [ -L "$1" ] && [ "$(stat -c %u "$1")" != 0 ]; then
-    rm -f "$1"
-    echo "companions: removed a symlink $1 that root did not make"
-  fi
-}
-
-# write_file PATH MODE OWNER CONTENT: as root, in a folder only root can write: replaces PATH atomically when CONTENT
-# differs (the file ends with one newline), and then sets `changed`. A symlink at PATH is replaced, never followed.
-write_file() {
-  local path=$1 mode=$2 owner=$3 content tmp
-  content=$(printf '%s' "$4")
-  remove_planted_symlink "$path"
-  if [ -f "$path" ] && [ ! -L "$path" ] && [ "$(cat "$path")" = "$content" ]; then
-    chmod "$mode" "$path"
-    chown -h "$owner" "$path"
-    return
-  fi
-  tmp=$(mktemp "$path.XXXXXX")
-  printf '%s\n' "$content" >"$tmp"
-  chmod "$mode" "$tmp"
-  chown -h "$owner" "$tmp"
-  mv -f "$tmp" "$path"
-  echo "companions: wrote $path"
-  changed=true
-}
-
-# install_release DIR VERSION URL SHA256 EXECUTABLE: DIR/releases/VERSION/EXECUTABLE from URL, checked against SHA256
-# before it is installed; the `current` link then names it. Sets `changed` when the link moved.
+# install_release RELEASES VERSION URL SHA256 EXECUTABLE: RELEASES/VERSION/EXECUTABLE from URL, checked against
+# SHA256 before it is installed; the `current` link then names it. Sets `changed` when the link moved.
 install_release() {
-  local dir=$1 version=$2 url=$3 sha256=$4 executable=$5 target download actual
-  target="$dir/releases/$version"
-  remove_planted_symlink "$dir/releases"
+  local releases=$1 version=$2 url=$3 sha256=$4 executable=$5 target download actual
+  target="$releases/$version"
+  remove_planted_symlink "$releases"
   remove_planted_symlink "$target"
   if [ ! -x "$target/$executable" ] || [ "$(sha256sum <"$target/$executable" | cut -d' ' -f1)" != "$sha256" ]; then
     case "$url" in https://*) ;; *) fail "refusing $url: companions come over https: only" ;; esac
@@ -80,16 +48,16 @@ install_release() {
     if [ "$actual" != "$sha256" ]; then
       fail "the file from $url has sha256 $actual, but $executable $version must have $sha256: not installed, nothing changed"
     fi
-    install -d -m 0755 -o root -g root "$dir/releases" "$target"
+    install -d -m 0755 -o root -g root "$releases" "$target"
     install -m 0755 -o root -g root "$download/executable" "$target/$executable.new"
     mv -f "$target/$executable.new" "$target/$executable"
     rm -rf "$download"
     trap - EXIT
     echo "companions: installed $executable $version (sha256 $actual) in $target"
   fi
-  if [ "$(readlink "$dir/releases/current" 2>/dev/null || true)" != "$target" ]; then
-    ln -sfn "$target" "$dir/releases/current.new"
-    mv -Tf "$dir/releases/current.new" "$dir/releases/current"
+  if [ "$(readlink "$releases/current" 2>/dev/null || true)" != "$target" ]; then
+    ln -sfn "$target" "$releases/current.new"
+    mv -Tf "$releases/current.new" "$releases/current"
     changed=true
   fi
 }
@@ -147,11 +115,11 @@ check_fenced() {
 }
 
 group=$(id -gn "$SERVICE_USER")
-write_file "$NODE_HOME/bin/start-companion.sh" 0755 root:root "$LAUNCHER"
-write_file "$NODE_HOME/bin/start-container-companion.sh" 0755 root:root "$CONTAINER_LAUNCHER"
-# The node home is root's; a `companions` symlink the service user planted before it was is removed, never followed.
-remove_planted_symlink "$NODE_HOME/companions"
-install -d -m 0755 -o root -g root "$NODE_HOME/companions"
+write_file "$LAUNCHER_FILE" 0755 root:root "$LAUNCHER"
+write_file "$CONTAINER_LAUNCHER_FILE" 0755 root:root "$CONTAINER_LAUNCHER"
+# The node home is root's; a symlink the service user planted there before it was is removed, never followed.
+remove_planted_symlink "$COMPANIONS_DIR"
+install -d -m 0755 -o root -g root "$COMPANIONS_DIR"
 # The container companions' own users first: Besu's WebSocket fence, which every companion's service loads, names them.
 for name in $COMPANIONS; do
   user_var="$(printf '%s' "$name" | tr 'a-z-' 'A-Z_')_USER"
@@ -159,7 +127,7 @@ for name in $COMPANIONS; do
 done
 # Besu's WebSocket fence changed: every companion's service, which loads it as it starts, is restarted below.
 changed=false
-if [ -n "$COMPANIONS" ]; then write_file "$NODE_HOME/companions/websocket-fence.nft" 0644 root:root "${WEBSOCKET_FENCE:?}"; fi
+if [ -n "$COMPANIONS" ]; then write_file "$WEBSOCKET_FENCE_FILE" 0644 root:root "${WEBSOCKET_FENCE:?}"; fi
 websocket_fence_changed=$changed
 
 for name in $KNOWN_COMPANIONS; do
@@ -179,30 +147,32 @@ for name in $KNOWN_COMPANIONS; do
   prefix=$(printf '%s' "$name" | tr 'a-z-' 'A-Z_')
   unit_var="${prefix}_UNIT" image_var="${prefix}_IMAGE"
   : "${!unit_var:?}"
-  dir="$NODE_HOME/companions/$name"
+  dir="$COMPANIONS_DIR/$name"
   remove_planted_symlink "$dir"
   install -d -m 0750 -o root -g "$group" "$dir"
   changed=$websocket_fence_changed
   if [ -n "${!image_var:-}" ]; then
-    user_var="${prefix}_USER"
-    : "${!user_var:?}"
+    user_var="${prefix}_USER" state_var="${prefix}_STATE_DIR"
+    : "${!user_var:?}" "${!state_var:?}"
     command -v podman >/dev/null 2>&1 || fail "$name runs from a container image and needs podman (the packages step installs it)"
     # Its state is its own user's; one an older version of this program gave the service user is handed over
     # (chown -h -R follows no symlink).
-    own_folder "$dir/state" 0700 "${!user_var}" "$(id -gn "${!user_var}")"
-    chown -hR "${!user_var}:$(id -gn "${!user_var}")" "$dir/state"
+    own_folder "${!state_var}" 0700 "${!user_var}" "$(id -gn "${!user_var}")"
+    chown -hR "${!user_var}:$(id -gn "${!user_var}")" "${!state_var}"
     pull_image "${!image_var}"
     write_file "/etc/systemd/system/$unit.service" 0644 root:root "${!unit_var}"
     version="${!image_var}"
   else
     version_var="${prefix}_VERSION" url_var="${prefix}_URL" sha_var="${prefix}_SHA256"
-    executable_var="${prefix}_EXECUTABLE" config_var="${prefix}_CONFIG"
+    executable_var="${prefix}_EXECUTABLE" config_var="${prefix}_CONFIG" config_file_var="${prefix}_CONFIG_FILE"
+    releases_var="${prefix}_RELEASES_DIR" log_var="${prefix}_LOG_DIR"
     : "${!version_var:?}" "${!url_var:?}" "${!sha_var:?}" "${!executable_var:?}" "${!config_var:?}"
-    own_folder "$dir/log" 0750 "$SERVICE_USER" "$group"
-    fence_var="${prefix}_FENCE"
-    install_release "$dir" "${!version_var}" "${!url_var}" "${!sha_var}" "${!executable_var}"
-    write_file "$dir/config.toml" 0640 "root:$group" "${!config_var}"
-    if [ -n "${!fence_var:-}" ]; then write_file "$dir/fence.nft" 0644 root:root "${!fence_var}"; fi
+    : "${!config_file_var:?}" "${!releases_var:?}" "${!log_var:?}"
+    own_folder "${!log_var}" 0750 "$SERVICE_USER" "$group"
+    fence_var="${prefix}_FENCE" fence_file_var="${prefix}_FENCE_FILE"
+    install_release "${!releases_var}" "${!version_var}" "${!url_var}" "${!sha_var}" "${!executable_var}"
+    write_file "${!config_file_var}" 0640 "root:$group" "${!config_var}"
+    if [ -n "${!fence_var:-}" ]; then write_file "${!fence_file_var:?}" 0644 root:root "${!fence_var}"; fi
     write_file "/etc/systemd/system/$unit.service" 0644 root:root "${!unit_var}"
     version="${!version_var}"
   fi

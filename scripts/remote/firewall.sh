@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Step 7 of provisioning a remote node: open the node's ports where a host firewall is active (ufw or firewalld).
+# The firewall step of provisioning a remote node: open the node's ports where a host firewall is active (ufw or firewalld).
 # Nothing is changed when no firewall is active.
 # Parameters (environment): TCP_PORTS and UDP_PORTS (space-separated port numbers).
 set -euo pipefail

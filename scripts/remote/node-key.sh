@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Step 5 of provisioning a remote node: write the node key the program owns to NODE_HOME/data/key (mode 0600, owned
+# The node-key step of provisioning a remote node: write the node key the program owns to KEY_FILE (mode 0600, owned
 # by the service user). A different key already on the machine is never overwritten: that would change the node's
 # permissioned identity. This step runs with command logging off and never prints the key.
 # With password authentication of the RPC it also writes the RPC credentials file (bcrypt hashes) RPC_CREDENTIALS_FILE,
 # mode 0600, owned by the service user, and restarts a running node whose credentials changed (Besu reads them at
 # start).
-# Parameters (environment): NODE_HOME, SERVICE_USER, NODE_KEY (secret); with password authentication also
-# RPC_CREDENTIALS_FILE, SERVICE_NAME and RPC_CREDENTIALS (secret).
+# Parameters (environment): NODE_HOME, KEY_FILE (in the service user's data folder), SERVICE_USER, NODE_KEY (secret);
+# with password authentication also RPC_CREDENTIALS_FILE, SERVICE_NAME and RPC_CREDENTIALS (secret).
 set -euo pipefail
-: "${NODE_HOME:?}" "${SERVICE_USER:?}" "${NODE_KEY:?}"
+: "${NODE_HOME:?}" "${KEY_FILE:?}" "${SERVICE_USER:?}" "${NODE_KEY:?}"
 
 # write_credentials: the RPC credentials file, replaced only when it changes; restarts a running node on a change.
 write_credentials() {
@@ -64,10 +64,10 @@ key_write() {
 
 # The key is written by the service user itself, in its own folder: no symlink planted there can make root write
 # or change the mode of anything else.
-key_file="$NODE_HOME/data/key"
+key_file=$KEY_FILE
 status=0
 printf '%s' "$NODE_KEY" \
-  | runuser -u "$SERVICE_USER" -- bash -c "set -euo pipefail; $(declare -f key_write); key_write \"\$1\"" key_write "$key_file" \
+  | as_service_user key_write "$key_file" \
   || status=$?
 case "$status" in
   0) ;;

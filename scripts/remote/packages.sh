@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Step 2 of provisioning a remote node: install the packages the node needs with the system's package manager:
+# The packages step of provisioning a remote node: install the packages the node needs with the system's package manager:
 # a Java runtime of at least JAVA_MAJOR, nginx, openssl, curl, tar and logrotate, and for a writer (GAS_MODEL=true)
 # nginx's Lua module and cjson, which the proxy's gas-model routing runs on (Debian and Ubuntu only: apt's
 # libnginx-mod-http-lua and lua-cjson); and CONTAINER_RUNTIME (podman) when a companion service runs from a container
@@ -11,8 +11,6 @@ set -euo pipefail
 : "${JAVA_MAJOR:?}" "${GAS_MODEL:?}"
 CONTAINER_RUNTIME=${CONTAINER_RUNTIME:-}
 PACKET_FILTER=${PACKET_FILTER:-}
-
-fail() { echo "packages: $*" >&2; exit 1; }
 
 java_major_installed() {
   command -v java >/dev/null 2>&1 || { echo 0; return; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Step 1 of provisioning a remote node: check the machine before changing anything.
+# The preflight step of provisioning a remote node: check the machine before changing anything.
 # Stops with a clear message on an unsupported operating system or architecture, and reports a hardware shortfall
 # against the network's recommendation (below the minimum it fails when ENFORCE_MINIMUM is true).
 # Parameters (environment): NETWORK, NODE_HOME, MIN_CPU, MIN_MEMORY_MIB, MIN_DISK_GIB, RECOMMENDED_CPU,
@@ -7,8 +7,6 @@
 set -euo pipefail
 : "${NETWORK:?}" "${NODE_HOME:?}" "${MIN_CPU:?}" "${MIN_MEMORY_MIB:?}" "${MIN_DISK_GIB:?}"
 : "${RECOMMENDED_CPU:?}" "${RECOMMENDED_MEMORY_MIB:?}" "${RECOMMENDED_DISK_GIB:?}" "${ENFORCE_MINIMUM:?}"
-
-fail() { echo "preflight: $*" >&2; exit 1; }
 
 [ -r /etc/os-release ] || fail "cannot identify the operating system (/etc/os-release is missing)"
 # shellcheck disable=SC1091

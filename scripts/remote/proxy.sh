@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Step 6 of provisioning a remote node: the reverse proxy serving the RPC over TLS on 443 (and, for writers, on 80)
+# The proxy step of provisioning a remote node: the reverse proxy serving the RPC over TLS on 443 (and, for writers, on 80)
 # with a self-signed RSA certificate whose subject alternative names are CERT_SANS. The certificate is made again only
 # when the names change. TLS 1.2 and 1.3 only. A site file nginx refuses (nginx -t) is replaced by the previous one.
 # Parameters (environment): SITE_NAME, PROXY_SITE (nginx server blocks), TLS_CERTIFICATE and TLS_KEY (the files the
@@ -8,8 +8,6 @@
 set -euo pipefail
 : "${SITE_NAME:?}" "${PROXY_SITE:?}" "${TLS_CERTIFICATE:?}" "${TLS_KEY:?}" "${CERT_SANS:?}" "${CERT_CN:?}" "${CERT_BITS:?}" "${CERT_DAYS:?}"
 : "${DISABLE_DEFAULT_SITE:?}"
-
-fail() { echo "proxy: $*" >&2; exit 1; }
 
 certificate=$TLS_CERTIFICATE
 private_key=$TLS_KEY

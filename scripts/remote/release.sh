@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Step 3 of provisioning a remote node: put the Besu release BESU_VERSION in its own folder
+# The release step of provisioning a remote node: put the Besu release BESU_VERSION in its own folder
 # RELEASES_DIR/besu-BESU_VERSION, beside any release already there. It does not switch the node to it: the start
 # step does, after the files are in place. Nothing is downloaded when the release is already unpacked.
 # The archive is fetched over https only (redirects included) or read from a local file: path, and its SHA-256 must
@@ -8,8 +8,6 @@
 # Parameters (environment): BESU_VERSION, RELEASE_URL (the archive's URL), RELEASE_SHA256, RELEASES_DIR.
 set -euo pipefail
 : "${BESU_VERSION:?}" "${RELEASE_URL:?}" "${RELEASE_SHA256:?}" "${RELEASES_DIR:?}"
-
-fail() { echo "release: $*" >&2; exit 1; }
 
 target="$RELEASES_DIR/besu-$BESU_VERSION"
 if [ -x "$target/bin/besu" ] && [ ! -L "$target" ]; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Step 8 of provisioning a remote node: switch the node to release BESU_VERSION, (re)start the service, and check that
+# The start step of provisioning a remote node: switch the node to release BESU_VERSION, (re)start the service, and check that
 # the node answers with the enode the program computed. Releases only move forward; the previous one is kept for
 # rollback. Before switching, the step records the release in use (RELEASES_DIR/switch-record), so a run cut off
 # mid-way is finished from that record, not from wherever the link was left. If the node does not come back on a new
@@ -12,8 +12,6 @@
 set -euo pipefail
 : "${SERVICE_NAME:?}" "${BESU_VERSION:?}" "${RELEASES_DIR:?}" "${DATA_DIR:?}" "${EXPECTED_ENODE:?}" "${RPC_PORT:?}"
 : "${START_TIMEOUT:?}" "${CONFIG_DIGEST:?}"
-
-fail() { echo "start: $*" >&2; exit 1; }
 
 current_link="$RELEASES_DIR/current"
 previous_link="$RELEASES_DIR/previous"

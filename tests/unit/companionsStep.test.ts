@@ -13,12 +13,11 @@ import * as os from 'os';
 import * as path from 'path';
 import { RELAY_SIGNER } from '../../core/catalog/companions';
 import { PROXY_WORKER_USER } from '../../core/catalog/remote';
-import { stepCommand, stepInput } from '../../core/remote/shell';
-import { PROJECT_DIR } from '../../testing/run';
+import { stepCommand } from '../../core/remote/shell';
+import { remoteStepInput } from '../../testing/remoteStep';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-companions-step-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
-const script = fs.readFileSync(path.join(PROJECT_DIR, 'scripts', 'remote', 'companions.sh'), 'utf8');
 const has = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 const asRoot = process.getuid?.() === 0 && has('unshare') && has('runuser');
 if (!asRoot) console.warn('companions step tests skipped: they need root, unshare and runuser');
@@ -64,32 +63,38 @@ function stage() {
       "echo '2: eth0    inet6 2001:db8::5/64 scope global \\       valid_lft forever'",
     ].join('\n'),
   );
+  const companions = path.join(home, 'companions');
+  const relaySigner = path.join(companions, 'relay-signer');
   const run = (env: Record<string, string> = {}, answering = '127.0.0.1') => {
-    const input = stepInput(
-      'lacchain-besu-node: step 9/9 (companions) of node n',
-      {
-        NODE_HOME: home,
-        SERVICE_NAME: 'besu',
-        SERVICE_USER: 'nobody',
-        COMPANIONS: 'relay-signer',
-        KNOWN_COMPANIONS: 'relay-signer rotation-validator',
-        LAUNCHER: '#!/bin/sh\n',
-        CONTAINER_LAUNCHER: '#!/bin/sh\n',
-        LOGROTATE_CONF: '# rotation\n',
-        NODE_IP: '203.0.113.7',
-        WEBSOCKET_FENCE: '# websocket fence\n',
-        RELAY_SIGNER_UNIT: '[Service]\n',
-        RELAY_SIGNER_VERSION: '1.0.1',
-        RELAY_SIGNER_URL: 'https://example.org/gas-relay-signer',
-        RELAY_SIGNER_SHA256: SHA256,
-        RELAY_SIGNER_EXECUTABLE: 'gas-relay-signer',
-        RELAY_SIGNER_CONFIG: '# config\n',
-        RELAY_SIGNER_PORT: PORT,
-        RELAY_SIGNER_FENCE: '# fence\n',
-        ...env,
-      },
-      script,
-    );
+    const input = remoteStepInput('companions', {
+      NODE_HOME: home,
+      SERVICE_NAME: 'besu',
+      SERVICE_USER: 'nobody',
+      COMPANIONS: 'relay-signer',
+      KNOWN_COMPANIONS: 'relay-signer rotation-validator',
+      COMPANIONS_DIR: companions,
+      LAUNCHER: '#!/bin/sh\n',
+      LAUNCHER_FILE: path.join(home, 'bin', 'start-companion.sh'),
+      CONTAINER_LAUNCHER: '#!/bin/sh\n',
+      CONTAINER_LAUNCHER_FILE: path.join(home, 'bin', 'start-container-companion.sh'),
+      WEBSOCKET_FENCE_FILE: path.join(companions, 'websocket-fence.nft'),
+      LOGROTATE_CONF: '# rotation\n',
+      NODE_IP: '203.0.113.7',
+      WEBSOCKET_FENCE: '# websocket fence\n',
+      RELAY_SIGNER_UNIT: '[Service]\n',
+      RELAY_SIGNER_VERSION: '1.0.1',
+      RELAY_SIGNER_URL: 'https://example.org/gas-relay-signer',
+      RELAY_SIGNER_SHA256: SHA256,
+      RELAY_SIGNER_EXECUTABLE: 'gas-relay-signer',
+      RELAY_SIGNER_CONFIG: '# config\n',
+      RELAY_SIGNER_PORT: PORT,
+      RELAY_SIGNER_FENCE: '# fence\n',
+      RELAY_SIGNER_FENCE_FILE: path.join(relaySigner, 'fence.nft'),
+      RELAY_SIGNER_RELEASES_DIR: path.join(relaySigner, 'releases'),
+      RELAY_SIGNER_LOG_DIR: path.join(relaySigner, 'log'),
+      RELAY_SIGNER_CONFIG_FILE: path.join(relaySigner, 'config.toml'),
+      ...env,
+    });
     // The step's own mount namespace: the unit and logrotate files go to empty folders, not this machine's.
     const isolated = `unshare -m sh -c 'mount -t tmpfs tmpfs /etc/systemd/system && mount -t tmpfs tmpfs /etc/logrotate.d && exec ${stepCommand('root').replace(/'/g, `'\\''`)}'`;
     const result = spawnSync('sh', ['-c', isolated], {

@@ -5,6 +5,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { MISSING_KEY_EXIT_CODE, MISSING_KEY_EXIT_VARIABLE } from '../../core/catalog/remote';
 import { SCRIPTS_DIR, START_NODE_SCRIPT } from '../../core/scripts';
 
 const script = path.join(SCRIPTS_DIR, START_NODE_SCRIPT);
@@ -18,6 +19,8 @@ function start(keyFile: string, ...log: string[]) {
   fs.rmSync(path.join(dir, 'ran'), { force: true });
   return spawnSync('/bin/sh', [script, fakeBesu, keyFile, '/etc/besu/config/config.toml', ...log], {
     encoding: 'utf8',
+    // As the systemd unit and the container give it.
+    env: { ...process.env, [MISSING_KEY_EXIT_VARIABLE]: String(MISSING_KEY_EXIT_CODE) },
   });
 }
 
@@ -46,7 +49,7 @@ describe('start-node.sh', () => {
   ])('refuses to start Besu when the key is %s', (_name, key) => {
     if (key.endsWith('empty')) fs.writeFileSync(key, '');
     const result = start(key);
-    expect(result.status).toBe(78);
+    expect(result.status).toBe(MISSING_KEY_EXIT_CODE);
     expect(result.stderr).toMatch(/refusing to start Besu with a new identity/);
     expect(fs.existsSync(path.join(dir, 'ran'))).toBe(false);
   });

@@ -225,8 +225,10 @@ describe('plan of an SSH node', () => {
     expect(fs.readdirSync(dir).sort()).toEqual(
       [...steps.flatMap((s, i) => [`0${i + 1}-${s}.sh`, `0${i + 1}-${s}.env`]), 'STEPS.txt'].sort(),
     );
+    // What the step really runs: the shared helpers, then the step's own script.
     expect(fs.readFileSync(path.join(dir, '08-start.sh'), 'utf8')).toBe(
-      fs.readFileSync(path.join(PROJECT_DIR, 'scripts/remote/start.sh'), 'utf8'),
+      fs.readFileSync(path.join(PROJECT_DIR, 'scripts/remote/lib.sh'), 'utf8') +
+        fs.readFileSync(path.join(PROJECT_DIR, 'scripts/remote/start.sh'), 'utf8'),
     );
     expect(fs.readFileSync(path.join(dir, 'STEPS.txt'), 'utf8')).toContain(
       `ssh -p 22 ubuntu@198.51.100.7 ${stepCommand('ubuntu')}`,

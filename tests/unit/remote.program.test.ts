@@ -59,10 +59,11 @@ describe('an SSH node', () => {
     }
   });
 
-  it('sends each step its parameters followed by its script file, byte for byte, in one group ending the input', () => {
+  it('sends each step its parameters, then the shared helpers and its script file, byte for byte, in one group ending the input', () => {
+    const library = fs.readFileSync(path.join(SCRIPTS_DIR, 'remote', 'lib.sh'), 'utf8');
     for (const step of REMOTE_STEP_NAMES) {
       const stdin = inputs(declared, step).stdin as string;
-      const script = fs.readFileSync(path.join(SCRIPTS_DIR, 'remote', `${step}.sh`), 'utf8');
+      const script = library + fs.readFileSync(path.join(SCRIPTS_DIR, 'remote', `${step}.sh`), 'utf8');
       const end = `}\n${STEP_END}\n`;
       expect(stdin.endsWith(`${script}${end}`)).toBe(true);
       const preamble = stdin.slice(0, stdin.length - script.length - end.length);

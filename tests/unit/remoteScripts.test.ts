@@ -10,13 +10,14 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { MISSING_KEY_EXIT_CODE, MISSING_KEY_EXIT_VARIABLE } from '../../core/catalog/remote';
 import { stepCommand, stepInput } from '../../core/remote/shell';
+import { remoteStepInput } from '../../testing/remoteStep';
 import { PROJECT_DIR } from '../../testing/run';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-scripts-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
-const script = (name: string) => fs.readFileSync(path.join(PROJECT_DIR, 'scripts', 'remote', name), 'utf8');
 let folders = 0;
 const folder = (name: string) => {
   const dir = path.join(work, `${name}-${++folders}`);
@@ -85,8 +86,7 @@ function releaseArchive(version: string): { file: string; sha256: string } {
 const asRoot = process.getuid?.() === 0;
 if (!asRoot) console.warn('release step tests skipped: they need root (the step hands the release to root)');
 (asRoot ? describe : describe.skip)('the release step', () => {
-  const release = (env: Record<string, string>) =>
-    runStep(stepInput('lacchain-besu-node: step 3/8 (release) of node n', env, script('release.sh')));
+  const release = (env: Record<string, string>) => runStep(remoteStepInput('release', env));
 
   it('unpacks an archive whose SHA-256 is the pinned one', () => {
     const { file, sha256 } = releaseArchive('9.9.1');
@@ -181,20 +181,16 @@ function startStage() {
   const current = () => path.basename(fs.readlinkSync(path.join(releases, 'current')));
   const start = (version: string, stand: { good: string; writesData?: string }) =>
     runStep(
-      stepInput(
-        'lacchain-besu-node: step 8/8 (start) of node n',
-        {
-          SERVICE_NAME: 'besu',
-          BESU_VERSION: version,
-          RELEASES_DIR: releases,
-          DATA_DIR: data,
-          EXPECTED_ENODE: 'enode://ab@203.0.113.1:60606',
-          RPC_PORT: '4545',
-          START_TIMEOUT: '30',
-          CONFIG_DIGEST: 'x',
-        },
-        script('start.sh'),
-      ),
+      remoteStepInput('start', {
+        SERVICE_NAME: 'besu',
+        BESU_VERSION: version,
+        RELEASES_DIR: releases,
+        DATA_DIR: data,
+        EXPECTED_ENODE: 'enode://ab@203.0.113.1:60606',
+        RPC_PORT: '4545',
+        START_TIMEOUT: '30',
+        CONFIG_DIGEST: 'x',
+      }),
       { PATH: `${bin}:${process.env.PATH}`, GOOD: stand.good, WRITES_DATA: stand.writesData ?? '' },
     );
   const systemctl = () => fs.readFileSync(path.join(root, 'systemctl.log'), 'utf8');
@@ -257,23 +253,32 @@ describe("a companion's launcher (scripts/start-companion.sh)", () => {
   fs.writeFileSync(program, '#!/bin/sh\nprintf "%s|%s" "${WRITER_KEY:-unset}" "$*"\n', { mode: 0o755 });
   const key = path.join(stage, 'key');
   fs.writeFileSync(key, `0x${'ab'.repeat(32)}`);
+  // As the companion's systemd unit gives it.
+  const exitCode = { [MISSING_KEY_EXIT_VARIABLE]: String(MISSING_KEY_EXIT_CODE) };
 
   it('runs the executable with the node key in the named variable, not on its command line', () => {
-    const result = spawnSync('sh', [launcher, program, 'WRITER_KEY', key], { encoding: 'utf8' });
+    const result = spawnSync('sh', [launcher, program, 'WRITER_KEY', key], {
+      encoding: 'utf8',
+      env: { ...process.env, ...exitCode },
+    });
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(`0x${'ab'.repeat(32)}|`);
   });
 
   it('runs it without the key when the companion reads it from its file', () => {
-    const result = spawnSync('sh', [launcher, program], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+    const result = spawnSync('sh', [launcher, program], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, ...exitCode },
+    });
     expect(result.stdout).toBe('unset|');
   });
 
-  it('refuses to start without the key (exit 78, which its service does not restart on)', () => {
+  it("refuses to start without the key (the catalog's exit code, which its service does not restart on)", () => {
     const result = spawnSync('sh', [launcher, program, 'WRITER_KEY', path.join(stage, 'missing')], {
       encoding: 'utf8',
+      env: { ...process.env, ...exitCode },
     });
-    expect(result.status).toBe(78);
+    expect(result.status).toBe(MISSING_KEY_EXIT_CODE);
     expect(result.stderr).toMatch(/node key .*missing is missing or empty/);
   });
 });

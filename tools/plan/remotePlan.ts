@@ -1,13 +1,13 @@
 /**
  * DIR/remote/<node>/ of the offline plan: the ordered scripts an SSH node's provisioning runs, each beside its
- * non-secret parameters, exactly as the RemoteNode component sends them (the node key shown as "[secret]").
+ * non-secret parameters, exactly as the RemoteNode component sends them (the node key shown as "[secret]"): each .sh
+ * file holds the steps' shared helpers (scripts/remote/lib.sh) then the step's own script, as its input does.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import { sha256Hex } from '../../core/genesis';
-import { exportLines, STEP_END, stepCommand } from '../../core/remote/shell';
+import { exportLines, STEP_END, stepCommand, stepScript } from '../../core/remote/shell';
 import { NODE_KEY_PARAMETER, remoteSteps } from '../../core/remote/steps';
-import { readScript } from '../../core/scripts';
 import { describeNode } from '../../core/node/description';
 import type { SshNodeSettings } from '../../core/settings/model';
 import { SECRET_MARKER } from '../recording/engine';
@@ -24,13 +24,14 @@ export function writeRemotePlan(
   const index: string[] = [
     `# Provisioning of node ${node.name}: each step runs as \`ssh -p ${node.sshPort} ${node.user}@${node.host} ${stepCommand(node.user)}\``,
     `# with its standard input made as core/remote/shell.ts stepInput makes it: a header line, \`{\`, its .env file,`,
-    `# its .sh file, \`}\` and the line \`${STEP_END}\`; the steps run in this order.`,
+    `# its .sh file (the steps' shared helpers, scripts/remote/lib.sh, then the step's own script), \`}\` and the line`,
+    `# \`${STEP_END}\`; the steps run in this order.`,
   ];
   steps.forEach((step, i) => {
     const prefix = `${String(i + 1).padStart(2, '0')}-${step.name}`;
     const env = { ...(step.env as Record<string, string>) };
     if (step.takesNodeKey) env[NODE_KEY_PARAMETER] = SECRET_MARKER;
-    fs.writeFileSync(path.join(dir, `${prefix}.sh`), readScript(step.scriptFile));
+    fs.writeFileSync(path.join(dir, `${prefix}.sh`), stepScript(step.scriptFile));
     fs.writeFileSync(path.join(dir, `${prefix}.env`), exportLines(env));
     index.push(`${prefix}.sh`);
   });
