@@ -1,7 +1,7 @@
 /**
- * Part "suite": the test suite's own wall time, unit tests (`npx jest tests/unit`) and end-to-end tests
- * (`npx jest tests/e2e`) separately, with each test file's time from jest's report, against the shortest time any
- * schedule of those files could take on this machine.
+ * Part "suite": the test suite's own wall time, tier by tier (`npx jest tests/<tier>`: unit, program, tools, cli,
+ * e2e; see tests/README.md), with each test file's time from jest's report, against the shortest time any schedule of
+ * those files could take on this machine.
  *
  * The end-to-end tests use the test host 'sshnode' (41): this part first waits (bounded) until no other end-to-end
  * run is going on. Failing tests are reported, not a benchmark error.
@@ -10,6 +10,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { fixed, machine, now, PartResult, progress, runTimed, table } from './common';
+
+/** The test tiers, in the order `npm test` reports them: each a folder of tests/ (tests/README.md says what each needs). */
+const TEST_TIERS = ['unit', 'program', 'tools', 'cli', 'e2e'] as const;
 
 /** The longest wait for another end-to-end run to finish. */
 const WAIT_LIMIT_MS = 60 * 60_000;
@@ -65,7 +68,8 @@ export async function benchSuite(): Promise<PartResult> {
     if (waited === 0) progress(`suite: waiting for another end-to-end run to finish: ${other}`);
     await new Promise((resolve) => setTimeout(resolve, 10_000));
   }
-  const runs = [await runJest('unit', 'tests/unit'), await runJest('e2e', 'tests/e2e')];
+  const runs: SuiteRun[] = [];
+  for (const tier of TEST_TIERS) runs.push(await runJest(tier, `tests/${tier}`));
   return { name: 'suite', markdown: await report(runs) };
 }
 
@@ -99,7 +103,7 @@ async function report(runs: SuiteRun[]): Promise<string> {
   lines.push('');
   lines.push(
     'One run each, jest and ts-jest caches as earlier runs left them, from spawn to exit of `npx jest …` ' +
-      '(what `npm test -- tests/unit` runs, without the summary line). "Files total" adds up the time jest reports ' +
+      '(what `npm run test:<tier>` runs, without the summary line). "Files total" adds up the time jest reports ' +
       'for each test file.',
   );
   lines.push('');

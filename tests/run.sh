@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The test command (npm test): set up what the tests need (tests/setup.sh), every jest suite, then one plain summary
-# line "N passed, N failed[, N skipped]". Extra arguments go to jest (e.g. `npm test -- tests/unit`).
+# line "N passed, N failed[, N skipped]". Extra arguments go to jest (e.g. `npm test -- tests/unit`). The tiers that
+# need nothing installed (tests/unit, tests/program: see tests/README.md) skip the set-up when run on their own.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-bash tests/setup.sh || echo "tests/setup.sh failed: the tests that need its tools will say so" >&2
+case "$*" in
+  tests/unit | tests/program | "tests/unit tests/program") ;;
+  *) bash tests/setup.sh || echo "tests/setup.sh failed: the tests that need its tools will say so" >&2 ;;
+esac
 report=$(mktemp)
 trap 'rm -f "$report"' EXIT
 npx jest --json --outputFile="$report" "$@"

@@ -2,7 +2,7 @@
  * Runs the program the way `pulumi up` runs it for this project, outside `pulumi up`: `node
  * …/@pulumi/pulumi/cmd/run` with the language host's flags and environment (TypeScript through ts-node, the config
  * as the engine hands it), against the engine stand-in (engineStandIn.ts), with entry.ts as the program. The
- * benchmark times it (bench/programRun.ts); a test checks how the program is run (tests/unit/programRun.test.ts).
+ * benchmark times it (bench/programRun.ts); a test checks how the program is run (tests/tools/programRun.test.ts).
  */
 import { spawn } from 'child_process';
 import * as path from 'path';
