@@ -5,6 +5,7 @@
  * client. Besu, the rotation client, the monitoring client's image and the network's monitoring server are stand-ins
  * (test fixtures); systemd, podman, the registry protocol and the scripts are real.
  */
+import { DEFAULT_NODE_HOME } from '../../core/catalog/defaults';
 import * as fs from 'fs';
 import * as http from 'http';
 import * as https from 'https';
@@ -62,7 +63,8 @@ const suite = hostSuite('SSH end-to-end tests of the companions');
 jest.setTimeout(15 * 60 * 1000);
 
 const VERSION = '23.4.1';
-const HOME = '/opt/lacchain';
+/** The node home: the catalog's default, as the stacks under test leave it. */
+const HOME = DEFAULT_NODE_HOME;
 
 /** The nodes deployed, one host each. */
 const CASES: { typenode: NodeType; stack: StackName; network: NetworkName; index: number }[] = [

@@ -7,6 +7,7 @@
  * nginx (443, 80) and by Besu (4545), 4545 is not reachable from outside, health endpoints answer, the proxy's rate
  * limit answers 429, and nginx accepts its configuration.
  */
+import { DEFAULT_NODE_HOME } from '../../core/catalog/defaults';
 import { COMPANIONS_OFF } from '../../testing/fixtures';
 import * as http from 'http';
 import * as https from 'https';
@@ -37,7 +38,8 @@ jest.setTimeout(15 * 60 * 1000);
 
 const VERSION = '23.4.1';
 const NODE = 'writer';
-const HOME = '/opt/lacchain';
+/** The node home: the catalog's default, as the stacks under test leave it. */
+const HOME = DEFAULT_NODE_HOME;
 const USER = 'dapp';
 const PASSWORD = 'e2e rpc password 1';
 const OUTSIDE_HOST = 'evil.example.org';

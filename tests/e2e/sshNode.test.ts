@@ -6,6 +6,7 @@
  * relay signer and the monitoring client (its image, from a registry the test runs) are stand-ins too, as is the
  * network's monitoring server.
  */
+import { DEFAULT_NODE_HOME } from '../../core/catalog/defaults';
 import * as https from 'https';
 import * as http from 'http';
 import * as tls from 'tls';
@@ -52,7 +53,8 @@ jest.setTimeout(15 * 60 * 1000);
 const FIRST = '23.4.1';
 const NEXT = '24.1.0';
 const NODE = 'writer';
-const HOME = '/opt/lacchain';
+/** The node home: the catalog's default, as the stacks under test leave it. */
+const HOME = DEFAULT_NODE_HOME;
 /** A release whose archive the tests serve (the 24.1.0 stand-in under its name) but never unpack. */
 const UNPACKED = '24.1.2';
 

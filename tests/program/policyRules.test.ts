@@ -20,6 +20,7 @@ import {
   placeholderDigest,
   PolicyResource,
   stepParameters,
+  TYPES,
   UNKNOWN_MARKER,
 } from '../../policy/inspect';
 import { policyResources } from '../../policy/offline';
@@ -112,14 +113,8 @@ function copy(resources: PolicyResource[], type: string, name: string): PolicyRe
   return structuredClone(found);
 }
 
-const T = {
-  statefulSet: 'kubernetes:apps/v1:StatefulSet',
-  service: 'kubernetes:core/v1:Service',
-  secret: 'kubernetes:core/v1:Secret',
-  volume: 'kubernetes:core/v1:PersistentVolumeClaim',
-  configMap: 'kubernetes:core/v1:ConfigMap',
-  command: 'command:remote:Command',
-};
+/** The type tokens, as the rules name them. */
+const T = TYPES;
 
 /** Runs every rule on one resource. */
 const check = (resource: PolicyResource, context: PolicyContext = testnetContext): Violation[] =>

@@ -27,6 +27,7 @@ import {
 } from '../../testing/fixtures';
 import { PROJECT_DIR, runNpm } from '../../testing/run';
 import { pinnedExample } from '../../testing/examples';
+import { projectFolder, writerProject } from '../../testing/projects';
 import { valuesFor } from '../../testing/values';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-plan-'));
@@ -39,25 +40,10 @@ function plan(args: string[]) {
 }
 
 /** A project folder with a stack config and values files. */
-function project(config: Record<string, unknown>, files: Record<string, unknown> = {}): string {
-  const dir = fs.mkdtempSync(path.join(work, 'project-'));
-  fs.writeFileSync(path.join(dir, 'Pulumi.testnet.yaml'), yaml.dump({ config }));
-  for (const [file, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), typeof content === 'string' ? content : yaml.dump(content));
-  }
-  return path.join(dir, 'Pulumi.testnet.yaml');
-}
+const project = (config: Record<string, unknown>, files: Record<string, unknown> = {}) =>
+  projectFolder(work, config, files);
 
-const writerStack = (extra: Record<string, unknown> = {}) =>
-  project(
-    {
-      'lacchain:network': 'open-protestnet',
-      'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }],
-      ...extra,
-    },
-    { 'values/writer.yml': valuesFor('testnet', 'writer') },
-  );
+const writerStack = (extra: Record<string, unknown> = {}) => writerProject(work, { config: extra });
 
 describe.each(['testnet', 'mainnet'] as const)(
   'the example stack %s, its images pinned as its comments ask',

@@ -8,11 +8,10 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import * as yaml from 'js-yaml';
 import { diffPlans, diffValues, formatDiff, isEmptyDiff, lineChanges, PlannedResource } from '../../tools/plan/diff';
 import { KEY_ONE, sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
 import { PROJECT_DIR, runNpm } from '../../testing/run';
-import { valuesFor } from '../../testing/values';
+import { projectFolder, writerProject } from '../../testing/projects';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-diff-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -103,24 +102,10 @@ describe('diffPlans', () => {
 });
 
 /** A stack folder holding a config and values files. */
-function project(config: Record<string, unknown>, files: Record<string, unknown> = {}): string {
-  const dir = fs.mkdtempSync(path.join(work, 'project-'));
-  fs.writeFileSync(path.join(dir, 'Pulumi.testnet.yaml'), yaml.dump({ config }));
-  for (const [file, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), yaml.dump(content));
-  }
-  return path.join(dir, 'Pulumi.testnet.yaml');
-}
+const project = (config: Record<string, unknown>, files: Record<string, unknown> = {}) =>
+  projectFolder(work, config, files);
 
-const writerStack = (deploy: Record<string, unknown> = {}) =>
-  project(
-    {
-      'lacchain:network': 'open-protestnet',
-      'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }],
-    },
-    { 'values/writer.yml': valuesFor('testnet', 'writer', deploy) },
-  );
+const writerStack = (deploy: Record<string, unknown> = {}) => writerProject(work, { deploy });
 
 const sshStack = (inventory: Record<string, unknown> = {}) =>
   project({

@@ -16,6 +16,7 @@ import { RULES } from '../../policy/rules';
 import { sshValidatorEntry, TEST_COMPANIONS, TEST_KEY_IMAGE_DIGESTS } from '../../testing/fixtures';
 import { pinnedExample } from '../../testing/examples';
 import { runNpm } from '../../testing/run';
+import { projectFolder } from '../../testing/projects';
 import { valuesFor } from '../../testing/values';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-policy-plan-'));
@@ -29,15 +30,8 @@ function plan(args: string[]) {
 const read = (out: string, file: string) => JSON.parse(fs.readFileSync(path.join(out, file), 'utf8'));
 
 /** A project folder with a testnet stack config and values files. */
-function project(config: Record<string, unknown>, files: Record<string, unknown> = {}): string {
-  const dir = fs.mkdtempSync(path.join(work, 'project-'));
-  fs.writeFileSync(path.join(dir, 'Pulumi.testnet.yaml'), yaml.dump({ config }));
-  for (const [file, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), yaml.dump(content));
-  }
-  return path.join(dir, 'Pulumi.testnet.yaml');
-}
+const project = (config: Record<string, unknown>, files: Record<string, unknown> = {}) =>
+  projectFolder(work, config, files);
 
 describe.each(['testnet', 'mainnet'] as const)('the example stack %s', (stack) => {
   it('complies with its images pinned as its comments ask: exit 0, nothing on standard error, no violation', () => {
