@@ -6,12 +6,6 @@
  * through the renderer's inputs, then wrapped in a minimal `http {}`. Needs root (nginx is started as root, as on a
  * machine); elsewhere skipped with the reason printed, and under CI=true it must run.
  */
-import { ChildProcess, spawn } from 'child_process';
-import * as fs from 'fs';
-import * as http from 'http';
-import * as net from 'net';
-import * as os from 'os';
-import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { GAS_MODEL_METHODS, RELAY_SIGNER_PATH } from '../../core/catalog/gasModel';
 import { LOCAL_HOSTS, PORTS } from '../../core/catalog/ports';
@@ -26,64 +20,7 @@ import {
   validTestnetConfig,
   validWriterValues,
 } from '../../testing/fixtures';
-
-const NGINX = '/usr/sbin/nginx';
-/** Debian's dynamic modules: the Nginx Development Kit first, which the Lua module needs. */
-const MODULES = ['/usr/lib/nginx/modules/ndk_http_module.so', '/usr/lib/nginx/modules/ngx_http_lua_module.so'];
-const PACKAGES = 'nginx-light libnginx-mod-http-lua lua-cjson';
-
-/** Why the test cannot run here, or undefined. */
-function missing(): string | undefined {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'needs root on Linux';
-  const absent = [NGINX, ...MODULES].filter((file) => !fs.existsSync(file));
-  if (absent.length > 0) return `needs ${PACKAGES} (tests/setup.sh installs them): ${absent.join(', ')} missing`;
-  return undefined;
-}
-
-function suite(): jest.Describe {
-  const reason = missing();
-  if (reason === undefined) return describe;
-  console.warn(`gas-model routing with a real nginx skipped: ${reason}`);
-  if (process.env.CI === 'true') throw new Error(`gas-model routing with a real nginx cannot run in CI: ${reason}`);
-  return describe.skip;
-}
-
-/** What a stand-in received. */
-interface Received {
-  method?: string;
-  url?: string;
-  host?: string;
-  body: string;
-}
-
-/** A stand-in answering every request with a JSON-RPC result naming itself, and recording it. */
-async function standIn(name: string): Promise<{ server: http.Server; port: number; received: Received[] }> {
-  const received: Received[] = [];
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      received.push({
-        method: request.method,
-        url: request.url,
-        host: request.headers.host,
-        body: Buffer.concat(chunks).toString('utf8'),
-      });
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: name }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as net.AddressInfo).port, received };
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort, realNginxSuite, request, RunningNginx, StandIn, standIn, startNginx } from '../../testing/nginx';
 
 /** The SSH writer of a test stack, with the schema's defaults (1m bodies, 20 requests a second, burst 40). */
 function sshWriter() {
@@ -95,54 +32,21 @@ function sshWriter() {
   return loadStack('testnet', rawConfig(config), files).settings.nodes[0];
 }
 
-interface Answer {
-  status: number;
-  body: string;
-}
-
-function post(port: number, body: string, options: { path?: string; host?: string; method?: string } = {}) {
-  return new Promise<Answer>((resolve, reject) => {
-    const request = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: options.method ?? 'POST',
-        path: options.path ?? '/',
-        headers: { 'content-type': 'application/json', host: options.host ?? 'localhost' },
-        agent: false,
-      },
-      (response) => {
-        let text = '';
-        response.on('data', (chunk) => (text += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
-      },
-    );
-    request.setTimeout(10_000, () => request.destroy(new Error('no answer within 10 s')));
-    request.on('error', reject);
-    request.end(options.method === 'GET' ? undefined : body);
-  });
-}
-
 const call = (method: string, params: unknown[] = [], id: number = 1) =>
   JSON.stringify({ jsonrpc: '2.0', id, method, params });
 
-suite()('gas-model routing with a real nginx', () => {
+realNginxSuite('gas-model routing with a real nginx')('gas-model routing with a real nginx', () => {
   jest.setTimeout(60_000);
-  let dir: string;
-  let nginx: ChildProcess | undefined;
-  let nginxOutput = '';
+  let nginx: RunningNginx | undefined;
   let port: number;
-  let besu: Awaited<ReturnType<typeof standIn>>;
-  let signer: Awaited<ReturnType<typeof standIn>>;
+  let besu: StandIn;
+  let signer: StandIn;
   const writer = sshWriter();
 
   beforeAll(async () => {
     besu = await standIn('besu');
     signer = await standIn('relay-signer');
     port = await freePort();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-gas-model-'));
-    // nginx's workers (not root) read the temporary folders nginx makes here.
-    fs.chmodSync(dir, 0o755);
     // The writer's own plain-HTTP server and access rules, moved to a free loopback port and to the stand-ins. Only
     // the rate is raised, so that this test's quick requests are not limited.
     const description = describeNode(writer);
@@ -155,79 +59,26 @@ suite()('gas-model routing with a real nginx', () => {
       access: { ...access, requestsPerSecond: 1000, burst: 1000 },
       besuPort: besu.port,
     });
-    fs.writeFileSync(path.join(dir, 'site.conf'), site);
-    const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'];
-    fs.writeFileSync(
-      path.join(dir, 'nginx.conf'),
-      [
-        ...MODULES.map((module) => `load_module ${module};`),
-        'worker_processes 1;',
-        'events { worker_connections 64; }',
-        'http {',
-        ...temp.map((name) => `    ${name}_temp_path ${dir}/${name}_temp;`),
-        '    access_log off;',
-        `    include ${dir}/site.conf;`,
-        '}',
-        '',
-      ].join('\n'),
-    );
-    nginx = spawn(
-      NGINX,
-      [
-        '-e',
-        'stderr',
-        '-p',
-        dir,
-        '-c',
-        `${dir}/nginx.conf`,
-        '-g',
-        `daemon off; pid ${dir}/nginx.pid; error_log stderr warn;`,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    nginx.stdout!.on('data', (chunk) => (nginxOutput += chunk));
-    nginx.stderr!.on('data', (chunk) => (nginxOutput += chunk));
-    const exited = new Promise<never>((_, reject) =>
-      nginx!.once('exit', (code) => reject(new Error(`nginx exited (${code}):\n${nginxOutput}`))),
-    );
-    exited.catch(() => undefined);
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const open = await Promise.race([
-        exited,
-        new Promise<boolean>((resolve) => {
-          const socket = net.connect(port, '127.0.0.1', () => resolve(socket.end() !== undefined));
-          socket.on('error', () => resolve(false));
-        }),
-      ]);
-      if (open) break;
-      if (Date.now() > deadline) throw new Error(`nginx did not listen on ${port} within 20 s:\n${nginxOutput}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    nginx = await startNginx({ site, ports: [port] });
   });
 
   afterAll(async () => {
-    if (nginx && nginx.exitCode === null) {
-      const done = new Promise((resolve) => nginx!.once('exit', resolve));
-      nginx.kill('SIGQUIT');
-      await done;
-    }
-    await Promise.all([besu, signer].map((s) => s && new Promise((resolve) => s.server.close(resolve))));
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    await nginx?.stop();
+    await Promise.all([besu, signer].map((s) => s?.close()));
   });
 
   /** Sends a body, and returns the answer and what each stand-in received for it. */
   async function send(body: string, options: { path?: string; host?: string; method?: string } = {}) {
     besu.received.length = 0;
     signer.received.length = 0;
-    const answer = await post(port, body, options);
+    const answer = await request(port, body, options);
     return { answer, besu: [...besu.received], signer: [...signer.received] };
   }
 
   it.each([...GAS_MODEL_METHODS])('%s reaches the relay signer, and only it', async (method) => {
     const body = call(method, ['0xf86c0a8502540be400825208']);
     const got = await send(body);
-    expect(got.answer).toEqual({
+    expect({ status: got.answer.status, body: got.answer.body }).toEqual({
       status: 200,
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, result: 'relay-signer' }),
     });
@@ -345,9 +196,7 @@ suite()('gas-model routing with a real nginx', () => {
       expect(got.besu).toEqual([]);
       expect(got.signer).toEqual([]);
     }
-    // No body was written to a temporary file: every one stayed in memory, where the router reads it.
-    expect(nginxOutput).not.toContain('buffered to a temporary file');
     // No Lua error in the whole run (a body above the limit is logged as an error by nginx itself).
-    expect(nginxOutput).not.toMatch(/\[(crit|alert|emerg)\]|runtime error|lua entry thread aborted/);
+    expect(nginx!.output()).not.toMatch(/\[(crit|alert|emerg)\]|runtime error|lua entry thread aborted/);
   });
 });
