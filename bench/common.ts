@@ -165,7 +165,7 @@ export interface PartResult {
   markdown: string;
 }
 
-export const PARTS = ['plan', 'program', 'ssh', 'suite'] as const;
+export const PARTS = ['plan', 'program', 'ssh', 'proxy', 'suite'] as const;
 export type Part = (typeof PARTS)[number];
 
 const RESULTS_HEAD = `# Benchmark results

@@ -18,6 +18,7 @@ import { benchPlan } from './plan';
 import { benchProgram } from './programRun';
 import { benchSsh } from './ssh';
 import { benchSuite } from './suite';
+import { benchProxy } from './proxyLoad';
 
 const USAGE = 'npm run bench [-- --only plan|program|ssh|suite] [--runs N] [--before REF]';
 
@@ -56,7 +57,9 @@ async function main(): Promise<number> {
             ? await benchProgram(runs, values.before)
             : part === 'ssh'
               ? await benchSsh(runs)
-              : await benchSuite();
+              : part === 'proxy'
+                ? await benchProxy()
+                : await benchSuite();
       results.push(result);
       process.stdout.write(`\n${result.markdown.trim()}\n\n`);
       // Written after each part, so that a later part's failure keeps what was measured.

@@ -62,6 +62,8 @@ export const RPC_DEFAULTS = {
   /** Requests per second and client address through the proxy, and the burst allowed above it. */
   proxyRequestsPerSecond: 20,
   proxyBurst: 40,
+  /** Connections open at once per client address through the proxy; beyond it the proxy answers 429. */
+  proxyMaxConnectionsPerClient: 20,
   /** Permissions of a password user when none are given: every method. */
   userPermissions: ['*:*'],
 } as const;
@@ -93,4 +95,20 @@ export const UNSAFE_RPC_OVERRIDE_ANNOTATION = 'lacchain.net/unsafe-rpc';
 export const RPC_AUTH_FILES = {
   credentials: 'rpc-credentials.toml',
   jwtPublicKey: 'rpc-jwt-public-key.pem',
+} as const;
+
+/**
+ * How the reverse proxy bounds what slow or silent clients hold (bench/proxyLoad.ts measures it): a small body
+ * buffer per request that spills to a temporary file (the body limit is the setting's), and time-outs for headers,
+ * bodies, answers and idle connections, so a client that sends slowly cannot hold a worker's memory for long.
+ */
+export const PROXY_CLIENT_BOUNDS = {
+  /** In-memory buffer of a request body; the rest of a larger body waits in a temporary file. */
+  bodyBufferSize: '16k',
+  /** Buffers for a long request line or header: this many of this size at most. */
+  largeHeaderBuffers: '4 8k',
+  /** Seconds a client may take between two reads of its headers or body, or of the answer, before it is closed. */
+  clientTimeoutSeconds: 10,
+  /** Seconds an idle kept-alive connection stays open. */
+  keepaliveSeconds: 15,
 } as const;

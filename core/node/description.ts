@@ -107,9 +107,9 @@ function besuPaths(node: NodeSettings, auth: RpcAuthentication | undefined): Bes
 
 /**
  * The proxy's servers: the writer's container port in a pod; 443 with TLS (and a writer's 80) on a machine. With RPC
- * authentication on, a machine's 80 answers every request with a redirect to https on 443 and passes nothing to
- * Besu, so no login or token is taken over plain HTTP (a pod has no TLS: the settings refuse authentication while its
- * plain port is reachable, see plainTextRpcPorts).
+ * authentication on, a machine's 80 refuses a request carrying credentials, redirects any other to https on 443, and
+ * passes nothing to Besu, so no login or token is taken over plain HTTP (a pod has no TLS: the settings refuse
+ * authentication while its plain port is reachable, see plainTextRpcPorts).
  *
  * A writer's servers route JSON-RPC by method (the LACChain gas model: the catalog's GAS_MODEL_METHODS to the relay
  * signer, the rest to Besu): the pod's port, a machine's 80, and a machine's 443 too, so the gas model also works

@@ -7,6 +7,7 @@
 import { GAS_MODEL_METHODS, RELAY_SIGNER_PATH } from '../catalog/gasModel';
 import { LOOPBACK, PORTS } from '../catalog/ports';
 import { TLS_POLICY } from '../catalog/remote';
+import { PROXY_CLIENT_BOUNDS } from '../catalog/rpc';
 
 /** One listening server of the proxy. */
 export interface ProxyServer {
@@ -17,9 +18,10 @@ export interface ProxyServer {
   /** TLS certificate and key files; plain HTTP when absent. */
   tls?: { certificateFile: string; keyFile: string };
   /**
-   * A plain-HTTP server that only redirects: every request (with an allowed Host) is answered 308 to https:// on
-   * this port, and nothing reaches Besu, so no login or token is processed in plain text. 308 keeps the method and
-   * body, so a client that follows it POSTs again, over TLS.
+   * A plain-HTTP server that only redirects: a request (with an allowed Host) is answered 308 to https:// on this
+   * port, and nothing reaches Besu, so no login or token is processed in plain text; one that carries credentials (a
+   * token, a login) is refused instead, so its client notices they crossed the network in clear. 308 keeps the method
+   * and body, so a client that follows it POSTs again, over TLS.
    */
   redirectToHttps?: number;
   /**
@@ -44,6 +46,8 @@ export interface ProxyAccess {
   /** Requests per second per client address, and the burst above it. */
   requestsPerSecond: number;
   burst: number;
+  /** Connections open at once per client address. */
+  maxConnectionsPerClient: number;
   /** The rate zone's name, unique among the files nginx loads. */
   zone: string;
 }
@@ -85,19 +89,45 @@ export function renderNginxServers(input: ProxyConfigInput): string {
   if (access) {
     if (!/^[a-z][a-z0-9_]*$/.test(access.zone)) throw new Error(`not an nginx zone name: ${access.zone}`);
     head.push(
-      '# Requests per second per client address (http level: this file is included inside http {}).',
+      '# Requests per second and connections at once per client address (http level: this file is included inside',
+      '# http {}).',
       `limit_req_zone $binary_remote_addr zone=${access.zone}:10m rate=${access.requestsPerSecond}r/s;`,
+      `limit_conn_zone $binary_remote_addr zone=${connectionZone(access.zone)}:10m;`,
       '',
     );
   }
   const besu = loopback(input.besuPort ?? PORTS.rpcHttp);
   const blocks = input.servers.flatMap((server) => [
-    ...(access && !access.hosts.includes('*') ? [refuseBlock(server)] : []),
+    ...(access && !access.hosts.includes('*') ? [refuseBlock(server, access)] : []),
     server.redirectToHttps !== undefined
       ? redirectBlock(server, server.redirectToHttps, access)
       : serverBlock(server, maxBodySize, access, besu),
   ]);
   return `${head.join('\n')}\n${blocks.join('\n')}`;
+}
+
+/** The zone counting a client address's open connections, beside its rate zone. */
+const connectionZone = (zone: string) => `${zone}_connections`;
+
+/**
+ * What every server holds a client to (PROXY_CLIENT_BOUNDS): time-outs for slow headers, bodies and answers, bounded
+ * header buffers, and with access rules, its address's connections at once.
+ */
+function clientBounds(access: ProxyAccess | undefined): string[] {
+  const seconds = PROXY_CLIENT_BOUNDS.clientTimeoutSeconds;
+  return [
+    `    client_header_timeout ${seconds}s;`,
+    `    client_body_timeout ${seconds}s;`,
+    `    send_timeout ${seconds}s;`,
+    `    keepalive_timeout ${PROXY_CLIENT_BOUNDS.keepaliveSeconds}s;`,
+    `    large_client_header_buffers ${PROXY_CLIENT_BOUNDS.largeHeaderBuffers};`,
+    ...(access
+      ? [
+          `    limit_conn ${connectionZone(access.zone)} ${access.maxConnectionsPerClient};`,
+          '    limit_conn_status 429;',
+        ]
+      : []),
+  ];
 }
 
 function listen(server: ProxyServer, defaultServer: boolean): string[] {
@@ -120,11 +150,12 @@ function listen(server: ProxyServer, defaultServer: boolean): string[] {
 }
 
 /** The default server of a port: any Host outside the allowlist is refused, as Besu refuses it. */
-function refuseBlock(server: ProxyServer): string {
+function refuseBlock(server: ProxyServer, access: ProxyAccess): string {
   return [
     '# Any Host outside the allowlist is refused, as Besu refuses it.',
     'server {',
     ...listen(server, true),
+    ...clientBounds(access),
     '    server_name _;',
     '    default_type application/json;',
     `    return ${REFUSED_HOST_STATUS} '{"message":"Host not authorized."}';`,
@@ -139,31 +170,50 @@ function redirectBlock(server: ProxyServer, httpsPort: number, access: ProxyAcce
   if (server.gasModel) throw new Error(`port ${server.port}: a server that redirects to https routes nothing`);
   const named = access && !access.hosts.includes('*');
   const port = httpsPort === PORTS.reverseProxyHttps ? '' : `:${httpsPort}`;
+  const refusal = JSON.stringify({
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: CREDENTIALS_IN_CLEAR.code, message: CREDENTIALS_IN_CLEAR.message(httpsPort) },
+  });
   return [
-    '# RPC authentication is on: no login or token is taken over plain HTTP. Every request is redirected to https',
-    '# (308 keeps the method and body); nothing here reaches Besu.',
+    '# RPC authentication is on: no login or token is taken over plain HTTP. A request that carries one (a token in',
+    '# Authorization, a login) is refused, never redirected, so its client notices that its credentials crossed the',
+    '# network in clear; any other is redirected to https (308 keeps the method and body). Nothing here reaches Besu.',
     'server {',
     ...listen(server, false),
     `    server_name ${named ? access.hosts.join(' ') : '_'};`,
-    `    return 308 https://$host${port}$request_uri;`,
+    ...clientBounds(access),
+    '    default_type application/json;',
+    `    if ($http_authorization != "") { return ${CREDENTIALS_IN_CLEAR.status} '${refusal}'; }`,
+    `    location = /login { return ${CREDENTIALS_IN_CLEAR.status} '${refusal}'; }`,
+    `    location / { return 308 https://$host${port}$request_uri; }`,
     '}',
     '',
   ].join('\n');
 }
+
+/** How a plain-HTTP request carrying credentials is answered where RPC authentication is on. */
+export const CREDENTIALS_IN_CLEAR = {
+  status: 403,
+  /** Besu's code for a failed authentication. */
+  code: -40100,
+  message: (httpsPort: number) =>
+    `credentials sent over plain HTTP are refused: use https on port ${httpsPort}, and change the password or token, which crossed the network in clear`,
+};
 
 /** A server passing JSON-RPC to Besu at `besu` (address:port), or routing it by method (gas model). */
 function serverBlock(server: ProxyServer, maxBodySize: string, access: ProxyAccess | undefined, besu: string): string {
   const named = access && !access.hosts.includes('*');
   const gasModel = server.gasModel;
   const lines = ['server {', ...listen(server, false)];
-  lines.push(`    server_name ${named ? access.hosts.join(' ') : '_'};`, `    client_max_body_size ${maxBodySize};`);
-  if (gasModel) {
-    lines.push(
-      '    # The router reads the whole body: one buffer as large as the largest body allowed keeps every body in memory.',
-      `    client_body_buffer_size ${maxBodySize};`,
-      '    client_body_in_single_buffer on;',
-    );
-  }
+  lines.push(
+    `    server_name ${named ? access.hosts.join(' ') : '_'};`,
+    `    client_max_body_size ${maxBodySize};`,
+    '    # A small buffer per body: a larger body waits in a temporary file (the router reads it from there), so many',
+    '    # slow clients cannot hold the largest body allowed in memory each.',
+    `    client_body_buffer_size ${PROXY_CLIENT_BOUNDS.bodyBufferSize};`,
+    ...clientBounds(access),
+  );
   if (access) {
     lines.push(`    limit_req zone=${access.zone} burst=${access.burst} nodelay;`, '    limit_req_status 429;');
   }
@@ -264,7 +314,7 @@ function gasModelRouter(relaySigner: string): string[] {
     'if body == nil then',
     '    local file = ngx.req.get_body_file()',
     '    if file == nil then return end',
-    '    -- Not expected (the buffer holds the largest body allowed): read the file rather than route blind.',
+    '    -- A body larger than the in-memory buffer waits in a temporary file: read it from there.',
     '    local handle = io.open(file, "rb")',
     '    if handle then',
     '        body = handle:read("*a")',

@@ -95,6 +95,7 @@ export function proxyAccess(node: NodeSettings, hosts: readonly string[], zone: 
     maxBodySize: rpc.proxy.maxBodySize,
     requestsPerSecond: rpc.proxy.requestsPerSecond,
     burst: rpc.proxy.burst,
+    maxConnectionsPerClient: rpc.proxy.maxConnectionsPerClient,
     zone,
   };
 }

@@ -63,6 +63,8 @@ export interface RpcSettings {
     requestsPerSecond: number;
     /** Requests allowed above the rate in a burst. */
     burst: number;
+    /** Connections open at once per client address. */
+    maxConnectionsPerClient: number;
   };
 }
 

@@ -129,6 +129,8 @@ export const rpcProxySchema = strict({
   requestsPerSecond: whole(1, 10000).default(RPC_DEFAULTS.proxyRequestsPerSecond),
   /** Requests allowed above the rate in a burst. */
   burst: whole(0, 100000).default(RPC_DEFAULTS.proxyBurst),
+  /** Connections open at once per client address. */
+  maxConnectionsPerClient: whole(1, 10000).default(RPC_DEFAULTS.proxyMaxConnectionsPerClient),
 });
 
 /** RPC authentication: `password` (users, passwords in lacchain:rpcPasswords) or `jwt` (the operator's public key). */

@@ -80,7 +80,7 @@ describe('the lacchain:rpc setting', () => {
       allowUnsafeApis: false,
       allowConsensusVotesFromOutside: false,
       maxActiveConnections: 80,
-      proxy: { maxBodySize: '1m', requestsPerSecond: 20, burst: 40 },
+      proxy: { maxBodySize: '1m', requestsPerSecond: 20, burst: 40, maxConnectionsPerClient: 20 },
     });
     // The validator: the same setting, but its type keeps its RPC inside.
     expect(settings.nodes[1].rpc).toEqual({
@@ -486,6 +486,7 @@ describe('the proxy configuration per choice', () => {
     maxBodySize: '512k',
     requestsPerSecond: 5,
     burst: 10,
+    maxConnectionsPerClient: 8,
     zone: 'lacchain_besu',
   };
   const tls = { certificateFile: '/t/c.crt', keyFile: '/t/c.key' };
@@ -517,7 +518,7 @@ describe('the proxy configuration per choice', () => {
     expect(text).toContain('limit_except POST OPTIONS { deny all; }');
   });
 
-  it('a plain server that redirects: every request with an allowed Host gets 308 to https, nothing reaches Besu', () => {
+  it('a plain server that redirects: a request with an allowed Host gets 308 to https, one with credentials 403, nothing reaches Besu', () => {
     const text = renderNginxServers({
       purpose: 'p',
       servers: [
@@ -529,16 +530,20 @@ describe('the proxy configuration per choice', () => {
     const [, plain] = text.split('listen 80;');
     expect(plain).toBeDefined();
     const block = plain.slice(0, plain.indexOf('\n}'));
-    expect(block).toContain('return 308 https://$host$request_uri;');
+    expect(block).toContain('location / { return 308 https://$host$request_uri; }');
     expect(block).toContain('server_name localhost 127.0.0.1 203.0.113.10;');
     expect(block).not.toContain('proxy_pass');
-    expect(block).not.toContain('/login');
+    // Credentials sent in clear (a token, a login) are refused, never redirected: the client notices.
+    expect(block).toMatch(
+      /^ {4}if \(\$http_authorization != ""\) \{ return 403 '\{"jsonrpc":"2\.0","id":null,"error":\{"code":-40100,"message":"credentials sent over plain HTTP are refused: use https on port 443, and change the password or token, which crossed the network in clear"\}\}'; \}$/m,
+    );
+    expect(block).toMatch(/^ {4}location = \/login \{ return 403 '/m);
     // Other Hosts are still refused on 80; 443 keeps serving the RPC and /login.
     expect(text).toContain('listen 80 default_server;');
     expect(text.match(/proxy_pass /g)).toHaveLength(3);
-    expect(text.match(/location = \/login/g)).toHaveLength(1);
+    expect(text.match(/location = \/login \{\n/g)).toHaveLength(1);
     expect(renderNginxServers({ purpose: 'p', servers: [{ port: 8080, redirectToHttps: 8443 }] })).toContain(
-      'return 308 https://$host:8443$request_uri;',
+      'return 308 https://$host:8443$request_uri; }',
     );
     expect(() => renderNginxServers({ purpose: 'p', servers: [{ port: 443, tls, redirectToHttps: 443 }] })).toThrow(
       'port 443: a TLS server does not redirect to https',

@@ -148,14 +148,27 @@ describe('what the routing is made of', () => {
     expect(plain).not.toMatch(/ngx\.re\.|string\.find|:find\(|:match\(/);
   });
 
-  it('relay signer and Besu by IP literal (no resolver), the body kept in memory up to the size limit', () => {
+  it('relay signer and Besu by IP literal (no resolver), a small body buffer and bounds on slow clients', () => {
     expect(plain).toContain(`set $lacchain_rpc_upstream 127.0.0.1:${PORTS.rpcHttp};`);
     expect(plain).toContain('proxy_pass http://$lacchain_rpc_upstream;');
     expect(plain).not.toContain('localhost:');
     expect(plain).not.toContain('resolver');
     expect(plain).toContain('client_max_body_size 1m;');
-    expect(plain).toContain('client_body_buffer_size 1m;');
-    expect(plain).toContain('client_body_in_single_buffer on;');
+    // A body larger than 16k waits in a temporary file (the router reads it there): no body held whole in memory.
+    expect(plain).toContain('client_body_buffer_size 16k;');
+    expect(plain).not.toContain('client_body_in_single_buffer');
+    for (const bound of [
+      'client_header_timeout 10s;',
+      'client_body_timeout 10s;',
+      'send_timeout 10s;',
+      'keepalive_timeout 15s;',
+      'large_client_header_buffers 4 8k;',
+      'limit_conn lacchain_besu_connections 20;',
+      'limit_conn_status 429;',
+    ]) {
+      expect(plain).toContain(bound);
+    }
+    expect(text).toContain('limit_conn_zone $binary_remote_addr zone=lacchain_besu_connections:10m;');
     expect(plain).toContain(`location ${RELAY_SIGNER_PATH} {\n        limit_except POST { deny all; }`);
     expect(plain).toContain(`proxy_pass http://127.0.0.1:${PORTS.relaySigner};`);
   });
