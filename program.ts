@@ -51,6 +51,9 @@ export interface NodeOutputs {
   /** SSH: the systemd service and the node's home folder. */
   serviceName?: pulumi.Output<string>;
   nodeHome?: pulumi.Output<string>;
+  /** SSH: the SHA-256 fingerprint of the proxy's self-signed TLS certificate, and its public key's pin: pin them. */
+  tlsCertificateSha256?: pulumi.Output<string | undefined>;
+  tlsPublicKeyPin?: pulumi.Output<string | undefined>;
   /** Kubernetes: the namespace, pod and Besu container of the node. */
   namespace?: pulumi.Output<string>;
   podName?: pulumi.Output<string>;
@@ -114,6 +117,8 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
         rpcUrl: deployed.rpcUrl,
         serviceName: deployed.serviceName,
         nodeHome: deployed.nodeHome,
+        tlsCertificateSha256: deployed.tlsCertificateSha256,
+        tlsPublicKeyPin: deployed.tlsPublicKeyPin,
       });
     }
     nodes[node.name] = outputs;

@@ -11,6 +11,7 @@ import { sha256Hex } from '../core/genesis';
 import { nodePaths } from '../core/remote/paths';
 import { stepCommand, stepInput, stepScript } from '../core/remote/shell';
 import { NODE_KEY_PARAMETER, RPC_CREDENTIALS_PARAMETER, remoteRpcUrl, remoteSteps } from '../core/remote/steps';
+import { tlsIdentityOf } from '../core/remote/tlsIdentity';
 import { describeNode } from '../core/node/description';
 import type { SshNodeSettings } from '../core/settings/model';
 import { rpcCredentials } from './rpcCredentials';
@@ -43,6 +44,10 @@ export class RemoteNode extends pulumi.ComponentResource {
   readonly serviceName: pulumi.Output<string>;
   /** The node's home folder. */
   readonly nodeHome: pulumi.Output<string>;
+  /** The SHA-256 fingerprint of the proxy's self-signed certificate, as the proxy step last printed it: pin it. */
+  readonly tlsCertificateSha256: pulumi.Output<string | undefined>;
+  /** Its public key's pin, `sha256//<base64>` (`curl --pinnedpubkey`). */
+  readonly tlsPublicKeyPin: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: RemoteNodeArgs, opts?: pulumi.ComponentResourceOptions) {
     super('lacchain:index:RemoteNode', name, {}, opts);
@@ -75,6 +80,7 @@ export class RemoteNode extends pulumi.ComponentResource {
       }));
 
     let previous: command.remote.Command | undefined;
+    let proxyStep: command.remote.Command | undefined;
     steps.forEach((step, index) => {
       const header = `lacchain-besu-node: step ${index + 1}/${steps.length} (${step.name}) of node ${node.name}`;
       const script = stepScript(step.scriptFile);
@@ -119,11 +125,21 @@ export class RemoteNode extends pulumi.ComponentResource {
           additionalSecretOutputs: step.takesNodeKey ? ['stdout', 'stderr'] : [],
         },
       );
+      if (step.name === 'proxy') proxyStep = previous;
     });
 
     this.rpcUrl = pulumi.output(remoteRpcUrl(node));
     this.serviceName = pulumi.output(node.serviceName);
     this.nodeHome = pulumi.output(nodePaths(node).home);
-    this.registerOutputs({ rpcUrl: this.rpcUrl, serviceName: this.serviceName, nodeHome: this.nodeHome });
+    const tls = pulumi.output(proxyStep?.stdout).apply((stdout) => tlsIdentityOf(stdout));
+    this.tlsCertificateSha256 = tls.apply((identity) => identity.certificateSha256);
+    this.tlsPublicKeyPin = tls.apply((identity) => identity.publicKeyPin);
+    this.registerOutputs({
+      rpcUrl: this.rpcUrl,
+      serviceName: this.serviceName,
+      nodeHome: this.nodeHome,
+      tlsCertificateSha256: this.tlsCertificateSha256,
+      tlsPublicKeyPin: this.tlsPublicKeyPin,
+    });
   }
 }

@@ -105,6 +105,16 @@ export const TLS_POLICY = {
 export const CERTIFICATE = { bits: 2048, days: 3650 } as const;
 
 /**
+ * The lines the proxy step prints at every run about the certificate in use, which the program reads from the step's
+ * output (core/remote/tlsIdentity.ts): its SHA-256 fingerprint (colon-separated hex, as `openssl x509 -fingerprint
+ * -sha256` prints it) and its public key's pin (`sha256//<base64>`, as `curl --pinnedpubkey` takes it).
+ */
+export const TLS_IDENTITY_LINES = {
+  certificateSha256: 'proxy: tls certificate sha256',
+  publicKeyPin: 'proxy: tls public key pin',
+} as const;
+
+/**
  * Folders a node home may not be, nor be inside: the system's own, home folders, and world-writable ones (a root
  * step there could follow another user's symlink).
  */

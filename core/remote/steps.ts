@@ -9,7 +9,7 @@ import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
 import { LOOPBACK, PORTS } from '../catalog/ports';
 import { configDigest, NodeDescription } from '../node/description';
 import { reachablePorts } from '../rpc/access';
-import { CERTIFICATE, CONTAINER_RUNTIME, PACKET_FILTER } from '../catalog/remote';
+import { CERTIFICATE, CONTAINER_RUNTIME, PACKET_FILTER, TLS_IDENTITY_LINES } from '../catalog/remote';
 import type { SshNodeSettings } from '../settings/model';
 import { nodePaths } from './paths';
 import { COMPANIONS } from '../catalog/companions';
@@ -197,6 +197,8 @@ export function remoteSteps<V>(
       CERT_CN: node.dnsName ?? node.p2pHost,
       CERT_BITS: String(CERTIFICATE.bits),
       CERT_DAYS: String(CERTIFICATE.days),
+      CERT_FINGERPRINT_LABEL: TLS_IDENTITY_LINES.certificateSha256,
+      PUBLIC_KEY_PIN_LABEL: TLS_IDENTITY_LINES.publicKeyPin,
       DISABLE_DEFAULT_SITE: String(writer),
     }),
     step('firewall', {

@@ -3,11 +3,13 @@
 # with a self-signed RSA certificate whose subject alternative names are CERT_SANS. The certificate is made again only
 # when the names change. TLS 1.2 and 1.3 only. A site file nginx refuses (nginx -t) is replaced by the previous one.
 # Parameters (environment): SITE_NAME, PROXY_SITE (nginx server blocks), TLS_CERTIFICATE and TLS_KEY (the files the
-# server blocks name), CERT_SANS (e.g.
-# "IP:203.0.113.10,DNS:localhost,IP:127.0.0.1"), CERT_CN, CERT_BITS, CERT_DAYS, DISABLE_DEFAULT_SITE (true|false).
+# server blocks name), CERT_SANS (e.g. "IP:203.0.113.10,DNS:localhost,IP:127.0.0.1"), CERT_CN, CERT_BITS, CERT_DAYS,
+# DISABLE_DEFAULT_SITE (true|false), and the labels of the two lines it prints last about the certificate in use
+# (CERT_FINGERPRINT_LABEL, PUBLIC_KEY_PIN_LABEL: its SHA-256 fingerprint and its public key's pin, which the program
+# makes the node's outputs).
 set -euo pipefail
 : "${SITE_NAME:?}" "${PROXY_SITE:?}" "${TLS_CERTIFICATE:?}" "${TLS_KEY:?}" "${CERT_SANS:?}" "${CERT_CN:?}" "${CERT_BITS:?}" "${CERT_DAYS:?}"
-: "${DISABLE_DEFAULT_SITE:?}"
+: "${DISABLE_DEFAULT_SITE:?}" "${CERT_FINGERPRINT_LABEL:?}" "${PUBLIC_KEY_PIN_LABEL:?}"
 
 certificate=$TLS_CERTIFICATE
 private_key=$TLS_KEY
@@ -84,4 +86,10 @@ printf '%s\n' "$check" | sed 's/^/proxy: /'
 [ -z "$previous" ] || rm -f "$previous"
 systemctl enable nginx >/dev/null 2>&1
 if systemctl is-active --quiet nginx; then systemctl reload nginx; else systemctl start nginx; fi
+# The certificate in use, at every run, for the program's outputs: what clients pin instead of not verifying.
+fingerprint=$(openssl x509 -in "$certificate" -noout -fingerprint -sha256) || fail "cannot read the certificate's fingerprint"
+pin=$(openssl x509 -in "$certificate" -noout -pubkey | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64) \
+  || fail "cannot read the certificate's public key"
+echo "$CERT_FINGERPRINT_LABEL ${fingerprint#*=}"
+echo "$PUBLIC_KEY_PIN_LABEL sha256//$pin"
 echo "proxy: ok"

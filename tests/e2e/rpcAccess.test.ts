@@ -3,11 +3,12 @@
  * and password authentication, provisioned by running the program's recorded remote commands over real SSH (as
  * sshNode.test.ts does). Checks, from outside and on the machine: an unauthenticated call is refused (401), POST
  * /login gives a token that works, the writer's plain port 80 takes no login or token (every request is redirected to
- * https on 443 with 308), a disallowed API answers "Method not enabled", a Host outside the allowlist is refused by
+ * https on 443 with 308; a login or token sent there is refused with 403), a disallowed API answers "Method not enabled", a Host outside the allowlist is refused by
  * nginx (443, 80) and by Besu (4545), 4545 is not reachable from outside, health endpoints answer, the proxy's rate
  * limit answers 429, and nginx accepts its configuration.
  */
 import { DEFAULT_NODE_HOME } from '../../core/catalog/defaults';
+import { CREDENTIALS_IN_CLEAR } from '../../core/proxy/nginxConf';
 import { COMPANIONS_OFF } from '../../testing/fixtures';
 import * as http from 'http';
 import * as https from 'https';
@@ -190,7 +191,7 @@ suite('RPC access and authentication on a real host', () => {
     expect(JSON.parse(call.body).result).toMatch(/^0x[0-9a-f]+$/);
   });
 
-  it("takes no login or token on the writer's plain port 80: every request is redirected to https on 443 (308)", async () => {
+  it("takes no login or token on the writer's plain port 80: they are refused (403), anything else redirected (308)", async () => {
     await new Promise((resolve) => setTimeout(resolve, 2500));
     const token = JSON.parse((await login()).body).token as string;
     const loginOn80 = await request(80, {
@@ -198,11 +199,15 @@ suite('RPC access and authentication on a real host', () => {
       host: host.ip,
       body: JSON.stringify({ username: USER, password: PASSWORD }),
     });
-    expect([loginOn80.status, loginOn80.location]).toEqual([308, `https://${host.ip}/login`]);
+    // Credentials that crossed the network in clear are refused, not redirected: the client notices.
+    expect([loginOn80.status, loginOn80.location]).toEqual([CREDENTIALS_IN_CLEAR.status, undefined]);
+    expect(JSON.parse(loginOn80.body).error.code).toBe(CREDENTIALS_IN_CLEAR.code);
     expect(loginOn80.body).not.toContain('token');
     const withToken = await request(80, { body: rpcBody('net_enode'), host: host.ip, token });
-    expect([withToken.status, withToken.location]).toEqual([308, `https://${host.ip}/`]);
+    expect([withToken.status, withToken.location]).toEqual([CREDENTIALS_IN_CLEAR.status, undefined]);
     expect(withToken.body).not.toContain(enode);
+    const plain = await request(80, { body: rpcBody('net_enode'), host: host.ip });
+    expect([plain.status, plain.location]).toEqual([308, `https://${host.ip}/`]);
     // The allowlisted DNS name keeps its name in the redirect.
     const named = await request(80, { method: 'GET', path: '/readiness', host: 'rpc.e2e.test' });
     expect([named.status, named.location]).toEqual([308, 'https://rpc.e2e.test/readiness']);

@@ -45,6 +45,8 @@ import {
 import { testGenesisText } from '../../testing/fixtures';
 import { runNpmAsync } from '../../testing/run';
 import * as yaml from 'js-yaml';
+import { createHash, X509Certificate } from 'crypto';
+import { tlsIdentityOf } from '../../core/remote/tlsIdentity';
 
 const recorded = recordProgram();
 const suite = hostSuite('SSH end-to-end tests');
@@ -434,6 +436,24 @@ suite('an SSH node on a real host', () => {
       await sh(`rm -f ${HOME}/config.toml.real ${canaries.join(' ')} && systemctl restart besu`);
     }
     expect(await answersWithEnode()).toBe(enode);
+  });
+
+  it("prints the certificate's fingerprint and public key pin, which the TLS served on 443 matches", async () => {
+    const step = commands(await current()).find((s) => s.name === `${NODE}-proxy`)!;
+    const result = await run(step);
+    expect(result.code).toBe(0);
+    const identity = tlsIdentityOf(result.stdout);
+    // What a client sees on 443, from outside the machine.
+    const served = await new Promise<tls.PeerCertificate>((resolve, reject) => {
+      const socket = tls.connect({ host: host.ip, port: PORTS.reverseProxyHttps, rejectUnauthorized: false }, () => {
+        resolve(socket.getPeerCertificate());
+        socket.end();
+      });
+      socket.on('error', reject);
+    });
+    expect(identity.certificateSha256).toBe(served.fingerprint256);
+    const spki = new X509Certificate(served.raw).publicKey.export({ type: 'spki', format: 'der' });
+    expect(identity.publicKeyPin).toBe(`sha256//${createHash('sha256').update(spki).digest('base64')}`);
   });
 
   it('puts the previous proxy site back when nginx refuses a new one, and keeps serving', async () => {

@@ -110,6 +110,9 @@ describe('an SSH node', () => {
     expect((await settle(node.rpcUrl!)).value).toBe('https://127.0.0.1:443');
     expect((await settle(node.serviceName!)).value).toBe('besu');
     expect((await settle(node.nodeHome!)).value).toBe('/opt/lacchain');
+    // The proxy's certificate, as the proxy step prints it (known once it ran: tests/e2e/sshNode.test.ts).
+    expect(node).toHaveProperty('tlsCertificateSha256');
+    expect(node).toHaveProperty('tlsPublicKeyPin');
   });
 
   it('warns below the minimum hardware on testnet, but does not stop', () => {
