@@ -20,30 +20,11 @@ import { checkStackName, checkStackNetwork } from './stackFile';
 import type { NodeSettings, StackSecrets, StackSettings } from './model';
 import { describeGiven, Problem, problemsFromZod, SettingsError } from './problems';
 import { SECRET_CONFIG_KEYS, StackNodeInput, stackConfigSchema } from './schema';
+import type { FileReader, RawStackConfig } from './sources';
+
+export type { FileReader, RawStackConfig } from './sources';
 
 export { checkStackName } from './stackFile';
-
-/** The raw stack config as the engine hands it to the program (see engineConfig.ts): every value a string. */
-export interface RawStackConfig {
-  /** The file name shown in messages, e.g. `Pulumi.testnet.yaml`. */
-  file: string;
-  /** Folder that relative paths (values files, genesis file) are resolved against. */
-  baseDir: string;
-  /** Every config value, keyed `namespace:key`, as the engine's text (objects and lists as JSON). */
-  values: Record<string, string>;
-  /** The keys the engine marks secret. */
-  secretKeys?: readonly string[];
-  /** Paths of settings that must be secrets but are written in plain text in the stack file (engineConfig.ts). */
-  plainSecretPaths?: readonly string[];
-  /**
-   * Keys (`namespace:key` or `namespace:key.sub`) whose values are encrypted and cannot be read here (the offline
-   * plan): they hold ENCRYPTED_VALUE, are not validated and are passed on as that marker.
-   */
-  encrypted?: readonly string[];
-}
-
-/** Reads a file relative to the settings' folder; undefined when it does not exist. */
-export type FileReader = (absolutePath: string) => string | undefined;
 
 /** The result of loading: validated settings and the secrets kept apart. */
 export interface LoadedStack {

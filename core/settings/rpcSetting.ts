@@ -16,7 +16,7 @@ import {
   RpcExposure,
 } from '../catalog/rpc';
 import { plainTextRpcPorts, rpcPubliclyReachable } from '../rpc/access';
-import type { FileReader, RawStackConfig } from './load';
+import type { FileReader, RawStackConfig } from './sources';
 import type { NodeSettings, RpcSettings } from './model';
 import { describeGiven, Problem } from './problems';
 import { RpcInput, rpcProxySchema } from './schema';

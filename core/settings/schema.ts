@@ -252,48 +252,69 @@ const SSH_KEY = 'an SSH private key (PEM or OpenSSH, beginning with -----BEGIN),
 const RPC_PASSWORDS = 'a mapping from RPC user name to password, set with --secret';
 const NODE_KEYS = 'a mapping from node name to node private key (64 hex digits), set with --secret';
 
-/** The `lacchain:` settings of a stack config file. Keys keep their namespace so messages name them as written. */
-export const stackConfigSchema = strict({
-  'lacchain:network': text,
-  'lacchain:nodes': z
-    .array(stackNodeSchema, { error: 'a list of nodes' })
-    .min(1, { error: 'a list of at least one node' }),
-  'lacchain:sshPrivateKey': z
-    .string({ error: SSH_KEY })
-    .refine((v) => v.trimStart().startsWith('-----BEGIN'), { error: SSH_KEY })
-    .optional(),
-  // Each key's value is checked by the loader, which knows how to describe a bad key without showing it.
-  'lacchain:nodeKeys': z.record(z.string(), z.unknown(), { error: NODE_KEYS }).optional(),
-  'lacchain:genesisFile': text.optional(),
-  'lacchain:kubeContext': text.optional(),
-  'lacchain:allowKeyDeletion': bool.default(false),
-  'lacchain:supportContact': text.optional(),
-  'lacchain:rpc': rpcSchema.optional(),
-  'lacchain:companions': companionsSchema.optional(),
-  // Each password is checked by the loader, which never shows it.
-  'lacchain:rpcPasswords': z.record(z.string(), z.unknown(), { error: RPC_PASSWORDS }).optional(),
-});
-
-/** The settings that must be set as secrets (`pulumi config set --secret`): a plain value is refused. */
-export const SECRET_CONFIG_KEYS = ['lacchain:sshPrivateKey', 'lacchain:nodeKeys', 'lacchain:rpcPasswords'] as const;
-
 /** How the engine's text of each top-level key is read: as it is, as true/false, or as JSON (see engineConfig.ts). */
 export type ConfigKeyKind = 'text' | 'boolean' | 'list' | 'mapping';
 
-/** The kind of every top-level key of the stack config; a test checks it covers stackConfigSchema. */
-export const CONFIG_KEY_KINDS: Readonly<Record<string, ConfigKeyKind>> = {
-  'lacchain:network': 'text',
-  'lacchain:nodes': 'list',
-  'lacchain:sshPrivateKey': 'text',
-  'lacchain:nodeKeys': 'mapping',
-  'lacchain:genesisFile': 'text',
-  'lacchain:kubeContext': 'text',
-  'lacchain:allowKeyDeletion': 'boolean',
-  'lacchain:supportContact': 'text',
-  'lacchain:rpc': 'mapping',
-  'lacchain:companions': 'mapping',
-  'lacchain:rpcPasswords': 'mapping',
+/** One top-level key of the stack config: its shape, how the engine's text of it is read, and whether it is secret. */
+interface StackKey<S extends z.ZodType> {
+  schema: S;
+  kind: ConfigKeyKind;
+  /** It must be set as a secret (`pulumi config set --secret`): a plain value is refused. */
+  secret?: true;
+}
+const key = <S extends z.ZodType>(schema: S, kind: ConfigKeyKind, secret?: true): StackKey<S> => ({
+  schema,
+  kind,
+  ...(secret ? { secret } : {}),
+});
+
+/**
+ * Every `lacchain:` key of a stack config file, in the order messages list them: the one table the schema, the
+ * secret keys and the key kinds are made from. Keys keep their namespace so messages name them as written.
+ */
+const STACK_KEYS = {
+  'lacchain:network': key(text, 'text'),
+  'lacchain:nodes': key(
+    z.array(stackNodeSchema, { error: 'a list of nodes' }).min(1, { error: 'a list of at least one node' }),
+    'list',
+  ),
+  'lacchain:sshPrivateKey': key(
+    z
+      .string({ error: SSH_KEY })
+      .refine((v) => v.trimStart().startsWith('-----BEGIN'), { error: SSH_KEY })
+      .optional(),
+    'text',
+    true,
+  ),
+  // Each key's value is checked by the loader, which knows how to describe a bad key without showing it.
+  'lacchain:nodeKeys': key(z.record(z.string(), z.unknown(), { error: NODE_KEYS }).optional(), 'mapping', true),
+  'lacchain:genesisFile': key(text.optional(), 'text'),
+  'lacchain:kubeContext': key(text.optional(), 'text'),
+  'lacchain:allowKeyDeletion': key(bool.default(false), 'boolean'),
+  'lacchain:supportContact': key(text.optional(), 'text'),
+  'lacchain:rpc': key(rpcSchema.optional(), 'mapping'),
+  'lacchain:companions': key(companionsSchema.optional(), 'mapping'),
+  // Each password is checked by the loader, which never shows it.
+  'lacchain:rpcPasswords': key(z.record(z.string(), z.unknown(), { error: RPC_PASSWORDS }).optional(), 'mapping', true),
 };
+type StackKeys = typeof STACK_KEYS;
+
+/** The `lacchain:` settings of a stack config file. */
+export const stackConfigSchema = strict(
+  Object.fromEntries(Object.entries(STACK_KEYS).map(([name, k]) => [name, k.schema])) as {
+    [K in keyof StackKeys]: StackKeys[K]['schema'];
+  },
+);
+
+/** The settings that must be set as secrets (`pulumi config set --secret`): a plain value is refused. */
+export const SECRET_CONFIG_KEYS: readonly string[] = Object.entries(STACK_KEYS)
+  .filter(([, k]) => 'secret' in k)
+  .map(([name]) => name);
+
+/** The kind of every top-level key of the stack config. */
+export const CONFIG_KEY_KINDS: Readonly<Record<string, ConfigKeyKind>> = Object.fromEntries(
+  Object.entries(STACK_KEYS).map(([name, k]) => [name, k.kind]),
+);
 
 /** The `deploy` section of a Kubernetes node's values file (the seed's Helm values, same field names). */
 export const deploySchema = strict({

@@ -5,7 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { Problem, SettingsError } from './problems';
-import type { FileReader, RawStackConfig } from './load';
+import type { FileReader, RawStackConfig } from './sources';
 import { engineView } from './engineConfig';
 
 /** The largest settings file read (a stack file or a values file is a few KiB). */

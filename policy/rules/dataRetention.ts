@@ -4,7 +4,7 @@
  */
 import { kubernetesNames } from '../../core/catalog/kubernetes';
 import { NETWORKS } from '../../core/catalog/networks';
-import { quantityBytes } from '../../core/kubernetes/quantity';
+import { quantityBytes } from '../../core/quantity';
 import { at, isOpaque, kubernetesNodeOf, networkLabelOf, PolicyResource, TYPES } from '../inspect';
 import { describeResource, Rule } from './common';
 

@@ -24,7 +24,7 @@ import {
   UNKNOWN_MARKER,
 } from '../../policy/inspect';
 import { policyResources } from '../../policy/offline';
-import { quantityBytes } from '../../core/kubernetes/quantity';
+import { quantityBytes } from '../../core/quantity';
 import { enodeEndpoint } from '../../core/identity/nodeKey';
 import { sha256Hex as sha256 } from '../../core/genesis';
 import { checkResources, failingViolations, formatViolation, RULES, Violation } from '../../policy/rules';

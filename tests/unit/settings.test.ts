@@ -6,7 +6,7 @@ import { generateKeyPairSync } from 'crypto';
 import * as yaml from 'js-yaml';
 import { loadStack } from '../../core/settings/load';
 import { Problem, SettingsError } from '../../core/settings/problems';
-import { CONFIG_KEY_KINDS, stackConfigSchema } from '../../core/settings/schema';
+import { CONFIG_KEY_KINDS, SECRET_CONFIG_KEYS, stackConfigSchema } from '../../core/settings/schema';
 import {
   FAKE_SSH_KEY,
   KEY_ONE,
@@ -1072,7 +1072,10 @@ describe('settings as the engine hands them over (every top-level value a string
     expect(settings.nodes[1].rpc).toMatchObject({ exposure: 'internal', proxy: { burst: 5 } });
   });
 
-  it('knows the kind of every top-level key the schema has', () => {
-    expect(Object.keys(CONFIG_KEY_KINDS).sort()).toEqual(Object.keys(stackConfigSchema.shape).sort());
+  it('knows the kind of every top-level key the schema has, and which must be secret (one table)', () => {
+    expect(Object.keys(CONFIG_KEY_KINDS)).toEqual(Object.keys(stackConfigSchema.shape));
+    expect(SECRET_CONFIG_KEYS).toEqual(['lacchain:sshPrivateKey', 'lacchain:nodeKeys', 'lacchain:rpcPasswords']);
+    expect(CONFIG_KEY_KINDS['lacchain:allowKeyDeletion']).toBe('boolean');
+    expect(CONFIG_KEY_KINDS['lacchain:nodes']).toBe('list');
   });
 });
