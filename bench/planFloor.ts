@@ -6,7 +6,7 @@
 import '@pulumi/pulumi';
 import 'js-yaml';
 import '../core/settings/load';
-import '../core/settings/yamlFile';
+import '../core/settings/settingsFiles';
 import '../core/genesis';
 import '../program';
 import '../tools/cli';

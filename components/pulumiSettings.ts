@@ -7,7 +7,7 @@ import * as pulumi from '@pulumi/pulumi';
 import { stackConfigFileName } from '../core/catalog/defaults';
 import { loadStack, LoadedStack } from '../core/settings/load';
 import { SettingsError } from '../core/settings/problems';
-import { readFileFromDisk, readStackConfigFile } from '../core/settings/yamlFile';
+import { readFileFromDisk, readStackConfigFile } from '../core/settings/settingsFiles';
 import type { EngineConfig } from '../core/settings/engineConfig';
 
 /** The SDK's own record of which config keys are secret (runtime/config.js; not in its type declarations). */

@@ -10,7 +10,7 @@ import { NETWORKS, Network, STACK_NETWORKS, StackName } from '../core/catalog/ne
 import { plainTextRpcPorts, rpcPubliclyReachable, unsafeRpcOverride } from '../core/rpc/access';
 import { checkStackName, loadStack } from '../core/settings/load';
 import type { StackSettings } from '../core/settings/model';
-import { readFileFromDisk, readStackConfigFile } from '../core/settings/yamlFile';
+import { readFileFromDisk, readStackConfigFile } from '../core/settings/settingsFiles';
 
 /** What one node's settings say. */
 export interface ExpectedNode {

@@ -30,7 +30,7 @@ import {
 } from '../core/init/questions';
 import { checkStackName, loadStack } from '../core/settings/load';
 import { SettingsError } from '../core/settings/problems';
-import { readFileFromDisk, readStackConfigFile } from '../core/settings/yamlFile';
+import { readFileFromDisk, readStackConfigFile } from '../core/settings/settingsFiles';
 import { parseOptions, runTool, UsageError } from './cli';
 import { expandHome, writeNewKeyFile } from './keyFile';
 import { shellQuote } from '../core/remote/shell';

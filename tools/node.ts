@@ -12,7 +12,7 @@ import { hexQuantity, syncState } from '../core/operations/rpc';
 import { withoutControlSequences } from '../core/operations/terminalText';
 import { checkStackName, loadStack } from '../core/settings/load';
 import type { NodeSettings, StackSettings } from '../core/settings/model';
-import { readFileFromDisk, readStackConfigFile } from '../core/settings/yamlFile';
+import { readFileFromDisk, readStackConfigFile } from '../core/settings/settingsFiles';
 import { EXIT, parseOptions, runTool, UsageError } from './cli';
 import { NodeClient, nodeClient } from './operations/nodeClient';
 

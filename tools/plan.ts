@@ -22,7 +22,7 @@ import * as yaml from 'js-yaml';
 import * as pulumi from '@pulumi/pulumi';
 import { unknown } from '@pulumi/pulumi/output';
 import { checkStackName, loadStack } from '../core/settings/load';
-import { ENCRYPTED_VALUE, readFileFromDisk, readStackConfigFile } from '../core/settings/yamlFile';
+import { ENCRYPTED_VALUE, readFileFromDisk, readStackConfigFile } from '../core/settings/settingsFiles';
 import { loadGenesis } from '../core/genesis';
 import type { StackSettings } from '../core/settings/model';
 import { declareStack, StackOutputs } from '../program';

@@ -1,5 +1,5 @@
 /**
- * Reads and validates a stack's settings, source by source: the stack file (stackFile.ts), each Kubernetes node's
+ * Reads and validates a stack's settings, source by source: the stack's name and network (stackIdentity.ts), each Kubernetes node's
  * values file (valuesFile.ts), each SSH node's inventory (inventory.ts), the RPC access (rpcSetting.ts) and the
  * secrets (secrets.ts). Every problem found is reported at once (one line each); nothing is returned unless all is
  * well. The config comes as the engine hands it to the program (engineConfig.ts).
@@ -16,7 +16,7 @@ import { companionServiceName } from '../remote/companionService';
 import { checkRpcForNodes, mergeRpcInput, readRpc, rpcOfNode } from './rpcSetting';
 import { checkCompanionsForNodes, companionsOfNode, readCompanions } from './companions';
 import { ENCRYPTED_PEM_STAND_IN, readNodeKeys, readSecrets } from './secrets';
-import { checkStackName, checkStackNetwork } from './stackFile';
+import { checkStackName, checkStackNetwork } from './stackIdentity';
 import type { NodeSettings, StackSecrets, StackSettings } from './model';
 import { describeGiven, Problem, problemsFromZod, SettingsError } from './problems';
 import { SECRET_CONFIG_KEYS, StackNodeInput, stackConfigSchema } from './schema';
@@ -24,7 +24,7 @@ import type { FileReader, RawStackConfig } from './sources';
 
 export type { FileReader, RawStackConfig } from './sources';
 
-export { checkStackName } from './stackFile';
+export { checkStackName } from './stackIdentity';
 
 /** The result of loading: validated settings and the secrets kept apart. */
 export interface LoadedStack {

@@ -20,7 +20,7 @@ import type { FileReader, RawStackConfig } from './sources';
 import type { NodeSettings, RpcSettings } from './model';
 import { describeGiven, Problem } from './problems';
 import { RpcInput, rpcProxySchema } from './schema';
-import { UnreadableFileError } from './yamlFile';
+import { UnreadableFileError } from './settingsFiles';
 
 const PEM_PUBLIC_KEY = /^-----BEGIN PUBLIC KEY-----\r?\n[A-Za-z0-9+/=\r\n]+-----END PUBLIC KEY-----\s*$/;
 const PUBLIC_KEY_ALLOWED =

@@ -7,7 +7,7 @@ import { InvalidNodeKeyError, parsePrivateKey } from '../identity/nodeKey';
 import type { NodeSettings, StackSecrets } from './model';
 import { Problem } from './problems';
 import type { StackConfigInput } from './schema';
-import { ENCRYPTED_VALUE } from './yamlFile';
+import { ENCRYPTED_VALUE } from './settingsFiles';
 
 /** Stands for an encrypted SSH key while its shape is checked (the engine checks the real one). */
 const RPC_KEY = configKey('rpc');

@@ -11,7 +11,7 @@ import type { FileReader, RawStackConfig } from './sources';
 import type { KubernetesNodeSettings, RpcSettings } from './model';
 import { describeGiven, Problem, problemsFromZod } from './problems';
 import { DeployInput, StackNodeInput, valuesFileSchema } from './schema';
-import { parseYamlFile, readSettingsFile } from './yamlFile';
+import { parseYamlFile, readSettingsFile } from './settingsFiles';
 
 /** A Kubernetes node of the stack, from its entry in `lacchain:nodes` and its values file. */
 export function kubernetesNode(

@@ -13,7 +13,7 @@ import type { Stack } from '@pulumi/pulumi/automation';
 import { loadPulumiStack } from '../../components/pulumiSettings';
 import { loadStack, LoadedStack } from '../../core/settings/load';
 import { SettingsError } from '../../core/settings/problems';
-import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlFile';
+import { readFileFromDisk, readStackConfigFile } from '../../core/settings/settingsFiles';
 import { engineConfigOf, secretSettings, validTestnetConfig } from '../../testing/fixtures';
 import { everySettingConfig, everySettingFiles } from '../fixtures/stacks/everySetting';
 import { cliSuite, inlineStack, projectCopy } from './pulumiCli';

@@ -10,7 +10,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { loadPulumiStack } from '../../components/pulumiSettings';
 import { loadStack } from '../../core/settings/load';
-import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlFile';
+import { readFileFromDisk, readStackConfigFile } from '../../core/settings/settingsFiles';
 import { FAKE_SSH_KEY, KEY_ONE } from '../../testing/fixtures';
 import { PROJECT_DIR } from '../../testing/run';
 import { CLI_ENV, cliSuite, findPulumiCli, inlineStack, projectCopy } from './pulumiCli';

@@ -15,7 +15,7 @@ import { POD_FILES } from '../../core/catalog/kubernetes';
 import { stepCommand } from '../../core/remote/shell';
 import { deriveIdentity } from '../../core/identity/nodeKey';
 import { loadStack } from '../../core/settings/load';
-import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlFile';
+import { readFileFromDisk, readStackConfigFile } from '../../core/settings/settingsFiles';
 import {
   KEY_ONE,
   KEY_ONE_PUBLIC,

@@ -9,7 +9,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { loadStack } from '../../core/settings/load';
-import { readFileFromDisk, readStackConfigFile } from '../../core/settings/yamlFile';
+import { readFileFromDisk, readStackConfigFile } from '../../core/settings/settingsFiles';
 import { planGenesisPlaceholder } from '../../policy/inspect';
 import { checkPlan, plannedStepInputs } from '../../policy/offline';
 import { RULES } from '../../policy/rules';

@@ -9,7 +9,7 @@ import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { loadStack } from '../../core/settings/load';
 import { SettingsError } from '../../core/settings/problems';
-import { readFileFromDisk, readStackConfigFile, MAX_SETTINGS_FILE_BYTES } from '../../core/settings/yamlFile';
+import { readFileFromDisk, readStackConfigFile, MAX_SETTINGS_FILE_BYTES } from '../../core/settings/settingsFiles';
 import { GenesisError, loadGenesis } from '../../core/genesis';
 import { rawConfig, TEST_GENESIS, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
 

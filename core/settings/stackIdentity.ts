@@ -1,5 +1,5 @@
 /**
- * The stack config file (`Pulumi.<stack>.yaml`) itself: which stacks exist, and the network a stack deploys to.
+ * Which stack this is and the network it deploys to: the stack names that exist, and the network a stack file names.
  */
 import {
   findNetwork,
