@@ -7,10 +7,9 @@ import { parse as parseToml } from 'smol-toml';
 import { CHART_PREFIX, POD_FILES } from '../core/catalog/kubernetes';
 import type { Network } from '../core/catalog/networks';
 
-/** Marker the offline plan writes for a secret value (see tools/recording/engine.ts). */
-export const SECRET_MARKER = '[secret]';
-/** Marker the offline plan (and the CrossGuard adapter) writes for a value known only after `pulumi up`. */
-export const UNKNOWN_MARKER = '[known after pulumi up]';
+import { KUBERNETES_SECRET_TYPE, SECRET_MARKER, UNKNOWN_MARKER } from '../core/planFormat';
+
+export { UNKNOWN_MARKER } from '../core/planFormat';
 
 /** One resource as the rules see it: its type token, name, inputs (plain data) and options. */
 export interface PolicyResource {
@@ -36,7 +35,7 @@ export interface PolicyResource {
 export const TYPES = {
   statefulSet: 'kubernetes:apps/v1:StatefulSet',
   service: 'kubernetes:core/v1:Service',
-  secret: 'kubernetes:core/v1:Secret',
+  secret: KUBERNETES_SECRET_TYPE,
   volume: 'kubernetes:core/v1:PersistentVolumeClaim',
   configMap: 'kubernetes:core/v1:ConfigMap',
   command: 'command:remote:Command',

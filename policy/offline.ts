@@ -7,7 +7,7 @@ import { exportLines } from '../core/remote/shell';
 import { describeNode } from '../core/node/description';
 import { remoteSteps } from '../core/remote/steps';
 import type { StackSettings } from '../core/settings/model';
-import type { PlannedResource } from '../tools/plan/plannedResource';
+import type { PlannedResource } from '../core/planFormat';
 import { contextFromSettings } from './expectations';
 import { PolicyResource, TYPES, UNKNOWN_MARKER } from './inspect';
 import { checkResources, RULES, Violation } from './rules';

@@ -28,7 +28,8 @@ import type { StackSettings } from '../core/settings/model';
 import { declareStack, StackOutputs } from '../program';
 import { EXIT, parseOptions, runTool, ToolFailure, UsageError } from './cli';
 import { readKeyFile } from './keyFile';
-import { RecordedResource, settle, startRecording, UNKNOWN_MARKER } from './recording/engine';
+import { RecordedResource, settle, startRecording } from './recording/engine';
+import { SECRET_MARKER, UNKNOWN_MARKER } from '../core/planFormat';
 import { plannedInputs, plannedResource } from './plan/plannedResource';
 import { PROGRAM_RESOURCE_TYPES, PROJECT_NAME } from './recording/programTypes';
 import { writeRemotePlan } from './plan/remotePlan';
@@ -187,7 +188,7 @@ async function settleOutputs(outputs: StackOutputs): Promise<unknown> {
     for (const [key, value] of Object.entries(node)) {
       if (pulumi.Output.isInstance(value)) {
         const settled = await settle(value as pulumi.Output<unknown>);
-        shown[key] = settled.secret ? '[secret]' : settled.known ? settled.value : UNKNOWN_MARKER;
+        shown[key] = settled.secret ? SECRET_MARKER : settled.known ? settled.value : UNKNOWN_MARKER;
       } else if (value !== undefined) {
         shown[key] = value;
       }

@@ -2,22 +2,10 @@
  * The one shape of a planned resource: what the offline plan writes to DIR/resources.json, what `--diff` reads back
  * (an older plan may lack newer options) and what the policy step of the plan checks.
  */
-import { isWrappedSecret, RecordedOptions, RecordedResource, redact, SECRET_MARKER } from '../recording/engine';
+import { KUBERNETES_SECRET_TYPE, PlannedResource, SECRET_MARKER } from '../../core/planFormat';
+import { isWrappedSecret, RecordedResource, redact } from '../recording/engine';
 
-/** A resource as DIR/resources.json holds it: secrets and values unknown until `pulumi up` are markers. */
-export interface PlannedResource {
-  /** The type token, e.g. `kubernetes:apps/v1:StatefulSet`. */
-  type: string;
-  /** The resource name, e.g. `writer-node`. */
-  name: string;
-  /** The resource options the engine received (a plan written by an older version may lack some). */
-  options: Partial<RecordedOptions>;
-  /** The inputs, redacted. */
-  inputs: unknown;
-}
-
-/** The Kubernetes type whose secret data the plan shows by key (kubernetes:core/v1:Secret). */
-const KUBERNETES_SECRET = 'kubernetes:core/v1:Secret';
+export type { PlannedResource } from '../../core/planFormat';
 
 /**
  * A recorded resource's inputs as the plan shows them: every secret and unknown as its marker. A Kubernetes Secret
@@ -26,7 +14,7 @@ const KUBERNETES_SECRET = 'kubernetes:core/v1:Secret';
  */
 export function plannedInputs(resource: Pick<RecordedResource, 'type' | 'inputs'>): unknown {
   const shown = redact(resource.inputs);
-  if (resource.type !== KUBERNETES_SECRET || !shown || typeof shown !== 'object') return shown;
+  if (resource.type !== KUBERNETES_SECRET_TYPE || !shown || typeof shown !== 'object') return shown;
   const inputs = resource.inputs as Record<string, unknown>;
   for (const field of ['data', 'stringData']) {
     const given = inputs[field];

@@ -12,6 +12,7 @@
 import { createHash } from 'crypto';
 import * as pulumi from '@pulumi/pulumi';
 import { unknown } from '@pulumi/pulumi/output';
+import { RecordedOptions, SECRET_MARKER, UNKNOWN_MARKER } from '../../core/planFormat';
 
 /** One declared resource. */
 export interface RecordedResource {
@@ -25,24 +26,6 @@ export interface RecordedResource {
   inputs: Record<string, unknown>;
   /** The resource options the engine received. */
   options: RecordedOptions;
-}
-
-/** Resource options as the engine receives them (names instead of URNs). */
-export interface RecordedOptions {
-  protect: boolean;
-  retainOnDelete: boolean;
-  /** The parent resource's name (undefined for the stack itself). */
-  parent?: string;
-  /** Names of explicit dependencies. */
-  dependsOn: string[];
-  /** The provider resource's name, when one is set. */
-  provider?: string;
-  /** Outputs the engine must keep secret. */
-  additionalSecretOutputs: string[];
-  /** On a replacement, delete the old object before creating the new one. */
-  deleteBeforeReplace: boolean;
-  /** Input paths whose change replaces the resource instead of updating it. */
-  replaceOnChanges: string[];
 }
 
 /** The resource name in a URN (`urn:pulumi:stack::project::type::name`). */
@@ -84,10 +67,8 @@ export interface EngineOptions {
   outputsFor?: OutputsFor;
 }
 
-/** Marker written in place of a secret value. */
-export const SECRET_MARKER = '[secret]';
-/** Marker written in place of a value known only after `pulumi up`. */
-export const UNKNOWN_MARKER = '[known after pulumi up]';
+export { SECRET_MARKER, UNKNOWN_MARKER } from '../../core/planFormat';
+export type { RecordedOptions } from '../../core/planFormat';
 
 const SECRET_SIG_KEY = '4dabf18193072939515e22adb298388d';
 const SECRET_SIG = '1b47061264138c4ac30d75fd1eb44270';
