@@ -20,11 +20,13 @@ import {
   checkNodeType,
   fieldDefault,
   FieldQuestion,
+  isOptionalQuestion,
   KUBERNETES_QUESTIONS,
   networkMenu,
   NODE_NAME_QUESTION,
   nodeTypeMenu,
   parseWorkers,
+  questionMeaning,
   SSH_QUESTIONS,
   Worker,
 } from '../core/init/questions';
@@ -141,19 +143,20 @@ runTool(async () => {
       'kubernetes or ssh',
     );
     const askField = async (question: FieldQuestion, known: Record<string, unknown>) => {
-      const fallback = fieldDefault(question.key, known, network);
-      const hint = fallback !== undefined ? ` [${fallback}]` : question.optional ? ' [none]' : '';
+      const fallback = fieldDefault(question, known, network);
+      const optional = isOptionalQuestion(question);
+      const hint = fallback !== undefined ? ` [${fallback}]` : optional ? ' [none]' : '';
       return asker.ask(
         question.flag,
-        `${question.key} — ${question.meaning}${hint}:`,
+        `${question.key} — ${questionMeaning(question)}${hint}:`,
         (a) => checkField(question, a, fallback),
-        question.optional ? 'optional' : 'see docs/settings.md',
-        fallback !== undefined || question.optional === true,
+        optional ? 'optional' : 'see docs/settings.md',
+        fallback !== undefined || optional,
       );
     };
     const name = (await asker.ask(
       NODE_NAME_QUESTION.flag,
-      `${NODE_NAME_QUESTION.key} — ${NODE_NAME_QUESTION.meaning} [${typenode}]:`,
+      `${NODE_NAME_QUESTION.key} — ${questionMeaning(NODE_NAME_QUESTION)} [${typenode}]:`,
       (a) => checkField(NODE_NAME_QUESTION, a, typenode),
       'lowercase letters, digits and hyphens',
       true,
@@ -174,7 +177,7 @@ runTool(async () => {
         if (question.key === 'workerName' && workers.length > 0 && flags[question.flag] === undefined) {
           const worker = await asker.ask<Worker>(
             question.flag,
-            `workerName — ${question.meaning} (index or name):`,
+            `workerName — ${questionMeaning(question)} (index or name):`,
             (a) => pickWorker(a, workers),
             workers.map((w) => w.name).join(', '),
           );

@@ -5,22 +5,9 @@
 import { z } from 'zod';
 import { NETWORK_MENU, Network } from '../catalog/networks';
 import { NODE_TYPE_FACTS, NODE_TYPES, NodeType } from '../catalog/nodeTypes';
-import { PORTS } from '../catalog/ports';
-import { DEFAULT_NAMESPACE, DEFAULT_SSH_PORT, DEFAULT_SSH_USER } from '../catalog/defaults';
-import {
-  email,
-  hostAddress,
-  hostname,
-  ipv4,
-  kubernetesLabel,
-  kubernetesSubdomain,
-  nodeName,
-  port,
-  releaseVersion,
-  resourceLabel,
-  sshHostKey,
-  unixUser,
-} from '../settings/fields';
+import { DEFAULT_NAMESPACE } from '../catalog/defaults';
+import { deploySchema, inventorySchema, stackNodeSchema } from '../settings/schema';
+import { innerRule, isNumeric, isOptional, plainMeaning, ruleDefault } from '../settings/settingDoc';
 
 /** The node-type menu: `[0] validator [1] boot [2] writer`. */
 export const NODE_TYPE_MENU: readonly NodeType[] = [...NODE_TYPES].sort(
@@ -67,77 +54,67 @@ export function checkNetworkAnswer(answer: string, stackNetwork: Network): Check
   return choice;
 }
 
-/** One field question: its key in the settings file, flag, meaning, default and rule. */
+/** One field question: its key in the settings file, its flag, and its rule in the schema (meaning included). */
 export interface FieldQuestion {
   /** Key in the values file `deploy` section or the inventory (dot path). */
   key: string;
   /** The command-line flag that answers it. */
   flag: string;
-  /** What it means, shown with the question. */
-  meaning: string;
-  /** The rule (the program's own). */
+  /** The setting's rule in the schema, which carries its meaning (settingDoc.ts). */
   schema: z.ZodType;
-  /** Optional fields may be left empty. */
-  optional?: boolean;
-  /** Answers are numbers. */
-  numeric?: boolean;
+}
+
+/** The rule of a setting in a schema's mapping, by its dot path. */
+function ruleAt(shape: z.ZodRawShape, key: string): z.ZodType {
+  const [first, ...rest] = key.split('.');
+  const rule = shape[first] as z.ZodType;
+  return rest.length === 0 ? rule : ruleAt((innerRule(rule) as z.ZodObject).shape, rest.join('.'));
+}
+
+const question = (shape: z.ZodRawShape, key: string, flag: string): FieldQuestion => ({
+  key,
+  flag,
+  schema: ruleAt(shape, key),
+});
+
+/** What a question asks, from the setting's meaning in the schema (without its full stop: a prompt follows). */
+export function questionMeaning(q: FieldQuestion): string {
+  return plainMeaning(q.schema).replace(/\.$/, '');
+}
+
+/** True when the question may be left unanswered. */
+export function isOptionalQuestion(q: FieldQuestion): boolean {
+  return isOptional(q.schema) && ruleDefault(q.schema) === undefined;
 }
 
 /** The fields of a Kubernetes node's values file. */
 export const KUBERNETES_QUESTIONS: FieldQuestion[] = [
-  {
-    key: 'workerName',
-    flag: 'worker-name',
-    meaning: 'the Kubernetes worker the pod is pinned to',
-    schema: kubernetesSubdomain,
-  },
-  { key: 'publicIP', flag: 'public-ip', meaning: 'the static public IP of the LoadBalancer Service', schema: ipv4 },
-  { key: 'p2p.host', flag: 'p2p-host', meaning: 'the IP peers see: the one that gets permissioned', schema: ipv4 },
-  { key: 'p2p.port', flag: 'p2p-port', meaning: 'the p2p port, TCP and UDP', schema: port, numeric: true },
-  { key: 'nodeName', flag: 'node-name', meaning: "the node's name on the network", schema: nodeName },
-  { key: 'nodeEmail', flag: 'node-email', meaning: 'your contact e-mail', schema: email },
-  { key: 'dnsName', flag: 'dns-name', meaning: 'a DNS name of the node', schema: hostname, optional: true },
-  { key: 'namespace', flag: 'namespace', meaning: 'the Kubernetes namespace', schema: kubernetesLabel },
-  { key: 'releaseVersion', flag: 'release-version', meaning: 'the Besu release', schema: releaseVersion },
+  question(deploySchema.shape, 'workerName', 'worker-name'),
+  question(deploySchema.shape, 'publicIP', 'public-ip'),
+  question(deploySchema.shape, 'p2p.host', 'p2p-host'),
+  question(deploySchema.shape, 'p2p.port', 'p2p-port'),
+  question(deploySchema.shape, 'nodeName', 'node-name'),
+  question(deploySchema.shape, 'nodeEmail', 'node-email'),
+  question(deploySchema.shape, 'dnsName', 'dns-name'),
+  question(deploySchema.shape, 'namespace', 'namespace'),
+  question(deploySchema.shape, 'releaseVersion', 'release-version'),
 ];
 
 /** The inventory elements of an SSH node. */
 export const SSH_QUESTIONS: FieldQuestion[] = [
-  { key: 'host', flag: 'host', meaning: 'the address this machine uses to reach the node', schema: hostAddress },
-  {
-    key: 'node_ip',
-    flag: 'node-ip',
-    meaning: "the node's public IP: advertised to peers, part of the enode",
-    schema: ipv4,
-  },
-  { key: 'node_name', flag: 'node-name', meaning: "the node's name on the network", schema: nodeName },
-  { key: 'node_email', flag: 'node-email', meaning: 'your contact e-mail', schema: email },
-  { key: 'user', flag: 'user', meaning: 'the login user (sudo is used when it is not root)', schema: unixUser },
-  { key: 'port', flag: 'ssh-port', meaning: 'the SSH port', schema: port, numeric: true },
-  {
-    key: 'host_key',
-    flag: 'host-key',
-    meaning:
-      "the machine's SSH host key, e.g. from ssh-keyscan -t ed25519 <host> | cut -d' ' -f2- (compare it on a channel you trust): the node key is sent only to that machine",
-    schema: sshHostKey,
-  },
-  { key: 'node_release_version', flag: 'release-version', meaning: 'the Besu release', schema: releaseVersion },
-  {
-    key: 'dns_name',
-    flag: 'dns-name',
-    meaning: 'a DNS name of the machine (in the TLS certificate)',
-    schema: hostname,
-    optional: true,
-  },
+  question(inventorySchema.shape, 'host', 'host'),
+  question(inventorySchema.shape, 'node_ip', 'node-ip'),
+  question(inventorySchema.shape, 'node_name', 'node-name'),
+  question(inventorySchema.shape, 'node_email', 'node-email'),
+  question(inventorySchema.shape, 'user', 'user'),
+  question(inventorySchema.shape, 'port', 'ssh-port'),
+  question(inventorySchema.shape, 'host_key', 'host-key'),
+  question(inventorySchema.shape, 'node_release_version', 'release-version'),
+  question(inventorySchema.shape, 'dns_name', 'dns-name'),
 ];
 
 /** The node's name in the stack. */
-export const NODE_NAME_QUESTION: FieldQuestion = {
-  key: 'name',
-  flag: 'name',
-  meaning: "the node's name in this stack (resource names, outputs)",
-  schema: resourceLabel,
-};
+export const NODE_NAME_QUESTION: FieldQuestion = question(stackNodeSchema.shape, 'name', 'name');
 
 /** Checks a typed answer with the question's rule. Empty answers take the default. */
 export function checkField(
@@ -147,21 +124,27 @@ export function checkField(
 ): Checked<string | number | undefined> {
   const text = answer.trim() === '' ? (fallback ?? '') : answer.trim();
   if (text === '') {
-    return question.optional ? { ok: true, value: undefined } : { ok: false, problem: 'an answer is required' };
+    return isOptionalQuestion(question)
+      ? { ok: true, value: undefined }
+      : { ok: false, problem: 'an answer is required' };
   }
-  const value = question.numeric && /^\d+$/.test(text) ? Number(text) : text;
+  const value = isNumeric(question.schema) && /^\d+$/.test(text) ? Number(text) : text;
   const result = question.schema.safeParse(value);
   if (result.success) return { ok: true, value: result.data as string | number };
   return { ok: false, problem: `given ${JSON.stringify(value)}; allowed: ${result.error.issues[0].message}` };
 }
 
-/** Defaults of the field questions, from what is known so far. */
-export function fieldDefault(key: string, known: Record<string, unknown>, network: Network): string | undefined {
-  switch (key) {
+/** The default of a field question: the schema's, or one made from what is known so far. */
+export function fieldDefault(
+  question: FieldQuestion,
+  known: Record<string, unknown>,
+  network: Network,
+): string | undefined {
+  const ruled = ruleDefault(question.schema);
+  if (ruled !== undefined) return String(ruled);
+  switch (question.key) {
     case 'p2p.host':
       return (known.workerExternalIP as string) ?? (known.publicIP as string);
-    case 'p2p.port':
-      return String(PORTS.p2p);
     case 'namespace':
       return DEFAULT_NAMESPACE;
     case 'releaseVersion':
@@ -169,10 +152,6 @@ export function fieldDefault(key: string, known: Record<string, unknown>, networ
       return network.defaultBesuVersion;
     case 'node_ip':
       return known.host as string;
-    case 'user':
-      return DEFAULT_SSH_USER;
-    case 'port':
-      return String(DEFAULT_SSH_PORT);
     default:
       return undefined;
   }

@@ -1,12 +1,32 @@
 /**
  * The shapes of the operator's settings files, with zod: the stack config (`Pulumi.<stack>.yaml`),
- * a Kubernetes node's values file (`values/<typenode>.yml`, `deploy` section) and an SSH node's inventory.
+ * a Kubernetes node's values file (`values/<typenode>.yml`, `deploy` section) and an SSH node's inventory. Each
+ * setting carries its meaning and, where a loader fills it in, its default in words (`setting()`, settingDoc.ts): the
+ * settings docs and `npm run init` are made from them.
  */
 import { z } from 'zod';
 import { PORTS } from '../catalog/ports';
-import { DEFAULT_SSH_PORT, DEFAULT_SSH_USER } from '../catalog/defaults';
+import { BESU_IMAGE_REPOSITORY, RELEASE_ARCHIVE_SHA256 } from '../catalog/besu';
+import { ETHSTATS } from '../catalog/companions';
+import {
+  DEFAULT_NAMESPACE,
+  DEFAULT_NODE_HOME,
+  DEFAULT_NODE_SERVICE,
+  DEFAULT_SSH_PORT,
+  DEFAULT_SSH_USER,
+} from '../catalog/defaults';
+import { PROXY_IMAGE } from '../catalog/kubernetes';
+import { Network, NETWORKS, STACK_NETWORKS } from '../catalog/networks';
+import { NODE_TYPE_FACTS, NODE_TYPES, NodeType, UNSAFE_RPC_APIS } from '../catalog/nodeTypes';
 import { MAX_START_TIMEOUT_SECONDS, MIN_START_TIMEOUT_SECONDS, START_TIMEOUT_SECONDS } from '../catalog/remote';
-import { JWT_ALGORITHMS, RPC_API_GROUPS, RPC_AUTH_METHODS, RPC_DEFAULTS, RPC_EXPOSURES } from '../catalog/rpc';
+import {
+  CONSENSUS_RPC_APIS,
+  JWT_ALGORITHMS,
+  RPC_API_GROUPS,
+  RPC_AUTH_METHODS,
+  RPC_DEFAULTS,
+  RPC_EXPOSURES,
+} from '../catalog/rpc';
 import {
   bool,
   companionVersion,
@@ -37,49 +57,81 @@ import {
   nodeHome,
   serviceName,
 } from './fields';
+import { setting } from './settingDoc';
 
-const TARGET = 'kubernetes or ssh';
+/** The networks a stack may deploy to (the deprecated one is refused). */
+const SUPPORTED_NETWORKS = Object.values(NETWORKS).filter((network) => !network.deprecated);
+/** The stack that deploys to a network. */
+const stackOf = (network: Network) =>
+  Object.entries(STACK_NETWORKS).find(([, name]) => name === network.name)?.[0] ?? network.name;
+/** The networks' default Besu release, in words. */
+const NETWORK_RELEASE = `the network's (${[...new Set(SUPPORTED_NETWORKS.map((n) => n.defaultBesuVersion))].join(' or ')})`;
+/** The releases whose archive digest the catalog pins. */
+const PINNED_RELEASES = Object.keys(RELEASE_ARCHIVE_SHA256).join(', ');
+
+/** Where a node runs. */
+const TARGETS = ['kubernetes', 'ssh'] as const;
+const TARGET = TARGETS.join(' or ');
 const START_TIMEOUT = `a whole number of seconds from ${MIN_START_TIMEOUT_SECONDS} to ${MAX_START_TIMEOUT_SECONDS}`;
 
 /** An SSH node's inventory: the seed's inventory elements, plus how to reach the machine. */
 export const inventorySchema = strict({
-  /** The address this machine uses to reach the remote one (IP or DNS name). */
-  host: hostAddress,
-  /** SSH port. */
-  port: port.default(DEFAULT_SSH_PORT),
-  /** The user to log in as (sudo is used when it is not root). */
-  user: unixUser.default(DEFAULT_SSH_USER),
-  /** The remote machine's SSH host key: the connection refuses any other. Required, except with accept_any_host_key. */
-  host_key: sshHostKey.optional(),
-  /** Test networks only: connect without a pinned host key (the node key then goes to whatever answers); flagged. */
-  accept_any_host_key: bool.default(false),
-  /** The node's public IPv4 address: advertised as its p2p host, part of its enode. */
-  node_ip: ipv4,
-  /** The node's name on the network. */
-  node_name: nodeName,
-  /** The operator's contact e-mail. */
-  node_email: email,
-  /** The Besu release to run. */
-  node_release_version: releaseVersion.optional(),
-  /** A DNS name of the machine, added to the TLS certificate. */
-  dns_name: hostname.optional(),
-  /** The node's home folder on the machine. */
-  node_home: nodeHome.optional(),
-  /** The systemd service name (also the log file prefix). */
-  node_service: serviceName.optional(),
-  /** Where releases are downloaded from: an https: or file: URL template holding {version}. */
-  release_url: releaseUrlTemplate.optional(),
-  /** SHA-256 of the release archive; required for a release whose digest the catalog does not pin. */
-  release_sha256: sha256Digest.optional(),
-  /** How long the start step waits for the node to answer after a (re)start; a large database opens slowly. */
-  start_timeout_seconds: z
-    .number({ error: START_TIMEOUT })
-    .int({ error: START_TIMEOUT })
-    .min(MIN_START_TIMEOUT_SECONDS, { error: START_TIMEOUT })
-    .max(MAX_START_TIMEOUT_SECONDS, { error: START_TIMEOUT })
-    .default(START_TIMEOUT_SECONDS),
-  /** Deploy on a machine below the network's minimum hardware anyway. */
-  allow_below_minimum_hardware: bool.default(false),
+  host: setting(hostAddress, { description: 'The address this machine uses to reach the remote one.' }),
+  port: setting(port.default(DEFAULT_SSH_PORT), { description: 'The SSH port.' }),
+  user: setting(unixUser.default(DEFAULT_SSH_USER), {
+    description: 'The login user; any other user than root needs passwordless sudo.',
+  }),
+  host_key: setting(sshHostKey.optional(), {
+    required: 'yes, unless `accept_any_host_key`',
+    description:
+      "The machine's SSH host key, e.g. from `ssh-keyscan -t ed25519 <host> \\| cut -d' ' -f2-`, checked on a channel you trust. Any other key is refused, by `pulumi up` and `npm run node` alike: the node key is sent over this connection.",
+  }),
+  accept_any_host_key: setting(bool.default(false), {
+    description:
+      'Test networks only: `true` connects without a pinned `host_key`, so the node key goes to whatever answers at `host`. Refused on mainnet and beside a `host_key`; the offline plan and the policy pack flag it (`ssh-host-key-opt-out`), `npm run node` warns each time.',
+  }),
+  node_ip: setting(ipv4, { description: "The node's public IPv4 address: advertised to peers, part of the enode." }),
+  node_name: setting(nodeName, { description: "The node's name on the network." }),
+  node_email: setting(email, { description: 'Your contact e-mail.' }),
+  node_release_version: setting(releaseVersion.optional(), {
+    default: NETWORK_RELEASE,
+    description: 'The Besu release.',
+  }),
+  dns_name: setting(hostname.optional(), { description: 'A DNS name of the machine (added to the TLS certificate).' }),
+  node_home: setting(nodeHome.optional(), {
+    default: `\`${DEFAULT_NODE_HOME}\``,
+    description:
+      "The node's home folder. Two nodes on one machine need two homes, neither inside the other (not in another node's `data/`, nor holding another node's home).",
+  }),
+  node_service: setting(serviceName.optional(), {
+    default: `\`${DEFAULT_NODE_SERVICE}\``,
+    description:
+      "The systemd service name (also the log file prefix). Two nodes on one machine need two names, and the units of one (its service and its companions' `<node_service>-<companion>`, e.g. `besu-ethstats`) may not be the other's.",
+  }),
+  release_url: setting(releaseUrlTemplate.optional(), {
+    default: "Besu's GitHub releases",
+    description:
+      'Where releases are downloaded: a mirror (redirects must stay on https), or a path on the machine for air-gapped machines.',
+  }),
+  release_sha256: setting(sha256Digest.optional(), {
+    required: 'for releases without a pinned digest',
+    description: `The SHA-256 of \`besu-<version>.tar.gz\`. The catalog (\`core/catalog/besu.ts\`) pins the digests the Besu project published (${PINNED_RELEASES}); any other release needs this field, and with the default \`release_url\` it must equal the pinned digest. Change it together with \`node_release_version\`.`,
+  }),
+  start_timeout_seconds: setting(
+    z
+      .number({ error: START_TIMEOUT })
+      .int({ error: START_TIMEOUT })
+      .min(MIN_START_TIMEOUT_SECONDS, { error: START_TIMEOUT })
+      .max(MAX_START_TIMEOUT_SECONDS, { error: START_TIMEOUT })
+      .default(START_TIMEOUT_SECONDS),
+    {
+      description:
+        'How long the `start` step waits for the node to answer after a (re)start: a large database takes minutes to open.',
+    },
+  ),
+  allow_below_minimum_hardware: setting(bool.default(false), {
+    description: "`true` deploys on a mainnet machine below the network's minimum hardware anyway.",
+  }),
 });
 
 const list = <T extends z.ZodType>(item: T, what: string) =>
@@ -120,17 +172,24 @@ const BODY_SIZE = 'an nginx size such as 1m or 512k (1k to 100m)';
 
 /** The RPC's reverse proxy limits. */
 export const rpcProxySchema = strict({
-  /** Largest JSON-RPC request body through the proxy. */
-  maxBodySize: z
-    .string({ error: BODY_SIZE })
-    .regex(/^([1-9][0-9]{0,5}k|([1-9]|[1-9][0-9]|100)m)$/, { error: BODY_SIZE })
-    .default(RPC_DEFAULTS.proxyMaxBodySize),
-  /** Requests per second per client address. */
-  requestsPerSecond: whole(1, 10000).default(RPC_DEFAULTS.proxyRequestsPerSecond),
-  /** Requests allowed above the rate in a burst. */
-  burst: whole(0, 100000).default(RPC_DEFAULTS.proxyBurst),
-  /** Connections open at once per client address. */
-  maxConnectionsPerClient: whole(1, 10000).default(RPC_DEFAULTS.proxyMaxConnectionsPerClient),
+  maxBodySize: setting(
+    z
+      .string({ error: BODY_SIZE })
+      .regex(/^([1-9][0-9]{0,5}k|([1-9]|[1-9][0-9]|100)m)$/, { error: BODY_SIZE })
+      .default(RPC_DEFAULTS.proxyMaxBodySize),
+    { description: 'Largest request body through the proxy (`client_max_body_size`).' },
+  ),
+  requestsPerSecond: setting(whole(1, 10000).default(RPC_DEFAULTS.proxyRequestsPerSecond), {
+    description:
+      'Requests per second per client address through the proxy; beyond it (and `burst`) the proxy answers 429.',
+  }),
+  burst: setting(whole(0, 100000).default(RPC_DEFAULTS.proxyBurst), {
+    description: 'Requests a client address may send above `requestsPerSecond` in a burst.',
+  }),
+  maxConnectionsPerClient: setting(whole(1, 10000).default(RPC_DEFAULTS.proxyMaxConnectionsPerClient), {
+    description:
+      'Connections open at once per client address on the proxy (`limit_conn`); beyond it the proxy answers 429. Every server of the proxy also keeps a request body in a 16 KiB buffer (a larger one waits in a temporary file) and closes a client that is silent for 10 s while sending its headers or body or reading the answer (`core/catalog/rpc.ts`, `PROXY_CLIENT_BOUNDS`), so many slow clients cannot exhaust its memory ([benchmarks](benchmarks.md)).',
+  }),
 });
 
 /** RPC authentication: `password` (users, passwords in lacchain:rpcPasswords) or `jwt` (the operator's public key). */
@@ -158,93 +217,142 @@ export const rpcAuthenticationSchema = strict({
   algorithm: z.enum(JWT_ALGORITHMS, { error: `one of ${JWT_ALGORITHMS.join(', ')}` }).optional(),
 });
 
+const byNodeType = (fact: (type: NodeType) => string) =>
+  NODE_TYPES.map((type) => `${type} \`${fact(type)}\``).join('; ');
+
 /**
  * `lacchain:rpc`: JSON-RPC access and authentication, the default of every node of the stack; a node's own `rpc`
  * (in `lacchain:nodes`) replaces the fields it gives. Absent fields take the defaults of core/catalog/rpc.ts
  * (RPC_DEFAULTS) and the node type's (NODE_TYPE_FACTS), filled in by core/settings/rpcSetting.ts.
  */
 export const rpcSchema = strict({
-  /** API groups enabled; default the node type's. */
-  apis: list(rpcApi, 'API groups').optional(),
-  /** Where the RPC is reachable; default the node type's (validators and bootnodes internal, writers public). */
-  exposure: z.enum(RPC_EXPOSURES, { error: `one of ${RPC_EXPOSURES.join(', ')}` }).optional(),
-  /** Extra host names the RPC answers to (besides localhost, 127.0.0.1, the node's addresses and DNS name). */
-  hostAllowlist: list(allowedHost, 'host names').optional(),
-  /** Origins browsers may call the RPC from (none by default). */
-  corsOrigins: list(corsOrigin, 'origins').optional(),
-  /** Authentication; none by default. */
-  authentication: rpcAuthenticationSchema.optional(),
-  /** Methods callable without authentication (besides the checks' read-only methods). */
-  noAuthMethods: list(rpcMethod, 'method names').optional(),
-  /** Allow ADMIN, DEBUG, TXPOOL, PERM or CORS * on an RPC reachable from outside (default false); the policy flags it. */
-  allowUnsafeApis: bool.optional(),
-  /**
-   * One node only (`lacchain:nodes[i].rpc`): let its RPC reachable from outside serve the methods that propose and
-   * discard validator votes (IBFT, QBFT, CLIQUE groups). Default false; the policy flags it.
-   */
-  allowConsensusVotesFromOutside: bool.optional(),
-  /** Besu's rpc-http-max-active-connections (from 21.1.2); default Besu's 80. */
-  maxActiveConnections: whole(1, 10000).optional(),
-  /** The reverse proxy's limits. */
-  proxy: rpcProxySchema.optional(),
+  apis: setting(list(rpcApi, 'API groups').optional(), {
+    default: `${byNodeType((type) => NODE_TYPE_FACTS[type].rpcApis.join(','))}; in each, ${CONSENSUS_RPC_APIS.join(', ')} only while nothing outside reaches the RPC`,
+    description: `API groups enabled. While the RPC is reachable from outside, ${UNSAFE_RPC_APIS.join(', ')} are refused unless \`allowUnsafeApis\`, and ${CONSENSUS_RPC_APIS.join(', ')} (their methods propose and discard validator votes) unless the node's \`allowConsensusVotesFromOutside\`.`,
+  }),
+  exposure: setting(z.enum(RPC_EXPOSURES, { error: `one of ${RPC_EXPOSURES.join(', ')}` }).optional(), {
+    default: `the node type's: ${byNodeType((type) => NODE_TYPE_FACTS[type].rpcExposure)}`,
+    description:
+      "`public`: Besu's 4545 on the node's public address (the reference's behaviour), plus the proxies. `tls-only`: only through the reverse proxy (443 with TLS on a machine; the writer's 80 on both paths). `internal`: only inside the machine or the cluster.",
+  }),
+  hostAllowlist: setting(list(allowedHost, 'host names').optional(), {
+    description:
+      "Extra host names the RPC answers to, besides `localhost`, `127.0.0.1`, the node's IPs and `dnsName`. `*` (any host) only when written explicitly. Besu and the proxy both refuse other Hosts with 403.",
+  }),
+  corsOrigins: setting(list(corsOrigin, 'origins').optional(), {
+    description:
+      'Origins browsers may call from, e.g. `https://app.example.org`. `*` is refused on a public RPC unless `allowUnsafeApis`.',
+  }),
+  authentication: setting(rpcAuthenticationSchema.optional(), {
+    default: 'off',
+    description: `\`{method: password, users: [{name, permissions?}]}\`: Besu's credentials file with bcrypt hashes; \`POST /login {"username","password"}\` returns a token for \`Authorization: Bearer\`. \`permissions\` default \`${JSON.stringify(RPC_DEFAULTS.userPermissions)}\`. Or \`{method: jwt, publicKey: <PEM text or file>, algorithm?: ${JWT_ALGORITHMS[0]}…${JWT_ALGORITHMS[JWT_ALGORITHMS.length - 1]}}\`. Needs Besu 23.4.1 or newer, and an \`exposure\` that keeps logins and tokens off plain HTTP (below).`,
+  }),
+  noAuthMethods: setting(list(rpcMethod, 'method names').optional(), {
+    description:
+      "Methods callable without authentication. `net_enode`, `net_peerCount`, `eth_blockNumber`, `eth_syncing` and `web3_clientVersion` are always exempt, so the start step's identity check and `npm run node` keep working. `/liveness` and `/readiness` never need authentication.",
+  }),
+  allowUnsafeApis: setting(bool.optional(), {
+    default: '`false`',
+    description: `The explicit override for unsafe APIs (${UNSAFE_RPC_APIS.join(', ')}) or CORS \`*\` on a reachable RPC. Recorded as label \`lacchain.net/unsafe-rpc-override\` and annotation \`lacchain.net/unsafe-rpc\` (Kubernetes), or parameter \`UNSAFE_RPC_OVERRIDE\` of the \`node-files\` step (SSH); the policy pack flags it: failing on mainnet, a warning (\`rpc-outside-opt-in\`) on testnet.`,
+  }),
+  allowConsensusVotesFromOutside: setting(bool.optional(), {
+    default: '`false`',
+    description: `A node's own \`rpc\` only (refused in \`lacchain:rpc\`): lets that node's RPC reachable from outside serve ${CONSENSUS_RPC_APIS.join(', ')}, whose \`*_proposeValidatorVote\`/\`*_discardValidatorVote\` sent to a majority of validators add or remove validators. Recorded like \`allowUnsafeApis\`, shown in the node's \`reachableFromOutside\` output, and flagged by the policy pack the same way (failing on mainnet).`,
+  }),
+  maxActiveConnections: setting(whole(1, 10000).optional(), {
+    default: `${RPC_DEFAULTS.maxActiveConnections} (Besu's default)`,
+    description: `\`rpc-http-max-active-connections\`, written when not ${RPC_DEFAULTS.maxActiveConnections}; Besu 21.1.2 or newer.`,
+  }),
+  proxy: setting(rpcProxySchema.optional(), { expand: true, description: "The reverse proxy's limits." }),
 });
 
 /** One node of the stack, as listed in `lacchain:nodes`. */
 export const stackNodeSchema = strict({
-  /** The node's name in this stack (resource names, outputs). */
-  name: resourceLabel,
-  /** writer, validator or bootnode. */
-  typenode: nodeType,
-  /** Where the node runs. */
-  target: z.enum(['kubernetes', 'ssh'], { error: TARGET }),
-  /** Kubernetes nodes: the values file, default values/<typenode>.yml. */
-  values: text.optional(),
-  /** SSH nodes: the inventory elements. */
-  inventory: inventorySchema.optional(),
-  /** This node's JSON-RPC access: its fields replace the stack's `lacchain:rpc` fields of the same name. */
-  rpc: rpcSchema.optional(),
+  name: setting(resourceLabel, { description: "The node's name in the stack, used in resource names and outputs." }),
+  typenode: setting(nodeType, { description: 'The node type.' }),
+  target: setting(z.enum(TARGETS, { error: TARGET }), {
+    description: 'Where the node runs: a Kubernetes cluster, or a remote machine over SSH.',
+  }),
+  values: setting(text.optional(), {
+    default: '`values/<typenode>.yml`',
+    description: "Kubernetes nodes: the node's values file.",
+  }),
+  inventory: setting(inventorySchema.optional(), {
+    required: 'SSH nodes',
+    description: 'The inventory elements (below).',
+  }),
+  rpc: setting(rpcSchema.optional(), {
+    description:
+      "This node's JSON-RPC access: the fields of `lacchain:rpc` (below), each replacing the stack's field of that name for this node only (a mapping such as `authentication` or `proxy` is replaced whole), plus `allowConsensusVotesFromOutside`, which only a node's own `rpc` may set. Example: a validator `internal` beside a public writer.",
+  }),
 });
+
+const IMAGE_PINNING = '[Pinning images](kubernetes.md#pinning-images)';
 
 /** What every companion service has: on/off, the release a machine installs, the image a cluster runs. */
 const companionFields = {
-  /** Run it (default: on for the node type that needs it, on both networks). */
-  enabled: bool.optional(),
-  /** The release installed on a machine (x.y.z). */
-  version: companionVersion.optional(),
-  /** Where a machine downloads the executable from (https; {version} is replaced). */
-  releaseUrl: httpsUrl.optional(),
-  /** SHA-256 of that executable: required for SSH nodes that run it (nobody publishes one). */
-  sha256: sha256Digest.optional(),
-  /** The container image a Kubernetes node runs it from. */
-  image: containerImage.optional(),
-  /** That image's registry digest (sha256:…), pinning it in the pod: it receives the node key. */
-  imageDigest: imageDigest.optional(),
+  enabled: setting(bool.optional(), {
+    default: '`true`',
+    description:
+      '`false` turns it off on every node of its type. On a machine, turning it off stops it and removes its service (its files stay).',
+  }),
+  version: setting(companionVersion.optional(), {
+    default: "the catalog's (above)",
+    description: 'The release a machine installs.',
+  }),
+  releaseUrl: setting(httpsUrl.optional(), {
+    default: "the catalog's",
+    description: 'Where a machine downloads the executable (redirects must stay on https).',
+  }),
+  sha256: setting(sha256Digest.optional(), {
+    required: 'for SSH nodes that run it',
+    description:
+      "The SHA-256 of that executable. Nobody publishes a digest of these executables, so download the file on a machine you trust, check it (for the relay signer `1.0.1`, `git hash-object` of the file must print `d06aed7593325647c80aec3353a828327e7509d5`, the blob the tag holds), and pin `sha256sum`'s answer: `pulumi config set --path 'lacchain:companions.relaySigner.sha256' <digest>`. The `companions` step checks the download against it before installing anything.",
+  }),
+  image: setting(containerImage.optional(), {
+    default: "the catalog's",
+    description: 'The container image on Kubernetes.',
+  }),
+  imageDigest: setting(imageDigest.optional(), {
+    default: 'the tag alone',
+    description: `That image's registry digest: the pod runs \`<repository>@sha256:…\` (as the monitoring client's), so a moved tag changes nothing. The container receives the node key: the policy requires it on mainnet and flags its absence on testnet (${IMAGE_PINNING}). A digest written in \`image\` (\`…:tag@sha256:…\`) pins it too; this setting wins over it.`,
+  }),
 };
+
+const NETWORK_CONTRACT = "The network's contract it works with.";
 
 /** `lacchain:companions`: the network's companion services beside Besu, for every node of the stack that runs them. */
 export const companionsSchema = strict({
   /** The writer's relay signer (gas model). */
   relaySigner: strict({
     ...companionFields,
-    /** The network's relay hub contract (default: the network's). */
-    relayHubContract: contractAddress.optional(),
+    relayHubContract: setting(contractAddress.optional(), { default: "the network's", description: NETWORK_CONTRACT }),
   }).optional(),
   /** The validator's rotation client. */
   rotationValidator: strict({
     ...companionFields,
-    /** The network's validator rotation contract (default: the network's). */
-    rotationContract: contractAddress.optional(),
+    rotationContract: setting(contractAddress.optional(), { default: "the network's", description: NETWORK_CONTRACT }),
   }).optional(),
   /** The network's monitoring client (ethstats-cli), on every node. */
   ethstats: strict({
-    /** Run it (default: on for every node, on both networks). */
-    enabled: bool.optional(),
-    /** The container image it runs from, on both paths (default: the reference's docker.io/alethio/ethstats-cli:latest). */
-    image: containerImage.optional(),
-    /** The image's registry digest (sha256:…): required for SSH nodes that run it, and pins the image in pods too. */
-    imageDigest: imageDigest.optional(),
-    /** The network's ethstats server (default: the network's). */
-    serverUrl: serverUrl.optional(),
+    enabled: setting(bool.optional(), {
+      default: '`true`',
+      description:
+        '`false` turns it off on every node. On a machine, turning it off stops it and removes its service; its registration stays, and is used again when it is turned back on.',
+    }),
+    image: setting(containerImage.optional(), {
+      default: `\`${ETHSTATS.defaultImage}\`, the reference's`,
+      description: 'The container image it runs from, on both paths.',
+    }),
+    imageDigest: setting(imageDigest.optional(), {
+      required: 'for SSH nodes',
+      description:
+        "The image's registry digest. A machine pulls the image by this digest only (`<repository>@<digest>`, never by tag), and nobody publishes one, so pull the image on a machine you trust, check it, and pin `podman image inspect --format '{{.Digest}}' <image>`: `pulumi config set --path 'lacchain:companions.ethstats.imageDigest' sha256:<digest>`. In a pod it pins the image too when given.",
+    }),
+    serverUrl: setting(serverUrl.optional(), {
+      default: "the network's",
+      description: "The network's ethstats server (`--server-url`).",
+    }),
   }).optional(),
 });
 
@@ -273,29 +381,98 @@ const key = <S extends z.ZodType>(schema: S, kind: ConfigKeyKind, secret?: true)
  * secret keys and the key kinds are made from. Keys keep their namespace so messages name them as written.
  */
 const STACK_KEYS = {
-  'lacchain:network': key(text, 'text'),
+  'lacchain:network': key(
+    setting(text, {
+      description: `${SUPPORTED_NETWORKS.map((n) => `\`${n.name}\` for stack \`${stackOf(n)}\``).join(', ')}.`,
+    }),
+    'text',
+  ),
   'lacchain:nodes': key(
-    z.array(stackNodeSchema, { error: 'a list of nodes' }).min(1, { error: 'a list of at least one node' }),
+    setting(z.array(stackNodeSchema, { error: 'a list of nodes' }).min(1, { error: 'a list of at least one node' }), {
+      description: 'The nodes of the stack: a list of entries (below).',
+    }),
     'list',
   ),
   'lacchain:sshPrivateKey': key(
-    z
-      .string({ error: SSH_KEY })
-      .refine((v) => v.trimStart().startsWith('-----BEGIN'), { error: SSH_KEY })
-      .optional(),
+    setting(
+      z
+        .string({ error: SSH_KEY })
+        .refine((v) => v.trimStart().startsWith('-----BEGIN'), { error: SSH_KEY })
+        .optional(),
+      {
+        required: 'for SSH nodes',
+        description:
+          'The SSH private key the program logs in with. Secret: `pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519`.',
+      },
+    ),
     'text',
     true,
   ),
   // Each key's value is checked by the loader, which knows how to describe a bad key without showing it.
-  'lacchain:nodeKeys': key(z.record(z.string(), z.unknown(), { error: NODE_KEYS }).optional(), 'mapping', true),
-  'lacchain:genesisFile': key(text.optional(), 'text'),
-  'lacchain:kubeContext': key(text.optional(), 'text'),
-  'lacchain:allowKeyDeletion': key(bool.default(false), 'boolean'),
-  'lacchain:supportContact': key(text.optional(), 'text'),
-  'lacchain:rpc': key(rpcSchema.optional(), 'mapping'),
-  'lacchain:companions': key(companionsSchema.optional(), 'mapping'),
+  'lacchain:nodeKeys': key(
+    setting(z.record(z.string(), z.unknown(), { error: NODE_KEYS }).optional(), {
+      shownAs: 'lacchain:nodeKeys.<node>',
+      default: 'a new key, made on the first `pulumi up`',
+      description:
+        "An existing node private key to keep (64 hex digits). Secret: `pulumi config set --secret --path 'lacchain:nodeKeys.<node>' 0x…`.",
+    }),
+    'mapping',
+    true,
+  ),
+  'lacchain:genesisFile': key(
+    setting(text.optional(), {
+      default: 'downloaded from its pinned URL',
+      description:
+        "A local copy of the network's genesis file, for machines without internet. It must match the pinned SHA-256 like a download.",
+    }),
+    'text',
+  ),
+  'lacchain:kubeContext': key(
+    setting(text.optional(), { default: 'the current context', description: 'The kubeconfig context of the cluster.' }),
+    'text',
+  ),
+  'lacchain:allowKeyDeletion': key(
+    setting(bool.default(false), {
+      description:
+        '`true` lets `pulumi destroy` delete the node key Secrets; `false` leaves them in the cluster. Set it with `pulumi config set lacchain:allowKeyDeletion true` or as a YAML boolean.',
+    }),
+    'boolean',
+  ),
+  'lacchain:supportContact': key(
+    setting(text.optional(), {
+      default: "the network's: its operator (testnet), the LACChain support portal (mainnet)",
+      description: "Where to open a support request when a restart does not help (the health check's recovery rule).",
+    }),
+    'text',
+  ),
+  'lacchain:rpc': key(
+    setting(rpcSchema.optional(), {
+      default:
+        "a writer's RPC public on 4545, a validator's and a bootnode's inside only; the node type's APIs, without the consensus groups where the outside reaches them; no authentication",
+      description:
+        "JSON-RPC access and authentication, the default of every node of the stack (fields below); a node's own `rpc` replaces the fields it gives.",
+    }),
+    'mapping',
+  ),
+  'lacchain:companions': key(
+    setting(companionsSchema.optional(), {
+      default: 'each on for the node type that runs it',
+      description:
+        "The network's companion services beside Besu ([companion services](companions.md)): the writer's relay signer, the validator's rotation client and every node's monitoring client (ethstats); an SSH node that runs one needs its executable's `sha256` (the monitoring client: its image's `imageDigest`).",
+    }),
+    'mapping',
+  ),
   // Each password is checked by the loader, which never shows it.
-  'lacchain:rpcPasswords': key(z.record(z.string(), z.unknown(), { error: RPC_PASSWORDS }).optional(), 'mapping', true),
+  'lacchain:rpcPasswords': key(
+    setting(z.record(z.string(), z.unknown(), { error: RPC_PASSWORDS }).optional(), {
+      shownAs: 'lacchain:rpcPasswords.<user>',
+      required: 'with password authentication',
+      description:
+        "The password of an RPC user, 12 characters to 72 bytes. Secret: `pulumi config set --secret --path 'lacchain:rpcPasswords.<user>' …`. Never echoed.",
+    }),
+    'mapping',
+    true,
+  ),
 };
 type StackKeys = typeof STACK_KEYS;
 
@@ -318,38 +495,52 @@ export const CONFIG_KEY_KINDS: Readonly<Record<string, ConfigKeyKind>> = Object.
 
 /** The `deploy` section of a Kubernetes node's values file (the seed's Helm values, same field names). */
 export const deploySchema = strict({
-  /** Helm name of the network: main-net or open-protest-net. */
-  network: text,
-  /** writer, validator or bootnode. */
-  typenode: nodeType,
-  /** The static public IP of the LoadBalancer Service. */
-  publicIP: ipv4,
-  p2p: strict({
-    /** The IP advertised to peers (part of the enode): the node's permissioned IP. */
-    host: ipv4,
-    /** The p2p port, TCP and UDP. */
-    port: port.default(PORTS.p2p),
+  network: setting(text, {
+    description: `The Helm name of the stack's network: ${SUPPORTED_NETWORKS.map((n) => `\`${n.helmName}\` (${stackOf(n)})`).join(' or ')}.`,
   }),
-  /** The Kubernetes worker the pod is pinned to (its egress IP must not change). */
-  workerName: kubernetesSubdomain,
-  /** The node's name on the network. */
-  nodeName: nodeName,
-  /** The operator's contact e-mail. */
-  nodeEmail: email,
-  /** A DNS name for the node (optional). */
-  dnsName: hostname.optional(),
-  /** Kubernetes namespace, default lacchain. */
-  namespace: kubernetesLabel.optional(),
-  /** The Besu release to run (image tag). */
-  releaseVersion: releaseVersion.optional(),
-  /** The registry digest of that release's Besu image, pinning it (`hyperledger/besu:<release>@sha256:…`). */
-  imageDigest: imageDigest.optional(),
-  /** Writers: the registry digest of the reverse proxy's image, pinning it. */
-  proxyImageDigest: imageDigest.optional(),
-  /** Storage class of the data volume (the cluster's default when absent). */
-  storageClass: kubernetesSubdomain.optional(),
-  /** Size of the data volume (the network's size when absent). */
-  volumeSize: storageSize.optional(),
+  typenode: setting(nodeType, { description: "Must equal the node's `typenode` in the stack config." }),
+  publicIP: setting(ipv4, { description: 'The static public IPv4 address of the LoadBalancer Service.' }),
+  p2p: setting(
+    strict({
+      host: setting(ipv4, {
+        description: 'The IPv4 address advertised to peers: part of the enode, the address that gets permissioned.',
+      }),
+      port: setting(port.default(PORTS.p2p), { description: 'The p2p port, TCP and UDP.' }),
+    }),
+    { expand: true, description: 'The p2p address.' },
+  ),
+  workerName: setting(kubernetesSubdomain, {
+    description: 'The Kubernetes worker the pod is pinned to, so its egress IP never changes.',
+  }),
+  nodeName: setting(nodeName, {
+    description: "The node's name on the network (monitoring job, permissioning request).",
+  }),
+  nodeEmail: setting(email, { description: 'Your contact e-mail.' }),
+  dnsName: setting(hostname.optional(), { description: 'A DNS name of the node.' }),
+  namespace: setting(kubernetesLabel.optional(), {
+    default: `\`${DEFAULT_NAMESPACE}\``,
+    description: 'The Kubernetes namespace.',
+  }),
+  releaseVersion: setting(releaseVersion.optional(), {
+    default: NETWORK_RELEASE,
+    description: 'The Besu release (image tag).',
+  }),
+  imageDigest: setting(imageDigest.optional(), {
+    default: 'the tag alone',
+    description: `The registry digest of that release's Besu image: the image becomes \`${BESU_IMAGE_REPOSITORY}:<release>@sha256:…\`, so the pod runs that image even if the tag is moved. The tag stays, for readers and the policy pack: give the digest of \`releaseVersion\`'s image.`,
+  }),
+  proxyImageDigest: setting(imageDigest.optional(), {
+    default: 'the tag alone',
+    description: `Writers only: the registry digest of the reverse proxy's image (\`${PROXY_IMAGE}\`: nginx with Lua and cjson, for the [gas-model routing](kubernetes.md#the-writers-gas-model-routing)), pinned the same way. A digest pinned for the earlier image (\`nginxinc/nginx-unprivileged\`) must be replaced by this image's.`,
+  }),
+  storageClass: setting(kubernetesSubdomain.optional(), {
+    default: "the cluster's default class",
+    description: 'Storage class of the data volume.',
+  }),
+  volumeSize: setting(storageSize.optional(), {
+    default: `the network's (${[...new Set(SUPPORTED_NETWORKS.map((n) => n.volumeSize))].join(' or ')})`,
+    description: 'Size of the data volume; mainnet refuses less than its own.',
+  }),
 });
 
 /** A values file: only the `deploy` section. */

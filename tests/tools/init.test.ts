@@ -153,7 +153,7 @@ describe('npm run init in a terminal', () => {
       [
         [/name — .*\[validator\]:/, ''],
         [
-          /No cluster reachable .*: enter the values by hand\.[\s\S]*workerName — the Kubernetes worker the pod is pinned to:/,
+          /No cluster reachable .*: enter the values by hand\.[\s\S]*workerName — The Kubernetes worker the pod is pinned to, so its egress IP never changes:/,
           'worker-9',
         ],
         [/publicIP/, '198.51.100.20'],
