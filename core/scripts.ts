@@ -4,9 +4,10 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { PROJECT_DIR } from './projectDir';
 
 /** The scripts folder of the project. */
-export const SCRIPTS_DIR = path.resolve(__dirname, '..', 'scripts');
+export const SCRIPTS_DIR = path.join(PROJECT_DIR, 'scripts');
 
 /** The start step of a node on both paths: refuses to start Besu without the node key. */
 export const START_NODE_SCRIPT = 'start-node.sh';

@@ -3,6 +3,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { PROJECT_DIR } from '../projectDir';
 
 /** A Besu release version, `<major>.<minor>.<patch>`. */
 export type Version = [number, number, number];
@@ -104,7 +105,7 @@ export function acceptedOptions(version: string): ReadonlySet<string> {
   const release = optionListRelease(version);
   let options = optionCache.get(release);
   if (!options) {
-    const file = path.join(__dirname, 'besu-options', `${release}.txt`);
+    const file = path.join(PROJECT_DIR, 'core', 'catalog', 'besu-options', `${release}.txt`);
     options = new Set(
       fs
         .readFileSync(file, 'utf8')

@@ -1,21 +1,34 @@
 /**
- * How `pulumi up` runs the program: through `@pulumi/pulumi/cmd/run` with ts-node, as the language host starts it,
- * against the engine stand-in (tools/programRun). ts-node must only transpile (type checks belong to `npm run build`;
- * `pulumi up` runs the program twice), and a stack loads only the provider SDKs its nodes use.
+ * How `pulumi up` runs the program: through `@pulumi/pulumi/cmd/run` as the language host starts it (Pulumi.yaml's
+ * `typescript: false`: main.js), against the engine stand-in (tools/programRun). The program runs from its build
+ * (made by npm install) while it is current, from its sources through ts-node, transpiling only, when they are newer;
+ * a stack loads only the provider SDKs its nodes use.
  */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { runProgram } from '../../tools/programRun/run';
 import { PROJECT_DIR } from '../../testing/run';
 import { FAKE_SSH_KEY, TEST_GENESIS_FILE, sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
 
 jest.setTimeout(120_000);
 
-const run = (nodes: unknown[], extra: Record<string, string> = {}) =>
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { staleBuild } = require('../../launcher.js') as { staleBuild(dir: string, entry: string): string | undefined };
+
+beforeAll(() => {
+  execFileSync('npm', ['run', '--silent', 'build:program'], { cwd: PROJECT_DIR, stdio: 'ignore' });
+});
+
+const run = (nodes: unknown[], extra: Record<string, string> = {}, throughTsNode = false) =>
   runProgram({
     dir: PROJECT_DIR,
     stack: 'testnet',
     config: { 'lacchain:network': 'open-protestnet', 'lacchain:nodes': JSON.stringify(nodes), ...extra },
     secretKeys: Object.keys(extra),
     genesisFile: TEST_GENESIS_FILE,
+    throughTsNode,
   });
 
 describe('the program as pulumi up runs it', () => {
@@ -24,7 +37,7 @@ describe('the program as pulumi up runs it', () => {
       'lacchain:sshPrivateKey': FAKE_SSH_KEY,
       'lacchain:companions': JSON.stringify(TEST_COMPANIONS),
     });
-    expect(result.outputs.runtime).toEqual({ loadedSdks: ['command', 'random'], typeChecked: false });
+    expect(result.outputs.runtime).toEqual({ compiled: true, loadedSdks: ['command', 'random'], typeChecked: false });
     expect(result.resources).toBeGreaterThan(5);
   });
 
@@ -32,6 +45,50 @@ describe('the program as pulumi up runs it', () => {
     const result = await run([{ name: 'writer', typenode: 'writer', target: 'kubernetes' }], {
       'lacchain:nodeKeys': JSON.stringify({ writer: `0x${'0'.repeat(63)}1` }),
     });
-    expect(result.outputs.runtime).toEqual({ loadedSdks: ['kubernetes'], typeChecked: false });
+    expect(result.outputs.runtime).toEqual({ compiled: true, loadedSdks: ['kubernetes'], typeChecked: false });
+  });
+
+  it('the same outputs through ts-node, transpiling only, as from the build', async () => {
+    const nodes = [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }];
+    const built = await run(nodes);
+    const sources = await run(nodes, {}, true);
+    expect(sources.outputs.runtime).toEqual({
+      compiled: false,
+      loadedSdks: ['kubernetes', 'random'],
+      typeChecked: false,
+    });
+    expect(sources.outputs.nodes).toEqual(built.outputs.nodes);
+  });
+});
+
+describe('main.js runs the build only while it is current', () => {
+  const project = () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-launcher-'));
+    fs.mkdirSync(path.join(dir, 'core'));
+    fs.writeFileSync(path.join(dir, 'index.ts'), '');
+    fs.writeFileSync(path.join(dir, 'core', 'x.ts'), '');
+    return dir;
+  };
+  const build = (dir: string, at: Date) => {
+    fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'bin', 'index.js'), '');
+    fs.writeFileSync(path.join(dir, 'bin', '.built'), '');
+    fs.utimesSync(path.join(dir, 'bin', '.built'), at, at);
+  };
+
+  it('no build: the sources', () => {
+    expect(staleBuild(project(), 'index')).toBe('the program is not built');
+  });
+
+  it('a build newer than every source: the build', () => {
+    const dir = project();
+    build(dir, new Date(Date.now() + 60_000));
+    expect(staleBuild(dir, 'index')).toBeUndefined();
+  });
+
+  it('a source edited after the build: the sources', () => {
+    const dir = project();
+    build(dir, new Date(Date.now() - 60_000));
+    expect(staleBuild(dir, 'index')).toBe('the build in bin/ is older than the sources');
   });
 });

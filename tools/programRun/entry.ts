@@ -2,8 +2,8 @@
  * A program entry for runs under `@pulumi/pulumi/cmd/run` outside `pulumi up` (run.ts): index.ts's work, with the
  * genesis read from the file in LACCHAIN_RUN_GENESIS (the networks' real genesis files cannot be fetched here, and
  * index.ts refuses any other). It loads the same modules as index.ts, in the same order, so a run costs what a
- * `pulumi up` run of the program costs. Its extra output `runtime` tells how the program was run: which provider
- * SDKs were loaded and whether ts-node type-checked.
+ * `pulumi up` run of the program costs. Its extra output `runtime` tells how the program was run: from its build
+ * (JavaScript) or its sources, which provider SDKs were loaded and whether ts-node type-checked.
  */
 import * as fs from 'fs';
 import { loadPulumiStack, secretInputs } from '../../components/pulumiSettings';
@@ -24,6 +24,7 @@ export = async () => {
     network: outputs.network,
     nodes: outputs.nodes,
     runtime: {
+      compiled: __filename.endsWith('.js'),
       loadedSdks: [...new Set(loadedSdks)].sort(),
       typeChecked: tsNode ? !tsNode.options?.transpileOnly : false,
     },

@@ -1,15 +1,19 @@
 /**
  * Runs the program the way `pulumi up` runs it for this project, outside `pulumi up`: `node
  * …/@pulumi/pulumi/cmd/run` with the language host's flags and environment (TypeScript through ts-node, the config
- * as the engine hands it), against the engine stand-in (engineStandIn.ts), with entry.ts as the program. The
+ * as the engine hands it), against the engine stand-in (engineStandIn.ts), with entry.ts as the program: loaded by
+ * main.js as Pulumi.yaml has the language host load the program (its build when current, JavaScript, no ts-node), or,
+ * for comparison, through ts-node as TypeScript (how it was run before the build, and how an older tree runs). The
  * benchmark times it (bench/programRun.ts); a test checks how the program is run (tests/tools/programRun.test.ts).
  */
 import { spawn } from 'child_process';
 import * as path from 'path';
 import { startEngineStandIn } from './engineStandIn';
 
-/** The entry run, relative to the project folder. */
-export const RUN_ENTRY = path.join('tools', 'programRun', 'entry.ts');
+/** The entry run as `pulumi up` runs the program (main.js's way), relative to the project folder. */
+const RUN_ENTRY = path.join('tools', 'programRun', 'main.js');
+/** The entry's TypeScript source, run through ts-node (`throughTsNode`). */
+export const RUN_ENTRY_SOURCE = path.join('tools', 'programRun', 'entry.ts');
 
 /** One run of the program. */
 export interface ProgramRun {
@@ -31,6 +35,8 @@ export interface RunOptions {
   secretKeys: string[];
   genesisFile: string;
   env?: NodeJS.ProcessEnv;
+  /** Run the TypeScript entry through ts-node (the language host's `typescript: true`) instead of main.js. */
+  throughTsNode?: boolean;
 }
 
 /** Runs the program once; throws with the program's errors when it fails. */
@@ -50,14 +56,14 @@ export async function runProgram(options: RunOptions): Promise<ProgramRun> {
         `--stack=${options.stack}`,
         `--pwd=${options.dir}`,
         '--organization=organization',
-        RUN_ENTRY,
+        options.throughTsNode ? RUN_ENTRY_SOURCE : RUN_ENTRY,
       ],
       {
         cwd: options.dir,
         env: {
           ...process.env,
           ...options.env,
-          PULUMI_NODEJS_TYPESCRIPT: 'true',
+          PULUMI_NODEJS_TYPESCRIPT: options.throughTsNode ? 'true' : 'false',
           PULUMI_CONFIG: JSON.stringify(options.config),
           PULUMI_CONFIG_SECRET_KEYS: JSON.stringify(options.secretKeys),
           LACCHAIN_RUN_GENESIS: options.genesisFile,

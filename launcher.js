@@ -1,0 +1,41 @@
+/**
+ * Loads a program entry the fast way when it can: its build in bin/ (tsconfig.build.json, made by `npm install` or
+ * `npm run build:program`), which spares ts-node's compile on each of the two runs of `pulumi up`; or, when a source
+ * file is newer than that build (or there is none), the TypeScript sources through ts-node, saying so on stderr.
+ */
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+/** The build's folder and the file whose time marks a finished build, under the project folder. */
+const BUILD_DIR = 'bin';
+const BUILD_STAMP = path.join(BUILD_DIR, '.built');
+/** What the program is compiled from (tsconfig.build.json's files and everything they import). */
+const SOURCES = ['index.ts', 'program.ts', 'components', 'core', 'tools/programRun'];
+
+/** The newest modification time of the TypeScript sources under `entry`, a file or a folder. */
+function newestSource(entry) {
+  const stat = fs.statSync(entry, { throwIfNoEntry: false });
+  if (!stat) return 0;
+  if (!stat.isDirectory()) return entry.endsWith('.ts') ? stat.mtimeMs : 0;
+  return Math.max(0, ...fs.readdirSync(entry).map((name) => newestSource(path.join(entry, name))));
+}
+
+/** Why the build of `entry` in the project folder `dir` cannot be run, or undefined when it is current. */
+function staleBuild(dir, entry) {
+  const stamp = fs.statSync(path.join(dir, BUILD_STAMP), { throwIfNoEntry: false });
+  if (!stamp || !fs.existsSync(path.join(dir, BUILD_DIR, `${entry}.js`))) return 'the program is not built';
+  const newest = Math.max(...SOURCES.map((source) => newestSource(path.join(dir, source))));
+  return newest > stamp.mtimeMs ? 'the build in bin/ is older than the sources' : undefined;
+}
+
+/** The module of a program entry (a path without extension, relative to the project folder). */
+function load(entry) {
+  const stale = staleBuild(__dirname, entry);
+  if (!stale) return require(path.join(__dirname, BUILD_DIR, `${entry}.js`));
+  process.stderr.write(`${stale}: running the TypeScript sources through ts-node (npm run build:program builds it)\n`);
+  require('ts-node').register({ transpileOnly: true, project: path.join(__dirname, 'tsconfig.json') });
+  return require(path.join(__dirname, `${entry}.ts`));
+}
+
+module.exports = { load, staleBuild };
