@@ -1,5 +1,5 @@
 /**
- * Part "suite": the test suite's own wall time, tier by tier (`npx jest tests/<tier>`: unit, program, tools, cli,
+ * Part "suite": the test suite's own wall time, tier by tier (`npx jest tests/<tier>`: unit, program, tools, cli, cluster,
  * e2e; see tests/README.md), with each test file's time from jest's report, against the shortest time any schedule of
  * those files could take on this machine.
  *
@@ -12,7 +12,7 @@ import * as path from 'path';
 import { fixed, machine, now, PartResult, progress, runTimed, table } from './common';
 
 /** The test tiers, in the order `npm test` reports them: each a folder of tests/ (tests/README.md says what each needs). */
-const TEST_TIERS = ['unit', 'program', 'tools', 'cli', 'e2e'] as const;
+const TEST_TIERS = ['unit', 'program', 'tools', 'cli', 'cluster', 'e2e'] as const;
 
 /** The longest wait for another end-to-end run to finish. */
 const WAIT_LIMIT_MS = 60 * 60_000;

@@ -5,7 +5,9 @@
 #   the remote scripts, python3 for the Besu stand-in's self-test, openssl and curl for the checks, and nginx with its
 #   Lua module and cjson for the writer proxy's gas-model routing (tests/e2e/gasModelRouting.test.ts);
 # - Go 1.25 or newer and the Pulumi CLI built from its Go module (tools/pulumi-cli/build.sh, cached by version
-#   outside the work tree), unless `pulumi` is on PATH.
+#   outside the work tree), unless `pulumi` is on PATH;
+# - the Kubernetes control plane of the cluster tests, built from its Go modules (tools/kubernetes/build.sh, cached
+#   by version outside the work tree).
 # Without root or Go, the tests that need them say why they are skipped (under CI=true they fail instead).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,4 +46,11 @@ if ! command -v pulumi >/dev/null 2>&1; then
     go version >/dev/null || echo "cannot get Go 1.25: the Pulumi CLI tests are skipped" >&2
   fi
   bash tools/pulumi-cli/build.sh >/dev/null || true
+fi
+
+# The Kubernetes control plane of the cluster tests (tests/cluster/): kube-apiserver, kube-controller-manager,
+# kube-scheduler, kubectl, etcd and kwok built from their Go modules into a cache outside the work tree (about 9 minutes
+# cold on 2 cores, none warm). Without Go the cluster tests say why they are skipped (under CI=true they fail).
+if command -v go >/dev/null 2>&1; then
+  bash tools/kubernetes/build.sh >/dev/null || echo "cannot build the Kubernetes binaries: the cluster tests will say so" >&2
 fi

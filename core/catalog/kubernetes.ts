@@ -121,6 +121,18 @@ export const LABELS = {
   managedBy: 'pulumi',
 } as const;
 
+/**
+ * The Pod Security Standard the node's namespace enforces (Kubernetes' built-in Pod Security admission): `restricted`,
+ * the hardened profile the node's pod is written to (non-root, no privilege escalation, every capability dropped, the
+ * runtime's seccomp profile, no host paths), so a pod that loses any of it is refused by the cluster itself. Also
+ * warned about and audited at the same level.
+ */
+export const POD_SECURITY_LABELS = {
+  'pod-security.kubernetes.io/enforce': 'restricted',
+  'pod-security.kubernetes.io/warn': 'restricted',
+  'pod-security.kubernetes.io/audit': 'restricted',
+} as const;
+
 /** Health probes: timing. The node may take minutes to open its database on start. */
 export const PROBES = {
   startupPeriodSeconds: 10,

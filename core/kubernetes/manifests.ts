@@ -13,6 +13,7 @@ import {
   LOAD_BALANCER_IP_ANNOTATIONS,
   POD_FILES,
   POD_PATHS,
+  POD_SECURITY_LABELS,
   PROBES,
   PROXY_CONTAINER_PORT,
   PROXY_RUNTIME,
@@ -68,12 +69,12 @@ export function metadata(node: KubernetesNodeSettings, name: string) {
   };
 }
 
-/** The namespace. */
+/** The namespace, enforcing the `restricted` Pod Security Standard on every pod in it. */
 export function namespaceManifest(namespace: string) {
   return {
     apiVersion: 'v1' as const,
     kind: 'Namespace' as const,
-    metadata: { name: namespace, labels: { 'app.kubernetes.io/part-of': LABELS.partOf } },
+    metadata: { name: namespace, labels: { 'app.kubernetes.io/part-of': LABELS.partOf, ...POD_SECURITY_LABELS } },
   };
 }
 

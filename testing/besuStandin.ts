@@ -1,0 +1,77 @@
+/**
+ * The Besu stand-in (tests/fixtures/besu-standin, a test fixture, not Besu) run on this machine's loopback with a
+ * node key and p2p address: a JSON-RPC endpoint answering as that node would (net_enode, net_peerCount, ...), for the
+ * day-2 checks given as `--rpc-url`, as an operator gives a port-forward.
+ */
+import { ChildProcess, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as net from 'net';
+import * as os from 'os';
+import * as path from 'path';
+import { PROJECT_DIR } from './run';
+
+/** A running stand-in. */
+export interface RunningStandin {
+  rpcUrl: string;
+  stop(): void;
+}
+
+/** A TCP port free on the loopback now. */
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts the stand-in with `key`, advertising `p2pHost:p2pPort`, and waits until its RPC answers. */
+export async function startBesuStandin(key: string, p2pHost: string, p2pPort: number): Promise<RunningStandin> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-standin-'));
+  const port = await freeLoopbackPort();
+  const data = path.join(work, 'data');
+  fs.mkdirSync(data);
+  fs.writeFileSync(path.join(data, 'key'), key);
+  fs.writeFileSync(
+    path.join(work, 'config.toml'),
+    [
+      `data-path = "${data}"`,
+      `p2p-host = "${p2pHost}"`,
+      `p2p-port = ${p2pPort}`,
+      'rpc-http-enabled = true',
+      'rpc-http-host = "127.0.0.1"',
+      `rpc-http-port = ${port}`,
+      'rpc-http-api = ["ETH", "NET", "WEB3"]',
+      'discovery-enabled = false',
+    ].join('\n'),
+  );
+  const child: ChildProcess = spawn('python3', [
+    path.join(PROJECT_DIR, 'tests/fixtures/besu-standin/lib/besu_standin.py'),
+    `--config-file=${path.join(work, 'config.toml')}`,
+  ]);
+  const rpcUrl = `http://127.0.0.1:${port}/`;
+  for (let i = 0; i < 100; i++) {
+    const up = await fetch(rpcUrl, {
+      method: 'POST',
+      body: '{"jsonrpc":"2.0","method":"net_enode","params":[],"id":1}',
+    })
+      .then(() => true)
+      .catch(() => false);
+    if (up) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    rpcUrl,
+    stop: () => {
+      child.kill('SIGTERM');
+      fs.rmSync(work, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A line of Besu's log saying it imported a block `secondsAgo` seconds ago (what the health check reads). */
+export function besuImportLine(secondsAgo: number): string {
+  const time = new Date(Date.now() - secondsAgo * 1000).toISOString().replace('T', ' ').replace('Z', '+00:00');
+  return `${time} | EthScheduler-Workers-0 | INFO  | PersistBlockTask | Imported #42 / 0 tx / 0 om / 0 (0.0%) gas / (0xab) in 0.001s. Peers: 3`;
+}

@@ -1,0 +1,93 @@
+/**
+ * The test cluster's keys and certificates, made with openssl: a CA, the API server's serving certificate (for
+ * 127.0.0.1), an administrator's client certificate (group system:masters) and the service-account signing key.
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+
+/** The files made, by role. */
+export interface ClusterCertificates {
+  ca: string;
+  caKey: string;
+  serverCert: string;
+  serverKey: string;
+  adminCert: string;
+  adminKey: string;
+  serviceAccountKey: string;
+  serviceAccountPublicKey: string;
+}
+
+const openssl = (args: string[], cwd: string) => execFileSync('openssl', args, { cwd, stdio: 'pipe' });
+
+/** Signs a new key's certificate for `subject` with the CA, with the extensions in `extensions` (openssl syntax). */
+function signed(dir: string, name: string, subject: string, extensions: string) {
+  openssl(
+    ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-subj', subject, '-out', `${name}.csr`],
+    dir,
+  );
+  fs.writeFileSync(path.join(dir, `${name}.ext`), extensions);
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.crt`,
+    ],
+    dir,
+  );
+}
+
+/** Makes every key and certificate in `dir`. */
+export function makeCertificates(dir: string): ClusterCertificates {
+  fs.mkdirSync(dir, { recursive: true });
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=lacchain-test-ca',
+    ],
+    dir,
+  );
+  signed(
+    dir,
+    'server',
+    '/CN=kube-apiserver',
+    'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\n',
+  );
+  signed(dir, 'admin', '/CN=lacchain-test-admin/O=system:masters', 'extendedKeyUsage=clientAuth\n');
+  openssl(['genrsa', '-out', 'sa.key', '2048'], dir);
+  openssl(['rsa', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], dir);
+  const at = (file: string) => path.join(dir, file);
+  return {
+    ca: at('ca.crt'),
+    caKey: at('ca.key'),
+    serverCert: at('server.crt'),
+    serverKey: at('server.key'),
+    adminCert: at('admin.crt'),
+    adminKey: at('admin.key'),
+    serviceAccountKey: at('sa.key'),
+    serviceAccountPublicKey: at('sa.pub'),
+  };
+}

@@ -1,0 +1,272 @@
+/**
+ * A real Kubernetes control plane for the tests, on loopback ports: etcd, kube-apiserver (client certificates, RBAC,
+ * the built-in admission plugins with Pod Security), kube-controller-manager, kube-scheduler and kwok, which plays
+ * the workers (Nodes with an ExternalIP, whose pods it runs through their lifecycle), provisions volumes for the
+ * default StorageClass, gives a LoadBalancer Service its static IP as ingress (stages/) and serves every container's
+ * log from one file (`containerLog`, in the CRI log format) to `kubectl logs`. The binaries are built
+ * once by tools/kubernetes/build.sh into a cache outside the work tree. Started once per suite, stopped by process ids.
+ */
+import { execFile, spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { makeCertificates } from './certificates';
+import { ClusterProcess, freePort, startProcess, stopProcess, waitFor } from './processes';
+import { PROJECT_DIR } from '../run';
+
+/** A worker of the test cluster. */
+export interface TestWorker {
+  name: string;
+  externalIP: string;
+}
+
+/** The answer of a kubectl call. */
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A running test cluster. */
+export interface TestCluster {
+  /** Its kubeconfig file, with one context, `context`. */
+  kubeconfig: string;
+  context: string;
+  /** The folder of its binaries (kubectl among them). */
+  binDir: string;
+  workers: TestWorker[];
+  /** The log every container of the cluster serves (CRI format: `<RFC 3339 time> stdout F <line>`), for a test to write. */
+  containerLog: string;
+  /** Runs the real kubectl against it. */
+  kubectl(args: string[], input?: string): Promise<KubectlResult>;
+  /** Like kubectl, failing with its error output unless it succeeds; returns standard output. */
+  kubectlOk(args: string[], input?: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** The context name in the test kubeconfig. */
+export const TEST_CONTEXT = 'lacchain-test';
+
+/** Where the binaries are, or why they cannot be had (no Go): tools/kubernetes/build.sh, warm after tests/setup.sh. */
+export function clusterTools(): { dir: string } | { unavailable: string } {
+  const result = spawnSync('bash', [path.join(PROJECT_DIR, 'tools/kubernetes/build.sh'), '--check'], {
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) return { unavailable: result.stderr.trim().split('\n').pop() ?? 'build failed' };
+  return { dir: result.stdout.trim() };
+}
+
+function kubeconfigText(server: string, certs: ReturnType<typeof makeCertificates>): string {
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: TEST_CONTEXT, cluster: { server, 'certificate-authority': certs.ca } }],
+    users: [{ name: 'admin', user: { 'client-certificate': certs.adminCert, 'client-key': certs.adminKey } }],
+    contexts: [{ name: TEST_CONTEXT, context: { cluster: TEST_CONTEXT, user: 'admin' } }],
+    'current-context': TEST_CONTEXT,
+  });
+}
+
+/**
+ * A worker's Node: managed by kwok (its annotation), with its ExternalIP beside the addresses kwok would add. Its
+ * InternalIP is the loopback, where kwok answers the API server's kubelet calls (logs).
+ */
+function workerNode(worker: TestWorker) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name: worker.name,
+      annotations: { 'kwok.x-k8s.io/node': 'fake' },
+      labels: { 'kubernetes.io/hostname': worker.name, 'kubernetes.io/os': 'linux', type: 'kwok' },
+    },
+    status: {
+      addresses: [
+        { type: 'InternalIP', address: '127.0.0.1' },
+        { type: 'ExternalIP', address: worker.externalIP },
+        { type: 'Hostname', address: worker.name },
+      ],
+    },
+  };
+}
+
+/** Starts a cluster with these workers. */
+export async function startCluster(binDir: string, workers: TestWorker[]): Promise<TestCluster> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-cluster-'));
+  const bin = (name: string) => path.join(binDir, 'bin', name);
+  const certs = makeCertificates(path.join(dir, 'pki'));
+  const processes: ClusterProcess[] = [];
+  const [etcdPort, peerPort, apiPort, managerPort, schedulerPort, kwokPort] = await Promise.all(
+    Array.from({ length: 6 }, () => freePort()),
+  );
+  const server = `https://127.0.0.1:${apiPort}`;
+  const kubeconfig = path.join(dir, 'kubeconfig');
+  fs.writeFileSync(kubeconfig, kubeconfigText(server, certs));
+
+  const kubectl = (args: string[], input?: string) =>
+    new Promise<KubectlResult>((resolve) => {
+      const child = execFile(
+        bin('kubectl'),
+        ['--kubeconfig', kubeconfig, ...args],
+        { maxBuffer: 64 * 1024 * 1024 },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+      child.stdin?.end(input ?? '');
+    });
+  const kubectlOk = async (args: string[], input?: string) => {
+    const result = await kubectl(args, input);
+    if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed: ${result.stderr || result.stdout}`);
+    return result.stdout;
+  };
+  const stop = async () => {
+    for (const proc of [...processes].reverse()) await stopProcess(proc);
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    const etcd = startProcess(dir, 'etcd', bin('etcd'), [
+      '--name=test',
+      `--data-dir=${path.join(dir, 'etcd')}`,
+      `--listen-client-urls=http://127.0.0.1:${etcdPort}`,
+      `--advertise-client-urls=http://127.0.0.1:${etcdPort}`,
+      `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
+      `--initial-cluster=test=http://127.0.0.1:${peerPort}`,
+      '--unsafe-no-fsync',
+      '--log-level=warn',
+    ]);
+    processes.push(etcd);
+    await waitFor('etcd', async () => (await fetch(`http://127.0.0.1:${etcdPort}/health`)).ok, 30_000, etcd);
+
+    const apiserver = startProcess(dir, 'kube-apiserver', bin('kube-apiserver'), [
+      `--etcd-servers=http://127.0.0.1:${etcdPort}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${apiPort}`,
+      `--tls-cert-file=${certs.serverCert}`,
+      `--tls-private-key-file=${certs.serverKey}`,
+      `--client-ca-file=${certs.ca}`,
+      '--authorization-mode=RBAC',
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${certs.serviceAccountPublicKey}`,
+      `--service-account-signing-key-file=${certs.serviceAccountKey}`,
+      '--service-cluster-ip-range=10.96.0.0/16',
+      '--kubelet-preferred-address-types=InternalIP',
+      '--profiling=false',
+    ]);
+    processes.push(apiserver);
+    await waitFor(
+      'kube-apiserver /readyz',
+      async () => (await kubectl(['get', '--raw', '/readyz'])).stdout.trim() === 'ok',
+      90_000,
+      apiserver,
+    );
+
+    processes.push(
+      startProcess(dir, 'kube-controller-manager', bin('kube-controller-manager'), [
+        `--kubeconfig=${kubeconfig}`,
+        '--leader-elect=false',
+        '--bind-address=127.0.0.1',
+        `--secure-port=${managerPort}`,
+        `--service-account-private-key-file=${certs.serviceAccountKey}`,
+        `--root-ca-file=${certs.ca}`,
+        '--controllers=*',
+      ]),
+      startProcess(dir, 'kube-scheduler', bin('kube-scheduler'), [
+        `--kubeconfig=${kubeconfig}`,
+        '--leader-elect=false',
+        '--bind-address=127.0.0.1',
+        `--secure-port=${schedulerPort}`,
+      ]),
+    );
+    const stages = ['node/fast', 'node/heartbeat', 'pod/fast', 'volume/fast'].flatMap((stage) =>
+      fs
+        .readdirSync(path.join(binDir, 'stages', stage))
+        .filter((f) => f.endsWith('.yaml') && f !== 'storage-class.yaml')
+        .map((f) => path.join(binDir, 'stages', stage, f)),
+    );
+    stages.push(path.join(__dirname, 'stages', 'service-load-balancer.yaml'));
+    const containerLog = path.join(dir, 'container.log');
+    fs.writeFileSync(containerLog, '');
+    const logs = path.join(dir, 'cluster-logs.yaml');
+    fs.writeFileSync(
+      logs,
+      JSON.stringify({
+        apiVersion: 'kwok.x-k8s.io/v1alpha1',
+        kind: 'ClusterLogs',
+        metadata: { name: 'every-container' },
+        spec: { logs: [{ logsFile: containerLog, follow: true }] },
+      }),
+    );
+    stages.push(logs);
+    processes.push(
+      startProcess(dir, 'kwok', bin('kwok'), [
+        `--kubeconfig=${kubeconfig}`,
+        '--manage-all-nodes=false',
+        '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
+        `--server-address=127.0.0.1:${kwokPort}`,
+        '--node-ip=127.0.0.1',
+        `--node-port=${kwokPort}`,
+        `--tls-cert-file=${certs.serverCert}`,
+        `--tls-private-key-file=${certs.serverKey}`,
+        ...stages.map((file) => `--config=${file}`),
+      ]),
+    );
+
+    // The default StorageClass whose claims kwok provisions, and the workers.
+    await kubectlOk(['apply', '-f', path.join(binDir, 'stages', 'volume/fast', 'storage-class.yaml')]);
+    const nodes = workers.map(workerNode);
+    await kubectlOk(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: nodes }));
+    for (const node of nodes) {
+      await kubectlOk([
+        'patch',
+        'node',
+        node.metadata.name,
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ status: node.status }),
+      ]);
+    }
+    await waitFor(
+      'the workers Ready',
+      async () => {
+        const out = await kubectlOk([
+          'get',
+          'nodes',
+          '-o',
+          'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}',
+        ]);
+        return (
+          out
+            .trim()
+            .split('\n')
+            .filter((s) => s === 'True').length === workers.length
+        );
+      },
+      60_000,
+      processes[processes.length - 1],
+    );
+    // Namespaced objects need their "default" ServiceAccount, made by the controller manager.
+    await waitFor(
+      'the default ServiceAccount',
+      async () => (await kubectl(['get', 'serviceaccount', 'default', '-n', 'default'])).code === 0,
+      60_000,
+      processes[2],
+    );
+    return {
+      kubeconfig,
+      context: TEST_CONTEXT,
+      binDir: path.join(binDir, 'bin'),
+      workers,
+      containerLog,
+      kubectl,
+      kubectlOk,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

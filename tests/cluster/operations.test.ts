@@ -1,0 +1,165 @@
+/**
+ * Day-2 operations with the real kubectl against a real API server (testing/cluster/): the writer of the example
+ * stack applied as the provider applies it, then `npm run node -- status|logs|restart|start|check` as an operator
+ * runs them. The pods are kwok's (no container runs), so the node's JSON-RPC is the Besu stand-in on this machine's
+ * loopback with the node's key, given as --rpc-url as an operator gives a port-forward, and every container's log is
+ * the cluster's one log file. What a fake pod cannot show (a container not ready, a pod that is not Running) stays in
+ * tests/tools/clusterOperations.test.ts, with a recorded kubectl.
+ */
+import { spawn } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as yaml from 'js-yaml';
+import { deriveIdentity } from '../../core/identity/nodeKey';
+import { besuImportLine, RunningStandin, startBesuStandin } from '../../testing/besuStandin';
+import { applyServerSide, kubernetesManifests } from '../../testing/cluster/manifests';
+import { clusterForSuite } from '../../testing/cluster/suite';
+import { KEY_ONE } from '../../testing/fixtures';
+import { recordProgram } from '../../testing/pulumi';
+import { declareProgram } from '../../testing/program';
+import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
+import { valuesFor } from '../../testing/values';
+
+jest.setTimeout(300_000);
+
+const recorded = recordProgram();
+const { cluster, itWithCluster } = clusterForSuite();
+const NAMESPACE = 'operations';
+const POD = 'besu-node-writer-0';
+const values = valuesFor('testnet', 'writer', { namespace: NAMESPACE });
+const enode = deriveIdentity(KEY_ONE, values.deploy.p2p.host, values.deploy.p2p.port).enode;
+let work: string;
+let standin: RunningStandin | undefined;
+
+/** The CRI log lines kwok serves as every container's log. */
+const criLines = (lines: string[]) => lines.map((line) => `${new Date().toISOString()} stdout F ${line}\n`).join('');
+
+async function node(...args: string[]) {
+  const config = path.join(work, 'Pulumi.testnet.yaml');
+  return runNpmAsync('node', [...args, '--stack', 'testnet', '--config', config, '--rpc-url', standin!.rpcUrl], {
+    env: { KUBECONFIG: cluster().kubeconfig, PATH: `${cluster().binDir}:${process.env.PATH}` },
+  });
+}
+
+const podUid = () => cluster().kubectlOk(['get', 'pod', POD, '-n', NAMESPACE, '-o', 'jsonpath={.metadata.uid}']);
+
+async function runningAgain(previousUid: string) {
+  for (let i = 0; i < 240; i++) {
+    const out = await cluster().kubectl([
+      'get',
+      'pod',
+      POD,
+      '-n',
+      NAMESPACE,
+      '-o',
+      'jsonpath={.metadata.uid} {.status.phase}',
+    ]);
+    const [uid, phase] = out.stdout.split(' ');
+    if (out.code === 0 && uid !== previousUid && phase === 'Running') return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${POD} was not recreated and Running`);
+}
+
+beforeAll(async () => {
+  if (itWithCluster === it.skip) return;
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-cluster-ops-'));
+  const config = {
+    'lacchain:network': 'open-protestnet',
+    'lacchain:kubeContext': cluster().context,
+    'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }],
+  };
+  fs.mkdirSync(path.join(work, 'values'));
+  fs.writeFileSync(path.join(work, 'Pulumi.testnet.yaml'), yaml.dump({ config }));
+  fs.writeFileSync(path.join(work, 'values', 'writer.yml'), yaml.dump(values));
+  const declared = await declareProgram(
+    recorded,
+    'testnet',
+    { ...config, 'lacchain:nodeKeys': { writer: KEY_ONE } },
+    { 'values/writer.yml': values },
+  );
+  await applyServerSide(cluster(), kubernetesManifests(declared));
+  standin = await startBesuStandin(KEY_ONE, values.deploy.p2p.host, values.deploy.p2p.port);
+  fs.writeFileSync(cluster().containerLog, criLines([besuImportLine(30), besuImportLine(2)]));
+  await runningAgain('');
+});
+
+afterAll(() => {
+  standin?.stop();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+describe('npm run node against a real API server', () => {
+  itWithCluster(
+    "status: the pod's phase and containers from the cluster, the node's answers from its RPC",
+    async () => {
+      const result = await node('status');
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/service {2}Running/);
+      expect(result.stdout).toMatch(/relay-signer {2}ready/);
+      expect(result.stdout).toMatch(/ethstats {2}ready/);
+      expect(result.stdout).toContain(`enode    ${enode}`);
+    },
+  );
+
+  itWithCluster("check: healthy, the node's enode equal to the one annotated on its Service", async () => {
+    const result = await node('check', '--window', '3');
+    expect(result.stdout).toMatch(/verdict: healthy/);
+    expect(result.code).toBe(0);
+  });
+
+  itWithCluster("check: an old last import in the container's log fails the log check", async () => {
+    fs.writeFileSync(cluster().containerLog, criLines([besuImportLine(600)]));
+    const result = await node('check', '--window', '3');
+    fs.writeFileSync(cluster().containerLog, criLines([besuImportLine(30), besuImportLine(2)]));
+    expect(result.stdout).toMatch(/block imports +FAIL +last block import 60\d s ago/);
+    expect(result.code).toBe(1);
+  });
+
+  itWithCluster('restart: the pod is deleted and the StatefulSet runs a new one on the same worker', async () => {
+    const before = await podUid();
+    const result = await node('restart');
+    expect(result.code).toBe(0);
+    await runningAgain(before);
+    const worker = await cluster().kubectlOk(['get', 'pod', POD, '-n', NAMESPACE, '-o', 'jsonpath={.spec.nodeName}']);
+    expect(worker).toBe(values.deploy.workerName);
+  });
+
+  itWithCluster('start: a new pod, waited for until Ready', async () => {
+    const before = await podUid();
+    const result = await node('start');
+    expect(result.code).toBe(0);
+    expect(await podUid()).not.toBe(before);
+    const ready = await cluster().kubectlOk([
+      'get',
+      'pod',
+      POD,
+      '-n',
+      NAMESPACE,
+      '-o',
+      'jsonpath={.status.conditions[?(@.type=="Ready")].status}',
+    ]);
+    expect(ready).toBe('True');
+  });
+
+  itWithCluster("logs: Besu's container log streamed through the API server (kubectl logs -f)", async () => {
+    const config = path.join(work, 'Pulumi.testnet.yaml');
+    const child = spawn('npm', ['run', '--silent', 'node', '--', 'logs', '--stack', 'testnet', '--config', config], {
+      cwd: PROJECT_DIR,
+      env: { ...process.env, KUBECONFIG: cluster().kubeconfig, PATH: `${cluster().binDir}:${process.env.PATH}` },
+      detached: true,
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    for (let i = 0; i < 120 && !out.includes('Imported #42'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    // It follows the log until stopped, as kubectl logs -f does.
+    expect(child.exitCode).toBeNull();
+    process.kill(-child.pid!, 'SIGTERM');
+    expect(out).toContain('Imported #42');
+  });
+});

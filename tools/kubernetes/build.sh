@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Prints the folder of the Kubernetes binaries the cluster tests run (testing/cluster/), building them when needed:
+# kube-apiserver, kube-controller-manager, kube-scheduler and kubectl from the Go module k8s.io/kubernetes, etcd from
+# go.etcd.io/etcd/server/v3, kwok from sigs.k8s.io/kwok (with its stage files), into a cache outside the work tree
+# keyed by the versions:
+#   ${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/kubernetes/<versions>/bin/
+#   ${...}/kubernetes/<versions>/stages/   (kwok's stage files: node and pod lifecycles)
+# A warm cache builds nothing; cold on 2 cores about 8 minutes (the Kubernetes binaries most of it); an interrupted
+# build goes on from the binaries already built. Needs Go 1.21 or newer (it fetches the Go 1.26 that
+# k8s.io/kubernetes asks for from the module proxy when older).
+#
+# `--check`: builds nothing; prints the folder when the binaries are built, else says so (exit 3). The harness uses it.
+# Exit codes: 0 the folder is printed; 3 no binaries and no way to build them (the reason is printed on stderr).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+# The versions built (one home: testing/cluster/versions.json, read by the harness too).
+versions_file=testing/cluster/versions.json
+kubernetes=$(node -p "require('./$versions_file').kubernetes")
+staging=$(node -p "require('./$versions_file').staging")
+etcd=$(node -p "require('./$versions_file').etcd")
+kwok=$(node -p "require('./$versions_file').kwok")
+cache="${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/kubernetes/k8s-${kubernetes}-etcd-${etcd}-kwok-${kwok}"
+if [ -f "$cache/.complete" ]; then
+  echo "$cache"
+  exit 0
+fi
+if [ "${1:-}" = "--check" ]; then
+  echo "the Kubernetes binaries are not built (tests/setup.sh builds them into $cache; it needs Go)" >&2
+  exit 3
+fi
+if ! command -v go >/dev/null 2>&1; then
+  echo "no Kubernetes binaries: Go is not installed to build them" >&2
+  exit 3
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The Go module proxy's checksum database is not reachable everywhere, and `direct` means git over the internet.
+export GOSUMDB=off GOFLAGS=-mod=mod CGO_ENABLED=0
+export GOPROXY="${LACCHAIN_GOPROXY:-https://proxy.golang.org}" GOTOOLCHAIN=auto
+mkdir -p "$cache/bin" "$cache/stages"
+started=$(date +%s)
+
+# The file a package is built into: its last path element, but etcd's main package is its module's root (.../v3).
+binary_name() {
+  case "$1" in
+    go.etcd.io/etcd/server/v3) echo etcd ;;
+    *) basename "$1" ;;
+  esac
+}
+
+# Builds the packages $3... of module $1 at version $2 into $cache/bin, with extra go.mod lines from stdin.
+build() {
+  local module=$1 version=$2 dir
+  shift 2
+  dir="$work/$(basename "$module")"
+  mkdir -p "$dir"
+  {
+    printf 'module lacchain.local/%s\n\ngo 1.26\n\nrequire %s %s\n' "$(basename "$module")" "$module" "$version"
+    cat
+  } >"$dir/go.mod"
+  {
+    printf '//go:build tools\n\npackage tools\n\n'
+    for package in "$@"; do printf 'import _ "%s"\n' "$package"; done
+  } >"$dir/tools.go"
+  for package in "$@"; do
+    [ -x "$cache/bin/$(binary_name "$package")" ] && continue
+    echo "building $(basename "$package") ($module $version)" >&2
+    (cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$cache/bin/$(binary_name "$package").partial" "$package") >&2
+    mv "$cache/bin/$(binary_name "$package").partial" "$cache/bin/$(binary_name "$package")"
+  done
+}
+
+# k8s.io/kubernetes replaces every k8s.io/* staging module with a path inside its repository; a dependant must
+# require and replace each at its published version instead (sample-cli-plugin is not published, and nothing needs it).
+staging_modules=$(curl -fsS "$GOPROXY/k8s.io/kubernetes/@v/${kubernetes}.mod" |
+  sed -n 's#^[[:space:]]*\(k8s.io/[a-z0-9-]*\) => ./staging/.*#\1#p' | grep -v '^k8s.io/sample-cli-plugin$')
+{
+  echo 'require ('
+  for module in $staging_modules; do printf '\t%s %s\n' "$module" "$staging"; done
+  echo ')'
+  echo 'replace ('
+  for module in $staging_modules; do printf '\t%s => %s %s\n' "$module" "$module" "$staging"; done
+  echo ')'
+} | build k8s.io/kubernetes "$kubernetes" \
+  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+  k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
+
+build go.etcd.io/etcd/server/v3 "$etcd" go.etcd.io/etcd/server/v3 </dev/null
+
+build sigs.k8s.io/kwok "$kwok" sigs.k8s.io/kwok/cmd/kwok </dev/null
+# kwok's stage files ship in its module: the fast node and pod lifecycles, the node heartbeat, and the volumes of
+# its StorageClass (which kwok provisions and binds).
+kwok_dir=$(cd "$work/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
+for stage in node/fast node/heartbeat pod/fast volume/fast; do
+  mkdir -p "$cache/stages/$stage"
+  for file in "$kwok_dir/kustomize/stage/$stage/"*.yaml; do
+    [ "$(basename "$file")" = kustomization.yaml ] || cp "$file" "$cache/stages/$stage/"
+  done
+done
+chmod -R u+w "$cache/stages"
+
+touch "$cache/.complete"
+echo "built the Kubernetes binaries into $cache in $(($(date +%s) - started)) s" >&2
+echo "$cache"
