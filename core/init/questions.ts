@@ -71,11 +71,17 @@ function ruleAt(shape: z.ZodRawShape, key: string): z.ZodType {
   return rest.length === 0 ? rule : ruleAt((innerRule(rule) as z.ZodObject).shape, rest.join('.'));
 }
 
-const question = (shape: z.ZodRawShape, key: string, flag: string): FieldQuestion => ({
-  key,
-  flag,
-  schema: ruleAt(shape, key),
-});
+/** A setting's flag: its key in kebab case (`workerName`, `node_ip` and `p2p.host` give worker-name, node-ip, p2p-host). */
+const flagOf = (key: string) =>
+  key
+    .replace(/([a-z0-9])([A-Z]+)/g, '$1-$2')
+    .replace(/[._]/g, '-')
+    .toLowerCase();
+
+/** The questions for these settings of a schema's mapping, in order; `flags` names the flags that differ from flagOf. */
+function questionsOf(shape: z.ZodRawShape, keys: string[], flags: Record<string, string> = {}): FieldQuestion[] {
+  return keys.map((key) => ({ key, flag: flags[key] ?? flagOf(key), schema: ruleAt(shape, key) }));
+}
 
 /** What a question asks, from the setting's meaning in the schema (without its full stop: a prompt follows). */
 export function questionMeaning(q: FieldQuestion): string {
@@ -88,33 +94,27 @@ export function isOptionalQuestion(q: FieldQuestion): boolean {
 }
 
 /** The fields of a Kubernetes node's values file. */
-export const KUBERNETES_QUESTIONS: FieldQuestion[] = [
-  question(deploySchema.shape, 'workerName', 'worker-name'),
-  question(deploySchema.shape, 'publicIP', 'public-ip'),
-  question(deploySchema.shape, 'p2p.host', 'p2p-host'),
-  question(deploySchema.shape, 'p2p.port', 'p2p-port'),
-  question(deploySchema.shape, 'nodeName', 'node-name'),
-  question(deploySchema.shape, 'nodeEmail', 'node-email'),
-  question(deploySchema.shape, 'dnsName', 'dns-name'),
-  question(deploySchema.shape, 'namespace', 'namespace'),
-  question(deploySchema.shape, 'releaseVersion', 'release-version'),
-];
+export const KUBERNETES_QUESTIONS: FieldQuestion[] = questionsOf(deploySchema.shape, [
+  'workerName',
+  'publicIP',
+  'p2p.host',
+  'p2p.port',
+  'nodeName',
+  'nodeEmail',
+  'dnsName',
+  'namespace',
+  'releaseVersion',
+]);
 
-/** The inventory elements of an SSH node. */
-export const SSH_QUESTIONS: FieldQuestion[] = [
-  question(inventorySchema.shape, 'host', 'host'),
-  question(inventorySchema.shape, 'node_ip', 'node-ip'),
-  question(inventorySchema.shape, 'node_name', 'node-name'),
-  question(inventorySchema.shape, 'node_email', 'node-email'),
-  question(inventorySchema.shape, 'user', 'user'),
-  question(inventorySchema.shape, 'port', 'ssh-port'),
-  question(inventorySchema.shape, 'host_key', 'host-key'),
-  question(inventorySchema.shape, 'node_release_version', 'release-version'),
-  question(inventorySchema.shape, 'dns_name', 'dns-name'),
-];
+/** The inventory elements of an SSH node (the SSH port's flag says which port; the release's is the values file's). */
+export const SSH_QUESTIONS: FieldQuestion[] = questionsOf(
+  inventorySchema.shape,
+  ['host', 'node_ip', 'node_name', 'node_email', 'user', 'port', 'host_key', 'node_release_version', 'dns_name'],
+  { port: 'ssh-port', node_release_version: 'release-version' },
+);
 
 /** The node's name in the stack. */
-export const NODE_NAME_QUESTION: FieldQuestion = question(stackNodeSchema.shape, 'name', 'name');
+export const NODE_NAME_QUESTION: FieldQuestion = questionsOf(stackNodeSchema.shape, ['name'])[0];
 
 /** Checks a typed answer with the question's rule. Empty answers take the default. */
 export function checkField(

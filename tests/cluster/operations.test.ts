@@ -14,6 +14,7 @@ import * as yaml from 'js-yaml';
 import { deriveIdentity } from '../../core/identity/nodeKey';
 import { besuImportLine, RunningStandin, startBesuStandin } from '../../testing/besuStandin';
 import { applyServerSide, kubernetesManifests } from '../../testing/cluster/manifests';
+import { fieldOf, fieldWhen } from '../../testing/cluster/objects';
 import { clusterForSuite } from '../../testing/cluster/suite';
 import { KEY_ONE } from '../../testing/fixtures';
 import { recordProgram } from '../../testing/pulumi';
@@ -42,24 +43,16 @@ async function node(...args: string[]) {
   });
 }
 
-const podUid = () => cluster().kubectlOk(['get', 'pod', POD, '-n', NAMESPACE, '-o', 'jsonpath={.metadata.uid}']);
+const POD_REF = { kind: 'pod', name: POD, namespace: NAMESPACE };
+const podUid = () => fieldOf(cluster(), POD_REF, '{.metadata.uid}');
 
+/** Waits until the pod is a new one (not `previousUid`) and Running. */
 async function runningAgain(previousUid: string) {
-  for (let i = 0; i < 240; i++) {
-    const out = await cluster().kubectl([
-      'get',
-      'pod',
-      POD,
-      '-n',
-      NAMESPACE,
-      '-o',
-      'jsonpath={.metadata.uid} {.status.phase}',
-    ]);
-    const [uid, phase] = out.stdout.split(' ');
-    if (out.code === 0 && uid !== previousUid && phase === 'Running') return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`${POD} was not recreated and Running`);
+  const seen = await fieldWhen(cluster(), POD_REF, '{.metadata.uid} {.status.phase}', (value) => {
+    const [uid, phase] = value.split(' ');
+    return uid !== previousUid && phase === 'Running';
+  });
+  expect(seen).toMatch(/ Running$/);
 }
 
 beforeAll(async () => {
@@ -123,8 +116,7 @@ describe('npm run node against a real API server', () => {
     const result = await node('restart');
     expect(result.code).toBe(0);
     await runningAgain(before);
-    const worker = await cluster().kubectlOk(['get', 'pod', POD, '-n', NAMESPACE, '-o', 'jsonpath={.spec.nodeName}']);
-    expect(worker).toBe(values.deploy.workerName);
+    expect(await fieldOf(cluster(), POD_REF, '{.spec.nodeName}')).toBe(values.deploy.workerName);
   });
 
   itWithCluster('start: a new pod, waited for until Ready', async () => {
@@ -132,16 +124,7 @@ describe('npm run node against a real API server', () => {
     const result = await node('start');
     expect(result.code).toBe(0);
     expect(await podUid()).not.toBe(before);
-    const ready = await cluster().kubectlOk([
-      'get',
-      'pod',
-      POD,
-      '-n',
-      NAMESPACE,
-      '-o',
-      'jsonpath={.status.conditions[?(@.type=="Ready")].status}',
-    ]);
-    expect(ready).toBe('True');
+    expect(await fieldOf(cluster(), POD_REF, '{.status.conditions[?(@.type=="Ready")].status}')).toBe('True');
   });
 
   itWithCluster("logs: Besu's container log streamed through the API server (kubectl logs -f)", async () => {

@@ -13,6 +13,7 @@ import { recordProgram } from '../../testing/pulumi';
 import { declareProgram } from '../../testing/program';
 import { valuesFor } from '../../testing/values';
 import { applyServerSide, kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
+import { fieldOf, fieldWhen } from '../../testing/cluster/objects';
 import { clusterForSuite } from '../../testing/cluster/suite';
 
 jest.setTimeout(300_000);
@@ -42,40 +43,30 @@ async function manifestsOf(
 }
 
 const jsonpath = (kind: string, name: string, namespace: string, path: string) =>
-  cluster().kubectlOk(['get', kind, name, '-n', namespace, '-o', `jsonpath=${path}`]);
+  fieldOf(cluster(), { kind, name, namespace }, path);
 
 /** Waits until every node's pod runs on its worker with all its containers ready, and its LoadBalancer has its IP. */
 async function expectRunning(manifests: Manifest[]) {
-  const sets = manifests.filter((m) => m.kind === 'StatefulSet');
-  for (const set of sets) {
+  for (const set of manifests.filter((m) => m.kind === 'StatefulSet')) {
     const { namespace, name } = set.metadata as { namespace: string; name: string };
-    const pod = `${name}-0`;
-    const worker = set.spec.template.spec.nodeName;
-    const containers = set.spec.template.spec.containers.length;
-    let seen = '';
-    for (let i = 0; i < 240; i++) {
-      const out = await cluster().kubectl([
-        'get',
-        'pod',
-        pod,
-        '-n',
-        namespace,
-        '-o',
-        'jsonpath={.status.phase} {.spec.nodeName} {range .status.containerStatuses[*]}{.ready},{end}',
-      ]);
-      seen = out.code === 0 ? out.stdout : out.stderr;
-      if (seen === `Running ${worker} ${'true,'.repeat(containers)}`) break;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    expect([pod, seen]).toEqual([pod, `Running ${worker} ${'true,'.repeat(containers)}`]);
+    const running = `Running ${set.spec.template.spec.nodeName} ${'true,'.repeat(set.spec.template.spec.containers.length)}`;
+    const pod = { kind: 'pod', name: `${name}-0`, namespace };
+    const seen = await fieldWhen(
+      cluster(),
+      pod,
+      '{.status.phase} {.spec.nodeName} {range .status.containerStatuses[*]}{.ready},{end}',
+      (value) => value === running,
+    );
+    expect([pod.name, seen]).toEqual([pod.name, running]);
   }
   for (const service of manifests.filter((m) => m.kind === 'Service' && m.spec.type === 'LoadBalancer')) {
     const { namespace, name } = service.metadata as { namespace: string; name: string };
-    let ingress = '';
-    for (let i = 0; i < 120 && ingress === ''; i++) {
-      ingress = await jsonpath('service', name, namespace, '{.status.loadBalancer.ingress[0].ip}');
-      if (ingress === '') await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    const ingress = await fieldWhen(
+      cluster(),
+      { kind: 'service', name, namespace },
+      '{.status.loadBalancer.ingress[0].ip}',
+      (value) => value !== '',
+    );
     expect([name, ingress]).toEqual([name, service.spec.loadBalancerIP]);
   }
 }

@@ -1,0 +1,42 @@
+/**
+ * Reading the test cluster's objects: a field by its JSONPath, and waiting until a field reads as wanted.
+ */
+import { TestCluster } from './cluster';
+
+/** A namespaced object of the cluster. */
+export interface ObjectRef {
+  kind: string;
+  name: string;
+  namespace: string;
+}
+
+/** A field of an object by JSONPath (`{.status.phase}`); the error output when it cannot be read. */
+export async function fieldOf(cluster: TestCluster, object: ObjectRef, jsonpath: string): Promise<string> {
+  const out = await cluster.kubectl([
+    'get',
+    object.kind,
+    object.name,
+    '-n',
+    object.namespace,
+    '-o',
+    `jsonpath=${jsonpath}`,
+  ]);
+  return out.code === 0 ? out.stdout : out.stderr;
+}
+
+/** Reads a field until `done` takes its value (`timeoutMs` at most) and returns the last value read. */
+export async function fieldWhen(
+  cluster: TestCluster,
+  object: ObjectRef,
+  jsonpath: string,
+  done: (value: string) => boolean,
+  timeoutMs = 60_000,
+): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await fieldOf(cluster, object, jsonpath);
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    value = await fieldOf(cluster, object, jsonpath);
+  }
+  return value;
+}
