@@ -21,12 +21,12 @@ import { canBuildHosts, startTestHost, TestHost } from '../testing/host/testHost
 import type { FileServer } from '../testing/host/fileServer';
 import {
   changedCommands as changed,
-  packStandinReleases,
   remoteCommands as commands,
   RemoteStep as Step,
-  sshWriterStack,
-  startReleaseServer,
+  runRemoteSteps,
 } from '../testing/replay';
+import { packStandinReleases, startReleaseServer } from '../testing/standinReleases';
+import { sshWriterStack } from '../testing/sshStacks';
 import { fixed, machine, median, now, PartResult, progress, since, table, verdict } from './common';
 
 const HOST_NAME = 'bench';
@@ -275,20 +275,8 @@ async function runCycle(
     if (!match) throw new Error(`no duration from the host: ${out}`);
     return Number(match[1]) / 1e9;
   };
-  const runSteps = async (steps: Step[]): Promise<Timed[]> => {
-    const timed: Timed[] = [];
-    for (const step of steps) {
-      const start = process.hrtime.bigint();
-      const result = await host.ssh(step.create, { user: step.user, input: step.stdin });
-      const seconds = since(start);
-      if (result.code !== 0) {
-        throw new Error(`step ${step.name} failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
-      }
-      progress(`ssh: ${step.name}: ${seconds.toFixed(2)} s`);
-      timed.push({ name: step.name.replace(`${NODE}-`, ''), seconds });
-    }
-    return timed;
-  };
+  const runSteps = async (steps: Step[]): Promise<Timed[]> =>
+    (await runRemoteSteps(host, steps)).map(({ name, seconds }) => ({ name: name.replace(`${NODE}-`, ''), seconds }));
 
   // What a step pays only for being a separate SSH session: connect, authenticate, sudo, run nothing.
   const sshSamples: number[] = [];

@@ -6,9 +6,15 @@
 # service does not restart on). Otherwise it runs Besu with its config, appending its output to INFO_LOG when one is
 # given.
 # Usage: start-node.sh BESU_BINARY KEY_FILE CONFIG_FILE [INFO_LOG]
-# Environment: MISSING_KEY_EXIT_CODE (core/catalog/remote.ts; the systemd unit or the container sets it).
+# Environment: MISSING_KEY_EXIT_CODE (core/catalog/remote.ts; the systemd unit or the container sets it);
+# LACCHAIN_JAVA_HOME, where the pinned Java runtime of the release would be (a machine's unit sets it): Besu runs on it
+# when the machine holds it (the packages step put it there because the system has no Java the release can run on).
 set -eu
 : "${MISSING_KEY_EXIT_CODE:?}"
+if [ -n "${LACCHAIN_JAVA_HOME:-}" ] && [ -x "$LACCHAIN_JAVA_HOME/bin/java" ]; then
+  JAVA_HOME=$LACCHAIN_JAVA_HOME
+  export JAVA_HOME
+fi
 
 besu_binary=$1
 key_file=$2

@@ -48,6 +48,24 @@ export function sshValidatorEntry(inventory: Record<string, unknown> = {}) {
 }
 
 /**
+ * A testnet stack of one SSH node (the validator of sshValidatorEntry by default), as the engine hands it over before
+ * reading: its SSH key, the test companions' digests and the node key KEY_ONE; `extra` adds or replaces top-level keys.
+ */
+export function sshValidatorStack(
+  entry: Record<string, unknown> = sshValidatorEntry(),
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    'lacchain:network': 'open-protestnet',
+    'lacchain:nodes': [entry],
+    'lacchain:sshPrivateKey': FAKE_SSH_KEY,
+    'lacchain:companions': structuredClone(TEST_COMPANIONS),
+    'lacchain:nodeKeys': { validator: KEY_ONE },
+    ...extra,
+  };
+}
+
+/**
  * The companion executables' and the monitoring client image's digests of the test stacks: SSH nodes that run a
  * companion need one (nobody publishes them). Made-up values: no test host downloads these (the end-to-end tests pin
  * their stand-ins' own digests).

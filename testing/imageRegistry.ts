@@ -10,7 +10,7 @@ import * as https from 'https';
 import type { AddressInfo } from 'net';
 import * as path from 'path';
 import type { TestHost } from './host/testHost';
-import { trustedCertificate } from './replay';
+import { trustedCertificate } from './standinReleases';
 
 /** A running test registry. */
 export interface ImageRegistry {

@@ -1,7 +1,8 @@
 /**
  * The files that make a remote node a service: the systemd unit and the info log's rotation.
  */
-import { BESU_JVM_OPTIONS } from '../catalog/besu';
+import { BESU_JVM_OPTIONS, javaMajorFor } from '../catalog/besu';
+import { pinnedJavaHome } from '../catalog/java';
 import { LOG_ROTATION, MISSING_KEY_ENVIRONMENT, MISSING_KEY_EXIT_CODE, NODE_HOME_LAYOUT } from '../catalog/remote';
 import type { SshNodeSettings } from '../settings/model';
 import { nodePaths } from './paths';
@@ -23,6 +24,7 @@ export function systemdUnit(node: SshNodeSettings, serviceUser: string): string 
     `WorkingDirectory=${node.nodeHome}`,
     `Environment=BESU_OPTS=${BESU_JVM_OPTIONS}`,
     `Environment=${MISSING_KEY_ENVIRONMENT}`,
+    `Environment=LACCHAIN_JAVA_HOME=${pinnedJavaHome(javaMajorFor(node.releaseVersion))}`,
     `ExecStart=${paths.launcher} ${paths.besuBinary} ${paths.key} ${paths.config} ${paths.infoLog}`,
     'Restart=on-failure',
     'RestartSec=5',

@@ -4,6 +4,7 @@
  * the end-to-end test runs them over real SSH on a real host.
  */
 import { javaMajorFor, releaseUrl } from '../catalog/besu';
+import { pinnedJavaHome, pinnedRuntimeFor } from '../catalog/java';
 import { DEFAULT_SERVICE_USER } from '../catalog/defaults';
 import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
 import { LOOPBACK, PORTS } from '../catalog/ports';
@@ -23,6 +24,19 @@ import {
   webSocketFence,
 } from './companionService';
 import { logrotateConf, systemdUnit } from './serviceFiles';
+
+/**
+ * The pinned Java runtime archives the packages step may unpack, one line each, "<arch> <url> <sha256>": the
+ * operator's own (inventory java_runtime_url, for any architecture: "*"), else the catalog's for the release's Java.
+ */
+export function javaRuntimeArchives(node: SshNodeSettings): string {
+  if (node.javaRuntime) return `* ${node.javaRuntime.url} ${node.javaRuntime.sha256}`;
+  const runtime = pinnedRuntimeFor(node.releaseVersion);
+  if (!runtime) return '';
+  return Object.entries(runtime.archives)
+    .map(([arch, archive]) => `${arch} ${archive.url} ${archive.sha256}`)
+    .join('\n');
+}
 
 /** The steps, in the order they run. */
 export const REMOTE_STEP_NAMES = [
@@ -132,9 +146,14 @@ export function remoteSteps<V>(
       RECOMMENDED_MEMORY_MIB: mib(network.recommendedHardware.memoryGiB),
       RECOMMENDED_DISK_GIB: String(network.recommendedHardware.diskGiB),
       ENFORCE_MINIMUM: String(network.enforceMinimumHardware && !node.allowBelowMinimumHardware),
+      BESU_VERSION: node.releaseVersion,
+      JAVA_MAJOR: String(javaMajorFor(node.releaseVersion)),
+      JAVA_RUNTIME_ARCHIVES: javaRuntimeArchives(node),
     }),
     step('packages', {
       JAVA_MAJOR: String(javaMajorFor(node.releaseVersion)),
+      JAVA_RUNTIME_ARCHIVES: javaRuntimeArchives(node),
+      JAVA_HOME_LINK: pinnedJavaHome(javaMajorFor(node.releaseVersion)),
       // A proxy routing JSON-RPC by method (a writer's: the gas model) runs on nginx's Lua module and cjson.
       GAS_MODEL: String(description.proxyServers.some((server) => server.gasModel !== undefined)),
       // A companion that runs from a container image (the monitoring client) runs on podman.

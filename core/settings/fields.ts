@@ -138,6 +138,13 @@ export const releaseUrlTemplate = z
   .regex(/^(https:\/\/[^\s'"/]+\/|file:\/\/\/)[^\s'"]+$/, { error: URL_TEMPLATE })
   .refine((v) => v.includes('{version}'), { error: URL_TEMPLATE });
 
+const ARCHIVE_URL =
+  'an https: URL such as https://mirror.example.org/OpenJDK21U-jre_x64_linux_hotspot_21.0.11_10.tar.gz, or a file: path on the machine such as file:///srv/java/jre-21.tar.gz (no http:)';
+/** Where a runtime archive is downloaded from: https only (redirects too), or a local file for air-gapped machines. */
+export const javaRuntimeUrl = z
+  .string({ error: ARCHIVE_URL })
+  .regex(/^(https:\/\/[^\s'"/]+\/|file:\/\/\/)[^\s'"]+$/, { error: ARCHIVE_URL });
+
 const SHA256 = 'a SHA-256 digest: 64 hex digits';
 /** A SHA-256 digest, as sha256sum prints it (read in lower case). */
 export const sha256Digest = z

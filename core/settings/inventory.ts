@@ -61,6 +61,7 @@ export function sshNode(
     serviceName: inventory.node_service ?? DEFAULT_NODE_SERVICE,
     releaseUrl,
     releaseSha256: releaseSha256 ?? '',
+    javaRuntime: javaRuntimeOf(inventory, `${key}.inventory`, file, problems),
     startTimeoutSeconds: inventory.start_timeout_seconds,
     allowBelowMinimumHardware: inventory.allow_below_minimum_hardware,
     rpc,
@@ -69,6 +70,21 @@ export function sshNode(
 }
 
 type InventoryInput = NonNullable<StackNodeInput['inventory']>;
+
+/** The operator's Java runtime archive: its URL and digest given together, or neither. */
+function javaRuntimeOf(inventory: InventoryInput, key: string, file: string, problems: Problem[]) {
+  const { java_runtime_url: url, java_runtime_sha256: sha256 } = inventory;
+  if (url !== undefined && sha256 !== undefined) return { url, sha256 };
+  if (url !== undefined || sha256 !== undefined) {
+    problems.push({
+      file,
+      key: `${key}.${url === undefined ? 'java_runtime_url' : 'java_runtime_sha256'}`,
+      given: 'missing',
+      allowed: `java_runtime_url and java_runtime_sha256 together: the archive and its SHA-256 (${url === undefined ? 'a digest without its archive' : 'an archive is only taken with its digest'})`,
+    });
+  }
+  return undefined;
+}
 
 /**
  * The node key travels over this connection: the machine must prove who it is with a pinned host key. Production

@@ -174,6 +174,8 @@ export interface SshNodeSettings extends NodeSettingsBase {
   releaseUrl: string;
   /** SHA-256 the release archive must have (the catalog's, or the inventory's release_sha256). */
   releaseSha256: string;
+  /** The operator's own Java runtime archive (inventory java_runtime_url and java_runtime_sha256), instead of the catalog's. */
+  javaRuntime?: { url: string; sha256: string };
   /** How long the start step waits for the node to answer after a (re)start, in seconds. */
   startTimeoutSeconds: number;
   /** Deploy below the network's minimum hardware anyway. */

@@ -39,6 +39,7 @@ import {
   httpsUrl,
   imageDigest,
   ipv4,
+  javaRuntimeUrl,
   kubernetesLabel,
   kubernetesSubdomain,
   nodeName,
@@ -116,6 +117,16 @@ export const inventorySchema = strict({
   release_sha256: setting(sha256Digest.optional(), {
     required: 'for releases without a pinned digest',
     description: `The SHA-256 of \`besu-<version>.tar.gz\`. The catalog (\`core/catalog/besu.ts\`) pins the digests the Besu project published (${PINNED_RELEASES}); any other release needs this field, and with the default \`release_url\` it must equal the pinned digest. Change it together with \`node_release_version\`.`,
+  }),
+  java_runtime_url: setting(javaRuntimeUrl.optional(), {
+    default: "Eclipse Temurin's JRE for the machine's architecture (`core/catalog/java.ts`)",
+    description:
+      "Where a machine whose own package sources lack the Java the release needs (Debian 11 and 12 for Java 21) downloads the pinned runtime instead: a mirror of the JRE archive, or a path on the machine for air-gapped machines. It is unpacked under `/opt/lacchain-java` and used by the node's launcher only. Give `java_runtime_sha256` with it.",
+  }),
+  java_runtime_sha256: setting(sha256Digest.optional(), {
+    required: 'with `java_runtime_url`',
+    description:
+      'The SHA-256 of the archive at `java_runtime_url`; the `packages` step checks the download against it.',
   }),
   start_timeout_seconds: setting(
     z

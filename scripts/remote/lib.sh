@@ -51,3 +51,40 @@ as_service_user() {
   shift
   runuser -u "$SERVICE_USER" -- bash -c "set -euo pipefail; $(declare -f "$function"); $function \"\$@\"" "$function" "$@"
 }
+
+# download_checked URL SHA256 FILE WHAT: fetches URL into FILE over https only (redirects too) or from a local file:
+# path, and stops unless its SHA-256 is SHA256 (both digests shown). WHAT names the download in messages.
+download_checked() {
+  local url=$1 sha256=$2 file=$3 what=$4 actual
+  case "$url" in
+    https://* | file:///*) ;;
+    *) fail "refusing $url: $what comes over https: or from a local file: path" ;;
+  esac
+  echo "$STEP_NAME: downloading $url"
+  curl --fail --silent --show-error --location --proto '=https,file' --proto-redir '=https' --max-redirs 5 \
+    --retry 3 --connect-timeout 20 -o "$file" "$url" \
+    || fail "cannot download $what from $url (https only, redirects too)"
+  actual=$(sha256sum "$file" | cut -d' ' -f1)
+  [ "$actual" = "$sha256" ] \
+    || fail "the archive from $url has sha256 $actual, but $what must have $sha256: not unpacked, nothing changed"
+}
+
+# java_major [JAVA]: the major version of a java executable (the one on the PATH by default), 0 when there is none.
+java_major() {
+  local java=${1:-java}
+  command -v "$java" >/dev/null 2>&1 || { echo 0; return; }
+  "$java" -version 2>&1 | awk -F'"' '/version/ { split($2, v, "."); print (v[1] == "1" ? v[2] : v[1]); exit }'
+}
+
+# apt_installable PACKAGE: true when apt can install PACKAGE (it has a Candidate), not just knows its name.
+apt_installable() {
+  local candidate
+  candidate=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2; exit }')
+  [ -n "$candidate" ] && [ "$candidate" != "(none)" ]
+}
+
+# pinned_runtime_line ARCH: the line of JAVA_RUNTIME_ARCHIVES ("<arch or *> <url> <sha256>") for ARCH, or nothing.
+pinned_runtime_line() {
+  awk -v arch="$1" '$1 == arch || $1 == "*" { print; exit }' <<<"${JAVA_RUNTIME_ARCHIVES:-}"
+}
+

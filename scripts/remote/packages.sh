@@ -5,33 +5,61 @@
 # libnginx-mod-http-lua and lua-cjson); and CONTAINER_RUNTIME (podman) when a companion service runs from a container
 # image (the network's monitoring client), and PACKET_FILTER (nftables) when the node runs companions (Besu's
 # WebSocket is fenced to their users with it, and the relay signer's port to the loopback). Installs only what is missing.
-# Parameters (environment): JAVA_MAJOR, GAS_MODEL (true|false), CONTAINER_RUNTIME and PACKET_FILTER (a package name,
-# or empty).
+# When the system's package sources offer no Java of at least JAVA_MAJOR (apt's Candidate, not a name apt knows only
+# by reference: Debian 11 and 12 have no Java 21), the pinned runtime for this machine's architecture is unpacked
+# instead, its archive checked against its SHA-256, into JAVA_HOME_LINK's folder, and JAVA_HOME_LINK points at it:
+# the node's launcher uses it (JAVA_HOME); the system's Java is left as it is.
+# Parameters (environment): JAVA_MAJOR, JAVA_RUNTIME_ARCHIVES (lines "<arch or *> <url> <sha256>", or empty),
+# JAVA_HOME_LINK, GAS_MODEL (true|false), CONTAINER_RUNTIME and PACKET_FILTER (a package name, or empty).
 set -euo pipefail
-: "${JAVA_MAJOR:?}" "${GAS_MODEL:?}"
+: "${JAVA_MAJOR:?}" "${JAVA_HOME_LINK:?}" "${GAS_MODEL:?}"
+JAVA_RUNTIME_ARCHIVES=${JAVA_RUNTIME_ARCHIVES:-}
 CONTAINER_RUNTIME=${CONTAINER_RUNTIME:-}
 PACKET_FILTER=${PACKET_FILTER:-}
 
-java_major_installed() {
-  command -v java >/dev/null 2>&1 || { echo 0; return; }
-  java -version 2>&1 | awk -F'"' '/version/ { split($2, v, "."); print (v[1] == "1" ? v[2] : v[1]); exit }'
+# install_pinned_runtime: the pinned Java runtime for this architecture, unpacked once into a folder named by its
+# digest beside JAVA_HOME_LINK, which then points at it.
+install_pinned_runtime() {
+  local arch line url sha256 dir download
+  arch=$(uname -m)
+  line=$(pinned_runtime_line "$arch")
+  [ -n "$line" ] || fail "no Java $JAVA_MAJOR or newer is offered by this system's package sources, and no pinned runtime exists for $arch"
+  read -r _ url sha256 <<<"$line"
+  dir="$(dirname "$JAVA_HOME_LINK")/runtime-$sha256"
+  if [ ! -x "$dir/bin/java" ]; then
+    install -d -m 0755 -o root -g root "$(dirname "$JAVA_HOME_LINK")"
+    download=$(mktemp -d)
+    download_checked "$url" "$sha256" "$download/runtime.tar.gz" "the Java $JAVA_MAJOR runtime"
+    rm -rf "$dir.unpack"
+    mkdir -m 0755 "$dir.unpack"
+    tar --no-same-owner --strip-components=1 -xzf "$download/runtime.tar.gz" -C "$dir.unpack" \
+      || fail "the archive from $url is not a valid .tar.gz"
+    rm -rf "$download"
+    [ -x "$dir.unpack/bin/java" ] || fail "the archive from $url holds no bin/java"
+    chown -hR root:root "$dir.unpack"
+    chmod -R go-w "$dir.unpack"
+    mv -T "$dir.unpack" "$dir"
+  fi
+  [ "$(java_major "$dir/bin/java")" -ge "$JAVA_MAJOR" ] || fail "the runtime from $url is not Java $JAVA_MAJOR or newer"
+  ln -sfn "$dir" "$JAVA_HOME_LINK"
+  echo "packages: the pinned Java runtime ($url) in $dir, used by the node's launcher through $JAVA_HOME_LINK"
 }
 
+pinned_runtime=false
 if command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
-  # The first runtime at or above the required major that the release offers.
+  # The first runtime at or above the required major that the system's sources can install; none, the pinned one.
   java_package=""
-  for major in 11 17 21 25; do
-    [ "$major" -ge "$JAVA_MAJOR" ] || continue
-    if apt-cache show "openjdk-$major-jre-headless" >/dev/null 2>&1; then
-      java_package="openjdk-$major-jre-headless"
-      break
-    fi
-  done
-  if [ "$(java_major_installed)" -ge "$JAVA_MAJOR" ]; then java_package=""; fi
-  if [ -z "$java_package" ] && [ "$(java_major_installed)" -lt "$JAVA_MAJOR" ]; then
-    fail "no Java $JAVA_MAJOR or newer is offered by this system's package sources"
+  if [ "$(java_major)" -lt "$JAVA_MAJOR" ]; then
+    for major in 11 17 21 25; do
+      [ "$major" -ge "$JAVA_MAJOR" ] || continue
+      if apt_installable "openjdk-$major-jre-headless"; then
+        java_package="openjdk-$major-jre-headless"
+        break
+      fi
+    done
+    [ -n "$java_package" ] || pinned_runtime=true
   fi
   # The gas model's router: nginx's Lua module (its LuaJIT loads modules built for Lua 5.1) and cjson.
   gas_model_packages=""
@@ -61,7 +89,7 @@ elif command -v dnf >/dev/null 2>&1 || command -v yum >/dev/null 2>&1; then
     || fail "the writer's gas-model routing needs nginx's Lua module and cjson, which this program installs only on Debian or Ubuntu (apt): deploy the writer on one of them"
   installer=$(command -v dnf || command -v yum)
   java_package=""
-  if [ "$(java_major_installed)" -lt "$JAVA_MAJOR" ]; then
+  if [ "$(java_major)" -lt "$JAVA_MAJOR" ]; then
     for major in 11 17 21; do
       [ "$major" -ge "$JAVA_MAJOR" ] || continue
       if "$installer" -q list available "java-$major-openjdk-headless" >/dev/null 2>&1; then
@@ -69,7 +97,7 @@ elif command -v dnf >/dev/null 2>&1 || command -v yum >/dev/null 2>&1; then
         break
       fi
     done
-    [ -n "$java_package" ] || fail "no Java $JAVA_MAJOR or newer is offered by this system's package sources"
+    [ -n "$java_package" ] || pinned_runtime=true
   fi
   rpm -q epel-release >/dev/null 2>&1 || "$installer" install -y -q epel-release || true
   # shellcheck disable=SC2086 # java_package, CONTAINER_RUNTIME and PACKET_FILTER are one word or empty
@@ -79,7 +107,14 @@ else
   fail "no supported package manager (apt-get, dnf or yum) found"
 fi
 
-installed=$(java_major_installed)
+if [ "$pinned_runtime" = true ]; then
+  install_pinned_runtime
+  installed=$(java_major "$JAVA_HOME_LINK/bin/java")
+else
+  # The system's Java serves the node: a pinned runtime left from an earlier release is no longer the launcher's.
+  rm -f "$JAVA_HOME_LINK"
+  installed=$(java_major)
+fi
 [ "$installed" -ge "$JAVA_MAJOR" ] || fail "Java $JAVA_MAJOR or newer is needed, Java $installed is installed"
 if [ -n "$CONTAINER_RUNTIME" ]; then
   command -v "$CONTAINER_RUNTIME" >/dev/null 2>&1 || fail "$CONTAINER_RUNTIME was installed but is not on the PATH"

@@ -2,10 +2,13 @@
 # The preflight step of provisioning a remote node: check the machine before changing anything.
 # Stops with a clear message on an unsupported operating system or architecture, and reports a hardware shortfall
 # against the network's recommendation (below the minimum it fails when ENFORCE_MINIMUM is true).
+# Refuses a release the machine cannot run: one whose Java (JAVA_MAJOR) the machine has not, its package sources do not
+# offer and no pinned runtime exists for (JAVA_RUNTIME_ARCHIVES, as the packages step takes them).
 # Parameters (environment): NETWORK, NODE_HOME, MIN_CPU, MIN_MEMORY_MIB, MIN_DISK_GIB, RECOMMENDED_CPU,
-# RECOMMENDED_MEMORY_MIB, RECOMMENDED_DISK_GIB, ENFORCE_MINIMUM (true|false).
+# RECOMMENDED_MEMORY_MIB, RECOMMENDED_DISK_GIB, ENFORCE_MINIMUM (true|false), BESU_VERSION, JAVA_MAJOR,
+# JAVA_RUNTIME_ARCHIVES.
 set -euo pipefail
-: "${NETWORK:?}" "${NODE_HOME:?}" "${MIN_CPU:?}" "${MIN_MEMORY_MIB:?}" "${MIN_DISK_GIB:?}"
+: "${NETWORK:?}" "${NODE_HOME:?}" "${MIN_CPU:?}" "${MIN_MEMORY_MIB:?}" "${MIN_DISK_GIB:?}" "${BESU_VERSION:?}" "${JAVA_MAJOR:?}"
 : "${RECOMMENDED_CPU:?}" "${RECOMMENDED_MEMORY_MIB:?}" "${RECOMMENDED_DISK_GIB:?}" "${ENFORCE_MINIMUM:?}"
 
 [ -r /etc/os-release ] || fail "cannot identify the operating system (/etc/os-release is missing)"
@@ -38,6 +41,27 @@ case "$arch" in
 esac
 
 command -v systemctl >/dev/null 2>&1 || fail "systemd is required (systemctl not found)"
+
+# The release's Java: the machine's, one its package sources offer, or the pinned runtime for its architecture.
+java_source=""
+if [ "$(java_major)" -ge "$JAVA_MAJOR" ]; then
+  java_source="the machine's Java $(java_major)"
+elif [ -n "$(pinned_runtime_line "$arch")" ]; then
+  java_source="the pinned runtime for $arch"
+else
+  for major in 11 17 21 25; do
+    [ "$major" -ge "$JAVA_MAJOR" ] || continue
+    if { command -v apt-cache >/dev/null 2>&1 && apt_installable "openjdk-$major-jre-headless"; } \
+      || { command -v dnf >/dev/null 2>&1 && dnf -q list available "java-$major-openjdk-headless" >/dev/null 2>&1; } \
+      || { command -v yum >/dev/null 2>&1 && yum -q list available "java-$major-openjdk-headless" >/dev/null 2>&1; }; then
+      java_source="the system's Java $major package"
+      break
+    fi
+  done
+fi
+[ -n "$java_source" ] \
+  || fail "Besu $BESU_VERSION needs Java $JAVA_MAJOR: this machine has Java $(java_major), its package sources offer none and no pinned runtime exists for $arch; give the inventory's java_runtime_url and java_runtime_sha256 (a Java $JAVA_MAJOR runtime archive for $arch), or install Java $JAVA_MAJOR on the machine"
+echo "preflight: Besu $BESU_VERSION runs on Java $JAVA_MAJOR: $java_source"
 
 cpus=$(nproc)
 memory_mib=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)

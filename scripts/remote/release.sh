@@ -15,11 +15,6 @@ if [ -x "$target/bin/besu" ] && [ ! -L "$target" ]; then
   exit 0
 fi
 
-case "$RELEASE_URL" in
-  https://* | file:///*) ;;
-  *) fail "refusing $RELEASE_URL: releases come over https: or from a local file: path" ;;
-esac
-
 # Downloaded and checked in root's own private folder, outside the node home.
 download=$(mktemp -d)
 unpack=""
@@ -29,14 +24,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "release: downloading $RELEASE_URL"
-curl --fail --silent --show-error --location --proto '=https,file' --proto-redir '=https' --max-redirs 5 \
-  --retry 3 --connect-timeout 20 -o "$download/besu.tar.gz" "$RELEASE_URL" \
-  || fail "cannot download Besu $BESU_VERSION from $RELEASE_URL (https only, redirects too)"
-actual=$(sha256sum "$download/besu.tar.gz" | cut -d' ' -f1)
-if [ "$actual" != "$RELEASE_SHA256" ]; then
-  fail "the archive from $RELEASE_URL has sha256 $actual, but Besu $BESU_VERSION must have $RELEASE_SHA256: not unpacked, nothing changed"
-fi
+download_checked "$RELEASE_URL" "$RELEASE_SHA256" "$download/besu.tar.gz" "Besu $BESU_VERSION"
 
 # The node home and its releases folder belong to root (a home an older version of this program gave the service user
 # is taken back; the node-files step finishes that); a symlink there that root did not make is removed, never
@@ -59,4 +47,4 @@ chown -hR root:root "$unpack/besu-$BESU_VERSION"
 chmod -R go-w "$unpack/besu-$BESU_VERSION"
 rm -rf "$target"
 mv -T "$unpack/besu-$BESU_VERSION" "$target"
-echo "release: Besu $BESU_VERSION (sha256 $actual) unpacked in $target"
+echo "release: Besu $BESU_VERSION (sha256 $RELEASE_SHA256) unpacked in $target"

@@ -23,14 +23,10 @@ import { connectsAs, withLoopbackListener } from '../../testing/host/loopbackPro
 import type { FileServer } from '../../testing/host/fileServer';
 import type { EthstatsServer } from '../../testing/ethstatsServer';
 import { MonitoringStandins, startMonitoringStandins } from '../../testing/monitoringStandins';
-import {
-  hostSuite,
-  packStandinReleases,
-  remoteCommands as commands,
-  runRemoteSteps,
-  sshNodeStack,
-  startReleaseServer,
-} from '../../testing/replay';
+import { hostSuite } from '../../testing/hostSuite';
+import { packStandinReleases, startReleaseServer } from '../../testing/standinReleases';
+import { remoteCommands as commands, runRemoteSteps } from '../../testing/replay';
+import { sshNodeStack } from '../../testing/sshStacks';
 
 const recorded = recordProgram();
 

@@ -21,17 +21,10 @@ import { recordProgram } from '../../testing/pulumi';
 import { declareProgram, Declared } from '../../testing/program';
 import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
 import type { FileServer } from '../../testing/host/fileServer';
-import {
-  changedCommands,
-  hostSuite,
-  packStandinReleases,
-  progress,
-  remoteCommands as commands,
-  runRemoteStep,
-  runRemoteSteps,
-  sshWriterStack,
-  startReleaseServer,
-} from '../../testing/replay';
+import { changedCommands, remoteCommands as commands, runRemoteStep, runRemoteSteps } from '../../testing/replay';
+import { hostSuite, progress } from '../../testing/hostSuite';
+import { packStandinReleases, startReleaseServer } from '../../testing/standinReleases';
+import { sshWriterStack } from '../../testing/sshStacks';
 
 const recorded = recordProgram();
 const suite = hostSuite('RPC access end-to-end tests');

@@ -32,17 +32,16 @@ import { MonitoringStandins, startMonitoringStandins } from '../../testing/monit
 import type { FileServer } from '../../testing/host/fileServer';
 import {
   changedCommands,
-  hostSuite,
-  packStandinReleases,
-  progress,
   remoteCommands as commands,
   RemoteStep,
   runRemoteStep,
   runRemoteSteps,
-  sshWriterStack,
-  startReleaseServer,
 } from '../../testing/replay';
+import { hostSuite, progress } from '../../testing/hostSuite';
+import { packStandinReleases, startReleaseServer } from '../../testing/standinReleases';
+import { sshWriterStack } from '../../testing/sshStacks';
 import { testGenesisText } from '../../testing/fixtures';
+import { JAVA_STANDIN_ARCHIVE, packJavaStandin } from '../../testing/javaStandin';
 import { runNpmAsync } from '../../testing/run';
 import * as yaml from 'js-yaml';
 import { createHash, X509Certificate } from 'crypto';
@@ -289,13 +288,13 @@ suite('an SSH node on a real host', () => {
     expect(await answersWithEnode()).toBe(enode);
   });
 
-  it('updates the release: only release and start run; identity and data are kept; the previous release stays', async () => {
+  it("updates the release: only preflight's check, release and start run; identity and data are kept; the previous release stays", async () => {
     const keyBefore = await sh(`sha256sum ${HOME}/data/key`);
     const heightBefore = Number((await rpc('eth_blockNumber')).result);
     const next = await declareProgram(recorded, 'testnet', stack(NEXT), {});
     const before = commands(first);
     const changed = changedCommands(before, commands(next));
-    expect(changed.map((s) => s.name)).toEqual([`${NODE}-release`, `${NODE}-start`]);
+    expect(changed.map((s) => s.name)).toEqual([`${NODE}-preflight`, `${NODE}-release`, `${NODE}-start`]);
     await runAll(changed);
     expect((await rpc('web3_clientVersion')).result).toMatch(new RegExp(`^besu/v${NEXT}/`));
     expect((await rpc('net_enode')).result).toBe(enode);
@@ -830,6 +829,67 @@ suite('an SSH node on a real host', () => {
       expect(result.stderr).toContain(`cannot pull ${registry.image}@${wrong}`);
       expect(await sh(`systemctl is-active ${unit}`)).toBe('active');
       expect(await sh(`grep -c ${registry.digest} /etc/systemd/system/${unit}.service`)).toBe('1');
+    });
+  });
+
+  describe('a release whose Java the system lacks: Besu 25.5.0 on Debian 12, which has no Java 21', () => {
+    const LATEST = '25.5.0';
+    let latest: Declared;
+
+    beforeAll(async () => {
+      await packStandinReleases([LATEST], work);
+      const sha256 = packJavaStandin(work);
+      latest = await declareProgram(
+        recorded,
+        'testnet',
+        sshWriterStack(host, {
+          version: LATEST,
+          releaseBaseUrl: files.url,
+          releaseDir: work,
+          nodeName: 'e2e-writer',
+          dnsName: 'writer.e2e.test',
+          ethstats: standins.ethstats,
+          javaRuntime: { url: `${files.url}/${JAVA_STANDIN_ARCHIVE}`, sha256 },
+        }),
+        {},
+      );
+    });
+
+    it('installs the pinned runtime for the launcher only, and the node runs the release on it', async () => {
+      // Debian 12's sources know openjdk-21-jre-headless only by reference: no candidate to install.
+      expect(await sh("apt-cache policy openjdk-21-jre-headless | awk '/Candidate:/ { print $2 }'")).toMatch(
+        /^(\(none\))?$/,
+      );
+      const steps = commands(latest);
+      const preflight = await run(steps.find((s) => s.name === `${NODE}-preflight`)!);
+      expect(preflight.stdout).toContain(`preflight: Besu ${LATEST} runs on Java 21: the pinned runtime for x86_64`);
+      await runAll(steps);
+      expect((await rpc('web3_clientVersion')).result).toMatch(new RegExp(`^besu/v${LATEST}/`));
+      expect((await rpc('net_enode')).result).toBe(enode);
+      // The runtime is unpacked once, by its digest, and used by the node's launcher only.
+      expect(await sh('readlink /opt/lacchain-java/java-21')).toMatch(/^\/opt\/lacchain-java\/runtime-[0-9a-f]{64}$/);
+      expect(await sh('/opt/lacchain-java/java-21/bin/java -version 2>&1 | head -1')).toContain('"21.0.11"');
+      const pid = await sh('systemctl show -p MainPID --value besu');
+      expect(await sh(`tr '\\0' '\\n' < /proc/${pid}/environ | grep '^JAVA_HOME='`)).toBe(
+        'JAVA_HOME=/opt/lacchain-java/java-21',
+      );
+      expect(await sh("java -version 2>&1 | awk -F'\"' '/version/ { print $2 }' | cut -d. -f1")).toBe('17');
+    });
+
+    it('refuses, in the preflight and before any change, a Java 21 release without a runtime for this machine', async () => {
+      const steps = commands(latest);
+      const preflight = steps.find((s) => s.name === `${NODE}-preflight`)!;
+      const without = {
+        ...preflight,
+        stdin: preflight.stdin.replace(/export JAVA_RUNTIME_ARCHIVES='[^']*'/, "export JAVA_RUNTIME_ARCHIVES=''"),
+      };
+      await sh('mv /opt/lacchain-java /opt/lacchain-java.kept');
+      const result = await run(without);
+      await sh('mv /opt/lacchain-java.kept /opt/lacchain-java');
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(
+        /Besu 25\.5\.0 needs Java 21: this machine has Java 17, its package sources offer none and no pinned runtime exists for x86_64; give the inventory's java_runtime_url and java_runtime_sha256/,
+      );
     });
   });
 });

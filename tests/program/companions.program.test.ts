@@ -21,7 +21,7 @@ const STACKS: StackName[] = ['testnet', 'mainnet'];
 const COMPANION_OF = { writer: RELAY_SIGNER, validator: ROTATION_VALIDATOR, bootnode: undefined } as const;
 
 /** A stack with one SSH node of every type on the stack's network. */
-function sshStack(stack: StackName, companions: Record<string, unknown> = structuredClone(TEST_COMPANIONS)) {
+function sshStackOfEveryType(stack: StackName, companions: Record<string, unknown> = structuredClone(TEST_COMPANIONS)) {
   return {
     'lacchain:network': STACK_NETWORKS[stack],
     'lacchain:nodes': NODE_TYPES.map((typenode, i) => ({
@@ -206,7 +206,7 @@ describe.each(STACKS)('stack %s', (stack) => {
   describe('on machines over SSH', () => {
     let declared: Declared;
     beforeAll(async () => {
-      declared = await declareProgram(recorded, stack, sshStack(stack), {});
+      declared = await declareProgram(recorded, stack, sshStackOfEveryType(stack), {});
     });
 
     it.each(NODE_TYPES)(
@@ -299,7 +299,7 @@ describe.each(STACKS)('stack %s', (stack) => {
       const off = await declareProgram(
         recorded,
         stack,
-        sshStack(stack, { ...structuredClone(TEST_COMPANIONS), ethstats: { enabled: false } }),
+        sshStackOfEveryType(stack, { ...structuredClone(TEST_COMPANIONS), ethstats: { enabled: false } }),
         {},
       );
       expect(parameter(off, 'bootnode', 'packages', 'CONTAINER_RUNTIME')).toBe('');
@@ -321,7 +321,7 @@ describe.each(STACKS)('stack %s', (stack) => {
       const bumped = await declareProgram(
         recorded,
         stack,
-        sshStack(stack, {
+        sshStackOfEveryType(stack, {
           ...structuredClone(TEST_COMPANIONS),
           relaySigner: { version: '1.0.2', sha256: 'c3'.repeat(32) },
         }),

@@ -20,10 +20,10 @@ import { checkResources } from '../../policy/rules';
 import {
   companionsForRpc,
   FAKE_SSH_KEY,
-  KEY_ONE,
   memoryFiles,
   rawConfig,
   sshValidatorEntry,
+  sshValidatorStack,
   TEST_COMPANIONS,
 } from '../../testing/fixtures';
 import { declareProgram, Declared, inputsOf } from '../../testing/program';
@@ -60,16 +60,8 @@ const openToAll = (declared: Declared, node: string) =>
     .flatMap((rule: any) => rule.ports.map((p: any) => `${p.protocol}/${p.port}`));
 
 /** An SSH stack of one validator (and optionally a writer), with the node's own settings over the fixture's. */
-function sshStack(validator: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  return {
-    'lacchain:network': 'open-protestnet',
-    'lacchain:nodes': [{ ...sshValidatorEntry({ user: 'ubuntu' }), ...validator }],
-    'lacchain:sshPrivateKey': FAKE_SSH_KEY,
-    'lacchain:nodeKeys': { validator: KEY_ONE },
-    'lacchain:companions': structuredClone(TEST_COMPANIONS),
-    ...extra,
-  };
-}
+const sshStack = (validator: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  sshValidatorStack({ ...sshValidatorEntry({ user: 'ubuntu' }), ...validator }, extra);
 
 /** A parameter of a remote step, as exported on its standard input. */
 function parameter(declared: Declared, step: string, name: string): string {

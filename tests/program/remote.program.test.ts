@@ -12,19 +12,12 @@ import { stepCommand, STEP_END } from '../../core/remote/shell';
 import { isWrappedSecret, settle, unwrapSecrets } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram, Declared } from '../../testing/program';
-import { FAKE_HOST_KEY, FAKE_SSH_KEY, KEY_ONE, sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
+import { FAKE_HOST_KEY, FAKE_SSH_KEY, KEY_ONE, sshValidatorEntry, sshValidatorStack } from '../../testing/fixtures';
 
 const recorded = recordProgram();
 
-function sshStack(inventory: Record<string, unknown> = {}, network = 'open-protestnet') {
-  return {
-    'lacchain:network': network,
-    'lacchain:nodes': [sshValidatorEntry(inventory)],
-    'lacchain:sshPrivateKey': FAKE_SSH_KEY,
-    'lacchain:companions': structuredClone(TEST_COMPANIONS),
-    'lacchain:nodeKeys': { validator: KEY_ONE },
-  };
-}
+const sshStack = (inventory: Record<string, unknown> = {}, network = 'open-protestnet') =>
+  sshValidatorStack(sshValidatorEntry(inventory), { 'lacchain:network': network });
 
 const commandsOf = (declared: Declared) => declared.resources.filter((r) => r.type === 'command:remote:Command');
 const inputs = (declared: Declared, step: string) =>
@@ -134,20 +127,50 @@ describe('settings that change an SSH node', () => {
     );
   };
 
-  it('a release update runs only the release and start steps', async () => {
+  it("a release update runs only the preflight's check that the machine can run it, the release and start steps", async () => {
     const digest = 'cd'.repeat(32);
     expect(await changedSteps({ node_release_version: '23.4.2', release_sha256: digest })).toEqual([
+      'preflight',
       'release',
       'start',
     ]);
   });
 
-  it('a release needing another Java also runs the packages step', async () => {
-    expect(await changedSteps({ node_release_version: '24.6.0', release_sha256: 'cd'.repeat(32) })).toEqual([
-      'packages',
-      'release',
-      'start',
-    ]);
+  it('a release needing another Java also runs the packages step, and the launcher is pointed at that Java', async () => {
+    const changed = await changedSteps({ node_release_version: '24.6.0', release_sha256: 'cd'.repeat(32) });
+    expect(changed).toEqual(['preflight', 'packages', 'release', 'node-files', 'start']);
+  });
+
+  it("the release's Java: the pinned runtimes for both architectures, or the operator's archive", async () => {
+    const next = await declareProgram(
+      recorded,
+      'testnet',
+      sshStack({ node_release_version: '25.5.0', release_sha256: 'cd'.repeat(32) }),
+      {},
+    );
+    const archives = inputs(next, 'packages').stdin as string;
+    expect(archives).toContain("export JAVA_MAJOR='21'");
+    expect(archives).toContain("export JAVA_HOME_LINK='/opt/lacchain-java/java-21'");
+    expect(archives).toMatch(
+      /x86_64 https:\/\/github\.com\/adoptium\/temurin21-binaries\/.*_x64_linux_hotspot_21\.0\.11_10\.tar\.gz e5038aae/,
+    );
+    expect(archives).toMatch(
+      /aarch64 https:\/\/github\.com\/adoptium\/temurin21-binaries\/.*_aarch64_linux_hotspot_21\.0\.11_10\.tar\.gz fa23d9d9/,
+    );
+    const own = await declareProgram(
+      recorded,
+      'testnet',
+      sshStack({
+        node_release_version: '25.5.0',
+        release_sha256: 'cd'.repeat(32),
+        java_runtime_url: 'file:///srv/java/jre-21.tar.gz',
+        java_runtime_sha256: 'ab'.repeat(32),
+      }),
+      {},
+    );
+    expect(inputs(own, 'preflight').stdin).toContain(
+      `export JAVA_RUNTIME_ARCHIVES='* file:///srv/java/jre-21.tar.gz ${'ab'.repeat(32)}'`,
+    );
   });
 
   it('a DNS name changes the certificate, the allowlist and so the config and restart', async () => {

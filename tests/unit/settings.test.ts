@@ -633,6 +633,23 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'java_runtime_url over http',
+    config: (c) => {
+      inventory(c).java_runtime_url = 'http://mirror.example.org/jre-21.tar.gz';
+      inventory(c).java_runtime_sha256 = 'ab'.repeat(32);
+    },
+    expected: { key: 'lacchain:nodes[1].inventory.java_runtime_url', allowed: /https: URL .* \(no http:\)/ },
+  },
+  {
+    name: 'java_runtime_url without its digest',
+    config: (c) => (inventory(c).java_runtime_url = 'https://mirror.example.org/jre-21.tar.gz'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.java_runtime_sha256',
+      given: 'missing',
+      allowed: /java_runtime_url and java_runtime_sha256 together/,
+    },
+  },
+  {
     name: 'start_timeout_seconds too short',
     config: (c) => (inventory(c).start_timeout_seconds = 5),
     expected: { key: 'lacchain:nodes[1].inventory.start_timeout_seconds', allowed: /from 30 to 86400/ },

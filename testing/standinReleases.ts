@@ -1,0 +1,99 @@
+/**
+ * The stand-in release archives the test hosts install (the Besu stand-in packed per version, the companions'
+ * stand-ins beside them) and the HTTPS server that serves them with a certificate the host trusts.
+ */
+import { spawn } from 'child_process';
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import { FileServer, startFileServer } from './host/fileServer';
+import { RELAY_SIGNER } from '../core/catalog/companions';
+import { PROJECT_DIR } from './run';
+import type { TestHost } from './host/testHost';
+
+/** Packs the Besu stand-in (a test fixture) as the release archive of each version into `dir`. */
+export async function packStandinReleases(versions: string[], dir: string): Promise<void> {
+  for (const version of versions) {
+    const args = [
+      path.join(PROJECT_DIR, 'tests/fixtures/besu-standin/pack.sh'),
+      version,
+      dir,
+      path.join(PROJECT_DIR, 'core/catalog/besu-options', `${version}.txt`),
+    ];
+    const code = await new Promise<number>((resolve) => {
+      const child = spawn('sh', args, { stdio: ['ignore', 'ignore', 'inherit'] });
+      child.on('close', (status) => resolve(status ?? 1));
+    });
+    if (code !== 0) throw new Error(`pack.sh ${version} failed (${code})`);
+  }
+  // The relay signer's stand-in, served as the executable of the default release, and the rotation client's.
+  fs.copyFileSync(
+    path.join(PROJECT_DIR, COMPANION_STANDIN),
+    path.join(dir, companionFile(RELAY_SIGNER.defaultVersion)),
+  );
+  fs.copyFileSync(path.join(PROJECT_DIR, ROTATION_STANDIN), path.join(dir, ROTATION_STANDIN_FILE));
+}
+
+/** The relay signer's stand-in (a test fixture), and its file name among the served releases. */
+const COMPANION_STANDIN = 'tests/fixtures/companion-standins/relay-signer';
+export const companionFile = (version: string) => `relay-signer-${version}`;
+/** The rotation client's stand-in (a test fixture), and its file name among the served releases. */
+const ROTATION_STANDIN = 'tests/fixtures/companion-standins/rotation-validator';
+export const ROTATION_STANDIN_FILE = 'rotation-validator-client';
+
+/** The SHA-256 of a packed stand-in release in `dir` (what the inventory's release_sha256 pins). */
+export function releaseDigest(dir: string, version: string): string {
+  return createHash('sha256')
+    .update(fs.readFileSync(path.join(dir, `besu-${version}.tar.gz`)))
+    .digest('hex');
+}
+
+/**
+ * A self-signed certificate for the host's gateway address, made in a new folder under `dir`, that the test host is
+ * made to trust: now (the bundle curl and podman read) and after the packages step installs ca-certificates, which
+ * rebuilds the bundle from /usr/local/share/ca-certificates.
+ */
+export async function trustedCertificate(host: TestHost, dir: string): Promise<{ key: string; cert: string }> {
+  const tlsDir = fs.mkdtempSync(path.join(dir, '.tls-'));
+  const [key, cert] = [path.join(tlsDir, 'key.pem'), path.join(tlsDir, 'cert.pem')];
+  const args = ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${host.gateway}`];
+  let said = '';
+  const code = await new Promise<number>((resolve) => {
+    const child = spawn(
+      'openssl',
+      [...args, '-addext', `subjectAltName=IP:${host.gateway}`, '-keyout', key, '-out', cert],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    child.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    child.on('close', (status) => resolve(status ?? 1));
+  });
+  if (code !== 0) throw new Error(`openssl could not make a certificate for the test host (${code}): ${said}`);
+  const certificate = fs.readFileSync(cert, 'utf8');
+  const name = path.basename(tlsDir).replace(/[^A-Za-z0-9-]/g, '');
+  const trusted = await host.ssh(
+    'mkdir -p /etc/ssl/certs /usr/local/share/ca-certificates && ' +
+      `tee /usr/local/share/ca-certificates/lacchain-test${name}.crt >> /etc/ssl/certs/ca-certificates.crt`,
+    { input: certificate },
+  );
+  if (trusted.code !== 0) throw new Error(`the test host does not trust the certificate: ${trusted.stderr}`);
+  return { key: fs.readFileSync(key, 'utf8'), cert: certificate };
+}
+
+/**
+ * Serves the release archives in `dir` to a test host over HTTPS (releases come over https only), with a
+ * certificate the host trusts. `redirects` as in fileServer.
+ */
+export async function startReleaseServer(
+  host: TestHost,
+  dir: string,
+  redirects: Record<string, string> = {},
+): Promise<FileServer> {
+  const tls = await trustedCertificate(host, dir);
+  return startFileServer({
+    host: host.gateway,
+    port: 0,
+    root: dir,
+    tls,
+    redirects,
+  });
+}
