@@ -186,7 +186,7 @@ describe('plan --diff BASE_DIR: a release bump', () => {
     expect(JSON.parse(bumped.stdout).nodes.writer.podName).toBe('besu-node-writer-0');
   });
 
-  it('on an SSH node changes only the release and start steps', () => {
+  it("on an SSH node changes only the preflight's check, the release and start steps", () => {
     const keyFile = path.join(work, 'validator.key');
     fs.writeFileSync(keyFile, KEY_ONE);
     const base = plan(['--stack', 'testnet', '--config', sshStack(), '--node-key-file', keyFile]);
@@ -204,14 +204,20 @@ describe('plan --diff BASE_DIR: a release bump', () => {
     expect(bumped.code).toBe(0);
     const diff = diffJson(bumped.out);
     expect(diff.changed.map((c: any) => [c.name, c.fields.map((f: any) => f.path)])).toEqual([
+      ['validator-preflight', ['stdin', 'triggers[0]']],
       ['validator-release', ['stdin', 'triggers[0]']],
       ['validator-start', ['stdin', 'triggers[0]']],
+    ]);
+    // The preflight checks again that the machine can run the release (its Java).
+    expect(diff.changed[0].fields[0].lines.lines).toEqual([
+      "- export BESU_VERSION='23.4.1'",
+      "+ export BESU_VERSION='23.4.4'",
     ]);
     const url = (v: string) =>
       `export RELEASE_URL='https://github.com/hyperledger/besu/releases/download/${v}/besu-${v}.tar.gz'`;
     // The archive's digest comes from the catalog: the release the reviewer sees is the one that will be checked.
     const digest = (v: string) => `export RELEASE_SHA256='${RELEASE_ARCHIVE_SHA256[v]}'`;
-    expect(diff.changed[0].fields[0].lines.lines).toEqual([
+    expect(diff.changed[1].fields[0].lines.lines).toEqual([
       "- export BESU_VERSION='23.4.1'",
       `- ${url('23.4.1')}`,
       `- ${digest('23.4.1')}`,
@@ -219,7 +225,7 @@ describe('plan --diff BASE_DIR: a release bump', () => {
       `+ ${url('23.4.4')}`,
       `+ ${digest('23.4.4')}`,
     ]);
-    expect(diff.changed[1].fields[0].lines.lines).toEqual([
+    expect(diff.changed[2].fields[0].lines.lines).toEqual([
       "- export BESU_VERSION='23.4.1'",
       "+ export BESU_VERSION='23.4.4'",
     ]);
