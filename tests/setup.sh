@@ -3,7 +3,8 @@
 # installs and builds nothing):
 # - as root, Debian's packages for the real SSH test host (debootstrap, systemd-nspawn, iproute2, ssh), shellcheck for
 #   the remote scripts, python3 for the Besu stand-in's self-test, openssl and curl for the checks, and nginx with its
-#   Lua module and cjson for the writer proxy's gas-model routing (tests/e2e/gasModelRouting.test.ts);
+#   Lua module and cjson for the writer proxy's gas-model routing (tests/e2e/gasModelRouting.test.ts), nftables for
+#   the relay signer's fence (tests/tools/companionsStep.test.ts);
 # - Go 1.25 or newer and the Pulumi CLI built from its Go module (tools/pulumi-cli/build.sh, cached by version
 #   outside the work tree), unless `pulumi` is on PATH;
 # - the Kubernetes control plane of the cluster tests, built from its Go modules (tools/kubernetes/build.sh, cached
@@ -15,7 +16,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 missing=()
 for tool in debootstrap:debootstrap systemd-nspawn:systemd-container ip:iproute2 ssh:openssh-client \
-  shellcheck:shellcheck python3:python3 openssl:openssl curl:curl; do
+  shellcheck:shellcheck python3:python3 openssl:openssl curl:curl nft:nftables; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
 done
 [ -e /etc/ssl/certs/ca-certificates.crt ] || missing+=(ca-certificates)
