@@ -10,7 +10,8 @@
  */
 import { PROXY_CLIENT_BOUNDS } from '../core/catalog/rpc';
 import { fixed, machine, now, PartResult, progress, table } from './common';
-import { nginxMissing, freePort, standIn, startNginx } from '../testing/nginx';
+import { nginxMissing, standIn, startNginx } from '../testing/nginx';
+import { freePort } from '../testing/ports';
 import { loadTestSite, loopbackAddresses, slowLoad, SlowLoadResult } from '../testing/proxyLoad';
 
 /** The load: 10 addresses, 30 connections each, a 1 MiB body announced, 512 KiB sent at once, held 5 s. */

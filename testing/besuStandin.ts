@@ -5,9 +5,9 @@
  */
 import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
-import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
+import { freePort } from './ports';
 import { PROJECT_DIR } from './run';
 
 /** A running stand-in. */
@@ -16,20 +16,10 @@ export interface RunningStandin {
   stop(): void;
 }
 
-/** A TCP port free on the loopback now. */
-export function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** Starts the stand-in with `key`, advertising `p2pHost:p2pPort`, and waits until its RPC answers. */
 export async function startBesuStandin(key: string, p2pHost: string, p2pPort: number): Promise<RunningStandin> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-standin-'));
-  const port = await freeLoopbackPort();
+  const port = await freePort();
   const data = path.join(work, 'data');
   fs.mkdirSync(data);
   fs.writeFileSync(path.join(data, 'key'), key);

@@ -21,38 +21,30 @@ export interface JavaRuntime {
   archives: Readonly<Record<'x86_64' | 'aarch64', JavaArchive>>;
 }
 
-const TEMURIN = 'https://github.com/adoptium';
+/** Temurin's name for a machine architecture in its archive names. */
+const TEMURIN_ARCH = { x86_64: 'x64', aarch64: 'aarch64' } as const;
+
+/** Eclipse Temurin's JRE `version` (`<major>.<minor>.<patch>+<build>`), with the SHA-256 of its archive per architecture. */
+function temurin(major: number, version: string, sha256: Record<keyof typeof TEMURIN_ARCH, string>): JavaRuntime {
+  const archive = (arch: keyof typeof TEMURIN_ARCH): JavaArchive => ({
+    url:
+      `https://github.com/adoptium/temurin${major}-binaries/releases/download/jdk-${version.replace('+', '%2B')}/` +
+      `OpenJDK${major}U-jre_${TEMURIN_ARCH[arch]}_linux_hotspot_${version.replace('+', '_')}.tar.gz`,
+    sha256: sha256[arch],
+  });
+  return { major, version, archives: { x86_64: archive('x86_64'), aarch64: archive('aarch64') } };
+}
 
 /** The pinned runtimes, by Java major (digests as Adoptium publishes them beside each archive, `<url>.sha256.txt`). */
 export const JAVA_RUNTIMES: Readonly<Record<17 | 21, JavaRuntime>> = {
-  17: {
-    major: 17,
-    version: '17.0.18+8',
-    archives: {
-      x86_64: {
-        url: `${TEMURIN}/temurin17-binaries/releases/download/jdk-17.0.18%2B8/OpenJDK17U-jre_x64_linux_hotspot_17.0.18_8.tar.gz`,
-        sha256: '8b418e38cca87945858ae911988401720095eb671357d47437b4adb49c28dcab',
-      },
-      aarch64: {
-        url: `${TEMURIN}/temurin17-binaries/releases/download/jdk-17.0.18%2B8/OpenJDK17U-jre_aarch64_linux_hotspot_17.0.18_8.tar.gz`,
-        sha256: '88727c16610d118c0e739f62e6c99dc1cb5a7b4a93a27054fe2a3aa7150e7b5d',
-      },
-    },
-  },
-  21: {
-    major: 21,
-    version: '21.0.11+10',
-    archives: {
-      x86_64: {
-        url: `${TEMURIN}/temurin21-binaries/releases/download/jdk-21.0.11%2B10/OpenJDK21U-jre_x64_linux_hotspot_21.0.11_10.tar.gz`,
-        sha256: 'e5038aae3ca9ff670bc696496b0728dbd23d280026bad30291cb919221ecfdcb',
-      },
-      aarch64: {
-        url: `${TEMURIN}/temurin21-binaries/releases/download/jdk-21.0.11%2B10/OpenJDK21U-jre_aarch64_linux_hotspot_21.0.11_10.tar.gz`,
-        sha256: 'fa23d9d9945053e67bcc7638410eabf1e17a7672c7c95a24f70cd08b8407d36e',
-      },
-    },
-  },
+  17: temurin(17, '17.0.18+8', {
+    x86_64: '8b418e38cca87945858ae911988401720095eb671357d47437b4adb49c28dcab',
+    aarch64: '88727c16610d118c0e739f62e6c99dc1cb5a7b4a93a27054fe2a3aa7150e7b5d',
+  }),
+  21: temurin(21, '21.0.11+10', {
+    x86_64: 'e5038aae3ca9ff670bc696496b0728dbd23d280026bad30291cb919221ecfdcb',
+    aarch64: 'fa23d9d9945053e67bcc7638410eabf1e17a7672c7c95a24f70cd08b8407d36e',
+  }),
 };
 
 /** Where pinned runtimes are unpacked on a machine (shared by its nodes): `<dir>/java-<major>` is the one in use. */

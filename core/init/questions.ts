@@ -7,7 +7,7 @@ import { NETWORK_MENU, Network } from '../catalog/networks';
 import { NODE_TYPE_FACTS, NODE_TYPES, NodeType } from '../catalog/nodeTypes';
 import { DEFAULT_NAMESPACE } from '../catalog/defaults';
 import { deploySchema, inventorySchema, stackNodeSchema } from '../settings/schema';
-import { innerRule, isNumeric, isOptional, plainMeaning, ruleDefault } from '../settings/settingDoc';
+import { isNumeric, isOptional, plainMeaning, ruleDefault, shapeOf } from '../settings/settingDoc';
 
 /** The node-type menu: `[0] validator [1] boot [2] writer`. */
 export const NODE_TYPE_MENU: readonly NodeType[] = [...NODE_TYPES].sort(
@@ -68,7 +68,7 @@ export interface FieldQuestion {
 function ruleAt(shape: z.ZodRawShape, key: string): z.ZodType {
   const [first, ...rest] = key.split('.');
   const rule = shape[first] as z.ZodType;
-  return rest.length === 0 ? rule : ruleAt((innerRule(rule) as z.ZodObject).shape, rest.join('.'));
+  return rest.length === 0 ? rule : ruleAt(shapeOf(rule), rest.join('.'));
 }
 
 /** A setting's flag: its key in kebab case (`workerName`, `node_ip` and `p2p.host` give worker-name, node-ip, p2p-host). */

@@ -132,6 +132,8 @@ export function remoteSteps<V>(
   const writer = NODE_TYPE_FACTS[node.typenode].reverseProxy;
   const mib = (gib: number) => String(gib * 1024);
   const override = description.rpc.unsafeOverride;
+  const javaMajor = javaMajorFor(node.releaseVersion);
+  const javaArchives = javaRuntimeArchives(node);
   const digest = configDigest(description, files.systemdUnit, network.genesis.sha256);
   const step = (name: RemoteStepName, env: Record<string, string | V>, takesNodeKey = false) =>
     remoteStep(name, env, takesNodeKey);
@@ -147,13 +149,13 @@ export function remoteSteps<V>(
       RECOMMENDED_DISK_GIB: String(network.recommendedHardware.diskGiB),
       ENFORCE_MINIMUM: String(network.enforceMinimumHardware && !node.allowBelowMinimumHardware),
       BESU_VERSION: node.releaseVersion,
-      JAVA_MAJOR: String(javaMajorFor(node.releaseVersion)),
-      JAVA_RUNTIME_ARCHIVES: javaRuntimeArchives(node),
+      JAVA_MAJOR: String(javaMajor),
+      JAVA_RUNTIME_ARCHIVES: javaArchives,
     }),
     step('packages', {
-      JAVA_MAJOR: String(javaMajorFor(node.releaseVersion)),
-      JAVA_RUNTIME_ARCHIVES: javaRuntimeArchives(node),
-      JAVA_HOME_LINK: pinnedJavaHome(javaMajorFor(node.releaseVersion)),
+      JAVA_MAJOR: String(javaMajor),
+      JAVA_RUNTIME_ARCHIVES: javaArchives,
+      JAVA_HOME_LINK: pinnedJavaHome(javaMajor),
       // A proxy routing JSON-RPC by method (a writer's: the gas model) runs on nginx's Lua module and cjson.
       GAS_MODEL: String(description.proxyServers.some((server) => server.gasModel !== undefined)),
       // A companion that runs from a container image (the monitoring client) runs on podman.

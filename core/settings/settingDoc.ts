@@ -37,6 +37,11 @@ export function innerRule(rule: z.ZodType): z.ZodType {
   return rule;
 }
 
+/** The fields of a mapping's rule (under its optional and default wrappers). */
+export function shapeOf(rule: z.ZodType): z.ZodRawShape {
+  return (innerRule(rule) as z.ZodObject).shape;
+}
+
 /** The value the rule fills in when the setting is absent, if it has one. */
 export function ruleDefault(rule: z.ZodType): unknown {
   if (rule instanceof z.ZodDefault) return (rule.def as { defaultValue: unknown }).defaultValue;

@@ -12,7 +12,7 @@ import {
   stackConfigSchema,
   stackNodeSchema,
 } from './schema';
-import { allowedBy, innerRule, isOptional, ruleDefault, settingDoc } from './settingDoc';
+import { allowedBy, isOptional, ruleDefault, settingDoc, shapeOf } from './settingDoc';
 
 /** One generated table: where it lives and which settings it lists. */
 export interface SettingsTable {
@@ -25,8 +25,6 @@ export interface SettingsTable {
   /** The settings it lists, in order. */
   shape: z.ZodRawShape;
 }
-
-const shapeOf = (rule: z.ZodType): z.ZodRawShape => (innerRule(rule) as z.ZodObject).shape;
 
 /** Every generated table. */
 export const SETTINGS_TABLES: readonly SettingsTable[] = [

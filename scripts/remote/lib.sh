@@ -88,3 +88,23 @@ pinned_runtime_line() {
   awk -v arch="$1" '$1 == arch || $1 == "*" { print; exit }' <<<"${JAVA_RUNTIME_ARCHIVES:-}"
 }
 
+# offered_java_package MAJOR: the first package of a Java at or above MAJOR that the system's package sources can
+# install (apt: openjdk-<N>-jre-headless with a Candidate; dnf or yum: java-<N>-openjdk-headless), or nothing.
+offered_java_package() {
+  local major installer
+  installer=$(command -v dnf || command -v yum || true)
+  for major in 11 17 21 25; do
+    [ "$major" -ge "$1" ] || continue
+    if command -v apt-cache >/dev/null 2>&1; then
+      if apt_installable "openjdk-$major-jre-headless"; then
+        echo "openjdk-$major-jre-headless"
+        return 0
+      fi
+    elif [ -n "$installer" ] && "$installer" -q list available "java-$major-openjdk-headless" >/dev/null 2>&1; then
+      echo "java-$major-openjdk-headless"
+      return 0
+    fi
+  done
+  return 0
+}
+

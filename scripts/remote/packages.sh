@@ -52,13 +52,7 @@ if command -v apt-get >/dev/null 2>&1; then
   # The first runtime at or above the required major that the system's sources can install; none, the pinned one.
   java_package=""
   if [ "$(java_major)" -lt "$JAVA_MAJOR" ]; then
-    for major in 11 17 21 25; do
-      [ "$major" -ge "$JAVA_MAJOR" ] || continue
-      if apt_installable "openjdk-$major-jre-headless"; then
-        java_package="openjdk-$major-jre-headless"
-        break
-      fi
-    done
+    java_package=$(offered_java_package "$JAVA_MAJOR")
     [ -n "$java_package" ] || pinned_runtime=true
   fi
   # The gas model's router: nginx's Lua module (its LuaJIT loads modules built for Lua 5.1) and cjson.
@@ -90,13 +84,7 @@ elif command -v dnf >/dev/null 2>&1 || command -v yum >/dev/null 2>&1; then
   installer=$(command -v dnf || command -v yum)
   java_package=""
   if [ "$(java_major)" -lt "$JAVA_MAJOR" ]; then
-    for major in 11 17 21; do
-      [ "$major" -ge "$JAVA_MAJOR" ] || continue
-      if "$installer" -q list available "java-$major-openjdk-headless" >/dev/null 2>&1; then
-        java_package="java-$major-openjdk-headless"
-        break
-      fi
-    done
+    java_package=$(offered_java_package "$JAVA_MAJOR")
     [ -n "$java_package" ] || pinned_runtime=true
   fi
   rpm -q epel-release >/dev/null 2>&1 || "$installer" install -y -q epel-release || true

@@ -49,15 +49,8 @@ if [ "$(java_major)" -ge "$JAVA_MAJOR" ]; then
 elif [ -n "$(pinned_runtime_line "$arch")" ]; then
   java_source="the pinned runtime for $arch"
 else
-  for major in 11 17 21 25; do
-    [ "$major" -ge "$JAVA_MAJOR" ] || continue
-    if { command -v apt-cache >/dev/null 2>&1 && apt_installable "openjdk-$major-jre-headless"; } \
-      || { command -v dnf >/dev/null 2>&1 && dnf -q list available "java-$major-openjdk-headless" >/dev/null 2>&1; } \
-      || { command -v yum >/dev/null 2>&1 && yum -q list available "java-$major-openjdk-headless" >/dev/null 2>&1; }; then
-      java_source="the system's Java $major package"
-      break
-    fi
-  done
+  java_package=$(offered_java_package "$JAVA_MAJOR")
+  if [ -n "$java_package" ]; then java_source="the system's package $java_package"; fi
 fi
 [ -n "$java_source" ] \
   || fail "Besu $BESU_VERSION needs Java $JAVA_MAJOR: this machine has Java $(java_major), its package sources offer none and no pinned runtime exists for $arch; give the inventory's java_runtime_url and java_runtime_sha256 (a Java $JAVA_MAJOR runtime archive for $arch), or install Java $JAVA_MAJOR on the machine"

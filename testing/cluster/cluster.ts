@@ -11,7 +11,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { makeCertificates } from './certificates';
-import { ClusterProcess, freePort, startProcess, stopProcess, waitFor } from './processes';
+import { ClusterProcess, startProcess, stopProcess, waitFor } from './processes';
+import { freePort } from '../ports';
 import { PROJECT_DIR } from '../run';
 
 /** A worker of the test cluster. */

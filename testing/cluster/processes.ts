@@ -4,7 +4,6 @@
  */
 import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
-import * as net from 'net';
 import * as path from 'path';
 
 /** One running process of the cluster. */
@@ -60,17 +59,6 @@ export async function stopProcess(proc: ClusterProcess, graceMs = 5000): Promise
   const deadline = Date.now() + graceMs;
   while (alive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   if (alive()) process.kill(proc.pid, 'SIGKILL');
-}
-
-/** A TCP port free on the loopback now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 /** Waits until `ready()` is true, failing with `what` and the process's log after `timeoutMs`. */

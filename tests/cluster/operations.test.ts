@@ -36,10 +36,13 @@ let standin: RunningStandin | undefined;
 /** The CRI log lines kwok serves as every container's log. */
 const criLines = (lines: string[]) => lines.map((line) => `${new Date().toISOString()} stdout F ${line}\n`).join('');
 
+/** An operator's environment for this cluster: its kubeconfig, and the real kubectl first on the PATH. */
+const clusterEnv = () => ({ KUBECONFIG: cluster().kubeconfig, PATH: `${cluster().binDir}:${process.env.PATH}` });
+
 async function node(...args: string[]) {
   const config = path.join(work, 'Pulumi.testnet.yaml');
   return runNpmAsync('node', [...args, '--stack', 'testnet', '--config', config, '--rpc-url', standin!.rpcUrl], {
-    env: { KUBECONFIG: cluster().kubeconfig, PATH: `${cluster().binDir}:${process.env.PATH}` },
+    env: clusterEnv(),
   });
 }
 
@@ -131,7 +134,7 @@ describe('npm run node against a real API server', () => {
     const config = path.join(work, 'Pulumi.testnet.yaml');
     const child = spawn('npm', ['run', '--silent', 'node', '--', 'logs', '--stack', 'testnet', '--config', config], {
       cwd: PROJECT_DIR,
-      env: { ...process.env, KUBECONFIG: cluster().kubeconfig, PATH: `${cluster().binDir}:${process.env.PATH}` },
+      env: { ...process.env, ...clusterEnv() },
       detached: true,
     });
     let out = '';

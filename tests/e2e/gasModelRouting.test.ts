@@ -20,7 +20,8 @@ import {
   validTestnetConfig,
   validWriterValues,
 } from '../../testing/fixtures';
-import { freePort, realNginxSuite, request, RunningNginx, StandIn, standIn, startNginx } from '../../testing/nginx';
+import { realNginxSuite, request, RunningNginx, StandIn, standIn, startNginx } from '../../testing/nginx';
+import { freePort } from '../../testing/ports';
 
 /** The SSH writer of a test stack, with the schema's defaults (1m bodies, 20 requests a second, burst 40). */
 function sshWriter() {

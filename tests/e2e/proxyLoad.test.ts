@@ -12,7 +12,8 @@ import { PORTS } from '../../core/catalog/ports';
 import { describeNode } from '../../core/node/description';
 import { CREDENTIALS_IN_CLEAR, renderNginxServers } from '../../core/proxy/nginxConf';
 import { proxyAccess } from '../../core/rpc/access';
-import { freePort, realNginxSuite, request, startNginx } from '../../testing/nginx';
+import { realNginxSuite, request, startNginx } from '../../testing/nginx';
+import { freePort } from '../../testing/ports';
 import { loadTestSite, sshWriter, SlowLoadResult } from '../../testing/proxyLoad';
 import { LOCAL_HOSTS } from '../../core/catalog/ports';
 

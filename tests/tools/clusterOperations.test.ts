@@ -13,12 +13,8 @@ import { deriveIdentity } from '../../core/identity/nodeKey';
 import { KEY_ONE } from '../../testing/fixtures';
 import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
 import { valuesFor } from '../../testing/values';
-import {
-  besuImportLine,
-  freeLoopbackPort as freePort,
-  RunningStandin,
-  startBesuStandin,
-} from '../../testing/besuStandin';
+import { besuImportLine, RunningStandin, startBesuStandin } from '../../testing/besuStandin';
+import { freePort } from '../../testing/ports';
 
 jest.setTimeout(120_000);
 
