@@ -94,6 +94,7 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
         namespace: cluster.namespaces[node.namespace],
         allowKeyDeletion: settings.allowKeyDeletion,
         rpcPasswords: secrets.rpcPasswords,
+        backupPassword: secrets.backupPassword,
       });
       Object.assign(outputs, {
         rpcUrl: deployed.rpcUrl,
@@ -112,6 +113,7 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
         enode: identity.enode,
         address: identity.address,
         rpcPasswords: secrets.rpcPasswords,
+        backupPassword: secrets.backupPassword,
       });
       Object.assign(outputs, {
         rpcUrl: deployed.rpcUrl,

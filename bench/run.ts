@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --only plan|program|ssh|suite] [--runs N] [--before REF]`: measures what a plan, a deploy, a no-op and an update cost,
+ * `npm run bench [-- --only plan|program|ssh|backups|proxy|suite] [--runs N] [--before REF]`: measures what a plan, a deploy, a no-op and an update cost,
  * prints a markdown table per part and writes them, with the machine and the date, to bench/RESULTS.md (the sections
  * of the parts run are replaced, the others kept).
  *   --only PART  run one part: plan (offline plan, 1-100 nodes), program (the program's own time under
@@ -19,8 +19,9 @@ import { benchProgram } from './programRun';
 import { benchSsh } from './ssh';
 import { benchSuite } from './suite';
 import { benchProxy } from './proxyLoad';
+import { benchBackups } from './backups';
 
-const USAGE = 'npm run bench [-- --only plan|program|ssh|suite] [--runs N] [--before REF]';
+const USAGE = 'npm run bench [-- --only plan|program|ssh|backups|proxy|suite] [--runs N] [--before REF]';
 
 async function main(): Promise<number> {
   let values: { only?: string; runs?: string; before?: string };
@@ -57,9 +58,11 @@ async function main(): Promise<number> {
             ? await benchProgram(runs, values.before)
             : part === 'ssh'
               ? await benchSsh(runs)
-              : part === 'proxy'
-                ? await benchProxy()
-                : await benchSuite();
+              : part === 'backups'
+                ? await benchBackups()
+                : part === 'proxy'
+                  ? await benchProxy()
+                  : await benchSuite();
       results.push(result);
       process.stdout.write(`\n${result.markdown.trim()}\n\n`);
       // Written after each part, so that a later part's failure keeps what was measured.

@@ -21,6 +21,15 @@ import { kubernetesNodeFiles } from '../core/kubernetes/nodeFiles';
 import { configDigest, describeNode } from '../core/node/description';
 import type { KubernetesNodeSettings } from '../core/settings/model';
 import { rpcCredentials } from './rpcCredentials';
+import { backupPassword } from './backupPassword';
+import {
+  backupAccessManifests,
+  backupCronJobManifest,
+  backupScheduleConfigMapManifest,
+  backupSecretManifest,
+  backupVolumeManifest,
+  usesSnapshots,
+} from '../core/kubernetes/backups';
 
 export interface KubernetesNodeArgs {
   /** The node's validated settings. */
@@ -40,6 +49,8 @@ export interface KubernetesNodeArgs {
   allowKeyDeletion?: boolean;
   /** RPC passwords by user (secrets), for password authentication. */
   rpcPasswords?: Record<string, pulumi.Input<string>>;
+  /** The backup repository's password (a secret), for backups copied by a Job; a random one when absent. */
+  backupPassword?: pulumi.Input<string>;
 }
 
 /**
@@ -89,7 +100,25 @@ export class KubernetesNode extends pulumi.ComponentResource {
       networkPolicyManifest(description),
       child,
     );
-    const podInputs: pulumi.Resource[] = [args.namespace, secret, configMap, volume, networkPolicy];
+    // The backups' volume and password: the pod backs its data up there before a new release opens it.
+    const backupVolume = new k8s.core.v1.PersistentVolumeClaim(`${name}-backups`, backupVolumeManifest(node), {
+      ...child,
+      retainOnDelete: true,
+    });
+    const backupSecret = new k8s.core.v1.Secret(
+      `${name}-backup`,
+      backupSecretManifest(node, backupPassword(name, this, args.backupPassword)),
+      { ...child, additionalSecretOutputs: ['data', 'stringData'] },
+    );
+    const podInputs: pulumi.Resource[] = [
+      args.namespace,
+      secret,
+      configMap,
+      volume,
+      networkPolicy,
+      backupVolume,
+      backupSecret,
+    ];
     const auth = description.rpc.authentication;
     if (auth?.method === 'password') {
       // The credentials (bcrypt hashes) are a Secret of their own, not protected: they change with the settings.
@@ -115,6 +144,7 @@ export class KubernetesNode extends pulumi.ComponentResource {
       ...child,
       dependsOn: podInputs,
     });
+    if (node.backups.schedule !== 'off') scheduleBackups(name, node, { ...child, dependsOn: [statefulSet] });
     new k8s.core.v1.Service(
       `${name}-service`,
       serviceManifest(description, { enode: args.enode, address: args.address }),
@@ -135,4 +165,20 @@ export class KubernetesNode extends pulumi.ComponentResource {
       rpcUrl: this.rpcUrl,
     });
   }
+}
+
+/** The scheduled backups of a node: the CronJob, the account and rights its pod has, and its snapshot's manifest. */
+function scheduleBackups(name: string, node: KubernetesNodeSettings, options: pulumi.CustomResourceOptions): void {
+  const access = backupAccessManifests(node);
+  const account = new k8s.core.v1.ServiceAccount(`${name}-backup-account`, access.serviceAccount, options);
+  const role = new k8s.rbac.v1.Role(`${name}-backup-role`, access.role, options);
+  const binding = new k8s.rbac.v1.RoleBinding(`${name}-backup-binding`, access.roleBinding, {
+    ...options,
+    dependsOn: [account, role],
+  });
+  const inputs: pulumi.Resource[] = [binding];
+  if (usesSnapshots(node)) {
+    inputs.push(new k8s.core.v1.ConfigMap(`${name}-backup-snapshot`, backupScheduleConfigMapManifest(node), options));
+  }
+  new k8s.batch.v1.CronJob(`${name}-backup-schedule`, backupCronJobManifest(node), { ...options, dependsOn: inputs });
 }

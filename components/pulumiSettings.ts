@@ -63,14 +63,17 @@ export interface StackSecretInputs {
   nodeKeys: Record<string, pulumi.Input<string>>;
   /** RPC passwords by user name (password authentication). Absent in the offline plan: shown as secret there. */
   rpcPasswords?: Record<string, pulumi.Input<string>>;
+  /** The backup repositories' password (`lacchain:backupPassword`); each node makes a random one when absent. */
+  backupPassword?: pulumi.Input<string>;
 }
 
 /** The secret settings wrapped as Pulumi secrets. */
 export function secretInputs(loaded: LoadedStack): StackSecretInputs {
-  const { sshPrivateKey, nodeKeys, rpcPasswords } = loaded.secrets;
+  const { sshPrivateKey, nodeKeys, rpcPasswords, backupPassword } = loaded.secrets;
   return {
     sshPrivateKey: sshPrivateKey === undefined ? undefined : pulumi.secret(sshPrivateKey),
     nodeKeys: Object.fromEntries(Object.entries(nodeKeys).map(([name, key]) => [name, pulumi.secret(key)])),
     rpcPasswords: Object.fromEntries(Object.entries(rpcPasswords ?? {}).map(([user, pw]) => [user, pulumi.secret(pw)])),
+    ...(backupPassword !== undefined ? { backupPassword: pulumi.secret(backupPassword) } : {}),
   };
 }

@@ -10,11 +10,18 @@ import { createHash } from 'crypto';
 import { sha256Hex } from '../core/genesis';
 import { nodePaths } from '../core/remote/paths';
 import { stepCommand, stepInput, stepScript } from '../core/remote/shell';
-import { NODE_KEY_PARAMETER, RPC_CREDENTIALS_PARAMETER, remoteRpcUrl, remoteSteps } from '../core/remote/steps';
+import {
+  BACKUP_PASSWORD_PARAMETER,
+  NODE_KEY_PARAMETER,
+  RPC_CREDENTIALS_PARAMETER,
+  remoteRpcUrl,
+  remoteSteps,
+} from '../core/remote/steps';
 import { tlsIdentityOf } from '../core/remote/tlsIdentity';
 import { describeNode } from '../core/node/description';
 import type { SshNodeSettings } from '../core/settings/model';
 import { rpcCredentials } from './rpcCredentials';
+import { backupPassword } from './backupPassword';
 
 export interface RemoteNodeArgs {
   /** The node's validated settings. */
@@ -31,6 +38,8 @@ export interface RemoteNodeArgs {
   address: pulumi.Input<string>;
   /** RPC passwords by user (secrets), for password authentication. */
   rpcPasswords?: Record<string, pulumi.Input<string>>;
+  /** The backup repository's password (a secret); a random one kept in the stack when absent. */
+  backupPassword?: pulumi.Input<string>;
 }
 
 /**
@@ -72,11 +81,14 @@ export class RemoteNode extends pulumi.ComponentResource {
     // The secret inputs of the node-key step: the node key, and the RPC credentials file with password authentication.
     const credentials =
       auth?.method === 'password' ? rpcCredentials(name, this, auth.users, args.rpcPasswords) : undefined;
+    // And the backup repository's password, written to the machine's backup environment (root's, mode 0600).
+    const password = backupPassword(name, this, args.backupPassword);
     const secretParameters = pulumi
-      .all([args.privateKey, credentials ?? ''])
-      .apply(([key, text]): Record<string, string> => ({
+      .all([args.privateKey, credentials ?? '', password])
+      .apply(([key, text, backup]): Record<string, string> => ({
         [NODE_KEY_PARAMETER]: key,
         ...(credentials ? { [RPC_CREDENTIALS_PARAMETER]: text } : {}),
+        [BACKUP_PASSWORD_PARAMETER]: backup,
       }));
 
     let previous: command.remote.Command | undefined;
@@ -91,15 +103,22 @@ export class RemoteNode extends pulumi.ComponentResource {
           .update(stepInput(header, values, script))
           .digest('hex'),
       );
-      if (step.takesNodeKey && credentials) {
-        // The credentials change without any non-secret input changing: they are in this step's trigger too, so a
-        // new password runs it again. That trigger is secret, and made from the bcrypt hashes, which carry the
-        // secret random salts: even shown, it would not let anyone check a guessed password offline. No other
-        // step's trigger or input has anything of the credentials (the start step's CONFIG_DIGEST neither).
+      if (step.takesNodeKey) {
+        // The credentials and the backup password change without any non-secret input changing: they are in this
+        // step's trigger too, so a new password runs it again. That trigger is secret, and made from the bcrypt
+        // hashes, which carry the secret random salts, and from the backup password keyed with the node key: even
+        // shown, it would not let anyone check a guessed password offline. No other step's trigger or input has
+        // anything of either (the start step's CONFIG_DIGEST neither).
         trigger = pulumi.secret(
           pulumi
-            .all([trigger, credentials])
-            .apply(([digest, text]) => createHash('sha256').update(digest).update(text).digest('hex')),
+            .all([trigger, credentials ?? '', password, args.privateKey])
+            .apply(([digest, text, backup, key]) =>
+              createHash('sha256')
+                .update(digest)
+                .update(text)
+                .update(createHash('sha256').update(key).update(backup).digest('hex'))
+                .digest('hex'),
+            ),
         );
       }
       const stdin = step.takesNodeKey

@@ -1,6 +1,7 @@
 /**
- * `npm run node -- <status|logs|start|restart|check> --stack <testnet|mainnet> [--node NAME]`
- *   [--config FILE] [--ssh-key FILE] [--ssh-option OPTION]... [--rpc-url URL] [--window SECONDS] [--follow] [--fix]
+ * `npm run node -- <status|logs|start|restart|check|backup|backups|restore|rollback> --stack <testnet|mainnet>`
+ *   [--node NAME] [--config FILE] [--ssh-key FILE] [--ssh-option OPTION]... [--rpc-url URL] [--window SECONDS]
+ *   [--follow] [--fix] [--backup ID] [--key-file FILE]
  *
  * Day-2 operations on a node of a stack, from the operator's machine, with the real clients (ssh, kubectl) and the
  * names the program created. Reads the same settings as the program; needs no Pulumi state or cloud login.
@@ -15,12 +16,17 @@ import type { NodeSettings, StackSettings } from '../core/settings/model';
 import { readFileFromDisk, readStackConfigFile } from '../core/settings/settingsFiles';
 import { EXIT, parseOptions, runTool, UsageError } from './cli';
 import { NodeClient, nodeClient } from './operations/nodeClient';
+import { chooseBackup, chooseRollback, listBackups, restoreBackup, takeBackup } from './operations/backups';
+import { expandHome, readKeyFile } from './keyFile';
 
-const OPERATIONS = ['status', 'logs', 'start', 'restart', 'check'] as const;
+const OPERATIONS = ['status', 'logs', 'start', 'restart', 'check', 'backup', 'backups', 'restore', 'rollback'] as const;
 type Operation = (typeof OPERATIONS)[number];
+/** The operations that, without --node, act on every node of the stack in turn. */
+const EVERY_NODE: readonly Operation[] = ['backup', 'backups'];
 const USAGE =
-  'npm run node -- <status|logs|start|restart|check> --stack <testnet|mainnet> [--node NAME] [--config FILE] ' +
-  '[--ssh-key FILE] [--ssh-option OPTION]... [--rpc-url URL] [--window SECONDS] [--follow] [--fix]';
+  `npm run node -- <${OPERATIONS.join('|')}> --stack <testnet|mainnet> [--node NAME] [--config FILE] ` +
+  '[--ssh-key FILE] [--ssh-option OPTION]... [--rpc-url URL] [--window SECONDS] [--follow] [--fix] ' +
+  '[--backup ID] [--key-file FILE]';
 /** Default observation window of the block-sync check (blocks come every 2 s). */
 const DEFAULT_WINDOW_SECONDS = 10;
 /** How long `--fix` waits for a restarted node to answer before checking again. */
@@ -39,6 +45,8 @@ runTool(async () => {
       window: { type: 'string' },
       follow: { type: 'boolean' },
       fix: { type: 'boolean' },
+      backup: { type: 'string' },
+      'key-file': { type: 'string' },
     },
     USAGE,
     true,
@@ -58,15 +66,42 @@ runTool(async () => {
     readStackConfigFile(values.config ?? stackConfigFileName(stack)),
     readFileFromDisk,
   );
+  const clientOf = (node: NodeSettings) =>
+    nodeClient(node, {
+      stack,
+      kubeContext: settings.kubeContext,
+      ssh: { keyFile: values['ssh-key'], options: values['ssh-option'] ?? [] },
+      rpcUrl: values['rpc-url'],
+    });
+  if (values.backup !== undefined && operation !== 'restore')
+    throw new UsageError(`--backup is for restore only\nusage: ${USAGE}`);
+  if (values['key-file'] !== undefined && operation !== 'restore' && operation !== 'rollback') {
+    throw new UsageError(`--key-file is for restore and rollback only\nusage: ${USAGE}`);
+  }
+  if (EVERY_NODE.includes(operation) && values.node === undefined) {
+    for (const each of settings.nodes) {
+      if (operation === 'backup') await takeBackup(each, clientOf(each));
+      else await listBackups(each, clientOf(each));
+    }
+    return EXIT.ok;
+  }
   const node = pickNode(settings, values.node);
-  const client = nodeClient(node, {
-    stack,
-    kubeContext: settings.kubeContext,
-    ssh: { keyFile: values['ssh-key'], options: values['ssh-option'] ?? [] },
-    rpcUrl: values['rpc-url'],
-  });
+  const client = clientOf(node);
+  const nodeKey = values['key-file'] === undefined ? undefined : readKeyFile(expandHome(values['key-file']));
 
   switch (operation) {
+    case 'backup':
+      await takeBackup(node, client);
+      return EXIT.ok;
+    case 'backups':
+      await listBackups(node, client);
+      return EXIT.ok;
+    case 'restore':
+      await restoreBackup(node, client, await chooseBackup(node, client, values.backup), nodeKey);
+      return EXIT.ok;
+    case 'rollback':
+      await restoreBackup(node, client, await chooseRollback(node, client), nodeKey);
+      return EXIT.ok;
     case 'logs':
       return client.showLogs(values.follow ?? false);
     case 'start':

@@ -25,6 +25,7 @@ import { MISSING_KEY_EXIT_CODE, MISSING_KEY_EXIT_VARIABLE } from '../catalog/rem
 import { reachablePorts, unsafeRpcOverride } from '../rpc/access';
 import type { NodeDescription } from '../node/description';
 import type { KubernetesNodeSettings } from '../settings/model';
+import { backupConfigEntries, beforeReleaseChangeInit } from './backups';
 
 /**
  * The recommended Kubernetes labels of a node's objects. A node under the operator's explicit RPC override
@@ -126,6 +127,8 @@ export function configMapManifest<V>(node: KubernetesNodeSettings, files: NodeCo
   if (files.proxyConfig !== undefined) data[POD_FILES.proxyConfig] = files.proxyConfig;
   if (files.rpcJwtPublicKey !== undefined) data[RPC_AUTH_FILES.jwtPublicKey] = files.rpcJwtPublicKey;
   Object.assign(data, files.companionConfigs ?? {});
+  // The backup before a release change (the pod's first init container).
+  Object.assign(data, backupConfigEntries());
   return {
     apiVersion: 'v1' as const,
     kind: 'ConfigMap' as const,
@@ -213,12 +216,14 @@ export function statefulSetManifest<V = string>(
     ...companionContainers(node, description.companions),
   ];
   const stateInit = companionStateInit(node, besu.image, description.companions);
+  const beforeChange = beforeReleaseChangeInit(node, POD_PATHS.configDir);
   const volumes = [
     { name: 'config', configMap: { name: names.configMap, defaultMode: 0o444 } },
     { name: 'key', secret: { secretName: names.keySecret, defaultMode: 0o440 } },
     ...(passwordAuth ? [{ name: 'rpc-auth', secret: { secretName: names.rpcAuthSecret, defaultMode: 0o440 } }] : []),
     { name: 'data', persistentVolumeClaim: { claimName: names.dataVolume } },
     { name: 'besu-tmp', emptyDir: {} },
+    ...beforeChange.volumes,
     ...(withProxy
       ? [
           { name: 'proxy-run', emptyDir: {} },
@@ -254,7 +259,7 @@ export function statefulSetManifest<V = string>(
           // Nothing in the pod talks to the Kubernetes API.
           automountServiceAccountToken: false,
           terminationGracePeriodSeconds: 60,
-          ...(stateInit.length > 0 ? { initContainers: stateInit } : {}),
+          initContainers: [beforeChange.container, ...stateInit],
           containers,
           volumes,
         },

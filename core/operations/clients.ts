@@ -7,6 +7,7 @@ import { kubernetesNames, IDENTITY_ANNOTATIONS } from '../catalog/kubernetes';
 import { PORTS } from '../catalog/ports';
 import { companionServiceName } from '../remote/companionService';
 import { nodePaths } from '../remote/paths';
+import { backupPaths } from '../remote/backups';
 import { shellQuote } from '../remote/shell';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../settings/model';
 import { rpcRequest } from './rpc';
@@ -107,6 +108,7 @@ export function sshCommands(node: SshNodeSettings) {
   const paths = nodePaths(node);
   const sudo = node.user === 'root' ? '' : 'sudo -n ';
   const service = shellQuote(node.serviceName);
+  const backup = backupPaths(node).command;
   /**
    * A file the service user owns, read as root: a symlink there is refused (O_NOFOLLOW), and so is a FIFO that would
    * block the read, so nothing the service user plants makes root read another file.
@@ -129,8 +131,18 @@ export function sshCommands(node: SshNodeSettings) {
     recentLog: `${readServiceFile(paths.infoLog)} | tail -n ${LOG_LINES * 2}`,
     recordedEnode: readServiceFile(paths.enode),
     /** The release folder `releases/current` points at: the release in use. */
-    releaseInUse: `readlink ${shellQuote(`${paths.releasesDir}/current`)}`,
+    releaseInUse: `${sudo}readlink ${shellQuote(`${paths.releasesDir}/current`)}`,
     clock: 'date +%s',
+    /** The node's backup command (installed by the backups step), as root. */
+    backup: (reason: string) => `${sudo}${shellQuote(backup)} backup ${shellQuote(reason)}`,
+    listBackups: `${sudo}${shellQuote(backup)} list`,
+    /** The enode recorded in a backup (its data/enode). */
+    backupEnode: (id: string) => `${sudo}${shellQuote(backup)} recorded-enode ${shellQuote(id)}`,
+    /** Restores a backup; with the node key on standard input when the machine lost it. */
+    restore: (id: string, release: string, head: number | undefined, keyOnInput: boolean) =>
+      `${sudo}env KEY_FROM_STDIN=${keyOnInput} ${shellQuote(backup)} restore ${shellQuote(id)} ${shellQuote(release)} ${shellQuote(head === undefined ? '' : String(head))}`,
+    /** Exits 0 when a release is unpacked on the machine. */
+    releaseInstalled: (version: string) => `test -x ${shellQuote(`${paths.releasesDir}/besu-${version}/bin/besu`)}`,
     /** Where the RPC is asked on the machine, for messages. */
     rpcAddress: `http://127.0.0.1:${PORTS.rpcHttp}/ on ${node.host}`,
     rpc: (method: string) =>

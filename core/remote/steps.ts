@@ -24,6 +24,8 @@ import {
   webSocketFence,
 } from './companionService';
 import { logrotateConf, systemdUnit } from './serviceFiles';
+import { backupPaths, backupsStepParameters } from './backups';
+import { BACKUP_REASONS, BACKUP_TOOL } from '../catalog/backups';
 
 /**
  * The pinned Java runtime archives the packages step may unpack, one line each, "<arch> <url> <sha256>": the
@@ -45,6 +47,7 @@ export const REMOTE_STEP_NAMES = [
   'release',
   'node-files',
   'node-key',
+  'backups',
   'proxy',
   'firewall',
   'start',
@@ -56,6 +59,8 @@ export type RemoteStepName = (typeof REMOTE_STEP_NAMES)[number];
 export const NODE_KEY_PARAMETER = 'NODE_KEY';
 /** The secret RPC credentials file (password authentication), also given only to the node-key step. */
 export const RPC_CREDENTIALS_PARAMETER = 'RPC_CREDENTIALS';
+/** The backup repository's password, also given only to the node-key step (it writes the backup environment). */
+export const BACKUP_PASSWORD_PARAMETER = 'BACKUP_PASSWORD';
 
 /** One step: its script and parameters. Values the program learns late (identity, genesis) are of type V. */
 export interface RemoteStep<V = string> {
@@ -163,6 +168,8 @@ export function remoteSteps<V>(
       // Besu's WebSocket is fenced to the companions, and a companion that listens (the relay signer) to the loopback,
       // with nftables.
       PACKET_FILTER: description.companions.length > 0 ? PACKET_FILTER.package : '',
+      // The node's backups (the backups step, the start step before a release change, the timer, npm run node).
+      BACKUP_TOOL: BACKUP_TOOL.package,
     }),
     step('release', {
       BESU_VERSION: node.releaseVersion,
@@ -206,9 +213,12 @@ export function remoteSteps<V>(
         ...(files.rpcCredentialsFile
           ? { RPC_CREDENTIALS_FILE: files.rpcCredentialsFile, SERVICE_NAME: node.serviceName }
           : {}),
+        BACKUP_ENV_FILE: backupPaths(node).environment,
+        BACKUP_REPOSITORY: node.backups.repository,
       },
       true,
     ),
+    step('backups', backupsStepParameters(node)),
     step('proxy', {
       SITE_NAME: `lacchain-${node.serviceName}`,
       PROXY_SITE: files.proxySite,
@@ -241,6 +251,9 @@ export function remoteSteps<V>(
       RPC_PORT: String(PORTS.rpcHttp),
       START_TIMEOUT: String(node.startTimeoutSeconds),
       CONFIG_DIGEST: digest,
+      BACKUP_BEFORE_CHANGE: String(node.backups.beforeReleaseChange),
+      BACKUP_COMMAND_FILE: backupPaths(node).command,
+      BACKUP_REASON: BACKUP_REASONS.beforeReleaseChange,
     }),
     step('companions', companionParameters(description, files.serviceUser)),
   ];

@@ -198,3 +198,13 @@ export const text = z.string({ error: TEXT }).min(1, { error: TEXT });
 
 /** The explanation of why a version is refused (used in cross-checks). */
 export { unsupportedReason };
+
+const BACKUP_REPOSITORY =
+  'a restic repository: an absolute folder on the machine such as /var/backups/lacchain/besu, or sftp:user@host:/folder (no spaces or quotes)';
+/** Where a node's backups go, as restic names a repository: a folder on the machine, or an SFTP server. */
+export const backupRepository = z
+  .string({ error: BACKUP_REPOSITORY })
+  .regex(/^(\/[^\s'"\\$`]*[^\s'"\\$`/]|sftp:[^\s'"\\$`@]+@[^\s'"\\$`:]+:\/?[^\s'"\\$`]+)$/, {
+    error: BACKUP_REPOSITORY,
+  })
+  .refine((v) => !v.split('/').includes('..'), { error: BACKUP_REPOSITORY });

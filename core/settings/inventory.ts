@@ -7,7 +7,8 @@ import type { Network } from '../catalog/networks';
 import { PORTS } from '../catalog/ports';
 import type { RpcSettings, SshNodeSettings } from './model';
 import { describeGiven, Problem } from './problems';
-import type { StackNodeInput } from './schema';
+import type { BackupsInput, StackNodeInput } from './schema';
+import { machineBackups } from './backups';
 
 /** An SSH node of the stack, from its entry in `lacchain:nodes`. */
 export function sshNode(
@@ -17,6 +18,7 @@ export function sshNode(
   file: string,
   problems: Problem[],
   rpc: RpcSettings,
+  backups: BackupsInput | undefined,
 ): SshNodeSettings | undefined {
   if (entry.values !== undefined) {
     problems.push({
@@ -66,6 +68,7 @@ export function sshNode(
     allowBelowMinimumHardware: inventory.allow_below_minimum_hardware,
     rpc,
     companions: [],
+    backups: machineBackups(backups, inventory.node_service ?? DEFAULT_NODE_SERVICE),
   };
 }
 

@@ -99,8 +99,8 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
     const rpc = rpcOfNode(ownRpc ?? stackRpc, entry.typenode, `${key}.rpc`);
     const node =
       entry.target === 'kubernetes'
-        ? kubernetesNode(entry, key, network, raw, readFile, problems, rpc)
-        : sshNode(entry, key, network, raw.file, problems, rpc);
+        ? kubernetesNode(entry, key, network, raw, readFile, problems, rpc, config[configKey('backups')])
+        : sshNode(entry, key, network, raw.file, problems, rpc, config[configKey('backups')]);
     if (node) nodes.push(node);
   });
   checkDistinctNodes(nodes, problems);

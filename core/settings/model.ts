@@ -1,6 +1,7 @@
 /**
  * Validated settings: what the rest of the program works from. Every field here has been checked.
  */
+import type { BackupSchedule } from '../catalog/backups';
 import type { Network, StackName } from '../catalog/networks';
 import type { NodeType } from '../catalog/nodeTypes';
 import type { ETHSTATS, ReleasedCompanionName } from '../catalog/companions';
@@ -94,6 +95,20 @@ export interface NodeSettingsBase {
   rpc: RpcSettings;
   /** The companion services this node runs beside Besu (from `lacchain:companions`), in the catalog's order. */
   companions: CompanionSettings[];
+  /** Backups of the node's chain data (`lacchain:backups`). */
+  backups: BackupSettings;
+}
+
+/** Backups of a node's chain data, defaults filled in. */
+export interface BackupSettings {
+  /** The restic repository: a machine's folder or an SFTP server; on a cluster, the backup volume's mount point. */
+  repository: string;
+  /** Back up before `pulumi up` switches the node to another release. */
+  beforeReleaseChange: boolean;
+  /** When scheduled backups run. */
+  schedule: BackupSchedule;
+  /** How many backups are kept (and every one taken before a release change). */
+  keep: number;
 }
 
 /** What every companion service has, as configured for the stack (`lacchain:companions.<name>`). */
@@ -151,6 +166,12 @@ export interface KubernetesNodeSettings extends NodeSettingsBase {
   imageDigest?: string;
   /** The writer's proxy image's registry digest (`sha256:…`); the tag alone when undefined. */
   proxyImageDigest?: string;
+  /** A VolumeSnapshotClass: backups are snapshots of the data volume; copies by a restic Job when undefined. */
+  volumeSnapshotClass?: string;
+  /** The backup Job's image's registry digest; the tag alone when undefined. */
+  backupImageDigest?: string;
+  /** The schedule's kubectl image's registry digest; the tag alone when undefined. */
+  kubectlImageDigest?: string;
 }
 
 /** A node on a remote machine reached over SSH. */
@@ -211,4 +232,6 @@ export interface StackSecrets {
   nodeKeys: Record<string, string>;
   /** RPC passwords by user name (`lacchain:rpcPasswords`), for password authentication. */
   rpcPasswords?: Record<string, string>;
+  /** The backup repositories' password (`lacchain:backupPassword`); a random one kept in the stack when undefined. */
+  backupPassword?: string;
 }

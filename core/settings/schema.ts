@@ -7,6 +7,15 @@
 import { z } from 'zod';
 import { PORTS } from '../catalog/ports';
 import { BESU_IMAGE_REPOSITORY, RELEASE_ARCHIVE_SHA256 } from '../catalog/besu';
+import {
+  BACKUP_SCHEDULE_NAMES,
+  BACKUP_TOOL,
+  CLUSTER_REPOSITORY_MOUNT,
+  DEFAULT_BACKUPS_KEPT,
+  defaultMachineRepository,
+  MAX_BACKUPS_KEPT,
+  KUBECTL_IMAGE,
+} from '../catalog/backups';
 import { ETHSTATS } from '../catalog/companions';
 import {
   DEFAULT_NAMESPACE,
@@ -28,6 +37,7 @@ import {
   RPC_EXPOSURES,
 } from '../catalog/rpc';
 import {
+  backupRepository,
   bool,
   companionVersion,
   containerImage,
@@ -367,8 +377,40 @@ export const companionsSchema = strict({
   }).optional(),
 });
 
+/** Backups of each node's chain data (`lacchain:backups`): where, when, how many, and before a release change. */
+export const backupsSchema = strict({
+  repository: setting(backupRepository.optional(), {
+    default: `on a machine \`${defaultMachineRepository('<service>')}\`; on a cluster a volume of its own mounted at \`${CLUSTER_REPOSITORY_MOUNT}\``,
+    description: `Where the backups go: a [restic](https://restic.net) repository, a folder on the machine or \`sftp:user@host:/folder\` (the machine's root logs in with its own SSH key). A repository on the node's own disk does not survive the disk: name another machine for that.`,
+  }),
+  beforeReleaseChange: setting(bool.default(true), {
+    description:
+      '`true` backs the chain data up, node stopped, just before `pulumi up` switches the node to another release, so that `npm run node -- rollback` can return to it; `false` upgrades without one.',
+  }),
+  schedule: setting(
+    z.enum(BACKUP_SCHEDULE_NAMES, { error: `one of ${BACKUP_SCHEDULE_NAMES.join(', ')}` }).default('off'),
+    {
+      description:
+        'Scheduled backups: a systemd timer on a machine, a CronJob on a cluster (`daily` at 03:17, `weekly` on Sundays at 03:17, `hourly` at :17). A restic copy stops the node while it copies; a VolumeSnapshot does not.',
+    },
+  ),
+  keep: setting(
+    z
+      .number({ error: `a whole number from 1 to ${MAX_BACKUPS_KEPT}` })
+      .int({ error: `a whole number from 1 to ${MAX_BACKUPS_KEPT}` })
+      .min(1, { error: `a whole number from 1 to ${MAX_BACKUPS_KEPT}` })
+      .max(MAX_BACKUPS_KEPT, { error: `a whole number from 1 to ${MAX_BACKUPS_KEPT}` })
+      .default(DEFAULT_BACKUPS_KEPT),
+    {
+      description:
+        "How many of a node's backups are kept, newest first; the ones taken before a release change are kept as well.",
+    },
+  ),
+});
+
 const SSH_KEY = 'an SSH private key (PEM or OpenSSH, beginning with -----BEGIN), set with pulumi config set --secret';
 const RPC_PASSWORDS = 'a mapping from RPC user name to password, set with --secret';
+const BACKUP_PASSWORD = 'a password of at least 12 characters, set with --secret';
 const NODE_KEYS = 'a mapping from node name to node private key (64 hex digits), set with --secret';
 
 /** How the engine's text of each top-level key is read: as it is, as true/false, or as JSON (see engineConfig.ts). */
@@ -473,6 +515,22 @@ const STACK_KEYS = {
     }),
     'mapping',
   ),
+  'lacchain:backups': key(
+    setting(backupsSchema.optional(), {
+      default: 'a backup before every release change, none scheduled, the last 7 kept, in the default repository',
+      description: `Backups of every node's chain data with ${BACKUP_TOOL.package} (fields below; [backups](operations.md#backups-restore-and-rollback)).`,
+    }),
+    'mapping',
+  ),
+  'lacchain:backupPassword': key(
+    setting(z.string({ error: BACKUP_PASSWORD }).min(12, { error: BACKUP_PASSWORD }).optional(), {
+      default: 'a random one, made on the first `pulumi up` and kept secret in the stack',
+      description:
+        "The backup repository's password. Secret: `pulumi config set --secret lacchain:backupPassword …`. Set your own, and keep a copy, when the repository is on another machine: it is what opens the backups after the stack is gone.",
+    }),
+    'text',
+    true,
+  ),
   // Each password is checked by the loader, which never shows it.
   'lacchain:rpcPasswords': key(
     setting(z.record(z.string(), z.unknown(), { error: RPC_PASSWORDS }).optional(), {
@@ -548,6 +606,19 @@ export const deploySchema = strict({
     default: "the cluster's default class",
     description: 'Storage class of the data volume.',
   }),
+  volumeSnapshotClass: setting(kubernetesSubdomain.optional(), {
+    default: 'no snapshots: backups are copied by a Job',
+    description:
+      'A VolumeSnapshotClass of the cluster: `npm run node -- backup` and the schedule make VolumeSnapshots of the data volume (snapshot.storage.k8s.io/v1), cut at one instant while the node runs, instead of copies made with restic by a Job with the node stopped. The backup before a release change stays a restic copy.',
+  }),
+  kubectlImageDigest: setting(imageDigest.optional(), {
+    default: 'the tag alone',
+    description: `With \`lacchain:backups.schedule\`: the registry digest of the image the schedule stops and starts the node with (\`${KUBECTL_IMAGE}\`), pinned the same way.`,
+  }),
+  backupImageDigest: setting(imageDigest.optional(), {
+    default: 'the tag alone',
+    description: `The registry digest of the backup Job's image (\`${BACKUP_TOOL.image}\`), pinned the same way.`,
+  }),
   volumeSize: setting(storageSize.optional(), {
     default: `the network's (${[...new Set(SUPPORTED_NETWORKS.map((n) => n.volumeSize))].join(' or ')})`,
     description: 'Size of the data volume; mainnet refuses less than its own.',
@@ -562,3 +633,4 @@ export type StackNodeInput = z.infer<typeof stackNodeSchema>;
 export type RpcInput = z.infer<typeof rpcSchema>;
 export type CompanionsInput = z.infer<typeof companionsSchema>;
 export type DeployInput = z.infer<typeof deploySchema>;
+export type BackupsInput = z.infer<typeof backupsSchema>;

@@ -40,7 +40,13 @@ export function readSecrets(
     problems,
   );
   const rpcPasswords = readRpcPasswords(config[configKey('rpcPasswords')] ?? {}, config, file, problems);
-  return { sshPrivateKey, nodeKeys, ...(Object.keys(rpcPasswords).length > 0 ? { rpcPasswords } : {}) };
+  const backupPassword = config[configKey('backupPassword')];
+  return {
+    sshPrivateKey,
+    nodeKeys,
+    ...(Object.keys(rpcPasswords).length > 0 ? { rpcPasswords } : {}),
+    ...(backupPassword !== undefined ? { backupPassword } : {}),
+  };
 }
 
 /** Validates imported node keys: each names a node of the stack and is a valid private key. */

@@ -11,6 +11,7 @@ import {
   rpcSchema,
   stackConfigSchema,
   stackNodeSchema,
+  backupsSchema,
 } from './schema';
 import { allowedBy, isOptional, ruleDefault, settingDoc, shapeOf } from './settingDoc';
 
@@ -31,6 +32,7 @@ export const SETTINGS_TABLES: readonly SettingsTable[] = [
   { name: 'stack-keys', doc: 'docs/settings.md', column: 'Key', shape: stackConfigSchema.shape },
   { name: 'node-entry', doc: 'docs/settings.md', column: 'Field', shape: stackNodeSchema.shape },
   { name: 'rpc-fields', doc: 'docs/settings.md', column: 'Field', shape: rpcSchema.shape },
+  { name: 'backups-fields', doc: 'docs/settings.md', column: 'Field', shape: backupsSchema.shape },
   { name: 'values-file', doc: 'docs/settings.md', column: 'Field', shape: deploySchema.shape },
   { name: 'inventory', doc: 'docs/settings.md', column: 'Field', shape: inventorySchema.shape },
   {

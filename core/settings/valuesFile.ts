@@ -10,7 +10,8 @@ import { quantityBytes } from '../quantity';
 import type { FileReader, RawStackConfig } from './sources';
 import type { KubernetesNodeSettings, RpcSettings } from './model';
 import { describeGiven, Problem, problemsFromZod } from './problems';
-import { DeployInput, StackNodeInput, valuesFileSchema } from './schema';
+import { BackupsInput, DeployInput, StackNodeInput, valuesFileSchema } from './schema';
+import { clusterBackups } from './backups';
 import { parseYamlFile, readSettingsFile } from './settingsFiles';
 
 /** A Kubernetes node of the stack, from its entry in `lacchain:nodes` and its values file. */
@@ -22,6 +23,7 @@ export function kubernetesNode(
   readFile: FileReader,
   problems: Problem[],
   rpc: RpcSettings,
+  backups: BackupsInput | undefined,
 ): KubernetesNodeSettings | undefined {
   if (entry.inventory !== undefined) {
     problems.push({
@@ -54,8 +56,12 @@ export function kubernetesNode(
     volumeSize: deploy.volumeSize ?? network.volumeSize,
     imageDigest: deploy.imageDigest,
     proxyImageDigest: deploy.proxyImageDigest,
+    volumeSnapshotClass: deploy.volumeSnapshotClass,
+    backupImageDigest: deploy.backupImageDigest,
+    kubectlImageDigest: deploy.kubectlImageDigest,
     rpc,
     companions: [],
+    backups: clusterBackups(backups, raw.file, problems),
   };
 }
 

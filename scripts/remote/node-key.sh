@@ -5,10 +5,14 @@
 # With password authentication of the RPC it also writes the RPC credentials file (bcrypt hashes) RPC_CREDENTIALS_FILE,
 # mode 0600, owned by the service user, and restarts a running node whose credentials changed (Besu reads them at
 # start).
-# Parameters (environment): NODE_HOME, KEY_FILE (in the service user's data folder), SERVICE_USER, NODE_KEY (secret);
-# with password authentication also RPC_CREDENTIALS_FILE, SERVICE_NAME and RPC_CREDENTIALS (secret).
+# It also writes the backup environment BACKUP_ENV_FILE (root's only, mode 0600): the restic repository
+# BACKUP_REPOSITORY and its password, which the node's backup command reads.
+# Parameters (environment): NODE_HOME, KEY_FILE (in the service user's data folder), SERVICE_USER, NODE_KEY (secret),
+# BACKUP_ENV_FILE, BACKUP_REPOSITORY, BACKUP_PASSWORD (secret); with password authentication also
+# RPC_CREDENTIALS_FILE, SERVICE_NAME and RPC_CREDENTIALS (secret).
 set -euo pipefail
-: "${NODE_HOME:?}" "${KEY_FILE:?}" "${SERVICE_USER:?}" "${NODE_KEY:?}"
+: "${NODE_HOME:?}" "${KEY_FILE:?}" "${SERVICE_USER:?}" "${NODE_KEY:?}" "${BACKUP_ENV_FILE:?}" "${BACKUP_REPOSITORY:?}"
+: "${BACKUP_PASSWORD:?}"
 
 # write_credentials: the RPC credentials file, replaced only when it changes; restarts a running node on a change.
 write_credentials() {
@@ -87,3 +91,5 @@ case "$status" in
     ;;
 esac
 if [ -n "${RPC_CREDENTIALS_FILE:-}" ]; then write_credentials; fi
+install -d -m 0755 -o root -g root "$(dirname "$BACKUP_ENV_FILE")"
+write_file "$BACKUP_ENV_FILE" 0600 root:root "$(printf 'RESTIC_REPOSITORY=%q\nRESTIC_PASSWORD=%q' "$BACKUP_REPOSITORY" "$BACKUP_PASSWORD")"

@@ -9,10 +9,11 @@
 # by reference: Debian 11 and 12 have no Java 21), the pinned runtime for this machine's architecture is unpacked
 # instead, its archive checked against its SHA-256, into JAVA_HOME_LINK's folder, and JAVA_HOME_LINK points at it:
 # the node's launcher uses it (JAVA_HOME); the system's Java is left as it is.
+# BACKUP_TOOL (restic) backs the node's data up (Debian, Ubuntu; EPEL on EL).
 # Parameters (environment): JAVA_MAJOR, JAVA_RUNTIME_ARCHIVES (lines "<arch or *> <url> <sha256>", or empty),
-# JAVA_HOME_LINK, GAS_MODEL (true|false), CONTAINER_RUNTIME and PACKET_FILTER (a package name, or empty).
+# JAVA_HOME_LINK, GAS_MODEL (true|false), CONTAINER_RUNTIME and PACKET_FILTER (a package name, or empty), BACKUP_TOOL.
 set -euo pipefail
-: "${JAVA_MAJOR:?}" "${JAVA_HOME_LINK:?}" "${GAS_MODEL:?}"
+: "${JAVA_MAJOR:?}" "${JAVA_HOME_LINK:?}" "${GAS_MODEL:?}" "${BACKUP_TOOL:?}"
 JAVA_RUNTIME_ARCHIVES=${JAVA_RUNTIME_ARCHIVES:-}
 CONTAINER_RUNTIME=${CONTAINER_RUNTIME:-}
 PACKET_FILTER=${PACKET_FILTER:-}
@@ -70,7 +71,7 @@ if command -v apt-get >/dev/null 2>&1; then
   fi
   # shellcheck disable=SC2086 # java_package is one word or empty, the others words or empty
   apt-get install -y -q --no-install-recommends $java_package nginx-light openssl curl ca-certificates tar gzip logrotate \
-    $gas_model_packages $CONTAINER_RUNTIME $PACKET_FILTER
+    "$BACKUP_TOOL" $gas_model_packages $CONTAINER_RUNTIME $PACKET_FILTER
   if [ "$GAS_MODEL" = true ]; then
     grep -qs ngx_http_lua_module /etc/nginx/modules-enabled/*.conf \
       || fail "nginx's Lua module is installed but not enabled in /etc/nginx/modules-enabled"
@@ -89,8 +90,8 @@ elif command -v dnf >/dev/null 2>&1 || command -v yum >/dev/null 2>&1; then
   fi
   rpm -q epel-release >/dev/null 2>&1 || "$installer" install -y -q epel-release || true
   # shellcheck disable=SC2086 # java_package, CONTAINER_RUNTIME and PACKET_FILTER are one word or empty
-  "$installer" install -y -q $java_package nginx openssl curl ca-certificates tar gzip logrotate $CONTAINER_RUNTIME \
-    $PACKET_FILTER
+  "$installer" install -y -q $java_package nginx openssl curl ca-certificates tar gzip logrotate "$BACKUP_TOOL" \
+    $CONTAINER_RUNTIME $PACKET_FILTER
 else
   fail "no supported package manager (apt-get, dnf or yum) found"
 fi
@@ -107,4 +108,5 @@ fi
 if [ -n "$CONTAINER_RUNTIME" ]; then
   command -v "$CONTAINER_RUNTIME" >/dev/null 2>&1 || fail "$CONTAINER_RUNTIME was installed but is not on the PATH"
 fi
-echo "packages: ok (Java $installed${CONTAINER_RUNTIME:+, $CONTAINER_RUNTIME}${PACKET_FILTER:+, $PACKET_FILTER})"
+command -v "$BACKUP_TOOL" >/dev/null 2>&1 || fail "$BACKUP_TOOL was installed but is not on the PATH"
+echo "packages: ok (Java $installed, $BACKUP_TOOL${CONTAINER_RUNTIME:+, $CONTAINER_RUNTIME}${PACKET_FILTER:+, $PACKET_FILTER})"

@@ -6,12 +6,14 @@
 # release, the step switches back to the recorded release and fails, unless the new release has already written to
 # the data folder: then going back could corrupt the database, so it stops the node, says so and fails. Older
 # releases than the previous one are removed.
+# With BACKUP_BEFORE_CHANGE=true, the node's data is backed up (BACKUP_COMMAND_FILE, node stopped) before it is
+# switched from one release to another: a failed backup stops the step with the node running as before.
 # Parameters (environment): SERVICE_NAME, BESU_VERSION, RELEASES_DIR, DATA_DIR, EXPECTED_ENODE, RPC_PORT,
 # START_TIMEOUT (seconds), CONFIG_DIGEST (changes whenever a file the node reads changes, so that this step runs and
-# restarts the node).
+# restarts the node), BACKUP_BEFORE_CHANGE (true|false), BACKUP_COMMAND_FILE, BACKUP_REASON.
 set -euo pipefail
 : "${SERVICE_NAME:?}" "${BESU_VERSION:?}" "${RELEASES_DIR:?}" "${DATA_DIR:?}" "${EXPECTED_ENODE:?}" "${RPC_PORT:?}"
-: "${START_TIMEOUT:?}" "${CONFIG_DIGEST:?}"
+: "${START_TIMEOUT:?}" "${CONFIG_DIGEST:?}" "${BACKUP_BEFORE_CHANGE:?}" "${BACKUP_COMMAND_FILE:?}" "${BACKUP_REASON:?}"
 
 current_link="$RELEASES_DIR/current"
 previous_link="$RELEASES_DIR/previous"
@@ -71,7 +73,9 @@ restart_and_wait() {
 
 previous=""
 if [ -L "$current_link" ]; then previous=$(readlink "$current_link"); fi
+interrupted=false
 if [ -f "$record" ] && [ ! -L "$record" ]; then
+  interrupted=true
   # An earlier run was cut off while switching: the release in use before it is the recorded one.
   previous=$(record_field previous)
   from="no release"
@@ -82,6 +86,14 @@ switched=false
 if [ "$previous" != "$target" ]; then
   if [ -n "$previous" ] && older "$BESU_VERSION" "$(version_of "$previous")"; then
     fail "refusing to go back from Besu $(version_of "$previous") to $BESU_VERSION: a downgrade can corrupt the database"
+  fi
+  # The backup rollback returns to: taken on the release in use, before the new one opens the data. After a cut-off
+  # switch the new release may already have opened it, so no backup is labelled with the old release then.
+  if [ "$BACKUP_BEFORE_CHANGE" = true ] && [ -n "$previous" ] && [ "$interrupted" = false ] \
+    && [ -n "$(ls -A "$DATA_DIR" 2>/dev/null)" ]; then
+    echo "start: backing up the data of Besu $(version_of "$previous") before switching to $BESU_VERSION"
+    "$BACKUP_COMMAND_FILE" backup "$BACKUP_REASON" >/dev/null \
+      || fail "the backup before the release change failed: the node runs Besu $(version_of "$previous") as before (lacchain:backups.beforeReleaseChange false upgrades without one)"
   fi
   rm -f "$record"
   write_record "$previous" "$target"

@@ -3,11 +3,13 @@
  */
 import { TestCluster } from './cluster';
 
-/** A namespaced object of the cluster. */
+/** A namespaced object of the cluster, or (with `selector`, `name` empty) the list of those its labels select. */
 export interface ObjectRef {
   kind: string;
   name: string;
   namespace: string;
+  /** A label selector (`job-name=run-1`): the list of the objects it selects. */
+  selector?: string;
 }
 
 /** A field of an object by JSONPath (`{.status.phase}`); the error output when it cannot be read. */
@@ -15,7 +17,7 @@ export async function fieldOf(cluster: TestCluster, object: ObjectRef, jsonpath:
   const out = await cluster.kubectl([
     'get',
     object.kind,
-    object.name,
+    ...(object.selector ? ['-l', object.selector] : [object.name]),
     '-n',
     object.namespace,
     '-o',

@@ -892,4 +892,167 @@ suite('an SSH node on a real host', () => {
       );
     });
   });
+  describe('backups, restore and rollback with npm run node (restic from Debian 12)', () => {
+    const LATEST = '25.5.0';
+    let configFile: string;
+    let keyFile: string;
+    let javaSha256: string;
+    const node = async (...args: string[]) => {
+      const started = Date.now();
+      const result = await runNpmAsync('node', [
+        ...args,
+        '--stack',
+        'testnet',
+        '--config',
+        configFile,
+        '--ssh-key',
+        host.privateKeyFile,
+      ]);
+      const seconds = (Date.now() - started) / 1000;
+      progress(
+        `npm run node -- ${args.join(' ')} (exit ${result.code}, ${seconds.toFixed(1)} s):\n${result.stdout}${result.stderr}`,
+      );
+      return { ...result, seconds };
+    };
+    const head = async () => parseInt((await rpc('eth_blockNumber')).result, 16);
+    const releaseInUse = () => sh(`readlink ${HOME}/releases/current`);
+    /** The stack as the node runs now (25.5.0, its Java from the test's server), with `backups` set. */
+    const stackWith = (backups?: object) => {
+      const config = sshWriterStack(host, {
+        version: LATEST,
+        releaseBaseUrl: files.url,
+        releaseDir: work,
+        nodeName: 'e2e-writer',
+        dnsName: 'writer.e2e.test',
+        ethstats: standins.ethstats,
+        javaRuntime: { url: `${files.url}/${JAVA_STANDIN_ARCHIVE}`, sha256: javaSha256 },
+      });
+      if (backups) config['lacchain:backups'] = backups;
+      return config;
+    };
+
+    beforeAll(() => {
+      javaSha256 = createHash('sha256')
+        .update(fs.readFileSync(path.join(work, JAVA_STANDIN_ARCHIVE)))
+        .digest('hex');
+      const config = stackWith();
+      config['lacchain:sshPrivateKey'] = { secure: 'v1:encrypted' } as unknown as string;
+      configFile = path.join(work, 'Pulumi.testnet.yaml');
+      fs.writeFileSync(configFile, yaml.dump({ config }));
+      // The operator's own copy of the node key, as npm run keygen or init writes it.
+      const keyStep = commands(first).find((s) => s.name === `${NODE}-node-key`)!;
+      keyFile = path.join(work, 'writer.key');
+      fs.writeFileSync(keyFile, /export NODE_KEY='(0x[0-9a-f]{64})'/.exec(keyStep.stdin)![1], { mode: 0o600 });
+    });
+
+    it('took a backup before each release change, on the release that ran the data', async () => {
+      const result = await node('backups');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^node writer: 2 backup\(s\) in \/var\/backups\/lacchain\/besu \(restic, on /m);
+      expect(result.stdout).toMatch(
+        new RegExp(`^ {2}[0-9a-f]{8} .* writer {2}${NEXT.replace(/\./g, '\\.')} +\\d+ +before-release-change$`, 'm'),
+      );
+      expect(result.stdout).toMatch(
+        new RegExp(`^ {2}[0-9a-f]{8} .* writer {2}${FIRST.replace(/\./g, '\\.')} +\\d+ +before-release-change$`, 'm'),
+      );
+      // The repository is root's alone, and so is its password.
+      expect(await sh('stat -c "%U %a" /var/backups/lacchain/besu /etc/lacchain/besu-backup.env')).toBe(
+        'root 700\nroot 600',
+      );
+    });
+
+    it('backs up at head H, node stopped meanwhile and started again, with its progress', async () => {
+      const before = await head();
+      const result = await node('backup');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(
+        /^backup: [\d.]+ (B|KiB|MiB) of [\d.]+ (B|KiB|MiB) \(100 %\), [\d.]+ (B|KiB|MiB)\/s, done$/m,
+      );
+      const taken = /backup ([0-9a-f]{8}) taken in (.*): Besu 25\.5\.0, head (\d+)/.exec(result.stdout)!;
+      expect(Number(taken[3])).toBeGreaterThanOrEqual(before);
+      expect(await sh('systemctl is-active besu')).toBe('active');
+      expect(await answersWithEnode()).toBe(enode);
+      // The key is not in the backup: it lives in the stack's secrets and the operator's copy.
+      const listing = await sh(
+        `. /etc/lacchain/besu-backup.env && RESTIC_REPOSITORY=$RESTIC_REPOSITORY RESTIC_PASSWORD=$RESTIC_PASSWORD restic ls ${taken[1]}`,
+      );
+      expect(listing).toContain(`${HOME}/data/standin-chain.json`);
+      expect(listing).toContain(`${HOME}/config.toml`);
+      expect(listing).not.toContain(`${HOME}/data/key`);
+    });
+
+    it("restores after data/ is gone: same enode, head at least the backup's (the drill)", async () => {
+      const at = Number((await node('backups')).stdout.split('\n')[1].trim().split(/ +/)[5]);
+      await sh(`systemctl stop besu && rm -rf ${HOME}/data`);
+      const withoutKey = await node('restore');
+      expect(withoutKey.code).toBe(1);
+      expect(withoutKey.stderr).toMatch(/the node key .*data\/key is gone and is not in any backup: give your copy/);
+      const result = await node('restore', '--key-file', keyFile);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/node writer: restored in /);
+      expect(await answersWithEnode()).toBe(enode);
+      expect(await head()).toBeGreaterThanOrEqual(at);
+      expect(await sh(`stat -c '%U:%G %a' ${HOME}/data ${HOME}/data/key`)).toBe('besu:besu 750\nbesu:besu 600');
+    });
+
+    it("refuses a key file that is not the node's, before changing anything", async () => {
+      const other = path.join(work, 'other.key');
+      fs.writeFileSync(other, `0x${'11'.repeat(32)}`, { mode: 0o600 });
+      const result = await node('restore', '--key-file', other);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/the key file is not node writer's/);
+      expect(await answersWithEnode()).toBe(enode);
+    });
+
+    it('rolls back to the release before the last change with the backup taken before it', async () => {
+      expect(await releaseInUse()).toBe(`${HOME}/releases/besu-${LATEST}`);
+      const result = await node('rollback');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`rolling back from Besu ${LATEST} to ${NEXT}`);
+      expect(result.stdout).toContain(`set the node's release to ${NEXT}`);
+      expect(await releaseInUse()).toBe(`${HOME}/releases/besu-${NEXT}`);
+      expect(await answersWithEnode()).toBe(enode);
+      expect((await rpc('web3_clientVersion')).result).toMatch(new RegExp(`^besu/v${NEXT}/`));
+      // The data is the one 24.1.0 ran: 25.5.0 never opened it.
+      expect(await sh(`test -e ${HOME}/data/VERSION_METADATA.json && echo opened || echo clean`)).toBe('clean');
+    });
+
+    it('never starts an older Besu on data a newer one opened', async () => {
+      const list = (await node('backups')).stdout;
+      const newer = new RegExp(`([0-9a-f]{8}) .* ${LATEST.replace(/\./g, '\\.')} +(\\d+) +manual`).exec(list)!;
+      const refused = await host.ssh(`${HOME}/bin/node-backup restore ${newer[1]} ${NEXT} ${newer[2]}`, {
+        timeoutMs: 60_000,
+      });
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain(`backup ${newer[1]} was not taken on Besu ${NEXT}`);
+      // And the stand-in, like Besu from 24.3.0, refuses a release older than the one that opened its data.
+      expect((await rpc('net_enode')).result).toBe(enode);
+    });
+
+    it('schedules backups with a systemd timer, and removes it when the schedule is off', async () => {
+      const before = commands(await declareProgram(recorded, 'testnet', stackWith(), {}));
+      const scheduled = commands(
+        await declareProgram(recorded, 'testnet', stackWith({ schedule: 'daily', keep: 3 }), {}),
+      );
+      const changed = changedCommands(before, scheduled);
+      expect(changed.map((s) => s.name)).toEqual([`${NODE}-backups`]);
+      await runAll(changed);
+      expect(await sh('systemctl is-enabled besu-backup.timer')).toBe('enabled');
+      expect(await sh('grep ^OnCalendar= /etc/systemd/system/besu-backup.timer')).toBe('OnCalendar=*-*-* 03:17:00');
+      const count = async () => ((await node('backups')).stdout.match(/^ {2}[0-9a-f]{8} /gm) ?? []).length;
+      // Three scheduled runs: the newest 3 are kept, and every one taken before a release change; the manual one goes.
+      for (let run = 0; run < 3; run++) {
+        await sh('systemctl start besu-backup.service');
+        expect(await sh('systemctl show -P Result besu-backup.service')).toBe('success');
+      }
+      const list = (await node('backups')).stdout;
+      expect(list.match(/ scheduled$/gm)).toHaveLength(3);
+      expect(list.match(/ before-release-change$/gm)).toHaveLength(2);
+      expect(list).not.toMatch(/ manual$/m);
+      expect(await count()).toBe(5);
+      expect(await sh('systemctl is-active besu')).toBe('active');
+      await runAll(changedCommands(scheduled, before));
+      expect(await sh('test -e /etc/systemd/system/besu-backup.timer && echo kept || echo removed')).toBe('removed');
+    });
+  });
 });

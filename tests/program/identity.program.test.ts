@@ -47,7 +47,9 @@ describe('node identity in the program', () => {
 
   it('generates the writer key once from 32 random bytes, as a secret', async () => {
     await flush();
-    const random = resources.filter((r) => r.type === 'random:index/randomBytes:RandomBytes');
+    const random = resources.filter(
+      (r) => r.type === 'random:index/randomBytes:RandomBytes' && r.name.endsWith('-identity-key'),
+    );
     expect(random.map((r) => [r.name, r.inputs])).toEqual([['writer-identity-key', { length: 32 }]]);
     const expectedKey = privateKeyFromRandomHex(deterministicHex('writer-identity-key', 32));
     const expected = deriveIdentity(expectedKey, '203.0.113.10', 60606);

@@ -1091,7 +1091,12 @@ describe('settings as the engine hands them over (every top-level value a string
 
   it('knows the kind of every top-level key the schema has, and which must be secret (one table)', () => {
     expect(Object.keys(CONFIG_KEY_KINDS)).toEqual(Object.keys(stackConfigSchema.shape));
-    expect(SECRET_CONFIG_KEYS).toEqual(['lacchain:sshPrivateKey', 'lacchain:nodeKeys', 'lacchain:rpcPasswords']);
+    expect(SECRET_CONFIG_KEYS).toEqual([
+      'lacchain:sshPrivateKey',
+      'lacchain:nodeKeys',
+      'lacchain:backupPassword',
+      'lacchain:rpcPasswords',
+    ]);
     expect(CONFIG_KEY_KINDS['lacchain:allowKeyDeletion']).toBe('boolean');
     expect(CONFIG_KEY_KINDS['lacchain:nodes']).toBe('list');
   });

@@ -7,13 +7,19 @@ import * as os from 'os';
 import * as path from 'path';
 import { kubernetesNames } from '../../core/catalog/kubernetes';
 import { kubectlCommands, sshArguments, sshCommands } from '../../core/operations/clients';
+import { nodePaths } from '../../core/remote/paths';
 import { withoutControlSequences } from '../../core/operations/terminalText';
-import { rpcRequest, rpcResult } from '../../core/operations/rpc';
+import { hexQuantity, rpcRequest, rpcResult } from '../../core/operations/rpc';
+import { clusterBackups } from './clusterBackups';
 import { kubernetesRpcUrl } from '../../core/kubernetes/manifests';
 import type { KubernetesNodeSettings, NodeSettings, SshNodeSettings } from '../../core/settings/model';
 import type { CompanionState } from '../../core/operations/health';
 import { ToolFailure } from '../cli';
-import { attachClient, runClient } from './process';
+import { attachClient, runClient, streamClient } from './process';
+import { parseResticSnapshots, type Backup } from '../../core/operations/backups';
+import { RELEASE_ARCHIVE_SHA256, releaseUrl } from '../../core/catalog/besu';
+import { remoteStep } from '../../core/remote/steps';
+import { stepCommand, stepInput, stepScript } from '../../core/remote/shell';
 
 /** What the operations need from a node, whatever its target. */
 export interface NodeClient {
@@ -36,6 +42,27 @@ export interface NodeClient {
   restart(): Promise<void>;
   /** The operator command that restarts the node, for the recovery rule. */
   restartHint: string;
+  /** The node's backups. */
+  backups: BackupClient;
+}
+
+/** Backups of a node's chain data, whatever its target. */
+export interface BackupClient {
+  /** Where the backups go, for messages. */
+  where: string;
+  /** Takes a backup (the node stopped while its data is copied); progress lines go to `onLine`. */
+  take(reason: string, onLine: (line: string) => void): Promise<void>;
+  /** The node's backups, oldest first. */
+  list(): Promise<Backup[]>;
+  /** The enode recorded in a backup, when it holds one. */
+  recordedEnode(backup: Backup): Promise<string | undefined>;
+  /** Makes sure the backup's release can run on the node (unpacks it on a machine). */
+  prepareRelease(version: string): Promise<void>;
+  /**
+   * Puts a backup back and starts the node on its release, checking it answers with its recorded enode at a head of
+   * at least the backup's; the node key, when given, is written only where the node lost its own.
+   */
+  restore(backup: Backup, nodeKey: string | undefined, onLine: (line: string) => void): Promise<void>;
 }
 
 /** Options of the SSH client. */
@@ -76,8 +103,8 @@ function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: stri
     throw new ToolFailure(`node ${node.name}: no pinned SSH host key (inventory host_key): refusing to connect`);
   }
   const args = sshArguments({ keyFile: options.keyFile, options: options.options, knownHostsFile });
-  const ssh = async (command: string) => {
-    const result = await runClient('ssh', [...args, ...commands.destination, command]);
+  const ssh = async (command: string, input?: string) => {
+    const result = await runClient('ssh', [...args, ...commands.destination, command], input);
     if (result.code === 255) {
       throw new ToolFailure(`cannot reach ${node.user}@${node.host}:${node.sshPort} over SSH: ${result.stderr.trim()}`);
     }
@@ -137,7 +164,77 @@ function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: stri
       if (result.code !== 0) throw new ToolFailure(`cannot restart ${node.serviceName}: ${result.stderr.trim()}`);
     },
     restartHint,
+    backups: sshBackups(node, commands, ssh, (command, onLine, input) =>
+      streamClient('ssh', [...args, ...commands.destination, command], onLine, withoutControlSequences, input),
+    ),
   };
+}
+
+/** The backups of a machine's node, through its backup command (scripts/remote/node-backup.sh). */
+function sshBackups(
+  node: SshNodeSettings,
+  commands: ReturnType<typeof sshCommands>,
+  ssh: (command: string, input?: string) => Promise<{ code: number; stdout: string; stderr: string }>,
+  stream: (
+    command: string,
+    onLine: (line: string) => void,
+    input?: string,
+  ) => Promise<{ code: number; stderr: string }>,
+): BackupClient {
+  const failure = (what: string, result: { code: number; stderr: string }) =>
+    new ToolFailure(`${what} (exit ${result.code})${result.stderr.trim() ? `: ${lastLine(result.stderr)}` : ''}`);
+  return {
+    where: `${node.backups.repository} (restic, on ${node.host})`,
+    async take(reason, onLine) {
+      const result = await stream(commands.backup(reason), onLine);
+      if (result.code !== 0) throw failure(`the backup of node ${node.name} failed`, result);
+    },
+    async list() {
+      const result = await ssh(commands.listBackups);
+      if (result.code !== 0) throw failure(`cannot list the backups of node ${node.name}`, result);
+      return parseResticSnapshots(result.stdout);
+    },
+    async recordedEnode(backup) {
+      const result = await ssh(commands.backupEnode(backup.id));
+      return result.code === 0 ? result.stdout.trim() || undefined : undefined;
+    },
+    async prepareRelease(version) {
+      if ((await ssh(commands.releaseInstalled(version))).code === 0) return;
+      const sha256 =
+        RELEASE_ARCHIVE_SHA256[version] ?? (version === node.releaseVersion ? node.releaseSha256 : undefined);
+      if (!sha256) {
+        throw new ToolFailure(
+          `Besu ${version} is no longer on ${node.host}, and the catalog pins no digest for its archive: unpack it there (releases/besu-${version}) and run this again`,
+        );
+      }
+      const step = remoteStep('release', {
+        BESU_VERSION: version,
+        RELEASE_URL: releaseUrl(node.releaseUrl, version),
+        RELEASE_SHA256: sha256,
+        RELEASES_DIR: nodePaths(node).releasesDir,
+      });
+      const input = stepInput(
+        `npm run node: Besu ${version} for node ${node.name}`,
+        step.env as Record<string, string>,
+        stepScript(step.scriptFile),
+      );
+      const result = await ssh(stepCommand(node.user), input);
+      if (result.code !== 0) throw failure(`cannot put Besu ${version} back on ${node.host}`, result);
+    },
+    async restore(backup, nodeKey, onLine) {
+      const result = await stream(
+        commands.restore(backup.id, backup.release, backup.head, nodeKey !== undefined),
+        onLine,
+        nodeKey,
+      );
+      if (result.code !== 0) throw failure(`the restore of backup ${backup.id} on node ${node.name} failed`, result);
+    },
+  };
+}
+
+/** The last non-empty line of a text. */
+function lastLine(text: string): string {
+  return withoutControlSequences(text.trim().split('\n').pop() ?? '');
 }
 
 function kubernetesClient(
@@ -154,7 +251,7 @@ function kubernetesClient(
       throw new ToolFailure(`kubectl cannot ${what}: ${result.stderr.trim() || `exit ${result.code}`}`);
     return result.stdout;
   };
-  return {
+  const client: NodeClient = {
     where: `pod ${kubernetesNames(node.name).pod} in namespace ${node.namespace}`,
     async serviceState() {
       const result = await runClient('kubectl', commands.podPhase);
@@ -223,5 +320,16 @@ function kubernetesClient(
       await kubectl(commands.deletePod, 'delete the pod');
     },
     restartHint,
+    backups: clusterBackups(node, {
+      withContext: (args) => (kubeContext ? ['--context', kubeContext, ...args] : args),
+      head: () => client.rpc('eth_blockNumber').then(hexQuantity, () => undefined),
+      enode: () => client.rpc('net_enode').then(String, () => undefined),
+      recordedEnode: () => client.recordedEnode(),
+      release: async () => {
+        const image = (await client.releaseInUse())?.split(' ')[0].replace(/@.*$/, '');
+        return image?.slice(image.lastIndexOf(':') + 1);
+      },
+    }),
   };
+  return client;
 }

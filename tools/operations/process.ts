@@ -73,3 +73,44 @@ function relayLines(from: Readable, to: NodeJS.WritableStream, clean: (text: str
     pending = '';
   };
 }
+
+/**
+ * Runs a client whose standard output is read line by line as it comes (`onLine`, each line whole) and whose standard
+ * error is shown as it comes, through `clean`, and kept for the result; resolves with its exit code and both texts.
+ */
+export function streamClient(
+  client: string,
+  args: string[],
+  onLine: (line: string) => void,
+  clean: (text: string) => string,
+  input?: string,
+): Promise<ClientResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(client, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let pending = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      stdout += chunk;
+      const text = pending + chunk;
+      const lines = text.split('\n');
+      pending = lines.pop() ?? '';
+      lines.forEach(onLine);
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderr += chunk;
+      process.stderr.write(clean(chunk));
+    });
+    child.on('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'ENOENT' ? new ToolFailure(`${client} is not installed or not on PATH`) : error),
+    );
+    child.on('close', (code, signal) => {
+      if (pending) onLine(pending);
+      resolve({ code: code ?? (signal ? 124 : 1), stdout, stderr });
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input);
+  });
+}

@@ -1,0 +1,501 @@
+/**
+ * A cluster node's backups as Kubernetes objects. With `deploy.volumeSnapshotClass`, a backup is a VolumeSnapshot of
+ * the data volume and a restore a new data volume made from one; otherwise a backup is a Job that copies the data
+ * volume with restic into a repository on a volume of its own (the node's pod stopped meanwhile: StatefulSet scaled
+ * to 0), and a restore a Job that copies it back. A schedule is a CronJob doing the same.
+ */
+import {
+  BACKUP_MARK,
+  BACKUP_REASONS,
+  BACKUP_SCHEDULES,
+  BACKUP_TAGS,
+  BACKUP_TOOL,
+  CLUSTER_REPOSITORY_MOUNT,
+  KUBECTL_IMAGE,
+} from '../catalog/backups';
+import { BESU_IMAGE_UID } from '../catalog/besu';
+import { kubernetesNames, POD_PATHS } from '../catalog/kubernetes';
+import { readScript } from '../scripts';
+import type { KubernetesNodeSettings } from '../settings/model';
+import { metadata } from './manifests';
+
+/** The snapshot API (the external-snapshotter's CRDs). */
+export const SNAPSHOT_API = { group: 'snapshot.storage.k8s.io', version: 'snapshot.storage.k8s.io/v1' } as const;
+
+/** The labels and annotations a backup object carries: whose it is, and what it holds. */
+export const BACKUP_LABEL = 'lacchain.net/backup-of';
+export const BACKUP_ANNOTATIONS = {
+  release: 'lacchain.net/backup-release',
+  head: 'lacchain.net/backup-head',
+  reason: 'lacchain.net/backup-reason',
+} as const;
+
+/** The restic scripts the Jobs and the pod run, under scripts/. */
+const BACKUP_JOB_SCRIPT = 'kubernetes/restic-backup.sh';
+const RESTORE_JOB_SCRIPT = 'kubernetes/restic-restore.sh';
+const BEFORE_CHANGE_SCRIPT = 'kubernetes/backup-before-release-change.sh';
+
+/** The file on the data volume naming the release that last opened it (the pod's first init container writes it). */
+export const RELEASE_MARKER = '.lacchain-release';
+
+/** The node ConfigMap's entries of the backup before a release change: its script and the backup script it runs. */
+export function backupConfigEntries(): Record<string, string> {
+  return {
+    [BEFORE_CHANGE_SCRIPT.split('/')[1]]: readScript(BEFORE_CHANGE_SCRIPT),
+    [BACKUP_JOB_SCRIPT.split('/')[1]]: readScript(BACKUP_JOB_SCRIPT),
+  };
+}
+
+/**
+ * The node pod's first init container: before Besu opens its data, a backup of it when the release changed (restic,
+ * to the backup volume), and the release recorded on the volume. Its volumes are the pod's `data` and `config` and
+ * these.
+ */
+export function beforeReleaseChangeInit(node: KubernetesNodeSettings, configDir: string) {
+  const env = {
+    ...retentionEnv(node),
+    RELEASE: node.releaseVersion,
+    MARKER: RELEASE_MARKER,
+    BEFORE_CHANGE: String(node.backups.beforeReleaseChange),
+    TAG_NODE: BACKUP_TAGS.node,
+    TAG_RELEASE: BACKUP_TAGS.release,
+    TAG_REASON: BACKUP_TAGS.reason,
+    REASON: BACKUP_REASONS.beforeReleaseChange,
+    BACKUP_SCRIPT: `${configDir}/${BACKUP_JOB_SCRIPT.split('/')[1]}`,
+  };
+  const command = ['/bin/sh', `${configDir}/${BEFORE_CHANGE_SCRIPT.split('/')[1]}`];
+  const container = resticContainer(node, 'backup-before-release-change', { command }, env, false);
+  return {
+    container: {
+      ...container,
+      volumeMounts: [...container.volumeMounts, { name: 'config', mountPath: configDir, readOnly: true }],
+    },
+    volumes: backupVolumes(node),
+  };
+}
+
+/** The names of a node's backup objects. */
+export function backupNames(node: string) {
+  const base = `${kubernetesNames(node).statefulSet}-backup`;
+  return {
+    /** The restic repository's volume (no snapshot class). */
+    volume: `${base}s`,
+    /** The repository's settings and password. */
+    secret: base,
+    /** The schedule, and the account and rights its pod has. */
+    cronJob: base,
+    account: base,
+    /** The snapshot a schedule run makes: a name made by the API server from this prefix. */
+    snapshotPrefix: `${base}-`,
+  };
+}
+
+/** True when the node's backups are VolumeSnapshots. */
+export function usesSnapshots(node: KubernetesNodeSettings): boolean {
+  return node.volumeSnapshotClass !== undefined;
+}
+
+/** An image pinned by its digest when one is given. */
+function pinned(image: string, digest?: string): string {
+  return digest ? `${image}@${digest}` : image;
+}
+
+/** The repository's volume (no snapshot class): the data volume's size and class. */
+export function backupVolumeManifest(node: KubernetesNodeSettings) {
+  return {
+    apiVersion: 'v1' as const,
+    kind: 'PersistentVolumeClaim' as const,
+    metadata: metadata(node, backupNames(node.name).volume),
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      ...(node.storageClass ? { storageClassName: node.storageClass } : {}),
+      resources: { requests: { storage: node.volumeSize } },
+    },
+  };
+}
+
+/** The repository's settings and password (a secret). */
+export function backupSecretManifest<V>(node: KubernetesNodeSettings, password: V) {
+  return {
+    apiVersion: 'v1' as const,
+    kind: 'Secret' as const,
+    metadata: metadata(node, backupNames(node.name).secret),
+    type: 'Opaque',
+    stringData: { RESTIC_REPOSITORY: CLUSTER_REPOSITORY_MOUNT, RESTIC_PASSWORD: password },
+  };
+}
+
+/** What a backup holds, as tags (restic) or annotations (a snapshot). */
+export interface BackupRecord {
+  release: string;
+  head?: number;
+  reason: string;
+}
+
+/** The restricted Pod Security Standard's container settings, as the node's own containers have them. */
+const RESTRICTED_CONTAINER = {
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  capabilities: { drop: ['ALL'] },
+};
+
+/** The pod settings of every backup pod: Besu's user (the data volume's owner), on the node's worker (one-node volume). */
+function podSpec(node: KubernetesNodeSettings) {
+  return {
+    nodeName: node.workerName,
+    securityContext: {
+      runAsUser: BESU_IMAGE_UID,
+      runAsGroup: BESU_IMAGE_UID,
+      fsGroup: BESU_IMAGE_UID,
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    },
+    restartPolicy: 'Never',
+  };
+}
+
+/** The restic container of a backup or restore: the repository's Secret, a cache, the data and repository volumes. */
+function resticContainer(
+  node: KubernetesNodeSettings,
+  name: string,
+  run: { script: string } | { args: string[] } | { command: string[] },
+  env: Record<string, string>,
+  dataReadOnly: boolean,
+) {
+  return {
+    name,
+    image: pinned(BACKUP_TOOL.image, node.backupImageDigest),
+    // A script file under scripts/, restic's own arguments, or a command.
+    ...('script' in run ? { command: ['/bin/sh', '-c', readScript(run.script)] } : run),
+    env: [
+      ...Object.entries({ ...env, RESTIC_CACHE_DIR: '/cache', DATA_DIR: POD_PATHS.dataDir, NODE_NAME: node.name }).map(
+        ([n, value]) => ({ name: n, value }),
+      ),
+    ],
+    envFrom: [{ secretRef: { name: backupNames(node.name).secret } }],
+    volumeMounts: [
+      { name: 'data', mountPath: POD_PATHS.dataDir, readOnly: dataReadOnly },
+      { name: 'backup-repository', mountPath: CLUSTER_REPOSITORY_MOUNT },
+      { name: 'backup-cache', mountPath: '/cache' },
+      { name: 'backup-tmp', mountPath: '/tmp' },
+    ],
+    securityContext: RESTRICTED_CONTAINER,
+  };
+}
+
+/** The volumes of restic's container besides the data volume. */
+function backupVolumes(node: KubernetesNodeSettings) {
+  return [
+    { name: 'backup-repository', persistentVolumeClaim: { claimName: backupNames(node.name).volume } },
+    { name: 'backup-cache', emptyDir: {} },
+    { name: 'backup-tmp', emptyDir: {} },
+  ];
+}
+
+function resticVolumes(node: KubernetesNodeSettings) {
+  return [
+    { name: 'data', persistentVolumeClaim: { claimName: kubernetesNames(node.name).dataVolume } },
+    ...backupVolumes(node),
+  ];
+}
+
+/** restic's tags of a backup. */
+function resticTags(node: KubernetesNodeSettings, record: BackupRecord): string {
+  return [
+    BACKUP_MARK,
+    `${BACKUP_TAGS.node}=${node.name}`,
+    `${BACKUP_TAGS.release}=${record.release}`,
+    `${BACKUP_TAGS.reason}=${record.reason}`,
+    ...(record.head !== undefined ? [`${BACKUP_TAGS.head}=${record.head}`] : []),
+  ].join(',');
+}
+
+/** What the backup script keeps after a backup: the newest, and every one taken before a release change. */
+function retentionEnv(node: KubernetesNodeSettings): Record<string, string> {
+  return {
+    KEEP: String(node.backups.keep),
+    KEEP_TAG: `${BACKUP_TAGS.reason}=${BACKUP_REASONS.beforeReleaseChange}`,
+    MARK: BACKUP_MARK,
+  };
+}
+
+/** The environment of the backup script. */
+function backupEnv(node: KubernetesNodeSettings, record: BackupRecord): Record<string, string> {
+  return { TAGS: resticTags(node, record), ...retentionEnv(node) };
+}
+
+/** A Job that copies the data volume into the repository (node stopped): `npm run node -- backup`'s. */
+export function backupJobManifest(node: KubernetesNodeSettings, name: string, record: BackupRecord) {
+  return {
+    apiVersion: 'batch/v1' as const,
+    kind: 'Job' as const,
+    metadata: { ...metadata(node, name), labels: { ...metadata(node, name).labels, [BACKUP_LABEL]: node.name } },
+    spec: {
+      backoffLimit: 0,
+      ttlSecondsAfterFinished: 86400,
+      template: {
+        spec: {
+          ...podSpec(node),
+          automountServiceAccountToken: false,
+          containers: [resticContainer(node, 'backup', { script: BACKUP_JOB_SCRIPT }, backupEnv(node, record), true)],
+          volumes: resticVolumes(node),
+        },
+      },
+    },
+  };
+}
+
+/** A Job that prints the node's backups (restic's JSON): `npm run node -- backups` reads its log. */
+export function listJobManifest(node: KubernetesNodeSettings, name: string) {
+  return {
+    apiVersion: 'batch/v1' as const,
+    kind: 'Job' as const,
+    metadata: { ...metadata(node, name), labels: { ...metadata(node, name).labels, [BACKUP_LABEL]: node.name } },
+    spec: {
+      backoffLimit: 0,
+      ttlSecondsAfterFinished: 3600,
+      template: {
+        spec: {
+          ...podSpec(node),
+          automountServiceAccountToken: false,
+          containers: [
+            resticContainer(
+              node,
+              'list',
+              { args: ['snapshots', '--json', '--no-lock', '--host', node.name, '--tag', BACKUP_MARK] },
+              {},
+              true,
+            ),
+          ],
+          volumes: resticVolumes(node),
+        },
+      },
+    },
+  };
+}
+
+/** A Job that copies a backup back onto the data volume (node stopped): `restore`'s and `rollback`'s. */
+export function restoreJobManifest(node: KubernetesNodeSettings, name: string, snapshot: string, release: string) {
+  return {
+    apiVersion: 'batch/v1' as const,
+    kind: 'Job' as const,
+    metadata: { ...metadata(node, name), labels: { ...metadata(node, name).labels, [BACKUP_LABEL]: node.name } },
+    spec: {
+      backoffLimit: 0,
+      ttlSecondsAfterFinished: 86400,
+      template: {
+        spec: {
+          ...podSpec(node),
+          automountServiceAccountToken: false,
+          containers: [
+            resticContainer(
+              node,
+              'restore',
+              { script: RESTORE_JOB_SCRIPT },
+              { SNAPSHOT: snapshot, RELEASE: release, TAG_NODE: BACKUP_TAGS.node, TAG_RELEASE: BACKUP_TAGS.release },
+              false,
+            ),
+          ],
+          volumes: resticVolumes(node),
+        },
+      },
+    },
+  };
+}
+
+/** The annotations of a snapshot: what it holds. */
+function recordAnnotations(record: BackupRecord): Record<string, string> {
+  return {
+    [BACKUP_ANNOTATIONS.release]: record.release,
+    [BACKUP_ANNOTATIONS.reason]: record.reason,
+    ...(record.head !== undefined ? { [BACKUP_ANNOTATIONS.head]: String(record.head) } : {}),
+  };
+}
+
+/** A VolumeSnapshot of the data volume (with a snapshot class), named, or named by the API server from a prefix. */
+export function volumeSnapshotManifest(
+  node: KubernetesNodeSettings,
+  name: { name: string } | { generateName: string },
+  record: BackupRecord,
+) {
+  const base = metadata(node, 'name' in name ? name.name : '');
+  const { name: _unused, ...rest } = base;
+  void _unused;
+  return {
+    apiVersion: SNAPSHOT_API.version,
+    kind: 'VolumeSnapshot' as const,
+    metadata: {
+      ...rest,
+      ...name,
+      labels: { ...base.labels, [BACKUP_LABEL]: node.name },
+      annotations: { ...(base.annotations ?? {}), ...recordAnnotations(record) },
+    },
+    spec: {
+      volumeSnapshotClassName: node.volumeSnapshotClass,
+      source: { persistentVolumeClaimName: kubernetesNames(node.name).dataVolume },
+    },
+  };
+}
+
+/** The data volume made again from a snapshot: what a restore puts in place of the old one. */
+export function restoredDataVolumeManifest(node: KubernetesNodeSettings, snapshot: string) {
+  const names = kubernetesNames(node.name);
+  return {
+    apiVersion: 'v1' as const,
+    kind: 'PersistentVolumeClaim' as const,
+    metadata: metadata(node, names.dataVolume),
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      ...(node.storageClass ? { storageClassName: node.storageClass } : {}),
+      resources: { requests: { storage: node.volumeSize } },
+      dataSource: { apiGroup: SNAPSHOT_API.group, kind: 'VolumeSnapshot', name: snapshot },
+    },
+  };
+}
+
+/**
+ * What the schedule's pod may do, and nothing more: scale the node's own StatefulSet, see its pod go, and (with a
+ * snapshot class) make and watch VolumeSnapshots.
+ */
+export function backupAccessManifests(node: KubernetesNodeSettings) {
+  const names = backupNames(node.name);
+  const statefulSet = kubernetesNames(node.name).statefulSet;
+  const rules = usesSnapshots(node)
+    ? [{ apiGroups: [SNAPSHOT_API.group], resources: ['volumesnapshots'], verbs: ['create'] }]
+    : [
+        {
+          apiGroups: ['apps'],
+          resources: ['statefulsets', 'statefulsets/scale'],
+          resourceNames: [statefulSet],
+          verbs: ['get', 'patch', 'update'],
+        },
+        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
+      ];
+  return {
+    serviceAccount: {
+      apiVersion: 'v1' as const,
+      kind: 'ServiceAccount' as const,
+      metadata: metadata(node, names.account),
+      automountServiceAccountToken: false,
+    },
+    role: {
+      apiVersion: 'rbac.authorization.k8s.io/v1' as const,
+      kind: 'Role' as const,
+      metadata: metadata(node, names.account),
+      rules,
+    },
+    roleBinding: {
+      apiVersion: 'rbac.authorization.k8s.io/v1' as const,
+      kind: 'RoleBinding' as const,
+      metadata: metadata(node, names.account),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: names.account },
+      subjects: [{ kind: 'ServiceAccount', name: names.account, namespace: node.namespace }],
+    },
+  };
+}
+
+/** A kubectl step of the schedule's pod. */
+function kubectlStep(node: KubernetesNodeSettings, name: string, args: string[]) {
+  return {
+    name,
+    image: pinned(KUBECTL_IMAGE, node.kubectlImageDigest),
+    args: [...args, '-n', node.namespace],
+    securityContext: RESTRICTED_CONTAINER,
+  };
+}
+
+/** Where the schedule's pod keeps the backup's exit status between its steps. */
+const STATUS_DIR = '/status';
+/** Where the schedule's pod finds the snapshot it makes (a ConfigMap's entry). */
+const MANIFESTS_DIR = '/manifests';
+const SNAPSHOT_ENTRY = 'snapshot.json';
+
+/** The snapshot a schedule run makes, named by the API server (a snapshot class only). */
+export function backupScheduleConfigMapManifest(node: KubernetesNodeSettings) {
+  const record = { release: node.releaseVersion, reason: BACKUP_REASONS.scheduled };
+  return {
+    apiVersion: 'v1' as const,
+    kind: 'ConfigMap' as const,
+    metadata: metadata(node, backupNames(node.name).cronJob),
+    data: {
+      [SNAPSHOT_ENTRY]: JSON.stringify(
+        volumeSnapshotManifest(node, { generateName: backupNames(node.name).snapshotPrefix }, record),
+      ),
+    },
+  };
+}
+
+/**
+ * The schedule, a CronJob. With a snapshot class its pod makes a VolumeSnapshot of the running node's volume (a
+ * snapshot is cut at one instant: the database is as after a power cut, which it recovers from). Otherwise its pod,
+ * in order (init containers), stops the node, waits for its pod to go and copies the volume with restic (never
+ * failing there), then starts the node again and reports the copy's status (its containers).
+ */
+export function backupCronJobManifest(node: KubernetesNodeSettings) {
+  const schedule = BACKUP_SCHEDULES[node.backups.schedule];
+  if (!schedule) throw new Error(`node ${node.name}: no backup schedule`);
+  const names = kubernetesNames(node.name);
+  const statefulSet = `statefulset/${names.statefulSet}`;
+  const record = { release: node.releaseVersion, reason: BACKUP_REASONS.scheduled };
+  const backup = resticContainer(
+    node,
+    'backup',
+    { script: BACKUP_JOB_SCRIPT },
+    { ...backupEnv(node, record), STATUS_FILE: `${STATUS_DIR}/backup` },
+    true,
+  );
+  const statusMount = { name: 'status', mountPath: STATUS_DIR };
+  const pod = usesSnapshots(node)
+    ? {
+        containers: [
+          {
+            ...kubectlStep(node, 'snapshot', ['create', '-f', `${MANIFESTS_DIR}/${SNAPSHOT_ENTRY}`]),
+            volumeMounts: [{ name: 'manifests', mountPath: MANIFESTS_DIR, readOnly: true }],
+          },
+        ],
+        volumes: [{ name: 'manifests', configMap: { name: backupNames(node.name).cronJob } }],
+      }
+    : {
+        initContainers: [
+          kubectlStep(node, 'stop-node', ['scale', statefulSet, '--replicas=0']),
+          kubectlStep(node, 'node-stopped', ['wait', '--for=delete', `pod/${names.pod}`, '--timeout=60m']),
+          { ...backup, volumeMounts: [...backup.volumeMounts, statusMount] },
+        ],
+        containers: [
+          kubectlStep(node, 'start-node', ['scale', statefulSet, '--replicas=1']),
+          {
+            name: 'report',
+            image: backup.image,
+            command: ['/bin/sh', '-c', `exit "$(cat ${STATUS_DIR}/backup)"`],
+            volumeMounts: [statusMount],
+            securityContext: RESTRICTED_CONTAINER,
+          },
+        ],
+        volumes: [...resticVolumes(node), { name: 'status', emptyDir: {} }],
+      };
+  return {
+    apiVersion: 'batch/v1' as const,
+    kind: 'CronJob' as const,
+    metadata: metadata(node, backupNames(node.name).cronJob),
+    spec: {
+      schedule: schedule.cron,
+      concurrencyPolicy: 'Forbid',
+      successfulJobsHistoryLimit: 3,
+      failedJobsHistoryLimit: 3,
+      jobTemplate: {
+        spec: {
+          backoffLimit: 0,
+          template: {
+            metadata: { labels: { [BACKUP_LABEL]: node.name } },
+            spec: {
+              ...podSpec(node),
+              serviceAccountName: backupNames(node.name).account,
+              automountServiceAccountToken: true,
+              ...pod,
+            },
+          },
+        },
+      },
+    },
+  };
+}

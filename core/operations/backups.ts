@@ -1,0 +1,193 @@
+/**
+ * Backups as the day-2 operations see them: a node's backups read from restic's JSON (or a cluster's VolumeSnapshots,
+ * mapped to the same shape), the backup a rollback restores, and a transfer's progress in the operator's words.
+ * Pure: text in, values out.
+ */
+import { BACKUP_MARK, BACKUP_REASONS, BACKUP_TAGS } from '../catalog/backups';
+
+/** One backup of a node. */
+export interface Backup {
+  /** restic's short id, or the VolumeSnapshot's name. */
+  id: string;
+  /** When it was taken (ISO 8601). */
+  time: string;
+  node: string;
+  /** The release that ran the data. */
+  release: string;
+  /** The chain head when it was taken, when the node answered then. */
+  head?: number;
+  /** manual, scheduled or before-release-change. */
+  reason: string;
+}
+
+/** The `name=value` tags of a backup, as restic stores them (and the program's mark). */
+export function backupTags(backup: Omit<Backup, 'id' | 'time'>): string[] {
+  return [
+    BACKUP_MARK,
+    `${BACKUP_TAGS.node}=${backup.node}`,
+    `${BACKUP_TAGS.release}=${backup.release}`,
+    `${BACKUP_TAGS.reason}=${backup.reason}`,
+    ...(backup.head !== undefined ? [`${BACKUP_TAGS.head}=${backup.head}`] : []),
+  ];
+}
+
+/** The value of tag `name` among `name=value` tags. */
+function tag(tags: readonly string[], name: string): string | undefined {
+  const found = tags.find((t) => t.startsWith(`${name}=`));
+  return found?.slice(name.length + 1);
+}
+
+/** A backup from its tags, or undefined when they are not the program's (no release recorded). */
+export function backupFromTags(id: string, time: string, tags: readonly string[]): Backup | undefined {
+  const release = tag(tags, BACKUP_TAGS.release);
+  const node = tag(tags, BACKUP_TAGS.node);
+  if (!tags.includes(BACKUP_MARK) || !release || !node) return undefined;
+  const head = tag(tags, BACKUP_TAGS.head);
+  return {
+    id,
+    time,
+    node,
+    release,
+    ...(head !== undefined && /^\d+$/.test(head) ? { head: Number(head) } : {}),
+    reason: tag(tags, BACKUP_TAGS.reason) ?? BACKUP_REASONS.manual,
+  };
+}
+
+/** The backups in `restic snapshots --json`'s answer, oldest first. */
+export function parseResticSnapshots(json: string): Backup[] {
+  let snapshots: unknown;
+  try {
+    snapshots = JSON.parse(json);
+  } catch {
+    throw new Error(`restic's list of backups is not JSON: ${json.slice(0, 120)}`);
+  }
+  if (!Array.isArray(snapshots)) throw new Error("restic's list of backups is not a list");
+  return snapshots
+    .map((s: { short_id?: string; id?: string; time?: string; tags?: string[] }) =>
+      backupFromTags(s.short_id ?? String(s.id).slice(0, 8), String(s.time), s.tags ?? []),
+    )
+    .filter((b): b is Backup => b !== undefined)
+    .sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
+}
+
+/** A time as `YYYY-MM-DD hh:mm:ss` UTC (restic writes the machine's zone, with nanoseconds). */
+function utcTime(time: string): string {
+  const parsed = new Date(time);
+  return Number.isNaN(parsed.getTime()) ? time : parsed.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** True when release `a` is older than release `b` (numeric, part by part). */
+export function olderRelease(a: string, b: string): boolean {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const x = pa[i] ?? 0;
+    const y = pb[i] ?? 0;
+    if (x !== y) return x < y;
+  }
+  return false;
+}
+
+/**
+ * The backup a rollback restores: the newest one taken before a release change on a release older than the one in
+ * use (the data as it was before the node last moved forward). Undefined when there is none.
+ */
+export function rollbackBackup(backups: readonly Backup[], releaseInUse: string): Backup | undefined {
+  return [...backups]
+    .reverse()
+    .find((b) => b.reason === BACKUP_REASONS.beforeReleaseChange && olderRelease(b.release, releaseInUse));
+}
+
+/** The table `npm run node -- backups` prints, one line per backup, newest first. */
+export function backupsTable(backups: readonly Backup[]): string[] {
+  const rows = [...backups]
+    .reverse()
+    .map((b) => [b.id, utcTime(b.time), b.node, b.release, String(b.head ?? '?'), b.reason]);
+  const header = ['ID', 'TAKEN (UTC)', 'NODE', 'RELEASE', 'HEAD', 'REASON'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  return [header, ...rows].map((r) =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/** A progress report of a transfer: restic's JSON status line (backup), or the same shape for a restore. */
+export interface TransferStatus {
+  total_bytes?: number;
+  bytes_done?: number;
+  bytes_restored?: number;
+  seconds_elapsed?: number;
+  seconds_remaining?: number;
+}
+
+/** A JSON status line of a transfer, or undefined when the line is not one. */
+export function transferStatus(line: string): TransferStatus | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const parsed = JSON.parse(line) as TransferStatus & { message_type?: string };
+    return parsed.message_type === 'status' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * restic's summary line of a backup as a last status (every byte done, in its total time), or undefined when the line
+ * is not one.
+ */
+export function transferSummary(line: string): TransferStatus | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const parsed = JSON.parse(line) as {
+      message_type?: string;
+      total_bytes_processed?: number;
+      total_duration?: number;
+    };
+    if (parsed.message_type !== 'summary' || parsed.total_bytes_processed === undefined) return undefined;
+    return {
+      total_bytes: parsed.total_bytes_processed,
+      bytes_done: parsed.total_bytes_processed,
+      seconds_elapsed: parsed.total_duration,
+      seconds_remaining: 0,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A size in bytes in the operator's words (binary units). */
+export function bytesText(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** A duration in seconds in the operator's words. */
+export function durationText(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+}
+
+/**
+ * One progress line: bytes done of the total, the rate, and the time left (restic's estimate, else from the rate).
+ * `elapsed` is the operator's clock, used when the status has none.
+ */
+export function progressText(what: string, status: TransferStatus, elapsed: number): string {
+  const done = status.bytes_done ?? status.bytes_restored ?? 0;
+  const total = status.total_bytes ?? 0;
+  const seconds = status.seconds_elapsed ?? elapsed;
+  const rate = seconds > 0 ? done / seconds : 0;
+  const left = status.seconds_remaining ?? (rate > 0 && total > done ? (total - done) / rate : undefined);
+  const percent = total > 0 ? ` (${Math.min(100, Math.floor((done / total) * 100))} %)` : '';
+  const remaining = left === undefined ? '' : left > 0 ? `, about ${durationText(left)} left` : ', done';
+  return `${what}: ${bytesText(done)} of ${bytesText(total)}${percent}, ${bytesText(Math.round(rate))}/s${remaining}`;
+}

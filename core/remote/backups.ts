@@ -1,0 +1,77 @@
+/**
+ * A machine's backup command (NODE_HOME/bin/node-backup): its settings, then the steps' shared library and
+ * scripts/remote/node-backup.sh, byte for byte. The backups step installs it; the start step, the backup timer and
+ * `npm run node -- backup|backups|restore|rollback` run it.
+ */
+import {
+  BACKUP_MARK,
+  BACKUP_REASONS,
+  BACKUP_SCHEDULES,
+  BACKUP_TAGS,
+  BESU_VERSION_METADATA,
+  BEFORE_RESTORE_SUFFIX,
+  MACHINE_BACKUP_FILES,
+} from '../catalog/backups';
+import { DEFAULT_SERVICE_USER } from '../catalog/defaults';
+import { PORTS } from '../catalog/ports';
+import { readScript, REMOTE_LIBRARY_SCRIPT } from '../scripts';
+import type { SshNodeSettings } from '../settings/model';
+import { nodePaths } from './paths';
+import { exportLines } from './shell';
+
+/** The script of the node's backup command, under scripts/. */
+const NODE_BACKUP_SCRIPT = 'remote/node-backup.sh';
+
+/** Where a machine's backup files are. */
+export function backupPaths(node: SshNodeSettings) {
+  return {
+    environment: MACHINE_BACKUP_FILES.environment(node.serviceName),
+    command: `${node.nodeHome}/${MACHINE_BACKUP_FILES.command}`,
+    unit: MACHINE_BACKUP_FILES.unit(node.serviceName),
+  };
+}
+
+/** The text of the node's backup command, as installed on the machine. */
+export function nodeBackupCommand(node: SshNodeSettings): string {
+  const paths = nodePaths(node);
+  const settings = {
+    STEP_NAME: 'node-backup',
+    NODE_NAME: node.name,
+    SERVICE_NAME: node.serviceName,
+    SERVICE_USER: DEFAULT_SERVICE_USER,
+    DATA_DIR: paths.dataDir,
+    KEY_FILE: paths.key,
+    ENODE_FILE: paths.enode,
+    CONFIG_FILE: paths.config,
+    RELEASES_DIR: paths.releasesDir,
+    RPC_PORT: String(PORTS.rpcHttp),
+    START_TIMEOUT: String(node.startTimeoutSeconds),
+    KEEP: String(node.backups.keep),
+    ENV_FILE: backupPaths(node).environment,
+    LOCK_FILE: `/run/lock/${node.serviceName}-backup.lock`,
+    BEFORE_RESTORE_SUFFIX,
+    VERSION_METADATA: BESU_VERSION_METADATA,
+    TAG_NODE: BACKUP_TAGS.node,
+    TAG_RELEASE: BACKUP_TAGS.release,
+    TAG_HEAD: BACKUP_TAGS.head,
+    TAG_REASON: BACKUP_TAGS.reason,
+    MARK: BACKUP_MARK,
+    REASON_BEFORE_CHANGE: BACKUP_REASONS.beforeReleaseChange,
+  };
+  return (
+    `#!/usr/bin/env bash\n# The backup command of node ${node.name} (lacchain-besu-node). Usage: see below.\nset -euo pipefail\n` +
+    `${exportLines(settings)}${readScript(REMOTE_LIBRARY_SCRIPT)}${readScript(NODE_BACKUP_SCRIPT)}`
+  );
+}
+
+/** The parameters of the backups step. */
+export function backupsStepParameters(node: SshNodeSettings): Record<string, string> {
+  const paths = backupPaths(node);
+  return {
+    BACKUP_COMMAND_FILE: paths.command,
+    BACKUP_COMMAND: nodeBackupCommand(node),
+    BACKUP_UNIT: paths.unit,
+    SCHEDULE_ON_CALENDAR: BACKUP_SCHEDULES[node.backups.schedule]?.onCalendar ?? '',
+    SERVICE_NAME: node.serviceName,
+  };
+}

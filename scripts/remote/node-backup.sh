@@ -1,0 +1,226 @@
+# shellcheck shell=bash
+# The node's backup command on a remote machine (installed by the backups step as NODE_HOME/bin/node-backup, after
+# its settings and scripts/remote/lib.sh; run as root): backs up, lists and restores the node's chain data with restic.
+# A backup is consistent: the node is stopped while its data folder is copied, and started again after. It holds the
+# data folder without the node key, and config.toml; its tags say the node, the release that ran the data, the chain
+# head at the time and why it was taken. Progress is printed as restic's JSON status lines (restore: lines of the same
+# shape made here), messages as plain lines.
+#   node-backup init                       make the repository when it does not exist; check the password opens it
+#   node-backup backup REASON              back up now (REASON: manual, scheduled, before-release-change)
+#   node-backup list                       the node's backups, restic's JSON
+#   node-backup recorded-enode ID          the enode recorded in backup ID (data/enode)
+#   node-backup restore ID RELEASE HEAD    put backup ID back, start the node on RELEASE, check it answers with the
+#                                          recorded enode at a head of at least HEAD; with KEY_FROM_STDIN=true, the
+#                                          node key is read from standard input when the machine lost it
+# Settings (environment, written before this script): NODE_NAME, SERVICE_NAME, SERVICE_USER, DATA_DIR, KEY_FILE,
+# ENODE_FILE, CONFIG_FILE, RELEASES_DIR, RPC_PORT, START_TIMEOUT, KEEP, ENV_FILE (the repository and its password),
+# LOCK_FILE, BEFORE_RESTORE_SUFFIX, VERSION_METADATA, TAG_* (the tags' names), MARK, REASON_BEFORE_CHANGE.
+: "${NODE_NAME:?}" "${SERVICE_NAME:?}" "${SERVICE_USER:?}" "${DATA_DIR:?}" "${KEY_FILE:?}" "${ENODE_FILE:?}"
+: "${CONFIG_FILE:?}" "${RELEASES_DIR:?}" "${RPC_PORT:?}" "${START_TIMEOUT:?}" "${KEEP:?}" "${ENV_FILE:?}"
+: "${LOCK_FILE:?}" "${BEFORE_RESTORE_SUFFIX:?}" "${VERSION_METADATA:?}" "${TAG_NODE:?}" "${TAG_RELEASE:?}"
+: "${TAG_HEAD:?}" "${TAG_REASON:?}" "${MARK:?}" "${REASON_BEFORE_CHANGE:?}"
+
+[ "$(id -u)" = 0 ] || fail "run as root (sudo)"
+[ -f "$ENV_FILE" ] || fail "no backup settings in $ENV_FILE: run pulumi up first"
+set -a
+# shellcheck source=/dev/null # written by the node-key step: the repository and its password
+. "$ENV_FILE"
+set +a
+export RESTIC_CACHE_DIR=/var/cache/lacchain-restic
+
+# rpc METHOD: the node's answer's result to METHOD on the loopback, or nothing.
+rpc() {
+  curl --silent --max-time 3 -H 'Host: localhost' -H 'Content-Type: application/json' \
+    --data "{\"jsonrpc\":\"2.0\",\"method\":\"$1\",\"params\":[],\"id\":1}" "http://127.0.0.1:$RPC_PORT/" 2>/dev/null \
+    | sed -n 's/.*"result"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p'
+}
+
+# head_block: the node's chain head as a decimal number, or nothing when it does not answer.
+head_block() {
+  local hex
+  hex=$(rpc eth_blockNumber)
+  [ -n "$hex" ] && printf '%d' "$hex"
+}
+
+# release_in_use: the version of the release the current link points at, or nothing.
+release_in_use() {
+  local link="$RELEASES_DIR/current"
+  [ -L "$link" ] && basename "$(readlink "$link")" | sed 's/^besu-//'
+}
+
+# newer A B: true when version A is newer than version B.
+newer() { [ "$1" != "$2" ] && [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | tail -n 1)" = "$1" ]; }
+
+# take_lock: one backup or restore at a time (the timer, the start step and the operator may all ask).
+take_lock() {
+  exec 9>"$LOCK_FILE"
+  flock -w 600 9 || fail "another backup or restore of $SERVICE_NAME is running ($LOCK_FILE)"
+}
+
+repository_exists() {
+  case "$RESTIC_REPOSITORY" in
+    /*) [ -f "$RESTIC_REPOSITORY/config" ] ;;
+    *) restic cat config >/dev/null 2>&1 ;;
+  esac
+}
+
+cmd_init() {
+  case "$RESTIC_REPOSITORY" in
+    /*) install -d -m 0700 -o root -g root "$RESTIC_REPOSITORY" ;;
+  esac
+  if repository_exists; then
+    restic cat config >/dev/null 2>&1 \
+      || fail "the repository $RESTIC_REPOSITORY exists but its password is not the stack's (lacchain:backupPassword): add the stack's with restic key add, or name a new repository"
+    echo "node-backup: repository $RESTIC_REPOSITORY ready"
+    return
+  fi
+  restic init --quiet >/dev/null || fail "cannot make the repository $RESTIC_REPOSITORY"
+  echo "node-backup: made the repository $RESTIC_REPOSITORY"
+}
+
+cmd_backup() {
+  local reason=$1 release head was_active=false tags status=0
+  take_lock
+  repository_exists || cmd_init >&2
+  release=$(release_in_use)
+  [ -n "$release" ] || fail "no release in use in $RELEASES_DIR: nothing to back up yet"
+  [ -d "$DATA_DIR" ] || fail "no data folder $DATA_DIR: nothing to back up"
+  head=$(head_block || true)
+  tags="$MARK,$TAG_NODE=$NODE_NAME,$TAG_RELEASE=$release,$TAG_REASON=$reason"
+  if [ -n "$head" ]; then tags="$tags,$TAG_HEAD=$head"; fi
+  if systemctl is-active --quiet "$SERVICE_NAME"; then was_active=true; fi
+  # The node is stopped while its data is copied: a copy of a running database is not consistent.
+  echo "node-backup: stopping $SERVICE_NAME (Besu $release${head:+, head $head}) for a consistent copy" >&2
+  systemctl stop "$SERVICE_NAME"
+  restic backup --json --host "$NODE_NAME" --tag "$tags" --exclude "$KEY_FILE" "$DATA_DIR" "$CONFIG_FILE" || status=$?
+  if [ "$was_active" = true ]; then
+    systemctl start "$SERVICE_NAME"
+    echo "node-backup: started $SERVICE_NAME again" >&2
+  fi
+  [ "$status" = 0 ] || fail "restic backup failed (exit $status): the node runs as before, no backup was taken"
+  # Retention: the newest KEEP backups of this node, and every one taken before a release change (rollback's).
+  restic forget --quiet --host "$NODE_NAME" --tag "$MARK" --keep-last "$KEEP" \
+    --keep-tag "$TAG_REASON=$REASON_BEFORE_CHANGE" --prune >/dev/null \
+    || echo "node-backup: warning: restic forget failed: older backups were not removed" >&2
+}
+
+cmd_list() {
+  repository_exists || { echo '[]'; return; }
+  restic snapshots --json --host "$NODE_NAME" --tag "$MARK"
+}
+
+cmd_recorded_enode() {
+  restic dump "$1" "$ENODE_FILE"
+}
+
+# restore_progress FOLDER TOTAL: prints, every 2 seconds until killed, how much of TOTAL bytes is in FOLDER.
+restore_progress() {
+  local folder=$1 total=$2 start=$SECONDS copied
+  while sleep 2; do
+    copied=$(du -sb "$folder" 2>/dev/null | cut -f1)
+    printf '{"message_type":"status","seconds_elapsed":%d,"total_bytes":%d,"bytes_restored":%d}\n' \
+      "$((SECONDS - start))" "$total" "${copied:-0}"
+  done
+}
+
+# cleanup_restore: stops the progress lines and removes the restore's work folder.
+cleanup_restore() {
+  if [ -n "${progress:-}" ]; then kill "$progress" 2>/dev/null || true; fi
+  if [ -n "${work:-}" ]; then rm -rf "$work"; fi
+}
+
+cmd_restore() {
+  local id=$1 release=$2 head=$3 snapshot parent restored_key total restored metadata enode expected answer deadline
+  take_lock
+  [ -x "$RELEASES_DIR/besu-$release/bin/besu" ] || fail "Besu $release is not installed in $RELEASES_DIR"
+  # (restic ignores the filters when a backup is named: its tags are read instead.)
+  snapshot=$(restic snapshots --json "$id") || fail "no backup $id in $RESTIC_REPOSITORY"
+  grep -q "\"$TAG_NODE=$NODE_NAME\"" <<<"$snapshot" || fail "backup $id is not one of node $NODE_NAME's"
+  grep -q "\"$TAG_RELEASE=$release\"" <<<"$snapshot" || fail "backup $id was not taken on Besu $release"
+  if [ ! -f "$KEY_FILE" ] && [ "${KEY_FROM_STDIN:-false}" != true ]; then
+    fail "the node key $KEY_FILE is gone and is not in any backup: give your copy (npm run node -- restore --key-file FILE) or let pulumi up write it again (docs/operations.md); nothing was changed"
+  fi
+  parent=$(dirname "$DATA_DIR")
+  # Globals, for the trap that removes them however the command ends.
+  work=$(mktemp -d "$parent/.restore-XXXXXX")
+  progress=""
+  trap cleanup_restore EXIT
+  total=$(restic stats --json --mode restore-size "$id" | sed -n 's/.*"total_size":\([0-9]*\).*/\1/p')
+  echo "node-backup: restoring backup $id (${total:-?} bytes) beside $DATA_DIR" >&2
+  restore_progress "$work" "${total:-0}" &
+  progress=$!
+  restic restore --quiet "$id" --target "$work" || fail "restic restore failed: the node and its data are as before"
+  kill "$progress" 2>/dev/null || true
+  progress=""
+  restored="$work$DATA_DIR"
+  [ -d "$restored" ] || fail "backup $id holds no $DATA_DIR"
+  # Never start an older Besu on a database a newer one opened (Besu records its version there from 24.3.0).
+  if [ -f "$restored/$VERSION_METADATA" ]; then
+    metadata=$(grep -o '[0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*' "$restored/$VERSION_METADATA" | head -n 1 || true)
+    if [ -n "$metadata" ] && newer "$metadata" "$release"; then
+      fail "the data in backup $id was opened by Besu $metadata, newer than $release: refusing to start $release on it"
+    fi
+  fi
+  # The node's identity stays the machine's: its key is not in the backup. When the machine lost it too, the
+  # operator's copy comes on standard input (checked against the backup's enode by npm run node).
+  restored_key="$restored/$(basename "$KEY_FILE")"
+  if [ -f "$KEY_FILE" ] && [ ! -L "$KEY_FILE" ]; then
+    cp -p "$KEY_FILE" "$restored_key"
+  elif [ "${KEY_FROM_STDIN:-false}" = true ]; then
+    # Written as root in the restored folder, which only root can reach until it is swapped in.
+    (umask 077 && cat >"$restored_key")
+    [ -s "$restored_key" ] || fail "no node key came on standard input"
+    echo "node-backup: wrote the node key from your copy" >&2
+  else
+    fail "the node key $KEY_FILE is not a file: nothing was changed"
+  fi
+  chown -hR "$SERVICE_USER:$(id -gn "$SERVICE_USER")" "$restored"
+  chmod 0750 "$restored"
+  chmod 0600 "$restored_key"
+  systemctl stop "$SERVICE_NAME"
+  rm -rf "$DATA_DIR$BEFORE_RESTORE_SUFFIX"
+  if [ -e "$DATA_DIR" ]; then mv -T "$DATA_DIR" "$DATA_DIR$BEFORE_RESTORE_SUFFIX"; fi
+  mv -T "$restored" "$DATA_DIR"
+  if [ -f "$work$CONFIG_FILE" ]; then
+    chown --reference="$CONFIG_FILE" "$work$CONFIG_FILE" 2>/dev/null || true
+    chmod --reference="$CONFIG_FILE" "$work$CONFIG_FILE" 2>/dev/null || true
+    mv -f "$work$CONFIG_FILE" "$CONFIG_FILE"
+  fi
+  if [ "$(release_in_use)" != "$release" ]; then
+    if [ -L "$RELEASES_DIR/current" ]; then
+      ln -sfn "$(readlink "$RELEASES_DIR/current")" "$RELEASES_DIR/previous.new"
+      mv -Tf "$RELEASES_DIR/previous.new" "$RELEASES_DIR/previous"
+    fi
+    ln -sfn "$RELEASES_DIR/besu-$release" "$RELEASES_DIR/current.new"
+    mv -Tf "$RELEASES_DIR/current.new" "$RELEASES_DIR/current"
+    echo "node-backup: switched the node to Besu $release, the release of the backup" >&2
+  fi
+  systemctl start "$SERVICE_NAME"
+  expected=$(cat "$ENODE_FILE")
+  deadline=$((SECONDS + START_TIMEOUT))
+  enode=""
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    enode=$(rpc net_enode || true)
+    [ -n "$enode" ] && break
+    sleep 1
+  done
+  if [ "$enode" != "$expected" ]; then
+    systemctl stop "$SERVICE_NAME"
+    fail "the restored node answers ${enode:-nothing} but its recorded enode is $expected: stopped; the data before the restore is in $DATA_DIR$BEFORE_RESTORE_SUFFIX"
+  fi
+  answer=$(head_block || true)
+  if [ -n "$head" ] && { [ -z "$answer" ] || [ "$answer" -lt "$head" ]; }; then
+    fail "the restored node is at block ${answer:-unknown}, below the backup's $head; the data before the restore is in $DATA_DIR$BEFORE_RESTORE_SUFFIX"
+  fi
+  rm -rf "$DATA_DIR$BEFORE_RESTORE_SUFFIX"
+  echo "node-backup: restored: $SERVICE_NAME runs Besu $release as $enode at block ${answer:-unknown}"
+}
+
+case "${1:-}" in
+  init) cmd_init ;;
+  backup) cmd_backup "${2:?reason}" ;;
+  list) cmd_list ;;
+  recorded-enode) cmd_recorded_enode "${2:?backup id}" ;;
+  restore) cmd_restore "${2:?backup id}" "${3:?release}" "${4-}" ;;
+  *) fail "usage: node-backup init | backup REASON | list | recorded-enode ID | restore ID RELEASE HEAD" ;;
+esac

@@ -1,0 +1,218 @@
+/**
+ * A cluster node's backups against a real API server (testing/cluster/): the backup volume and Secret, the pod's
+ * backup before a release change, the schedule (CronJob, its account and rights) admitted under the restricted Pod
+ * Security Standard; the backup and restore Jobs; and, with a snapshot class, `npm run node -- backup | backups |
+ * restore` making a VolumeSnapshot and a data volume from it with the real kubectl. No snapshot controller runs here:
+ * the test marks a snapshot ready as one would, on a CRD of its own (testing/cluster/crds/). The pods are kwok's, so
+ * the node's JSON-RPC is the Besu stand-in with the node's key, given as --rpc-url.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as yaml from 'js-yaml';
+import { backupJobManifest, restoreJobManifest } from '../../core/kubernetes/backups';
+import type { KubernetesNodeSettings } from '../../core/settings/model';
+import { loadStack } from '../../core/settings/load';
+import { RunningStandin, startBesuStandin } from '../../testing/besuStandin';
+import { applyServerSide, kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
+import { fieldOf, fieldWhen } from '../../testing/cluster/objects';
+import { clusterForSuite } from '../../testing/cluster/suite';
+import { KEY_ONE, memoryFiles, rawConfig } from '../../testing/fixtures';
+import { recordProgram } from '../../testing/pulumi';
+import { declareProgram } from '../../testing/program';
+import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
+import { valuesFor } from '../../testing/values';
+
+jest.setTimeout(300_000);
+
+const recorded = recordProgram();
+const { cluster, itWithCluster } = clusterForSuite();
+const SNAPSHOTS = 'backups-snapshots';
+const COPIES = 'backups-copies';
+const CRD = path.join(PROJECT_DIR, 'testing/cluster/crds/volume-snapshots.yaml');
+let work: string;
+let standin: RunningStandin | undefined;
+
+/** The stack of one writer in `namespace`, scheduled daily, with or without a snapshot class. */
+function stackOf(namespace: string, snapshotClass?: string) {
+  const values = valuesFor('testnet', 'writer', {
+    namespace,
+    ...(snapshotClass ? { volumeSnapshotClass: snapshotClass } : {}),
+  });
+  const config = {
+    'lacchain:network': 'open-protestnet',
+    'lacchain:kubeContext': cluster().context,
+    'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }],
+    'lacchain:backups': { schedule: 'daily' },
+  };
+  return { values, config };
+}
+
+async function apply(namespace: string, snapshotClass?: string): Promise<Manifest[]> {
+  const { values, config } = stackOf(namespace, snapshotClass);
+  const declared = await declareProgram(
+    recorded,
+    'testnet',
+    { ...config, 'lacchain:nodeKeys': { writer: KEY_ONE } },
+    { 'values/writer.yml': values },
+  );
+  const manifests = kubernetesManifests(declared);
+  await applyServerSide(cluster(), manifests);
+  return manifests;
+}
+
+const clusterEnv = () => ({ KUBECONFIG: cluster().kubeconfig, PATH: `${cluster().binDir}:${process.env.PATH}` });
+
+beforeAll(async () => {
+  if (itWithCluster === it.skip) return;
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-cluster-backups-'));
+  await cluster().kubectlOk(['apply', '-f', CRD]);
+  await cluster().kubectlOk(['wait', '--for=condition=Established', 'crd/volumesnapshots.snapshot.storage.k8s.io']);
+});
+
+afterAll(() => {
+  standin?.stop();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+describe('backups on a real API server', () => {
+  itWithCluster(
+    "restic copies: the backup volume and Secret, the pod's backup before a release change, the schedule",
+    async () => {
+      const manifests = await apply(COPIES);
+      const kinds = manifests.map((m) => `${m.kind}/${m.metadata.name}`);
+      expect(kinds).toEqual(
+        expect.arrayContaining([
+          'PersistentVolumeClaim/besu-node-writer-backups',
+          'Secret/besu-node-writer-backup',
+          'ServiceAccount/besu-node-writer-backup',
+          'Role/besu-node-writer-backup',
+          'RoleBinding/besu-node-writer-backup',
+          'CronJob/besu-node-writer-backup',
+        ]),
+      );
+      // The node's pod, its first init container the backup before a release change, admitted and Running.
+      const pod = { kind: 'pod', name: 'besu-node-writer-0', namespace: COPIES };
+      expect(await fieldWhen(cluster(), pod, '{.status.phase}', (v) => v === 'Running')).toBe('Running');
+      expect(await fieldOf(cluster(), pod, '{.spec.initContainers[0].name}')).toBe('backup-before-release-change');
+      // A run of the schedule, as the CronJob starts one: its pod is admitted (restricted) and created.
+      await cluster().kubectlOk(['create', 'job', '--from=cronjob/besu-node-writer-backup', 'run-1', '-n', COPIES]);
+      const runPod = await fieldWhen(
+        cluster(),
+        { kind: 'pods', name: '', namespace: COPIES, selector: 'job-name=run-1' },
+        '{.items[0].spec.initContainers[*].name}',
+        (v) => v !== '',
+      );
+      expect(runPod).toBe('stop-node node-stopped backup');
+      // Its account may scale this node's StatefulSet, and nothing else.
+      const can = (verb: string, resource: string) =>
+        cluster().kubectl([
+          'auth',
+          'can-i',
+          verb,
+          resource,
+          '-n',
+          COPIES,
+          `--as=system:serviceaccount:${COPIES}:besu-node-writer-backup`,
+        ]);
+      expect((await can('patch', 'statefulsets/besu-node-writer')).stdout.trim()).toBe('yes');
+      expect((await can('patch', 'statefulsets/other')).stdout.trim()).toBe('no');
+      expect((await can('get', 'secrets')).stdout.trim()).toBe('no');
+    },
+  );
+
+  itWithCluster("the backup and restore Jobs are admitted and run on the node's worker", async () => {
+    const { values, config } = stackOf(COPIES);
+    const node = loadStack(
+      'testnet',
+      rawConfig(config, 'Pulumi.testnet.yaml'),
+      memoryFiles({
+        'values/writer.yml': yaml.dump(values),
+      }),
+    ).settings.nodes[0] as KubernetesNodeSettings;
+    const jobs = [
+      backupJobManifest(node, 'backup-1', { release: '24.1.0', head: 10, reason: 'manual' }),
+      restoreJobManifest(node, 'restore-1', '0123abcd', '24.1.0'),
+    ];
+    await applyServerSide(cluster(), jobs as unknown as Manifest[]);
+    for (const job of ['backup-1', 'restore-1']) {
+      const where = await fieldWhen(
+        cluster(),
+        { kind: 'pods', name: '', namespace: COPIES, selector: `job-name=${job}` },
+        '{.items[0].spec.nodeName}',
+        (v) => v !== '',
+      );
+      expect([job, where]).toEqual([job, values.deploy.workerName]);
+    }
+  });
+
+  itWithCluster(
+    'snapshots: npm run node -- backup makes a VolumeSnapshot, backups lists it, restore makes the data volume from it',
+    async () => {
+      const { values, config } = stackOf(SNAPSHOTS, 'csi-snapshots');
+      await apply(SNAPSHOTS, 'csi-snapshots');
+      standin = await startBesuStandin(KEY_ONE, values.deploy.p2p.host, values.deploy.p2p.port);
+      fs.mkdirSync(path.join(work, 'values'), { recursive: true });
+      fs.writeFileSync(path.join(work, 'Pulumi.testnet.yaml'), yaml.dump({ config }));
+      fs.writeFileSync(path.join(work, 'values', 'writer.yml'), yaml.dump(values));
+      const node = (...args: string[]) =>
+        runNpmAsync(
+          'node',
+          [
+            ...args,
+            '--stack',
+            'testnet',
+            '--config',
+            path.join(work, 'Pulumi.testnet.yaml'),
+            '--rpc-url',
+            standin!.rpcUrl,
+          ],
+          { env: clusterEnv() },
+        );
+      // No snapshot controller here: mark the snapshot ready to use once the command has made it.
+      const taking = node('backup');
+      const snapshot = await fieldWhen(
+        cluster(),
+        { kind: 'volumesnapshots', name: '', namespace: SNAPSHOTS, selector: 'lacchain.net/backup-of=writer' },
+        '{.items[0].metadata.name}',
+        (v) => v !== '',
+      );
+      await cluster().kubectlOk([
+        'patch',
+        'volumesnapshot',
+        snapshot,
+        '-n',
+        SNAPSHOTS,
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        '{"status":{"readyToUse":true}}',
+      ]);
+      const taken = await taking;
+      expect(taken.stderr).toBe('');
+      expect(taken.code).toBe(0);
+      expect(taken.stdout).toMatch(new RegExp(`backup ${snapshot} taken in .*: Besu 24\\.1\\.0, head \\d+`));
+      expect(
+        await fieldOf(
+          cluster(),
+          { kind: 'volumesnapshot', name: snapshot, namespace: SNAPSHOTS },
+          '{.spec.source.persistentVolumeClaimName}',
+        ),
+      ).toBe('besu-node-writer-data');
+
+      const listed = await node('backups');
+      expect(listed.stdout).toMatch(new RegExp(`^ {2}${snapshot} .* writer {2}24\\.1\\.0 +\\d+ +manual$`, 'm'));
+
+      const restored = await node('restore');
+      expect(restored.stderr).toBe('');
+      expect(restored.code).toBe(0);
+      expect(restored.stdout).toMatch(/restored: the node answers enode:\/\//);
+      const volume = { kind: 'pvc', name: 'besu-node-writer-data', namespace: SNAPSHOTS };
+      expect(await fieldOf(cluster(), volume, '{.spec.dataSource.kind}/{.spec.dataSource.name}')).toBe(
+        `VolumeSnapshot/${snapshot}`,
+      );
+      const pod = { kind: 'pod', name: 'besu-node-writer-0', namespace: SNAPSHOTS };
+      expect(await fieldWhen(cluster(), pod, '{.status.phase}', (v) => v === 'Running')).toBe('Running');
+    },
+  );
+});

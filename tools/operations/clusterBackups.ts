@@ -1,0 +1,223 @@
+/**
+ * The backups of a cluster node, with kubectl: VolumeSnapshots of its data volume when it has a snapshot class,
+ * otherwise restic Jobs copying the volume to and from the node's backup volume (the node's pod stopped meanwhile).
+ */
+import { besuImage } from '../../core/catalog/besu';
+import { kubernetesNames } from '../../core/catalog/kubernetes';
+import { POD_READY_TIMEOUT } from '../../core/operations/clients';
+import {
+  BACKUP_ANNOTATIONS,
+  BACKUP_LABEL,
+  backupJobManifest,
+  BackupRecord,
+  listJobManifest,
+  restoredDataVolumeManifest,
+  restoreJobManifest,
+  usesSnapshots,
+  volumeSnapshotManifest,
+} from '../../core/kubernetes/backups';
+import { Backup, parseResticSnapshots } from '../../core/operations/backups';
+import type { KubernetesNodeSettings } from '../../core/settings/model';
+import { ToolFailure } from '../cli';
+import type { BackupClient } from './nodeClient';
+import { runClient } from './process';
+
+/** How long a backup or restore Job may run. */
+const JOB_TIMEOUT_MS = 24 * 3600 * 1000;
+/** How long a snapshot may take to be ready to use. */
+const SNAPSHOT_TIMEOUT = '30m';
+
+/** What the cluster client needs from the node's other operations. */
+export interface ClusterNodeAccess {
+  /** kubectl arguments with the stack's context. */
+  withContext(args: string[]): string[];
+  /** The node's chain head, when it answers. */
+  head(): Promise<number | undefined>;
+  /** The node's enode, when it answers. */
+  enode(): Promise<string | undefined>;
+  /** The enode the program recorded (the Service's annotation). */
+  recordedEnode(): Promise<string | undefined>;
+  /** The release the pod runs (its image's tag), when known. */
+  release(): Promise<string | undefined>;
+}
+
+/** A name for a backup object made now: `<prefix>-YYYYMMDDhhmmss`. */
+function stamped(prefix: string): string {
+  return `${prefix}-${new Date().toISOString().replace(/[-:T]/g, '').replace(/\..*$/, '')}`;
+}
+
+export function clusterBackups(node: KubernetesNodeSettings, access: ClusterNodeAccess): BackupClient {
+  const names = kubernetesNames(node.name);
+  const ns = ['-n', node.namespace];
+  const kubectl = async (args: string[], what: string, input?: string, timeoutMs?: number) => {
+    const result = await runClient('kubectl', access.withContext([...args, ...ns]), input, timeoutMs);
+    if (result.code !== 0) {
+      throw new ToolFailure(`kubectl cannot ${what}: ${result.stderr.trim() || `exit ${result.code}`}`);
+    }
+    return result.stdout;
+  };
+  const scale = (replicas: number) =>
+    kubectl(['scale', `statefulset/${names.statefulSet}`, `--replicas=${replicas}`], `scale the node to ${replicas}`);
+  const stopNode = async () => {
+    await scale(0);
+    await kubectl(['wait', '--for=delete', `pod/${names.pod}`, `--timeout=${POD_READY_TIMEOUT}`], 'see the pod stop');
+  };
+  /** Runs a Job to its end, passing its log's lines on; throws when it fails. */
+  const runJob = async (manifest: object, name: string, onLine: (line: string) => void) => {
+    await kubectl(['create', '-f', '-'], `create Job ${name}`, JSON.stringify(manifest));
+    const deadline = Date.now() + JOB_TIMEOUT_MS;
+    let state = '';
+    while (Date.now() < deadline) {
+      state = await kubectl(
+        ['get', `job/${name}`, '-o', 'jsonpath={.status.succeeded}/{.status.failed}'],
+        `read Job ${name}`,
+      );
+      if (state.startsWith('1/') || state.endsWith('/1')) break;
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+    const log = await runClient('kubectl', access.withContext(['logs', `job/${name}`, ...ns]));
+    log.stdout.split('\n').forEach(onLine);
+    if (!state.startsWith('1/')) {
+      throw new ToolFailure(`Job ${name} failed: ${log.stdout.trim().split('\n').pop() ?? log.stderr.trim()}`);
+    }
+    return log.stdout;
+  };
+  const record = async (reason: string): Promise<BackupRecord> => {
+    const head = await access.head();
+    return {
+      release: (await access.release()) ?? node.releaseVersion,
+      reason,
+      ...(head !== undefined ? { head } : {}),
+    };
+  };
+
+  if (usesSnapshots(node)) {
+    return {
+      where: `VolumeSnapshots of ${names.dataVolume} (class ${node.volumeSnapshotClass})`,
+      async take(reason, onLine) {
+        // A snapshot is cut at one instant: the node keeps running (its database recovers as after a power cut).
+        const name = stamped(`${names.statefulSet}-backup`);
+        const manifest = volumeSnapshotManifest(node, { name }, await record(reason));
+        await kubectl(['create', '-f', '-'], `create VolumeSnapshot ${name}`, JSON.stringify(manifest));
+        onLine(`waiting for VolumeSnapshot ${name} to be ready to use`);
+        await kubectl(
+          [
+            'wait',
+            `volumesnapshot/${name}`,
+            '--for=jsonpath={.status.readyToUse}=true',
+            `--timeout=${SNAPSHOT_TIMEOUT}`,
+          ],
+          `see VolumeSnapshot ${name} ready`,
+        );
+      },
+      async list() {
+        const text = await kubectl(
+          ['get', 'volumesnapshots', '-l', `${BACKUP_LABEL}=${node.name}`, '-o', 'json'],
+          'list the VolumeSnapshots',
+        );
+        return snapshotBackups(node.name, text);
+      },
+      recordedEnode: () => access.recordedEnode(),
+      async prepareRelease() {},
+      async restore(backup, nodeKey, onLine) {
+        refuseKey(nodeKey);
+        await stopNode();
+        onLine(`replacing ${names.dataVolume} with a volume made from VolumeSnapshot ${backup.id}`);
+        await kubectl(['delete', 'pvc', names.dataVolume, '--wait=true'], `delete ${names.dataVolume}`);
+        await kubectl(
+          ['create', '-f', '-'],
+          `create ${names.dataVolume} from the snapshot`,
+          JSON.stringify(restoredDataVolumeManifest(node, backup.id)),
+        );
+        await startOn(backup, onLine);
+      },
+    };
+  }
+
+  /** Points the StatefulSet at the backup's release, starts the node and checks what it answers. */
+  async function startOn(backup: Backup, onLine: (line: string) => void) {
+    if ((await access.release()) !== backup.release) {
+      await kubectl(
+        ['set', 'image', `statefulset/${names.statefulSet}`, `${names.besuContainer}=${besuImage(backup.release)}`],
+        `set the node's image to Besu ${backup.release}`,
+      );
+      onLine(`the node's StatefulSet now runs Besu ${backup.release} (tag only: give its digest in the values file)`);
+    }
+    await scale(1);
+    const expected = await access.recordedEnode();
+    const deadline = Date.now() + 600_000;
+    let enode: string | undefined;
+    while (Date.now() < deadline && !(enode = await access.enode())) {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+    if (!enode || enode !== expected) {
+      throw new ToolFailure(`the restored node answers ${enode ?? 'nothing'} but its recorded enode is ${expected}`);
+    }
+    const head = await access.head();
+    if (backup.head !== undefined && (head === undefined || head < backup.head)) {
+      throw new ToolFailure(`the restored node is at block ${head ?? 'unknown'}, below the backup's ${backup.head}`);
+    }
+    onLine(`restored: the node answers ${enode} at block ${head ?? 'unknown'}`);
+  }
+
+  return {
+    where: `${names.statefulSet}-backups (restic, a volume in namespace ${node.namespace})`,
+    async take(reason, onLine) {
+      const name = stamped(`${names.statefulSet}-backup`);
+      const manifest = backupJobManifest(node, name, await record(reason));
+      await stopNode();
+      try {
+        await runJob(manifest, name, onLine);
+      } finally {
+        await scale(1);
+      }
+    },
+    async list() {
+      const name = stamped(`${names.statefulSet}-backups`);
+      const log = await runJob(listJobManifest(node, name), name, () => undefined).catch((error: Error) => {
+        if (/no such file|does not exist|Is there a repository/.test(error.message)) return '[]';
+        throw error;
+      });
+      return parseResticSnapshots(log.trim().split('\n').pop() ?? '[]');
+    },
+    recordedEnode: () => access.recordedEnode(),
+    async prepareRelease() {},
+    async restore(backup, nodeKey, onLine) {
+      refuseKey(nodeKey);
+      const name = stamped(`${names.statefulSet}-restore`);
+      await stopNode();
+      await runJob(restoreJobManifest(node, name, backup.id, backup.release), name, onLine);
+      await startOn(backup, onLine);
+    },
+  };
+}
+
+/** A cluster node's key is its Secret, never on the data volume: a key file has nothing to do. */
+function refuseKey(nodeKey: string | undefined): void {
+  if (nodeKey !== undefined) {
+    throw new ToolFailure(
+      "a cluster node's key is its Secret, which backups and restores leave as it is: no --key-file on a cluster",
+    );
+  }
+}
+
+/** The node's backups among VolumeSnapshots (`kubectl get -o json`), oldest first. */
+export function snapshotBackups(node: string, json: string): Backup[] {
+  const list = JSON.parse(json) as {
+    items: { metadata: { name: string; creationTimestamp: string; annotations?: Record<string, string> } }[];
+  };
+  return list.items
+    .map(({ metadata }) => {
+      const a = metadata.annotations ?? {};
+      const head = a[BACKUP_ANNOTATIONS.head];
+      return {
+        id: metadata.name,
+        time: metadata.creationTimestamp,
+        node,
+        release: a[BACKUP_ANNOTATIONS.release] ?? 'unknown',
+        reason: a[BACKUP_ANNOTATIONS.reason] ?? 'manual',
+        ...(head && /^\d+$/.test(head) ? { head: Number(head) } : {}),
+      };
+    })
+    .sort((x, y) => x.time.localeCompare(y.time));
+}
