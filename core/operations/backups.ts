@@ -5,6 +5,9 @@
  */
 import { BACKUP_MARK, BACKUP_REASONS, BACKUP_TAGS } from '../catalog/backups';
 
+/** How a restic copy is made consistent, in the operations' messages. */
+export const STOPPED_WHILE_COPIED = 'the node is stopped while its data is copied';
+
 /** One backup of a node. */
 export interface Backup {
   /** restic's short id, or the VolumeSnapshot's name. */
@@ -18,17 +21,6 @@ export interface Backup {
   head?: number;
   /** manual, scheduled or before-release-change. */
   reason: string;
-}
-
-/** The `name=value` tags of a backup, as restic stores them (and the program's mark). */
-export function backupTags(backup: Omit<Backup, 'id' | 'time'>): string[] {
-  return [
-    BACKUP_MARK,
-    `${BACKUP_TAGS.node}=${backup.node}`,
-    `${BACKUP_TAGS.release}=${backup.release}`,
-    `${BACKUP_TAGS.reason}=${backup.reason}`,
-    ...(backup.head !== undefined ? [`${BACKUP_TAGS.head}=${backup.head}`] : []),
-  ];
 }
 
 /** The value of tag `name` among `name=value` tags. */

@@ -982,7 +982,10 @@ suite('an SSH node on a real host', () => {
     });
 
     it("restores after data/ is gone: same enode, head at least the backup's (the drill)", async () => {
-      const at = Number((await node('backups')).stdout.split('\n')[1].trim().split(/ +/)[5]);
+      // The newest backup's row: ID, date, time, node, release, head, reason.
+      const newest = (await node('backups')).stdout.split('\n').find((line) => /^ {2}[0-9a-f]{8} /.test(line))!;
+      const at = Number(newest.trim().split(/ +/)[5]);
+      expect(at).toBeGreaterThan(0);
       await sh(`systemctl stop besu && rm -rf ${HOME}/data`);
       const withoutKey = await node('restore');
       expect(withoutKey.code).toBe(1);

@@ -74,7 +74,7 @@ function progressPrinter(what: string): { onLine: (line: string) => void; end: (
 
 /** Takes a backup of a node and says how long it took. */
 export async function takeBackup(node: NodeSettings, client: NodeClient): Promise<Backup> {
-  say(`node ${node.name}: backing up to ${client.backups.where} (the node is stopped while its data is copied)`);
+  say(`node ${node.name}: backing up to ${client.backups.where} (${client.backups.consistency})`);
   const started = Date.now();
   const progress = progressPrinter('backup');
   try {

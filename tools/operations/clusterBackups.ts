@@ -16,7 +16,7 @@ import {
   usesSnapshots,
   volumeSnapshotManifest,
 } from '../../core/kubernetes/backups';
-import { Backup, parseResticSnapshots } from '../../core/operations/backups';
+import { Backup, parseResticSnapshots, STOPPED_WHILE_COPIED } from '../../core/operations/backups';
 import type { KubernetesNodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
 import type { BackupClient } from './nodeClient';
@@ -94,6 +94,7 @@ export function clusterBackups(node: KubernetesNodeSettings, access: ClusterNode
   if (usesSnapshots(node)) {
     return {
       where: `VolumeSnapshots of ${names.dataVolume} (class ${node.volumeSnapshotClass})`,
+      consistency: 'a snapshot is cut at one instant while the node runs',
       async take(reason, onLine) {
         // A snapshot is cut at one instant: the node keeps running (its database recovers as after a power cut).
         const name = stamped(`${names.statefulSet}-backup`);
@@ -162,6 +163,7 @@ export function clusterBackups(node: KubernetesNodeSettings, access: ClusterNode
 
   return {
     where: `${names.statefulSet}-backups (restic, a volume in namespace ${node.namespace})`,
+    consistency: STOPPED_WHILE_COPIED,
     async take(reason, onLine) {
       const name = stamped(`${names.statefulSet}-backup`);
       const manifest = backupJobManifest(node, name, await record(reason));

@@ -16,7 +16,7 @@ import type { KubernetesNodeSettings, NodeSettings, SshNodeSettings } from '../.
 import type { CompanionState } from '../../core/operations/health';
 import { ToolFailure } from '../cli';
 import { attachClient, runClient, streamClient } from './process';
-import { parseResticSnapshots, type Backup } from '../../core/operations/backups';
+import { parseResticSnapshots, STOPPED_WHILE_COPIED, type Backup } from '../../core/operations/backups';
 import { RELEASE_ARCHIVE_SHA256, releaseUrl } from '../../core/catalog/besu';
 import { remoteStep } from '../../core/remote/steps';
 import { stepCommand, stepInput, stepScript } from '../../core/remote/shell';
@@ -50,6 +50,8 @@ export interface NodeClient {
 export interface BackupClient {
   /** Where the backups go, for messages. */
   where: string;
+  /** How a backup is made consistent, for messages. */
+  consistency: string;
   /** Takes a backup (the node stopped while its data is copied); progress lines go to `onLine`. */
   take(reason: string, onLine: (line: string) => void): Promise<void>;
   /** The node's backups, oldest first. */
@@ -185,6 +187,7 @@ function sshBackups(
     new ToolFailure(`${what} (exit ${result.code})${result.stderr.trim() ? `: ${lastLine(result.stderr)}` : ''}`);
   return {
     where: `${node.backups.repository} (restic, on ${node.host})`,
+    consistency: STOPPED_WHILE_COPIED,
     async take(reason, onLine) {
       const result = await stream(commands.backup(reason), onLine);
       if (result.code !== 0) throw failure(`the backup of node ${node.name} failed`, result);

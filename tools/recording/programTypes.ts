@@ -15,6 +15,10 @@ export const PROGRAM_RESOURCE_TYPES = [
   'kubernetes:core/v1:Service',
   'kubernetes:apps/v1:StatefulSet',
   'kubernetes:networking.k8s.io/v1:NetworkPolicy',
+  'kubernetes:core/v1:ServiceAccount',
+  'kubernetes:rbac.authorization.k8s.io/v1:Role',
+  'kubernetes:rbac.authorization.k8s.io/v1:RoleBinding',
+  'kubernetes:batch/v1:CronJob',
   'pulumi:providers:command',
   'command:remote:',
 ] as const;
