@@ -1,27 +1,24 @@
 /**
- * The password of a node's backup repository, a secret: the operator's (`lacchain:backupPassword`), or 32 random bytes
- * made once with @pulumi/random and kept, secret, in the stack's state.
+ * The password of a node's backup repository, a secret: the operator's (`lacchain:backupPassword`), or one derived from
+ * the node key (HMAC-SHA-256 of a fixed label under the key), so that the key's copy the operator keeps also opens the
+ * node's backups, and no other resource or state is needed to make or keep it.
  */
 import * as pulumi from '@pulumi/pulumi';
-import type * as random from '@pulumi/random';
+import { createHmac } from 'crypto';
 
-/** Bytes of a generated backup password. */
-const GENERATED_PASSWORD_BYTES = 32;
+/** What the derived password is the HMAC of: changing it would lock every node out of its backups. */
+const DERIVATION_LABEL = 'lacchain-besu-node backup repository';
+
+/** The password derived from a node key (`0x` + 64 hex), as hex. */
+export function derivedBackupPassword(privateKey: string): string {
+  return createHmac('sha256', Buffer.from(privateKey.replace(/^0x/, ''), 'hex'))
+    .update(DERIVATION_LABEL)
+    .digest('hex');
+}
 
 export function backupPassword(
-  node: string,
-  parent: pulumi.Resource,
   given: pulumi.Input<string> | undefined,
+  privateKey: pulumi.Input<string>,
 ): pulumi.Output<string> {
-  if (given !== undefined) return pulumi.secret(given);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { RandomBytes } = require('@pulumi/random') as typeof random;
-  // Made on the first `pulumi up` and kept after: it has no input an ordinary change could alter. Kept on destroy: it
-  // is what opens the backups.
-  const bytes = new RandomBytes(
-    `${node}-backup-password`,
-    { length: GENERATED_PASSWORD_BYTES },
-    { parent, additionalSecretOutputs: ['hex', 'base64'], retainOnDelete: true },
-  );
-  return pulumi.secret(bytes.hex);
+  return pulumi.secret(given ?? pulumi.output(privateKey).apply(derivedBackupPassword));
 }

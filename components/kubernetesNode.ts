@@ -49,7 +49,7 @@ export interface KubernetesNodeArgs {
   allowKeyDeletion?: boolean;
   /** RPC passwords by user (secrets), for password authentication. */
   rpcPasswords?: Record<string, pulumi.Input<string>>;
-  /** The backup repository's password (a secret), for backups copied by a Job; a random one when absent. */
+  /** The backup repository's password (a secret); derived from the node key when absent. */
   backupPassword?: pulumi.Input<string>;
 }
 
@@ -107,7 +107,7 @@ export class KubernetesNode extends pulumi.ComponentResource {
     });
     const backupSecret = new k8s.core.v1.Secret(
       `${name}-backup`,
-      backupSecretManifest(node, backupPassword(name, this, args.backupPassword)),
+      backupSecretManifest(node, backupPassword(args.backupPassword, args.privateKey)),
       { ...child, additionalSecretOutputs: ['data', 'stringData'] },
     );
     const podInputs: pulumi.Resource[] = [

@@ -38,7 +38,7 @@ export interface RemoteNodeArgs {
   address: pulumi.Input<string>;
   /** RPC passwords by user (secrets), for password authentication. */
   rpcPasswords?: Record<string, pulumi.Input<string>>;
-  /** The backup repository's password (a secret); a random one kept in the stack when absent. */
+  /** The backup repository's password (a secret); derived from the node key when absent. */
   backupPassword?: pulumi.Input<string>;
 }
 
@@ -82,7 +82,7 @@ export class RemoteNode extends pulumi.ComponentResource {
     const credentials =
       auth?.method === 'password' ? rpcCredentials(name, this, auth.users, args.rpcPasswords) : undefined;
     // And the backup repository's password, written to the machine's backup environment (root's, mode 0600).
-    const password = backupPassword(name, this, args.backupPassword);
+    const password = backupPassword(args.backupPassword, args.privateKey);
     const secretParameters = pulumi
       .all([args.privateKey, credentials ?? '', password])
       .apply(([key, text, backup]): Record<string, string> => ({

@@ -46,18 +46,10 @@ export async function declareProgram(
   );
   const loaded = loadStack(stack, rawConfig(config, `Pulumi.${stack}.yaml`), memoryFiles(texts));
   const start = recorded.length;
-  const outputs = declareStack(
-    loaded.settings,
-    {
-      sshPrivateKey:
-        loaded.secrets.sshPrivateKey === undefined ? undefined : pulumi.secret(loaded.secrets.sshPrivateKey),
-      nodeKeys: Object.fromEntries(Object.entries(loaded.secrets.nodeKeys).map(([n, k]) => [n, pulumi.secret(k)])),
-      rpcPasswords: Object.fromEntries(
-        Object.entries(loaded.secrets.rpcPasswords ?? {}).map(([u, p]) => [u, pulumi.secret(p)]),
-      ),
-    },
-    { genesis: () => testGenesisText() },
-  );
+  // The secrets as the program's entry point wraps them.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { secretInputs } = require('../components/pulumiSettings') as typeof import('../components/pulumiSettings');
+  const outputs = declareStack(loaded.settings, secretInputs(loaded), { genesis: () => testGenesisText() });
   for (const node of Object.values(outputs.nodes)) {
     for (const value of Object.values(node)) if (pulumi.Output.isInstance(value)) await settle(value);
   }

@@ -52,9 +52,10 @@ export function backupConfigEntries(): Record<string, string> {
  * these.
  */
 export function beforeReleaseChangeInit(node: KubernetesNodeSettings, configDir: string) {
+  // The release first: a release bump's diff reads `initContainers[0].env[0].value`.
   const env = {
-    ...retentionEnv(node),
     RELEASE: node.releaseVersion,
+    ...retentionEnv(node),
     MARKER: RELEASE_MARKER,
     BEFORE_CHANGE: String(node.backups.beforeReleaseChange),
     TAG_NODE: BACKUP_TAGS.node,

@@ -524,9 +524,9 @@ const STACK_KEYS = {
   ),
   'lacchain:backupPassword': key(
     setting(z.string({ error: BACKUP_PASSWORD }).min(12, { error: BACKUP_PASSWORD }).optional(), {
-      default: 'a random one, made on the first `pulumi up` and kept secret in the stack',
+      default: "each node's own, derived from its node key (HMAC-SHA-256): your copy of the key opens its backups",
       description:
-        "The backup repository's password. Secret: `pulumi config set --secret lacchain:backupPassword …`. Set your own, and keep a copy, when the repository is on another machine: it is what opens the backups after the stack is gone.",
+        "The backup repositories' password. Secret: `pulumi config set --secret lacchain:backupPassword …`. Needed when nodes share one repository (an SFTP server); keep a copy: it is what opens the backups after the stack is gone.",
     }),
     'text',
     true,

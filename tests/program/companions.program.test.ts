@@ -127,7 +127,9 @@ describe.each(STACKS)('stack %s', (stack) => {
         expect(container.volumeMounts.map((m: any) => m.name)).not.toContain('key');
         // The folder is made as the pod's user before any container starts (the kubelet would make it as root),
         // open to the pod's group, which the client's own uid is in.
-        expect(pod.initContainers).toEqual([
+        // After the backup before a release change, which comes first (before anything opens the data).
+        expect(pod.initContainers[0].name).toBe('backup-before-release-change');
+        expect(pod.initContainers.slice(1)).toEqual([
           expect.objectContaining({
             name: `${typenode}-companion-state`,
             command: [
@@ -195,7 +197,7 @@ describe.each(STACKS)('stack %s', (stack) => {
       const off = await declareProgram(recorded, stack, config, files);
       const pod = inputsOf(off, 'kubernetes:apps/v1:StatefulSet', 'bootnode-node').spec.template.spec;
       expect(pod.containers.map((c: any) => c.name)).toEqual(['bootnode-besu']);
-      expect(pod.initContainers).toBeUndefined();
+      expect(pod.initContainers.map((c: any) => c.name)).toEqual(['backup-before-release-change']);
       const data = inputsOf(off, 'kubernetes:core/v1:ConfigMap', 'writer-config').data;
       expect(parse(data['config.toml'])['rpc-ws-enabled']).toBeUndefined();
       expect(data['nginx.conf']).not.toContain(String(RELAY_SIGNER.port));

@@ -47,6 +47,8 @@ describe.each(['testnet', 'mainnet'] as StackName[])('stack %s, one Kubernetes n
         `${T.secret} ${t}-key`,
         `${T.configMap} ${t}-config`,
         `${T.volume} ${t}-data`,
+        `${T.volume} ${t}-backups`,
+        `${T.secret} ${t}-backup`,
         `${T.networkPolicy} ${t}-network-policy`,
         `${T.statefulSet} ${t}-node`,
         `${T.service} ${t}-service`,
@@ -295,9 +297,14 @@ describe('a Besu version bump', () => {
     expect(podB.spec.containers[0].image).toBe('hyperledger/besu:23.4.2');
     expect(podB.metadata.labels['app.kubernetes.io/version']).toBe('23.4.2');
     podB.spec.containers[0].image = podA.spec.containers[0].image;
+    // The backup before a release change knows the release the pod runs: it backs up when the volume's is another.
+    const release = (pod: typeof podA) =>
+      pod.spec.initContainers[0].env.find((e: { name: string }) => e.name === 'RELEASE');
+    expect(release(podB).value).toBe('23.4.2');
+    release(podB).value = release(podA).value;
     // The init container that makes the companions' state folders runs Besu's image too.
-    expect(podB.spec.initContainers[0].image).toBe('hyperledger/besu:23.4.2');
-    podB.spec.initContainers[0].image = podA.spec.initContainers[0].image;
+    expect(podB.spec.initContainers[1].image).toBe('hyperledger/besu:23.4.2');
+    podB.spec.initContainers[1].image = podA.spec.initContainers[1].image;
     podB.metadata.labels['app.kubernetes.io/version'] = podA.metadata.labels['app.kubernetes.io/version'];
     expect(podB).toEqual(podA);
     expect((await settle(b.outputs.nodes.writer.enode)).value).toBe((await settle(a.outputs.nodes.writer.enode)).value);

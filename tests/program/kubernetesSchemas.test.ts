@@ -5,7 +5,9 @@
  */
 import { StatefulSet } from 'kubernetes-models/apps/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
-import { ConfigMap, Namespace, PersistentVolumeClaim, Secret, Service } from 'kubernetes-models/v1';
+import { ConfigMap, Namespace, PersistentVolumeClaim, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { CronJob } from 'kubernetes-models/batch/v1';
+import { Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { StackName } from '../../core/catalog/networks';
 import { unwrapSecrets } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
@@ -23,13 +25,18 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'kubernetes:core/v1:Secret': Secret,
   'kubernetes:core/v1:Service': Service,
   'kubernetes:networking.k8s.io/v1:NetworkPolicy': NetworkPolicy,
+  'kubernetes:core/v1:ServiceAccount': ServiceAccount,
+  'kubernetes:rbac.authorization.k8s.io/v1:Role': Role,
+  'kubernetes:rbac.authorization.k8s.io/v1:RoleBinding': RoleBinding,
+  'kubernetes:batch/v1:CronJob': CronJob,
 };
 
 describe.each(['testnet', 'mainnet'] as StackName[])('manifests of stack %s', (stack) => {
   let declared: Declared;
   beforeAll(async () => {
     const { config, files } = kubernetesStack(stack);
-    declared = await declareProgram(recorded, stack, config, files);
+    // Scheduled backups: the CronJob and its account and rights are declared too.
+    declared = await declareProgram(recorded, stack, { ...config, 'lacchain:backups': { schedule: 'daily' } }, files);
   });
 
   it('has a schema for every Kubernetes resource type declared', () => {
@@ -39,7 +46,8 @@ describe.each(['testnet', 'mainnet'] as StackName[])('manifests of stack %s', (s
 
   it('validates every manifest', () => {
     const kubernetes = declared.resources.filter((r) => r.type.startsWith('kubernetes:'));
-    expect(kubernetes.length).toBe(19);
+    // Per node: key, config, data, backups volume, backup Secret, policy, set, service, and the schedule's four.
+    expect(kubernetes.length).toBe(1 + 3 * 12);
     for (const r of kubernetes) {
       const manifest = unwrapSecrets(r.inputs);
       expect(() => new MODELS[r.type](manifest).validate()).not.toThrow();

@@ -3,7 +3,7 @@
  * The SSH path under the recording engine: the ordered remote commands, what each one sends, which are secret, and
  * which run again when a setting changes.
  */
-import { createHash } from 'crypto';
+import { createHash, createHmac } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { SCRIPTS_DIR } from '../../core/scripts';
@@ -34,9 +34,7 @@ describe('an SSH node', () => {
     expect(commands.map((c) => c.name)).toEqual(REMOTE_STEP_NAMES.map((s) => `validator-${s}`));
     commands.forEach((command, i) => {
       expect(command.options.parent).toBe('validator');
-      // The node-key step's input holds the backup password: it depends on the resource that makes it too.
-      const secrets = command.name === 'validator-node-key' ? ['validator-backup-password'] : [];
-      expect(command.options.dependsOn).toEqual(i === 0 ? [] : [commands[i - 1].name, ...secrets]);
+      expect(command.options.dependsOn).toEqual(i === 0 ? [] : [commands[i - 1].name]);
     });
   });
 
@@ -82,6 +80,26 @@ describe('an SSH node', () => {
         expect(stdin).not.toContain(KEY_ONE.slice(2));
         expect(command.inputs.logging).toBe('stdoutAndStderr');
       }
+    }
+  });
+
+  it("gives the node-key step the backup password: derived from the node key, or the operator's", async () => {
+    const derived = createHmac('sha256', Buffer.from(KEY_ONE.slice(2), 'hex'))
+      .update('lacchain-besu-node backup repository')
+      .digest('hex');
+    expect(inputs(declared, 'node-key').stdin).toContain(`export BACKUP_PASSWORD='${derived}'`);
+    expect(inputs(declared, 'node-key').stdin).toContain("export BACKUP_REPOSITORY='/var/backups/lacchain/besu'");
+    const own = await declareProgram(
+      recorded,
+      'testnet',
+      { ...sshStack(), 'lacchain:backupPassword': { secure: 'an operator password' } },
+      {},
+    );
+    const stdin = (unwrapSecrets(commandsOf(own).find((c) => c.name === 'validator-node-key')!.inputs) as any).stdin;
+    expect(stdin).toContain("export BACKUP_PASSWORD='an operator password'");
+    // No other step ever sees it.
+    for (const command of commandsOf(own).filter((c) => c.name !== 'validator-node-key')) {
+      expect(JSON.stringify(unwrapSecrets(command.inputs))).not.toContain('an operator password');
     }
   });
 

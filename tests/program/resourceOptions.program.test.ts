@@ -53,6 +53,8 @@ async function clusterStack(extra: Record<string, unknown>): Promise<Declared> {
     'lacchain:rpc': { exposure: 'internal', authentication: { method: 'password', users: [{ name: 'reader' }] } },
     'lacchain:companions': structuredClone(COMPANIONS_OFF),
     'lacchain:rpcPasswords': { reader: { secure: 'correct horse battery' } },
+    // Scheduled backups: their objects are in the table too.
+    'lacchain:backups': { schedule: 'daily' },
     ...extra,
   });
   return declareProgram(recorded, 'testnet', config, files);

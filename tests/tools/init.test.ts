@@ -229,7 +229,7 @@ describe('npm run init with flags', () => {
     );
     const planned = await planOffline(dir);
     expect(planned.code).toBe(0);
-    expect(fs.readdirSync(path.join(planned.out, 'remote', 'validator'))).toContain('09-companions.sh');
+    expect(fs.readdirSync(path.join(planned.out, 'remote', 'validator'))).toContain('10-companions.sh');
     // Running it again updates the same node instead of adding another.
     await runNpmAsync(
       'init',

@@ -76,7 +76,9 @@ describe.each(['testnet', 'mainnet'] as const)(
         expect(documents.map((d: any) => d.kind)).toEqual([
           'Namespace',
           'PersistentVolumeClaim',
+          'PersistentVolumeClaim',
           'ConfigMap',
+          'Secret',
           'Secret',
           'NetworkPolicy',
           'StatefulSet',
@@ -209,10 +211,16 @@ describe('plan of an SSH node', () => {
     expect(result.code).toBe(0);
     const steps = REMOTE_STEP_NAMES;
     expect(fs.readdirSync(dir).sort()).toEqual(
-      [...steps.flatMap((s, i) => [`0${i + 1}-${s}.sh`, `0${i + 1}-${s}.env`]), 'STEPS.txt'].sort(),
+      [
+        ...steps.flatMap((s, i) => [
+          `${String(i + 1).padStart(2, '0')}-${s}.sh`,
+          `${String(i + 1).padStart(2, '0')}-${s}.env`,
+        ]),
+        'STEPS.txt',
+      ].sort(),
     );
     // What the step really runs: the shared helpers, then the step's own script.
-    expect(fs.readFileSync(path.join(dir, '08-start.sh'), 'utf8')).toBe(
+    expect(fs.readFileSync(path.join(dir, '09-start.sh'), 'utf8')).toBe(
       fs.readFileSync(path.join(PROJECT_DIR, 'scripts/remote/lib.sh'), 'utf8') +
         fs.readFileSync(path.join(PROJECT_DIR, 'scripts/remote/start.sh'), 'utf8'),
     );
@@ -220,10 +228,11 @@ describe('plan of an SSH node', () => {
       `ssh -p 22 ubuntu@198.51.100.7 ${stepCommand('ubuntu')}`,
     );
     const identity = deriveIdentity(KEY_ONE, '198.51.100.7', 60606);
-    expect(fs.readFileSync(path.join(dir, '08-start.env'), 'utf8')).toContain(
+    expect(fs.readFileSync(path.join(dir, '09-start.env'), 'utf8')).toContain(
       `export EXPECTED_ENODE='${identity.enode}'`,
     );
     expect(fs.readFileSync(path.join(dir, '05-node-key.env'), 'utf8')).toContain("export NODE_KEY='[secret]'");
+    expect(fs.readFileSync(path.join(dir, '05-node-key.env'), 'utf8')).toContain("export BACKUP_PASSWORD='[secret]'");
   });
 
   it('never writes the node key or the SSH key', () => {

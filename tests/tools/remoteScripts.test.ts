@@ -178,10 +178,25 @@ function startStage() {
     { mode: 0o755 },
   );
   fs.writeFileSync(path.join(bin, 'journalctl'), '#!/bin/sh\n', { mode: 0o755 });
+  // The node's backup command: records what it backs up (the release in use then), and fails with BACKUP_FAILS.
+  const backupCommand = path.join(bin, 'node-backup');
+  fs.writeFileSync(
+    backupCommand,
+    [
+      '#!/usr/bin/env bash',
+      `echo "$* $(${inUse})" >>"${root}/backups.log"`,
+      '[ -z "${BACKUP_FAILS:-}" ] || { echo "restic: repository unreachable" >&2; exit 1; }',
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
   const link = (name: string, version: string) =>
     fs.symlinkSync(path.join(releases, `besu-${version}`), path.join(releases, name));
   const current = () => path.basename(fs.readlinkSync(path.join(releases, 'current')));
-  const start = (version: string, stand: { good: string; writesData?: string }) =>
+  const start = (
+    version: string,
+    stand: { good: string; writesData?: string; backup?: boolean; backupFails?: boolean },
+  ) =>
     runStep(
       remoteStepInput('start', {
         SERVICE_NAME: 'besu',
@@ -192,11 +207,21 @@ function startStage() {
         RPC_PORT: '4545',
         START_TIMEOUT: '30',
         CONFIG_DIGEST: 'x',
+        BACKUP_BEFORE_CHANGE: String(stand.backup ?? true),
+        BACKUP_COMMAND_FILE: backupCommand,
+        BACKUP_REASON: 'before-release-change',
       }),
-      { PATH: `${bin}:${process.env.PATH}`, GOOD: stand.good, WRITES_DATA: stand.writesData ?? '' },
+      {
+        PATH: `${bin}:${process.env.PATH}`,
+        GOOD: stand.good,
+        WRITES_DATA: stand.writesData ?? '',
+        BACKUP_FAILS: stand.backupFails ? 'yes' : '',
+      },
     );
   const systemctl = () => fs.readFileSync(path.join(root, 'systemctl.log'), 'utf8');
-  return { releases, data, link, current, start, systemctl, record: path.join(releases, 'switch-record') };
+  const backups = () =>
+    fs.existsSync(path.join(root, 'backups.log')) ? fs.readFileSync(path.join(root, 'backups.log'), 'utf8') : '';
+  return { releases, data, link, current, start, systemctl, backups, record: path.join(releases, 'switch-record') };
 }
 
 describe('the start step', () => {
@@ -233,6 +258,41 @@ describe('the start step', () => {
     expect(stage.systemctl().trim().split('\n').pop()).toBe('stop besu');
   });
 
+  it('backs the data up on the release in use before it switches, and not on a first install', () => {
+    const first = startStage();
+    expect(first.start('1.0.0', { good: '1.0.0', writesData: '1.0.0' }).code).toBe(0);
+    expect(first.backups()).toBe('');
+    const stage = startStage();
+    stage.link('current', '1.0.0');
+    fs.writeFileSync(path.join(stage.data, 'database'), '1.0.0');
+    const result = stage.start('2.0.0', { good: '1.0.0 2.0.0', writesData: '2.0.0' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('start: backing up the data of Besu 1.0.0 before switching to 2.0.0');
+    expect(stage.backups()).toBe('backup before-release-change 1.0.0\n');
+    // The same release again: no switch, no backup.
+    expect(stage.start('2.0.0', { good: '2.0.0' }).code).toBe(0);
+    expect(stage.backups()).toBe('backup before-release-change 1.0.0\n');
+  });
+
+  it('stays on the release in use when the backup before a change fails', () => {
+    const stage = startStage();
+    stage.link('current', '1.0.0');
+    fs.writeFileSync(path.join(stage.data, 'database'), '1.0.0');
+    const result = stage.start('2.0.0', { good: '1.0.0 2.0.0', backupFails: true });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/the backup before the release change failed: the node runs Besu 1\.0\.0 as before/);
+    expect(stage.current()).toBe('besu-1.0.0');
+    expect(fs.existsSync(stage.record)).toBe(false);
+  });
+
+  it('switches without a backup when beforeReleaseChange is false', () => {
+    const stage = startStage();
+    stage.link('current', '1.0.0');
+    fs.writeFileSync(path.join(stage.data, 'database'), '1.0.0');
+    expect(stage.start('2.0.0', { good: '1.0.0 2.0.0', backup: false }).code).toBe(0);
+    expect(stage.backups()).toBe('');
+  });
+
   it('finishes a switch an earlier, cut-off run began, from its record', () => {
     const stage = startStage();
     // The earlier run recorded 1.0.0, switched to 2.0.0 and was cut off before it could check the node.
@@ -245,6 +305,8 @@ describe('the start step', () => {
     expect(result.stdout).toContain('finishing the switch an earlier run began (from Besu 1.0.0)');
     expect(result.stderr).toMatch(/switched back to Besu 1\.0\.0/);
     expect(stage.current()).toBe('besu-1.0.0');
+    // The new release may have opened the data already: no backup is labelled with the old one.
+    expect(stage.backups()).toBe('');
   });
 });
 

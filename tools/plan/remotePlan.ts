@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { sha256Hex } from '../../core/genesis';
 import { exportLines, STEP_END, stepCommand, stepScript } from '../../core/remote/shell';
-import { NODE_KEY_PARAMETER, remoteSteps } from '../../core/remote/steps';
+import { BACKUP_PASSWORD_PARAMETER, NODE_KEY_PARAMETER, remoteSteps } from '../../core/remote/steps';
 import { describeNode } from '../../core/node/description';
 import type { SshNodeSettings } from '../../core/settings/model';
 import { SECRET_MARKER } from '../recording/engine';
@@ -30,7 +30,10 @@ export function writeRemotePlan(
   steps.forEach((step, i) => {
     const prefix = `${String(i + 1).padStart(2, '0')}-${step.name}`;
     const env = { ...(step.env as Record<string, string>) };
-    if (step.takesNodeKey) env[NODE_KEY_PARAMETER] = SECRET_MARKER;
+    if (step.takesNodeKey) {
+      env[NODE_KEY_PARAMETER] = SECRET_MARKER;
+      env[BACKUP_PASSWORD_PARAMETER] = SECRET_MARKER;
+    }
     fs.writeFileSync(path.join(dir, `${prefix}.sh`), stepScript(step.scriptFile));
     fs.writeFileSync(path.join(dir, `${prefix}.env`), exportLines(env));
     index.push(`${prefix}.sh`);
