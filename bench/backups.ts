@@ -20,8 +20,8 @@ import { packStandinReleases, startReleaseServer } from '../testing/standinRelea
 import { sshWriterStack } from '../testing/sshStacks';
 import { fixed, machine, now, PartResult, progress, runTimed, table } from './common';
 
-const HOST_NAME = 'bench-backup';
-const HOST_INDEX = 43;
+const HOST_NAME = 'benchbackup';
+const HOST_INDEX = 44;
 const RELEASE = '24.1.0';
 /** The filler's size in MiB. */
 const FILLER_MIB = 1024;
