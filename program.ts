@@ -114,6 +114,7 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
         address: identity.address,
         rpcPasswords: secrets.rpcPasswords,
         backupPassword: secrets.backupPassword,
+        backupS3Keys: secrets.backupS3Keys,
       });
       Object.assign(outputs, {
         rpcUrl: deployed.rpcUrl,

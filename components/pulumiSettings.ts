@@ -63,17 +63,20 @@ export interface StackSecretInputs {
   nodeKeys: Record<string, pulumi.Input<string>>;
   /** RPC passwords by user name (password authentication). Absent in the offline plan: shown as secret there. */
   rpcPasswords?: Record<string, pulumi.Input<string>>;
-  /** The backup repositories' password (`lacchain:backupPassword`); each node makes a random one when absent. */
+  /** The backup repositories' password (`lacchain:backupPassword`); derived from each node key when absent. */
   backupPassword?: pulumi.Input<string>;
+  /** An S3 repository's keys (`lacchain:backupS3Keys`). */
+  backupS3Keys?: pulumi.Input<{ accessKeyId: string; secretAccessKey: string }>;
 }
 
 /** The secret settings wrapped as Pulumi secrets. */
 export function secretInputs(loaded: LoadedStack): StackSecretInputs {
-  const { sshPrivateKey, nodeKeys, rpcPasswords, backupPassword } = loaded.secrets;
+  const { sshPrivateKey, nodeKeys, rpcPasswords, backupPassword, backupS3Keys } = loaded.secrets;
   return {
     sshPrivateKey: sshPrivateKey === undefined ? undefined : pulumi.secret(sshPrivateKey),
     nodeKeys: Object.fromEntries(Object.entries(nodeKeys).map(([name, key]) => [name, pulumi.secret(key)])),
     rpcPasswords: Object.fromEntries(Object.entries(rpcPasswords ?? {}).map(([user, pw]) => [user, pulumi.secret(pw)])),
     ...(backupPassword !== undefined ? { backupPassword: pulumi.secret(backupPassword) } : {}),
+    ...(backupS3Keys !== undefined ? { backupS3Keys: pulumi.secret(backupS3Keys) } : {}),
   };
 }

@@ -12,6 +12,7 @@ import { nodePaths } from '../core/remote/paths';
 import { stepCommand, stepInput, stepScript } from '../core/remote/shell';
 import {
   BACKUP_PASSWORD_PARAMETER,
+  BACKUP_S3_PARAMETERS,
   NODE_KEY_PARAMETER,
   RPC_CREDENTIALS_PARAMETER,
   remoteRpcUrl,
@@ -40,6 +41,8 @@ export interface RemoteNodeArgs {
   rpcPasswords?: Record<string, pulumi.Input<string>>;
   /** The backup repository's password (a secret); derived from the node key when absent. */
   backupPassword?: pulumi.Input<string>;
+  /** An S3 repository's keys (a secret). */
+  backupS3Keys?: pulumi.Input<{ accessKeyId: string; secretAccessKey: string }>;
 }
 
 /**
@@ -83,12 +86,19 @@ export class RemoteNode extends pulumi.ComponentResource {
       auth?.method === 'password' ? rpcCredentials(name, this, auth.users, args.rpcPasswords) : undefined;
     // And the backup repository's password, written to the machine's backup environment (root's, mode 0600).
     const password = backupPassword(args.backupPassword, args.privateKey);
+    const s3Keys = pulumi.output(args.backupS3Keys);
     const secretParameters = pulumi
-      .all([args.privateKey, credentials ?? '', password])
-      .apply(([key, text, backup]): Record<string, string> => ({
+      .all([args.privateKey, credentials ?? '', password, s3Keys])
+      .apply(([key, text, backup, s3]): Record<string, string> => ({
         [NODE_KEY_PARAMETER]: key,
         ...(credentials ? { [RPC_CREDENTIALS_PARAMETER]: text } : {}),
         [BACKUP_PASSWORD_PARAMETER]: backup,
+        ...(s3
+          ? {
+              [BACKUP_S3_PARAMETERS.accessKeyId]: s3.accessKeyId,
+              [BACKUP_S3_PARAMETERS.secretAccessKey]: s3.secretAccessKey,
+            }
+          : {}),
       }));
 
     let previous: command.remote.Command | undefined;
@@ -111,12 +121,18 @@ export class RemoteNode extends pulumi.ComponentResource {
         // anything of either (the start step's CONFIG_DIGEST neither).
         trigger = pulumi.secret(
           pulumi
-            .all([trigger, credentials ?? '', password, args.privateKey])
-            .apply(([digest, text, backup, key]) =>
+            .all([trigger, credentials ?? '', password, args.privateKey, s3Keys])
+            .apply(([digest, text, backup, key, s3]) =>
               createHash('sha256')
                 .update(digest)
                 .update(text)
-                .update(createHash('sha256').update(key).update(backup).digest('hex'))
+                .update(
+                  createHash('sha256')
+                    .update(key)
+                    .update(backup)
+                    .update(s3 ? `${s3.accessKeyId}\n${s3.secretAccessKey}` : '')
+                    .digest('hex'),
+                )
                 .digest('hex'),
             ),
         );

@@ -61,6 +61,11 @@ export const NODE_KEY_PARAMETER = 'NODE_KEY';
 export const RPC_CREDENTIALS_PARAMETER = 'RPC_CREDENTIALS';
 /** The backup repository's password, also given only to the node-key step (it writes the backup environment). */
 export const BACKUP_PASSWORD_PARAMETER = 'BACKUP_PASSWORD';
+/** An S3 repository's keys, given to the node-key step too (with an `s3:` repository). */
+export const BACKUP_S3_PARAMETERS = {
+  accessKeyId: 'BACKUP_S3_ACCESS_KEY_ID',
+  secretAccessKey: 'BACKUP_S3_SECRET_ACCESS_KEY',
+} as const;
 
 /** One step: its script and parameters. Values the program learns late (identity, genesis) are of type V. */
 export interface RemoteStep<V = string> {

@@ -200,11 +200,16 @@ export const text = z.string({ error: TEXT }).min(1, { error: TEXT });
 export { unsupportedReason };
 
 const BACKUP_REPOSITORY =
-  'a restic repository: an absolute folder on the machine such as /var/backups/lacchain/besu, or sftp:user@host:/folder (no spaces or quotes)';
-/** Where a node's backups go, as restic names a repository: a folder on the machine, or an SFTP server. */
+  'a restic repository: an absolute folder on the machine such as /var/backups/lacchain/besu, sftp:user@host:/folder, or s3:https://host/bucket/folder (no spaces or quotes)';
+/** An S3 repository, as restic names one: `s3:` then an endpoint (with its scheme, or Amazon's host) and a bucket. */
+export const S3_REPOSITORY = /^s3:(https?:\/\/)?[A-Za-z0-9.-]+(:\d+)?\/[a-z0-9][a-z0-9.-]{1,62}(\/[^\s'"\\$`]*)?$/;
+/** Where a node's backups go, as restic names a repository: a folder on the machine, an SFTP server or S3. */
 export const backupRepository = z
   .string({ error: BACKUP_REPOSITORY })
-  .regex(/^(\/[^\s'"\\$`]*[^\s'"\\$`/]|sftp:[^\s'"\\$`@]+@[^\s'"\\$`:]+:\/?[^\s'"\\$`]+)$/, {
-    error: BACKUP_REPOSITORY,
-  })
+  .refine(
+    (v) =>
+      /^(\/[^\s'"\\$`]*[^\s'"\\$`/]|sftp:[^\s'"\\$`@]+@[^\s'"\\$`:]+:\/?[^\s'"\\$`]+)$/.test(v) ||
+      S3_REPOSITORY.test(v),
+    { error: BACKUP_REPOSITORY },
+  )
   .refine((v) => !v.split('/').includes('..'), { error: BACKUP_REPOSITORY });

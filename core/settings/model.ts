@@ -232,6 +232,8 @@ export interface StackSecrets {
   nodeKeys: Record<string, string>;
   /** RPC passwords by user name (`lacchain:rpcPasswords`), for password authentication. */
   rpcPasswords?: Record<string, string>;
-  /** The backup repositories' password (`lacchain:backupPassword`); a random one kept in the stack when undefined. */
+  /** The backup repositories' password (`lacchain:backupPassword`); derived from each node key when undefined. */
   backupPassword?: string;
+  /** An S3 repository's keys (`lacchain:backupS3Keys`). */
+  backupS3Keys?: { accessKeyId: string; secretAccessKey: string };
 }

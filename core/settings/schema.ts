@@ -531,6 +531,21 @@ const STACK_KEYS = {
     'text',
     true,
   ),
+  'lacchain:backupS3Keys': key(
+    setting(
+      strict({
+        accessKeyId: setting(text, { description: 'The access key id.' }),
+        secretAccessKey: setting(text, { description: 'The secret access key.' }),
+      }).optional(),
+      {
+        required: 'with an `s3:` repository',
+        description:
+          "The S3 repository's keys, `accessKeyId` and `secretAccessKey`. Secret: `pulumi config set --secret --path 'lacchain:backupS3Keys.accessKeyId' …` (and `secretAccessKey`).",
+      },
+    ),
+    'mapping',
+    true,
+  ),
   // Each password is checked by the loader, which never shows it.
   'lacchain:rpcPasswords': key(
     setting(z.record(z.string(), z.unknown(), { error: RPC_PASSWORDS }).optional(), {

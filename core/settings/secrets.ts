@@ -8,6 +8,7 @@ import type { NodeSettings, StackSecrets } from './model';
 import { Problem } from './problems';
 import type { StackConfigInput } from './schema';
 import { ENCRYPTED_VALUE } from './settingsFiles';
+import { S3_REPOSITORY } from './fields';
 
 /** Stands for an encrypted SSH key while its shape is checked (the engine checks the real one). */
 const RPC_KEY = configKey('rpc');
@@ -41,11 +42,13 @@ export function readSecrets(
   );
   const rpcPasswords = readRpcPasswords(config[configKey('rpcPasswords')] ?? {}, config, file, problems);
   const backupPassword = config[configKey('backupPassword')];
+  const backupS3Keys = readS3Keys(config, nodes, file, problems);
   return {
     sshPrivateKey,
     nodeKeys,
     ...(Object.keys(rpcPasswords).length > 0 ? { rpcPasswords } : {}),
     ...(backupPassword !== undefined ? { backupPassword } : {}),
+    ...(backupS3Keys !== undefined ? { backupS3Keys } : {}),
   };
 }
 
@@ -149,4 +152,28 @@ function readRpcPasswords(
     }
   }
   return passwords;
+}
+
+/** An S3 repository's keys: required with an `s3:` repository, refused without one. */
+function readS3Keys(config: StackConfigInput, nodes: NodeSettings[], file: string, problems: Problem[]) {
+  const key = configKey('backupS3Keys');
+  const keys = config[key];
+  const s3 = nodes.filter((n) => n.target === 'ssh' && S3_REPOSITORY.test(n.backups.repository));
+  if (s3.length > 0 && keys === undefined) {
+    problems.push({
+      file,
+      key,
+      given: 'missing',
+      allowed: `the keys of the S3 repository of node ${s3.map((n) => n.name).join(', ')}: pulumi config set --secret --path '${key}.accessKeyId' … and '${key}.secretAccessKey' …`,
+    });
+  }
+  if (s3.length === 0 && keys !== undefined) {
+    problems.push({
+      file,
+      key,
+      given: 'given S3 keys (secret, not shown)',
+      allowed: `no S3 keys unless ${configKey('backups')}.repository is an s3: repository`,
+    });
+  }
+  return keys;
 }

@@ -8,7 +8,8 @@
 # It also writes the backup environment BACKUP_ENV_FILE (root's only, mode 0600): the restic repository
 # BACKUP_REPOSITORY and its password, which the node's backup command reads.
 # Parameters (environment): NODE_HOME, KEY_FILE (in the service user's data folder), SERVICE_USER, NODE_KEY (secret),
-# BACKUP_ENV_FILE, BACKUP_REPOSITORY, BACKUP_PASSWORD (secret); with password authentication also
+# BACKUP_ENV_FILE, BACKUP_REPOSITORY, BACKUP_PASSWORD (secret), with an S3 repository BACKUP_S3_ACCESS_KEY_ID and
+# BACKUP_S3_SECRET_ACCESS_KEY (secret); with password authentication also
 # RPC_CREDENTIALS_FILE, SERVICE_NAME and RPC_CREDENTIALS (secret).
 set -euo pipefail
 : "${NODE_HOME:?}" "${KEY_FILE:?}" "${SERVICE_USER:?}" "${NODE_KEY:?}" "${BACKUP_ENV_FILE:?}" "${BACKUP_REPOSITORY:?}"
@@ -92,4 +93,9 @@ case "$status" in
 esac
 if [ -n "${RPC_CREDENTIALS_FILE:-}" ]; then write_credentials; fi
 install -d -m 0755 -o root -g root "$(dirname "$BACKUP_ENV_FILE")"
-write_file "$BACKUP_ENV_FILE" 0600 root:root "$(printf 'RESTIC_REPOSITORY=%q\nRESTIC_PASSWORD=%q' "$BACKUP_REPOSITORY" "$BACKUP_PASSWORD")"
+backup_env=$(printf 'RESTIC_REPOSITORY=%q\nRESTIC_PASSWORD=%q' "$BACKUP_REPOSITORY" "$BACKUP_PASSWORD")
+if [ -n "${BACKUP_S3_ACCESS_KEY_ID:-}" ]; then
+  backup_env+=$(printf '\nAWS_ACCESS_KEY_ID=%q\nAWS_SECRET_ACCESS_KEY=%q' "$BACKUP_S3_ACCESS_KEY_ID" \
+    "${BACKUP_S3_SECRET_ACCESS_KEY:?}")
+fi
+write_file "$BACKUP_ENV_FILE" 0600 root:root "$backup_env"

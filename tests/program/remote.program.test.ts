@@ -103,6 +103,30 @@ describe('an SSH node', () => {
     }
   });
 
+  it("gives an S3 repository's keys to the node-key step only", async () => {
+    const s3 = await declareProgram(
+      recorded,
+      'testnet',
+      {
+        ...sshStack(),
+        'lacchain:backups': { repository: 's3:https://s3.example.org/lacchain-backups/validator' },
+        'lacchain:backupS3Keys': {
+          accessKeyId: { secure: 'AKIAEXAMPLE' },
+          secretAccessKey: { secure: 'an-s3-secret' },
+        },
+      },
+      {},
+    );
+    const keyStep = commandsOf(s3).find((c) => c.name === 'validator-node-key')!;
+    expect(isWrappedSecret(keyStep.inputs.stdin)).toBe(true);
+    const stdin = (unwrapSecrets(keyStep.inputs) as any).stdin;
+    expect(stdin).toContain("export BACKUP_S3_ACCESS_KEY_ID='AKIAEXAMPLE'");
+    expect(stdin).toContain("export BACKUP_S3_SECRET_ACCESS_KEY='an-s3-secret'");
+    for (const command of commandsOf(s3).filter((c) => c.name !== 'validator-node-key')) {
+      expect(JSON.stringify(unwrapSecrets(command.inputs))).not.toContain('an-s3-secret');
+    }
+  });
+
   it('triggers each step on a digest of its non-secret input', () => {
     const preflight = inputs(declared, 'preflight');
     expect(preflight.triggers).toEqual([createHash('sha256').update(preflight.stdin).digest('hex')]);

@@ -197,3 +197,48 @@ describe('the backup settings', () => {
     expect(error!.message).toMatch(/lacchain:backups\.repository.*a restic repository/);
   });
 });
+
+describe('an S3 repository', () => {
+  const load = (config: Record<string, unknown>) =>
+    loadStack(
+      'testnet',
+      rawConfig(config, 'Pulumi.testnet.yaml'),
+      memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) }),
+    );
+  const sshOnly = (extra: Record<string, unknown>) => {
+    const config = validTestnetConfig();
+    config['lacchain:nodes'] = (config['lacchain:nodes'] as { target: string }[]).filter((n) => n.target === 'ssh');
+    return { ...config, ...extra };
+  };
+  const problemsOf = (config: Record<string, unknown>) => {
+    try {
+      load(config);
+      return '';
+    } catch (error) {
+      return (error as SettingsError).message;
+    }
+  };
+
+  it('is taken with its keys, as restic names it', () => {
+    const { settings, secrets } = load(
+      sshOnly({
+        'lacchain:backups': { repository: 's3:https://s3.example.org/lacchain-backups/validator' },
+        'lacchain:backupS3Keys': { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'a-secret-key' },
+      }),
+    );
+    expect(settings.nodes[0].backups.repository).toBe('s3:https://s3.example.org/lacchain-backups/validator');
+    expect(secrets.backupS3Keys).toEqual({ accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'a-secret-key' });
+  });
+
+  it('needs its keys, and keys need it', () => {
+    expect(problemsOf(sshOnly({ 'lacchain:backups': { repository: 's3:s3.amazonaws.com/lacchain-backups' } }))).toMatch(
+      /lacchain:backupS3Keys.*missing.*the keys of the S3 repository of node/,
+    );
+    expect(problemsOf(sshOnly({ 'lacchain:backupS3Keys': { accessKeyId: 'a', secretAccessKey: 'b' } }))).toMatch(
+      /lacchain:backupS3Keys.*no S3 keys unless lacchain:backups\.repository is an s3: repository/,
+    );
+    expect(problemsOf(sshOnly({ 'lacchain:backups': { repository: 's3:not a bucket' } }))).toMatch(
+      /lacchain:backups\.repository.*a restic repository/,
+    );
+  });
+});

@@ -1095,6 +1095,7 @@ describe('settings as the engine hands them over (every top-level value a string
       'lacchain:sshPrivateKey',
       'lacchain:nodeKeys',
       'lacchain:backupPassword',
+      'lacchain:backupS3Keys',
       'lacchain:rpcPasswords',
     ]);
     expect(CONFIG_KEY_KINDS['lacchain:allowKeyDeletion']).toBe('boolean');

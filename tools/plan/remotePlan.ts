@@ -7,7 +7,13 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { sha256Hex } from '../../core/genesis';
 import { exportLines, STEP_END, stepCommand, stepScript } from '../../core/remote/shell';
-import { BACKUP_PASSWORD_PARAMETER, NODE_KEY_PARAMETER, remoteSteps } from '../../core/remote/steps';
+import {
+  BACKUP_PASSWORD_PARAMETER,
+  BACKUP_S3_PARAMETERS,
+  NODE_KEY_PARAMETER,
+  remoteSteps,
+} from '../../core/remote/steps';
+import { S3_REPOSITORY } from '../../core/settings/fields';
 import { describeNode } from '../../core/node/description';
 import type { SshNodeSettings } from '../../core/settings/model';
 import { SECRET_MARKER } from '../recording/engine';
@@ -33,6 +39,9 @@ export function writeRemotePlan(
     if (step.takesNodeKey) {
       env[NODE_KEY_PARAMETER] = SECRET_MARKER;
       env[BACKUP_PASSWORD_PARAMETER] = SECRET_MARKER;
+      if (S3_REPOSITORY.test(node.backups.repository)) {
+        for (const parameter of Object.values(BACKUP_S3_PARAMETERS)) env[parameter] = SECRET_MARKER;
+      }
     }
     fs.writeFileSync(path.join(dir, `${prefix}.sh`), stepScript(step.scriptFile));
     fs.writeFileSync(path.join(dir, `${prefix}.env`), exportLines(env));
