@@ -6,6 +6,7 @@
  */
 import { RecordedResource, unwrapSecrets } from '../tools/recording/engine';
 import { progress } from './hostSuite';
+import { REMOTE_STEP_NAMES } from '../core/remote/steps';
 import type { Declared } from './program';
 import type { TestHost } from './host/testHost';
 
@@ -19,19 +20,27 @@ export interface RemoteStep {
   inputs: Record<string, any>;
 }
 
-/** The remote commands a declaration recorded, in declaration (= execution) order. */
+/**
+ * The remote commands a declaration recorded, node by node, each node's in the order its steps run (each depends on
+ * the one before; the engine records a resource only once its inputs are known, so not always in that order).
+ */
 export function remoteCommands(declared: Declared): RemoteStep[] {
-  return declared.resources
-    .filter((r: RecordedResource) => r.type === 'command:remote:Command')
+  const commands = declared.resources.filter((r: RecordedResource) => r.type === 'command:remote:Command');
+  const stepOf = (name: string) => REMOTE_STEP_NAMES.findIndex((step) => name.endsWith(`-${step}`));
+  const nodeOf = (name: string) => name.slice(0, name.length - REMOTE_STEP_NAMES[stepOf(name)].length - 1);
+  const nodes = [...new Set(commands.map((r) => nodeOf(r.name)))];
+  return [...commands]
+    .sort((a, b) => nodes.indexOf(nodeOf(a.name)) - nodes.indexOf(nodeOf(b.name)) || stepOf(a.name) - stepOf(b.name))
     .map((r) => {
       const inputs = unwrapSecrets(r.inputs) as Record<string, any>;
       return { name: r.name, create: inputs.create, stdin: inputs.stdin, user: inputs.connection.user, inputs };
     });
 }
 
-/** The commands of `next` whose inputs differ from `before`'s: the ones `pulumi up` would run again. */
+/** The commands of `next` whose inputs differ from `before`'s (matched by name): the ones `pulumi up` would run again. */
 export function changedCommands(before: RemoteStep[], next: RemoteStep[]): RemoteStep[] {
-  return next.filter((step, i) => JSON.stringify(step.inputs) !== JSON.stringify(before[i]?.inputs));
+  const previous = new Map(before.map((step) => [step.name, step]));
+  return next.filter((step) => JSON.stringify(step.inputs) !== JSON.stringify(previous.get(step.name)?.inputs));
 }
 
 /** Runs one command over SSH as the provider would. */

@@ -30,11 +30,13 @@ describe('an SSH node', () => {
   });
 
   it('runs the steps in order, each after the one before', () => {
+    // The engine records a resource once its inputs are known: the order is the dependencies', not the record's.
     const commands = commandsOf(declared);
-    expect(commands.map((c) => c.name)).toEqual(REMOTE_STEP_NAMES.map((s) => `validator-${s}`));
-    commands.forEach((command, i) => {
+    expect(commands.map((c) => c.name).sort()).toEqual(REMOTE_STEP_NAMES.map((s) => `validator-${s}`).sort());
+    REMOTE_STEP_NAMES.forEach((step, i) => {
+      const command = commands.find((c) => c.name === `validator-${step}`)!;
       expect(command.options.parent).toBe('validator');
-      expect(command.options.dependsOn).toEqual(i === 0 ? [] : [commands[i - 1].name]);
+      expect(command.options.dependsOn).toEqual(i === 0 ? [] : [`validator-${REMOTE_STEP_NAMES[i - 1]}`]);
     });
   });
 
