@@ -1,11 +1,14 @@
 /**
  * `npm run docs`: writes the settings tables of the docs from the schema (core/settings/settingsTables.ts), where a
- * setting's meaning, default and rule live. `npm run docs -- --check` changes nothing and fails when a doc drifts.
+ * setting's meaning, default and rule live, and the monitoring files (alert rules, their tests, the dashboard) from
+ * the health thresholds (core/monitoring/files.ts). `npm run docs -- --check` changes nothing and fails when a file
+ * drifts.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import { SETTINGS_TABLES, withSettingsTables } from '../core/settings/settingsTables';
 import { parseOptions, runTool, ToolFailure } from './cli';
+import { monitoringFiles } from '../core/monitoring/files';
 
 const USAGE = 'npm run docs [-- --check]';
 const PROJECT = path.resolve(__dirname, '..');
@@ -21,8 +24,19 @@ runTool(() => {
     drifted.push(doc);
     if (!values.check) fs.writeFileSync(file, written);
   }
-  if (values.check && drifted.length > 0) {
-    throw new ToolFailure(`${drifted.join(', ')}: the settings tables differ from the schema; run npm run docs`);
+  for (const { file, text } of monitoringFiles()) {
+    const target = path.join(PROJECT, file);
+    if (fs.existsSync(target) && fs.readFileSync(target, 'utf8') === text) continue;
+    drifted.push(file);
+    if (!values.check) {
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, text);
+    }
   }
-  process.stdout.write(drifted.length > 0 ? `wrote ${drifted.join(', ')}\n` : 'the settings tables are up to date\n');
+  if (values.check && drifted.length > 0) {
+    throw new ToolFailure(`${drifted.join(', ')}: not as the code writes them; run npm run docs`);
+  }
+  process.stdout.write(
+    drifted.length > 0 ? `wrote ${drifted.join(', ')}\n` : 'the settings tables and monitoring files are up to date\n',
+  );
 });

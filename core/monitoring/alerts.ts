@@ -1,0 +1,137 @@
+/**
+ * The alert rules of a node (monitoring/alerts.yml, Prometheus' rule format) and their unit tests for `promtool test
+ * rules` (monitoring/alerts.test.yml), both written from the thresholds `npm run node -- check` judges by
+ * (core/catalog/health.ts) by `npm run docs`. Pure: data in, rule documents out.
+ */
+import { COMPANIONS } from '../catalog/companions';
+import {
+  BEHIND_FOR_MINUTES,
+  COMPANION_DOWN_FOR_MINUTES,
+  DISK_FREE,
+  DOWN_FOR_MINUTES,
+  MAX_BLOCKS_BEHIND,
+  MAX_HEAD_AGE_SECONDS,
+  NO_PEERS_FOR_MINUTES,
+  RESTART_LOOP,
+} from '../catalog/health';
+
+/**
+ * How the operator's Prometheus names what it scrapes (docs/operations.md, "Monitoring"): the nodes' Besu metrics under
+ * one job, their machines' node_exporter under another, each target labelled with its stack and node.
+ */
+export const SCRAPE = {
+  besuJob: 'lacchain-besu',
+  nodeExporterJob: 'lacchain-node-exporter',
+  stackLabel: 'lacchain_stack',
+  nodeLabel: 'lacchain_node',
+} as const;
+
+/** One alert rule. */
+export interface AlertRule {
+  alert: string;
+  expr: string;
+  for?: string;
+  labels: { severity: 'warning' | 'critical' };
+  annotations: { summary: string; runbook: string };
+}
+
+const BESU = `job="${SCRAPE.besuJob}"`;
+const NODE_EXPORTER = `job="${SCRAPE.nodeExporterJob}"`;
+/** The `npm run node` command that diagnoses a node, its stack and name filled in from the alert's labels. */
+const run = (operation: string) =>
+  `npm run node -- ${operation} --stack {{ $labels.${SCRAPE.stackLabel} }} --node {{ $labels.${SCRAPE.nodeLabel} }}`;
+const minutes = (m: number) => `${m}m`;
+const percent = (share: number) => `${Math.round(share * 100)} %`;
+/** A regular expression matching any companion's container or service name suffix. */
+const COMPANION_NAMES = COMPANIONS.map((c) => c.name).join('|');
+
+/** Free space of the data's filesystem as a share of its size: the machine's (node_exporter) or the volume's (kubelet). */
+const DISK_FREE_SHARE =
+  `(node_filesystem_avail_bytes{${NODE_EXPORTER}} / node_filesystem_size_bytes{${NODE_EXPORTER}})` +
+  ` or (kubelet_volume_stats_available_bytes{persistentvolumeclaim=~"besu-node-.+-data"}` +
+  ` / kubelet_volume_stats_capacity_bytes{persistentvolumeclaim=~"besu-node-.+-data"})`;
+
+function diskRule(severity: 'warning' | 'critical'): AlertRule {
+  return {
+    alert: 'BesuDiskLow',
+    expr: `(${DISK_FREE_SHARE}) < ${DISK_FREE[severity]}`,
+    for: minutes(5),
+    labels: { severity },
+    annotations: {
+      summary: `The filesystem of the node's data has less than ${percent(DISK_FREE[severity])} free.`,
+      runbook: `${run('status')} shows the data's size and the free space; a full disk can corrupt Besu's database: grow the disk or the volume before it fills.`,
+    },
+  };
+}
+
+/** The rules, in the order an operator reads them. */
+export const ALERT_RULES: readonly AlertRule[] = [
+  {
+    alert: 'BesuDown',
+    expr: `up{${BESU}} == 0`,
+    for: minutes(DOWN_FOR_MINUTES),
+    labels: { severity: 'critical' },
+    annotations: {
+      summary: "The node's Besu does not answer its metrics scrape.",
+      runbook: `${run('status')} says whether the service or pod runs; ${run('check')} --fix restarts it (the recovery rule).`,
+    },
+  },
+  {
+    alert: 'BesuNoPeers',
+    expr: `ethereum_peer_count{${BESU}} == 0`,
+    for: minutes(NO_PEERS_FOR_MINUTES),
+    labels: { severity: 'critical' },
+    annotations: {
+      summary: 'The node has no peer: it reaches no other node of the network.',
+      runbook: `${run('check')} tells why (permissioning, the p2p port, the enode's address); --fix restarts it.`,
+    },
+  },
+  {
+    alert: 'BesuHeadStalled',
+    expr: `changes(ethereum_blockchain_height{${BESU}}[${MAX_HEAD_AGE_SECONDS}s]) == 0`,
+    labels: { severity: 'critical' },
+    annotations: {
+      summary: `No new block for ${MAX_HEAD_AGE_SECONDS} s (blocks come every 2 s).`,
+      runbook: `${run('check')} shows the block sync and the last import; ${run('logs')} shows why.`,
+    },
+  },
+  {
+    alert: 'BesuBehind',
+    expr: `ethereum_best_known_block_number{${BESU}} - ethereum_blockchain_height{${BESU}} > ${MAX_BLOCKS_BEHIND}`,
+    for: minutes(BEHIND_FOR_MINUTES),
+    labels: { severity: 'warning' },
+    annotations: {
+      summary: `More than ${MAX_BLOCKS_BEHIND} blocks behind the best known block for ${BEHIND_FOR_MINUTES} minutes.`,
+      runbook: `${run('check')} shows how far behind it is and whether it advances.`,
+    },
+  },
+  diskRule('warning'),
+  diskRule('critical'),
+  {
+    alert: 'BesuRestarting',
+    expr: `changes(process_start_time_seconds{${BESU}}[${RESTART_LOOP.minutes}m]) > ${RESTART_LOOP.restarts}`,
+    labels: { severity: 'warning' },
+    annotations: {
+      summary: `Besu started more than ${RESTART_LOOP.restarts} times in ${RESTART_LOOP.minutes} minutes: a restart loop.`,
+      runbook: `${run('logs')} shows why it stops (a missing key, a config the release refuses, a full disk).`,
+    },
+  },
+  {
+    alert: 'CompanionDown',
+    expr:
+      `(node_systemd_unit_state{${NODE_EXPORTER}, name=~".+-(${COMPANION_NAMES})\\\\.service", state="active"} == 0)` +
+      ` or (kube_pod_container_status_ready{container=~".+-(${COMPANION_NAMES})"} == 0)`,
+    for: minutes(COMPANION_DOWN_FOR_MINUTES),
+    labels: { severity: 'critical' },
+    annotations: {
+      summary:
+        'A companion service the network requires beside Besu (relay signer, rotation client or monitoring client) is down.',
+      runbook: `${run('status')} shows each companion's state; ${run('check')} names the one that is down.`,
+    },
+  },
+];
+
+/** monitoring/alerts.yml: one group of every rule. */
+export function alertRulesDocument() {
+  return { groups: [{ name: 'lacchain-besu-node', rules: ALERT_RULES }] };
+}

@@ -1,0 +1,26 @@
+/**
+ * The monitoring files written from the code (`npm run docs` writes them, `npm run docs -- --check` and the tests
+ * check them): the alert rules, their promtool tests and the Grafana dashboard, under monitoring/.
+ */
+import * as yaml from 'js-yaml';
+import { alertRulesDocument } from './alerts';
+import { alertTestsDocument } from './alertTests';
+import { dashboardDocument } from './dashboard';
+
+/** Where the monitoring files are, from the project folder. */
+export const MONITORING_DIR = 'monitoring';
+const RULES_FILE = 'alerts.yml';
+
+const HEADER =
+  '# Written by `npm run docs` from core/catalog/health.ts (the thresholds `npm run node -- check` judges by) and\n' +
+  '# core/monitoring/: do not edit by hand.\n';
+
+/** Each monitoring file: its path under the project and its text. */
+export function monitoringFiles(): { file: string; text: string }[] {
+  const dump = (document: unknown) => yaml.dump(document, { lineWidth: -1, noRefs: true });
+  return [
+    { file: `${MONITORING_DIR}/${RULES_FILE}`, text: HEADER + dump(alertRulesDocument()) },
+    { file: `${MONITORING_DIR}/alerts.test.yml`, text: HEADER + dump(alertTestsDocument(RULES_FILE)) },
+    { file: `${MONITORING_DIR}/dashboard.json`, text: `${JSON.stringify(dashboardDocument(), null, 2)}\n` },
+  ];
+}

@@ -1,0 +1,124 @@
+/**
+ * The alert rules (monitoring/alerts.yml) and their unit tests (monitoring/alerts.test.yml) with the real promtool
+ * (Debian's prometheus package; tests/setup.sh installs it): the rules are valid, each fires just past its threshold
+ * and stays quiet just inside it, and a rule whose threshold drifts from the check's fails those tests. Both files,
+ * and the dashboard, are as the code writes them from the thresholds `npm run node -- check` judges by.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { DISK_FREE, MAX_BLOCKS_BEHIND, MAX_HEAD_AGE_SECONDS } from '../../core/catalog/health';
+import { MAX_IMPORT_AGE_SECONDS } from '../../core/operations/health';
+import { ALERT_RULES } from '../../core/monitoring/alerts';
+import { monitoringFiles } from '../../core/monitoring/files';
+import { PROJECT_DIR } from '../../testing/run';
+
+const PROMTOOL = spawnSync('sh', ['-c', 'command -v promtool'], { encoding: 'utf8' }).stdout.trim();
+/** Without promtool the promtool tests say why they are skipped; under CI=true they run, and fail. */
+const withPromtool = PROMTOOL || process.env.CI === 'true' ? it : it.skip;
+if (!PROMTOOL && process.env.CI !== 'true') {
+  process.stderr.write('promtool is not installed (apt-get install prometheus): the promtool tests are skipped\n');
+}
+const promtool = (args: string[]) => spawnSync(PROMTOOL || 'promtool', args, { encoding: 'utf8' });
+
+describe('the monitoring files', () => {
+  it.each(monitoringFiles().map((f) => [f.file, f.text]))(
+    '%s is as the code writes it (npm run docs)',
+    (file, text) => {
+      expect(fs.readFileSync(path.join(PROJECT_DIR, file), 'utf8')).toBe(text);
+    },
+  );
+
+  it("take their thresholds from the check's", () => {
+    expect(MAX_IMPORT_AGE_SECONDS).toBe(MAX_HEAD_AGE_SECONDS);
+    const expr = (alert: string) => ALERT_RULES.filter((r) => r.alert === alert).map((r) => r.expr);
+    expect(expr('BesuHeadStalled')).toEqual([expect.stringContaining(`[${MAX_HEAD_AGE_SECONDS}s]`)]);
+    expect(expr('BesuBehind')).toEqual([expect.stringMatching(new RegExp(`> ${MAX_BLOCKS_BEHIND}$`))]);
+    expect(expr('BesuDiskLow')).toEqual([
+      expect.stringMatching(new RegExp(`< ${DISK_FREE.warning}$`)),
+      expect.stringMatching(new RegExp(`< ${DISK_FREE.critical}$`)),
+    ]);
+  });
+
+  it('give every rule a severity and a runbook naming the npm run node command that diagnoses it', () => {
+    for (const rule of ALERT_RULES) {
+      expect([rule.alert, rule.labels.severity]).toEqual([rule.alert, expect.stringMatching(/^(warning|critical)$/)]);
+      expect(rule.annotations.runbook).toMatch(
+        /npm run node -- (status|check|logs) --stack \{\{ \$labels\.lacchain_stack \}\}/,
+      );
+    }
+    expect(new Set(ALERT_RULES.map((r) => r.alert))).toEqual(
+      new Set([
+        'BesuDown',
+        'BesuNoPeers',
+        'BesuHeadStalled',
+        'BesuBehind',
+        'BesuDiskLow',
+        'BesuRestarting',
+        'CompanionDown',
+      ]),
+    );
+  });
+});
+
+describe('the alert rules under promtool', () => {
+  withPromtool('are valid rules (promtool check rules)', () => {
+    const result = promtool(['check', 'rules', path.join(PROJECT_DIR, 'monitoring/alerts.yml')]);
+    expect(result.stdout + result.stderr).toMatch(/SUCCESS: 8 rules found/);
+    expect(result.status).toBe(0);
+  });
+
+  withPromtool('fire just past each threshold and stay quiet inside it (promtool test rules)', () => {
+    const result = promtool(['test', 'rules', path.join(PROJECT_DIR, 'monitoring/alerts.test.yml')]);
+    expect(result.stdout + result.stderr).toMatch(/SUCCESS/);
+    expect(result.status).toBe(0);
+  });
+
+  withPromtool("fail their tests when a rule's threshold drifts", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-alerts-'));
+    const rules = fs.readFileSync(path.join(PROJECT_DIR, 'monitoring/alerts.yml'), 'utf8');
+    const drifted = rules.replace(`> ${MAX_BLOCKS_BEHIND}\n`, `> ${MAX_BLOCKS_BEHIND + 1}\n`);
+    expect(drifted).not.toBe(rules);
+    fs.writeFileSync(path.join(dir, 'alerts.yml'), drifted);
+    fs.copyFileSync(path.join(PROJECT_DIR, 'monitoring/alerts.test.yml'), path.join(dir, 'alerts.test.yml'));
+    const result = promtool(['test', 'rules', path.join(dir, 'alerts.test.yml')]);
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(result.status).not.toBe(0);
+    expect(result.stdout + result.stderr).toMatch(/alertname: BesuBehind/);
+  });
+});
+
+describe('the Grafana dashboard', () => {
+  const dashboard = JSON.parse(fs.readFileSync(path.join(PROJECT_DIR, 'monitoring/dashboard.json'), 'utf8'));
+
+  it('is importable as is: it asks for its Prometheus data source, and every panel and query uses it', () => {
+    expect(dashboard.__inputs).toEqual([expect.objectContaining({ name: 'DS_PROMETHEUS', pluginId: 'prometheus' })]);
+    for (const panel of dashboard.panels) {
+      expect(panel.datasource).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
+      for (const target of panel.targets) expect(target.datasource.uid).toBe('${DS_PROMETHEUS}');
+    }
+    expect(new Set(dashboard.panels.map((p: { id: number }) => p.id)).size).toBe(dashboard.panels.length);
+  });
+
+  it('shows the head, best known block, peers, sync distance, block time, disk, data size, JVM and companions', () => {
+    const queries = dashboard.panels
+      .flatMap((p: { targets: { expr: string }[] }) => p.targets.map((t) => t.expr))
+      .join('\n');
+    for (const metric of [
+      'ethereum_blockchain_height',
+      'ethereum_best_known_block_number',
+      'ethereum_peer_count',
+      'node_filesystem_avail_bytes',
+      'kubelet_volume_stats_used_bytes',
+      // Both names of the JVM's memory, before and after Besu 24.12.0.
+      'jvm_memory_bytes_used',
+      'jvm_memory_used_bytes',
+      'jvm_gc_collection_seconds_sum',
+      'node_systemd_unit_state',
+      'kube_pod_container_status_ready',
+    ]) {
+      expect([metric, queries.includes(metric)]).toEqual([metric, true]);
+    }
+  });
+});
