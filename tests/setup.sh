@@ -4,7 +4,8 @@
 # - as root, Debian's packages for the real SSH test host (debootstrap, systemd-nspawn, iproute2, ssh), shellcheck for
 #   the remote scripts, python3 for the Besu stand-in's self-test, openssl and curl for the checks, and nginx with its
 #   Lua module and cjson for the writer proxy's gas-model routing (tests/e2e/gasModelRouting.test.ts), nftables for
-#   the relay signer's fence (tests/tools/companionsStep.test.ts);
+#   the relay signer's fence (tests/tools/companionsStep.test.ts), and prometheus for promtool (the alert rules'
+#   checks and unit tests, tests/tools/alerts.test.ts);
 # - Go 1.25 or newer and the Pulumi CLI built from its Go module (tools/pulumi-cli/build.sh, cached by version
 #   outside the work tree), unless `pulumi` is on PATH;
 # - the Kubernetes control plane of the cluster tests, built from its Go modules (tools/kubernetes/build.sh, cached
@@ -23,6 +24,8 @@ done
 [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
 [ -e /usr/lib/nginx/modules/ngx_http_lua_module.so ] || missing+=(libnginx-mod-http-lua)
 compgen -G '/usr/lib/*/lua/5.1/cjson.so' >/dev/null || missing+=(lua-cjson)
+# promtool checks and unit-tests the alert rules (tests/tools/alerts.test.ts): Debian's prometheus package.
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "installing Debian packages: ${missing[*]}" >&2
@@ -30,6 +33,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     # Installing nginx starts the system's nginx on port 80; the tests start their own, so stop the one just started.
     if [[ " ${missing[*]} " == *" nginx-light "* ]]; then nginx -s quit 2>/dev/null || true; fi
+    # And the prometheus package starts its server; the tests need only promtool.
+    if [[ " ${missing[*]} " == *" prometheus "* ]]; then
+      systemctl stop prometheus 2>/dev/null || pkill -x prometheus 2>/dev/null || true
+    fi
   else
     echo "not root: cannot install ${missing[*]}; the tests that need them are skipped" >&2
   fi

@@ -26,6 +26,7 @@ import { reachablePorts, unsafeRpcOverride } from '../rpc/access';
 import type { NodeDescription } from '../node/description';
 import type { KubernetesNodeSettings } from '../settings/model';
 import { backupConfigEntries, beforeReleaseChangeInit } from './backups';
+import { MAX_BLOCKS_BEHIND } from '../catalog/health';
 
 /**
  * The recommended Kubernetes labels of a node's objects. A node under the operator's explicit RPC override
@@ -198,7 +199,10 @@ export function statefulSetManifest<V = string>(
     livenessProbe: healthProbe('/liveness', PROBES.livenessFailureThreshold),
     // Ready = has a peer and is in sync. The Service still routes p2p to a pod that is not ready
     // (publishNotReadyAddresses), or a node waiting for its first peer could never get one.
-    readinessProbe: healthProbe('/readiness?minPeers=1&maxBlocksBehind=2', PROBES.readinessFailureThreshold),
+    readinessProbe: healthProbe(
+      `/readiness?minPeers=1&maxBlocksBehind=${MAX_BLOCKS_BEHIND}`,
+      PROBES.readinessFailureThreshold,
+    ),
     volumeMounts: [
       { name: 'config', mountPath: POD_PATHS.configDir, readOnly: true },
       { name: 'key', mountPath: POD_PATHS.keyDir, readOnly: true },

@@ -3,6 +3,7 @@
  * does its log show block imports, and is it the node the stack permissioned. Pure: observations in, verdicts out.
  */
 import type { CompanionName } from '../catalog/companions';
+import { MAX_HEAD_AGE_SECONDS } from '../catalog/health';
 import type { SyncState } from './rpc';
 
 /** What was observed on the node. Undefined fields could not be observed. */
@@ -41,8 +42,8 @@ export interface Verdict {
   detail: string;
 }
 
-/** A block import older than this means the log shows no recent sync. */
-export const MAX_IMPORT_AGE_SECONDS = 120;
+/** A block import older than this means the log shows no recent sync (the head-stalled alert's window too). */
+export const MAX_IMPORT_AGE_SECONDS = MAX_HEAD_AGE_SECONDS;
 
 /** Every check's verdict. */
 export function evaluateHealth(o: Observations): Verdict[] {
