@@ -10,6 +10,7 @@
 import { evaluateHealth, healthy, lastImportAge, Observations, recoveryRule, Verdict } from '../core/operations/health';
 import { stackConfigFileName } from '../core/catalog/defaults';
 import { hexQuantity, syncState } from '../core/operations/rpc';
+import { diskText } from '../core/operations/disk';
 import { withoutControlSequences } from '../core/operations/terminalText';
 import { checkStackName, loadStack } from '../core/settings/load';
 import type { NodeSettings, StackSettings } from '../core/settings/model';
@@ -147,6 +148,7 @@ async function status(node: NodeSettings, client: NodeClient): Promise<number> {
     `  block    ${typeof block === 'string' && block.startsWith('0x') ? hexQuantity(block) : block}`,
     `  version  ${await version(client)}`,
     `  enode    ${await ask('net_enode')}`,
+    `  disk     ${await client.diskUsage().then(diskText, (error: Error) => `unavailable (${error.message})`)}`,
   ];
   const companions = await client
     .companionStates()
@@ -170,12 +172,13 @@ async function version(client: NodeClient): Promise<string> {
 }
 
 async function observe(client: NodeClient, window: number): Promise<Observations> {
-  const [service, expectedEnode, companions] = await Promise.all([
+  const [service, expectedEnode, companions, disk] = await Promise.all([
     client.serviceState(),
     client.recordedEnode(),
     client.companionStates(),
+    client.diskUsage().catch(() => undefined),
   ]);
-  const observations: Observations = { service, windowSeconds: window, expectedEnode, companions };
+  const observations: Observations = { service, windowSeconds: window, expectedEnode, companions, disk };
   try {
     observations.reportedEnode = String(await client.rpc('net_enode'));
     observations.peerCount = hexQuantity(await client.rpc('net_peerCount'));

@@ -4,6 +4,7 @@
  * Pure: text in, values out.
  */
 import { BACKUP_MARK, BACKUP_REASONS, BACKUP_TAGS } from '../catalog/backups';
+import { bytesText, durationText } from './units';
 
 /** How a restic copy is made consistent, in the operations' messages. */
 export const STOPPED_WHILE_COPIED = 'the node is stopped while its data is copied';
@@ -147,26 +148,6 @@ export function transferSummary(line: string): TransferStatus | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** A size in bytes in the operator's words (binary units). */
-export function bytesText(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
-}
-
-/** A duration in seconds in the operator's words. */
-export function durationText(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }
 
 /**

@@ -3,7 +3,8 @@
  * commands, with the names the program created), `ssh` plus a remote shell command for an SSH node.
  */
 import { DEFAULT_SERVICE_USER } from '../catalog/defaults';
-import { kubernetesNames, IDENTITY_ANNOTATIONS } from '../catalog/kubernetes';
+import { kubernetesNames, IDENTITY_ANNOTATIONS, POD_PATHS } from '../catalog/kubernetes';
+import { diskUsageCommand } from './disk';
 import { PORTS } from '../catalog/ports';
 import { companionServiceName } from '../remote/companionService';
 import { nodePaths } from '../remote/paths';
@@ -55,6 +56,18 @@ export function kubectlCommands(node: KubernetesNodeSettings, context?: string) 
       ...ns,
       '-o',
       'jsonpath={range .status.containerStatuses[*]}{.name}={.ready}{"\\n"}{end}',
+    ]),
+    /** The data volume's size and free space, read in the Besu container. */
+    diskUsage: withContext([
+      'exec',
+      names.pod,
+      '-c',
+      names.besuContainer,
+      ...ns,
+      '--',
+      'sh',
+      '-c',
+      diskUsageCommand(POD_PATHS.dataDir),
     ]),
     recordedEnode: withContext([
       'get',
@@ -133,6 +146,8 @@ export function sshCommands(node: SshNodeSettings) {
     /** The release folder `releases/current` points at: the release in use. */
     releaseInUse: `${sudo}readlink ${shellQuote(`${paths.releasesDir}/current`)}`,
     clock: 'date +%s',
+    /** The data's size and its filesystem's free space and size, read as root (the data folder is the service user's). */
+    diskUsage: `${sudo}sh -c ${shellQuote(diskUsageCommand(paths.dataDir))}`,
     /** The node's backup command (installed by the backups step), as root. */
     backup: (reason: string) => `${sudo}${shellQuote(backup)} backup ${shellQuote(reason)}`,
     listBackups: `${sudo}${shellQuote(backup)} list`,

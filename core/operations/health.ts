@@ -3,7 +3,8 @@
  * does its log show block imports, and is it the node the stack permissioned. Pure: observations in, verdicts out.
  */
 import type { CompanionName } from '../catalog/companions';
-import { MAX_HEAD_AGE_SECONDS } from '../catalog/health';
+import { DISK_FREE, MAX_HEAD_AGE_SECONDS } from '../catalog/health';
+import { diskText, DiskUsage, freeShare } from './disk';
 import type { SyncState } from './rpc';
 
 /** What was observed on the node. Undefined fields could not be observed. */
@@ -25,6 +26,8 @@ export interface Observations {
   expectedEnode?: string;
   /** The companion services the node must run (`lacchain:companions`), each running or not. */
   companions?: CompanionState[];
+  /** The data's disk, when it could be read. */
+  disk?: DiskUsage;
 }
 
 /** One companion service as observed: its name, whether it runs, and how the client describes it. */
@@ -37,7 +40,7 @@ export interface CompanionState {
 /** The verdict of one check. */
 export interface Verdict {
   /** The check, or the name of a companion service. */
-  check: 'service' | 'rpc' | 'peers' | 'block sync' | 'block imports' | 'enode' | CompanionName;
+  check: 'service' | 'rpc' | 'peers' | 'block sync' | 'block imports' | 'enode' | 'disk' | CompanionName;
   ok: boolean;
   detail: string;
 }
@@ -77,6 +80,10 @@ export function evaluateHealth(o: Observations): Verdict[] {
         ? `${o.reportedEnode}`
         : `the node answers ${o.reportedEnode ?? '(nothing)'} but the stack's enode is ${o.expectedEnode ?? '(not recorded)'}`,
     });
+  }
+  // A full disk can corrupt Besu's database: below the critical share the node is unhealthy.
+  if (o.disk !== undefined) {
+    verdicts.push({ check: 'disk', ok: freeShare(o.disk) >= DISK_FREE.critical, detail: diskText(o.disk) });
   }
   // The network's companion services are required: a writer without its relay signer breaks the gas model.
   for (const companion of o.companions ?? []) {

@@ -580,6 +580,31 @@ suite('an SSH node on a real host', () => {
       expect(result.stdout).toContain(`the node answers ${enode} but the stack's enode is ${other}`);
     });
 
+    it("status shows the data's size and its filesystem's free space; check fails on a nearly full one", async () => {
+      const status = await node('status');
+      expect(status.stdout).toMatch(
+        /^ {2}disk {5}data [\d.]+ (B|KiB|MiB); [\d.]+ (MiB|GiB|TiB) free of [\d.]+ (GiB|TiB) \(\d+ %\)$/m,
+      );
+      // The data moved onto a 4 MiB filesystem that a filler leaves about 2 % free: below the critical 5 %.
+      const data = `${HOME}/data`;
+      await sh(
+        `systemctl stop besu && mv ${data} ${data}.real && mkdir -m 0750 ${data} && ` +
+          `mount -t tmpfs -o size=4m,mode=0750,uid=$(id -u besu),gid=$(id -g besu) tmpfs ${data} && ` +
+          `cp -a ${data}.real/. ${data}/ && runuser -u besu -- sh -c 'head -c 3900k /dev/zero > ${data}/filler' && ` +
+          'systemctl start besu',
+      );
+      await answersWithEnode();
+      const full = await node('check');
+      await sh(
+        `systemctl stop besu && umount ${data} && rmdir ${data} && mv ${data}.real ${data} && systemctl start besu`,
+      );
+      expect(full.code).toBe(1);
+      expect(full.stdout).toMatch(
+        /^ {2}disk +FAIL {2}data [\d.]+ MiB; [\d.]+ KiB free of 4\.0 MiB \([0-4] %\): below the critical 5 %, a full disk can corrupt Besu's database$/m,
+      );
+      expect(await answersWithEnode()).toBe(enode);
+    });
+
     it('an unreachable node is a clear error, not a stack trace', async () => {
       const result = await operation('status', '--ssh-option', 'ProxyCommand=false');
       expect(result.code).toBe(1);

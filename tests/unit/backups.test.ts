@@ -4,8 +4,6 @@
  */
 import {
   backupsTable,
-  bytesText,
-  durationText,
   olderRelease,
   parseResticSnapshots,
   progressText,
@@ -13,6 +11,7 @@ import {
   transferStatus,
   transferSummary,
 } from '../../core/operations/backups';
+import { bytesText, durationText } from '../../core/operations/units';
 import { snapshotBackups } from '../../tools/operations/clusterBackups';
 import { loadStack } from '../../core/settings/load';
 import { SettingsError } from '../../core/settings/problems';

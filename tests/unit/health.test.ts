@@ -3,6 +3,8 @@
  */
 import { evaluateHealth, healthy, lastImportAge, Observations, recoveryRule } from '../../core/operations/health';
 import { hexQuantity, rpcResult, syncState } from '../../core/operations/rpc';
+import { diskUsageCommand, parseDiskUsage } from '../../core/operations/disk';
+import { DISK_FREE } from '../../core/catalog/health';
 import { kubectlCommands, sshArguments, sshCommands } from '../../core/operations/clients';
 import { loadStack } from '../../core/settings/load';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
@@ -179,5 +181,42 @@ describe('client commands', () => {
       '-o',
       'StrictHostKeyChecking=no',
     ]);
+  });
+});
+
+describe('the disk of the data', () => {
+  const GiB = 1024 ** 3;
+  const disk = (freeShare: number) => ({
+    dataBytes: 30 * GiB,
+    availableBytes: Math.round(100 * GiB * freeShare),
+    sizeBytes: 100 * GiB,
+  });
+
+  it('reads what du and df print on the node', () => {
+    expect(parseDiskUsage('32212254720\n 53687091200 107374182400\n')).toEqual({
+      dataBytes: 32212254720,
+      availableBytes: 53687091200,
+      sizeBytes: 107374182400,
+    });
+    expect(parseDiskUsage('du: cannot access')).toBeUndefined();
+    expect(parseDiskUsage('1\n0 0\n')).toBeUndefined();
+    expect(diskUsageCommand('/opt/lacchain/data')).toBe(
+      'du -sb /opt/lacchain/data | cut -f1; df -B1 --output=avail,size /opt/lacchain/data | tail -n 1',
+    );
+  });
+
+  it(`fails the check below the critical share (${DISK_FREE.critical * 100} %), and says low below the warning`, () => {
+    expect(failing({ disk: disk(0.5) })).toEqual([]);
+    const ok = evaluateHealth({ ...good, disk: disk(0.5) }).find((v) => v.check === 'disk')!;
+    expect(ok.detail).toBe('data 30.0 GiB; 50.0 GiB free of 100.0 GiB (50 %)');
+    expect(failing({ disk: disk(DISK_FREE.warning - 0.01) })).toEqual([]);
+    expect(
+      evaluateHealth({ ...good, disk: disk(DISK_FREE.warning - 0.01) }).find((v) => v.check === 'disk')!.detail,
+    ).toMatch(/\(14 %\): below 15 %, low$/);
+    expect(failing({ disk: disk(DISK_FREE.critical - 0.01) })).toEqual([
+      "disk: data 30.0 GiB; 4.0 GiB free of 100.0 GiB (4 %): below the critical 5 %, a full disk can corrupt Besu's database",
+    ]);
+    // Not read (a pod without a shell, no rights): no verdict.
+    expect(evaluateHealth(good).some((v) => v.check === 'disk')).toBe(false);
   });
 });

@@ -7,12 +7,12 @@ import { parseEnode, publicKeyHex } from '../../core/identity/nodeKey';
 import {
   Backup,
   backupsTable,
-  durationText,
   progressText,
   rollbackBackup,
   transferStatus,
   transferSummary,
 } from '../../core/operations/backups';
+import { durationText } from '../../core/operations/units';
 import { withoutControlSequences } from '../../core/operations/terminalText';
 import type { NodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';

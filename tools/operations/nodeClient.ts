@@ -10,6 +10,7 @@ import { kubectlCommands, sshArguments, sshCommands } from '../../core/operation
 import { nodePaths } from '../../core/remote/paths';
 import { withoutControlSequences } from '../../core/operations/terminalText';
 import { hexQuantity, rpcRequest, rpcResult } from '../../core/operations/rpc';
+import { DiskUsage, parseDiskUsage } from '../../core/operations/disk';
 import { clusterBackups } from './clusterBackups';
 import { kubernetesRpcUrl } from '../../core/kubernetes/manifests';
 import type { KubernetesNodeSettings, NodeSettings, SshNodeSettings } from '../../core/settings/model';
@@ -37,6 +38,8 @@ export interface NodeClient {
   recentLog(): Promise<string>;
   /** The node's clock, epoch seconds. */
   now(): Promise<number>;
+  /** The data's size and its filesystem's free space and size; throws when they cannot be read. */
+  diskUsage(): Promise<DiskUsage>;
   showLogs(follow: boolean): Promise<number>;
   start(): Promise<void>;
   restart(): Promise<void>;
@@ -149,6 +152,13 @@ function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: stri
     },
     async now() {
       return Number((await ssh(commands.clock)).stdout.trim());
+    },
+    async diskUsage() {
+      const result = await ssh(commands.diskUsage);
+      const disk = parseDiskUsage(result.stdout);
+      if (result.code !== 0 || !disk)
+        throw new Error(`cannot read the data's disk: ${lastLine(result.stderr) || `exit ${result.code}`}`);
+      return disk;
     },
     showLogs(follow) {
       return attachClient(
@@ -311,6 +321,16 @@ function kubernetesClient(
     },
     async now() {
       return Date.now() / 1000;
+    },
+    async diskUsage() {
+      const result = await runClient('kubectl', commands.diskUsage);
+      const disk = parseDiskUsage(result.stdout);
+      if (result.code !== 0 || !disk) {
+        throw new Error(
+          `cannot read the data volume: ${result.stderr.trim().split('\n').pop() || `exit ${result.code}`}`,
+        );
+      }
+      return disk;
     },
     showLogs() {
       return attachClient('kubectl', commands.logs, withoutControlSequences);
