@@ -17,7 +17,7 @@ import { BESU_IMAGE_UID } from '../catalog/besu';
 import { kubernetesNames, POD_PATHS } from '../catalog/kubernetes';
 import { readScript } from '../scripts';
 import type { KubernetesNodeSettings } from '../settings/model';
-import { metadata } from './manifests';
+import { metadata, nodeVolumeClaim } from './manifests';
 
 /** The snapshot API (the external-snapshotter's CRDs). */
 export const SNAPSHOT_API = { group: 'snapshot.storage.k8s.io', version: 'snapshot.storage.k8s.io/v1' } as const;
@@ -101,18 +101,9 @@ function pinned(image: string, digest?: string): string {
   return digest ? `${image}@${digest}` : image;
 }
 
-/** The repository's volume (no snapshot class): the data volume's size and class. */
+/** The repository's volume: the data volume's size and class. */
 export function backupVolumeManifest(node: KubernetesNodeSettings) {
-  return {
-    apiVersion: 'v1' as const,
-    kind: 'PersistentVolumeClaim' as const,
-    metadata: metadata(node, backupNames(node.name).volume),
-    spec: {
-      accessModes: ['ReadWriteOnce'],
-      ...(node.storageClass ? { storageClassName: node.storageClass } : {}),
-      resources: { requests: { storage: node.volumeSize } },
-    },
-  };
+  return nodeVolumeClaim(node, backupNames(node.name).volume);
 }
 
 /** The repository's settings and password (a secret). */
@@ -225,83 +216,54 @@ function backupEnv(node: KubernetesNodeSettings, record: BackupRecord): Record<s
   return { TAGS: resticTags(node, record), ...retentionEnv(node) };
 }
 
-/** A Job that copies the data volume into the repository (node stopped): `npm run node -- backup`'s. */
-export function backupJobManifest(node: KubernetesNodeSettings, name: string, record: BackupRecord) {
+/** A Job of the node's backups: one restic container on the node's worker, with the data and repository volumes. */
+function resticJob(
+  node: KubernetesNodeSettings,
+  name: string,
+  container: ReturnType<typeof resticContainer>,
+  keptSeconds: number,
+) {
+  const meta = metadata(node, name);
   return {
     apiVersion: 'batch/v1' as const,
     kind: 'Job' as const,
-    metadata: { ...metadata(node, name), labels: { ...metadata(node, name).labels, [BACKUP_LABEL]: node.name } },
+    metadata: { ...meta, labels: { ...meta.labels, [BACKUP_LABEL]: node.name } },
     spec: {
       backoffLimit: 0,
-      ttlSecondsAfterFinished: 86400,
+      ttlSecondsAfterFinished: keptSeconds,
       template: {
         spec: {
           ...podSpec(node),
           automountServiceAccountToken: false,
-          containers: [resticContainer(node, 'backup', { script: BACKUP_JOB_SCRIPT }, backupEnv(node, record), true)],
+          containers: [container],
           volumes: resticVolumes(node),
         },
       },
     },
   };
+}
+
+/** How long a finished backup or restore Job stays to be read (a day), and a list's (an hour). */
+const JOB_KEPT_SECONDS = 86400;
+const LIST_JOB_KEPT_SECONDS = 3600;
+
+/** A Job that copies the data volume into the repository (node stopped): `npm run node -- backup`'s. */
+export function backupJobManifest(node: KubernetesNodeSettings, name: string, record: BackupRecord) {
+  const container = resticContainer(node, 'backup', { script: BACKUP_JOB_SCRIPT }, backupEnv(node, record), true);
+  return resticJob(node, name, container, JOB_KEPT_SECONDS);
 }
 
 /** A Job that prints the node's backups (restic's JSON): `npm run node -- backups` reads its log. */
 export function listJobManifest(node: KubernetesNodeSettings, name: string) {
-  return {
-    apiVersion: 'batch/v1' as const,
-    kind: 'Job' as const,
-    metadata: { ...metadata(node, name), labels: { ...metadata(node, name).labels, [BACKUP_LABEL]: node.name } },
-    spec: {
-      backoffLimit: 0,
-      ttlSecondsAfterFinished: 3600,
-      template: {
-        spec: {
-          ...podSpec(node),
-          automountServiceAccountToken: false,
-          containers: [
-            resticContainer(
-              node,
-              'list',
-              { args: ['snapshots', '--json', '--no-lock', '--host', node.name, '--tag', BACKUP_MARK] },
-              {},
-              true,
-            ),
-          ],
-          volumes: resticVolumes(node),
-        },
-      },
-    },
-  };
+  const args = ['snapshots', '--json', '--no-lock', '--host', node.name, '--tag', BACKUP_MARK];
+  return resticJob(node, name, resticContainer(node, 'list', { args }, {}, true), LIST_JOB_KEPT_SECONDS);
 }
 
 /** A Job that copies a backup back onto the data volume (node stopped): `restore`'s and `rollback`'s. */
 export function restoreJobManifest(node: KubernetesNodeSettings, name: string, snapshot: string, release: string) {
-  return {
-    apiVersion: 'batch/v1' as const,
-    kind: 'Job' as const,
-    metadata: { ...metadata(node, name), labels: { ...metadata(node, name).labels, [BACKUP_LABEL]: node.name } },
-    spec: {
-      backoffLimit: 0,
-      ttlSecondsAfterFinished: 86400,
-      template: {
-        spec: {
-          ...podSpec(node),
-          automountServiceAccountToken: false,
-          containers: [
-            resticContainer(
-              node,
-              'restore',
-              { script: RESTORE_JOB_SCRIPT },
-              { SNAPSHOT: snapshot, RELEASE: release, TAG_NODE: BACKUP_TAGS.node, TAG_RELEASE: BACKUP_TAGS.release },
-              false,
-            ),
-          ],
-          volumes: resticVolumes(node),
-        },
-      },
-    },
-  };
+  const env = { SNAPSHOT: snapshot, RELEASE: release, TAG_NODE: BACKUP_TAGS.node, TAG_RELEASE: BACKUP_TAGS.release };
+  const container = resticContainer(node, 'restore', { script: RESTORE_JOB_SCRIPT }, env, false);
+  return resticJob(node, name, container, JOB_KEPT_SECONDS);
 }
 
 /** The annotations of a snapshot: what it holds. */
@@ -340,18 +302,11 @@ export function volumeSnapshotManifest(
 
 /** The data volume made again from a snapshot: what a restore puts in place of the old one. */
 export function restoredDataVolumeManifest(node: KubernetesNodeSettings, snapshot: string) {
-  const names = kubernetesNames(node.name);
-  return {
-    apiVersion: 'v1' as const,
-    kind: 'PersistentVolumeClaim' as const,
-    metadata: metadata(node, names.dataVolume),
-    spec: {
-      accessModes: ['ReadWriteOnce'],
-      ...(node.storageClass ? { storageClassName: node.storageClass } : {}),
-      resources: { requests: { storage: node.volumeSize } },
-      dataSource: { apiGroup: SNAPSHOT_API.group, kind: 'VolumeSnapshot', name: snapshot },
-    },
-  };
+  return nodeVolumeClaim(node, kubernetesNames(node.name).dataVolume, {
+    apiGroup: SNAPSHOT_API.group,
+    kind: 'VolumeSnapshot',
+    name: snapshot,
+  });
 }
 
 /**

@@ -140,14 +140,27 @@ export function configMapManifest<V>(node: KubernetesNodeSettings, files: NodeCo
 
 /** The data volume: ReadWriteOnce (block storage binds it), the network's size. */
 export function dataVolumeManifest(node: KubernetesNodeSettings) {
+  return nodeVolumeClaim(node, kubernetesNames(node.name).dataVolume);
+}
+
+/**
+ * A volume of the node (its data, its backups): ReadWriteOnce, the node's size and storage class; made from a
+ * `dataSource` (a VolumeSnapshot) when one is given.
+ */
+export function nodeVolumeClaim(
+  node: KubernetesNodeSettings,
+  name: string,
+  dataSource?: { apiGroup: string; kind: string; name: string },
+) {
   return {
     apiVersion: 'v1' as const,
     kind: 'PersistentVolumeClaim' as const,
-    metadata: metadata(node, kubernetesNames(node.name).dataVolume),
+    metadata: metadata(node, name),
     spec: {
       accessModes: ['ReadWriteOnce'],
       ...(node.storageClass ? { storageClassName: node.storageClass } : {}),
       resources: { requests: { storage: node.volumeSize } },
+      ...(dataSource ? { dataSource } : {}),
     },
   };
 }
