@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The helpers every step of provisioning a remote node may call. core/remote/shell.ts sends this file, byte for byte,
 # inside each step's `{ … }` group before the step's own script: nothing is sourced from the machine's disk.
-# Parameter (environment): STEP_NAME (the step's name, which starts its messages).
+# Parameters (environment): STEP_NAME (the step's name, which starts its messages); RPC_PORT for rpc_result.
 
 # fail MESSAGE...: says what went wrong, as the step, and stops it.
 fail() {
@@ -108,3 +108,10 @@ offered_java_package() {
   return 0
 }
 
+# rpc_result METHOD: the string result of the node's answer to METHOD (no parameters) on the loopback's RPC_PORT, or
+# nothing when it does not answer (never fails).
+rpc_result() {
+  curl --silent --max-time 3 -H 'Host: localhost' -H 'Content-Type: application/json' \
+    --data "{\"jsonrpc\":\"2.0\",\"method\":\"$1\",\"params\":[],\"id\":1}" "http://127.0.0.1:$RPC_PORT/" 2>/dev/null \
+    | sed -n 's/.*"result"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' || true
+}

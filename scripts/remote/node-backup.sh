@@ -28,17 +28,11 @@ set -a
 set +a
 export RESTIC_CACHE_DIR=/var/cache/lacchain-restic
 
-# rpc METHOD: the node's answer's result to METHOD on the loopback, or nothing.
-rpc() {
-  curl --silent --max-time 3 -H 'Host: localhost' -H 'Content-Type: application/json' \
-    --data "{\"jsonrpc\":\"2.0\",\"method\":\"$1\",\"params\":[],\"id\":1}" "http://127.0.0.1:$RPC_PORT/" 2>/dev/null \
-    | sed -n 's/.*"result"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p'
-}
 
 # head_block: the node's chain head as a decimal number, or nothing when it does not answer.
 head_block() {
   local hex
-  hex=$(rpc eth_blockNumber)
+  hex=$(rpc_result eth_blockNumber)
   [ -n "$hex" ] && printf '%d' "$hex"
 }
 
@@ -200,7 +194,7 @@ cmd_restore() {
   deadline=$((SECONDS + START_TIMEOUT))
   enode=""
   while [ "$SECONDS" -lt "$deadline" ]; do
-    enode=$(rpc net_enode || true)
+    enode=$(rpc_result net_enode)
     [ -n "$enode" ] && break
     sleep 1
   done

@@ -33,11 +33,7 @@ switch_to() {
 }
 
 # node_enode: the enode the running node reports, or nothing.
-node_enode() {
-  curl --silent --max-time 3 -H 'Host: localhost' -H 'Content-Type: application/json' \
-    --data '{"jsonrpc":"2.0","method":"net_enode","params":[],"id":1}' "http://127.0.0.1:$RPC_PORT/" 2>/dev/null \
-    | sed -n 's/.*"result"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p'
-}
+node_enode() { rpc_result net_enode; }
 
 # write_record PREVIOUS TARGET: records, before switching, the release in use and the one being switched to.
 write_record() {
