@@ -13,11 +13,10 @@ import {
   CLUSTER_REPOSITORY_MOUNT,
   KUBECTL_IMAGE,
 } from '../catalog/backups';
-import { BESU_IMAGE_UID } from '../catalog/besu';
 import { kubernetesNames, POD_PATHS } from '../catalog/kubernetes';
 import { readScript } from '../scripts';
 import type { KubernetesNodeSettings } from '../settings/model';
-import { metadata, nodeVolumeClaim } from './manifests';
+import { BESU_POD_SECURITY, metadata, nodeVolumeClaim, RESTRICTED_CONTAINER } from './manifests';
 
 /** The snapshot API (the external-snapshotter's CRDs). */
 export const SNAPSHOT_API = { group: 'snapshot.storage.k8s.io', version: 'snapshot.storage.k8s.io/v1' } as const;
@@ -124,24 +123,11 @@ export interface BackupRecord {
   reason: string;
 }
 
-/** The restricted Pod Security Standard's container settings, as the node's own containers have them. */
-const RESTRICTED_CONTAINER = {
-  allowPrivilegeEscalation: false,
-  readOnlyRootFilesystem: true,
-  capabilities: { drop: ['ALL'] },
-};
-
 /** The pod settings of every backup pod: Besu's user (the data volume's owner), on the node's worker (one-node volume). */
 function podSpec(node: KubernetesNodeSettings) {
   return {
     nodeName: node.workerName,
-    securityContext: {
-      runAsUser: BESU_IMAGE_UID,
-      runAsGroup: BESU_IMAGE_UID,
-      fsGroup: BESU_IMAGE_UID,
-      runAsNonRoot: true,
-      seccompProfile: { type: 'RuntimeDefault' },
-    },
+    securityContext: BESU_POD_SECURITY,
     restartPolicy: 'Never',
   };
 }

@@ -71,6 +71,22 @@ export function metadata(node: KubernetesNodeSettings, name: string) {
   };
 }
 
+/** A pod that runs as Besu's image user (the data volume's owner) under the restricted Pod Security Standard. */
+export const BESU_POD_SECURITY = {
+  runAsUser: BESU_IMAGE_UID,
+  runAsGroup: BESU_IMAGE_UID,
+  fsGroup: BESU_IMAGE_UID,
+  runAsNonRoot: true,
+  seccompProfile: { type: 'RuntimeDefault' },
+};
+
+/** A container under the restricted Pod Security Standard, on a read-only root filesystem. */
+export const RESTRICTED_CONTAINER = {
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  capabilities: { drop: ['ALL'] },
+};
+
 /** The namespace, enforcing the `restricted` Pod Security Standard on every pod in it. */
 export function namespaceManifest(namespace: string) {
   return {
@@ -224,7 +240,7 @@ export function statefulSetManifest<V = string>(
       // The root filesystem is read-only; the JVM unpacks its native libraries (RocksDB) into /tmp.
       { name: 'besu-tmp', mountPath: '/tmp' },
     ],
-    securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+    securityContext: RESTRICTED_CONTAINER,
   };
   const withProxy = description.proxyServers.length > 0;
   const containers = [
@@ -266,13 +282,7 @@ export function statefulSetManifest<V = string>(
         spec: {
           // Pinned to one worker, so the node's egress IP (part of its permissioned identity) never changes.
           nodeName: node.workerName,
-          securityContext: {
-            runAsUser: BESU_IMAGE_UID,
-            runAsGroup: BESU_IMAGE_UID,
-            fsGroup: BESU_IMAGE_UID,
-            runAsNonRoot: true,
-            seccompProfile: { type: 'RuntimeDefault' },
-          },
+          securityContext: BESU_POD_SECURITY,
           // Nothing in the pod talks to the Kubernetes API.
           automountServiceAccountToken: false,
           terminationGracePeriodSeconds: 60,
