@@ -1,7 +1,7 @@
 /**
  * `npm run node -- <status|logs|start|restart|check|backup|backups|restore|rollback> --stack <testnet|mainnet>`
  *   [--node NAME] [--config FILE] [--ssh-key FILE] [--ssh-option OPTION]... [--rpc-url URL] [--window SECONDS]
- *   [--follow] [--fix] [--backup ID] [--key-file FILE]
+ *   [--follow] [--fix] [--backup ID] [--key-file FILE] [--all] [--json]
  *
  * Day-2 operations on a node of a stack, from the operator's machine, with the real clients (ssh, kubectl) and the
  * names the program created. Reads the same settings as the program; needs no Pulumi state or cloud login.
@@ -19,6 +19,8 @@ import { EXIT, parseOptions, runTool, UsageError } from './cli';
 import { NodeClient, nodeClient } from './operations/nodeClient';
 import { chooseBackup, chooseRollback, listBackups, restoreBackup, takeBackup } from './operations/backups';
 import { expandHome, readKeyFile } from './keyFile';
+import { fleetRow } from './operations/fleet';
+import { fleetHealthy, fleetTable } from '../core/operations/fleet';
 
 const OPERATIONS = ['status', 'logs', 'start', 'restart', 'check', 'backup', 'backups', 'restore', 'rollback'] as const;
 type Operation = (typeof OPERATIONS)[number];
@@ -27,7 +29,7 @@ const EVERY_NODE: readonly Operation[] = ['backup', 'backups'];
 const USAGE =
   `npm run node -- <${OPERATIONS.join('|')}> --stack <testnet|mainnet> [--node NAME] [--config FILE] ` +
   '[--ssh-key FILE] [--ssh-option OPTION]... [--rpc-url URL] [--window SECONDS] [--follow] [--fix] ' +
-  '[--backup ID] [--key-file FILE]';
+  '[--backup ID] [--key-file FILE] [--all] [--json]';
 /** Default observation window of the block-sync check (blocks come every 2 s). */
 const DEFAULT_WINDOW_SECONDS = 10;
 /** How long `--fix` waits for a restarted node to answer before checking again. */
@@ -48,6 +50,8 @@ runTool(async () => {
       fix: { type: 'boolean' },
       backup: { type: 'string' },
       'key-file': { type: 'string' },
+      all: { type: 'boolean' },
+      json: { type: 'boolean' },
     },
     USAGE,
     true,
@@ -78,6 +82,18 @@ runTool(async () => {
     throw new UsageError(`--backup is for restore only\nusage: ${USAGE}`);
   if (values['key-file'] !== undefined && operation !== 'restore' && operation !== 'rollback') {
     throw new UsageError(`--key-file is for restore and rollback only\nusage: ${USAGE}`);
+  }
+  if ((values.all || values.json) && operation !== 'status') {
+    throw new UsageError(`--all and --json are for status only\nusage: ${USAGE}`);
+  }
+  if (values.json && !values.all) throw new UsageError(`--json goes with --all\nusage: ${USAGE}`);
+  if (values.all) {
+    if (values.node !== undefined) throw new UsageError(`--all is every node: give no --node\nusage: ${USAGE}`);
+    // Every node at once: each through its own client, in parallel.
+    const rows = await Promise.all(settings.nodes.map((each) => fleetRow(each, clientOf(each))));
+    if (values.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    else fleetTable(rows).forEach(say);
+    return fleetHealthy(rows) ? EXIT.ok : EXIT.failed;
   }
   if (EVERY_NODE.includes(operation) && values.node === undefined) {
     for (const each of settings.nodes) {

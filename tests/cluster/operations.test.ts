@@ -100,6 +100,19 @@ describe('npm run node against a real API server', () => {
     },
   );
 
+  itWithCluster('status --all: one row per node of the stack, and --json for scripts', async () => {
+    const table = await node('status', '--all');
+    expect(table.stderr).toBe('');
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^NODE +TYPE +PATH +RELEASE +SERVICE +PEERS +HEAD +BEHIND +COMPANIONS$/m);
+    expect(table.stdout).toMatch(/^writer +writer +kubernetes +\S+ +Running +3 +\d+ +0 +2\/2 up$/m);
+    const json = await node('status', '--all', '--json');
+    expect(JSON.parse(json.stdout)).toEqual([
+      expect.objectContaining({ node: 'writer', type: 'writer', path: 'kubernetes', running: true, peers: 3 }),
+    ]);
+    expect((await node('status', '--json')).stderr).toMatch(/--json goes with --all/);
+  });
+
   itWithCluster("check: healthy, the node's enode equal to the one annotated on its Service", async () => {
     const result = await node('check', '--window', '3');
     expect(result.stdout).toMatch(/verdict: healthy/);

@@ -501,6 +501,14 @@ suite('an SSH node on a real host', () => {
       expect(result.stdout).toContain(`enode    ${enode}`);
     });
 
+    it('status --all: the node as a row of the stack', async () => {
+      const result = await node('status', '--all');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(
+        new RegExp(`^writer +writer +ssh +${NEXT.replace(/\./g, '\\.')} +started +3 +\\d+ +0 +2/2 up$`, 'm'),
+      );
+    });
+
     it('logs: the last 100 lines of the info log', async () => {
       // Fill the log past 100 lines so the limit shows (the stand-in logs one line per block).
       await sh(`for i in $(seq 1 120); do echo "earlier line $i"; done >> ${HOME}/logs/besu_info.log`);

@@ -13,6 +13,7 @@ import {
   transferSummary,
 } from '../../core/operations/backups';
 import { durationText } from '../../core/operations/units';
+import { deployedRelease } from '../../core/operations/fleet';
 import { withoutControlSequences } from '../../core/operations/terminalText';
 import type { NodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
@@ -116,9 +117,7 @@ export async function chooseBackup(node: NodeSettings, client: NodeClient, id: s
  */
 export async function chooseRollback(node: NodeSettings, client: NodeClient): Promise<Backup> {
   const inUse = await client.releaseInUse();
-  // "24.1.0 (the release in use, …)" on a machine, "hyperledger/besu:24.1.0@sha256:… (the pod's image)" on a cluster.
-  const word = inUse?.split(' ')[0].replace(/@.*$/, '');
-  const release = word?.slice(word.lastIndexOf(':') + 1);
+  const release = inUse !== undefined ? deployedRelease(inUse) : undefined;
   if (!release)
     throw new ToolFailure(`node ${node.name}: the release in use cannot be read, so there is nothing to go back from`);
   const backup = rollbackBackup(await client.backups.list(), release);

@@ -11,6 +11,7 @@ import { nodePaths } from '../../core/remote/paths';
 import { withoutControlSequences } from '../../core/operations/terminalText';
 import { hexQuantity, rpcRequest, rpcResult } from '../../core/operations/rpc';
 import { DiskUsage, parseDiskUsage } from '../../core/operations/disk';
+import { deployedRelease } from '../../core/operations/fleet';
 import { clusterBackups } from './clusterBackups';
 import { kubernetesRpcUrl } from '../../core/kubernetes/manifests';
 import type { KubernetesNodeSettings, NodeSettings, SshNodeSettings } from '../../core/settings/model';
@@ -349,8 +350,8 @@ function kubernetesClient(
       enode: () => client.rpc('net_enode').then(String, () => undefined),
       recordedEnode: () => client.recordedEnode(),
       release: async () => {
-        const image = (await client.releaseInUse())?.split(' ')[0].replace(/@.*$/, '');
-        return image?.slice(image.lastIndexOf(':') + 1);
+        const deployed = await client.releaseInUse();
+        return deployed !== undefined ? deployedRelease(deployed) : undefined;
       },
     }),
   };

@@ -1,0 +1,67 @@
+/**
+ * Every node of a stack at a glance (`npm run node -- status --all`): one row per node, as a table or as JSON. Pure:
+ * the rows in, the text out.
+ */
+
+/** What one node said, or why it could not say it. */
+export interface FleetRow {
+  node: string;
+  type: string;
+  /** Where it runs: `kubernetes` or `ssh`. */
+  path: string;
+  /** The release it runs (what it says, or the one deployed), when known. */
+  release?: string;
+  /** The service's or pod's state in the client's words (`started`, `Running`), or why it could not be read. */
+  service: string;
+  running: boolean;
+  peers?: number;
+  head?: number;
+  /** Blocks behind the best known block (0 when not syncing). */
+  behind?: number;
+  /** Companions running, of those the node must run. */
+  companionsUp: number;
+  companions: number;
+}
+
+/** True when every node runs with all its companions. */
+export function fleetHealthy(rows: readonly FleetRow[]): boolean {
+  return rows.every((row) => row.running && row.companionsUp === row.companions);
+}
+
+/** The release in a client version (`besu/v24.1.0/linux-x86_64/…`), or the text as it is. */
+export function releaseOfClientVersion(version: string): string {
+  return /^besu\/(?:[^/]+\/)?v([0-9][^/]*)\//.exec(version)?.[1] ?? version;
+}
+
+/**
+ * The release in what a client says is deployed: `24.1.0 (the release in use, …)` on a machine,
+ * `hyperledger/besu:24.1.0@sha256:… (the pod's image)` on a cluster.
+ */
+export function deployedRelease(deployed: string): string {
+  const word = deployed.split(' ')[0].replace(/@.*$/, '');
+  return word.slice(word.lastIndexOf(':') + 1);
+}
+
+/** The table, one aligned line per node. */
+export function fleetTable(rows: readonly FleetRow[]): string[] {
+  const header = ['NODE', 'TYPE', 'PATH', 'RELEASE', 'SERVICE', 'PEERS', 'HEAD', 'BEHIND', 'COMPANIONS'];
+  const known = (value: number | string | undefined) => (value === undefined ? '-' : String(value));
+  const cells = rows.map((r) => [
+    r.node,
+    r.type,
+    r.path,
+    known(r.release),
+    r.service,
+    known(r.peers),
+    known(r.head),
+    known(r.behind),
+    r.companions === 0 ? '-' : `${r.companionsUp}/${r.companions} up`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  return [header, ...cells].map((line) =>
+    line
+      .map((cell, i) => cell.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd(),
+  );
+}
