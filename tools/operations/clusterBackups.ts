@@ -188,7 +188,14 @@ export function clusterBackups(node: KubernetesNodeSettings, access: ClusterNode
       refuseKey(nodeKey);
       const name = stamped(`${names.statefulSet}-restore`);
       await stopNode();
-      await runJob(restoreJobManifest(node, name, backup.id, backup.release), name, onLine);
+      try {
+        await runJob(restoreJobManifest(node, name, backup.id, backup.release), name, onLine);
+      } catch (error) {
+        // The Job replaces the volume's contents only once restic has restored all of the backup beside them: until
+        // then the data is as it was, so the node starts again on it.
+        await scale(1);
+        throw error;
+      }
       await startOn(backup, onLine);
     },
   };
