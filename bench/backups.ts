@@ -13,7 +13,7 @@ import * as yaml from 'js-yaml';
 import { DEFAULT_NODE_HOME } from '../core/catalog/defaults';
 import { recordProgram } from '../testing/pulumi';
 import { declareProgram } from '../testing/program';
-import { remoteCommands, runRemoteSteps } from '../testing/replay';
+import { nodeKeyOf, remoteCommands, runRemoteSteps } from '../testing/replay';
 import { canBuildHosts, startTestHost, TestHost } from '../testing/host/testHost';
 import type { FileServer } from '../testing/host/fileServer';
 import { packStandinReleases, startReleaseServer } from '../testing/standinReleases';
@@ -52,7 +52,7 @@ export async function benchBackups(): Promise<PartResult> {
     const steps = remoteCommands(declared);
     progress('backups: provisioning the node');
     await runRemoteSteps(host, steps);
-    const key = /export NODE_KEY='(0x[0-9a-f]{64})'/.exec(steps.find((s) => s.name.endsWith('-node-key'))!.stdin)![1];
+    const key = nodeKeyOf(steps);
     const keyFile = path.join(work, 'writer.key');
     fs.writeFileSync(keyFile, key, { mode: 0o600 });
     const configFile = path.join(work, 'Pulumi.testnet.yaml');

@@ -32,6 +32,7 @@ import { MonitoringStandins, startMonitoringStandins } from '../../testing/monit
 import type { FileServer } from '../../testing/host/fileServer';
 import {
   changedCommands,
+  nodeKeyOf,
   remoteCommands as commands,
   RemoteStep,
   runRemoteStep,
@@ -148,7 +149,7 @@ suite('an SSH node on a real host', () => {
   it('sends the node key only to the node-key step, with logging off', () => {
     const steps = commands(first);
     const keyStep = steps.find((s) => s.name === `${NODE}-node-key`)!;
-    const secretKey = /export NODE_KEY='(0x[0-9a-f]{64})'/.exec(keyStep.stdin)![1];
+    const secretKey = nodeKeyOf(steps);
     expect(keyStep.inputs.logging).toBe('none');
     expect(first.resources.find((r) => r.name === `${NODE}-node-key`)!.inputs.stdin).toHaveProperty([
       '4dabf18193072939515e22adb298388d',
@@ -973,9 +974,8 @@ suite('an SSH node on a real host', () => {
       configFile = path.join(work, 'Pulumi.testnet.yaml');
       fs.writeFileSync(configFile, yaml.dump({ config }));
       // The operator's own copy of the node key, as npm run keygen or init writes it.
-      const keyStep = commands(first).find((s) => s.name === `${NODE}-node-key`)!;
       keyFile = path.join(work, 'writer.key');
-      fs.writeFileSync(keyFile, /export NODE_KEY='(0x[0-9a-f]{64})'/.exec(keyStep.stdin)![1], { mode: 0o600 });
+      fs.writeFileSync(keyFile, nodeKeyOf(commands(first)), { mode: 0o600 });
     });
 
     it('took a backup before each release change, on the release that ran the data', async () => {
