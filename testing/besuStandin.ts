@@ -13,11 +13,37 @@ import { PROJECT_DIR } from './run';
 /** A running stand-in. */
 export interface RunningStandin {
   rpcUrl: string;
+  /** Steers the simulated chain (peers, blockAdvancing, syncing, blocksBehind): the stand-in's state file. */
+  setState(state: Record<string, number | boolean>): void;
+  /** The simulated chain's head. */
+  head(): Promise<number>;
+  /** What the node-permissioning contract holds: these enodes, each from its block on (the stand-in's registry file). */
+  register(nodes: readonly { enode: string; fromBlock?: number }[]): void;
   stop(): void;
 }
 
-/** Starts the stand-in with `key`, advertising `p2pHost:p2pPort`, and waits until its RPC answers. */
-export async function startBesuStandin(key: string, p2pHost: string, p2pPort: number): Promise<RunningStandin> {
+/** The node-permissioning contract the stand-in answers for, with the node's bootnodes (as a node of a network has). */
+export interface StandinPermissioning {
+  contract: string;
+  bootnodes: readonly string[];
+}
+
+/** Writes a file the stand-in re-reads, whole at once. */
+function replaceFile(file: string, content: string): void {
+  fs.writeFileSync(`${file}.tmp`, content);
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+/**
+ * Starts the stand-in with `key`, advertising `p2pHost:p2pPort`, and waits until its RPC answers. With `permissioning`,
+ * it checks connections with the contract as the networks' nodes do: it has peers only once registered.
+ */
+export async function startBesuStandin(
+  key: string,
+  p2pHost: string,
+  p2pPort: number,
+  permissioning?: StandinPermissioning,
+): Promise<RunningStandin> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-standin-'));
   const port = await freePort();
   const data = path.join(work, 'data');
@@ -34,6 +60,13 @@ export async function startBesuStandin(key: string, p2pHost: string, p2pPort: nu
       `rpc-http-port = ${port}`,
       'rpc-http-api = ["ETH", "NET", "WEB3"]',
       'discovery-enabled = false',
+      ...(permissioning
+        ? [
+            'permissions-nodes-contract-enabled = true',
+            `permissions-nodes-contract-address = "${permissioning.contract}"`,
+            `bootnodes = [${permissioning.bootnodes.map((b) => JSON.stringify(b)).join(', ')}]`,
+          ]
+        : []),
     ].join('\n'),
   );
   const child: ChildProcess = spawn('python3', [
@@ -53,6 +86,15 @@ export async function startBesuStandin(key: string, p2pHost: string, p2pPort: nu
   }
   return {
     rpcUrl,
+    head: async () => {
+      const answer = await fetch(rpcUrl, {
+        method: 'POST',
+        body: '{"jsonrpc":"2.0","method":"eth_blockNumber","params":[],"id":1}',
+      });
+      return Number.parseInt(((await answer.json()) as { result: string }).result, 16);
+    },
+    setState: (state) => replaceFile(path.join(data, 'standin-state.json'), JSON.stringify(state)),
+    register: (nodes) => replaceFile(path.join(data, 'standin-permissioning.json'), JSON.stringify({ nodes })),
     stop: () => {
       child.kill('SIGTERM');
       fs.rmSync(work, { recursive: true, force: true });

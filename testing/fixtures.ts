@@ -1,6 +1,7 @@
 /**
  * Test fixtures shared by the unit tests: valid settings to mutate, an in-memory file reader, the test genesis.
  */
+import type { Fixes } from '../core/operations/causes';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { PinnedGenesis } from '../core/catalog/networks';
@@ -189,3 +190,14 @@ function secureAt(values: Record<string, unknown>, keyPath: string): unknown {
   for (const part of keyPath.match(/[^.[\]]+/g) ?? []) at = (at as Record<string, unknown>)[part];
   return (at as { secure?: unknown }).secure;
 }
+
+/** Each fix in a word, so a test sees which one a verdict names. */
+export const FIXES: Fixes = {
+  request: 'send the request',
+  restart: 'restart the node',
+  nodeKey: 'put the key back',
+  p2pHost: 'set the p2p address',
+  p2pPort: 'open the p2p port',
+  clock: 'synchronise the clock',
+  disk: 'give the data room',
+};

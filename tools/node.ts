@@ -21,6 +21,10 @@ import { chooseBackup, chooseRollback, listBackups, restoreBackup, takeBackup } 
 import { expandHome, readKeyFile } from './keyFile';
 import { fleetRow } from './operations/fleet';
 import { fleetHealthy, fleetTable } from '../core/operations/fleet';
+import { CauseObservations, fixesFor } from '../core/operations/causes';
+import { enodeParts } from '../core/operations/permissioning';
+import { askPermissioning } from './operations/permissioning';
+import { probeTcp, probeUdp } from './operations/probe';
 
 const OPERATIONS = ['status', 'logs', 'start', 'restart', 'check', 'backup', 'backups', 'restore', 'rollback'] as const;
 type Operation = (typeof OPERATIONS)[number];
@@ -187,7 +191,36 @@ async function version(client: NodeClient): Promise<string> {
   }
 }
 
-async function observe(client: NodeClient, window: number): Promise<Observations> {
+/**
+ * Why a node might have no peers: the contract's answers (always), and, when it has none, the address it leaves from,
+ * 60606 TCP and UDP probed from here, and its clock.
+ */
+async function observeCauses(node: NodeSettings, client: NodeClient, o: Observations): Promise<CauseObservations> {
+  const enode = o.expectedEnode ?? o.reportedEnode;
+  const { ip, port } = enodeParts(enode ?? `enode://${'0'.repeat(128)}@${node.p2pHost}:${node.p2pPort}`);
+  const causes: CauseObservations = {
+    peers: o.peerCount,
+    syncing: o.syncing !== undefined && o.syncing !== false,
+    enodeIp: ip,
+    permissioning:
+      enode === undefined
+        ? { error: 'the node has no enode to ask for' }
+        : await askPermissioning(node, client, enode, o.peerCount),
+  };
+  if (o.peerCount === 0) {
+    const firstBootnode = node.network.bootnodes[node.typenode][0];
+    const [egress, tcp, udp, clock] = await Promise.all([
+      firstBootnode ? client.egress(enodeParts(firstBootnode).ip).catch(() => undefined) : undefined,
+      probeTcp(ip, port),
+      probeUdp(ip, port),
+      client.clock().catch(() => undefined),
+    ]);
+    Object.assign(causes, { tcp, udp }, egress ? { egress } : {}, clock ? { clock } : {});
+  }
+  return causes;
+}
+
+async function observe(node: NodeSettings, client: NodeClient, window: number): Promise<Observations> {
   const [service, expectedEnode, companions, disk] = await Promise.all([
     client.serviceState(),
     client.recordedEnode(),
@@ -207,12 +240,16 @@ async function observe(client: NodeClient, window: number): Promise<Observations
   }
   const [log, now] = await Promise.all([client.recentLog().catch(() => ''), client.now()]);
   observations.lastImportAgeSeconds = lastImportAge(log, now);
+  if (observations.rpcError === undefined) observations.causes = await observeCauses(node, client, observations);
   return observations;
 }
 
 function report(node: NodeSettings, verdicts: Verdict[]): void {
   say(`node ${node.name} (${node.typenode}, ${node.target}, ${node.network.name})`);
-  for (const v of verdicts) say(`  ${v.check.padEnd(14)} ${v.ok ? 'ok  ' : 'FAIL'}  ${v.detail}`);
+  for (const v of verdicts) {
+    say(`  ${v.check.padEnd(14)} ${v.ok ? 'ok  ' : 'FAIL'}  ${v.detail}`);
+    if (v.fix !== undefined) say(`  ${''.padEnd(14)}       fix: ${v.fix}`);
+  }
   say(`verdict: ${healthy(verdicts) ? 'healthy' : 'unhealthy'}`);
 }
 
@@ -223,14 +260,15 @@ async function check(
   window: number,
   fix: boolean,
 ): Promise<number> {
-  let verdicts = evaluateHealth(await observe(client, window));
+  const fixes = fixesFor(node, settings.stack);
+  let verdicts = evaluateHealth(await observe(node, client, window), fixes);
   report(node, verdicts);
   if (healthy(verdicts)) return EXIT.ok;
   if (fix) {
     say(`fix: restarting node ${node.name}`);
     await client.restart();
     await waitForRpc(client);
-    verdicts = evaluateHealth(await observe(client, window));
+    verdicts = evaluateHealth(await observe(node, client, window), fixes);
     report(node, verdicts);
     if (healthy(verdicts)) return EXIT.ok;
   }

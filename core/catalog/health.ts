@@ -29,3 +29,9 @@ export const RESTART_LOOP = { restarts: 2, minutes: 15 } as const;
 
 /** How long a companion service may be down before the alert fires. */
 export const COMPANION_DOWN_FOR_MINUTES = 2;
+
+/**
+ * The node's clock may be this far from the operator's: beyond it a node with no peers is told to fix its clock
+ * (devp2p discovery packets expire 20 s after they are sent, and IBFT 2.0 refuses blocks from the future).
+ */
+export const MAX_CLOCK_OFFSET_SECONDS = 10;

@@ -69,6 +69,22 @@ export function kubectlCommands(node: KubernetesNodeSettings, context?: string) 
       '-c',
       diskUsageCommand(POD_PATHS.dataDir),
     ]),
+    /** When the Besu container last started (RFC 3339), empty when it does not run. */
+    startedAt: withContext([
+      'get',
+      'pod',
+      names.pod,
+      ...ns,
+      '-o',
+      `jsonpath={.status.containerStatuses[?(@.name=="${names.besuContainer}")].state.running.startedAt}`,
+    ]),
+    /** The worker the pod runs on. */
+    worker: withContext(['get', 'pod', names.pod, ...ns, '-o', 'jsonpath={.spec.nodeName}']),
+    /** A worker's addresses as `<type>=<address>` lines (ExternalIP, InternalIP, Hostname). */
+    workerAddresses: (worker: string) =>
+      withContext(['get', 'node', worker, '-o', 'jsonpath={range .status.addresses[*]}{.type}={.address}{"\\n"}{end}']),
+    /** The pod's clock (epoch seconds with nanoseconds), read in the Besu container. */
+    clock: withContext(['exec', names.pod, '-c', names.besuContainer, ...ns, '--', 'date', '+%s.%N']),
     recordedEnode: withContext([
       'get',
       'service',
@@ -160,7 +176,13 @@ export function sshCommands(node: SshNodeSettings) {
     releaseInstalled: (version: string) => `test -x ${shellQuote(`${paths.releasesDir}/besu-${version}/bin/besu`)}`,
     /** Where the RPC is asked on the machine, for messages. */
     rpcAddress: `http://127.0.0.1:${PORTS.rpcHttp}/ on ${node.host}`,
-    rpc: (method: string) =>
-      `curl -s --max-time 5 -H 'Host: localhost' -H 'Content-Type: application/json' --data ${shellQuote(rpcRequest(method))} http://127.0.0.1:${PORTS.rpcHttp}/`,
+    rpc: (method: string, params: readonly unknown[] = []) =>
+      `curl -s --max-time 5 -H 'Host: localhost' -H 'Content-Type: application/json' --data ${shellQuote(rpcRequest(method, params))} http://127.0.0.1:${PORTS.rpcHttp}/`,
+    /** When the service last started, epoch seconds (empty when it never did). */
+    startedAt: `t=$(systemctl show -p ActiveEnterTimestamp --value ${service}); [ -n "$t" ] && date -d "$t" +%s`,
+    /** The address the machine leaves from towards an address: the source of its route there. */
+    egress: (towards: string) => `ip -o route get ${shellQuote(towards)}`,
+    /** The machine's clock (epoch seconds with nanoseconds), then whether it says it is synchronised (yes or no). */
+    clockState: 'date +%s.%N; timedatectl show -p NTPSynchronized --value 2>/dev/null || true',
   };
 }

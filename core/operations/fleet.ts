@@ -18,6 +18,8 @@ export interface FleetRow {
   head?: number;
   /** Blocks behind the best known block (0 when not syncing). */
   behind?: number;
+  /** Whether the network's contract allows the node to connect to its bootnodes, at the node's head. */
+  permissioned?: boolean;
   /** Companions running, of those the node must run. */
   companionsUp: number;
   companions: number;
@@ -44,7 +46,18 @@ export function deployedRelease(deployed: string): string {
 
 /** The table, one aligned line per node. */
 export function fleetTable(rows: readonly FleetRow[]): string[] {
-  const header = ['NODE', 'TYPE', 'PATH', 'RELEASE', 'SERVICE', 'PEERS', 'HEAD', 'BEHIND', 'COMPANIONS'];
+  const header = [
+    'NODE',
+    'TYPE',
+    'PATH',
+    'RELEASE',
+    'SERVICE',
+    'PEERS',
+    'HEAD',
+    'BEHIND',
+    'PERMISSIONED',
+    'COMPANIONS',
+  ];
   const known = (value: number | string | undefined) => (value === undefined ? '-' : String(value));
   const cells = rows.map((r) => [
     r.node,
@@ -55,6 +68,7 @@ export function fleetTable(rows: readonly FleetRow[]): string[] {
     known(r.peers),
     known(r.head),
     known(r.behind),
+    r.permissioned === undefined ? '-' : r.permissioned ? 'yes' : 'no',
     r.companions === 0 ? '-' : `${r.companionsUp}/${r.companions} up`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));

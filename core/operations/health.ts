@@ -3,8 +3,9 @@
  * does its log show block imports, and is it the node the stack permissioned. Pure: observations in, verdicts out.
  */
 import type { CompanionName } from '../catalog/companions';
-import { DISK_FREE, MAX_HEAD_AGE_SECONDS } from '../catalog/health';
-import { diskText, DiskUsage, freeShare } from './disk';
+import { MAX_HEAD_AGE_SECONDS } from '../catalog/health';
+import { CauseObservations, CauseVerdict, diskVerdict, Fixes, noPeerVerdicts, permissioningVerdicts } from './causes';
+import type { DiskUsage } from './disk';
 import type { SyncState } from './rpc';
 
 /** What was observed on the node. Undefined fields could not be observed. */
@@ -28,6 +29,8 @@ export interface Observations {
   companions?: CompanionState[];
   /** The data's disk, when it could be read. */
   disk?: DiskUsage;
+  /** What the causes of no peers are judged from (permissioning, address, ports, clock), when they were observed. */
+  causes?: CauseObservations;
 }
 
 /** One companion service as observed: its name, whether it runs, and how the client describes it. */
@@ -40,16 +43,18 @@ export interface CompanionState {
 /** The verdict of one check. */
 export interface Verdict {
   /** The check, or the name of a companion service. */
-  check: 'service' | 'rpc' | 'peers' | 'block sync' | 'block imports' | 'enode' | 'disk' | CompanionName;
+  check: 'service' | 'rpc' | 'peers' | 'block sync' | 'block imports' | 'enode' | CauseVerdict['check'] | CompanionName;
   ok: boolean;
   detail: string;
+  /** The command or setting that fixes a failed check, when one does. */
+  fix?: string;
 }
 
 /** A block import older than this means the log shows no recent sync (the head-stalled alert's window too). */
 export const MAX_IMPORT_AGE_SECONDS = MAX_HEAD_AGE_SECONDS;
 
-/** Every check's verdict. */
-export function evaluateHealth(o: Observations): Verdict[] {
+/** Every check's verdict; failed ones name their fix. */
+export function evaluateHealth(o: Observations, fixes: Fixes): Verdict[] {
   const verdicts: Verdict[] = [{ check: 'service', ok: o.service.running, detail: o.service.detail }];
   if (o.rpcError !== undefined) {
     verdicts.push({ check: 'rpc', ok: false, detail: o.rpcError });
@@ -61,6 +66,7 @@ export function evaluateHealth(o: Observations): Verdict[] {
         : { check: 'peers', ok: false, detail: `${o.peerCount ?? 'unknown'} peers: the node reaches no other node` },
     );
     verdicts.push(blockSync(o));
+    if (o.causes !== undefined) verdicts.push(...permissioningVerdicts(o.causes, fixes));
   }
   verdicts.push(
     o.lastImportAgeSeconds === undefined
@@ -79,12 +85,12 @@ export function evaluateHealth(o: Observations): Verdict[] {
       detail: ok
         ? `${o.reportedEnode}`
         : `the node answers ${o.reportedEnode ?? '(nothing)'} but the stack's enode is ${o.expectedEnode ?? '(not recorded)'}`,
+      ...(ok || o.reportedEnode === undefined ? {} : { fix: fixes.nodeKey }),
     });
   }
   // A full disk can corrupt Besu's database: below the critical share the node is unhealthy.
-  if (o.disk !== undefined) {
-    verdicts.push({ check: 'disk', ok: freeShare(o.disk) >= DISK_FREE.critical, detail: diskText(o.disk) });
-  }
+  if (o.disk !== undefined) verdicts.push(diskVerdict(o.disk, fixes));
+  if (o.causes !== undefined) verdicts.push(...noPeerVerdicts(o.causes, fixes));
   // The network's companion services are required: a writer without its relay signer breaks the gas model.
   for (const companion of o.companions ?? []) {
     verdicts.push({

@@ -2,9 +2,9 @@
  * JSON-RPC as the day-2 operations speak it: request bodies and answers.
  */
 
-/** The body of a JSON-RPC 2.0 request without parameters. */
-export function rpcRequest(method: string): string {
-  return JSON.stringify({ jsonrpc: '2.0', method, params: [], id: 1 });
+/** The body of a JSON-RPC 2.0 request. */
+export function rpcRequest(method: string, params: readonly unknown[] = []): string {
+  return JSON.stringify({ jsonrpc: '2.0', method, params, id: 1 });
 }
 
 /** The result of a JSON-RPC answer from `address`; throws naming the address, or with the node's error message. */

@@ -21,6 +21,7 @@ import { recordProgram } from '../../testing/pulumi';
 import { declareProgram } from '../../testing/program';
 import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
 import { valuesFor } from '../../testing/values';
+import { NETWORKS } from '../../core/catalog/networks';
 
 jest.setTimeout(300_000);
 
@@ -30,6 +31,10 @@ const NAMESPACE = 'operations';
 const POD = 'besu-node-writer-0';
 const values = valuesFor('testnet', 'writer', { namespace: NAMESPACE });
 const enode = deriveIdentity(KEY_ONE, values.deploy.p2p.host, values.deploy.p2p.port).enode;
+const NETWORK = NETWORKS['open-protestnet'];
+const BOOTNODES = NETWORK.bootnodes.writer;
+/** The writer and the network's bootnodes registered in the contract from the first block. */
+const PERMISSIONED = [enode, ...BOOTNODES].map((each) => ({ enode: each, fromBlock: 0 }));
 let work: string;
 let standin: RunningStandin | undefined;
 
@@ -76,7 +81,11 @@ beforeAll(async () => {
     { 'values/writer.yml': values },
   );
   await applyServerSide(cluster(), kubernetesManifests(declared));
-  standin = await startBesuStandin(KEY_ONE, values.deploy.p2p.host, values.deploy.p2p.port);
+  standin = await startBesuStandin(KEY_ONE, values.deploy.p2p.host, values.deploy.p2p.port, {
+    contract: NETWORK.nodesPermissioningContract,
+    bootnodes: BOOTNODES,
+  });
+  standin.register(PERMISSIONED);
   fs.writeFileSync(cluster().containerLog, criLines([besuImportLine(30), besuImportLine(2)]));
   await runningAgain('');
 });
@@ -104,11 +113,20 @@ describe('npm run node against a real API server', () => {
     const table = await node('status', '--all');
     expect(table.stderr).toBe('');
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/^NODE +TYPE +PATH +RELEASE +SERVICE +PEERS +HEAD +BEHIND +COMPANIONS$/m);
-    expect(table.stdout).toMatch(/^writer +writer +kubernetes +\S+ +Running +3 +\d+ +0 +2\/2 up$/m);
+    expect(table.stdout).toMatch(
+      /^NODE +TYPE +PATH +RELEASE +SERVICE +PEERS +HEAD +BEHIND +PERMISSIONED +COMPANIONS$/m,
+    );
+    expect(table.stdout).toMatch(/^writer +writer +kubernetes +\S+ +Running +3 +\d+ +0 +yes +2\/2 up$/m);
     const json = await node('status', '--all', '--json');
     expect(JSON.parse(json.stdout)).toEqual([
-      expect.objectContaining({ node: 'writer', type: 'writer', path: 'kubernetes', running: true, peers: 3 }),
+      expect.objectContaining({
+        node: 'writer',
+        type: 'writer',
+        path: 'kubernetes',
+        running: true,
+        peers: 3,
+        permissioned: true,
+      }),
     ]);
     expect((await node('status', '--json')).stderr).toMatch(/--json goes with --all/);
   });
@@ -117,6 +135,62 @@ describe('npm run node against a real API server', () => {
     const result = await node('check', '--window', '3');
     expect(result.stdout).toMatch(/verdict: healthy/);
     expect(result.code).toBe(0);
+  });
+
+  describe("check asks the network's contract through the node's RPC: the three states", () => {
+    afterEach(() => {
+      standin!.register(PERMISSIONED);
+      standin!.setState({});
+    });
+
+    itWithCluster('not yet permissioned: the contract refuses, the request is the fix', async () => {
+      standin!.register(BOOTNODES.map((each) => ({ enode: each })));
+      const result = await node('check', '--window', '3');
+      expect(result.stdout).toMatch(
+        /permissioning +FAIL +not yet permissioned \(at block \d+, allowed to connect to 0 of the network's 2 bootnodes\)/,
+      );
+      expect(result.stdout).toMatch(
+        /fix: send the node's permissioning request \(pulumi stack output nodes --stack testnet --json: writer\.permissioningRequest\)/,
+      );
+      expect(result.stdout).toMatch(/peers +FAIL +0 peers/);
+      expect(result.code).toBe(1);
+      expect((await node('status', '--all')).stdout).toMatch(/^writer +writer +kubernetes .* no +2\/2 up$/m);
+    });
+
+    itWithCluster("permissioned, no peers: the causes, the pod's worker's address among them", async () => {
+      standin!.setState({ peers: 0 });
+      const result = await node('check', '--window', '3');
+      expect(result.stdout).toMatch(
+        /permissioning +ok +permissioned, no peers \(at block \d+, allowed to connect to 2 of/,
+      );
+      expect(result.stdout).toMatch(/p2p address +(ok|FAIL) .*worker /);
+      expect(result.stdout).toMatch(/p2p tcp +(ok|FAIL) +TCP /);
+      expect(result.stdout).toMatch(/p2p udp +(ok|FAIL) +UDP /);
+      expect(result.code).toBe(1);
+    });
+
+    itWithCluster('permissioned and syncing, then in sync', async () => {
+      standin!.setState({ syncing: true, blocksBehind: 40 });
+      expect((await node('check', '--window', '3')).stdout).toMatch(/permissioning +ok +permissioned, syncing \(/);
+      standin!.setState({});
+      const result = await node('check', '--window', '3');
+      expect(result.stdout).toMatch(/permissioning +ok +in sync \(/);
+      expect(result.stdout).not.toMatch(/p2p tcp/); // with peers, the causes of none are not looked at
+      expect(result.code).toBe(0);
+    });
+
+    itWithCluster('permissioned after the pod started, no peers: a restart is due', async () => {
+      const head = await standin!.head();
+      standin!.register([{ enode, fromBlock: head + 1 }, ...BOOTNODES.map((each) => ({ enode: each }))]);
+      await new Promise((resolve) => setTimeout(resolve, 2500)); // the registration's block comes
+      const result = await node('check', '--window', '3');
+      expect(result.stdout).toMatch(/permissioning +ok +permissioned, no peers/);
+      expect(result.stdout).toMatch(
+        /restart +FAIL +due: the node was permissioned after its last start \(not yet at block \d+\)/,
+      );
+      expect(result.stdout).toMatch(/fix: npm run node -- check --stack testnet --node writer --fix/);
+      expect(result.code).toBe(1);
+    });
   });
 
   itWithCluster("check: an old last import in the container's log fails the log check", async () => {

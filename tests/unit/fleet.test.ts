@@ -20,6 +20,7 @@ const writer: FleetRow = {
   peers: 3,
   head: 1234,
   behind: 0,
+  permissioned: true,
   companionsUp: 2,
   companions: 2,
 };
@@ -34,6 +35,7 @@ const validator: FleetRow = {
 };
 const bootnode: FleetRow = {
   ...writer,
+  permissioned: false,
   node: 'boot',
   type: 'bootnode',
   path: 'ssh',
@@ -45,10 +47,10 @@ const bootnode: FleetRow = {
 describe('every node at a glance', () => {
   it('prints one aligned line per node, unknown values as -', () => {
     expect(fleetTable([writer, validator, bootnode])).toEqual([
-      'NODE         TYPE       PATH        RELEASE  SERVICE                                                  PEERS  HEAD  BEHIND  COMPANIONS',
-      'writer       writer     kubernetes  24.1.0   Running                                                  3      1234  0       2/2 up',
-      'validator-1  validator  ssh         -        unreachable (cannot reach root@203.0.113.7:22 over SSH)  -      -     -       0/2 up',
-      'boot         bootnode   ssh         24.1.0   started                                                  3      1234  0       -',
+      'NODE         TYPE       PATH        RELEASE  SERVICE                                                  PEERS  HEAD  BEHIND  PERMISSIONED  COMPANIONS',
+      'writer       writer     kubernetes  24.1.0   Running                                                  3      1234  0       yes           2/2 up',
+      'validator-1  validator  ssh         -        unreachable (cannot reach root@203.0.113.7:22 over SSH)  -      -     -       -             0/2 up',
+      'boot         bootnode   ssh         24.1.0   started                                                  3      1234  0       no            -',
     ]);
   });
 

@@ -8,7 +8,7 @@ import { DISK_FREE } from '../../core/catalog/health';
 import { kubectlCommands, sshArguments, sshCommands } from '../../core/operations/clients';
 import { loadStack } from '../../core/settings/load';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
-import { memoryFiles, rawConfig, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
+import { FIXES, memoryFiles, rawConfig, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
 import * as yaml from 'js-yaml';
 
 const ENODE = `enode://${'a'.repeat(128)}@203.0.113.10:60606`;
@@ -24,13 +24,13 @@ const good: Observations = {
   expectedEnode: ENODE,
 };
 const failing = (o: Partial<Observations>) =>
-  evaluateHealth({ ...good, ...o })
+  evaluateHealth({ ...good, ...o }, FIXES)
     .filter((v) => !v.ok)
     .map((v) => `${v.check}: ${v.detail}`);
 
 describe('health rules', () => {
   it('a running, peered, syncing node with recent imports and the stack enode is healthy', () => {
-    const verdicts = evaluateHealth(good);
+    const verdicts = evaluateHealth(good, FIXES);
     expect(verdicts.map((v) => v.check)).toEqual(['service', 'rpc', 'peers', 'block sync', 'block imports', 'enode']);
     expect(healthy(verdicts)).toBe(true);
   });
@@ -56,7 +56,7 @@ describe('health rules', () => {
   });
 
   it('reports an RPC that does not answer instead of peers and blocks', () => {
-    const verdicts = evaluateHealth({ ...good, rpcError: 'connection refused', peerCount: undefined });
+    const verdicts = evaluateHealth({ ...good, rpcError: 'connection refused', peerCount: undefined }, FIXES);
     expect(verdicts.map((v) => `${v.check} ${v.ok}`)).toEqual([
       'service true',
       'rpc false',
@@ -66,7 +66,7 @@ describe('health rules', () => {
   });
 
   it('shows how far behind a syncing node is', () => {
-    const verdict = evaluateHealth({ ...good, syncing: { currentBlock: 100, highestBlock: 150 } })[3];
+    const verdict = evaluateHealth({ ...good, syncing: { currentBlock: 100, highestBlock: 150 } }, FIXES)[3];
     expect(verdict.detail).toBe('block 10 -> 14 in 10 s, syncing: 50 blocks behind');
   });
 
@@ -207,16 +207,16 @@ describe('the disk of the data', () => {
 
   it(`fails the check below the critical share (${DISK_FREE.critical * 100} %), and says low below the warning`, () => {
     expect(failing({ disk: disk(0.5) })).toEqual([]);
-    const ok = evaluateHealth({ ...good, disk: disk(0.5) }).find((v) => v.check === 'disk')!;
+    const ok = evaluateHealth({ ...good, disk: disk(0.5) }, FIXES).find((v) => v.check === 'disk')!;
     expect(ok.detail).toBe('data 30.0 GiB; 50.0 GiB free of 100.0 GiB (50 %)');
     expect(failing({ disk: disk(DISK_FREE.warning - 0.01) })).toEqual([]);
     expect(
-      evaluateHealth({ ...good, disk: disk(DISK_FREE.warning - 0.01) }).find((v) => v.check === 'disk')!.detail,
+      evaluateHealth({ ...good, disk: disk(DISK_FREE.warning - 0.01) }, FIXES).find((v) => v.check === 'disk')!.detail,
     ).toMatch(/\(14 %\): below 15 %, low$/);
     expect(failing({ disk: disk(DISK_FREE.critical - 0.01) })).toEqual([
       "disk: data 30.0 GiB; 4.0 GiB free of 100.0 GiB (4 %): below the critical 5 %, a full disk can corrupt Besu's database",
     ]);
     // Not read (a pod without a shell, no rights): no verdict.
-    expect(evaluateHealth(good).some((v) => v.check === 'disk')).toBe(false);
+    expect(evaluateHealth(good, FIXES).some((v) => v.check === 'disk')).toBe(false);
   });
 });

@@ -5,6 +5,8 @@ import { deployedRelease, FleetRow, releaseOfClientVersion } from '../../core/op
 import { hexQuantity, syncState } from '../../core/operations/rpc';
 import type { NodeSettings } from '../../core/settings/model';
 import type { NodeClient } from './nodeClient';
+import { permissioned } from '../../core/operations/permissioning';
+import { askPermissioning } from './permissioning';
 
 /** A number the node answered, or undefined when it did not. */
 async function answer<T>(question: Promise<unknown>, read: (value: unknown) => T): Promise<T | undefined> {
@@ -13,6 +15,16 @@ async function answer<T>(question: Promise<unknown>, read: (value: unknown) => T
   } catch {
     return undefined;
   }
+}
+
+/** What the contract says of the node at its head (its enode as the stack recorded it), or undefined when unknown. */
+async function askWhetherPermissioned(node: NodeSettings, client: NodeClient) {
+  const enode =
+    (await client.recordedEnode().catch(() => undefined)) ??
+    (await answer(client.rpc('net_enode'), (value) => String(value)));
+  if (enode === undefined) return undefined;
+  const observation = await askPermissioning(node, client, enode, undefined);
+  return 'error' in observation ? undefined : observation.head;
 }
 
 /** One node's row: what its service, RPC and companions say; what cannot be read stays unknown. */
@@ -24,12 +36,13 @@ export async function fleetRow(node: NodeSettings, client: NodeClient): Promise<
   } catch (error) {
     return { ...base, service: `unreachable (${(error as Error).message})`, running: false, companionsUp: 0 };
   }
-  const [peers, head, syncing, version, companions] = await Promise.all([
+  const [peers, head, syncing, version, companions, permissioning] = await Promise.all([
     answer(client.rpc('net_peerCount'), hexQuantity),
     answer(client.rpc('eth_blockNumber'), hexQuantity),
     answer(client.rpc('eth_syncing'), syncState),
     answer(client.rpc('web3_clientVersion'), (v) => releaseOfClientVersion(String(v))),
     client.companionStates().catch(() => []),
+    askWhetherPermissioned(node, client),
   ]);
   const deployed = version === undefined ? await client.releaseInUse().catch(() => undefined) : undefined;
   const release = version ?? (deployed !== undefined ? deployedRelease(deployed) : undefined);
@@ -41,6 +54,7 @@ export async function fleetRow(node: NodeSettings, client: NodeClient): Promise<
     ...(peers !== undefined ? { peers } : {}),
     ...(head !== undefined ? { head } : {}),
     ...(syncing !== undefined ? { behind: syncing ? syncing.highestBlock - syncing.currentBlock : 0 } : {}),
+    ...(permissioning !== undefined ? { permissioned: permissioned(permissioning) } : {}),
     companionsUp: companions.filter((c) => c.running).length,
   };
 }

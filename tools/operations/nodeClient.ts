@@ -31,7 +31,14 @@ export interface NodeClient {
   serviceState(): Promise<{ running: boolean; detail: string }>;
   /** The node's companion services (`lacchain:companions`), each running or not. */
   companionStates(): Promise<CompanionState[]>;
-  rpc(method: string): Promise<unknown>;
+  /** A JSON-RPC question to the node's own RPC; throws naming the address, or with the node's error. */
+  rpc(method: string, params?: readonly unknown[]): Promise<unknown>;
+  /** When the node last started, epoch seconds; undefined when unknown. */
+  startedAt(): Promise<number | undefined>;
+  /** The addresses the node leaves from towards `address`, and how they were read; undefined when unknown. */
+  egress(towards: string): Promise<Egress | undefined>;
+  /** The node's clock against this machine's (seconds), and whether it says it is synchronised; undefined when unknown. */
+  clock(): Promise<ClockState | undefined>;
   /** The release the node runs, as deployed (SSH: `releases/current`; Kubernetes: the pod's image), if known. */
   releaseInUse(): Promise<string | undefined>;
   /** The enode the program recorded for the node (SSH: data/enode; Kubernetes: the Service annotation). */
@@ -48,6 +55,23 @@ export interface NodeClient {
   restartHint: string;
   /** The node's backups. */
   backups: BackupClient;
+}
+
+/** The addresses a node leaves from, and how they were read. */
+export interface Egress {
+  addresses: string[];
+  how: string;
+}
+
+/** A node's clock against the operator's. */
+export interface ClockState {
+  offsetSeconds: number;
+  synchronised?: boolean;
+}
+
+/** The node's clock minus this machine's, from a reading taken between `before` and `after` (epoch milliseconds). */
+function clockOffset(nodeSeconds: number, before: number, after: number): number {
+  return nodeSeconds - (before + after) / 2000;
 }
 
 /** Backups of a node's chain data, whatever its target. */
@@ -130,8 +154,8 @@ function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: stri
         return { name: c.name, running: state === 'active', detail: state === 'active' ? 'started' : state };
       });
     },
-    async rpc(method) {
-      const result = await ssh(commands.rpc(method));
+    async rpc(method, params) {
+      const result = await ssh(commands.rpc(method, params));
       if (result.code !== 0) {
         throw new Error(`${method}: no answer from ${commands.rpcAddress} (curl exit ${result.code})`);
       }
@@ -150,6 +174,29 @@ function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: stri
     },
     async recentLog() {
       return (await ssh(commands.recentLog)).stdout;
+    },
+    async startedAt() {
+      const result = await ssh(commands.startedAt);
+      const seconds = Number(result.stdout.trim());
+      return result.code === 0 && seconds > 0 ? seconds : undefined;
+    },
+    async egress(towards) {
+      const result = await ssh(commands.egress(towards));
+      const source = / src (\S+)/.exec(result.stdout)?.[1];
+      return result.code === 0 && source
+        ? { addresses: [source], how: `the source of its route to ${towards}` }
+        : undefined;
+    },
+    async clock() {
+      const before = Date.now();
+      const result = await ssh(commands.clockState);
+      const after = Date.now();
+      const [seconds, synchronised] = result.stdout.trim().split('\n');
+      if (result.code !== 0 || !Number.isFinite(Number(seconds))) return undefined;
+      return {
+        offsetSeconds: clockOffset(Number(seconds), before, after),
+        ...(synchronised === 'yes' || synchronised === 'no' ? { synchronised: synchronised === 'yes' } : {}),
+      };
     },
     async now() {
       return Number((await ssh(commands.clock)).stdout.trim());
@@ -291,13 +338,13 @@ function kubernetesClient(
         };
       });
     },
-    async rpc(method) {
+    async rpc(method, params) {
       let response: Response;
       try {
         response = await fetch(url, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: rpcRequest(method),
+          body: rpcRequest(method, params),
           signal: AbortSignal.timeout(5000),
         });
       } catch (error) {
@@ -322,6 +369,37 @@ function kubernetesClient(
     },
     async now() {
       return Date.now() / 1000;
+    },
+    async startedAt() {
+      const result = await runClient('kubectl', commands.startedAt);
+      const time = Date.parse(result.stdout.trim());
+      return result.code === 0 && !Number.isNaN(time) ? time / 1000 : undefined;
+    },
+    async egress() {
+      // A pod leaves the cluster from its worker's address (the LoadBalancer takes what comes in).
+      const worker = (await runClient('kubectl', commands.worker)).stdout.trim();
+      if (!worker) return undefined;
+      const result = await runClient('kubectl', commands.workerAddresses(worker));
+      const addresses = result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split('='))
+        .filter(([type]) => type === 'ExternalIP' || type === 'InternalIP')
+        .sort(([a], [b]) => a.localeCompare(b)) // ExternalIP first
+        .map(([, address]) => address);
+      const moved = node.workerName !== undefined && node.workerName !== worker ? `, not ${node.workerName}` : '';
+      return result.code === 0 && addresses.length > 0
+        ? { addresses, how: `the addresses of worker ${worker}${moved}, the pod's` }
+        : undefined;
+    },
+    async clock() {
+      const before = Date.now();
+      const result = await runClient('kubectl', commands.clock);
+      const after = Date.now();
+      const seconds = Number(result.stdout.trim());
+      return result.code === 0 && result.stdout.trim() !== '' && Number.isFinite(seconds)
+        ? { offsetSeconds: clockOffset(seconds, before, after) }
+        : undefined;
     },
     async diskUsage() {
       const result = await runClient('kubectl', commands.diskUsage);
