@@ -246,9 +246,11 @@ async function observe(node: NodeSettings, client: NodeClient, window: number): 
 
 function report(node: NodeSettings, verdicts: Verdict[]): void {
   say(`node ${node.name} (${node.typenode}, ${node.target}, ${node.network.name})`);
+  let previousFix: string | undefined;
   for (const v of verdicts) {
     say(`  ${v.check.padEnd(14)} ${v.ok ? 'ok  ' : 'FAIL'}  ${v.detail}`);
-    if (v.fix !== undefined) say(`  ${''.padEnd(14)}       fix: ${v.fix}`);
+    if (v.fix !== undefined) say(`  ${''.padEnd(14)}       fix: ${v.fix === previousFix ? 'the same' : v.fix}`);
+    previousFix = v.fix ?? previousFix;
   }
   say(`verdict: ${healthy(verdicts) ? 'healthy' : 'unhealthy'}`);
 }

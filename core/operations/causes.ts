@@ -4,6 +4,7 @@
  * Pure: observations and the node's words for its fixes in, verdicts out.
  */
 import { DISK_FREE, MAX_CLOCK_OFFSET_SECONDS } from '../catalog/health';
+import { nodePaths } from '../remote/paths';
 import type { NodeSettings } from '../settings/model';
 import { diskText, DiskUsage, freeShare } from './disk';
 import { permissioned, PermissioningAnswer, permissioningState } from './permissioning';
@@ -35,12 +36,14 @@ export function fixesFor(node: NodeSettings, stack: string): Fixes {
       `${node.name}.permissioningRequest) to the network operator. ${node.network.permissioningProcedure}`,
     restart: `npm run node -- check --stack ${stack} --node ${node.name} --fix (or restart)`,
     nodeKey: machine
-      ? `run the node-key step again so the node gets the stack's key: pulumi up --replace ` +
-        `$(pulumi stack --show-urns | grep -o 'urn:[^ ]*::${node.name}-node-key')`
-      : `put the stack's key back in the Secret: pulumi up --replace ` +
-        `$(pulumi stack --show-urns | grep -o 'urn:[^ ]*Secret::${node.name}-key')`,
+      ? `put the stack's key back: on the machine move ${nodePaths(node).key} away (keep it), run the node-key step ` +
+        `again (pulumi up --replace $(pulumi stack --show-urns | grep -o 'urn:[^ ]*::${node.name}-node-key')), then ` +
+        `npm run node -- restart --stack ${stack} --node ${node.name}`
+      : `put the stack's key back in the Secret (pulumi up --replace ` +
+        `$(pulumi stack --show-urns | grep -o 'urn:[^ ]*Secret::${node.name}-key')), then ` +
+        `npm run node -- restart --stack ${stack} --node ${node.name}`,
     p2pHost: machine
-      ? `set node_ip in ${node.settingsFile} to the address the machine leaves from (or have the NAT give the ` +
+      ? `set inventory.node_ip of node ${node.name} in ${node.settingsFile} to the address the machine leaves from (or have the NAT give the ` +
         `machine the enode's address), pulumi up, and send the new enode for permissioning`
       : `pin the pod to the worker whose address is the enode's (deploy.workerName in ${node.settingsFile}), or set ` +
         `deploy.p2p.host to the worker's address, pulumi up, and send the new enode for permissioning`,

@@ -57,6 +57,8 @@ const NEXT = '24.1.0';
 const NODE = 'writer';
 /** The node home: the catalog's default, as the stacks under test leave it. */
 const HOME = DEFAULT_NODE_HOME;
+/** The network's bootnodes a writer asks the node-permissioning contract for a connection to. */
+const BOOTNODES = NETWORKS['open-protestnet'].bootnodes.writer;
 /** A release whose archive the tests serve (the 24.1.0 stand-in under its name) but never unpack. */
 const UNPACKED = '24.1.2';
 
@@ -96,6 +98,12 @@ suite('an SSH node on a real host', () => {
       ),
     );
 
+  /** What the network's node-permissioning contract holds (the stand-in's registry, part of the chain data). */
+  const register = (nodes: { enode: string; fromBlock?: number }[]) =>
+    sh(`echo '${JSON.stringify({ nodes })}' > ${HOME}/data/standin-permissioning.json`);
+  /** The node and the network's bootnodes registered from the first block: the node is permissioned. */
+  const permission = () => register([enode, ...BOOTNODES].map((each) => ({ enode: each, fromBlock: 0 })));
+
   /** Waits (15 s at most) until the node answers net_enode again, and returns what it answers. */
   async function answersWithEnode(): Promise<string | undefined> {
     for (let i = 0; i < 30 && (await rpc('net_enode').catch(() => ({}))).result !== enode; i++) {
@@ -118,6 +126,7 @@ suite('an SSH node on a real host', () => {
     enode = (await settle(first.outputs.nodes[NODE].enode)).value as string;
     address = (await settle(first.outputs.nodes[NODE].address)).value as string;
     await runAll(commands(first));
+    await permission();
   });
 
   afterAll(async () => {
@@ -506,7 +515,7 @@ suite('an SSH node on a real host', () => {
       const result = await node('status', '--all');
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(
-        new RegExp(`^writer +writer +ssh +${NEXT.replace(/\./g, '\\.')} +started +3 +\\d+ +0 +2/2 up$`, 'm'),
+        new RegExp(`^writer +writer +ssh +${NEXT.replace(/\./g, '\\.')} +started +3 +\\d+ +0 +yes +2/2 up$`, 'm'),
       );
     });
 
@@ -558,6 +567,66 @@ suite('an SSH node on a real host', () => {
       await setState({ peers: 3, blockAdvancing: true });
     });
 
+    it("check: not yet permissioned, then permissioned after the node's start: a restart is due, --fix restarts", async () => {
+      await register(BOOTNODES.map((each) => ({ enode: each })));
+      const refused = await node('check');
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toMatch(
+        /permissioning +FAIL +not yet permissioned \(at block \d+, allowed to connect to 0 of the network's 2 bootnodes\)/,
+      );
+      expect(refused.stdout).toContain(
+        "fix: send the node's permissioning request (pulumi stack output nodes --stack testnet --json: writer.permissioningRequest)",
+      );
+      expect(refused.stdout).toMatch(/peers +FAIL +0 peers/);
+      const head = Number.parseInt((await rpc('eth_blockNumber')).result, 16);
+      await register([{ enode, fromBlock: head + 1 }, ...BOOTNODES.map((each) => ({ enode: each }))]);
+      await new Promise((resolve) => setTimeout(resolve, 2500)); // the block that registers the node comes
+      const fixed = await node('check', '--fix');
+      expect(fixed.stdout).toMatch(
+        /permissioning +ok +permissioned, no peers \(at block \d+, allowed to connect to 2 of/,
+      );
+      expect(fixed.stdout).toMatch(
+        /restart +FAIL +due: the node was permissioned after its last start \(not yet at block \d+\) and has no peers/,
+      );
+      expect(fixed.stdout).toMatch(/fix: restarting node writer/);
+      expect(fixed.stdout).toMatch(/permissioning +ok +in sync \(at block/);
+      expect(fixed.stdout).toMatch(/verdict: healthy$/m);
+      expect(fixed.code).toBe(0);
+      await permission();
+    });
+
+    it('check: no peers, 60606 closed and another source address: each cause found with its fix', async () => {
+      await setState({ peers: 0 });
+      // Towards the network's first bootnode the machine leaves from another address of its own (a moved IP, a NAT).
+      const bootnodeIp = BOOTNODES[0].split('@')[1].split(':')[0];
+      const other = host.ip.replace(/\.\d+$/, '.77');
+      await sh(
+        `ip addr add ${other}/32 dev eth0 && ip route add ${bootnodeIp}/32 via ${host.gateway} src ${other} && ` +
+          'nft add table inet e2e_closed && ' +
+          "nft add chain inet e2e_closed input '{ type filter hook input priority -10; }' && " +
+          `nft add rule inet e2e_closed input tcp dport ${PORTS.p2p} reject with tcp reset && ` +
+          `nft add rule inet e2e_closed input udp dport ${PORTS.p2p} reject`,
+      );
+      const closed = await node('check');
+      await sh(`nft delete table inet e2e_closed && ip route replace ${bootnodeIp}/32 via ${host.gateway}`);
+      const open = await node('check');
+      await sh(`ip route del ${bootnodeIp}/32 && ip addr del ${other}/32 dev eth0`);
+      await setState({ peers: 3 });
+      expect(closed.code).toBe(1);
+      expect(closed.stdout).toMatch(/permissioning +ok +permissioned, no peers/);
+      expect(closed.stdout).toContain(
+        `p2p address    FAIL  the enode says ${host.ip} but the node leaves from ${other} (the source of its route to ${bootnodeIp})`,
+      );
+      expect(closed.stdout).toMatch(/fix: set inventory.node_ip of node writer in .* to the address the machine leaves from/);
+      expect(closed.stdout).toContain(`p2p tcp        FAIL  TCP ${host.ip}: refused from this machine`);
+      expect(closed.stdout).toContain(`p2p udp        FAIL  UDP ${host.ip}: refused from this machine`);
+      expect(closed.stdout).toMatch(/fix: open 60606 TCP and UDP to the machine in every firewall before it/);
+      expect(closed.stdout).toMatch(/clock +ok +[+-]\d+\.\d s from this machine's/);
+      expect(open.stdout).toContain(`p2p address    ok    the node leaves from ${host.ip}, the enode's`);
+      expect(open.stdout).toContain(`p2p tcp        ok    TCP ${host.ip}: open from this machine`);
+      expect(open.stdout).toMatch(/p2p udp +ok +UDP [\d.]+: no refusal from this machine/);
+    });
+
     it('check --fix brings a stopped node back', async () => {
       await sh('systemctl stop besu');
       const down = await node('status');
@@ -578,6 +647,30 @@ suite('an SSH node on a real host', () => {
       const restarted = await node('restart');
       expect(restarted.code).toBe(0);
       expect(await sh('systemctl show -p MainPID --value besu')).not.toBe(pid);
+    });
+
+    it("check: a node started with another key fails, naming the fix, which puts the stack's key back", async () => {
+      const other = `0x${'2'.padStart(64, '0')}`;
+      const keyFile = `${HOME}/data/key`;
+      await sh(
+        `systemctl stop besu && cp -p ${keyFile} /root/key.saved && ` +
+          `printf '%s' ${other} > ${keyFile} && systemctl start besu`,
+      );
+      for (let i = 0; i < 30 && (await rpc('net_enode').catch(() => ({}))).result === undefined; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      const wrong = await node('check');
+      expect(wrong.code).toBe(1);
+      expect(wrong.stdout).toMatch(
+        /enode +FAIL +the node answers enode:\/\/[0-9a-f]{128}@.* but the stack's enode is /,
+      );
+      expect(wrong.stdout).toContain(`fix: put the stack's key back: on the machine move ${keyFile} away (keep it)`);
+      // The fix, as it says: the key moved away, the node-key step run again, a restart.
+      await sh(`mv ${keyFile} /root/key.wrong`);
+      await runAll(commands(await current()).filter((step) => step.name.endsWith('-node-key')));
+      expect((await node('restart')).code).toBe(0);
+      expect(await answersWithEnode()).toBe(enode);
+      await sh('cmp /root/key.saved ' + keyFile);
     });
 
     it('check: a node answering another enode fails, showing both values', async () => {
