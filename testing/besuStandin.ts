@@ -59,6 +59,8 @@ export async function startBesuStandin(
       'rpc-http-host = "127.0.0.1"',
       `rpc-http-port = ${port}`,
       'rpc-http-api = ["ETH", "NET", "WEB3"]',
+      // The node's p2p address is elsewhere (a pod, a machine): the stand-in only advertises it.
+      'p2p-enabled = false',
       'discovery-enabled = false',
       ...(permissioning
         ? [

@@ -1,6 +1,6 @@
 /**
  * `npm run node -- <status|logs|start|restart|check|backup|backups|restore|rollback> --stack <testnet|mainnet>`
- *   [--node NAME] [--config FILE] [--ssh-key FILE] [--ssh-option OPTION]... [--rpc-url URL] [--window SECONDS]
+ *   [--node NAME] [--config FILE] [--ssh-key FILE] [--ssh-option OPTION]... [--rpc-url [NODE=]URL]... [--window SECONDS]
  *   [--follow] [--fix] [--backup ID] [--key-file FILE] [--all] [--json]
  *
  * Day-2 operations on a node of a stack, from the operator's machine, with the real clients (ssh, kubectl) and the
@@ -32,7 +32,7 @@ type Operation = (typeof OPERATIONS)[number];
 const EVERY_NODE: readonly Operation[] = ['backup', 'backups'];
 const USAGE =
   `npm run node -- <${OPERATIONS.join('|')}> --stack <testnet|mainnet> [--node NAME] [--config FILE] ` +
-  '[--ssh-key FILE] [--ssh-option OPTION]... [--rpc-url URL] [--window SECONDS] [--follow] [--fix] ' +
+  '[--ssh-key FILE] [--ssh-option OPTION]... [--rpc-url [NODE=]URL]... [--window SECONDS] [--follow] [--fix] ' +
   '[--backup ID] [--key-file FILE] [--all] [--json]';
 /** Default observation window of the block-sync check (blocks come every 2 s). */
 const DEFAULT_WINDOW_SECONDS = 10;
@@ -48,7 +48,7 @@ runTool(async () => {
       config: { type: 'string' },
       'ssh-key': { type: 'string' },
       'ssh-option': { type: 'string', multiple: true },
-      'rpc-url': { type: 'string' },
+      'rpc-url': { type: 'string', multiple: true },
       window: { type: 'string' },
       follow: { type: 'boolean' },
       fix: { type: 'boolean' },
@@ -75,12 +75,13 @@ runTool(async () => {
     readStackConfigFile(values.config ?? stackConfigFileName(stack)),
     readFileFromDisk,
   );
+  const rpcUrls = readRpcUrls(values['rpc-url'] ?? [], settings);
   const clientOf = (node: NodeSettings) =>
     nodeClient(node, {
       stack,
       kubeContext: settings.kubeContext,
       ssh: { keyFile: values['ssh-key'], options: values['ssh-option'] ?? [] },
-      rpcUrl: values['rpc-url'],
+      rpcUrl: rpcUrls.get(node.name) ?? rpcUrls.get(''),
     });
   if (values.backup !== undefined && operation !== 'restore')
     throw new UsageError(`--backup is for restore only\nusage: ${USAGE}`);
@@ -143,6 +144,31 @@ runTool(async () => {
 /** Prints a line; what came from the node (its log, files and answers) cannot drive the operator's terminal. */
 function say(line: string): void {
   process.stdout.write(`${withoutControlSequences(line)}\n`);
+}
+
+/**
+ * `--rpc-url URL` (every Kubernetes node's RPC, e.g. a port-forward) and `--rpc-url NODE=URL` (one node's), as a map
+ * from node name (or '' for every node) to URL.
+ */
+function readRpcUrls(given: readonly string[], settings: StackSettings): Map<string, string> {
+  const names = settings.nodes.map((n) => n.name);
+  const urls = new Map<string, string>();
+  for (const each of given) {
+    const named = /^([^=/:]+)=(.+)$/.exec(each);
+    const [name, url] = named ? [named[1], named[2]] : ['', each];
+    if (name !== '' && !names.includes(name)) {
+      throw new UsageError(
+        `--rpc-url: given ${JSON.stringify(each)}; allowed: URL or NODE=URL with NODE one of ${names.join(', ')}`,
+      );
+    }
+    if (!/^https?:\/\/./.test(url)) {
+      throw new UsageError(
+        `--rpc-url: given ${JSON.stringify(each)}; allowed: an http:// or https:// URL, or NODE=URL`,
+      );
+    }
+    urls.set(name, url);
+  }
+  return urls;
 }
 
 function pickNode(settings: StackSettings, name: string | undefined): NodeSettings {

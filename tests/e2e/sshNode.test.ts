@@ -47,6 +47,12 @@ import { runNpmAsync } from '../../testing/run';
 import * as yaml from 'js-yaml';
 import { createHash, X509Certificate } from 'crypto';
 import { tlsIdentityOf } from '../../core/remote/tlsIdentity';
+import { deriveIdentity } from '../../core/identity/nodeKey';
+import { RunningStandin, startBesuStandin } from '../../testing/besuStandin';
+import { applyServerSide, kubernetesManifests } from '../../testing/cluster/manifests';
+import { fieldWhen } from '../../testing/cluster/objects';
+import { clusterForSuite } from '../../testing/cluster/suite';
+import { valuesFor } from '../../testing/values';
 
 const recorded = recordProgram();
 const suite = hostSuite('SSH end-to-end tests');
@@ -617,7 +623,9 @@ suite('an SSH node on a real host', () => {
       expect(closed.stdout).toContain(
         `p2p address    FAIL  the enode says ${host.ip} but the node leaves from ${other} (the source of its route to ${bootnodeIp})`,
       );
-      expect(closed.stdout).toMatch(/fix: set inventory.node_ip of node writer in .* to the address the machine leaves from/);
+      expect(closed.stdout).toMatch(
+        /fix: set inventory.node_ip of node writer in .* to the address the machine leaves from/,
+      );
       expect(closed.stdout).toContain(`p2p tcp        FAIL  TCP ${host.ip}: refused from this machine`);
       expect(closed.stdout).toContain(`p2p udp        FAIL  UDP ${host.ip}: refused from this machine`);
       expect(closed.stdout).toMatch(/fix: open 60606 TCP and UDP to the machine in every firewall before it/);
@@ -705,6 +713,104 @@ suite('an SSH node on a real host', () => {
         /^ {2}disk +FAIL {2}data [\d.]+ MiB; [\d.]+ KiB free of 4\.0 MiB \([0-4] %\): below the critical 5 %, a full disk can corrupt Besu's database$/m,
       );
       expect(await answersWithEnode()).toBe(enode);
+    });
+
+    describe('status --all: a stack of three nodes on two paths (this writer, a validator and a bootnode on a cluster)', () => {
+      const { cluster, itWithCluster } = clusterForSuite();
+      const namespace = 'fleet';
+      const kubernetesNodes = (['validator', 'bootnode'] as const).map((type, index) => ({
+        type,
+        key: `0x${String(index + 2).padStart(64, '0')}`,
+        values: valuesFor('testnet', type, { namespace }),
+      }));
+      const standinsOf: RunningStandin[] = [];
+      let fleetConfig: string;
+
+      beforeAll(async () => {
+        const config: Record<string, unknown> = {
+          ...stack(NEXT),
+          'lacchain:kubeContext': cluster().context,
+          'lacchain:nodes': [
+            ...(stack(NEXT)['lacchain:nodes'] as object[]),
+            ...kubernetesNodes.map(({ type }) => ({ name: type, typenode: type, target: 'kubernetes' })),
+          ],
+        };
+        const files = Object.fromEntries(kubernetesNodes.map(({ type, values }) => [`values/${type}.yml`, values]));
+        const declared = await declareProgram(
+          recorded,
+          'testnet',
+          { ...config, 'lacchain:nodeKeys': Object.fromEntries(kubernetesNodes.map(({ type, key }) => [type, key])) },
+          files,
+        );
+        await applyServerSide(cluster(), kubernetesManifests(declared));
+        fs.mkdirSync(path.join(work, 'values'), { recursive: true });
+        for (const [file, values] of Object.entries(files)) fs.writeFileSync(path.join(work, file), yaml.dump(values));
+        fleetConfig = path.join(work, 'Pulumi.fleet.yaml');
+        config['lacchain:sshPrivateKey'] = { secure: 'v1:encrypted' };
+        fs.writeFileSync(fleetConfig, yaml.dump({ config }));
+        // Each cluster node's RPC: the Besu stand-in with its key, registered in the contract with its bootnodes.
+        for (const { type, key, values } of kubernetesNodes) {
+          const bootnodes = NETWORKS['open-protestnet'].bootnodes[type];
+          const own = deriveIdentity(key, values.deploy.p2p.host, values.deploy.p2p.port).enode;
+          const standin = await startBesuStandin(key, values.deploy.p2p.host, values.deploy.p2p.port, {
+            contract: NETWORKS['open-protestnet'].nodesPermissioningContract,
+            bootnodes,
+          });
+          standin.register([own, ...bootnodes].map((each) => ({ enode: each })));
+          standinsOf.push(standin);
+          await fieldWhen(
+            cluster(),
+            { kind: 'pod', name: `besu-node-${type}-0`, namespace },
+            '{.status.phase}',
+            (phase) => phase === 'Running',
+          );
+        }
+      });
+
+      afterAll(() => standinsOf.forEach((standin) => standin.stop()));
+
+      itWithCluster(
+        'one row per node, asked in parallel, each through its own client; --json for scripts',
+        async () => {
+          const args = [
+            'status',
+            '--all',
+            '--stack',
+            'testnet',
+            '--config',
+            fleetConfig,
+            '--ssh-key',
+            host.privateKeyFile,
+            ...kubernetesNodes.flatMap(({ type }, i) => ['--rpc-url', `${type}=${standinsOf[i].rpcUrl}`]),
+          ];
+          const env = { KUBECONFIG: cluster().kubeconfig, PATH: `${cluster().binDir}:${process.env.PATH}` };
+          const table = await runNpmAsync('node', args, { env });
+          progress(`npm run node -- status --all (exit ${table.code}):\n${table.stdout}${table.stderr}`);
+          expect(table.stderr).toBe('');
+          const release = NEXT.replace(/\./g, '\\.');
+          expect(table.stdout.trimEnd().split('\n')).toEqual([
+            expect.stringMatching(
+              /^NODE +TYPE +PATH +RELEASE +SERVICE +PEERS +HEAD +BEHIND +PERMISSIONED +COMPANIONS$/,
+            ),
+            expect.stringMatching(new RegExp(`^writer +writer +ssh +${release} +started +3 +\\d+ +0 +yes +2/2 up$`)),
+            expect.stringMatching(/^validator +validator +kubernetes +\S+ +Running +3 +\d+ +0 +yes +\d\/\d up$/),
+            expect.stringMatching(/^bootnode +bootnode +kubernetes +\S+ +Running +3 +\d+ +0 +yes +(-|\d\/\d up)$/),
+          ]);
+          expect(table.code).toBe(0);
+          const json = await runNpmAsync('node', [...args, '--json'], { env });
+          expect(
+            JSON.parse(json.stdout).map((row: { node: string; path: string; permissioned: boolean }) => [
+              row.node,
+              row.path,
+              row.permissioned,
+            ]),
+          ).toEqual([
+            ['writer', 'ssh', true],
+            ['validator', 'kubernetes', true],
+            ['bootnode', 'kubernetes', true],
+          ]);
+        },
+      );
     });
 
     it('an unreachable node is a clear error, not a stack trace', async () => {

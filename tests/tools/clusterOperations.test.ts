@@ -155,5 +155,14 @@ describe('errors', () => {
     ]);
     const badWindow = await node('check', '--window', '0');
     expect([badWindow.code, badWindow.stderr]).toEqual([2, expect.stringMatching(/--window/)]);
+    const otherNode = await node('status', '--rpc-url', 'validator=http://127.0.0.1:1/');
+    expect([otherNode.code, otherNode.stderr]).toEqual([
+      2,
+      expect.stringMatching(
+        /--rpc-url: given "validator=http:\/\/127.0.0.1:1\/"; allowed: URL or NODE=URL with NODE one of writer/,
+      ),
+    ]);
+    const notUrl = await node('status', '--rpc-url', 'writer=localhost:4545');
+    expect([notUrl.code, notUrl.stderr]).toEqual([2, expect.stringMatching(/allowed: an http:\/\/ or https:\/\/ URL/)]);
   });
 });
