@@ -18,6 +18,9 @@ export const START_COMPANION_SCRIPT = 'start-companion.sh';
 /** The start of a companion service that runs from a container image on a machine: podman, as the service user. */
 export const START_CONTAINER_COMPANION_SCRIPT = 'start-container-companion.sh';
 
+/** A machine's metrics relay: Besu's metrics pushed to the network's gateway (core/remote/metricsRelay.ts). */
+export const METRICS_RELAY_SCRIPT = 'metrics-relay.sh';
+
 /** The helpers every remote step may call, sent before each step's own script (core/remote/shell.ts stepScript). */
 export const REMOTE_LIBRARY_SCRIPT = 'remote/lib.sh';
 

@@ -6,6 +6,7 @@
 import { stringify } from 'smol-toml';
 import { acceptedOptions, atLeast, BESU_CHANGES } from '../catalog/besu';
 import { METRICS_PUSH_PORT, Network } from '../catalog/networks';
+import { METRICS } from '../catalog/metrics';
 import { NODE_TYPE_FACTS, NodeType } from '../catalog/nodeTypes';
 import { BIND_ALL, LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
 import { CHECK_METHODS, RPC_DEFAULTS, RPC_OPTIONS } from '../catalog/rpc';
@@ -57,6 +58,11 @@ export interface BesuConfigInput {
   paths: BesuPaths;
   /** RPC access; without it: the node type's APIs, bound to every address, no authentication. */
   rpc?: BesuRpcInput;
+  /**
+   * Where Besu's metrics go: pushed by Besu itself to the network's gateway (`push`), or served on `host` for the
+   * node's metrics relay, which pushes them on (`served`).
+   */
+  metrics?: { mode: 'push' } | { mode: 'served'; host: string };
 }
 
 /** A Besu config as key → value, in the order written. */
@@ -120,13 +126,26 @@ export function besuConfig(input: BesuConfigInput): BesuConfig {
   // nodes deployed before the setting existed do not change (a change restarts the node).
   const maxActive = rpc.maxActiveConnections ?? RPC_DEFAULTS.maxActiveConnections;
   if (maxActive !== RPC_DEFAULTS.maxActiveConnections) config[RPC_OPTIONS.maxActiveConnections] = maxActive;
+  const metrics = input.metrics ?? { mode: 'push' };
+  Object.assign(
+    config,
+    metrics.mode === 'push'
+      ? {
+          // Monitoring: the network's push gateway, job = node name.
+          'metrics-push-enabled': true,
+          'metrics-push-host': network.metricsPushHost,
+          'metrics-push-port': METRICS_PUSH_PORT,
+          'metrics-push-interval': METRICS.pushIntervalSeconds,
+          'metrics-push-prometheus-job': input.nodeName,
+        }
+      : {
+          // Served for the node's metrics relay, which pushes them to the network's gateway (Besu cannot do both).
+          'metrics-enabled': true,
+          'metrics-host': metrics.host,
+          'metrics-port': METRICS.besuPort,
+        },
+  );
   Object.assign(config, {
-    // Monitoring: the network's push gateway, job = node name.
-    'metrics-push-enabled': true,
-    'metrics-push-host': network.metricsPushHost,
-    'metrics-push-port': METRICS_PUSH_PORT,
-    'metrics-push-interval': 5,
-    'metrics-push-prometheus-job': input.nodeName,
     // On-chain node permissioning.
     'permissions-nodes-contract-enabled': true,
     'permissions-nodes-contract-address': network.nodesPermissioningContract,

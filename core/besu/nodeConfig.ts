@@ -2,6 +2,7 @@
  * config.toml of a deployed node, on either path: its settings, with its RPC choices, where its files are (pod or
  * machine) and the host names its RPC answers to, all decided by its description (core/node/description.ts).
  */
+import { METRICS } from '../catalog/metrics';
 import type { NodeSettings } from '../settings/model';
 import { BesuPaths, BesuRpcInput, renderConfigToml } from './configToml';
 
@@ -21,5 +22,7 @@ export function renderNodeConfigToml(
     rpcHosts,
     paths,
     rpc,
+    // A machine's Besu serves its metrics on the loopback for the node's metrics relay (core/remote/metricsRelay.ts).
+    metrics: node.target === 'ssh' ? { mode: 'served', host: METRICS.besuHost } : { mode: 'push' },
   });
 }

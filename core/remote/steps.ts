@@ -14,7 +14,8 @@ import { CERTIFICATE, CONTAINER_RUNTIME, PACKET_FILTER, TLS_IDENTITY_LINES } fro
 import type { SshNodeSettings } from '../settings/model';
 import { nodePaths } from './paths';
 import { COMPANIONS } from '../catalog/companions';
-import { readScript, START_COMPANION_SCRIPT, START_CONTAINER_COMPANION_SCRIPT } from '../scripts';
+import { METRICS_RELAY_SCRIPT, readScript, START_COMPANION_SCRIPT, START_CONTAINER_COMPANION_SCRIPT } from '../scripts';
+import { metricsRelayPaths, metricsRelayUnit } from './metricsRelay';
 import {
   companionFence,
   companionPaths,
@@ -203,6 +204,11 @@ export function remoteSteps<V>(
       LAUNCHER: files.launcher,
       SYSTEMD_UNIT: files.systemdUnit,
       LOGROTATE_CONF: files.logrotate,
+      // The metrics relay: Besu's metrics to the network's gateway, the machine's beside them.
+      METRICS_RELAY: readScript(METRICS_RELAY_SCRIPT),
+      METRICS_RELAY_FILE: metricsRelayPaths(node).script,
+      METRICS_RELAY_SERVICE: metricsRelayPaths(node).service,
+      METRICS_RELAY_UNIT: metricsRelayUnit(node, files.serviceUser),
       ...(files.rpcJwtPublicKey
         ? { RPC_JWT_PUBLIC_KEY_FILE: files.rpcJwtPublicKey.file, RPC_JWT_PUBLIC_KEY: files.rpcJwtPublicKey.text }
         : {}),

@@ -46,6 +46,7 @@ export function sshNode(
     name: entry.name,
     typenode: entry.typenode,
     target: 'ssh',
+    metricsEndpoint: false,
     network,
     nodeName: inventory.node_name,
     nodeEmail: inventory.node_email,

@@ -110,6 +110,7 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
   checkCompanionsForNodes(nodes, raw.file, problems);
 
   const secrets = readSecrets(config, nodes, raw.file, problems);
+  for (const node of nodes) if (node.target === 'ssh') node.metricsEndpoint = secrets.metricsToken !== undefined;
   if (problems.length > 0) throw new SettingsError(problems);
   return {
     settings: {

@@ -177,6 +177,8 @@ export interface KubernetesNodeSettings extends NodeSettingsBase {
 /** A node on a remote machine reached over SSH. */
 export interface SshNodeSettings extends NodeSettingsBase {
   target: 'ssh';
+  /** Whether the machine serves its metrics to the operator's Prometheus over TLS (`lacchain:metricsToken` is set). */
+  metricsEndpoint: boolean;
   /** The address this machine uses to reach the remote one. */
   host: string;
   /** SSH port. */
@@ -236,4 +238,6 @@ export interface StackSecrets {
   backupPassword?: string;
   /** An S3 repository's keys (`lacchain:backupS3Keys`). */
   backupS3Keys?: { accessKeyId: string; secretAccessKey: string };
+  /** The bearer token of the machines' metrics endpoint (`lacchain:metricsToken`); none: no endpoint. */
+  metricsToken?: string;
 }

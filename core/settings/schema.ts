@@ -69,6 +69,7 @@ import {
   serviceName,
 } from './fields';
 import { setting } from './settingDoc';
+import { ENCRYPTED_VALUE } from './settingsFiles';
 
 /** The networks a stack may deploy to (the deprecated one is refused). */
 const SUPPORTED_NETWORKS = Object.values(NETWORKS).filter((network) => !network.deprecated);
@@ -411,6 +412,8 @@ export const backupsSchema = strict({
 const SSH_KEY = 'an SSH private key (PEM or OpenSSH, beginning with -----BEGIN), set with pulumi config set --secret';
 const RPC_PASSWORDS = 'a mapping from RPC user name to password, set with --secret';
 const BACKUP_PASSWORD = 'a password of at least 12 characters, set with --secret';
+const METRICS_TOKEN =
+  'a token of 32 to 256 characters of letters, digits and . _ ~ + / = -, set with --secret (e.g. openssl rand -hex 32)';
 const NODE_KEYS = 'a mapping from node name to node private key (64 hex digits), set with --secret';
 
 /** How the engine's text of each top-level key is read: as it is, as true/false, or as JSON (see engineConfig.ts). */
@@ -544,6 +547,22 @@ const STACK_KEYS = {
       },
     ),
     'mapping',
+    true,
+  ),
+  'lacchain:metricsToken': key(
+    setting(
+      z
+        .string({ error: METRICS_TOKEN })
+        // What the day-2 tools read of it: only pulumi can decrypt it, and only its presence matters to them.
+        .refine((v) => v === ENCRYPTED_VALUE || /^[A-Za-z0-9._~+/=-]{32,256}$/.test(v), { error: METRICS_TOKEN })
+        .optional(),
+      {
+        default: "none: a machine's metrics stay on the machine (Besu's on the loopback, pushed to the network)",
+        description:
+          "The bearer token your Prometheus sends to scrape a machine's metrics over TLS on port 9443 ([monitoring](operations.md#monitoring-and-alerts)). Secret: `pulumi config set --secret lacchain:metricsToken $(openssl rand -hex 32)`. Setting it opens 9443 on the machines.",
+      },
+    ),
+    'text',
     true,
   ),
   // Each password is checked by the loader, which never shows it.

@@ -43,12 +43,14 @@ export function readSecrets(
   const rpcPasswords = readRpcPasswords(config[configKey('rpcPasswords')] ?? {}, config, file, problems);
   const backupPassword = config[configKey('backupPassword')];
   const backupS3Keys = readS3Keys(config, nodes, file, problems);
+  const metricsToken = config[configKey('metricsToken')];
   return {
     sshPrivateKey,
     nodeKeys,
     ...(Object.keys(rpcPasswords).length > 0 ? { rpcPasswords } : {}),
     ...(backupPassword !== undefined ? { backupPassword } : {}),
     ...(backupS3Keys !== undefined ? { backupS3Keys } : {}),
+    ...(metricsToken !== undefined ? { metricsToken } : {}),
   };
 }
 

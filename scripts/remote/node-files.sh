@@ -3,11 +3,13 @@
 # folders are the service user's, and what goes there is written as the service user) and every file the node reads,
 # except the key (the node-key step writes it): config.toml, the verified genesis, the node's address and enode (the
 # identity the day-2 checks compare the running node with), the logs folder and its rotation, the launcher and the
-# systemd service. Files are replaced only when their contents change.
+# systemd service, and the metrics relay. Files are replaced only when their contents change.
 # Parameters (environment): NODE_HOME and where its files go (DATA_DIR, LOGS_DIR, BIN_DIR, CONFIG_FILE, GENESIS_FILE,
 # NODE_ADDRESS_FILE, ENODE_FILE, LAUNCHER_FILE, INFO_LOG: DATA_DIR and LOGS_DIR are the service user's and hold the
 # files written as that user; the others are inside NODE_HOME), SERVICE_NAME, SERVICE_USER, CONFIG_TOML, GENESIS_JSON,
-# GENESIS_SHA256, NODE_ADDRESS, NODE_ENODE, LAUNCHER, SYSTEMD_UNIT, LOGROTATE_CONF; optional: RPC_JWT_PUBLIC_KEY_FILE and
+# GENESIS_SHA256, NODE_ADDRESS, NODE_ENODE, LAUNCHER, SYSTEMD_UNIT, LOGROTATE_CONF, the metrics relay (METRICS_RELAY,
+# its file METRICS_RELAY_FILE, its unit METRICS_RELAY_UNIT named METRICS_RELAY_SERVICE: enabled, and restarted when
+# Besu runs); optional: RPC_JWT_PUBLIC_KEY_FILE and
 # RPC_JWT_PUBLIC_KEY (JWT authentication of the RPC), UNSAFE_RPC_OVERRIDE (what the operator's explicit override of the
 # RPC safety rules allows, e.g. "ADMIN,cors:*": reported, never decided here).
 set -euo pipefail
@@ -15,6 +17,7 @@ set -euo pipefail
 : "${GENESIS_SHA256:?}" "${NODE_ADDRESS:?}" "${NODE_ENODE:?}" "${LAUNCHER:?}" "${SYSTEMD_UNIT:?}" "${LOGROTATE_CONF:?}"
 : "${DATA_DIR:?}" "${LOGS_DIR:?}" "${BIN_DIR:?}" "${CONFIG_FILE:?}" "${GENESIS_FILE:?}" "${NODE_ADDRESS_FILE:?}"
 : "${ENODE_FILE:?}" "${LAUNCHER_FILE:?}" "${INFO_LOG:?}"
+: "${METRICS_RELAY:?}" "${METRICS_RELAY_FILE:?}" "${METRICS_RELAY_SERVICE:?}" "${METRICS_RELAY_UNIT:?}"
 
 # user_write PATH MODE: run as the service user, writes standard input to PATH (in a folder of the service user's)
 # atomically when it differs. A symlink there leads nowhere the service user could not write anyway.
@@ -66,6 +69,8 @@ write_file "$CONFIG_FILE" 0640 "root:$group" "$CONFIG_TOML"
 write_file "$LAUNCHER_FILE" 0755 root:root "$LAUNCHER"
 write_file "/etc/systemd/system/$SERVICE_NAME.service" 0644 root:root "$SYSTEMD_UNIT"
 write_file "/etc/logrotate.d/lacchain-$SERVICE_NAME" 0644 root:root "$LOGROTATE_CONF"
+write_file "$METRICS_RELAY_FILE" 0755 root:root "$METRICS_RELAY"
+write_file "/etc/systemd/system/$METRICS_RELAY_SERVICE.service" 0644 root:root "$METRICS_RELAY_UNIT"
 if [ -n "${RPC_JWT_PUBLIC_KEY_FILE:-}" ]; then
   write_file "$RPC_JWT_PUBLIC_KEY_FILE" 0644 "root:$group" "${RPC_JWT_PUBLIC_KEY:?}"
 fi
@@ -75,4 +80,7 @@ fi
 as_service_user plain_file "$INFO_LOG"
 
 systemctl daemon-reload
+# The relay starts and stops with Besu (WantedBy, PartOf); a running node gets its new relay now.
+systemctl enable "$METRICS_RELAY_SERVICE" >/dev/null 2>&1
+if systemctl is-active --quiet "$SERVICE_NAME"; then systemctl restart "$METRICS_RELAY_SERVICE"; fi
 echo "node-files: ok"

@@ -53,6 +53,10 @@ import { applyServerSide, kubernetesManifests } from '../../testing/cluster/mani
 import { fieldWhen } from '../../testing/cluster/objects';
 import { clusterForSuite } from '../../testing/cluster/suite';
 import { valuesFor } from '../../testing/values';
+import { PushGateway, startPushGateway } from '../../testing/pushGateway';
+import { probeTcp } from '../../tools/operations/probe';
+import { METRICS } from '../../core/catalog/metrics';
+import { METRICS_PUSH_PORT } from '../../core/catalog/networks';
 
 const recorded = recordProgram();
 const suite = hostSuite('SSH end-to-end tests');
@@ -74,6 +78,7 @@ suite('an SSH node on a real host', () => {
   let standins: MonitoringStandins;
   let registry: ImageRegistry;
   let monitor: EthstatsServer;
+  let gateway: PushGateway;
   let work: string;
   let first: Declared;
   let enode: string;
@@ -128,15 +133,26 @@ suite('an SSH node on a real host', () => {
     files = await startReleaseServer(host, work);
     standins = await startMonitoringStandins(host, work);
     ({ registry, monitor } = standins);
+    gateway = await startPushGateway(host.gateway);
     first = await declareProgram(recorded, 'testnet', stack(FIRST), {});
     enode = (await settle(first.outputs.nodes[NODE].enode)).value as string;
     address = (await settle(first.outputs.nodes[NODE].address)).value as string;
     await runAll(commands(first));
+    // The network's push gateway: its address routed to this machine and turned to the stand-in's, on the host only
+    // (with the nftables the deployment installed).
+    const pushHost = NETWORKS['open-protestnet'].metricsPushHost;
+    const routed = await host.ssh(
+      `ip route add ${pushHost}/32 via ${host.gateway} && nft add table ip e2e_gateway && ` +
+        "nft add chain ip e2e_gateway output '{ type nat hook output priority -100; }' && " +
+        `nft add rule ip e2e_gateway output ip daddr ${pushHost} tcp dport ${METRICS_PUSH_PORT} dnat to ${host.gateway}:${gateway.port}`,
+    );
+    if (routed.code !== 0) throw new Error(`cannot route the push gateway: ${routed.stderr}`);
     await permission();
   });
 
   afterAll(async () => {
     await files?.close();
+    await gateway?.close();
     await standins?.close();
     await host?.stop();
     if (work) fs.rmSync(work, { recursive: true, force: true });
@@ -485,6 +501,51 @@ suite('an SSH node on a real host', () => {
     expect(await sh('nginx -t 2>&1 | tail -n 1')).toMatch(/test is successful/);
     const liveness = `curl -sk -o /dev/null -w '%{http_code}' -H 'Host: localhost' https://${host.ip}/liveness`;
     expect(await sh(liveness)).toBe('200');
+  });
+
+  describe("the node's metrics: Besu serves them on the loopback, the relay pushes them to the network's gateway", () => {
+    const job = `/metrics/job/e2e-writer`;
+    const posts = () => gateway.pushes.filter((p) => p.method === 'POST' && p.path === job);
+    const seriesNames = (text: string) =>
+      new Set(
+        text
+          .split('\n')
+          .filter((line) => line && !line.startsWith('#'))
+          .map((line) => line.split(/[{ ]/)[0]),
+      );
+
+    it('pushes what Besu serves, as Besu would: POST every 5 s, job = the node name, text format', async () => {
+      for (let i = 0; i < 60 && posts().length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 1000));
+      const served = await sh(`curl -sf -H 'Host: localhost' http://127.0.0.1:${METRICS.besuPort}/metrics`);
+      expect(served).toMatch(/^ethereum_blockchain_height \d+$/m);
+      const recent = posts().slice(-3);
+      for (const push of recent) {
+        expect(push.contentType).toBe('text/plain; version=0.0.4');
+        expect(seriesNames(push.body)).toEqual(seriesNames(served));
+      }
+      const gaps = recent.slice(1).map((push, i) => (push.at - recent[i].at) / 1000);
+      for (const gap of gaps) expect(Math.abs(gap - METRICS.pushIntervalSeconds)).toBeLessThan(1.5);
+      // Never from outside: Besu's metrics listen on the loopback.
+      expect(await probeTcp(host.ip, METRICS.besuPort)).toBe('refused');
+    });
+
+    it("writes the machine's series beside them: the data's filesystem and each service's state", async () => {
+      const machine = await sh(`cat /run/besu-metrics/machine.prom`);
+      expect(machine).toMatch(/^node_filesystem_avail_bytes\{mountpoint="[^"]+"\} \d+$/m);
+      expect(machine).toMatch(/^node_filesystem_size_bytes\{mountpoint="[^"]+"\} \d+$/m);
+      expect(machine).toContain('node_systemd_unit_state{name="besu.service",state="active"} 1');
+      expect(machine).toContain('node_systemd_unit_state{name="besu-relay-signer.service",state="active"} 1');
+    });
+
+    it('stops with Besu, and takes the job off the gateway as Besu does', async () => {
+      const before = gateway.pushes.length;
+      await sh('systemctl stop besu');
+      expect(await sh('systemctl is-active besu-metrics-relay || true')).toBe('inactive');
+      expect(gateway.pushes.slice(before).some((p) => p.method === 'DELETE' && p.path === job)).toBe(true);
+      await sh('systemctl start besu');
+      expect(await answersWithEnode()).toBe(enode);
+      expect(await sh('systemctl is-active besu-metrics-relay')).toBe('active');
+    });
   });
 
   describe('day-2 operations with npm run node', () => {
