@@ -115,6 +115,7 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
         rpcPasswords: secrets.rpcPasswords,
         backupPassword: secrets.backupPassword,
         backupS3Keys: secrets.backupS3Keys,
+        metricsToken: secrets.metricsToken,
       });
       Object.assign(outputs, {
         rpcUrl: deployed.rpcUrl,

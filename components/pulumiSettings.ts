@@ -67,16 +67,19 @@ export interface StackSecretInputs {
   backupPassword?: pulumi.Input<string>;
   /** An S3 repository's keys (`lacchain:backupS3Keys`). */
   backupS3Keys?: pulumi.Input<{ accessKeyId: string; secretAccessKey: string }>;
+  /** The bearer token of the machines' metrics endpoint (`lacchain:metricsToken`). */
+  metricsToken?: pulumi.Input<string>;
 }
 
 /** The secret settings wrapped as Pulumi secrets. */
 export function secretInputs(loaded: LoadedStack): StackSecretInputs {
-  const { sshPrivateKey, nodeKeys, rpcPasswords, backupPassword, backupS3Keys } = loaded.secrets;
+  const { sshPrivateKey, nodeKeys, rpcPasswords, backupPassword, backupS3Keys, metricsToken } = loaded.secrets;
   return {
     sshPrivateKey: sshPrivateKey === undefined ? undefined : pulumi.secret(sshPrivateKey),
     nodeKeys: Object.fromEntries(Object.entries(nodeKeys).map(([name, key]) => [name, pulumi.secret(key)])),
     rpcPasswords: Object.fromEntries(Object.entries(rpcPasswords ?? {}).map(([user, pw]) => [user, pulumi.secret(pw)])),
     ...(backupPassword !== undefined ? { backupPassword: pulumi.secret(backupPassword) } : {}),
     ...(backupS3Keys !== undefined ? { backupS3Keys: pulumi.secret(backupS3Keys) } : {}),
+    ...(metricsToken !== undefined ? { metricsToken: pulumi.secret(metricsToken) } : {}),
   };
 }

@@ -13,6 +13,7 @@ import { stepCommand, stepInput, stepScript } from '../core/remote/shell';
 import {
   BACKUP_PASSWORD_PARAMETER,
   BACKUP_S3_PARAMETERS,
+  METRICS_TOKEN_PARAMETER,
   NODE_KEY_PARAMETER,
   RPC_CREDENTIALS_PARAMETER,
   remoteRpcUrl,
@@ -43,6 +44,8 @@ export interface RemoteNodeArgs {
   backupPassword?: pulumi.Input<string>;
   /** An S3 repository's keys (a secret). */
   backupS3Keys?: pulumi.Input<{ accessKeyId: string; secretAccessKey: string }>;
+  /** The bearer token of the machine's metrics endpoint (a secret, `lacchain:metricsToken`); no endpoint without. */
+  metricsToken?: pulumi.Input<string>;
 }
 
 /**
@@ -87,9 +90,10 @@ export class RemoteNode extends pulumi.ComponentResource {
     // And the backup repository's password, written to the machine's backup environment (root's, mode 0600).
     const password = backupPassword(args.backupPassword, args.privateKey);
     const s3Keys = pulumi.output(args.backupS3Keys);
+    const metricsToken = pulumi.secret(pulumi.output(node.metricsEndpoint ? (args.metricsToken ?? '') : ''));
     const secretParameters = pulumi
-      .all([args.privateKey, credentials ?? '', password, s3Keys])
-      .apply(([key, text, backup, s3]): Record<string, string> => ({
+      .all([args.privateKey, credentials ?? '', password, s3Keys, metricsToken])
+      .apply(([key, text, backup, s3, token]): Record<string, string> => ({
         [NODE_KEY_PARAMETER]: key,
         ...(credentials ? { [RPC_CREDENTIALS_PARAMETER]: text } : {}),
         [BACKUP_PASSWORD_PARAMETER]: backup,
@@ -99,6 +103,7 @@ export class RemoteNode extends pulumi.ComponentResource {
               [BACKUP_S3_PARAMETERS.secretAccessKey]: s3.secretAccessKey,
             }
           : {}),
+        ...(token ? { [METRICS_TOKEN_PARAMETER]: token } : {}),
       }));
 
     let previous: command.remote.Command | undefined;
@@ -121,8 +126,8 @@ export class RemoteNode extends pulumi.ComponentResource {
         // anything of either (the start step's CONFIG_DIGEST neither).
         trigger = pulumi.secret(
           pulumi
-            .all([trigger, credentials ?? '', password, args.privateKey, s3Keys])
-            .apply(([digest, text, backup, key, s3]) =>
+            .all([trigger, credentials ?? '', password, args.privateKey, s3Keys, metricsToken])
+            .apply(([digest, text, backup, key, s3, token]) =>
               createHash('sha256')
                 .update(digest)
                 .update(text)
@@ -131,6 +136,7 @@ export class RemoteNode extends pulumi.ComponentResource {
                     .update(key)
                     .update(backup)
                     .update(s3 ? `${s3.accessKeyId}\n${s3.secretAccessKey}` : '')
+                    .update(token)
                     .digest('hex'),
                 )
                 .digest('hex'),

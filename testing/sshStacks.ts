@@ -29,6 +29,8 @@ export interface SshNodeStackOptions {
   node?: string;
   /** The monitoring client's image and server (a stand-in registry and server); off when not given. */
   ethstats?: { image: string; imageDigest: string; serverUrl: string };
+  /** The bearer token of the machine's metrics endpoint (`lacchain:metricsToken`); no endpoint when not given. */
+  metricsToken?: string;
   /** The node's own Java runtime archive (inventory java_runtime_url and java_runtime_sha256). */
   javaRuntime?: { url: string; sha256: string };
 }
@@ -82,5 +84,6 @@ export function sshNodeStack(
       ethstats: options.ethstats ?? { enabled: false },
     },
     'lacchain:sshPrivateKey': host.privateKey,
+    ...(options.metricsToken ? { 'lacchain:metricsToken': options.metricsToken } : {}),
   };
 }

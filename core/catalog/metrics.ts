@@ -15,6 +15,11 @@ export const METRICS = {
   pushIntervalSeconds: 5,
   /** The relay's name: its unit is `<service>-metrics-relay`. */
   relayName: 'metrics-relay',
+  /** A machine's metrics endpoint for the operator's Prometheus (TLS, bearer token), with `lacchain:metricsToken`. */
+  endpointPort: 9443,
+  /** Where it serves Besu's series, and the machine's. */
+  besuPath: '/metrics',
+  machinePath: '/metrics/machine',
 } as const;
 
 /** The systemd states node_exporter's systemd collector reports, each a series of `node_systemd_unit_state`. */

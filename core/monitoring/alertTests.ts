@@ -102,6 +102,13 @@ export function alertTestsDocument(ruleFile: string) {
         expected('BesuHeadStalled', BESU_TARGET),
       ),
       test(
+        'a target just seen: one sample is not a stalled head',
+        [[series('ethereum_blockchain_height', BESU_TARGET), '_x4 100']],
+        'BesuHeadStalled',
+        '4m',
+        [],
+      ),
+      test(
         'head advancing (30 blocks a minute)',
         [[series('ethereum_blockchain_height', BESU_TARGET), '100+30x10']],
         'BesuHeadStalled',

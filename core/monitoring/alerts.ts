@@ -88,7 +88,10 @@ export const ALERT_RULES: readonly AlertRule[] = [
   },
   {
     alert: 'BesuHeadStalled',
-    expr: `changes(ethereum_blockchain_height{${BESU}}[${MAX_HEAD_AGE_SECONDS}s]) == 0`,
+    // Half the age without a change, held for the other half: a target Prometheus has only just seen (one sample, no
+    // change yet) is pending, not firing, while a head stalled for MAX_HEAD_AGE_SECONDS fires.
+    expr: `changes(ethereum_blockchain_height{${BESU}}[${MAX_HEAD_AGE_SECONDS / 2}s]) == 0`,
+    for: `${MAX_HEAD_AGE_SECONDS / 2}s`,
     labels: { severity: 'critical' },
     annotations: {
       summary: `No new block for ${MAX_HEAD_AGE_SECONDS} s (blocks come every 2 s).`,

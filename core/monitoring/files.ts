@@ -6,6 +6,8 @@ import * as yaml from 'js-yaml';
 import { alertRulesDocument } from './alerts';
 import { alertTestsDocument } from './alertTests';
 import { dashboardDocument } from './dashboard';
+import { prometheusConfig } from './prometheusConfig';
+import { METRICS } from '../catalog/metrics';
 
 /** Where the monitoring files are, from the project folder. */
 export const MONITORING_DIR = 'monitoring';
@@ -22,5 +24,26 @@ export function monitoringFiles(): { file: string; text: string }[] {
     { file: `${MONITORING_DIR}/${RULES_FILE}`, text: HEADER + dump(alertRulesDocument()) },
     { file: `${MONITORING_DIR}/alerts.test.yml`, text: HEADER + dump(alertTestsDocument(RULES_FILE)) },
     { file: `${MONITORING_DIR}/dashboard.json`, text: `${JSON.stringify(dashboardDocument(), null, 2)}\n` },
+    {
+      file: `${MONITORING_DIR}/prometheus.yml`,
+      text:
+        HEADER +
+        '# An example: one machine of stack testnet. Put the token (lacchain:metricsToken) in token.txt and the node\'s\n' +
+        '# certificate in node.crt (check its fingerprint against the tlsCertificateSha256 stack output).\n' +
+        dump(
+          prometheusConfig(
+            [
+              {
+                target: `203.0.113.10:${METRICS.endpointPort}`,
+                tokenFile: 'token.txt',
+                caFile: 'node.crt',
+                stack: 'testnet',
+                node: 'writer',
+              },
+            ],
+            RULES_FILE,
+          ),
+        ),
+    },
   ];
 }

@@ -18,6 +18,8 @@ import { LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
 import { RPC_AUTH_FILES } from '../catalog/rpc';
 import { ProxyServer, renderNginxServers } from '../proxy/nginxConf';
 import { nodePaths } from '../remote/paths';
+import { metricsRelayPaths, metricsTokenCheckFile } from '../remote/metricsRelay';
+import { METRICS } from '../catalog/metrics';
 import {
   ClusterRpcPeers,
   clusterRpcPeers,
@@ -128,8 +130,24 @@ function proxyServersOf(node: NodeSettings): ProxyServer[] {
     certificateFile: `${paths.tlsDir}/${node.serviceName}.crt`,
     keyFile: `${paths.tlsDir}/${node.serviceName}.key`,
   };
+  // With lacchain:metricsToken: the machine's metrics for the operator's Prometheus, on every address (the RPC's
+  // exposure does not apply: nothing there is JSON-RPC), with the token only.
+  const metrics: ProxyServer[] = node.metricsEndpoint
+    ? [
+        {
+          port: METRICS.endpointPort,
+          tls,
+          metrics: {
+            tokenCheck: metricsTokenCheckFile(node),
+            besuPort: METRICS.besuPort,
+            machineFile: metricsRelayPaths(node).machineFile,
+          },
+        },
+      ]
+    : [];
   return [
     { port: PORTS.reverseProxyHttps, address, tls, ...gasModel },
+    ...metrics,
     ...(writer
       ? [
           {

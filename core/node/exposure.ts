@@ -43,5 +43,10 @@ export function reachableFromOutside(description: NodeDescription): ReachableFro
       ? `plain HTTP: a redirect to https on ${PORTS.reverseProxyHttps} only, nothing reaches Besu`
       : `plain HTTP: ${throughProxy}`;
   }
+  const metrics = description.proxyServers.find((server) => server.metrics !== undefined);
+  if (metrics) {
+    exposed[`${metrics.port}/tcp`] =
+      "TLS: the node's metrics (Besu's and the machine's), to a request with the bearer token lacchain:metricsToken only";
+  }
   return exposed;
 }

@@ -7,6 +7,7 @@
 import { GAS_MODEL_METHODS, RELAY_SIGNER_PATH } from '../catalog/gasModel';
 import { LOOPBACK, PORTS } from '../catalog/ports';
 import { TLS_POLICY } from '../catalog/remote';
+import { METRICS } from '../catalog/metrics';
 import { PROXY_CLIENT_BOUNDS } from '../catalog/rpc';
 
 /** One listening server of the proxy. */
@@ -31,6 +32,12 @@ export interface ProxyServer {
    * module and cjson. Not with `redirectToHttps` (a redirecting server routes nothing).
    */
   gasModel?: { relaySignerPort: number };
+  /**
+   * Not JSON-RPC: a machine's metrics for the operator's Prometheus, over TLS, to a request with the bearer token only
+   * (the file `tokenCheck` refuses any other with 401): Besu's at METRICS.besuPath, the machine's file at
+   * METRICS.machinePath.
+   */
+  metrics?: { tokenCheck: string; besuPort: number; machineFile: string };
 }
 
 /** What the proxy enforces: the same choices as Besu (`lacchain:rpc`). */
@@ -97,13 +104,51 @@ export function renderNginxServers(input: ProxyConfigInput): string {
     );
   }
   const besu = loopback(input.besuPort ?? PORTS.rpcHttp);
-  const blocks = input.servers.flatMap((server) => [
-    ...(access && !access.hosts.includes('*') ? [refuseBlock(server, access)] : []),
-    server.redirectToHttps !== undefined
-      ? redirectBlock(server, server.redirectToHttps, access)
-      : serverBlock(server, maxBodySize, access, besu),
-  ]);
+  const metrics = input.servers.filter((server) => server.metrics !== undefined);
+  const blocks = metrics.map((server) => metricsBlock(server, server.metrics!));
+  blocks.push(
+    ...input.servers
+      .filter((server) => server.metrics === undefined)
+      .flatMap((server) => [
+        ...(access && !access.hosts.includes('*') ? [refuseBlock(server, access)] : []),
+        server.redirectToHttps !== undefined
+          ? redirectBlock(server, server.redirectToHttps, access)
+          : serverBlock(server, maxBodySize, access, besu),
+      ]),
+  );
   return `${head.join('\n')}\n${blocks.join('\n')}`;
+}
+
+/**
+ * The metrics endpoint: GET only, with the bearer token only (401 otherwise, before anything is read); any Host (a
+ * scraper names the machine by its address), no rate zone (one scraper, every few seconds), the client bounds.
+ */
+function metricsBlock(server: ProxyServer, metrics: NonNullable<ProxyServer['metrics']>): string {
+  if (!server.tls) throw new Error(`port ${server.port}: the metrics endpoint is served over TLS only`);
+  return [
+    "# The machine's metrics for the operator's Prometheus: over TLS, with the bearer token only.",
+    'server {',
+    ...listen(server, false),
+    '    server_name _;',
+    ...clientBounds(undefined),
+    '    default_type text/plain;',
+    '    # The token check (lacchain:metricsToken): 401 without the token. Written by the node-key step: it holds it.',
+    `    include ${metrics.tokenCheck};`,
+    `    location = ${METRICS.besuPath} {`,
+    '        limit_except GET { deny all; }',
+    `        proxy_pass http://${loopback(metrics.besuPort)};`,
+    '        proxy_set_header Host localhost;',
+    "        # The token stays here: Besu's metrics server is not given it.",
+    '        proxy_set_header Authorization "";',
+    '    }',
+    `    location = ${METRICS.machinePath} {`,
+    '        limit_except GET { deny all; }',
+    `        alias ${metrics.machineFile};`,
+    '    }',
+    '    location / { return 404; }',
+    '}',
+    '',
+  ].join('\n');
 }
 
 /** The zone counting a client address's open connections, beside its rate zone. */

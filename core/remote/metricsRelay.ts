@@ -22,6 +22,14 @@ export function metricsRelayPaths(node: SshNodeSettings) {
   };
 }
 
+/**
+ * The metrics endpoint's token check: an nginx file the node-key step writes (root's, 0600: it holds the token) that
+ * the endpoint's server includes, answering 401 to a request without `Authorization: Bearer <token>`.
+ */
+export function metricsTokenCheckFile(node: SshNodeSettings): string {
+  return `/etc/nginx/lacchain-${node.serviceName}-metrics-token.conf`;
+}
+
 /** Where the relay pushes: the network's gateway, the job being the node's name (as Besu's own push). */
 export function metricsPushUrl(node: SshNodeSettings): string {
   return `http://${node.network.metricsPushHost}:${METRICS_PUSH_PORT}/metrics/job/${encodeURIComponent(node.nodeName)}`;

@@ -15,7 +15,8 @@ import type { SshNodeSettings } from '../settings/model';
 import { nodePaths } from './paths';
 import { COMPANIONS } from '../catalog/companions';
 import { METRICS_RELAY_SCRIPT, readScript, START_COMPANION_SCRIPT, START_CONTAINER_COMPANION_SCRIPT } from '../scripts';
-import { metricsRelayPaths, metricsRelayUnit } from './metricsRelay';
+import { metricsRelayPaths, metricsRelayUnit, metricsTokenCheckFile } from './metricsRelay';
+import { METRICS } from '../catalog/metrics';
 import {
   companionFence,
   companionPaths,
@@ -62,6 +63,8 @@ export const NODE_KEY_PARAMETER = 'NODE_KEY';
 export const RPC_CREDENTIALS_PARAMETER = 'RPC_CREDENTIALS';
 /** The backup repository's password, also given only to the node-key step (it writes the backup environment). */
 export const BACKUP_PASSWORD_PARAMETER = 'BACKUP_PASSWORD';
+/** The metrics endpoint's bearer token (`lacchain:metricsToken`), given to the node-key step too (it writes the check). */
+export const METRICS_TOKEN_PARAMETER = 'METRICS_TOKEN';
 /** An S3 repository's keys, given to the node-key step too (with an `s3:` repository). */
 export const BACKUP_S3_PARAMETERS = {
   accessKeyId: 'BACKUP_S3_ACCESS_KEY_ID',
@@ -226,6 +229,8 @@ export function remoteSteps<V>(
           : {}),
         BACKUP_ENV_FILE: backupPaths(node).environment,
         BACKUP_REPOSITORY: node.backups.repository,
+        // The metrics endpoint's token check (its token is a secret parameter), when there is an endpoint.
+        ...(node.metricsEndpoint ? { METRICS_TOKEN_CHECK_FILE: metricsTokenCheckFile(node) } : {}),
       },
       true,
     ),
@@ -250,6 +255,7 @@ export function remoteSteps<V>(
         ...(reachable.rpc ? [PORTS.rpcHttp] : []),
         ...(reachable.proxyHttps ? [PORTS.reverseProxyHttps] : []),
         ...(reachable.proxyHttp ? [PORTS.reverseProxyHttp] : []),
+        ...(node.metricsEndpoint ? [METRICS.endpointPort] : []),
       ].join(' '),
       UDP_PORTS: String(node.p2pPort),
     }),

@@ -10,7 +10,9 @@
 # Parameters (environment): NODE_HOME, KEY_FILE (in the service user's data folder), SERVICE_USER, NODE_KEY (secret),
 # BACKUP_ENV_FILE, BACKUP_REPOSITORY, BACKUP_PASSWORD (secret), with an S3 repository BACKUP_S3_ACCESS_KEY_ID and
 # BACKUP_S3_SECRET_ACCESS_KEY (secret); with password authentication also
-# RPC_CREDENTIALS_FILE, SERVICE_NAME and RPC_CREDENTIALS (secret).
+# RPC_CREDENTIALS_FILE, SERVICE_NAME and RPC_CREDENTIALS (secret); with a metrics endpoint (lacchain:metricsToken)
+# METRICS_TOKEN_CHECK_FILE and METRICS_TOKEN (secret): the nginx file (root's, 0600) the metrics endpoint includes,
+# refusing a request without that bearer token, reloading a running nginx when it changes.
 set -euo pipefail
 : "${NODE_HOME:?}" "${KEY_FILE:?}" "${SERVICE_USER:?}" "${NODE_KEY:?}" "${BACKUP_ENV_FILE:?}" "${BACKUP_REPOSITORY:?}"
 : "${BACKUP_PASSWORD:?}"
@@ -99,3 +101,11 @@ if [ -n "${BACKUP_S3_ACCESS_KEY_ID:-}" ]; then
     "${BACKUP_S3_SECRET_ACCESS_KEY:?}")
 fi
 write_file "$BACKUP_ENV_FILE" 0600 root:root "$backup_env"
+if [ -n "${METRICS_TOKEN_CHECK_FILE:-}" ]; then
+  # The metrics endpoint's token check, included by the proxy's site: the token stays in this root-only file.
+  changed=false
+  # shellcheck disable=SC2016 # nginx's variable, written as it is
+  write_file "$METRICS_TOKEN_CHECK_FILE" 0600 root:root \
+    "$(printf 'if ($http_authorization != "Bearer %s") { return 401; }' "${METRICS_TOKEN:?}")"
+  if [ "$changed" = true ] && systemctl is-active --quiet nginx && nginx -t -q; then systemctl reload nginx; fi
+fi

@@ -56,6 +56,12 @@ import { valuesFor } from '../../testing/values';
 import { PushGateway, startPushGateway } from '../../testing/pushGateway';
 import { probeTcp } from '../../tools/operations/probe';
 import { METRICS } from '../../core/catalog/metrics';
+import { NO_PEERS_FOR_MINUTES } from '../../core/catalog/health';
+import { prometheusConfig } from '../../core/monitoring/prometheusConfig';
+import { freePort } from '../../testing/ports';
+import { MONITORING_DIR } from '../../core/monitoring/files';
+import { PROJECT_DIR } from '../../testing/run';
+import { ChildProcess, spawn } from 'child_process';
 import { METRICS_PUSH_PORT } from '../../core/catalog/networks';
 
 const recorded = recordProgram();
@@ -67,6 +73,8 @@ const NEXT = '24.1.0';
 const NODE = 'writer';
 /** The node home: the catalog's default, as the stacks under test leave it. */
 const HOME = DEFAULT_NODE_HOME;
+/** The bearer token of the machine's metrics endpoint (lacchain:metricsToken). */
+const METRICS_TOKEN = 'e2e-metrics-token-0123456789abcdef0123456789';
 /** The network's bootnodes a writer asks the node-permissioning contract for a connection to. */
 const BOOTNODES = NETWORKS['open-protestnet'].bootnodes.writer;
 /** A release whose archive the tests serve (the 24.1.0 stand-in under its name) but never unpack. */
@@ -92,6 +100,7 @@ suite('an SSH node on a real host', () => {
       nodeName: 'e2e-writer',
       dnsName: 'writer.e2e.test',
       ethstats: standins.ethstats,
+      metricsToken: METRICS_TOKEN,
     });
   const run = (step: RemoteStep) => runRemoteStep(host, step);
   /** The declaration of the node as it runs after the update (release NEXT). */
@@ -537,6 +546,106 @@ suite('an SSH node on a real host', () => {
       expect(machine).toContain('node_systemd_unit_state{name="besu-relay-signer.service",state="active"} 1');
     });
 
+    it('serves them over TLS on 9443 to the bearer token only', async () => {
+      const get = (path: string, token?: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const request = https.get(
+            {
+              host: host.ip,
+              port: METRICS.endpointPort,
+              path,
+              rejectUnauthorized: false,
+              headers: token ? { authorization: `Bearer ${token}` } : {},
+            },
+            (response) => {
+              let body = '';
+              response.on('data', (chunk) => (body += chunk));
+              response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+            },
+          );
+          request.on('error', reject);
+        });
+      expect((await get(METRICS.besuPath)).status).toBe(401);
+      expect((await get(METRICS.besuPath, 'not-the-token')).status).toBe(401);
+      expect((await get(METRICS.machinePath)).status).toBe(401);
+      const besu = await get(METRICS.besuPath, METRICS_TOKEN);
+      expect(besu.status).toBe(200);
+      expect(besu.body).toMatch(/^ethereum_peer_count \d+$/m);
+      const machine = await get(METRICS.machinePath, METRICS_TOKEN);
+      expect(machine.body).toMatch(/^node_filesystem_avail_bytes\{mountpoint="[^"]+"\} \d+$/m);
+      expect((await get('/', METRICS_TOKEN)).status).toBe(404);
+    });
+
+    describe("a real Prometheus (Debian's) scraping it the way the docs say, with monitoring/alerts.yml", () => {
+      let prometheus: ChildProcess | undefined;
+      let api: string;
+      const alerts = async () =>
+        (
+          (await (await fetch(`${api}/api/v1/alerts`)).json()) as {
+            data: { alerts: { labels: { alertname: string }; state: string }[] };
+          }
+        ).data.alerts;
+      const until = async (what: () => Promise<boolean>, seconds: number) => {
+        for (let i = 0; i < seconds && !(await what()); i++) await new Promise((resolve) => setTimeout(resolve, 1000));
+        return what();
+      };
+
+      beforeAll(async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-prometheus-'));
+        fs.writeFileSync(path.join(dir, 'node.crt'), await sh(`cat ${HOME}/tls/besu.crt`));
+        const port = await freePort();
+        api = `http://127.0.0.1:${port}`;
+        fs.writeFileSync(path.join(dir, 'token.txt'), METRICS_TOKEN);
+        const target = {
+          target: `${host.ip}:${METRICS.endpointPort}`,
+          tokenFile: path.join(dir, 'token.txt'),
+          caFile: path.join(dir, 'node.crt'),
+          stack: 'testnet',
+          node: NODE,
+        };
+        // As the docs say, scraping and evaluating every second so the test does not wait.
+        const rules = path.join(PROJECT_DIR, MONITORING_DIR, 'alerts.yml');
+        fs.writeFileSync(path.join(dir, 'prometheus.yml'), yaml.dump(prometheusConfig([target], rules, 1)));
+        prometheus = spawn('prometheus', [
+          `--config.file=${path.join(dir, 'prometheus.yml')}`,
+          `--storage.tsdb.path=${path.join(dir, 'data')}`,
+          `--web.listen-address=127.0.0.1:${port}`,
+        ]);
+        const up = await until(async () => {
+          const targets = await fetch(`${api}/api/v1/targets`)
+            .then((r) => r.json() as Promise<{ data: { activeTargets: { health: string }[] } }>)
+            .catch(() => undefined);
+          return (
+            targets !== undefined &&
+            targets.data.activeTargets.length === 2 &&
+            targets.data.activeTargets.every((t) => t.health === 'up')
+          );
+        }, 60);
+        expect(up).toBe(true);
+      });
+
+      afterAll(() => {
+        prometheus?.kill('SIGTERM');
+      });
+
+      it(`BesuNoPeers fires when the node loses its peers (after ${NO_PEERS_FOR_MINUTES} min), and clears when they are back`, async () => {
+        expect((await alerts()).filter((a) => a.state === 'firing').map((a) => a.labels.alertname)).toEqual([]);
+        await sh(`echo '{"peers": 0}' > ${HOME}/data/standin-state.json`);
+        const firing = await until(
+          async () => (await alerts()).some((a) => a.labels.alertname === 'BesuNoPeers' && a.state === 'firing'),
+          NO_PEERS_FOR_MINUTES * 60 + 60,
+        );
+        await sh(`echo '{"peers": 3}' > ${HOME}/data/standin-state.json`);
+        expect(firing).toBe(true);
+        const cleared = await until(
+          async () => !(await alerts()).some((a) => a.labels.alertname === 'BesuNoPeers'),
+          30,
+        );
+        expect(cleared).toBe(true);
+        expect((await alerts()).filter((a) => a.state === 'firing').map((a) => a.labels.alertname)).toEqual([]);
+      });
+    });
+
     it('stops with Besu, and takes the job off the gateway as Besu does', async () => {
       const before = gateway.pushes.length;
       await sh('systemctl stop besu');
@@ -563,6 +672,7 @@ suite('an SSH node on a real host', () => {
       const config = stack(NEXT);
       // The operator's machine has the stack config with the SSH key encrypted: the operations never need it.
       config['lacchain:sshPrivateKey'] = { secure: 'v1:encrypted' } as unknown as string;
+      config['lacchain:metricsToken'] = { secure: 'v1:encrypted' } as unknown as string;
       configFile = path.join(work, 'Pulumi.testnet.yaml');
       fs.writeFileSync(configFile, yaml.dump({ config }));
     });
@@ -808,6 +918,7 @@ suite('an SSH node on a real host', () => {
         for (const [file, values] of Object.entries(files)) fs.writeFileSync(path.join(work, file), yaml.dump(values));
         fleetConfig = path.join(work, 'Pulumi.fleet.yaml');
         config['lacchain:sshPrivateKey'] = { secure: 'v1:encrypted' };
+        config['lacchain:metricsToken'] = { secure: 'v1:encrypted' };
         fs.writeFileSync(fleetConfig, yaml.dump({ config }));
         // Each cluster node's RPC: the Besu stand-in with its key, registered in the contract with its bootnodes.
         for (const { type, key, values } of kubernetesNodes) {

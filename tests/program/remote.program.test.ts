@@ -105,6 +105,26 @@ describe('an SSH node', () => {
     }
   });
 
+  it('gives the metrics token to the node-key step only, secret, and opens 9443 with it', async () => {
+    const token = 'm'.repeat(40);
+    const withToken = await declareProgram(
+      recorded,
+      'testnet',
+      { ...sshStack(), 'lacchain:metricsToken': { secure: token } },
+      {},
+    );
+    const keyStep = commandsOf(withToken).find((c) => c.name === 'validator-node-key')!;
+    expect(isWrappedSecret(keyStep.inputs.stdin)).toBe(true);
+    expect((unwrapSecrets(keyStep.inputs) as any).stdin).toContain(`export METRICS_TOKEN='${token}'`);
+    for (const command of commandsOf(withToken).filter((c) => c.name !== 'validator-node-key')) {
+      expect(JSON.stringify(unwrapSecrets(command.inputs))).not.toContain(token);
+    }
+    expect(inputs(withToken, 'firewall').stdin).toMatch(/export TCP_PORTS='[^']*\b9443'/);
+    // Without it, no token and no endpoint.
+    expect(inputs(declared, 'node-key').stdin).not.toMatch(/^export METRICS_TOKEN/m);
+    expect(inputs(declared, 'firewall').stdin).not.toMatch(/^export TCP_PORTS='[^']*\b9443/m);
+  });
+
   it("gives an S3 repository's keys to the node-key step only", async () => {
     const s3 = await declareProgram(
       recorded,

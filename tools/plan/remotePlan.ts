@@ -10,6 +10,7 @@ import { exportLines, STEP_END, stepCommand, stepScript } from '../../core/remot
 import {
   BACKUP_PASSWORD_PARAMETER,
   BACKUP_S3_PARAMETERS,
+  METRICS_TOKEN_PARAMETER,
   NODE_KEY_PARAMETER,
   remoteSteps,
 } from '../../core/remote/steps';
@@ -42,6 +43,7 @@ export function writeRemotePlan(
       if (S3_REPOSITORY.test(node.backups.repository)) {
         for (const parameter of Object.values(BACKUP_S3_PARAMETERS)) env[parameter] = SECRET_MARKER;
       }
+      if (node.metricsEndpoint) env[METRICS_TOKEN_PARAMETER] = SECRET_MARKER;
     }
     fs.writeFileSync(path.join(dir, `${prefix}.sh`), stepScript(step.scriptFile));
     fs.writeFileSync(path.join(dir, `${prefix}.env`), exportLines(env));
