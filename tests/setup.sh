@@ -5,7 +5,8 @@
 #   the remote scripts, python3 for the Besu stand-in's self-test, openssl and curl for the checks, and nginx with its
 #   Lua module and cjson for the writer proxy's gas-model routing (tests/e2e/gasModelRouting.test.ts), nftables for
 #   the relay signer's fence (tests/tools/companionsStep.test.ts), and prometheus for promtool (the alert rules'
-#   checks and unit tests, tests/tools/alerts.test.ts);
+#   checks and unit tests, tests/tools/alerts.test.ts) and for the Prometheus that scrapes the SSH test host
+#   (tests/e2e/sshNode.test.ts);
 # - Go 1.25 or newer and the Pulumi CLI built from its Go module (tools/pulumi-cli/build.sh, cached by version
 #   outside the work tree), unless `pulumi` is on PATH;
 # - the Kubernetes control plane of the cluster tests, built from its Go modules (tools/kubernetes/build.sh, cached
@@ -24,8 +25,9 @@ done
 [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
 [ -e /usr/lib/nginx/modules/ngx_http_lua_module.so ] || missing+=(libnginx-mod-http-lua)
 compgen -G '/usr/lib/*/lua/5.1/cjson.so' >/dev/null || missing+=(lua-cjson)
-# promtool checks and unit-tests the alert rules (tests/tools/alerts.test.ts): Debian's prometheus package.
-command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+# promtool checks and unit-tests the alert rules (tests/tools/alerts.test.ts), and prometheus scrapes the SSH test
+# host with them (tests/e2e/sshNode.test.ts): Debian's prometheus package.
+{ command -v promtool && command -v prometheus; } >/dev/null 2>&1 || missing+=(prometheus)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "installing Debian packages: ${missing[*]}" >&2
