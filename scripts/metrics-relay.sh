@@ -44,8 +44,10 @@ machine_metrics() {
   done
 }
 
+# At a fixed rate, as Besu's own push: the next push is due INTERVAL after the last one was due, however long it took.
 sleep $((INTERVAL / 2)) &
 wait $!
+due=$SECONDS
 while true; do
   if curl -sf --max-time "$INTERVAL" -H 'Host: localhost' -o "$work/besu" "$BESU_METRICS_URL"; then
     if curl -sf --max-time "$INTERVAL" -o /dev/null -H 'Content-Type: text/plain; version=0.0.4' \
@@ -58,6 +60,8 @@ while true; do
     push_state no-besu "Besu does not serve its metrics at $BESU_METRICS_URL yet: retrying every ${INTERVAL} s"
   fi
   machine_metrics >"$MACHINE_FILE.tmp" && mv -f "$MACHINE_FILE.tmp" "$MACHINE_FILE"
-  sleep "$INTERVAL" &
+  due=$((due + INTERVAL))
+  if [ "$due" -le "$SECONDS" ]; then due=$SECONDS; fi
+  sleep $((due - SECONDS)) &
   wait $!
 done

@@ -25,6 +25,7 @@ import { changedCommands, remoteCommands as commands, runRemoteStep, runRemoteSt
 import { hostSuite, progress } from '../../testing/hostSuite';
 import { packStandinReleases, startReleaseServer } from '../../testing/standinReleases';
 import { sshWriterStack } from '../../testing/sshStacks';
+import { permissioned, registerOnHost } from '../../testing/permissioning';
 
 const recorded = recordProgram();
 const suite = hostSuite('RPC access end-to-end tests');
@@ -126,6 +127,8 @@ suite('RPC access and authentication on a real host', () => {
     declared = await declareProgram(recorded, 'testnet', stack(), {});
     enode = (await settle(declared.outputs.nodes[NODE].enode)).value as string;
     await runRemoteSteps(host, commands(declared));
+    // Registered in the network's contract (the stand-in's registry), as a node that serves is.
+    await registerOnHost(host, `${DEFAULT_NODE_HOME}/data`, permissioned(enode, 'open-protestnet', 'writer'));
   });
 
   afterAll(async () => {

@@ -1096,6 +1096,7 @@ describe('settings as the engine hands them over (every top-level value a string
       'lacchain:nodeKeys',
       'lacchain:backupPassword',
       'lacchain:backupS3Keys',
+      'lacchain:metricsToken',
       'lacchain:rpcPasswords',
     ]);
     expect(CONFIG_KEY_KINDS['lacchain:allowKeyDeletion']).toBe('boolean');
