@@ -2,6 +2,7 @@
  * Test fixtures shared by the unit tests: valid settings to mutate, an in-memory file reader, the test genesis.
  */
 import type { Fixes } from '../core/operations/causes';
+import type { Observations } from '../core/operations/health';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { PinnedGenesis } from '../core/catalog/networks';
@@ -189,6 +190,21 @@ function secureAt(values: Record<string, unknown>, keyPath: string): unknown {
   let at: unknown = values;
   for (const part of keyPath.match(/[^.[\]]+/g) ?? []) at = (at as Record<string, unknown>)[part];
   return (at as { secure?: unknown }).secure;
+}
+
+/** What `check` observes of a healthy node answering with `enode`, the stack's: a test changes what it needs. */
+export function healthyObservations(enode: string): Observations {
+  return {
+    service: { running: true, detail: 'started' },
+    peerCount: 3,
+    blockFirst: 10,
+    blockSecond: 14,
+    windowSeconds: 10,
+    syncing: false,
+    lastImportAgeSeconds: 2,
+    reportedEnode: enode,
+    expectedEnode: enode,
+  };
 }
 
 /** Each fix in a word, so a test sees which one a verdict names. */

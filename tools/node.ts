@@ -223,7 +223,8 @@ async function version(client: NodeClient): Promise<string> {
  */
 async function observeCauses(node: NodeSettings, client: NodeClient, o: Observations): Promise<CauseObservations> {
   const enode = o.expectedEnode ?? o.reportedEnode;
-  const { ip, port } = enodeParts(enode ?? `enode://${'0'.repeat(128)}@${node.p2pHost}:${node.p2pPort}`);
+  // The enode's address is the node's p2p setting (the stack's enode is made from it).
+  const [ip, port] = [node.p2pHost, node.p2pPort];
   const causes: CauseObservations = {
     peers: o.peerCount,
     syncing: o.syncing !== undefined && o.syncing !== false,

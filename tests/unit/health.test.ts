@@ -8,21 +8,18 @@ import { DISK_FREE } from '../../core/catalog/health';
 import { kubectlCommands, sshArguments, sshCommands } from '../../core/operations/clients';
 import { loadStack } from '../../core/settings/load';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
-import { FIXES, memoryFiles, rawConfig, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
+import {
+  FIXES,
+  healthyObservations,
+  memoryFiles,
+  rawConfig,
+  validTestnetConfig,
+  validWriterValues,
+} from '../../testing/fixtures';
 import * as yaml from 'js-yaml';
 
 const ENODE = `enode://${'a'.repeat(128)}@203.0.113.10:60606`;
-const good: Observations = {
-  service: { running: true, detail: 'started' },
-  peerCount: 3,
-  blockFirst: 10,
-  blockSecond: 14,
-  windowSeconds: 10,
-  syncing: false,
-  lastImportAgeSeconds: 2,
-  reportedEnode: ENODE,
-  expectedEnode: ENODE,
-};
+const good = healthyObservations(ENODE);
 const failing = (o: Partial<Observations>) =>
   evaluateHealth({ ...good, ...o }, FIXES)
     .filter((v) => !v.ok)

@@ -24,7 +24,14 @@ import { NETWORKS } from '../../core/catalog/networks';
 import { MAX_CLOCK_OFFSET_SECONDS } from '../../core/catalog/health';
 import { loadStack } from '../../core/settings/load';
 import * as yaml from 'js-yaml';
-import { FIXES, memoryFiles, rawConfig, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
+import {
+  FIXES,
+  healthyObservations,
+  memoryFiles,
+  rawConfig,
+  validTestnetConfig,
+  validWriterValues,
+} from '../../testing/fixtures';
 
 const NODE = `enode://${'ab'.repeat(32)}${'cd'.repeat(32)}@203.0.113.10:60606`;
 const BOOTNODE = `enode://${'12'.repeat(64)}@198.51.100.7:60606`;
@@ -192,17 +199,7 @@ describe('the causes of no peers, each with its fix', () => {
     );
   });
 
-  const observed: Observations = {
-    service: { running: true, detail: 'started' },
-    peerCount: 0,
-    blockFirst: 1,
-    blockSecond: 3,
-    windowSeconds: 4,
-    syncing: false,
-    lastImportAgeSeconds: 1,
-    reportedEnode: NODE,
-    expectedEnode: NODE,
-  };
+  const observed: Observations = { ...healthyObservations(NODE), peerCount: 0 };
 
   it("the key on the node is not the stack's, and the disk is low: each names its fix", () => {
     const verdicts = evaluateHealth(
