@@ -1,7 +1,7 @@
 /**
  * KubernetesNode: one Besu node on a cluster — the key Secret, the ConfigMap, the data volume, the NetworkPolicy of its
- * pod, the pinned one-replica StatefulSet and the LoadBalancer Service on the node's static IP. The manifests come from
- * core/kubernetes.
+ * pod, the pinned one-replica StatefulSet and the LoadBalancer Service on the node's static IP; with the Prometheus
+ * Operator, its metrics Service, ServiceMonitor and PrometheusRule. The manifests come from core/kubernetes.
  */
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
@@ -16,6 +16,7 @@ import {
   serviceManifest,
   statefulSetManifest,
 } from '../core/kubernetes/manifests';
+import { prometheusOperatorManifests } from '../core/kubernetes/monitoring';
 import { networkPolicyManifest } from '../core/kubernetes/networkPolicy';
 import { kubernetesNodeFiles } from '../core/kubernetes/nodeFiles';
 import { configDigest, describeNode } from '../core/node/description';
@@ -91,7 +92,7 @@ export class KubernetesNode extends pulumi.ComponentResource {
     // The pod rolls when anything it reads changes: Besu's files, the proxy's, the companions' configs.
     let checksum: pulumi.Input<string> = configDigest(
       description,
-      [files.proxyConfig ?? '', ...Object.values(files.companionConfigs ?? {})].join('\n'),
+      [files.proxyConfig ?? '', files.metricsRelay, ...Object.values(files.companionConfigs ?? {})].join('\n'),
       node.network.genesis.sha256,
     );
     // The pod's NetworkPolicy comes first, so the pod never runs without it (and destroy removes it after the pod).
@@ -153,6 +154,17 @@ export class KubernetesNode extends pulumi.ComponentResource {
         dependsOn: [args.namespace, statefulSet],
       },
     );
+
+    const monitoring = prometheusOperatorManifests(node);
+    if (monitoring) {
+      // What the operator's Prometheus Operator reads: the metrics Service, its ServiceMonitor, the node's alerts.
+      const metricsService = new k8s.core.v1.Service(`${name}-metrics`, monitoring.service, child);
+      new k8s.apiextensions.CustomResource(`${name}-service-monitor`, monitoring.serviceMonitor, {
+        ...child,
+        dependsOn: [args.namespace, metricsService],
+      });
+      new k8s.apiextensions.CustomResource(`${name}-alerts`, monitoring.prometheusRule, child);
+    }
 
     this.namespace = pulumi.output(node.namespace);
     this.podName = pulumi.output(names.pod);

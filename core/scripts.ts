@@ -21,6 +21,9 @@ export const START_CONTAINER_COMPANION_SCRIPT = 'start-container-companion.sh';
 /** A machine's metrics relay: Besu's metrics pushed to the network's gateway (core/remote/metricsRelay.ts). */
 export const METRICS_RELAY_SCRIPT = 'metrics-relay.sh';
 
+/** A pod's metrics relay, run by Java's source launcher in Besu's image (core/kubernetes/monitoring.ts). */
+export const POD_METRICS_RELAY_SCRIPT = 'metrics-relay.java';
+
 /** The helpers every remote step may call, sent before each step's own script (core/remote/shell.ts stepScript). */
 export const REMOTE_LIBRARY_SCRIPT = 'remote/lib.sh';
 

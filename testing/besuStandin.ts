@@ -36,13 +36,15 @@ function replaceFile(file: string, content: string): void {
 
 /**
  * Starts the stand-in with `key`, advertising `p2pHost:p2pPort`, and waits until its RPC answers. With `permissioning`,
- * it checks connections with the contract as the networks' nodes do: it has peers only once registered.
+ * it checks connections with the contract as the networks' nodes do: it has peers only once registered. With
+ * `metricsPort`, it serves Besu's metrics on that loopback port.
  */
 export async function startBesuStandin(
   key: string,
   p2pHost: string,
   p2pPort: number,
   permissioning?: StandinPermissioning,
+  metricsPort?: number,
 ): Promise<RunningStandin> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-standin-'));
   const port = await freePort();
@@ -62,6 +64,7 @@ export async function startBesuStandin(
       // The node's p2p address is elsewhere (a pod, a machine): the stand-in only advertises it.
       'p2p-enabled = false',
       'discovery-enabled = false',
+      ...(metricsPort ? ['metrics-enabled = true', 'metrics-host = "127.0.0.1"', `metrics-port = ${metricsPort}`] : []),
       ...(permissioning
         ? [
             'permissions-nodes-contract-enabled = true',

@@ -6,11 +6,12 @@
 #   Lua module and cjson for the writer proxy's gas-model routing (tests/e2e/gasModelRouting.test.ts), nftables for
 #   the relay signer's fence (tests/tools/companionsStep.test.ts), and prometheus for promtool (the alert rules'
 #   checks and unit tests, tests/tools/alerts.test.ts) and for the Prometheus that scrapes the SSH test host
-#   (tests/e2e/sshNode.test.ts);
+#   (tests/e2e/sshNode.test.ts); a JDK for the pods' metrics relay (tests/tools/metricsRelay.test.ts: run by the source
+#   launcher, compiled for Java 11), unzip for the Prometheus Operator's CRDs;
 # - Go 1.25 or newer and the Pulumi CLI built from its Go module (tools/pulumi-cli/build.sh, cached by version
 #   outside the work tree), unless `pulumi` is on PATH;
 # - the Kubernetes control plane of the cluster tests, built from its Go modules (tools/kubernetes/build.sh, cached
-#   by version outside the work tree).
+#   by version outside the work tree), and the Prometheus Operator's CRDs they install (tools/kubernetes/crds.sh).
 # Without root or Go, the tests that need them say why they are skipped (under CI=true they fail instead).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +19,8 @@ export DEBIAN_FRONTEND=noninteractive
 
 missing=()
 for tool in debootstrap:debootstrap systemd-nspawn:systemd-container ip:iproute2 ssh:openssh-client \
-  shellcheck:shellcheck python3:python3 openssl:openssl curl:curl nft:nftables; do
+  shellcheck:shellcheck python3:python3 openssl:openssl curl:curl nft:nftables unzip:unzip \
+  javac:openjdk-17-jdk-headless; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
 done
 [ -e /etc/ssl/certs/ca-certificates.crt ] || missing+=(ca-certificates)
@@ -64,3 +66,4 @@ fi
 if command -v go >/dev/null 2>&1; then
   bash tools/kubernetes/build.sh >/dev/null || echo "cannot build the Kubernetes binaries: the cluster tests will say so" >&2
 fi
+bash tools/kubernetes/crds.sh >/dev/null || echo "cannot fetch the Prometheus Operator's CRDs: the cluster tests will say so" >&2

@@ -22,7 +22,8 @@ export function renderNodeConfigToml(
     rpcHosts,
     paths,
     rpc,
-    // A machine's Besu serves its metrics on the loopback for the node's metrics relay (core/remote/metricsRelay.ts).
-    metrics: node.target === 'ssh' ? { mode: 'served', host: METRICS.besuHost } : { mode: 'push' },
+    // Besu serves its metrics on the loopback (the machine's, the pod's) for the node's metrics relay, which pushes them
+    // to the network's gateway (core/remote/metricsRelay.ts, core/kubernetes/monitoring.ts).
+    metrics: { mode: 'served', host: METRICS.besuHost },
   });
 }

@@ -25,6 +25,12 @@ export function kubernetesNames(node: string) {
     besuContainer: `${node}-besu`,
     /** The writer's reverse proxy container. */
     proxyContainer: `${node}-nginx`,
+    /** The metrics relay's container: Besu's metrics to the network's gateway and the operator's scraper. */
+    metricsRelayContainer: `${node}-metrics-relay`,
+    /** The ClusterIP Service naming the pod's metrics port, for a ServiceMonitor. */
+    metricsService: `${base}-metrics`,
+    /** The ServiceMonitor and PrometheusRule of the node (with the Prometheus Operator). */
+    monitoring: base,
     /** The NetworkPolicy admitting only what `lacchain:rpc.exposure` promises to the pod. */
     networkPolicy: base,
     /** A companion service's container (`<node>-relay-signer`, `<node>-rotation-validator`). */
@@ -69,6 +75,8 @@ export const POD_FILES = {
   startScript: 'start-node.sh',
   proxyConfig: 'nginx.conf',
   key: 'key',
+  /** The pod's metrics relay (scripts/metrics-relay.java), run by Java's source launcher. */
+  metricsRelay: 'metrics-relay.java',
 } as const;
 
 /**
@@ -101,6 +109,9 @@ export const PROXY_RUNTIME = {
 } as const;
 /** The port the proxy listens on inside the pod. */
 export const PROXY_CONTAINER_PORT = 8080;
+
+/** The pod's label naming the stack it belongs to (a scrape job by annotations reads it). */
+export const STACK_LABEL = 'lacchain.net/stack';
 
 /**
  * Annotations some load-balancer implementations read the requested IP from (spec.loadBalancerIP is deprecated

@@ -1,8 +1,9 @@
 /**
  * Where a node's metrics go. The networks expect every node to push its metrics to their gateway (job = the node's
  * name, every 5 s, as Besu's own push does: POST, and DELETE when it stops); Besu cannot push and serve `/metrics` at
- * once. On a machine Besu serves them on the loopback and the node's metrics relay pushes the same series to the
- * gateway, and writes the machine's own (free space, companions' state) beside them.
+ * once. On both paths Besu serves them on the loopback and the node's metrics relay pushes the same series to the
+ * gateway: on a machine it also writes the machine's own (free space, companions' state) beside them; in a pod it also
+ * serves them on the pod's metrics port, for the operator's in-cluster Prometheus.
  */
 import { LOOPBACK } from './ports';
 
@@ -20,6 +21,10 @@ export const METRICS = {
   /** Where it serves Besu's series, and the machine's. */
   besuPath: '/metrics',
   machinePath: '/metrics/machine',
+  /** The pod's metrics port (`metrics`): the pod's relay serves Besu's series there to the scraper the operator names. */
+  podPort: 9546,
+  /** How the pod's relay runs in Besu's image: Java's source launcher, small heap, no perf data file. */
+  podRelayJavaOptions: ['-Xmx48m', '-Xss512k', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData'],
 } as const;
 
 /** The systemd states node_exporter's systemd collector reports, each a series of `node_systemd_unit_state`. */

@@ -231,6 +231,11 @@ export function networkOfStack(stack: StackName): Network {
   return NETWORKS[STACK_NETWORKS[stack]];
 }
 
+/** The stack that deploys to a network (its name, for the deprecated network that no stack deploys to). */
+export function stackOfNetwork(network: Pick<Network, 'name'>): string {
+  return Object.entries(STACK_NETWORKS).find(([, name]) => name === network.name)?.[0] ?? network.name;
+}
+
 /** Looks a network up by our name or by its Helm `deploy.network` name. */
 export function findNetwork(name: string): Network | undefined {
   return Object.values(NETWORKS).find((n) => n.name === name || n.helmName === name);

@@ -18,6 +18,7 @@ import {
   PROXY_CONTAINER_PORT,
   PROXY_RUNTIME,
   proxyImage,
+  STACK_LABEL,
 } from '../catalog/kubernetes';
 import { LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
 import { RPC_AUTH_FILES, UNSAFE_RPC_OVERRIDE_ANNOTATION, UNSAFE_RPC_OVERRIDE_LABEL } from '../catalog/rpc';
@@ -27,6 +28,8 @@ import type { NodeDescription } from '../node/description';
 import type { KubernetesNodeSettings } from '../settings/model';
 import { backupConfigEntries, beforeReleaseChangeInit } from './backups';
 import { MAX_BLOCKS_BEHIND } from '../catalog/health';
+import { stackOfNetwork } from '../catalog/networks';
+import { METRICS_RELAY_VOLUME, metricsRelayContainer, scrapeAnnotations } from './monitoring';
 
 /**
  * The recommended Kubernetes labels of a node's objects. A node under the operator's explicit RPC override
@@ -50,9 +53,16 @@ export function overrideAnnotations(node: KubernetesNodeSettings): Record<string
   return unsafe.length > 0 ? { [UNSAFE_RPC_OVERRIDE_ANNOTATION]: unsafe.join(',') } : {};
 }
 
-/** The pod's labels: the node's, plus the Besu release it runs (only the pod changes with the release). */
+/**
+ * The pod's labels: the node's, plus the Besu release it runs (only the pod changes with the release) and its stack
+ * (which a scrape job by annotations labels the node's series with, as the alerts' runbooks name it).
+ */
 export function podLabels(node: KubernetesNodeSettings): Record<string, string> {
-  return { ...nodeLabels(node), 'app.kubernetes.io/version': node.releaseVersion };
+  return {
+    ...nodeLabels(node),
+    'app.kubernetes.io/version': node.releaseVersion,
+    [STACK_LABEL]: stackOfNetwork(node.network),
+  };
 }
 
 /** The labels that select the node's pod (stable across versions). */
@@ -132,6 +142,8 @@ export interface NodeConfigFiles<V> {
   rpcJwtPublicKey?: string;
   /** The companion services' config files, by ConfigMap entry. */
   companionConfigs?: Record<string, string>;
+  /** The pod's metrics relay (scripts/metrics-relay.java). */
+  metricsRelay: string;
 }
 
 /** The ConfigMap: config.toml, genesis, start step and (writers) proxy config. */
@@ -140,6 +152,7 @@ export function configMapManifest<V>(node: KubernetesNodeSettings, files: NodeCo
     [POD_FILES.config]: files.configToml,
     [POD_FILES.genesis]: files.genesis,
     [POD_FILES.startScript]: files.startScript,
+    [POD_FILES.metricsRelay]: files.metricsRelay,
   };
   if (files.proxyConfig !== undefined) data[POD_FILES.proxyConfig] = files.proxyConfig;
   if (files.rpcJwtPublicKey !== undefined) data[RPC_AUTH_FILES.jwtPublicKey] = files.rpcJwtPublicKey;
@@ -245,6 +258,7 @@ export function statefulSetManifest<V = string>(
   const withProxy = description.proxyServers.length > 0;
   const containers = [
     besu,
+    metricsRelayContainer(node, besu.image),
     ...(withProxy ? [proxyContainer(node)] : []),
     ...companionContainers(node, description.companions),
   ];
@@ -256,6 +270,7 @@ export function statefulSetManifest<V = string>(
     ...(passwordAuth ? [{ name: 'rpc-auth', secret: { secretName: names.rpcAuthSecret, defaultMode: 0o440 } }] : []),
     { name: 'data', persistentVolumeClaim: { claimName: names.dataVolume } },
     { name: 'besu-tmp', emptyDir: {} },
+    METRICS_RELAY_VOLUME,
     ...beforeChange.volumes,
     ...(withProxy
       ? [
@@ -277,7 +292,11 @@ export function statefulSetManifest<V = string>(
       template: {
         metadata: {
           labels: podLabels(node),
-          annotations: { 'lacchain.net/config-checksum': checksum, ...overrideAnnotations(node) },
+          annotations: {
+            'lacchain.net/config-checksum': checksum,
+            ...overrideAnnotations(node),
+            ...scrapeAnnotations(node),
+          },
         },
         spec: {
           // Pinned to one worker, so the node's egress IP (part of its permissioned identity) never changes.

@@ -6,13 +6,14 @@
  * - the probes: the kubelet connects from the pod's own node, which CNI implementations generally let through;
  * - `kubectl port-forward`: the kubelet opens the port inside the pod's network namespace;
  * - the writer's proxy: it reaches Besu over localhost, inside the pod.
- * Egress is left open: Besu dials its peers and pushes its metrics.
+ * Egress is left open: Besu dials its peers and the metrics relay pushes to the network's gateway.
  */
 import { kubernetesNames } from '../catalog/kubernetes';
 import { PORTS } from '../catalog/ports';
 import type { NodeDescription } from '../node/description';
 import type { KubernetesNodeSettings } from '../settings/model';
 import { metadata, selectorLabels } from './manifests';
+import { scraperIngress } from './monitoring';
 
 type Protocol = 'TCP' | 'UDP';
 
@@ -27,7 +28,8 @@ function rule(ports: { port: number; protocol: Protocol }[], from: 'anywhere' | 
  * translation): p2p TCP and UDP from anywhere, always (peers must reach every node); the writer's proxy (the
  * Service's 80, the container's own port) from anywhere, or from the node's namespace with exposure `internal` (its
  * in-cluster clients use the gas model too); Besu's RPC from anywhere
- * (`public`), from the node's namespace only (`internal`), or from nowhere (`tls-only`). Anything else is refused.
+ * (`public`), from the node's namespace only (`internal`), or from nowhere (`tls-only`); the metrics port from the
+ * Prometheus the operator names only. Anything else is refused.
  */
 export function networkPolicyManifest(description: NodeDescription<KubernetesNodeSettings>) {
   const { node, reachable, rpc } = description;
@@ -44,6 +46,8 @@ export function networkPolicyManifest(description: NodeDescription<KubernetesNod
         ]
       : []),
     ...(rpc.clusterPeers === 'none' ? [] : [rule([tcp(PORTS.rpcHttp)], rpc.clusterPeers)]),
+    // The metrics port: the Prometheus the operator names (`lacchain:monitoring.scraper`) only.
+    ...scraperIngress(node),
   ];
   return {
     apiVersion: 'networking.k8s.io/v1' as const,

@@ -4,6 +4,7 @@
  * (core/catalog/health.ts) by `npm run docs`. Pure: data in, rule documents out.
  */
 import { COMPANIONS } from '../catalog/companions';
+import { kubernetesNames } from '../catalog/kubernetes';
 import {
   BEHIND_FOR_MINUTES,
   COMPANION_DOWN_FOR_MINUTES,
@@ -24,6 +25,8 @@ export const SCRAPE = {
   nodeExporterJob: 'lacchain-node-exporter',
   stackLabel: 'lacchain_stack',
   nodeLabel: 'lacchain_node',
+  /** How often the nodes are scraped, in seconds. */
+  intervalSeconds: 15,
 } as const;
 
 /** One alert rule. */
@@ -35,104 +38,144 @@ export interface AlertRule {
   annotations: { summary: string; runbook: string };
 }
 
-const BESU = `job="${SCRAPE.besuJob}"`;
-const NODE_EXPORTER = `job="${SCRAPE.nodeExporterJob}"`;
-/** The `npm run node` command that diagnoses a node, its stack and name filled in from the alert's labels. */
-const run = (operation: string) =>
-  `npm run node -- ${operation} --stack {{ $labels.${SCRAPE.stackLabel} }} --node {{ $labels.${SCRAPE.nodeLabel} }}`;
-const minutes = (m: number) => `${m}m`;
-const percent = (share: number) => `${Math.round(share * 100)} %`;
+/**
+ * Which series the rules watch: every node's (monitoring/alerts.yml, for the operator's Prometheus) or one cluster
+ * node's (its PrometheusRule, with the Prometheus Operator), and how a runbook names the command that diagnoses it.
+ */
+export interface RuleScope {
+  /** Label matchers of the node's Besu series. */
+  besu: string;
+  /** The free share of the data's filesystem (or volume). */
+  diskFree: string;
+  /** A companion down: a machine's service not active, a pod's container not ready. */
+  companionDown: string;
+  /** The `npm run node` command of an operation. */
+  run: (operation: string) => string;
+}
+
 /** A regular expression matching any companion's container or service name suffix. */
 const COMPANION_NAMES = COMPANIONS.map((c) => c.name).join('|');
+const BESU = `job="${SCRAPE.besuJob}"`;
+const NODE_EXPORTER = `job="${SCRAPE.nodeExporterJob}"`;
+/** The free share of a PersistentVolumeClaim, from the kubelet's volume statistics. */
+const volumeFree = (claim: string) =>
+  `kubelet_volume_stats_available_bytes{${claim}} / kubelet_volume_stats_capacity_bytes{${claim}}`;
 
-/** Free space of the data's filesystem as a share of its size: the machine's (node_exporter) or the volume's (kubelet). */
-const DISK_FREE_SHARE =
-  `(node_filesystem_avail_bytes{${NODE_EXPORTER}} / node_filesystem_size_bytes{${NODE_EXPORTER}})` +
-  ` or (kubelet_volume_stats_available_bytes{persistentvolumeclaim=~"besu-node-.+-data"}` +
-  ` / kubelet_volume_stats_capacity_bytes{persistentvolumeclaim=~"besu-node-.+-data"})`;
+/** Every node the operator's Prometheus scrapes, machines and cluster nodes, told apart by their labels. */
+export const EVERY_NODE: RuleScope = {
+  besu: BESU,
+  diskFree:
+    `(node_filesystem_avail_bytes{${NODE_EXPORTER}} / node_filesystem_size_bytes{${NODE_EXPORTER}})` +
+    ` or (${volumeFree(`persistentvolumeclaim=~"${kubernetesNames('.+').dataVolume}"`)})`,
+  companionDown:
+    `(node_systemd_unit_state{${NODE_EXPORTER}, name=~".+-(${COMPANION_NAMES})\\\\.service", state="active"} == 0)` +
+    ` or (kube_pod_container_status_ready{container=~".+-(${COMPANION_NAMES})"} == 0)`,
+  // Filled in from the alert's labels.
+  run: (operation) =>
+    `npm run node -- ${operation} --stack {{ $labels.${SCRAPE.stackLabel} }} --node {{ $labels.${SCRAPE.nodeLabel} }}`,
+};
 
-function diskRule(severity: 'warning' | 'critical'): AlertRule {
+/** One cluster node: its Besu series (labelled by its ServiceMonitor), its data volume, its pod's containers. */
+export function clusterNodeScope(node: { stack: string; name: string; namespace: string }): RuleScope {
+  const names = kubernetesNames(node.name);
+  const namespace = `namespace="${node.namespace}"`;
+  return {
+    besu: `${BESU}, ${SCRAPE.stackLabel}="${node.stack}", ${SCRAPE.nodeLabel}="${node.name}"`,
+    diskFree: volumeFree(`${namespace}, persistentvolumeclaim="${names.dataVolume}"`),
+    companionDown: `kube_pod_container_status_ready{${namespace}, pod="${names.pod}", container=~"${names.companionContainer(`(${COMPANION_NAMES})`)}"} == 0`,
+    run: (operation) => `npm run node -- ${operation} --stack ${node.stack} --node ${node.name}`,
+  };
+}
+
+const minutes = (m: number) => `${m}m`;
+const percent = (share: number) => `${Math.round(share * 100)} %`;
+
+function diskRule(scope: RuleScope, severity: 'warning' | 'critical'): AlertRule {
   return {
     alert: 'BesuDiskLow',
-    expr: `(${DISK_FREE_SHARE}) < ${DISK_FREE[severity]}`,
+    expr: `(${scope.diskFree}) < ${DISK_FREE[severity]}`,
     for: minutes(5),
     labels: { severity },
     annotations: {
       summary: `The filesystem of the node's data has less than ${percent(DISK_FREE[severity])} free.`,
-      runbook: `${run('status')} shows the data's size and the free space; a full disk can corrupt Besu's database: grow the disk or the volume before it fills.`,
+      runbook: `${scope.run('status')} shows the data's size and the free space; a full disk can corrupt Besu's database: grow the disk or the volume before it fills.`,
     },
   };
 }
 
-/** The rules, in the order an operator reads them. */
-export const ALERT_RULES: readonly AlertRule[] = [
-  {
-    alert: 'BesuDown',
-    expr: `up{${BESU}} == 0`,
-    for: minutes(DOWN_FOR_MINUTES),
-    labels: { severity: 'critical' },
-    annotations: {
-      summary: "The node's Besu does not answer its metrics scrape.",
-      runbook: `${run('status')} says whether the service or pod runs; ${run('check')} --fix restarts it (the recovery rule).`,
+/** The rules for a scope, in the order an operator reads them. */
+export function alertRules(scope: RuleScope): AlertRule[] {
+  const { besu, run } = scope;
+  return [
+    {
+      alert: 'BesuDown',
+      expr: `up{${besu}} == 0`,
+      for: minutes(DOWN_FOR_MINUTES),
+      labels: { severity: 'critical' },
+      annotations: {
+        summary: "The node's Besu does not answer its metrics scrape.",
+        runbook: `${run('status')} says whether the service or pod runs; ${run('check')} --fix restarts it (the recovery rule).`,
+      },
     },
-  },
-  {
-    alert: 'BesuNoPeers',
-    expr: `ethereum_peer_count{${BESU}} == 0`,
-    for: minutes(NO_PEERS_FOR_MINUTES),
-    labels: { severity: 'critical' },
-    annotations: {
-      summary: 'The node has no peer: it reaches no other node of the network.',
-      runbook: `${run('check')} tells why (permissioning, the p2p port, the enode's address); --fix restarts it.`,
+    {
+      alert: 'BesuNoPeers',
+      expr: `ethereum_peer_count{${besu}} == 0`,
+      for: minutes(NO_PEERS_FOR_MINUTES),
+      labels: { severity: 'critical' },
+      annotations: {
+        summary: 'The node has no peer: it reaches no other node of the network.',
+        runbook: `${run('check')} tells why (permissioning, the p2p port, the enode's address); --fix restarts it.`,
+      },
     },
-  },
-  {
-    alert: 'BesuHeadStalled',
-    // Half the age without a change, held for the other half: a target Prometheus has only just seen (one sample, no
-    // change yet) is pending, not firing, while a head stalled for MAX_HEAD_AGE_SECONDS fires.
-    expr: `changes(ethereum_blockchain_height{${BESU}}[${MAX_HEAD_AGE_SECONDS / 2}s]) == 0`,
-    for: `${MAX_HEAD_AGE_SECONDS / 2}s`,
-    labels: { severity: 'critical' },
-    annotations: {
-      summary: `No new block for ${MAX_HEAD_AGE_SECONDS} s (blocks come every 2 s).`,
-      runbook: `${run('check')} shows the block sync and the last import; ${run('logs')} shows why.`,
+    {
+      alert: 'BesuHeadStalled',
+      // Half the age without a change, held for the other half: a target Prometheus has only just seen (one sample,
+      // no change yet) is pending, not firing, while a head stalled for MAX_HEAD_AGE_SECONDS fires.
+      expr: `changes(ethereum_blockchain_height{${besu}}[${MAX_HEAD_AGE_SECONDS / 2}s]) == 0`,
+      for: `${MAX_HEAD_AGE_SECONDS / 2}s`,
+      labels: { severity: 'critical' },
+      annotations: {
+        summary: `No new block for ${MAX_HEAD_AGE_SECONDS} s (blocks come every 2 s).`,
+        runbook: `${run('check')} shows the block sync and the last import; ${run('logs')} shows why.`,
+      },
     },
-  },
-  {
-    alert: 'BesuBehind',
-    expr: `ethereum_best_known_block_number{${BESU}} - ethereum_blockchain_height{${BESU}} > ${MAX_BLOCKS_BEHIND}`,
-    for: minutes(BEHIND_FOR_MINUTES),
-    labels: { severity: 'warning' },
-    annotations: {
-      summary: `More than ${MAX_BLOCKS_BEHIND} blocks behind the best known block for ${BEHIND_FOR_MINUTES} minutes.`,
-      runbook: `${run('check')} shows how far behind it is and whether it advances.`,
+    {
+      alert: 'BesuBehind',
+      expr: `ethereum_best_known_block_number{${besu}} - ethereum_blockchain_height{${besu}} > ${MAX_BLOCKS_BEHIND}`,
+      for: minutes(BEHIND_FOR_MINUTES),
+      labels: { severity: 'warning' },
+      annotations: {
+        summary: `More than ${MAX_BLOCKS_BEHIND} blocks behind the best known block for ${BEHIND_FOR_MINUTES} minutes.`,
+        runbook: `${run('check')} shows how far behind it is and whether it advances.`,
+      },
     },
-  },
-  diskRule('warning'),
-  diskRule('critical'),
-  {
-    alert: 'BesuRestarting',
-    expr: `changes(process_start_time_seconds{${BESU}}[${RESTART_LOOP.minutes}m]) > ${RESTART_LOOP.restarts}`,
-    labels: { severity: 'warning' },
-    annotations: {
-      summary: `Besu started more than ${RESTART_LOOP.restarts} times in ${RESTART_LOOP.minutes} minutes: a restart loop.`,
-      runbook: `${run('logs')} shows why it stops (a missing key, a config the release refuses, a full disk).`,
+    diskRule(scope, 'warning'),
+    diskRule(scope, 'critical'),
+    {
+      alert: 'BesuRestarting',
+      expr: `changes(process_start_time_seconds{${besu}}[${RESTART_LOOP.minutes}m]) > ${RESTART_LOOP.restarts}`,
+      labels: { severity: 'warning' },
+      annotations: {
+        summary: `Besu started more than ${RESTART_LOOP.restarts} times in ${RESTART_LOOP.minutes} minutes: a restart loop.`,
+        runbook: `${run('logs')} shows why it stops (a missing key, a config the release refuses, a full disk).`,
+      },
     },
-  },
-  {
-    alert: 'CompanionDown',
-    expr:
-      `(node_systemd_unit_state{${NODE_EXPORTER}, name=~".+-(${COMPANION_NAMES})\\\\.service", state="active"} == 0)` +
-      ` or (kube_pod_container_status_ready{container=~".+-(${COMPANION_NAMES})"} == 0)`,
-    for: minutes(COMPANION_DOWN_FOR_MINUTES),
-    labels: { severity: 'critical' },
-    annotations: {
-      summary:
-        'A companion service the network requires beside Besu (relay signer, rotation client or monitoring client) is down.',
-      runbook: `${run('status')} shows each companion's state; ${run('check')} names the one that is down.`,
+    {
+      alert: 'CompanionDown',
+      expr: scope.companionDown,
+      for: minutes(COMPANION_DOWN_FOR_MINUTES),
+      labels: { severity: 'critical' },
+      annotations: {
+        summary:
+          'A companion service the network requires beside Besu (relay signer, rotation client or monitoring client) is down.',
+        runbook: `${run('status')} shows each companion's state; ${run('check')} names the one that is down.`,
+      },
     },
-  },
-];
+  ];
+}
+
+/** The rules of monitoring/alerts.yml: every node's. */
+export const ALERT_RULES: readonly AlertRule[] = alertRules(EVERY_NODE);
 
 /** monitoring/alerts.yml: one group of every rule. */
 export function alertRulesDocument() {

@@ -20,7 +20,7 @@ export interface ScrapeTarget {
 }
 
 /** A Prometheus configuration scraping `targets`, evaluating `rulesFile` every `intervalSeconds`. */
-export function prometheusConfig(targets: readonly ScrapeTarget[], rulesFile: string, intervalSeconds = 15) {
+export function prometheusConfig(targets: readonly ScrapeTarget[], rulesFile: string, intervalSeconds: number = SCRAPE.intervalSeconds) {
   const job = (name: string, metricsPath: string) => ({
     job_name: name,
     scheme: 'https',

@@ -4,7 +4,7 @@
  * A systemd unit started and stopped with Besu, run as the service user.
  */
 import { METRICS, UNIT_STATES } from '../catalog/metrics';
-import { METRICS_PUSH_PORT } from '../catalog/networks';
+import { metricsPushUrl } from '../node/metrics';
 import type { SshNodeSettings } from '../settings/model';
 import { companionServiceName } from './companionService';
 import { nodePaths } from './paths';
@@ -28,11 +28,6 @@ export function metricsRelayPaths(node: SshNodeSettings) {
  */
 export function metricsTokenCheckFile(node: SshNodeSettings): string {
   return `/etc/nginx/lacchain-${node.serviceName}-metrics-token.conf`;
-}
-
-/** Where the relay pushes: the network's gateway, the job being the node's name (as Besu's own push). */
-export function metricsPushUrl(node: SshNodeSettings): string {
-  return `http://${node.network.metricsPushHost}:${METRICS_PUSH_PORT}/metrics/job/${encodeURIComponent(node.nodeName)}`;
 }
 
 /** The relay's systemd unit: after Besu, stopped and restarted with it, wanted by it. */

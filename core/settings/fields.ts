@@ -70,6 +70,23 @@ export const kubernetesLabel = z
   .string({ error: K8S_LABEL })
   .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, { error: K8S_LABEL });
 
+const K8S_LABELS =
+  'a mapping of Kubernetes labels: keys [prefix/]name (name: letters, digits, - _ . inside, at most 63), values the same or empty';
+const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const LABEL_PREFIX = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** Whether a text is a Kubernetes label key: `[prefix/]name`. */
+function isLabelKey(key: string): boolean {
+  const parts = key.split('/');
+  if (parts.length > 2) return false;
+  return LABEL_NAME.test(parts[parts.length - 1]) && (parts.length === 1 || LABEL_PREFIX.test(parts[0]));
+}
+/** Kubernetes labels (a selector's, an object's): valid keys and values. */
+export const kubernetesLabels = z
+  .record(z.string(), z.string({ error: K8S_LABELS }), { error: K8S_LABELS })
+  .refine((labels) => Object.entries(labels).every(([k, v]) => isLabelKey(k) && (v === '' || LABEL_NAME.test(v))), {
+    error: K8S_LABELS,
+  });
+
 const K8S_SUBDOMAIN = 'a Kubernetes object name: lowercase letters, digits, hyphens and dots, at most 253 characters';
 /** A Kubernetes node or storage-class name. */
 export const kubernetesSubdomain = z

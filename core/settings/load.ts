@@ -20,6 +20,7 @@ import { checkStackName, checkStackNetwork } from './stackIdentity';
 import type { NodeSettings, StackSecrets, StackSettings } from './model';
 import { describeGiven, Problem, problemsFromZod, SettingsError } from './problems';
 import { SECRET_CONFIG_KEYS, StackNodeInput, stackConfigSchema } from './schema';
+import { clusterMonitoring } from './monitoring';
 import type { FileReader, RawStackConfig } from './sources';
 
 export type { FileReader, RawStackConfig } from './sources';
@@ -111,6 +112,8 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
 
   const secrets = readSecrets(config, nodes, raw.file, problems);
   for (const node of nodes) if (node.target === 'ssh') node.metricsEndpoint = secrets.metricsToken !== undefined;
+  const monitoring = clusterMonitoring(config[configKey('monitoring')], raw.file, problems);
+  for (const node of nodes) if (node.target === 'kubernetes') node.monitoring = monitoring;
   if (problems.length > 0) throw new SettingsError(problems);
   return {
     settings: {

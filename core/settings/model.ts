@@ -147,6 +147,16 @@ export interface EthstatsSettings extends CompanionSettingsBase {
 /** One companion service as configured for the stack. */
 export type CompanionSettings = ReleasedCompanionSettings | EthstatsSettings;
 
+/** How the operator's Prometheus watches the stack's cluster nodes (`lacchain:monitoring`), validated. */
+export interface ClusterMonitoringSettings {
+  /** The Prometheus admitted to the pods' metrics port, by its namespace and pod labels; none: nobody is. */
+  scraper?: { namespace: string; podLabels: Record<string, string> };
+  /** A ServiceMonitor and a PrometheusRule per node (the cluster runs the Prometheus Operator); else pod annotations. */
+  prometheusOperator: boolean;
+  /** The labels of the ServiceMonitor and PrometheusRule (what the operator's Prometheus selects them by). */
+  resourceLabels: Record<string, string>;
+}
+
 /** A node on a Kubernetes cluster. */
 export interface KubernetesNodeSettings extends NodeSettingsBase {
   target: 'kubernetes';
@@ -172,6 +182,8 @@ export interface KubernetesNodeSettings extends NodeSettingsBase {
   backupImageDigest?: string;
   /** The schedule's kubectl image's registry digest; the tag alone when undefined. */
   kubectlImageDigest?: string;
+  /** How the operator's Prometheus scrapes and alerts on it (`lacchain:monitoring`). */
+  monitoring: ClusterMonitoringSettings;
 }
 
 /** A node on a remote machine reached over SSH. */

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { PORTS } from '../catalog/ports';
+import { METRICS } from '../catalog/metrics';
 import { BESU_IMAGE_REPOSITORY, RELEASE_ARCHIVE_SHA256 } from '../catalog/besu';
 import {
   BACKUP_SCHEDULE_NAMES,
@@ -25,7 +26,7 @@ import {
   DEFAULT_SSH_USER,
 } from '../catalog/defaults';
 import { PROXY_IMAGE } from '../catalog/kubernetes';
-import { Network, NETWORKS, STACK_NETWORKS } from '../catalog/networks';
+import { NETWORKS, stackOfNetwork } from '../catalog/networks';
 import { NODE_TYPE_FACTS, NODE_TYPES, NodeType, UNSAFE_RPC_APIS } from '../catalog/nodeTypes';
 import { MAX_START_TIMEOUT_SECONDS, MIN_START_TIMEOUT_SECONDS, START_TIMEOUT_SECONDS } from '../catalog/remote';
 import {
@@ -51,6 +52,7 @@ import {
   ipv4,
   javaRuntimeUrl,
   kubernetesLabel,
+  kubernetesLabels,
   kubernetesSubdomain,
   nodeName,
   nodeType,
@@ -73,9 +75,6 @@ import { ENCRYPTED_VALUE } from './settingsFiles';
 
 /** The networks a stack may deploy to (the deprecated one is refused). */
 const SUPPORTED_NETWORKS = Object.values(NETWORKS).filter((network) => !network.deprecated);
-/** The stack that deploys to a network. */
-const stackOf = (network: Network) =>
-  Object.entries(STACK_NETWORKS).find(([, name]) => name === network.name)?.[0] ?? network.name;
 /** The networks' default Besu release, in words. */
 const NETWORK_RELEASE = `the network's (${[...new Set(SUPPORTED_NETWORKS.map((n) => n.defaultBesuVersion))].join(' or ')})`;
 /** The releases whose archive digest the catalog pins. */
@@ -409,6 +408,30 @@ export const backupsSchema = strict({
   ),
 });
 
+/** How the operator's Prometheus watches the cluster's nodes (`lacchain:monitoring`). Machines: `lacchain:metricsToken`. */
+export const monitoringSchema = strict({
+  scraper: setting(
+    strict({
+      namespace: setting(kubernetesLabel, { description: "The namespace of your Prometheus's pods." }),
+      podLabels: setting(kubernetesLabels, {
+        description: "Labels your Prometheus's pods carry (e.g. `app.kubernetes.io/name: prometheus`).",
+      }),
+    }).optional(),
+    {
+      default: "none: the pods' metrics port admits nobody (the metrics are still pushed to the network)",
+      description: `The Prometheus that scrapes the Kubernetes nodes: the pods' NetworkPolicy admits its pods, by namespace and labels, on the metrics port (${METRICS.podPort}), and nothing else does.`,
+    },
+  ),
+  prometheusOperator: setting(bool.default(false), {
+    description:
+      '`true` when your cluster runs the Prometheus Operator: each Kubernetes node gets a `ServiceMonitor` and a `PrometheusRule` (monitoring.coreos.com/v1, the alerts of `monitoring/alerts.yml` for that node). `false`: the pods carry the `prometheus.io/*` annotations, for the scrape job of `monitoring/prometheus-kubernetes.yml`. Needs `scraper`.',
+  }),
+  resourceLabels: setting(kubernetesLabels.default({}), {
+    description:
+      'With `prometheusOperator`: labels of the `ServiceMonitor` and `PrometheusRule`, those your Prometheus selects them by (kube-prometheus-stack: `release: <its release>`).',
+  }),
+});
+
 const SSH_KEY = 'an SSH private key (PEM or OpenSSH, beginning with -----BEGIN), set with pulumi config set --secret';
 const RPC_PASSWORDS = 'a mapping from RPC user name to password, set with --secret';
 const BACKUP_PASSWORD = 'a password of at least 12 characters, set with --secret';
@@ -439,7 +462,7 @@ const key = <S extends z.ZodType>(schema: S, kind: ConfigKeyKind, secret?: true)
 const STACK_KEYS = {
   'lacchain:network': key(
     setting(text, {
-      description: `${SUPPORTED_NETWORKS.map((n) => `\`${n.name}\` for stack \`${stackOf(n)}\``).join(', ')}.`,
+      description: `${SUPPORTED_NETWORKS.map((n) => `\`${n.name}\` for stack \`${stackOfNetwork(n)}\``).join(', ')}.`,
     }),
     'text',
   ),
@@ -525,6 +548,14 @@ const STACK_KEYS = {
     }),
     'mapping',
   ),
+  'lacchain:monitoring': key(
+    setting(monitoringSchema.optional(), {
+      default: "no scraper: a cluster node's metrics are only pushed to the network",
+      description:
+        'How your Prometheus scrapes the Kubernetes nodes (fields below; [monitoring](operations.md#monitoring-and-alerts)). Machines are scraped through their TLS proxy with `lacchain:metricsToken`.',
+    }),
+    'mapping',
+  ),
   'lacchain:backupPassword': key(
     setting(z.string({ error: BACKUP_PASSWORD }).min(12, { error: BACKUP_PASSWORD }).optional(), {
       default: "each node's own, derived from its node key (HMAC-SHA-256): your copy of the key opens its backups",
@@ -599,7 +630,7 @@ export const CONFIG_KEY_KINDS: Readonly<Record<string, ConfigKeyKind>> = Object.
 /** The `deploy` section of a Kubernetes node's values file (the seed's Helm values, same field names). */
 export const deploySchema = strict({
   network: setting(text, {
-    description: `The Helm name of the stack's network: ${SUPPORTED_NETWORKS.map((n) => `\`${n.helmName}\` (${stackOf(n)})`).join(' or ')}.`,
+    description: `The Helm name of the stack's network: ${SUPPORTED_NETWORKS.map((n) => `\`${n.helmName}\` (${stackOfNetwork(n)})`).join(' or ')}.`,
   }),
   typenode: setting(nodeType, { description: "Must equal the node's `typenode` in the stack config." }),
   publicIP: setting(ipv4, { description: 'The static public IPv4 address of the LoadBalancer Service.' }),
@@ -668,3 +699,4 @@ export type RpcInput = z.infer<typeof rpcSchema>;
 export type CompanionsInput = z.infer<typeof companionsSchema>;
 export type DeployInput = z.infer<typeof deploySchema>;
 export type BackupsInput = z.infer<typeof backupsSchema>;
+export type MonitoringInput = z.infer<typeof monitoringSchema>;

@@ -12,6 +12,7 @@ import {
   stackConfigSchema,
   stackNodeSchema,
   backupsSchema,
+  monitoringSchema,
 } from './schema';
 import { allowedBy, isOptional, ruleDefault, settingDoc, shapeOf } from './settingDoc';
 
@@ -33,6 +34,7 @@ export const SETTINGS_TABLES: readonly SettingsTable[] = [
   { name: 'node-entry', doc: 'docs/settings.md', column: 'Field', shape: stackNodeSchema.shape },
   { name: 'rpc-fields', doc: 'docs/settings.md', column: 'Field', shape: rpcSchema.shape },
   { name: 'backups-fields', doc: 'docs/settings.md', column: 'Field', shape: backupsSchema.shape },
+  { name: 'monitoring-fields', doc: 'docs/settings.md', column: 'Field', shape: monitoringSchema.shape },
   { name: 'values-file', doc: 'docs/settings.md', column: 'Field', shape: deploySchema.shape },
   { name: 'inventory', doc: 'docs/settings.md', column: 'Field', shape: inventorySchema.shape },
   {

@@ -12,6 +12,7 @@ import type { KubernetesNodeSettings, RpcSettings } from './model';
 import { describeGiven, Problem, problemsFromZod } from './problems';
 import { BackupsInput, DeployInput, StackNodeInput, valuesFileSchema } from './schema';
 import { clusterBackups } from './backups';
+import { NO_CLUSTER_MONITORING } from './monitoring';
 import { parseYamlFile, readSettingsFile } from './settingsFiles';
 
 /** A Kubernetes node of the stack, from its entry in `lacchain:nodes` and its values file. */
@@ -62,6 +63,8 @@ export function kubernetesNode(
     rpc,
     companions: [],
     backups: clusterBackups(backups, raw.file, problems),
+    // The stack's `lacchain:monitoring`, set by the loader once for every cluster node.
+    monitoring: NO_CLUSTER_MONITORING,
   };
 }
 

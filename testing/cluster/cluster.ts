@@ -57,6 +57,22 @@ export function clusterTools(): { dir: string } | { unavailable: string } {
   return { dir: result.stdout.trim() };
 }
 
+/**
+ * The Prometheus Operator's CRD files (ServiceMonitor, PrometheusRule), fetched by tools/kubernetes/crds.sh (run by
+ * tests/setup.sh) into a cache outside the work tree; throws with the reason when they are not there.
+ */
+export function prometheusOperatorCrds(): string[] {
+  const result = spawnSync('bash', [path.join(PROJECT_DIR, 'tools/kubernetes/crds.sh'), '--check'], {
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(result.stderr.trim().split('\n').pop() ?? 'no CRDs');
+  const dir = result.stdout.trim();
+  return fs
+    .readdirSync(dir)
+    .filter((file) => file.endsWith('.yaml'))
+    .map((file) => path.join(dir, file));
+}
+
 function kubeconfigText(server: string, certs: ReturnType<typeof makeCertificates>): string {
   return JSON.stringify({
     apiVersion: 'v1',

@@ -66,7 +66,11 @@ describe.each(STACKS)('stack %s', (stack) => {
       const companion = COMPANION_OF[typenode];
       const containers = pod.containers.filter((c: any) => c.name.endsWith(companion?.name ?? '-none'));
       if (!companion) {
-        expect(pod.containers.map((c: any) => c.name)).toEqual([`${typenode}-besu`, `${typenode}-ethstats`]);
+        expect(pod.containers.map((c: any) => c.name)).toEqual([
+          `${typenode}-besu`,
+          `${typenode}-metrics-relay`,
+          `${typenode}-ethstats`,
+        ]);
         return;
       }
       expect(containers).toHaveLength(1);
@@ -196,7 +200,7 @@ describe.each(STACKS)('stack %s', (stack) => {
       });
       const off = await declareProgram(recorded, stack, config, files);
       const pod = inputsOf(off, 'kubernetes:apps/v1:StatefulSet', 'bootnode-node').spec.template.spec;
-      expect(pod.containers.map((c: any) => c.name)).toEqual(['bootnode-besu']);
+      expect(pod.containers.map((c: any) => c.name)).toEqual(['bootnode-besu', 'bootnode-metrics-relay']);
       expect(pod.initContainers.map((c: any) => c.name)).toEqual(['backup-before-release-change']);
       const data = inputsOf(off, 'kubernetes:core/v1:ConfigMap', 'writer-config').data;
       expect(parse(data['config.toml'])['rpc-ws-enabled']).toBeUndefined();

@@ -97,11 +97,12 @@ describe.each(['testnet', 'mainnet'] as StackName[])('stack %s, one Kubernetes n
     expect(pod.volumes.find((v: any) => v.name === 'data').persistentVolumeClaim.claimName).toBe(
       `besu-node-${typenode}-data`,
     );
-    // Besu, the writer's proxy, the network's companion service of the node type (bootnodes have none) and every
-    // node's monitoring client.
+    // Besu, its metrics relay, the writer's proxy, the network's companion service of the node type (bootnodes have
+    // none) and every node's monitoring client.
     const companion = { writer: ['writer-relay-signer'], validator: ['validator-rotation-validator'], bootnode: [] };
     expect(pod.containers.map((c: any) => c.name)).toEqual([
       `${typenode}-besu`,
+      `${typenode}-metrics-relay`,
       ...(typenode === 'writer' ? ['writer-nginx'] : []),
       ...companion[typenode as keyof typeof companion],
       `${typenode}-ethstats`,
@@ -160,8 +161,9 @@ describe.each(['testnet', 'mainnet'] as StackName[])('stack %s, one Kubernetes n
       'rpc-http-port': 4545,
       'permissions-nodes-contract-enabled': true,
       'permissions-nodes-contract-address': network.nodesPermissioningContract,
-      'metrics-push-host': network.metricsPushHost,
-      'metrics-push-prometheus-job': `org-${typenode}`,
+      // Served on the pod's loopback for the metrics relay, which pushes them to the network's gateway.
+      'metrics-enabled': true,
+      'metrics-host': '127.0.0.1',
       'node-private-key-file': '/etc/besu/key/key',
     });
     expect(config['host-allowlist']).toEqual(['localhost', '127.0.0.1', ip]);
@@ -239,13 +241,16 @@ describe('images pinned by digest (deploy.imageDigest, deploy.proxyImageDigest)'
     const { config, files } = kubernetesStack('testnet');
     const declared = await declareProgram(recorded, 'testnet', config, files);
     const version = NETWORKS[STACK_NETWORKS.testnet].defaultBesuVersion;
+    // Besu's image runs Besu and the metrics relay.
     expect(images(declared, 'writer')).toEqual([
+      `hyperledger/besu:${version}`,
       `hyperledger/besu:${version}`,
       'openresty/openresty:1.27.1.2-alpine',
       RELAY_SIGNER.defaultImage,
       ETHSTATS.defaultImage,
     ]);
     expect(images(declared, 'validator')).toEqual([
+      `hyperledger/besu:${version}`,
       `hyperledger/besu:${version}`,
       ROTATION_VALIDATOR.defaultImage,
       ETHSTATS.defaultImage,
@@ -265,11 +270,13 @@ describe('images pinned by digest (deploy.imageDigest, deploy.proxyImageDigest)'
     const b = await declareProgram(recorded, 'testnet', after.config, after.files);
     expect(images(b, 'writer')).toEqual([
       `hyperledger/besu:23.4.1@${BESU_DIGEST}`,
+      `hyperledger/besu:23.4.1@${BESU_DIGEST}`,
       `openresty/openresty:1.27.1.2-alpine@${PROXY_DIGEST}`,
       RELAY_SIGNER.defaultImage,
       ETHSTATS.defaultImage,
     ]);
     expect(images(b, 'validator')).toEqual([
+      `hyperledger/besu:${NETWORKS[STACK_NETWORKS.testnet].defaultBesuVersion}@${BESU_DIGEST}`,
       `hyperledger/besu:${NETWORKS[STACK_NETWORKS.testnet].defaultBesuVersion}@${BESU_DIGEST}`,
       ROTATION_VALIDATOR.defaultImage,
       ETHSTATS.defaultImage,
@@ -297,6 +304,9 @@ describe('a Besu version bump', () => {
     expect(podB.spec.containers[0].image).toBe('hyperledger/besu:23.4.2');
     expect(podB.metadata.labels['app.kubernetes.io/version']).toBe('23.4.2');
     podB.spec.containers[0].image = podA.spec.containers[0].image;
+    // The metrics relay runs in Besu's image.
+    expect(podB.spec.containers[1].image).toBe('hyperledger/besu:23.4.2');
+    podB.spec.containers[1].image = podA.spec.containers[1].image;
     // The backup before a release change knows the release the pod runs: it backs up when the volume's is another.
     const release = (pod: typeof podA) =>
       pod.spec.initContainers[0].env.find((e: { name: string }) => e.name === 'RELEASE');

@@ -603,6 +603,7 @@ describe('node-key-images-pinned and node-key-images-by-tag', () => {
   it('passes the images pinned by digest on mainnet, the companions and Besu', () => {
     expect(containers(onMainnet('validator')).map((c) => c.image)).toEqual([
       `hyperledger/besu:23.4.1@${TEST_KEY_IMAGE_DIGESTS.besu}`,
+      `hyperledger/besu:23.4.1@${TEST_KEY_IMAGE_DIGESTS.besu}`,
       `lacnetnetworks/rotation-lacchain@${TEST_KEY_IMAGE_DIGESTS.rotationValidator}`,
       'docker.io/alethio/ethstats-cli:latest',
     ]);

@@ -1,5 +1,5 @@
 /**
- * A machine's metrics: Besu serving them on the loopback (a cluster's still pushing), the relay's unit, and, with
+ * A machine's metrics: Besu serving them on the loopback (a pod's too), the relay's unit, and, with
  * `lacchain:metricsToken`, the TLS endpoint on 9443 to the bearer token only (the proxy's server, the firewall, the
  * node's reachableFromOutside, the node-key step's secret).
  */
@@ -8,7 +8,8 @@ import { parse as parseToml } from 'smol-toml';
 import { METRICS } from '../../core/catalog/metrics';
 import { describeNode } from '../../core/node/description';
 import { reachableFromOutside } from '../../core/node/exposure';
-import { metricsPushUrl, metricsRelayUnit, metricsTokenCheckFile } from '../../core/remote/metricsRelay';
+import { metricsRelayUnit, metricsTokenCheckFile } from '../../core/remote/metricsRelay';
+import { metricsPushUrl } from '../../core/node/metrics';
 import { METRICS_TOKEN_PARAMETER, remoteSteps } from '../../core/remote/steps';
 import { loadStack } from '../../core/settings/load';
 import type { SshNodeSettings } from '../../core/settings/model';
@@ -26,23 +27,17 @@ const stepOf = (node: SshNodeSettings, name: string) =>
   remoteSteps(describeNode(node), values).find((s) => s.name === name)!;
 
 describe("a machine's metrics", () => {
-  it("Besu serves them on the loopback for the relay; a cluster's Besu still pushes them itself", () => {
+  it('Besu serves them on the loopback for the relay, on a machine as in a pod: it never pushes them itself', () => {
     const stack = load();
-    const machine = describeNode(stack.nodes.find((n) => n.target === 'ssh')!);
-    const pod = describeNode(stack.nodes.find((n) => n.target === 'kubernetes')!);
-    const served = parseToml(machine.files.configToml);
-    expect([served['metrics-enabled'], served['metrics-host'], served['metrics-port']]).toEqual([
-      true,
-      '127.0.0.1',
-      9545,
-    ]);
-    expect(served['metrics-push-enabled']).toBeUndefined();
-    const pushed = parseToml(pod.files.configToml);
-    expect([pushed['metrics-push-enabled'], pushed['metrics-push-interval'], pushed['metrics-enabled']]).toEqual([
-      true,
-      METRICS.pushIntervalSeconds,
-      undefined,
-    ]);
+    for (const node of stack.nodes) {
+      const served = parseToml(describeNode(node).files.configToml);
+      expect([served['metrics-enabled'], served['metrics-host'], served['metrics-port']]).toEqual([
+        true,
+        '127.0.0.1',
+        METRICS.besuPort,
+      ]);
+      expect(served['metrics-push-enabled']).toBeUndefined();
+    }
   });
 
   it("the relay pushes to the network's gateway as the node's job, started and stopped with Besu", () => {

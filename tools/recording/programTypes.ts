@@ -19,6 +19,8 @@ export const PROGRAM_RESOURCE_TYPES = [
   'kubernetes:rbac.authorization.k8s.io/v1:Role',
   'kubernetes:rbac.authorization.k8s.io/v1:RoleBinding',
   'kubernetes:batch/v1:CronJob',
+  'kubernetes:monitoring.coreos.com/v1:ServiceMonitor',
+  'kubernetes:monitoring.coreos.com/v1:PrometheusRule',
   'pulumi:providers:command',
   'command:remote:',
 ] as const;

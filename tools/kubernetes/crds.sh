@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Prints the folder of the Prometheus Operator's CRDs (ServiceMonitor, PrometheusRule) the cluster tests install,
+# fetching them when needed: the module zip of github.com/prometheus-operator/prometheus-operator at the version of
+# testing/cluster/versions.json, from the Go module proxy (no Go needed), checked against the SHA-256 pinned there, its
+# example/prometheus-operator-crd/ files unpacked into a cache outside the work tree:
+#   ${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/prometheus-operator/<version>/
+# Nothing of the Prometheus Operator is kept in this repository.
+#
+# `--check`: fetches nothing; prints the folder when it is there, else says so (exit 3). The harness uses it.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+versions_file=testing/cluster/versions.json
+version=$(node -p "require('./$versions_file').prometheusOperator")
+sha256=$(node -p "require('./$versions_file').prometheusOperatorZipSha256")
+cache="${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/prometheus-operator/${version}"
+files=(monitoring.coreos.com_servicemonitors.yaml monitoring.coreos.com_prometheusrules.yaml)
+if [ -f "$cache/.complete" ]; then
+  echo "$cache"
+  exit 0
+fi
+if [ "${1:-}" = "--check" ]; then
+  echo "the Prometheus Operator's CRDs are not fetched (tests/setup.sh fetches them into $cache)" >&2
+  exit 3
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+proxy="${LACCHAIN_GOPROXY:-https://proxy.golang.org}"
+curl -fsS -o "$work/module.zip" "$proxy/github.com/prometheus-operator/prometheus-operator/@v/${version}.zip"
+echo "$sha256  $work/module.zip" | sha256sum -c --quiet -
+mkdir -p "$cache"
+for file in "${files[@]}"; do
+  unzip -p "$work/module.zip" "github.com/prometheus-operator/prometheus-operator@${version}/example/prometheus-operator-crd/$file" >"$cache/$file"
+done
+touch "$cache/.complete"
+echo "$cache"
