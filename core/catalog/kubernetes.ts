@@ -110,6 +110,13 @@ export const PROXY_RUNTIME = {
 /** The port the proxy listens on inside the pod. */
 export const PROXY_CONTAINER_PORT = 8080;
 
+/** The `prometheus.io/*` pod annotations conventional scrape jobs read (core/kubernetes/monitoring.ts). */
+export const SCRAPE_ANNOTATIONS = {
+  scrape: 'prometheus.io/scrape',
+  port: 'prometheus.io/port',
+  path: 'prometheus.io/path',
+} as const;
+
 /** The pod's label naming the stack it belongs to (a scrape job by annotations reads it). */
 export const STACK_LABEL = 'lacchain.net/stack';
 

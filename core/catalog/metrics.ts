@@ -23,6 +23,8 @@ export const METRICS = {
   machinePath: '/metrics/machine',
   /** The pod's metrics port (`metrics`): the pod's relay serves Besu's series there to the scraper the operator names. */
   podPort: 9546,
+  /** The pod's metrics port's name. */
+  podPortName: 'metrics',
   /** How the pod's relay runs in Besu's image: Java's source launcher, small heap, no perf data file. */
   podRelayJavaOptions: ['-Xmx48m', '-Xss512k', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData'],
 } as const;

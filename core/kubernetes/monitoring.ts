@@ -6,7 +6,7 @@
  * and a PrometheusRule holds the node's alerts (monitoring/alerts.yml's rules, for this node); otherwise the pod
  * carries the `prometheus.io/*` annotations that monitoring/prometheus-kubernetes.yml's job scrapes by.
  */
-import { kubernetesNames, POD_FILES, POD_PATHS } from '../catalog/kubernetes';
+import { kubernetesNames, POD_FILES, POD_PATHS, SCRAPE_ANNOTATIONS } from '../catalog/kubernetes';
 import { METRICS } from '../catalog/metrics';
 import { LOOPBACK } from '../catalog/ports';
 import { stackOfNetwork } from '../catalog/networks';
@@ -15,19 +15,10 @@ import { metricsPushUrl } from '../node/metrics';
 import type { KubernetesNodeSettings } from '../settings/model';
 import { metadata, RESTRICTED_CONTAINER, selectorLabels } from './manifests';
 
-/** The pod port's name. */
-const PORT_NAME = 'metrics';
 /** The label of the metrics Service, which its ServiceMonitor selects it by (the node's other Service has not). */
 const METRICS_SERVICE_LABEL = 'lacchain.net/metrics';
 /** The Prometheus Operator's API. */
 const MONITORING_API = 'monitoring.coreos.com/v1';
-
-/** The `prometheus.io/*` annotations conventional scrape jobs read. */
-export const SCRAPE_ANNOTATIONS = {
-  scrape: 'prometheus.io/scrape',
-  port: 'prometheus.io/port',
-  path: 'prometheus.io/path',
-} as const;
 
 /** Whether an in-cluster Prometheus scrapes the node (`lacchain:monitoring.scraper` is set). */
 export function isScraped(node: KubernetesNodeSettings): boolean {
@@ -46,10 +37,15 @@ export function metricsRelayContainer(node: KubernetesNodeSettings, besuImage: s
       { name: 'INTERVAL', value: String(METRICS.pushIntervalSeconds) },
       { name: 'LISTEN_PORT', value: String(METRICS.podPort) },
     ],
-    ports: [{ name: PORT_NAME, containerPort: METRICS.podPort, protocol: 'TCP' }],
+    ports: [{ name: METRICS.podPortName, containerPort: METRICS.podPort, protocol: 'TCP' }],
     // The JVM compiles the relay at start (about 100 MiB resident), then idles.
     resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '192Mi' } },
-    livenessProbe: { tcpSocket: { port: PORT_NAME }, initialDelaySeconds: 30, periodSeconds: 20, failureThreshold: 3 },
+    livenessProbe: {
+      tcpSocket: { port: METRICS.podPortName },
+      initialDelaySeconds: 30,
+      periodSeconds: 20,
+      failureThreshold: 3,
+    },
     volumeMounts: [
       { name: 'config', mountPath: POD_PATHS.configDir, readOnly: true },
       { name: 'metrics-relay-tmp', mountPath: '/tmp' },
@@ -106,7 +102,7 @@ export function prometheusOperatorManifests(node: KubernetesNodeSettings) {
     spec: {
       type: 'ClusterIP',
       selector: selectorLabels(node),
-      ports: [{ name: PORT_NAME, port: METRICS.podPort, targetPort: PORT_NAME, protocol: 'TCP' }],
+      ports: [{ name: METRICS.podPortName, port: METRICS.podPort, targetPort: METRICS.podPortName, protocol: 'TCP' }],
     },
   };
   const replace = (targetLabel: string, replacement: string) => ({ action: 'replace', targetLabel, replacement });
@@ -118,7 +114,7 @@ export function prometheusOperatorManifests(node: KubernetesNodeSettings) {
       selector: { matchLabels: { ...selectorLabels(node), [METRICS_SERVICE_LABEL]: 'true' } },
       endpoints: [
         {
-          port: PORT_NAME,
+          port: METRICS.podPortName,
           path: METRICS.besuPath,
           interval: `${SCRAPE.intervalSeconds}s`,
           // The labels monitoring/alerts.yml and the dashboard read, as on a machine's scrape.

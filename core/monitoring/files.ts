@@ -6,7 +6,7 @@ import * as yaml from 'js-yaml';
 import { alertRulesDocument } from './alerts';
 import { alertTestsDocument } from './alertTests';
 import { dashboardDocument } from './dashboard';
-import { prometheusConfig } from './prometheusConfig';
+import { kubernetesPrometheusConfig, prometheusConfig } from './prometheusConfig';
 import { METRICS } from '../catalog/metrics';
 
 /** Where the monitoring files are, from the project folder. */
@@ -44,6 +44,15 @@ export function monitoringFiles(): { file: string; text: string }[] {
             RULES_FILE,
           ),
         ),
+    },
+    {
+      file: `${MONITORING_DIR}/prometheus-kubernetes.yml`,
+      text:
+        HEADER +
+        '# An example: a Prometheus in the cluster (without the Prometheus Operator) scraping the nodes whose stack sets\n' +
+        '# lacchain:monitoring.scraper (its pods admitted by their NetworkPolicy) by their prometheus.io annotations. The\n' +
+        "# disk and companion alerts read the kubelet's volume statistics and kube-state-metrics: scrape those too.\n" +
+        dump(kubernetesPrometheusConfig(RULES_FILE)),
     },
   ];
 }

@@ -4,6 +4,7 @@
  * (filesystem, services) under the node_exporter job, both from the node's metrics endpoint over TLS with the bearer
  * token, each target labelled with its stack and node, and the alert rules loaded.
  */
+import { LABELS, SCRAPE_ANNOTATIONS, STACK_LABEL } from '../catalog/kubernetes';
 import { METRICS } from '../catalog/metrics';
 import { SCRAPE } from './alerts';
 
@@ -36,5 +37,41 @@ export function prometheusConfig(targets: readonly ScrapeTarget[], rulesFile: st
     global: { scrape_interval: `${intervalSeconds}s`, evaluation_interval: `${intervalSeconds}s` },
     rule_files: [rulesFile],
     scrape_configs: [job(SCRAPE.besuJob, METRICS.besuPath), job(SCRAPE.nodeExporterJob, METRICS.machinePath)],
+  };
+}
+
+/** A Kubernetes pod's `prometheus.io/<name>` annotation or label `<name>`, as Prometheus' service discovery names it. */
+const meta = (kind: 'annotation' | 'label', name: string) =>
+  `__meta_kubernetes_pod_${kind}_${name.replace(/[^A-Za-z0-9]/g, '_')}`;
+
+/**
+ * A Prometheus running in the cluster, without the Prometheus Operator: one job finding the nodes' pods by their
+ * `prometheus.io/scrape` annotation and LACChain label, scraping the metrics relay's port at the annotated path, and
+ * labelling each target with its stack and node (the pod's labels) as the alert rules read them. The disk and
+ * companion rules read the kubelet's volume statistics and kube-state-metrics, which such a Prometheus scrapes too.
+ */
+export function kubernetesPrometheusConfig(rulesFile: string, intervalSeconds: number = SCRAPE.intervalSeconds) {
+  return {
+    global: { scrape_interval: `${intervalSeconds}s`, evaluation_interval: `${intervalSeconds}s` },
+    rule_files: [rulesFile],
+    scrape_configs: [
+      {
+        job_name: SCRAPE.besuJob,
+        kubernetes_sd_configs: [{ role: 'pod' }],
+        relabel_configs: [
+          {
+            source_labels: [meta('annotation', SCRAPE_ANNOTATIONS.scrape), meta('label', 'app.kubernetes.io/part-of')],
+            regex: `true;${LABELS.partOf}`,
+            action: 'keep',
+          },
+          { source_labels: ['__meta_kubernetes_pod_container_port_name'], regex: METRICS.podPortName, action: 'keep' },
+          { source_labels: [meta('annotation', SCRAPE_ANNOTATIONS.path)], target_label: '__metrics_path__' },
+          { source_labels: [meta('label', STACK_LABEL)], target_label: SCRAPE.stackLabel },
+          { source_labels: [meta('label', 'app.kubernetes.io/instance')], target_label: SCRAPE.nodeLabel },
+          { source_labels: ['__meta_kubernetes_namespace'], target_label: 'namespace' },
+          { source_labels: ['__meta_kubernetes_pod_name'], target_label: 'pod' },
+        ],
+      },
+    ],
   };
 }

@@ -247,6 +247,8 @@ export function remoteSteps<V>(
       CERT_FINGERPRINT_LABEL: TLS_IDENTITY_LINES.certificateSha256,
       PUBLIC_KEY_PIN_LABEL: TLS_IDENTITY_LINES.publicKeyPin,
       DISABLE_DEFAULT_SITE: String(writer),
+      // Without an endpoint, the token check an earlier one left (it holds the former token) goes.
+      ...(node.metricsEndpoint ? {} : { STALE_TOKEN_CHECK_FILE: metricsTokenCheckFile(node) }),
     }),
     step('firewall', {
       // What the description says is reachable from outside, and nothing else.

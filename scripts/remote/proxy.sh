@@ -6,7 +6,8 @@
 # server blocks name), CERT_SANS (e.g. "IP:203.0.113.10,DNS:localhost,IP:127.0.0.1"), CERT_CN, CERT_BITS, CERT_DAYS,
 # DISABLE_DEFAULT_SITE (true|false), and the labels of the two lines it prints last about the certificate in use
 # (CERT_FINGERPRINT_LABEL, PUBLIC_KEY_PIN_LABEL: its SHA-256 fingerprint and its public key's pin, which the program
-# makes the node's outputs).
+# makes the node's outputs). Without a metrics endpoint, STALE_TOKEN_CHECK_FILE names the endpoint's token check a
+# former run may have left: removed once nginx runs the site without it.
 set -euo pipefail
 : "${SITE_NAME:?}" "${PROXY_SITE:?}" "${TLS_CERTIFICATE:?}" "${TLS_KEY:?}" "${CERT_SANS:?}" "${CERT_CN:?}" "${CERT_BITS:?}" "${CERT_DAYS:?}"
 : "${DISABLE_DEFAULT_SITE:?}" "${CERT_FINGERPRINT_LABEL:?}" "${PUBLIC_KEY_PIN_LABEL:?}"
@@ -86,6 +87,10 @@ printf '%s\n' "$check" | sed 's/^/proxy: /'
 [ -z "$previous" ] || rm -f "$previous"
 systemctl enable nginx >/dev/null 2>&1
 if systemctl is-active --quiet nginx; then systemctl reload nginx; else systemctl start nginx; fi
+if [ -n "${STALE_TOKEN_CHECK_FILE:-}" ] && [ -e "$STALE_TOKEN_CHECK_FILE" ]; then
+  rm -f "$STALE_TOKEN_CHECK_FILE"
+  echo "proxy: removed the former metrics endpoint's token check $STALE_TOKEN_CHECK_FILE"
+fi
 # The certificate in use, at every run, for the program's outputs: what clients pin instead of not verifying.
 fingerprint=$(openssl x509 -in "$certificate" -noout -fingerprint -sha256) || fail "cannot read the certificate's fingerprint"
 pin=$(openssl x509 -in "$certificate" -noout -pubkey | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64) \

@@ -654,6 +654,24 @@ suite('an SSH node on a real host', () => {
       });
     });
 
+    it('closes 9443 and removes the token check when lacchain:metricsToken is unset, and opens it again', async () => {
+      const tokenFile = `/etc/nginx/lacchain-besu-metrics-token.conf`;
+      const withoutToken = stack(NEXT);
+      delete withoutToken['lacchain:metricsToken'];
+      const stepsOf = async (declared: Declared) =>
+        commands(declared).filter((s) => [`${NODE}-proxy`, `${NODE}-firewall`].includes(s.name));
+      await runAll(await stepsOf(await declareProgram(recorded, 'testnet', withoutToken, {})));
+      expect(await sh(`test -e ${tokenFile} && echo present || echo gone`)).toBe('gone');
+      expect(await probeTcp(host.ip, METRICS.endpointPort)).not.toBe('open');
+      // Back as it was: the node-key step writes the check again, the proxy serves it, the firewall opens 9443.
+      const again = commands(await current()).filter((s) =>
+        [`${NODE}-node-key`, `${NODE}-proxy`, `${NODE}-firewall`].includes(s.name),
+      );
+      await runAll(again);
+      expect(await sh(`test -e ${tokenFile} && echo present || echo gone`)).toBe('present');
+      expect(await probeTcp(host.ip, METRICS.endpointPort)).toBe('open');
+    });
+
     it('stops with Besu, and takes the job off the gateway as Besu does', async () => {
       const before = gateway.pushes.length;
       await sh('systemctl stop besu');

@@ -13,6 +13,12 @@ import { MAX_IMPORT_AGE_SECONDS } from '../../core/operations/health';
 import { ALERT_RULES } from '../../core/monitoring/alerts';
 import { monitoringFiles } from '../../core/monitoring/files';
 import { PROJECT_DIR } from '../../testing/run';
+import * as yaml from 'js-yaml';
+import { NO_PEERS_FOR_MINUTES, COMPANION_DOWN_FOR_MINUTES } from '../../core/catalog/health';
+import { prometheusOperatorManifests } from '../../core/kubernetes/monitoring';
+import { loadStack } from '../../core/settings/load';
+import type { KubernetesNodeSettings } from '../../core/settings/model';
+import { memoryFiles, rawConfig, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
 
 const PROMTOOL = spawnSync('sh', ['-c', 'command -v promtool'], { encoding: 'utf8' }).stdout.trim();
 /** Without promtool the promtool tests say why they are skipped; under CI=true they run, and fail. */
@@ -90,6 +96,97 @@ describe('the alert rules under promtool', () => {
     fs.rmSync(dir, { recursive: true, force: true });
     expect(result.status).not.toBe(0);
     expect(result.stdout + result.stderr).toMatch(/alertname: BesuBehind/);
+  });
+});
+
+describe("a cluster node's PrometheusRule under promtool", () => {
+  const node = loadStack(
+    'testnet',
+    rawConfig({
+      ...validTestnetConfig(),
+      'lacchain:monitoring': {
+        scraper: { namespace: 'monitoring', podLabels: { app: 'prometheus' } },
+        prometheusOperator: true,
+      },
+    }),
+    memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) }),
+  ).settings.nodes.find((n) => n.target === 'kubernetes') as KubernetesNodeSettings;
+  const rule = prometheusOperatorManifests(node)!.prometheusRule;
+  /** The labels its ServiceMonitor gives the node's Besu series, and the Prometheus Operator's own. */
+  const besu = (name: string) =>
+    `{job="lacchain-besu", lacchain_stack="testnet", lacchain_node="${name}", namespace="lacchain", pod="besu-node-${name}-0"}`;
+  const ready = (pod: string) =>
+    `kube_pod_container_status_ready{namespace="lacchain", pod="${pod}", container="writer-relay-signer"}`;
+  const after = (m: number) => `${m + 1}m`;
+
+  withPromtool('holds valid rules for this node only: they fire for its series and not for another node', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-rule-'));
+    fs.writeFileSync(path.join(dir, 'rules.yml'), yaml.dump({ groups: rule.spec.groups }));
+    const check = promtool(['check', 'rules', path.join(dir, 'rules.yml')]);
+    expect(check.stdout + check.stderr).toMatch(/SUCCESS: 8 rules found/);
+    const tests = {
+      rule_files: ['rules.yml'],
+      evaluation_interval: '1m',
+      tests: [
+        {
+          interval: '1m',
+          input_series: [
+            { series: `ethereum_peer_count${besu('writer')}`, values: '0x10' },
+            { series: `ethereum_peer_count${besu('other')}`, values: '0x10' },
+            { series: ready('besu-node-writer-0'), values: '0x10' },
+            { series: ready('besu-node-other-0'), values: '0x10' },
+          ],
+          alert_rule_test: [
+            {
+              eval_time: after(NO_PEERS_FOR_MINUTES),
+              alertname: 'BesuNoPeers',
+              exp_alerts: [
+                {
+                  exp_labels: {
+                    severity: 'critical',
+                    job: 'lacchain-besu',
+                    lacchain_stack: 'testnet',
+                    lacchain_node: 'writer',
+                    namespace: 'lacchain',
+                    pod: 'besu-node-writer-0',
+                  },
+                  exp_annotations: {
+                    summary: 'The node has no peer: it reaches no other node of the network.',
+                    runbook:
+                      "npm run node -- check --stack testnet --node writer tells why (permissioning, the p2p port, the enode's address); --fix restarts it.",
+                  },
+                },
+              ],
+            },
+            {
+              eval_time: after(COMPANION_DOWN_FOR_MINUTES),
+              alertname: 'CompanionDown',
+              exp_alerts: [
+                {
+                  exp_labels: {
+                    severity: 'critical',
+                    namespace: 'lacchain',
+                    pod: 'besu-node-writer-0',
+                    container: 'writer-relay-signer',
+                  },
+                  exp_annotations: {
+                    summary:
+                      'A companion service the network requires beside Besu (relay signer, rotation client or monitoring client) is down.',
+                    runbook:
+                      "npm run node -- status --stack testnet --node writer shows each companion's state; npm run node -- check --stack testnet --node writer names the one that is down.",
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    fs.writeFileSync(path.join(dir, 'rules.test.yml'), yaml.dump(tests));
+    const result = promtool(['test', 'rules', path.join(dir, 'rules.test.yml')]);
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(result.stdout + result.stderr).toMatch(/SUCCESS/);
+    expect(result.status).toBe(0);
   });
 });
 

@@ -61,6 +61,8 @@ describe("a machine's metrics", () => {
     expect(Object.keys(reachableFromOutside(description))).not.toContain(`${METRICS.endpointPort}/tcp`);
     expect(String(stepOf(node, 'firewall').env.TCP_PORTS).split(' ')).not.toContain(`${METRICS.endpointPort}`);
     expect(stepOf(node, 'node-key').env.METRICS_TOKEN_CHECK_FILE).toBeUndefined();
+    // The token check an earlier endpoint left (it holds the former token) is removed by the proxy step.
+    expect(stepOf(node, 'proxy').env.STALE_TOKEN_CHECK_FILE).toBe(metricsTokenCheckFile(node));
   });
 
   it('with it, a TLS endpoint on 9443 to the bearer token only; the token only in the node-key step', () => {
@@ -85,6 +87,7 @@ describe("a machine's metrics", () => {
     const key = stepOf(node, 'node-key');
     expect(key.env.METRICS_TOKEN_CHECK_FILE).toBe(metricsTokenCheckFile(node));
     expect(key.env[METRICS_TOKEN_PARAMETER]).toBeUndefined(); // a secret parameter, added by the program only
+    expect(stepOf(node, 'proxy').env.STALE_TOKEN_CHECK_FILE).toBeUndefined();
     for (const step of remoteSteps(description, values)) expect(JSON.stringify(step.env)).not.toContain(TOKEN);
   });
 
