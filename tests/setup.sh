@@ -11,7 +11,8 @@
 # - Go 1.25 or newer and the Pulumi CLI built from its Go module (tools/pulumi-cli/build.sh, cached by version
 #   outside the work tree), unless `pulumi` is on PATH;
 # - the Kubernetes control plane of the cluster tests, built from its Go modules (tools/kubernetes/build.sh, cached
-#   by version outside the work tree), and the Prometheus Operator's CRDs they install (tools/kubernetes/crds.sh).
+#   by version outside the work tree), the Prometheus Operator's CRDs they install (tools/kubernetes/crds.sh), and
+#   Prometheus and the Prometheus Operator built from their Go modules (tools/monitoring/build.sh).
 # Without root or Go, the tests that need them say why they are skipped (under CI=true they fail instead).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,3 +68,8 @@ if command -v go >/dev/null 2>&1; then
   bash tools/kubernetes/build.sh >/dev/null || echo "cannot build the Kubernetes binaries: the cluster tests will say so" >&2
 fi
 bash tools/kubernetes/crds.sh >/dev/null || echo "cannot fetch the Prometheus Operator's CRDs: the cluster tests will say so" >&2
+# Prometheus (upstream's, with the Kubernetes service discovery) and the Prometheus Operator for the cluster's
+# monitoring tests, built from their Go modules (tools/monitoring/build.sh; about 8 minutes cold, none warm).
+if command -v go >/dev/null 2>&1; then
+  bash tools/monitoring/build.sh >/dev/null || echo "cannot build Prometheus and its Operator: the cluster tests will say so" >&2
+fi

@@ -58,6 +58,19 @@ export function clusterTools(): { dir: string } | { unavailable: string } {
 }
 
 /**
+ * The monitoring binaries (Prometheus, the Prometheus Operator) built by tools/monitoring/build.sh (run by
+ * tests/setup.sh) into a cache outside the work tree; throws with the reason when they are not built.
+ */
+export function monitoringTools(): { binary: (name: 'prometheus' | 'prometheus-operator') => string } {
+  const result = spawnSync('bash', [path.join(PROJECT_DIR, 'tools/monitoring/build.sh'), '--check'], {
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(result.stderr.trim().split('\n').pop() ?? 'no monitoring binaries');
+  const dir = result.stdout.trim();
+  return { binary: (name) => path.join(dir, 'bin', name) };
+}
+
+/**
  * The Prometheus Operator's CRD files (ServiceMonitor, PrometheusRule), fetched by tools/kubernetes/crds.sh (run by
  * tests/setup.sh) into a cache outside the work tree; throws with the reason when they are not there.
  */

@@ -6,9 +6,19 @@
  * carries the `prometheus.io/*` annotations. Either way the pod runs its metrics relay beside Besu and the
  * NetworkPolicy admits the named scraper, by namespace and labels, to the metrics port only.
  */
+import { ChildProcess, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as yaml from 'js-yaml';
+import * as os from 'os';
+import * as path from 'path';
+import * as zlib from 'zlib';
 import { METRICS } from '../../core/catalog/metrics';
+import { MONITORING_DIR } from '../../core/monitoring/files';
+import { kubernetesPrometheusConfig } from '../../core/monitoring/prometheusConfig';
+import { freePort } from '../../testing/ports';
+import { PROJECT_DIR } from '../../testing/run';
 import { applyServerSide, kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
-import { prometheusOperatorCrds } from '../../testing/cluster/cluster';
+import { monitoringTools, prometheusOperatorCrds } from '../../testing/cluster/cluster';
 import { fieldOf, fieldWhen } from '../../testing/cluster/objects';
 import { clusterForSuite } from '../../testing/cluster/suite';
 import { KEY_ONE } from '../../testing/fixtures';
@@ -49,6 +59,10 @@ async function apply(namespace: string, prometheusOperator: boolean): Promise<Ma
 }
 
 const json = async (args: string[]) => JSON.parse(await cluster().kubectlOk([...args, '-o', 'json']));
+
+/** The processes a test started: Prometheus, the Prometheus Operator. */
+const children: ChildProcess[] = [];
+afterAll(() => children.forEach((child) => child.kill('SIGTERM')));
 
 beforeAll(async () => {
   if (itWithCluster === it.skip) return;
@@ -149,6 +163,178 @@ describe("a cluster node's metrics and alerts on a real API server", () => {
       'app.kubernetes.io/instance': 'writer',
     });
   });
+
+  itWithCluster(
+    "a Prometheus with monitoring/prometheus-kubernetes.yml finds the annotated pod's metrics port and labels it as the rules read",
+    async () => {
+      const { binary } = monitoringTools();
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-prometheus-'));
+      const port = await freePort();
+      const config = kubernetesPrometheusConfig(path.join(PROJECT_DIR, MONITORING_DIR, 'alerts.yml'));
+      // As the file says, with how this Prometheus reaches the API server: the test cluster's kubeconfig.
+      const job = config.scrape_configs[0];
+      job.kubernetes_sd_configs = [
+        { role: 'pod', kubeconfig_file: cluster().kubeconfig, namespaces: { names: [ANNOTATED, OPERATOR] } } as never,
+      ];
+      fs.writeFileSync(path.join(dir, 'prometheus.yml'), yaml.dump(config));
+      children.push(
+        spawn(binary('prometheus'), [
+          `--config.file=${path.join(dir, 'prometheus.yml')}`,
+          `--storage.tsdb.path=${path.join(dir, 'data')}`,
+          `--web.listen-address=127.0.0.1:${port}`,
+        ]),
+      );
+      type Target = { labels: Record<string, string>; scrapeUrl: string };
+      let targets: Target[] = [];
+      for (let i = 0; i < 60 && targets.length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        targets = await fetch(`http://127.0.0.1:${port}/api/v1/targets`)
+          .then((r) => r.json() as Promise<{ data: { activeTargets: Target[] } }>)
+          .then((r) => r.data.activeTargets)
+          .catch(() => []);
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+      const podIP = await fieldOf(
+        cluster(),
+        { kind: 'pod', name: 'besu-node-writer-0', namespace: ANNOTATED },
+        '{.status.podIP}',
+      );
+      // One target: the annotated pod's metrics port (not its other ports, not the pod without annotations).
+      expect(targets.map((t) => [t.labels, t.scrapeUrl])).toEqual([
+        [
+          {
+            job: 'lacchain-besu',
+            instance: `${podIP}:${METRICS.podPort}`,
+            lacchain_stack: 'testnet',
+            lacchain_node: 'writer',
+            namespace: ANNOTATED,
+            pod: 'besu-node-writer-0',
+          },
+          `http://${podIP}:${METRICS.podPort}/metrics`,
+        ],
+      ]);
+    },
+  );
+
+  itWithCluster(
+    'the Prometheus Operator turns them into a scrape job and rules that a real Prometheus runs, labelled as the rules read',
+    async () => {
+      const { binary } = monitoringTools();
+      const kubeconfig = JSON.parse(fs.readFileSync(cluster().kubeconfig, 'utf8'));
+      const user = kubeconfig.users[0].user;
+      const server = kubeconfig.clusters[0].cluster;
+      await cluster().kubectlOk(['create', 'namespace', SCRAPER.namespace]);
+      const operator = spawn(binary('prometheus-operator'), [
+        `--apiserver=${server.server}`,
+        `--ca-file=${server['certificate-authority']}`,
+        `--cert-file=${user['client-certificate']}`,
+        `--key-file=${user['client-key']}`,
+        `--namespaces=${OPERATOR},${SCRAPER.namespace}`,
+        `--web.listen-address=127.0.0.1:${await freePort()}`,
+      ]);
+      let operatorLog = '';
+      operator.stderr!.on('data', (chunk) => (operatorLog += chunk));
+      children.push(operator);
+      // The operator's cluster Prometheus, selecting ServiceMonitors and rules by the stack's resourceLabels.
+      const prometheusObject = {
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'Prometheus',
+        metadata: { name: 'lacchain', namespace: SCRAPER.namespace },
+        spec: {
+          serviceMonitorSelector: { matchLabels: RELEASE_LABEL },
+          serviceMonitorNamespaceSelector: {},
+          ruleSelector: { matchLabels: RELEASE_LABEL },
+          ruleNamespaceSelector: {},
+        },
+      };
+      await cluster().kubectlOk(['apply', '--server-side', '-f', '-'], JSON.stringify(prometheusObject));
+      // What it generates: the configuration (a Secret, gzipped) and the rule files (a ConfigMap).
+      const read = async (kind: string, name: string) =>
+        cluster()
+          .kubectl(['get', kind, name, '-n', SCRAPER.namespace, '-o', 'json'])
+          .then((r) => (r.code === 0 ? JSON.parse(r.stdout) : undefined));
+      let generated: string | undefined;
+      let rules: Record<string, string> | undefined;
+      for (let i = 0; i < 90 && !(generated?.includes('besu-node-writer') && rules); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        const secret = await read('secret', 'prometheus-lacchain');
+        const gz = secret?.data?.['prometheus.yaml.gz'];
+        generated = gz ? zlib.gunzipSync(Buffer.from(gz, 'base64')).toString('utf8') : undefined;
+        rules = (await read('configmap', 'prometheus-lacchain-rulefiles-0'))?.data;
+      }
+      expect([
+        generated?.includes('serviceMonitor/monitoring-operator/besu-node-writer/0'),
+        operatorLog.slice(-2000),
+      ]).toEqual([true, expect.anything()]);
+      const ruleFiles = Object.values(rules ?? {});
+      expect(ruleFiles).toHaveLength(1);
+
+      // A real Prometheus with that configuration and those rules, reaching the API server from here.
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-operator-'));
+      // The operator's config-reloader fills in the pod's shard and name before Prometheus reads the file; so does this.
+      const expanded = generated!.replace(/\$\(SHARD\)/g, '0').replace(/\$\(POD_NAME\)/g, 'prometheus-lacchain-0');
+      const config = yaml.load(expanded) as {
+        scrape_configs: { job_name: string; kubernetes_sd_configs?: Record<string, unknown>[] }[];
+        rule_files?: string[];
+      };
+      config.scrape_configs = config.scrape_configs.filter((job) => job.job_name.includes('besu-node-writer'));
+      for (const job of config.scrape_configs) {
+        for (const sd of job.kubernetes_sd_configs ?? []) sd.kubeconfig_file = cluster().kubeconfig;
+      }
+      fs.writeFileSync(path.join(dir, 'rules.yml'), ruleFiles[0]);
+      config.rule_files = [path.join(dir, 'rules.yml')];
+      fs.writeFileSync(path.join(dir, 'prometheus.yml'), yaml.dump(config));
+      const port = await freePort();
+      children.push(
+        spawn(binary('prometheus'), [
+          `--config.file=${path.join(dir, 'prometheus.yml')}`,
+          `--storage.tsdb.path=${path.join(dir, 'data')}`,
+          `--web.listen-address=127.0.0.1:${port}`,
+        ]),
+      );
+      const api = (what: string) =>
+        fetch(`http://127.0.0.1:${port}/api/v1/${what}`)
+          .then((r) => r.json() as Promise<{ data: Record<string, unknown[]> }>)
+          .catch(() => undefined);
+      type Target = { labels: Record<string, string>; scrapeUrl: string };
+      let targets: Target[] = [];
+      for (let i = 0; i < 60 && targets.length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        targets = ((await api('targets'))?.data.activeTargets ?? []) as Target[];
+      }
+      const groups = ((await api('rules'))?.data.groups ?? []) as { rules: { name: string }[] }[];
+      fs.rmSync(dir, { recursive: true, force: true });
+      const podIP = await fieldOf(
+        cluster(),
+        { kind: 'pod', name: 'besu-node-writer-0', namespace: OPERATOR },
+        '{.status.podIP}',
+      );
+      expect(targets.map((t) => [t.labels, t.scrapeUrl])).toEqual([
+        [
+          expect.objectContaining({
+            job: 'lacchain-besu',
+            lacchain_stack: 'testnet',
+            lacchain_node: 'writer',
+            namespace: OPERATOR,
+            pod: 'besu-node-writer-0',
+            instance: `${podIP}:${METRICS.podPort}`,
+          }),
+          `http://${podIP}:${METRICS.podPort}/metrics`,
+        ],
+      ]);
+      expect(new Set(groups.flatMap((g) => g.rules.map((r) => r.name)))).toEqual(
+        new Set([
+          'BesuDown',
+          'BesuNoPeers',
+          'BesuHeadStalled',
+          'BesuBehind',
+          'BesuDiskLow',
+          'BesuRestarting',
+          'CompanionDown',
+        ]),
+      );
+    },
+  );
 
   itWithCluster('the NetworkPolicy admits the named scraper to the metrics port, and only there', async () => {
     const policy = await json(['get', 'networkpolicy', 'besu-node-writer', '-n', ANNOTATED]);

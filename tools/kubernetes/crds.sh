@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Prints the folder of the Prometheus Operator's CRDs (ServiceMonitor, PrometheusRule) the cluster tests install,
+# Prints the folder of the Prometheus Operator's CRDs (ServiceMonitor, PrometheusRule, Prometheus, ...) the cluster
+# tests install,
 # fetching them when needed: the module zip of github.com/prometheus-operator/prometheus-operator at the version of
 # testing/cluster/versions.json, from the Go module proxy (no Go needed), checked against the SHA-256 pinned there, its
 # example/prometheus-operator-crd/ files unpacked into a cache outside the work tree:
@@ -14,7 +15,6 @@ versions_file=testing/cluster/versions.json
 version=$(node -p "require('./$versions_file').prometheusOperator")
 sha256=$(node -p "require('./$versions_file').prometheusOperatorZipSha256")
 cache="${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/prometheus-operator/${version}"
-files=(monitoring.coreos.com_servicemonitors.yaml monitoring.coreos.com_prometheusrules.yaml)
 if [ -f "$cache/.complete" ]; then
   echo "$cache"
   exit 0
@@ -30,8 +30,7 @@ proxy="${LACCHAIN_GOPROXY:-https://proxy.golang.org}"
 curl -fsS -o "$work/module.zip" "$proxy/github.com/prometheus-operator/prometheus-operator/@v/${version}.zip"
 echo "$sha256  $work/module.zip" | sha256sum -c --quiet -
 mkdir -p "$cache"
-for file in "${files[@]}"; do
-  unzip -p "$work/module.zip" "github.com/prometheus-operator/prometheus-operator@${version}/example/prometheus-operator-crd/$file" >"$cache/$file"
-done
+unzip -q -j -o "$work/module.zip" \
+  "github.com/prometheus-operator/prometheus-operator@${version}/example/prometheus-operator-crd/*.yaml" -d "$cache"
 touch "$cache/.complete"
 echo "$cache"

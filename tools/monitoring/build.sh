@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Prints the folder of the monitoring binaries the cluster tests run (tests/cluster/monitoring.test.ts), building them
+# when needed: Prometheus itself from the Go module github.com/prometheus/prometheus (upstream's build, with the
+# Kubernetes service discovery that Debian's package leaves out) and the Prometheus Operator from
+# github.com/prometheus-operator/prometheus-operator, at the versions of testing/cluster/versions.json, into a cache
+# outside the work tree keyed by them:
+#   ${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/monitoring/<versions>/bin/
+# A warm cache builds nothing; cold on 2 cores about 8 minutes. Needs Go 1.21 or newer (it fetches the Go the modules
+# ask for from the module proxy when older).
+#
+# `--check`: builds nothing; prints the folder when the binaries are built, else says so (exit 3). The harness uses it.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+versions_file=testing/cluster/versions.json
+prometheus=$(node -p "require('./$versions_file').prometheus")
+operator=$(node -p "require('./$versions_file').prometheusOperator")
+cache="${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/monitoring/prometheus-${prometheus}-operator-${operator}"
+if [ -f "$cache/.complete" ]; then
+  echo "$cache"
+  exit 0
+fi
+if [ "${1:-}" = "--check" ]; then
+  echo "the monitoring binaries are not built (tests/setup.sh builds them into $cache; it needs Go)" >&2
+  exit 3
+fi
+if ! command -v go >/dev/null 2>&1; then
+  echo "no monitoring binaries: Go is not installed to build them" >&2
+  exit 3
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The Go module proxy's checksum database is not reachable everywhere, and `direct` means git over the internet.
+export GOSUMDB=off GOFLAGS=-mod=mod CGO_ENABLED=0
+export GOPROXY="${LACCHAIN_GOPROXY:-https://proxy.golang.org}" GOTOOLCHAIN=auto
+mkdir -p "$cache/bin"
+
+# Builds package $3 of module $1 at version $2 into $cache/bin/$4.
+build() {
+  local module=$1 version=$2 package=$3 name=$4 dir="$work/$4"
+  [ -x "$cache/bin/$name" ] && return 0
+  mkdir -p "$dir"
+  printf 'module lacchain.local/%s\n\ngo 1.26\n\nrequire %s %s\n' "$name" "$module" "$version" >"$dir/go.mod"
+  printf '//go:build tools\n\npackage tools\n\nimport _ "%s"\n' "$package" >"$dir/tools.go"
+  echo "building $name ($module $version)" >&2
+  (cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$cache/bin/$name.partial" "$package") >&2
+  mv "$cache/bin/$name.partial" "$cache/bin/$name"
+}
+
+build github.com/prometheus/prometheus "$prometheus" github.com/prometheus/prometheus/cmd/prometheus prometheus
+build github.com/prometheus-operator/prometheus-operator "$operator" \
+  github.com/prometheus-operator/prometheus-operator/cmd/operator prometheus-operator
+touch "$cache/.complete"
+echo "$cache"
