@@ -6,7 +6,9 @@
  * the job being the node's name; the first push half an interval after the start; DELETE when stopped). It also
  * answers GET /metrics on LISTEN_PORT with Besu's metrics of that moment, for the operator's in-cluster Prometheus
  * (which the pod's NetworkPolicy admits by name): Besu's own server checks the Host header against the RPC's
- * allowlist, so a scraper addressing the pod could not read it directly.
+ * allowlist, so a scraper addressing the pod could not read it directly. To them it adds one series of its own, named
+ * LAST_PUSH_SERIES: when the gateway last took a push (Unix seconds, 0 before the first), which the alert on a failing
+ * push reads.
  *
  * A machine's relay is scripts/metrics-relay.sh, which does the same with curl (a machine's Java runtime may lack the
  * source launcher; Besu's image has no curl).
@@ -35,12 +37,16 @@ final class MetricsRelay {
   private final URI besu;
   private final URI push;
   private final Duration timeout;
+  private final String lastPushSeries;
   /** The push's last state, so that a change is said once, not at every interval. */
   private String pushing = "unknown";
+  /** When the gateway last took a push, Unix seconds; 0 before the first. */
+  private volatile long lastPush = 0;
 
-  private MetricsRelay(URI besu, URI push, int intervalSeconds) {
+  private MetricsRelay(URI besu, URI push, int intervalSeconds, String lastPushSeries) {
     this.besu = besu;
     this.push = push;
+    this.lastPushSeries = lastPushSeries;
     this.timeout = Duration.ofSeconds(intervalSeconds);
     this.client = HttpClient.newBuilder().connectTimeout(timeout).build();
   }
@@ -57,7 +63,11 @@ final class MetricsRelay {
   public static void main(String[] args) throws IOException {
     int interval = Integer.parseInt(setting("INTERVAL"));
     MetricsRelay relay =
-        new MetricsRelay(URI.create(setting("BESU_METRICS_URL")), URI.create(setting("PUSH_URL")), interval);
+        new MetricsRelay(
+            URI.create(setting("BESU_METRICS_URL")),
+            URI.create(setting("PUSH_URL")),
+            interval,
+            setting("LAST_PUSH_SERIES"));
     HttpServer server = HttpServer.create(new InetSocketAddress(Integer.parseInt(setting("LISTEN_PORT"))), 0);
     server.createContext("/", relay::serve);
     server.start();
@@ -111,6 +121,7 @@ final class MetricsRelay {
       return;
     }
     if (status >= 200 && status < 300) {
+      lastPush = System.currentTimeMillis() / 1000;
       say("ok", "pushing to " + push);
     } else {
       say(
@@ -153,12 +164,23 @@ final class MetricsRelay {
           answer(exchange, 503, "text/plain", "Besu does not serve its metrics\n");
         } else {
           String type = metrics.headers().firstValue("Content-Type").orElse(TEXT_FORMAT);
-          answer(exchange, 200, type, metrics.body());
+          answer(exchange, 200, type, withOwnSeries(metrics.body()));
         }
       }
     } finally {
       exchange.close();
     }
+  }
+
+  /** Besu's metrics, then the relay's own series. */
+  private byte[] withOwnSeries(byte[] besuMetrics) {
+    String text = new String(besuMetrics, StandardCharsets.UTF_8);
+    StringBuilder out = new StringBuilder(text);
+    if (!text.isEmpty() && !text.endsWith("\n")) out.append('\n');
+    out.append("# HELP ").append(lastPushSeries).append(" When the network's gateway last took a push.\n");
+    out.append("# TYPE ").append(lastPushSeries).append(" gauge\n");
+    out.append(lastPushSeries).append(' ').append(lastPush).append('\n');
+    return out.toString().getBytes(StandardCharsets.UTF_8);
   }
 
   private static void answer(HttpExchange exchange, int status, String type, String body) throws IOException {

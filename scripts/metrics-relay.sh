@@ -4,13 +4,15 @@
 # also push them; the networks expect every node to push to their gateway. Every INTERVAL seconds the relay reads
 # Besu's /metrics and pushes exactly that to the gateway as Besu itself would (POST to PUSH_URL, the job being the
 # node's name; the first push half an interval after the start; DELETE when stopped), and writes the machine's own
-# series (the data's filesystem, the node's services) with node_exporter's names to MACHINE_FILE.
+# series (the data's filesystem, the node's services) with node_exporter's names to MACHINE_FILE, and its own,
+# LAST_PUSH_SERIES: when the gateway last took a push (Unix seconds, 0 before the first).
 set -euo pipefail
 : "${BESU_METRICS_URL:?}" "${PUSH_URL:?}" "${INTERVAL:?}" "${DATA_DIR:?}" "${MACHINE_FILE:?}" "${UNITS:?}"
-: "${UNIT_STATES:?}"
+: "${UNIT_STATES:?}" "${LAST_PUSH_SERIES:?}"
 
 work=$(mktemp -d)
 pushing=unknown
+last_push=0
 
 stop() {
   curl -s -o /dev/null --max-time 5 -X DELETE "$PUSH_URL" || true
@@ -42,6 +44,8 @@ machine_metrics() {
       echo "node_systemd_unit_state{name=\"$unit.service\",state=\"$each\"} $([ "$each" = "$state" ] && echo 1 || echo 0)"
     done
   done
+  echo "# TYPE $LAST_PUSH_SERIES gauge"
+  echo "$LAST_PUSH_SERIES $last_push"
 }
 
 # At a fixed rate, as Besu's own push: the next push is due INTERVAL after the last one was due, however long it took.
@@ -52,6 +56,7 @@ while true; do
   if curl -sf --max-time "$INTERVAL" -H 'Host: localhost' -o "$work/besu" "$BESU_METRICS_URL"; then
     if curl -sf --max-time "$INTERVAL" -o /dev/null -H 'Content-Type: text/plain; version=0.0.4' \
       --data-binary @"$work/besu" "$PUSH_URL"; then
+      last_push=$(date +%s)
       push_state ok "pushing to $PUSH_URL"
     else
       push_state failed "the network's gateway does not take the metrics ($PUSH_URL): retrying every ${INTERVAL} s"

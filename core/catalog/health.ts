@@ -31,6 +31,12 @@ export const RESTART_LOOP = { restarts: 2, minutes: 15 } as const;
 export const COMPANION_DOWN_FOR_MINUTES = 2;
 
 /**
+ * The network's gateway has taken none of the node's metrics for longer than this (the relay pushes every 5 s): the
+ * network sees the node as gone, so the operator is told before the network operator calls.
+ */
+export const MAX_PUSH_AGE_SECONDS = 60;
+
+/**
  * The node's clock may be this far from the operator's: beyond it a node with no peers is told to fix its clock
  * (devp2p discovery packets expire 20 s after they are sent, and IBFT 2.0 refuses blocks from the future).
  */

@@ -23,6 +23,11 @@ export const METRICS = {
   machinePath: '/metrics/machine',
   /** The pod's metrics port (`metrics`): the pod's relay serves Besu's series there to the scraper the operator names. */
   podPort: 9546,
+  /**
+   * The relays' own series, beside Besu's (a pod's) or the machine's (a machine's): when the network's gateway last
+   * took a push, Unix seconds (0 before the first). The alert on a failing push reads it.
+   */
+  lastPushSeries: 'lacchain_metrics_relay_last_push_timestamp_seconds',
   /** The pod's metrics port's name. */
   podPortName: 'metrics',
   /** How the pod's relay runs in Besu's image: Java's source launcher, small heap, no perf data file. */

@@ -36,6 +36,7 @@ export function metricsRelayContainer(node: KubernetesNodeSettings, besuImage: s
       { name: 'PUSH_URL', value: metricsPushUrl(node) },
       { name: 'INTERVAL', value: String(METRICS.pushIntervalSeconds) },
       { name: 'LISTEN_PORT', value: String(METRICS.podPort) },
+      { name: 'LAST_PUSH_SERIES', value: METRICS.lastPushSeries },
     ],
     ports: [{ name: METRICS.podPortName, containerPort: METRICS.podPort, protocol: 'TCP' }],
     // The JVM compiles the relay at start (about 100 MiB resident), then idles.

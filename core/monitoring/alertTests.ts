@@ -3,7 +3,8 @@
  * that make it fire (just past its threshold) and series that keep it quiet (just inside), made from the same
  * thresholds as the rules (core/catalog/health.ts). Pure: data in, the test document out.
  */
-import { DISK_FREE, MAX_BLOCKS_BEHIND, RESTART_LOOP } from '../catalog/health';
+import { DISK_FREE, MAX_BLOCKS_BEHIND, MAX_PUSH_AGE_SECONDS, RESTART_LOOP } from '../catalog/health';
+import { METRICS } from '../catalog/metrics';
 import { ALERT_RULES, AlertRule, SCRAPE } from './alerts';
 
 /** The labels of the test's node, as the operator's scrape config gives them. */
@@ -77,6 +78,12 @@ const companionService = { ...MACHINE_TARGET, name: 'besu-relay-signer.service',
 const companionContainer = { namespace: 'lacchain', pod: 'besu-node-writer-0', container: 'writer-ethstats', ...NODE };
 /** Starts every minute, one more than a restart loop allows within its window. */
 const restarts = Array.from({ length: RESTART_LOOP.restarts + 2 }, (_, i) => 1000 + 60 * i).join(' ');
+
+/** The relay's last push at 1 min, the test evaluated `seconds` after it (at 1 min + seconds, on a 1 min grid). */
+const lastPushAt60 = (labels: Labels): [string, string][] => [[series(METRICS.lastPushSeries, labels), '60x10']];
+/** Evaluation times just past and just inside the push's age, rounded to the test's minutes. */
+const pushStale = `${60 + Math.ceil((MAX_PUSH_AGE_SECONDS + 1) / 60) * 60}s`;
+const pushFresh = `${60 + Math.floor(MAX_PUSH_AGE_SECONDS / 60) * 60}s`;
 
 /** monitoring/alerts.test.yml. */
 export function alertTestsDocument(ruleFile: string) {
@@ -193,6 +200,28 @@ export function alertTestsDocument(ruleFile: string) {
         ],
         'CompanionDown',
         '4m',
+        [],
+      ),
+      test(
+        "a machine's relay: the gateway took no push for too long",
+        lastPushAt60(MACHINE_TARGET),
+        'MetricsPushFailing',
+        pushStale,
+        expected('MetricsPushFailing', MACHINE_TARGET),
+      ),
+      test(
+        "a pod's relay: the gateway took no push for too long",
+        lastPushAt60(BESU_TARGET),
+        'MetricsPushFailing',
+        pushStale,
+        expected('MetricsPushFailing', BESU_TARGET),
+      ),
+      test("a relay's last push just recent enough", lastPushAt60(MACHINE_TARGET), 'MetricsPushFailing', pushFresh, []),
+      test(
+        'a relay pushing every minute',
+        [[series(METRICS.lastPushSeries, MACHINE_TARGET), '60+60x10']],
+        'MetricsPushFailing',
+        '8m',
         [],
       ),
     ],

@@ -13,8 +13,10 @@ import {
   MAX_BLOCKS_BEHIND,
   MAX_HEAD_AGE_SECONDS,
   NO_PEERS_FOR_MINUTES,
+  MAX_PUSH_AGE_SECONDS,
   RESTART_LOOP,
 } from '../catalog/health';
+import { METRICS } from '../catalog/metrics';
 
 /**
  * How the operator's Prometheus names what it scrapes (docs/operations.md, "Monitoring"): the nodes' Besu metrics under
@@ -49,6 +51,8 @@ export interface RuleScope {
   diskFree: string;
   /** A companion down: a machine's service not active, a pod's container not ready. */
   companionDown: string;
+  /** Label matchers of the relay's own series: beside the machine's (node_exporter job) or Besu's (a pod's). */
+  relay: string;
   /** The `npm run node` command of an operation. */
   run: (operation: string) => string;
 }
@@ -70,6 +74,7 @@ export const EVERY_NODE: RuleScope = {
   companionDown:
     `(node_systemd_unit_state{${NODE_EXPORTER}, name=~".+-(${COMPANION_NAMES})\\\\.service", state="active"} == 0)` +
     ` or (kube_pod_container_status_ready{container=~".+-(${COMPANION_NAMES})"} == 0)`,
+  relay: `job=~"${SCRAPE.besuJob}|${SCRAPE.nodeExporterJob}"`,
   // Filled in from the alert's labels.
   run: (operation) =>
     `npm run node -- ${operation} --stack {{ $labels.${SCRAPE.stackLabel} }} --node {{ $labels.${SCRAPE.nodeLabel} }}`,
@@ -83,6 +88,7 @@ export function clusterNodeScope(node: { stack: string; name: string; namespace:
     besu: `${BESU}, ${SCRAPE.stackLabel}="${node.stack}", ${SCRAPE.nodeLabel}="${node.name}"`,
     diskFree: volumeFree(`${namespace}, persistentvolumeclaim="${names.dataVolume}"`),
     companionDown: `kube_pod_container_status_ready{${namespace}, pod="${names.pod}", container=~"${names.companionContainer(`(${COMPANION_NAMES})`)}"} == 0`,
+    relay: `${BESU}, ${SCRAPE.stackLabel}="${node.stack}", ${SCRAPE.nodeLabel}="${node.name}"`,
     run: (operation) => `npm run node -- ${operation} --stack ${node.stack} --node ${node.name}`,
   };
 }
@@ -169,6 +175,15 @@ export function alertRules(scope: RuleScope): AlertRule[] {
         summary:
           'A companion service the network requires beside Besu (relay signer, rotation client or monitoring client) is down.',
         runbook: `${run('status')} shows each companion's state; ${run('check')} names the one that is down.`,
+      },
+    },
+    {
+      alert: 'MetricsPushFailing',
+      expr: `time() - ${METRICS.lastPushSeries}{${scope.relay}} > ${MAX_PUSH_AGE_SECONDS}`,
+      labels: { severity: 'warning' },
+      annotations: {
+        summary: `The network's gateway has taken none of the node's metrics for more than ${MAX_PUSH_AGE_SECONDS} s: the network sees the node as gone.`,
+        runbook: `${run('status')} shows whether the node runs; the metrics relay's log says why the push fails (journalctl -u <service>-metrics-relay on a machine, kubectl logs <pod> -c <node>-metrics-relay on a cluster): the gateway (port 9091) must be reachable from the machine or pod.`,
       },
     },
   ];

@@ -1,10 +1,11 @@
 /**
  * The Grafana dashboard of the nodes (monitoring/dashboard.json, importable as is: Grafana asks for the Prometheus
  * data source on import): chain head and best known block, peers, sync distance, block time, disk, JVM memory and GC,
- * the companions. Metric names are Besu's (both before and after the JVM metrics' rename in 24.12.0). Pure.
+ * the companions, the last push to the network's gateway. Metric names are Besu's (both before and after the JVM metrics' rename in 24.12.0). Pure.
  */
 import { COMPANIONS } from '../catalog/companions';
-import { BLOCK_PERIOD_SECONDS, DISK_FREE } from '../catalog/health';
+import { BLOCK_PERIOD_SECONDS, DISK_FREE, MAX_PUSH_AGE_SECONDS } from '../catalog/health';
+import { METRICS } from '../catalog/metrics';
 import { SCRAPE } from './alerts';
 
 const DATASOURCE = { type: 'prometheus', uid: '${DS_PROMETHEUS}' };
@@ -160,6 +161,18 @@ export function dashboardDocument() {
       'none',
       [{ expr: `up{${BESU}}`, legend: LEGEND }],
       "1 when the node's metrics answer (BesuDown).",
+    ),
+    panel(
+      11,
+      "Last push to the network's gateway",
+      's',
+      [
+        {
+          expr: `time() - ${METRICS.lastPushSeries}{${SCRAPE.stackLabel}=~"$stack", ${SCRAPE.nodeLabel}=~"$node"}`,
+          legend: LEGEND,
+        },
+      ],
+      `Seconds since the network's gateway took the node's metrics; the relay pushes every ${METRICS.pushIntervalSeconds} s (MetricsPushFailing past ${MAX_PUSH_AGE_SECONDS} s).`,
     ),
   ];
   return {

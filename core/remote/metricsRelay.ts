@@ -53,6 +53,7 @@ export function metricsRelayUnit(node: SshNodeSettings, serviceUser: string): st
     `Environment=MACHINE_FILE=${paths.machineFile}`,
     `Environment="UNITS=${units.join(' ')}"`,
     `Environment="UNIT_STATES=${UNIT_STATES.join(' ')}"`,
+    `Environment=LAST_PUSH_SERIES=${METRICS.lastPushSeries}`,
     `ExecStart=${paths.script}`,
     'Restart=always',
     'RestartSec=5',

@@ -141,6 +141,7 @@ describe("a cluster node's metrics and alerts on a real API server", () => {
           'BesuDiskLow',
           'BesuRestarting',
           'CompanionDown',
+          'MetricsPushFailing',
         ]),
       );
       for (const r of rule.spec.groups[0].rules) expect(r.expr).toMatch(/writer/);
@@ -331,6 +332,7 @@ describe("a cluster node's metrics and alerts on a real API server", () => {
           'BesuDiskLow',
           'BesuRestarting',
           'CompanionDown',
+          'MetricsPushFailing',
         ]),
       );
     },

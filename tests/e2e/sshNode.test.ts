@@ -552,6 +552,9 @@ suite('an SSH node on a real host', () => {
       expect(machine).toMatch(/^node_filesystem_size_bytes\{mountpoint="[^"]+"\} \d+$/m);
       expect(machine).toContain('node_systemd_unit_state{name="besu.service",state="active"} 1');
       expect(machine).toContain('node_systemd_unit_state{name="besu-relay-signer.service",state="active"} 1');
+      // The relay's own series: the gateway took a push moments ago.
+      const lastPush = Number(machine.match(new RegExp(`^${METRICS.lastPushSeries} (\\d+)$`, 'm'))?.[1]);
+      expect(Date.now() / 1000 - lastPush).toBeLessThan(3 * METRICS.pushIntervalSeconds);
     });
 
     it('serves them over TLS on 9443 to the bearer token only', async () => {
@@ -670,6 +673,11 @@ suite('an SSH node on a real host', () => {
       await runAll(again);
       expect(await sh(`test -e ${tokenFile} && echo present || echo gone`)).toBe('present');
       expect(await probeTcp(host.ip, METRICS.endpointPort)).toBe('open');
+      // The node and its relay went on meanwhile: the gateway still receives the node's pushes.
+      const since = Date.now();
+      for (let i = 0; i < 15 && !posts().some((p) => p.at >= since); i++) await new Promise((r) => setTimeout(r, 1000));
+      progress(await sh('systemctl is-active besu besu-metrics-relay || true'));
+      expect(posts().some((p) => p.at >= since)).toBe(true);
     });
 
     it('stops with Besu, and takes the job off the gateway as Besu does', async () => {

@@ -67,6 +67,7 @@ describe('the monitoring files', () => {
         'BesuDiskLow',
         'BesuRestarting',
         'CompanionDown',
+        'MetricsPushFailing',
       ]),
     );
   });
@@ -75,7 +76,7 @@ describe('the monitoring files', () => {
 describe('the alert rules under promtool', () => {
   withPromtool('are valid rules (promtool check rules)', () => {
     const result = promtool(['check', 'rules', path.join(PROJECT_DIR, 'monitoring/alerts.yml')]);
-    expect(result.stdout + result.stderr).toMatch(/SUCCESS: 8 rules found/);
+    expect(result.stdout + result.stderr).toMatch(/SUCCESS: 9 rules found/);
     expect(result.status).toBe(0);
   });
 
@@ -123,7 +124,7 @@ describe("a cluster node's PrometheusRule under promtool", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-rule-'));
     fs.writeFileSync(path.join(dir, 'rules.yml'), yaml.dump({ groups: rule.spec.groups }));
     const check = promtool(['check', 'rules', path.join(dir, 'rules.yml')]);
-    expect(check.stdout + check.stderr).toMatch(/SUCCESS: 8 rules found/);
+    expect(check.stdout + check.stderr).toMatch(/SUCCESS: 9 rules found/);
     const tests = {
       rule_files: ['rules.yml'],
       evaluation_interval: '1m',

@@ -2,7 +2,8 @@
  * The pod's metrics relay (scripts/metrics-relay.java), run here by Java's source launcher with the pod's own JVM
  * options, in front of the Besu stand-in serving Besu's metric names on the loopback and a push gateway stand-in: it
  * pushes what Besu serves as Besu's own push would (POST, text format, job = the node's name, at a fixed rate; DELETE
- * when stopped), and answers GET /metrics for a scraper that addresses the pod, which Besu itself refuses.
+ * when stopped), and answers GET /metrics for a scraper that addresses the pod, which Besu itself refuses, with its own
+ * series beside Besu's: when the gateway last took a push.
  */
 import { ChildProcess, spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -50,6 +51,7 @@ beforeAll(async () => {
       PUSH_URL: `http://127.0.0.1:${gateway.port}${JOB}`,
       INTERVAL: String(INTERVAL),
       LISTEN_PORT: String(relayPort),
+      LAST_PUSH_SERIES: METRICS.lastPushSeries,
     },
   });
   relay.stdout!.on('data', (chunk) => (output += chunk));
@@ -107,9 +109,11 @@ it("serves Besu's metrics to a scraper that addresses the pod, which Besu's own 
   const served = await asScraper(relayPort);
   expect(served.status).toBe(200);
   expect(served.body).toMatch(/^ethereum_peer_count \d+$/m);
-  expect(seriesNames(served.body)).toEqual(
-    seriesNames(await fetch(`http://127.0.0.1:${besuPort}${METRICS.besuPath}`).then((r) => r.text())),
-  );
+  const besu = await fetch(`http://127.0.0.1:${besuPort}${METRICS.besuPath}`).then((r) => r.text());
+  // Besu's series, and the relay's own: when the gateway last took a push (a few seconds ago here).
+  expect(seriesNames(served.body)).toEqual(new Set([...seriesNames(besu), METRICS.lastPushSeries]));
+  const lastPush = Number(served.body.match(new RegExp(`^${METRICS.lastPushSeries} (\\d+)$`, 'm'))?.[1]);
+  expect(Date.now() / 1000 - lastPush).toBeLessThan(2 * INTERVAL + 1);
 });
 
 it('serves nothing else: another path is 404, another method 405', async () => {

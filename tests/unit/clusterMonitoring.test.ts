@@ -76,6 +76,7 @@ describe("a cluster node's metrics", () => {
       PUSH_URL: `http://${node.network.metricsPushHost}:9091/metrics/job/org-writer`,
       INTERVAL: '5',
       LISTEN_PORT: String(METRICS.podPort),
+      LAST_PUSH_SERIES: METRICS.lastPushSeries,
     });
     expect(relay.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
     const pod = statefulSetManifest(describeNode(node), 'x').spec.template;

@@ -52,6 +52,11 @@ describe('a stack that sets every setting', () => {
       allowConsensusVotesFromOutside: true,
     });
     expect(settings.nodes[0]).toMatchObject({
+      monitoring: {
+        scraper: { namespace: 'monitoring', podLabels: { 'app.kubernetes.io/name': 'prometheus', tier: 'ops' } },
+        prometheusOperator: true,
+        resourceLabels: { release: 'kube-prometheus-stack' },
+      },
       p2pPort: 30303,
       namespace: 'lacchain-org',
       storageClass: 'fast-ssd',
