@@ -158,12 +158,14 @@ export class KubernetesNode extends pulumi.ComponentResource {
     const monitoring = prometheusOperatorManifests(node);
     if (monitoring) {
       // What the operator's Prometheus Operator reads: the metrics Service, its ServiceMonitor, the node's alerts.
-      const metricsService = new k8s.core.v1.Service(`${name}-metrics`, monitoring.service, child);
+      // After the pod, as the node's other Service: destroy removes them before it.
+      const afterPod = { ...child, dependsOn: [args.namespace, statefulSet] };
+      const metricsService = new k8s.core.v1.Service(`${name}-metrics`, monitoring.service, afterPod);
       new k8s.apiextensions.CustomResource(`${name}-service-monitor`, monitoring.serviceMonitor, {
         ...child,
         dependsOn: [args.namespace, metricsService],
       });
-      new k8s.apiextensions.CustomResource(`${name}-alerts`, monitoring.prometheusRule, child);
+      new k8s.apiextensions.CustomResource(`${name}-alerts`, monitoring.prometheusRule, afterPod);
     }
 
     this.namespace = pulumi.output(node.namespace);

@@ -217,3 +217,15 @@ export const FIXES: Fixes = {
   clock: 'synchronise the clock',
   disk: 'give the data room',
 };
+
+/** The alerts the issue asks for and the one on a failing push, as the tests expect them (not read from the code). */
+export const EXPECTED_ALERTS = [
+  'BesuDown',
+  'BesuNoPeers',
+  'BesuHeadStalled',
+  'BesuBehind',
+  'BesuDiskLow',
+  'BesuRestarting',
+  'CompanionDown',
+  'MetricsPushFailing',
+] as const;

@@ -52,3 +52,13 @@ export async function startPushGateway(host: string): Promise<PushGateway> {
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
+
+/** The names of the series in a text of Prometheus' format (what a push or a scrape carries). */
+export function seriesNames(text: string): Set<string> {
+  return new Set(
+    text
+      .split('\n')
+      .filter((line) => line && !line.startsWith('#'))
+      .map((line) => line.split(/[{ ]/)[0]),
+  );
+}

@@ -9,19 +9,19 @@
 import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as yaml from 'js-yaml';
-import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 import { METRICS } from '../../core/catalog/metrics';
 import { MONITORING_DIR } from '../../core/monitoring/files';
 import { kubernetesPrometheusConfig } from '../../core/monitoring/prometheusConfig';
 import { freePort } from '../../testing/ports';
+import { startPrometheus, TestPrometheus } from '../../testing/prometheus';
 import { PROJECT_DIR } from '../../testing/run';
 import { applyServerSide, kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
 import { monitoringTools, prometheusOperatorCrds } from '../../testing/cluster/cluster';
 import { fieldOf, fieldWhen } from '../../testing/cluster/objects';
 import { clusterForSuite } from '../../testing/cluster/suite';
-import { KEY_ONE } from '../../testing/fixtures';
+import { EXPECTED_ALERTS, KEY_ONE } from '../../testing/fixtures';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram } from '../../testing/program';
 import { valuesFor } from '../../testing/values';
@@ -60,9 +60,13 @@ async function apply(namespace: string, prometheusOperator: boolean): Promise<Ma
 
 const json = async (args: string[]) => JSON.parse(await cluster().kubectlOk([...args, '-o', 'json']));
 
-/** The processes a test started: Prometheus, the Prometheus Operator. */
+/** What a test started: Prometheus, the Prometheus Operator. */
 const children: ChildProcess[] = [];
-afterAll(() => children.forEach((child) => child.kill('SIGTERM')));
+const running: TestPrometheus[] = [];
+afterAll(() => {
+  children.forEach((child) => child.kill('SIGTERM'));
+  running.forEach((prometheus) => prometheus.stop());
+});
 
 beforeAll(async () => {
   if (itWithCluster === it.skip) return;
@@ -132,18 +136,7 @@ describe("a cluster node's metrics and alerts on a real API server", () => {
       // The node's alerts, for this node's series only.
       const rule = await json(['get', 'prometheusrule', 'besu-node-writer', '-n', OPERATOR]);
       const alerts = rule.spec.groups[0].rules.map((r: { alert: string }) => r.alert);
-      expect(new Set(alerts)).toEqual(
-        new Set([
-          'BesuDown',
-          'BesuNoPeers',
-          'BesuHeadStalled',
-          'BesuBehind',
-          'BesuDiskLow',
-          'BesuRestarting',
-          'CompanionDown',
-          'MetricsPushFailing',
-        ]),
-      );
+      expect(new Set(alerts)).toEqual(new Set(EXPECTED_ALERTS));
       for (const r of rule.spec.groups[0].rules) expect(r.expr).toMatch(/writer/);
     },
   );
@@ -168,33 +161,14 @@ describe("a cluster node's metrics and alerts on a real API server", () => {
   itWithCluster(
     "a Prometheus with monitoring/prometheus-kubernetes.yml finds the annotated pod's metrics port and labels it as the rules read",
     async () => {
-      const { binary } = monitoringTools();
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-prometheus-'));
-      const port = await freePort();
       const config = kubernetesPrometheusConfig(path.join(PROJECT_DIR, MONITORING_DIR, 'alerts.yml'));
       // As the file says, with how this Prometheus reaches the API server: the test cluster's kubeconfig.
-      const job = config.scrape_configs[0];
-      job.kubernetes_sd_configs = [
+      config.scrape_configs[0].kubernetes_sd_configs = [
         { role: 'pod', kubeconfig_file: cluster().kubeconfig, namespaces: { names: [ANNOTATED, OPERATOR] } } as never,
       ];
-      fs.writeFileSync(path.join(dir, 'prometheus.yml'), yaml.dump(config));
-      children.push(
-        spawn(binary('prometheus'), [
-          `--config.file=${path.join(dir, 'prometheus.yml')}`,
-          `--storage.tsdb.path=${path.join(dir, 'data')}`,
-          `--web.listen-address=127.0.0.1:${port}`,
-        ]),
-      );
-      type Target = { labels: Record<string, string>; scrapeUrl: string };
-      let targets: Target[] = [];
-      for (let i = 0; i < 60 && targets.length === 0; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        targets = await fetch(`http://127.0.0.1:${port}/api/v1/targets`)
-          .then((r) => r.json() as Promise<{ data: { activeTargets: Target[] } }>)
-          .then((r) => r.data.activeTargets)
-          .catch(() => []);
-      }
-      fs.rmSync(dir, { recursive: true, force: true });
+      const prometheus = await startPrometheus(monitoringTools().binary('prometheus'), () => config);
+      running.push(prometheus);
+      const targets = await prometheus.targets();
       const podIP = await fieldOf(
         cluster(),
         { kind: 'pod', name: 'besu-node-writer-0', namespace: ANNOTATED },
@@ -270,9 +244,8 @@ describe("a cluster node's metrics and alerts on a real API server", () => {
       const ruleFiles = Object.values(rules ?? {});
       expect(ruleFiles).toHaveLength(1);
 
-      // A real Prometheus with that configuration and those rules, reaching the API server from here.
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-operator-'));
-      // The operator's config-reloader fills in the pod's shard and name before Prometheus reads the file; so does this.
+      // A real Prometheus with that configuration and those rules, reaching the API server from here. The operator's
+      // config-reloader fills in the pod's shard and name before Prometheus reads the file; so does this.
       const expanded = generated!.replace(/\$\(SHARD\)/g, '0').replace(/\$\(POD_NAME\)/g, 'prometheus-lacchain-0');
       const config = yaml.load(expanded) as {
         scrape_configs: { job_name: string; kubernetes_sd_configs?: Record<string, unknown>[] }[];
@@ -282,29 +255,13 @@ describe("a cluster node's metrics and alerts on a real API server", () => {
       for (const job of config.scrape_configs) {
         for (const sd of job.kubernetes_sd_configs ?? []) sd.kubeconfig_file = cluster().kubeconfig;
       }
-      fs.writeFileSync(path.join(dir, 'rules.yml'), ruleFiles[0]);
-      config.rule_files = [path.join(dir, 'rules.yml')];
-      fs.writeFileSync(path.join(dir, 'prometheus.yml'), yaml.dump(config));
-      const port = await freePort();
-      children.push(
-        spawn(binary('prometheus'), [
-          `--config.file=${path.join(dir, 'prometheus.yml')}`,
-          `--storage.tsdb.path=${path.join(dir, 'data')}`,
-          `--web.listen-address=127.0.0.1:${port}`,
-        ]),
-      );
-      const api = (what: string) =>
-        fetch(`http://127.0.0.1:${port}/api/v1/${what}`)
-          .then((r) => r.json() as Promise<{ data: Record<string, unknown[]> }>)
-          .catch(() => undefined);
-      type Target = { labels: Record<string, string>; scrapeUrl: string };
-      let targets: Target[] = [];
-      for (let i = 0; i < 60 && targets.length === 0; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        targets = ((await api('targets'))?.data.activeTargets ?? []) as Target[];
-      }
-      const groups = ((await api('rules'))?.data.groups ?? []) as { rules: { name: string }[] }[];
-      fs.rmSync(dir, { recursive: true, force: true });
+      const prometheus = await startPrometheus(binary('prometheus'), (folder) => {
+        fs.writeFileSync(path.join(folder, 'rules.yml'), ruleFiles[0]);
+        return { ...config, rule_files: [path.join(folder, 'rules.yml')] };
+      });
+      running.push(prometheus);
+      const targets = await prometheus.targets();
+      const ruleNames = await prometheus.ruleNames();
       const podIP = await fieldOf(
         cluster(),
         { kind: 'pod', name: 'besu-node-writer-0', namespace: OPERATOR },
@@ -323,18 +280,7 @@ describe("a cluster node's metrics and alerts on a real API server", () => {
           `http://${podIP}:${METRICS.podPort}/metrics`,
         ],
       ]);
-      expect(new Set(groups.flatMap((g) => g.rules.map((r) => r.name)))).toEqual(
-        new Set([
-          'BesuDown',
-          'BesuNoPeers',
-          'BesuHeadStalled',
-          'BesuBehind',
-          'BesuDiskLow',
-          'BesuRestarting',
-          'CompanionDown',
-          'MetricsPushFailing',
-        ]),
-      );
+      expect(new Set(ruleNames)).toEqual(new Set(EXPECTED_ALERTS));
     },
   );
 

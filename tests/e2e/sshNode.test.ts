@@ -53,7 +53,7 @@ import { applyServerSide, kubernetesManifests } from '../../testing/cluster/mani
 import { fieldWhen } from '../../testing/cluster/objects';
 import { clusterForSuite } from '../../testing/cluster/suite';
 import { valuesFor } from '../../testing/values';
-import { PushGateway, startPushGateway } from '../../testing/pushGateway';
+import { PushGateway, seriesNames, startPushGateway } from '../../testing/pushGateway';
 import { permissioned, Registration, registerOnHost } from '../../testing/permissioning';
 import { probeTcp } from '../../tools/operations/probe';
 import { METRICS } from '../../core/catalog/metrics';
@@ -515,13 +515,6 @@ suite('an SSH node on a real host', () => {
   describe("the node's metrics: Besu serves them on the loopback, the relay pushes them to the network's gateway", () => {
     const job = `/metrics/job/e2e-writer`;
     const posts = () => gateway.pushes.filter((p) => p.method === 'POST' && p.path === job);
-    const seriesNames = (text: string) =>
-      new Set(
-        text
-          .split('\n')
-          .filter((line) => line && !line.startsWith('#'))
-          .map((line) => line.split(/[{ ]/)[0]),
-      );
 
     it('pushes what Besu serves, as Besu would: POST every 5 s, job = the node name, text format', async () => {
       // Measured from now: the deployment restarted Besu and the relay with it before.

@@ -53,8 +53,12 @@ async function clusterStack(extra: Record<string, unknown>): Promise<Declared> {
     'lacchain:rpc': { exposure: 'internal', authentication: { method: 'password', users: [{ name: 'reader' }] } },
     'lacchain:companions': structuredClone(COMPANIONS_OFF),
     'lacchain:rpcPasswords': { reader: { secure: 'correct horse battery' } },
-    // Scheduled backups: their objects are in the table too.
+    // Scheduled backups and the Prometheus Operator's objects: they are in the table too.
     'lacchain:backups': { schedule: 'daily' },
+    'lacchain:monitoring': {
+      scraper: { namespace: 'monitoring', podLabels: { app: 'prometheus' } },
+      prometheusOperator: true,
+    },
     ...extra,
   });
   return declareProgram(recorded, 'testnet', config, files);
@@ -94,9 +98,11 @@ describe.each([
 
   it('deletes in the order the docs give: the Service, then the StatefulSet, then what its pod used', () => {
     const byKind = (kind: string) => objects().filter((r) => kindOf(r) === kind);
-    const [service] = byKind('Service');
     const [statefulSet] = byKind('StatefulSet');
-    expect(service.options.dependsOn).toContain(statefulSet.name);
+    // Both Services: the node's LoadBalancer and its metrics Service.
+    const services = byKind('Service');
+    expect(services.map((s) => nameOf(s)).sort()).toEqual(['besu-node-writer', 'besu-node-writer-metrics']);
+    for (const service of services) expect(service.options.dependsOn).toContain(statefulSet.name);
     const podInputs = objects().filter((r) => ['Secret', 'ConfigMap', 'PersistentVolumeClaim'].includes(kindOf(r)!));
     expect(statefulSet.options.dependsOn).toEqual(expect.arrayContaining(podInputs.map((r) => r.name)));
   });

@@ -14,7 +14,7 @@ import { METRICS } from '../../core/catalog/metrics';
 import { RunningStandin, startBesuStandin } from '../../testing/besuStandin';
 import { KEY_ONE } from '../../testing/fixtures';
 import { freePort } from '../../testing/ports';
-import { PushGateway, startPushGateway } from '../../testing/pushGateway';
+import { PushGateway, seriesNames, startPushGateway } from '../../testing/pushGateway';
 import { PROJECT_DIR } from '../../testing/run';
 
 jest.setTimeout(120_000);
@@ -24,13 +24,6 @@ const RELAY = path.join(PROJECT_DIR, 'scripts/metrics-relay.java');
 const INTERVAL = 2;
 const JOB = '/metrics/job/writer-1';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const seriesNames = (text: string) =>
-  new Set(
-    text
-      .split('\n')
-      .filter((line) => line && !line.startsWith('#'))
-      .map((line) => line.split(/[{ ]/)[0]),
-  );
 
 let standin: RunningStandin;
 let gateway: PushGateway;

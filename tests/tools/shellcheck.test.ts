@@ -1,5 +1,5 @@
 /**
- * Every shell script of the project (remote steps, pod start step, test hosts, the Besu stand-in's launcher) is
+ * Every shell script of the project (remote steps, pod start step, test hosts, the Besu stand-in's launcher, the tools' builds) is
  * shellcheck-clean.
  */
 import { spawnSync } from 'child_process';
@@ -17,7 +17,7 @@ function shellScripts(dir: string): string[] {
   });
 }
 
-const scripts = ['scripts', 'tests', '.ci'].flatMap((d) => shellScripts(path.join(PROJECT_DIR, d)));
+const scripts = ['scripts', 'tests', 'tools', '.ci'].flatMap((d) => shellScripts(path.join(PROJECT_DIR, d)));
 const available = spawnSync('shellcheck', ['--version']).status === 0;
 
 describe('shell scripts', () => {

@@ -14,31 +14,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-# The versions built (one home: testing/cluster/versions.json, read by the harness too).
-versions_file=testing/cluster/versions.json
-kubernetes=$(node -p "require('./$versions_file').kubernetes")
-staging=$(node -p "require('./$versions_file').staging")
-etcd=$(node -p "require('./$versions_file').etcd")
-kwok=$(node -p "require('./$versions_file').kwok")
-cache="${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/kubernetes/k8s-${kubernetes}-etcd-${etcd}-kwok-${kwok}"
-if [ -f "$cache/.complete" ]; then
-  echo "$cache"
-  exit 0
-fi
-if [ "${1:-}" = "--check" ]; then
-  echo "the Kubernetes binaries are not built (tests/setup.sh builds them into $cache; it needs Go)" >&2
-  exit 3
-fi
-if ! command -v go >/dev/null 2>&1; then
-  echo "no Kubernetes binaries: Go is not installed to build them" >&2
-  exit 3
-fi
+# shellcheck source=tools/lib/cache.sh
+. tools/lib/cache.sh
+kubernetes=$(tool_version kubernetes)
+staging=$(tool_version staging)
+etcd=$(tool_version etcd)
+kwok=$(tool_version kwok)
+cache=$(tool_cache "kubernetes/k8s-${kubernetes}-etcd-${etcd}-kwok-${kwok}")
+stop_when_cached "$cache" "the Kubernetes binaries" "${1:-}"
+use_module_proxy "no Kubernetes binaries"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# The Go module proxy's checksum database is not reachable everywhere, and `direct` means git over the internet.
-export GOSUMDB=off GOFLAGS=-mod=mod CGO_ENABLED=0
-export GOPROXY="${LACCHAIN_GOPROXY:-https://proxy.golang.org}" GOTOOLCHAIN=auto
 mkdir -p "$cache/bin" "$cache/stages"
 started=$(date +%s)
 

@@ -11,18 +11,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-versions_file=testing/cluster/versions.json
-version=$(node -p "require('./$versions_file').prometheusOperator")
-sha256=$(node -p "require('./$versions_file').prometheusOperatorZipSha256")
-cache="${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/prometheus-operator/${version}"
-if [ -f "$cache/.complete" ]; then
-  echo "$cache"
-  exit 0
-fi
-if [ "${1:-}" = "--check" ]; then
-  echo "the Prometheus Operator's CRDs are not fetched (tests/setup.sh fetches them into $cache)" >&2
-  exit 3
-fi
+# shellcheck source=tools/lib/cache.sh
+. tools/lib/cache.sh
+version=$(tool_version prometheusOperator)
+sha256=$(tool_version prometheusOperatorZipSha256)
+cache=$(tool_cache "prometheus-operator/${version}")
+stop_when_cached "$cache" "the Prometheus Operator's CRDs" "${1:-}"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

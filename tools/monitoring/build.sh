@@ -12,28 +12,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-versions_file=testing/cluster/versions.json
-prometheus=$(node -p "require('./$versions_file').prometheus")
-operator=$(node -p "require('./$versions_file').prometheusOperator")
-cache="${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/monitoring/prometheus-${prometheus}-operator-${operator}"
-if [ -f "$cache/.complete" ]; then
-  echo "$cache"
-  exit 0
-fi
-if [ "${1:-}" = "--check" ]; then
-  echo "the monitoring binaries are not built (tests/setup.sh builds them into $cache; it needs Go)" >&2
-  exit 3
-fi
-if ! command -v go >/dev/null 2>&1; then
-  echo "no monitoring binaries: Go is not installed to build them" >&2
-  exit 3
-fi
+# shellcheck source=tools/lib/cache.sh
+. tools/lib/cache.sh
+prometheus=$(tool_version prometheus)
+operator=$(tool_version prometheusOperator)
+cache=$(tool_cache "monitoring/prometheus-${prometheus}-operator-${operator}")
+stop_when_cached "$cache" "Prometheus and the Prometheus Operator" "${1:-}"
+use_module_proxy "no Prometheus or Prometheus Operator"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# The Go module proxy's checksum database is not reachable everywhere, and `direct` means git over the internet.
-export GOSUMDB=off GOFLAGS=-mod=mod CGO_ENABLED=0
-export GOPROXY="${LACCHAIN_GOPROXY:-https://proxy.golang.org}" GOTOOLCHAIN=auto
 mkdir -p "$cache/bin"
 
 # Builds package $3 of module $1 at version $2 into $cache/bin/$4.

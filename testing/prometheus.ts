@@ -1,0 +1,59 @@
+/**
+ * A Prometheus run by a test on this machine's loopback, with a configuration the test gives: started in a folder of
+ * its own, asked through its HTTP API, stopped with its folder removed.
+ */
+import { spawn } from 'child_process';
+import * as fs from 'fs';
+import * as yaml from 'js-yaml';
+import * as os from 'os';
+import * as path from 'path';
+import { freePort } from './ports';
+
+/** A target as Prometheus' API lists it. */
+export interface PrometheusTarget {
+  labels: Record<string, string>;
+  scrapeUrl: string;
+}
+
+/** A running Prometheus. */
+export interface TestPrometheus {
+  /** Its active targets, once it has found any (`seconds` at most); none when it finds none. */
+  targets(seconds?: number): Promise<PrometheusTarget[]>;
+  /** The names of the rules it has loaded. */
+  ruleNames(): Promise<string[]>;
+  stop(): void;
+}
+
+/** Starts `binary` with the configuration `config` makes from its folder (where it may write rule files first). */
+export async function startPrometheus(binary: string, config: (folder: string) => unknown): Promise<TestPrometheus> {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-prometheus-'));
+  fs.writeFileSync(path.join(folder, 'prometheus.yml'), yaml.dump(config(folder)));
+  const port = await freePort();
+  const child = spawn(binary, [
+    `--config.file=${path.join(folder, 'prometheus.yml')}`,
+    `--storage.tsdb.path=${path.join(folder, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+  ]);
+  const api = (what: string) =>
+    fetch(`http://127.0.0.1:${port}/api/v1/${what}`)
+      .then((r) => r.json() as Promise<{ data: Record<string, unknown[]> }>)
+      .catch(() => undefined);
+  return {
+    async targets(seconds = 60) {
+      let targets: PrometheusTarget[] = [];
+      for (let i = 0; i < seconds && targets.length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        targets = ((await api('targets'))?.data.activeTargets ?? []) as PrometheusTarget[];
+      }
+      return targets;
+    },
+    async ruleNames() {
+      const groups = ((await api('rules'))?.data.groups ?? []) as { rules: { name: string }[] }[];
+      return groups.flatMap((g) => g.rules.map((r) => r.name));
+    },
+    stop() {
+      child.kill('SIGTERM');
+      fs.rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}

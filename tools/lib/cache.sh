@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Sourced by the scripts that build or fetch the tests' tools into a cache outside the work tree, keyed by version
+# (tools/kubernetes/build.sh, tools/kubernetes/crds.sh, tools/monitoring/build.sh); not run on its own.
+
+# The versions of the cluster tests' tools (one home: testing/cluster/versions.json, read by the harness too).
+tool_version() {
+  node -p "require('./testing/cluster/versions.json')['$1']"
+}
+
+# The cache folder $1 of a tool.
+tool_cache() {
+  echo "${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/$1"
+}
+
+# Prints the cache folder $1 and exits when it is complete; with --check ($3) exits 3 instead of going on to make it,
+# saying that $2 (what it holds) is not there yet.
+stop_when_cached() {
+  if [ -f "$1/.complete" ]; then
+    echo "$1"
+    exit 0
+  fi
+  if [ "${3:-}" = "--check" ]; then
+    echo "$2 not there yet (tests/setup.sh makes them in $1)" >&2
+    exit 3
+  fi
+}
+
+# Go, as the builds from the module proxy need it: without the checksum database (not reachable everywhere) or
+# `direct` (git over the internet); a newer Go fetched from the proxy when a module asks for one.
+use_module_proxy() {
+  if ! command -v go >/dev/null 2>&1; then
+    echo "$1: Go is not installed to build them" >&2
+    exit 3
+  fi
+  export GOSUMDB=off GOFLAGS=-mod=mod CGO_ENABLED=0 GOTOOLCHAIN=auto
+  export GOPROXY="${LACCHAIN_GOPROXY:-https://proxy.golang.org}"
+}
