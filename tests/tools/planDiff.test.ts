@@ -163,6 +163,12 @@ describe('plan --diff BASE_DIR: a release bump', () => {
             before: 'hyperledger/besu:23.4.1',
             after: 'hyperledger/besu:23.4.2',
           },
+          // The metrics relay runs in Besu's image.
+          {
+            path: 'spec.template.spec.containers[1].image',
+            before: 'hyperledger/besu:23.4.1',
+            after: 'hyperledger/besu:23.4.2',
+          },
           // The backup before a release change knows the release the pod runs.
           {
             path: 'spec.template.spec.initContainers[0].env[0].value',
@@ -183,6 +189,7 @@ describe('plan --diff BASE_DIR: a release bump', () => {
         `plan diff against ${base.out}: 0 to create, 1 to change, 0 to delete, ${diff.unchanged} unchanged`,
         '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.metadata.labels["app.kubernetes.io/version"]: "23.4.1" -> "23.4.2"',
         '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.containers[0].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
+        '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.containers[1].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
         '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.initContainers[0].env[0].value: "23.4.1" -> "23.4.2"',
         '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.initContainers[1].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
         '',
