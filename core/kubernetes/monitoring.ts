@@ -8,7 +8,6 @@
  */
 import { kubernetesNames, POD_FILES, POD_PATHS, SCRAPE_ANNOTATIONS } from '../catalog/kubernetes';
 import { METRICS } from '../catalog/metrics';
-import { LOOPBACK } from '../catalog/ports';
 import { stackOfNetwork } from '../catalog/networks';
 import { alertRules, clusterNodeScope, SCRAPE } from '../monitoring/alerts';
 import { metricsPushUrl } from '../node/metrics';
@@ -25,6 +24,9 @@ export function isScraped(node: KubernetesNodeSettings): boolean {
   return node.monitoring.scraper !== undefined;
 }
 
+/** The relay's scratch volume (the root filesystem is read-only). */
+export const METRICS_RELAY_VOLUME = { name: 'metrics-relay-tmp', emptyDir: {} };
+
 /** The relay's container: Besu's image, Java's source launcher, the relay's file from the ConfigMap. */
 export function metricsRelayContainer(node: KubernetesNodeSettings, besuImage: string) {
   return {
@@ -32,7 +34,7 @@ export function metricsRelayContainer(node: KubernetesNodeSettings, besuImage: s
     image: besuImage,
     command: ['java', ...METRICS.podRelayJavaOptions, `${POD_PATHS.configDir}/${POD_FILES.metricsRelay}`],
     env: [
-      { name: 'BESU_METRICS_URL', value: `http://${LOOPBACK}:${METRICS.besuPort}${METRICS.besuPath}` },
+      { name: 'BESU_METRICS_URL', value: `http://${METRICS.besuHost}:${METRICS.besuPort}${METRICS.besuPath}` },
       { name: 'PUSH_URL', value: metricsPushUrl(node) },
       { name: 'INTERVAL', value: String(METRICS.pushIntervalSeconds) },
       { name: 'LISTEN_PORT', value: String(METRICS.podPort) },
@@ -49,14 +51,11 @@ export function metricsRelayContainer(node: KubernetesNodeSettings, besuImage: s
     },
     volumeMounts: [
       { name: 'config', mountPath: POD_PATHS.configDir, readOnly: true },
-      { name: 'metrics-relay-tmp', mountPath: '/tmp' },
+      { name: METRICS_RELAY_VOLUME.name, mountPath: '/tmp' },
     ],
     securityContext: RESTRICTED_CONTAINER,
   };
 }
-
-/** The relay's scratch volume (the root filesystem is read-only). */
-export const METRICS_RELAY_VOLUME = { name: 'metrics-relay-tmp', emptyDir: {} };
 
 /** The pod template's annotations for a conventional scrape job: only when scraped without the Prometheus Operator. */
 export function scrapeAnnotations(node: KubernetesNodeSettings): Record<string, string> {

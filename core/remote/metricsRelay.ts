@@ -46,7 +46,7 @@ export function metricsRelayUnit(node: SshNodeSettings, serviceUser: string): st
     `User=${serviceUser}`,
     `RuntimeDirectory=${paths.runtimeDir}`,
     'RuntimeDirectoryMode=0755',
-    `Environment=BESU_METRICS_URL=http://${METRICS.besuHost}:${METRICS.besuPort}/metrics`,
+    `Environment=BESU_METRICS_URL=http://${METRICS.besuHost}:${METRICS.besuPort}${METRICS.besuPath}`,
     `Environment=PUSH_URL=${metricsPushUrl(node)}`,
     `Environment=INTERVAL=${METRICS.pushIntervalSeconds}`,
     `Environment=DATA_DIR=${nodePaths(node).dataDir}`,
