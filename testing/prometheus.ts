@@ -13,12 +13,22 @@ import { freePort } from './ports';
 export interface PrometheusTarget {
   labels: Record<string, string>;
   scrapeUrl: string;
+  /** `up`, `down` or `unknown` (not scraped yet). */
+  health: string;
+}
+
+/** An alert as Prometheus' API lists it. */
+export interface PrometheusAlert {
+  labels: Record<string, string>;
+  state: string;
 }
 
 /** A running Prometheus. */
 export interface TestPrometheus {
-  /** Its active targets, once it has found any (`seconds` at most); none when it finds none. */
-  targets(seconds?: number): Promise<PrometheusTarget[]>;
+  /** Its active targets, once they are as `ready` says (any found, by default; `seconds` at most): the last read. */
+  targets(seconds?: number, ready?: (targets: PrometheusTarget[]) => boolean): Promise<PrometheusTarget[]>;
+  /** Its alerts, pending and firing. */
+  alerts(): Promise<PrometheusAlert[]>;
   /** The names of the rules it has loaded. */
   ruleNames(): Promise<string[]>;
   stop(): void;
@@ -39,13 +49,16 @@ export async function startPrometheus(binary: string, config: (folder: string) =
       .then((r) => r.json() as Promise<{ data: Record<string, unknown[]> }>)
       .catch(() => undefined);
   return {
-    async targets(seconds = 60) {
+    async targets(seconds = 60, ready = (targets) => targets.length > 0) {
       let targets: PrometheusTarget[] = [];
-      for (let i = 0; i < seconds && targets.length === 0; i++) {
+      for (let i = 0; i < seconds && !ready(targets); i++) {
         await new Promise((resolve) => setTimeout(resolve, 1000));
         targets = ((await api('targets'))?.data.activeTargets ?? []) as PrometheusTarget[];
       }
       return targets;
+    },
+    async alerts() {
+      return ((await api('alerts'))?.data.alerts ?? []) as PrometheusAlert[];
     },
     async ruleNames() {
       const groups = ((await api('rules'))?.data.groups ?? []) as { rules: { name: string }[] }[];

@@ -132,6 +132,13 @@ export const LOAD_BALANCER_IP_ANNOTATIONS = [
 /** Annotations on the node's Service naming its identity, for the day-2 checks and for people reading the cluster. */
 export const IDENTITY_ANNOTATIONS = { enode: 'lacchain.net/enode', address: 'lacchain.net/address' } as const;
 
+/** The recommended Kubernetes label keys the node's objects carry (and a scrape job by annotations reads). */
+export const LABEL_KEYS = {
+  name: 'app.kubernetes.io/name',
+  instance: 'app.kubernetes.io/instance',
+  partOf: 'app.kubernetes.io/part-of',
+} as const;
+
 /** The recommended labels' values that do not depend on the node. */
 export const LABELS = {
   name: 'besu',

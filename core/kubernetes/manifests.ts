@@ -9,6 +9,7 @@ import { BESU_IMAGE_UID, besuImage } from '../catalog/besu';
 import {
   IDENTITY_ANNOTATIONS,
   kubernetesNames,
+  LABEL_KEYS,
   LABELS,
   LOAD_BALANCER_IP_ANNOTATIONS,
   POD_FILES,
@@ -37,10 +38,10 @@ import { METRICS_RELAY_VOLUME, metricsRelayContainer, scrapeAnnotations } from '
  */
 export function nodeLabels(node: KubernetesNodeSettings): Record<string, string> {
   return {
-    'app.kubernetes.io/name': LABELS.name,
-    'app.kubernetes.io/instance': node.name,
+    [LABEL_KEYS.name]: LABELS.name,
+    [LABEL_KEYS.instance]: node.name,
     'app.kubernetes.io/component': node.typenode,
-    'app.kubernetes.io/part-of': LABELS.partOf,
+    [LABEL_KEYS.partOf]: LABELS.partOf,
     'app.kubernetes.io/managed-by': LABELS.managedBy,
     'lacchain.net/network': node.network.name,
     ...(unsafeRpcOverride(node, node.rpc).length > 0 ? { [UNSAFE_RPC_OVERRIDE_LABEL]: 'true' } : {}),
@@ -67,7 +68,7 @@ export function podLabels(node: KubernetesNodeSettings): Record<string, string> 
 
 /** The labels that select the node's pod (stable across versions). */
 export function selectorLabels(node: KubernetesNodeSettings): Record<string, string> {
-  return { 'app.kubernetes.io/name': LABELS.name, 'app.kubernetes.io/instance': node.name };
+  return { [LABEL_KEYS.name]: LABELS.name, [LABEL_KEYS.instance]: node.name };
 }
 
 /** The metadata of a node's object: its name, the node's namespace and labels, and the override's annotations. */
@@ -102,7 +103,7 @@ export function namespaceManifest(namespace: string) {
   return {
     apiVersion: 'v1' as const,
     kind: 'Namespace' as const,
-    metadata: { name: namespace, labels: { 'app.kubernetes.io/part-of': LABELS.partOf, ...POD_SECURITY_LABELS } },
+    metadata: { name: namespace, labels: { [LABEL_KEYS.partOf]: LABELS.partOf, ...POD_SECURITY_LABELS } },
   };
 }
 

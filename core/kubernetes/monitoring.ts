@@ -20,7 +20,7 @@ const METRICS_SERVICE_LABEL = 'lacchain.net/metrics';
 const MONITORING_API = 'monitoring.coreos.com/v1';
 
 /** Whether an in-cluster Prometheus scrapes the node (`lacchain:monitoring.scraper` is set). */
-export function isScraped(node: KubernetesNodeSettings): boolean {
+function isScraped(node: KubernetesNodeSettings): boolean {
   return node.monitoring.scraper !== undefined;
 }
 

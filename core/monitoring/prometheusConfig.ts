@@ -4,7 +4,7 @@
  * (filesystem, services) under the node_exporter job, both from the node's metrics endpoint over TLS with the bearer
  * token, each target labelled with its stack and node, and the alert rules loaded.
  */
-import { LABELS, SCRAPE_ANNOTATIONS, STACK_LABEL } from '../catalog/kubernetes';
+import { LABEL_KEYS, LABELS, SCRAPE_ANNOTATIONS, STACK_LABEL } from '../catalog/kubernetes';
 import { METRICS } from '../catalog/metrics';
 import { SCRAPE } from './alerts';
 
@@ -60,14 +60,14 @@ export function kubernetesPrometheusConfig(rulesFile: string, intervalSeconds: n
         kubernetes_sd_configs: [{ role: 'pod' }],
         relabel_configs: [
           {
-            source_labels: [meta('annotation', SCRAPE_ANNOTATIONS.scrape), meta('label', 'app.kubernetes.io/part-of')],
+            source_labels: [meta('annotation', SCRAPE_ANNOTATIONS.scrape), meta('label', LABEL_KEYS.partOf)],
             regex: `true;${LABELS.partOf}`,
             action: 'keep',
           },
           { source_labels: ['__meta_kubernetes_pod_container_port_name'], regex: METRICS.podPortName, action: 'keep' },
           { source_labels: [meta('annotation', SCRAPE_ANNOTATIONS.path)], target_label: '__metrics_path__' },
           { source_labels: [meta('label', STACK_LABEL)], target_label: SCRAPE.stackLabel },
-          { source_labels: [meta('label', 'app.kubernetes.io/instance')], target_label: SCRAPE.nodeLabel },
+          { source_labels: [meta('label', LABEL_KEYS.instance)], target_label: SCRAPE.nodeLabel },
           { source_labels: ['__meta_kubernetes_namespace'], target_label: 'namespace' },
           { source_labels: ['__meta_kubernetes_pod_name'], target_label: 'pod' },
         ],

@@ -48,38 +48,37 @@ export interface TestCluster {
 /** The context name in the test kubeconfig. */
 export const TEST_CONTEXT = 'lacchain-test';
 
-/** Where the binaries are, or why they cannot be had (no Go): tools/kubernetes/build.sh, warm after tests/setup.sh. */
-export function clusterTools(): { dir: string } | { unavailable: string } {
-  const result = spawnSync('bash', [path.join(PROJECT_DIR, 'tools/kubernetes/build.sh'), '--check'], {
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) return { unavailable: result.stderr.trim().split('\n').pop() ?? 'build failed' };
+/**
+ * The cache folder a tool script keeps (`tools/kubernetes/build.sh`, `tools/kubernetes/crds.sh`,
+ * `tools/monitoring/build.sh`, all made by tests/setup.sh), asked with `--check`; or why it is not there.
+ */
+function cachedTool(script: string): { dir: string } | { unavailable: string } {
+  const result = spawnSync('bash', [path.join(PROJECT_DIR, script), '--check'], { encoding: 'utf8' });
+  if (result.status !== 0) return { unavailable: result.stderr.trim().split('\n').pop() ?? `${script} failed` };
   return { dir: result.stdout.trim() };
 }
 
-/**
- * The monitoring binaries (Prometheus, the Prometheus Operator) built by tools/monitoring/build.sh (run by
- * tests/setup.sh) into a cache outside the work tree; throws with the reason when they are not built.
- */
+/** The folder of `script`'s tools; throws with the reason when they are not there. */
+function cachedToolOrThrow(script: string): string {
+  const tool = cachedTool(script);
+  if ('unavailable' in tool) throw new Error(tool.unavailable);
+  return tool.dir;
+}
+
+/** Where the binaries are, or why they cannot be had (no Go): tools/kubernetes/build.sh, warm after tests/setup.sh. */
+export function clusterTools(): { dir: string } | { unavailable: string } {
+  return cachedTool('tools/kubernetes/build.sh');
+}
+
+/** The monitoring binaries (Prometheus, the Prometheus Operator) built by tools/monitoring/build.sh. */
 export function monitoringTools(): { binary: (name: 'prometheus' | 'prometheus-operator') => string } {
-  const result = spawnSync('bash', [path.join(PROJECT_DIR, 'tools/monitoring/build.sh'), '--check'], {
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(result.stderr.trim().split('\n').pop() ?? 'no monitoring binaries');
-  const dir = result.stdout.trim();
+  const dir = cachedToolOrThrow('tools/monitoring/build.sh');
   return { binary: (name) => path.join(dir, 'bin', name) };
 }
 
-/**
- * The Prometheus Operator's CRD files (ServiceMonitor, PrometheusRule), fetched by tools/kubernetes/crds.sh (run by
- * tests/setup.sh) into a cache outside the work tree; throws with the reason when they are not there.
- */
+/** The Prometheus Operator's CRD files (ServiceMonitor, PrometheusRule, ...), fetched by tools/kubernetes/crds.sh. */
 export function prometheusOperatorCrds(): string[] {
-  const result = spawnSync('bash', [path.join(PROJECT_DIR, 'tools/kubernetes/crds.sh'), '--check'], {
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(result.stderr.trim().split('\n').pop() ?? 'no CRDs');
-  const dir = result.stdout.trim();
+  const dir = cachedToolOrThrow('tools/kubernetes/crds.sh');
   return fs
     .readdirSync(dir)
     .filter((file) => file.endsWith('.yaml'))

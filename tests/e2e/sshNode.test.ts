@@ -54,15 +54,14 @@ import { fieldWhen } from '../../testing/cluster/objects';
 import { clusterForSuite } from '../../testing/cluster/suite';
 import { valuesFor } from '../../testing/values';
 import { PushGateway, seriesNames, startPushGateway } from '../../testing/pushGateway';
+import { startPrometheus, TestPrometheus } from '../../testing/prometheus';
 import { permissioned, Registration, registerOnHost } from '../../testing/permissioning';
 import { probeTcp } from '../../tools/operations/probe';
 import { METRICS } from '../../core/catalog/metrics';
 import { NO_PEERS_FOR_MINUTES } from '../../core/catalog/health';
 import { prometheusConfig } from '../../core/monitoring/prometheusConfig';
-import { freePort } from '../../testing/ports';
 import { MONITORING_DIR } from '../../core/monitoring/files';
 import { PROJECT_DIR } from '../../testing/run';
-import { ChildProcess, spawn } from 'child_process';
 import { METRICS_PUSH_PORT } from '../../core/catalog/networks';
 
 const recorded = recordProgram();
@@ -581,55 +580,38 @@ suite('an SSH node on a real host', () => {
     });
 
     describe("a real Prometheus (Debian's) scraping it the way the docs say, with monitoring/alerts.yml", () => {
-      let prometheus: ChildProcess | undefined;
-      let api: string;
-      const alerts = async () =>
-        (
-          (await (await fetch(`${api}/api/v1/alerts`)).json()) as {
-            data: { alerts: { labels: { alertname: string }; state: string }[] };
-          }
-        ).data.alerts;
+      let prometheus: TestPrometheus | undefined;
+      const alerts = () => prometheus!.alerts();
       const until = async (what: () => Promise<boolean>, seconds: number) => {
         for (let i = 0; i < seconds && !(await what()); i++) await new Promise((resolve) => setTimeout(resolve, 1000));
         return what();
       };
 
       beforeAll(async () => {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-prometheus-'));
-        fs.writeFileSync(path.join(dir, 'node.crt'), await sh(`cat ${HOME}/tls/besu.crt`));
-        const port = await freePort();
-        api = `http://127.0.0.1:${port}`;
-        fs.writeFileSync(path.join(dir, 'token.txt'), METRICS_TOKEN);
-        const target = {
-          target: `${host.ip}:${METRICS.endpointPort}`,
-          tokenFile: path.join(dir, 'token.txt'),
-          caFile: path.join(dir, 'node.crt'),
-          stack: 'testnet',
-          node: NODE,
-        };
+        const certificate = await sh(`cat ${HOME}/tls/besu.crt`);
         // As the docs say, scraping and evaluating every second so the test does not wait.
         const rules = path.join(PROJECT_DIR, MONITORING_DIR, 'alerts.yml');
-        fs.writeFileSync(path.join(dir, 'prometheus.yml'), yaml.dump(prometheusConfig([target], rules, 1)));
-        prometheus = spawn('prometheus', [
-          `--config.file=${path.join(dir, 'prometheus.yml')}`,
-          `--storage.tsdb.path=${path.join(dir, 'data')}`,
-          `--web.listen-address=127.0.0.1:${port}`,
-        ]);
-        const up = await until(async () => {
-          const targets = await fetch(`${api}/api/v1/targets`)
-            .then((r) => r.json() as Promise<{ data: { activeTargets: { health: string }[] } }>)
-            .catch(() => undefined);
-          return (
-            targets !== undefined &&
-            targets.data.activeTargets.length === 2 &&
-            targets.data.activeTargets.every((t) => t.health === 'up')
-          );
-        }, 60);
-        expect(up).toBe(true);
+        prometheus = await startPrometheus('prometheus', (dir) => {
+          fs.writeFileSync(path.join(dir, 'node.crt'), certificate);
+          fs.writeFileSync(path.join(dir, 'token.txt'), METRICS_TOKEN);
+          const target = {
+            target: `${host.ip}:${METRICS.endpointPort}`,
+            tokenFile: path.join(dir, 'token.txt'),
+            caFile: path.join(dir, 'node.crt'),
+            stack: 'testnet',
+            node: NODE,
+          };
+          return prometheusConfig([target], rules, 1);
+        });
+        const targets = await prometheus.targets(
+          60,
+          (found) => found.length === 2 && found.every((t) => t.health === 'up'),
+        );
+        expect(targets.length === 2 && targets.every((t) => t.health === 'up')).toBe(true);
       });
 
       afterAll(() => {
-        prometheus?.kill('SIGTERM');
+        prometheus?.stop();
       });
 
       it(`BesuNoPeers fires when the node loses its peers (after ${NO_PEERS_FOR_MINUTES} min), and clears when they are back`, async () => {
