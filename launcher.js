@@ -11,7 +11,7 @@ const path = require('path');
 const BUILD_DIR = 'bin';
 const BUILD_STAMP = path.join(BUILD_DIR, '.built');
 /** What the program is compiled from (tsconfig.build.json's files and everything they import). */
-const SOURCES = ['index.ts', 'program.ts', 'components', 'core', 'tools/programRun'];
+const SOURCES = ['index.ts', 'program.ts', 'components', 'core', 'policy', 'cli', 'tools/programRun', 'tools/recording'];
 
 /** The newest modification time of the TypeScript sources under `entry`, a file or a folder. */
 function newestSource(entry) {

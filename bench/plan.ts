@@ -1,8 +1,8 @@
 /**
- * Part "plan": wall time and peak memory of the offline plan (tools/plan.ts, the program evaluated without the
+ * Part "plan": wall time and peak memory of the offline plan (cli/plan.ts, the program evaluated without the
  * Pulumi engine) for stacks of 1, 10, 50 and 100 nodes, median of several runs, against its fixed cost.
  *
- * Each run is the node process that does the work (`node ts-node --transpile-only tools/plan.ts ...`, what
+ * Each run is the node process that does the work (`node ts-node --transpile-only cli/plan.ts ...`, what
  * `npm run plan` runs, without the npm wrapper), measured from spawn to exit; peak memory is its maximum resident set.
  */
 import * as fs from 'fs';
@@ -118,7 +118,7 @@ export async function benchPlan(runs = 5): Promise<PartResult> {
         const dir = path.join(work, `${kind}-${count}`);
         const config = writeStack(dir, kind, count);
         const label = `${count} ${kind} node${count === 1 ? '' : 's'}`;
-        const args = [TS_NODE, '--transpile-only', 'tools/plan.ts', '--stack', 'testnet', '--config', config];
+        const args = [TS_NODE, '--transpile-only', 'cli/plan.ts', '--stack', 'testnet', '--config', config];
         measured.push({
           label,
           nodes: count,
@@ -192,7 +192,7 @@ async function report(measured: Measured[], runs: number): Promise<string> {
   lines.push('');
   lines.push(
     `Each figure is the median of ${runs} runs of the node process that does the work (\`node ts-node ` +
-      '--transpile-only tools/plan.ts --stack testnet --config … --out …`, what `npm run plan` runs, without the npm ' +
+      '--transpile-only cli/plan.ts --stack testnet --config … --out …`, what `npm run plan` runs, without the npm ' +
       'wrapper), from spawn to exit, files written; one warm-up run of each stack is not counted, and the runs go ' +
       'round by round through every stack so that other work on the machine weighs on every size alike. CPU time is ' +
       "user + system; peak memory is the process's maximum resident set (both from GNU time). Stacks: N nodes of " +

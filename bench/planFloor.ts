@@ -1,5 +1,5 @@
 /**
- * The fixed cost of the offline plan: Node.js, ts-node and loading every module tools/plan.ts loads (the program,
+ * The fixed cost of the offline plan: Node.js, ts-node and loading every module cli/plan.ts loads (the program,
  * its components, @pulumi/pulumi, @pulumi/kubernetes, @pulumi/command, @pulumi/random, the recording engine), then
  * exit without declaring anything. Any plan pays this, whatever its number of nodes: it is the plan's lower bound.
  */
@@ -9,8 +9,8 @@ import '../core/settings/load';
 import '../core/settings/settingsFiles';
 import '../core/genesis';
 import '../program';
-import '../tools/cli';
-import '../tools/keyFile';
+import '../cli/cli';
+import '../cli/keyFile';
 import '../tools/recording/engine';
 import '../tools/recording/programTypes';
-import '../tools/plan/remotePlan';
+import '../cli/plan/remotePlan';

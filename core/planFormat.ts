@@ -1,5 +1,5 @@
 /**
- * The offline plan's format, shared by the program's tools (tools/plan.ts writes it, tools/recording records it) and
+ * The offline plan's format, shared by the program's tools (cli/plan.ts writes it, tools/recording records it) and
  * the policy pack (which checks it): the markers that stand for values the plan cannot show, and a planned resource.
  * The policy pack imports it from here, never from tools/.
  */

@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { SETTINGS_TABLES, withSettingsTables } from '../core/settings/settingsTables';
-import { parseOptions, runTool, ToolFailure } from './cli';
+import { parseOptions, runTool, ToolFailure } from '../cli/cli';
 import { monitoringFiles } from '../core/monitoring/files';
 
 const USAGE = 'npm run docs [-- --check]';

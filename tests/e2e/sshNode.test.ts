@@ -56,7 +56,7 @@ import { valuesFor } from '../../testing/values';
 import { PushGateway, seriesNames, startPushGateway } from '../../testing/pushGateway';
 import { startPrometheus, TestPrometheus } from '../../testing/prometheus';
 import { permissioned, Registration, registerOnHost } from '../../testing/permissioning';
-import { probeTcp } from '../../tools/operations/probe';
+import { probeTcp } from '../../cli/operations/probe';
 import { METRICS } from '../../core/catalog/metrics';
 import { NO_PEERS_FOR_MINUTES } from '../../core/catalog/health';
 import { prometheusConfig } from '../../core/monitoring/prometheusConfig';

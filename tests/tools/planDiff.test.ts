@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
- * The plan diff: the pure comparison of two plans (tools/plan/diff.ts), then `npm run plan -- --diff BASE_DIR` for a
+ * The plan diff: the pure comparison of two plans (cli/plan/diff.ts), then `npm run plan -- --diff BASE_DIR` for a
  * release bump on both paths and `--diff-ref REF` for a bootnode change in the catalog, run as a reviewer runs them.
  */
 import { RELEASE_ARCHIVE_SHA256 } from '../../core/catalog/besu';
@@ -8,7 +8,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { diffPlans, diffValues, formatDiff, isEmptyDiff, lineChanges, PlannedResource } from '../../tools/plan/diff';
+import { diffPlans, diffValues, formatDiff, isEmptyDiff, lineChanges, PlannedResource } from '../../cli/plan/diff';
 import { KEY_ONE, sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
 import { PROJECT_DIR, runNpm } from '../../testing/run';
 import { projectFolder, writerProject } from '../../testing/projects';

@@ -12,7 +12,7 @@ import {
   transferSummary,
 } from '../../core/operations/backups';
 import { bytesText, durationText } from '../../core/operations/units';
-import { snapshotBackups } from '../../tools/operations/clusterBackups';
+import { snapshotBackups } from '../../cli/operations/clusterBackups';
 import { loadStack } from '../../core/settings/load';
 import { SettingsError } from '../../core/settings/problems';
 import * as yaml from 'js-yaml';

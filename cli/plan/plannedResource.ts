@@ -3,7 +3,7 @@
  * (an older plan may lack newer options) and what the policy step of the plan checks.
  */
 import { KUBERNETES_SECRET_TYPE, PlannedResource, SECRET_MARKER } from '../../core/planFormat';
-import { isWrappedSecret, RecordedResource, redact } from '../recording/engine';
+import { isWrappedSecret, RecordedResource, redact } from '../../tools/recording/engine';
 
 export type { PlannedResource } from '../../core/planFormat';
 

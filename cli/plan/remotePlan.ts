@@ -17,7 +17,7 @@ import {
 import { S3_REPOSITORY } from '../../core/settings/fields';
 import { describeNode } from '../../core/node/description';
 import type { SshNodeSettings } from '../../core/settings/model';
-import { SECRET_MARKER } from '../recording/engine';
+import { SECRET_MARKER } from '../../tools/recording/engine';
 
 /** Writes the steps of one SSH node; `enode` and `address` may be markers when only `pulumi up` can know them. */
 export function writeRemotePlan(
