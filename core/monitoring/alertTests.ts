@@ -21,9 +21,16 @@ function series(name: string, labels: Labels): string {
     .join(', ')}}`;
 }
 
-/** The annotations a rule renders for an alert with `labels` (Go template `{{ $labels.x }}` filled in). */
+/**
+ * The annotations a rule renders for an alert with `labels` (Go template `{{ $labels.x }}` filled in). An alert
+ * without a label its runbook names would read `--stack  --node `: expecting one is a mistake in these tests.
+ */
 function rendered(rule: AlertRule, labels: Labels): Record<string, string> {
-  const fill = (text: string) => text.replace(/\{\{ \$labels\.(\w+) \}\}/g, (_m, name: string) => labels[name] ?? '');
+  const fill = (text: string) =>
+    text.replace(/\{\{ \$labels\.(\w+) \}\}/g, (_m, name: string) => {
+      if (labels[name] === undefined) throw new Error(`${rule.alert}: an alert without the label ${name} its runbook names`);
+      return labels[name];
+    });
   return Object.fromEntries(Object.entries(rule.annotations).map(([k, v]) => [k, fill(v)]));
 }
 
@@ -64,18 +71,30 @@ const disk = (free: number): [string, string][] => [
   [series('node_filesystem_avail_bytes', { ...MACHINE_TARGET, mountpoint: '/' }), `${free}x10`],
   [series('node_filesystem_size_bytes', { ...MACHINE_TARGET, mountpoint: '/' }), '1000x10'],
 ];
-const volume = (free: number): [string, string][] => {
-  const labels = { namespace: 'lacchain', persistentvolumeclaim: 'besu-node-writer-data', ...NODE };
-  return [
-    [series('kubelet_volume_stats_available_bytes', labels), `${free}x10`],
-    [series('kubelet_volume_stats_capacity_bytes', labels), '1000x10'],
-  ];
-};
+/**
+ * A cluster node's pod as its Besu target is labelled (by the scrape job by annotations, or the Prometheus Operator),
+ * and two machines' Besu targets beside it: the kubelet's and kube-state-metrics' series name only the namespace and
+ * the pod (or claim), and the rules take the stack and node from there.
+ */
+const POD = { namespace: 'lacchain', pod: 'besu-node-writer-0' };
+const podTargets: [string, string][] = [
+  [series('up', { job: SCRAPE.besuJob, instance: '10.0.0.7:9546', ...POD, ...NODE }), '1x10'],
+  [series('up', { ...BESU_TARGET, instance: 'validator:9443', [SCRAPE.nodeLabel]: 'validator' }), '1x10'],
+  [series('up', { ...BESU_TARGET, instance: 'bootnode:9443', [SCRAPE.nodeLabel]: 'bootnode' }), '1x10'],
+];
+const CLAIM = { namespace: 'lacchain', persistentvolumeclaim: 'besu-node-writer-data' };
+const volume = (free: number): [string, string][] => [
+  [series('kubelet_volume_stats_available_bytes', CLAIM), `${free}x10`],
+  [series('kubelet_volume_stats_capacity_bytes', CLAIM), '1000x10'],
+  ...podTargets,
+];
 const warningFree = Math.round(DISK_FREE.warning * 1000) - 10;
 const criticalFree = Math.round(DISK_FREE.critical * 1000) - 10;
 const fineFree = Math.round(DISK_FREE.warning * 1000) + 10;
 const companionService = { ...MACHINE_TARGET, name: 'besu-relay-signer.service', state: 'active' };
-const companionContainer = { namespace: 'lacchain', pod: 'besu-node-writer-0', container: 'writer-ethstats', ...NODE };
+const companionContainer = { ...POD, container: 'writer-ethstats' };
+/** A container of a pod that is no LACChain node's, named as a companion's. */
+const foreignContainer = { namespace: 'other', pod: 'tools-0', container: 'tools-ethstats' };
 /** Starts every minute, one more than a restart loop allows within its window. */
 const restarts = Array.from({ length: RESTART_LOOP.restarts + 2 }, (_, i) => 1000 + 60 * i).join(' ');
 
@@ -162,7 +181,7 @@ export function alertTestsDocument(ruleFile: string) {
         volume(criticalFree),
         'BesuDiskLow',
         '7m',
-        expected('BesuDiskLow', { namespace: 'lacchain', persistentvolumeclaim: 'besu-node-writer-data', ...NODE }),
+        expected('BesuDiskLow', { ...CLAIM, pod: POD.pod, ...NODE }),
       ),
       test(
         'a restart loop',
@@ -187,16 +206,24 @@ export function alertTestsDocument(ruleFile: string) {
       ),
       test(
         "a cluster node's companion container not ready",
-        [[series('kube_pod_container_status_ready', companionContainer), '0x10']],
+        [[series('kube_pod_container_status_ready', companionContainer), '0x10'], ...podTargets],
         'CompanionDown',
         '4m',
-        expected('CompanionDown', companionContainer),
+        expected('CompanionDown', { ...companionContainer, ...NODE }),
+      ),
+      test(
+        "a container of a pod that is no node's, named as a companion",
+        [[series('kube_pod_container_status_ready', foreignContainer), '0x10'], ...podTargets],
+        'CompanionDown',
+        '4m',
+        [],
       ),
       test(
         'companions up',
         [
           [series('node_systemd_unit_state', companionService), '1x10'],
           [series('kube_pod_container_status_ready', companionContainer), '1x10'],
+          ...podTargets,
         ],
         'CompanionDown',
         '4m',

@@ -65,15 +65,32 @@ const NODE_EXPORTER = `job="${SCRAPE.nodeExporterJob}"`;
 const volumeFree = (claim: string) =>
   `kubelet_volume_stats_available_bytes{${claim}} / kubelet_volume_stats_capacity_bytes{${claim}}`;
 
-/** Every node the operator's Prometheus scrapes, machines and cluster nodes, told apart by their labels. */
+/**
+ * A cluster node's stack and node, for the kubelet's and kube-state-metrics' series (which name only a namespace and a
+ * pod or claim): its Besu target's labels, by its namespace and pod (the scrape job by annotations and the Prometheus
+ * Operator both label a pod's target with them; a machine's target has no pod, and is left out so that the machines'
+ * targets do not make the match ambiguous). A pod that is no LACChain node's matches nothing.
+ */
+const POD_NODE = `group by (namespace, pod, ${SCRAPE.stackLabel}, ${SCRAPE.nodeLabel}) (up{${BESU}, pod!=""})`;
+/** `expr`'s series (each with a namespace and a pod) labelled with the stack and node of that pod. */
+const withPodNode = (expr: string) =>
+  `${expr} * on (namespace, pod) group_left (${SCRAPE.stackLabel}, ${SCRAPE.nodeLabel}) ${POD_NODE}`;
+/** A data volume's claim names its node's pod: `besu-node-<node>-data` is the volume of `besu-node-<node>-0`. */
+const withClaimPod = (expr: string) =>
+  `label_replace(${expr}, "pod", "${kubernetesNames('$1').pod}", "persistentvolumeclaim", "${kubernetesNames('(.+)').dataVolume}")`;
+
+/**
+ * Every node the operator's Prometheus scrapes, machines and cluster nodes, told apart by their labels; every alert
+ * carries the node's stack and node (a cluster node's taken from its Besu target), so every runbook is filled in.
+ */
 export const EVERY_NODE: RuleScope = {
   besu: BESU,
   diskFree:
     `(node_filesystem_avail_bytes{${NODE_EXPORTER}} / node_filesystem_size_bytes{${NODE_EXPORTER}})` +
-    ` or (${volumeFree(`persistentvolumeclaim=~"${kubernetesNames('.+').dataVolume}"`)})`,
+    ` or (${withPodNode(withClaimPod(volumeFree(`persistentvolumeclaim=~"${kubernetesNames('.+').dataVolume}"`)))})`,
   companionDown:
     `(node_systemd_unit_state{${NODE_EXPORTER}, name=~".+-(${COMPANION_NAMES})\\\\.service", state="active"} == 0)` +
-    ` or (kube_pod_container_status_ready{container=~".+-(${COMPANION_NAMES})"} == 0)`,
+    ` or (${withPodNode(`(kube_pod_container_status_ready{container=~".+-(${COMPANION_NAMES})"} == 0)`)})`,
   relay: `job=~"${SCRAPE.besuJob}|${SCRAPE.nodeExporterJob}"`,
   // Filled in from the alert's labels.
   run: (operation) =>
