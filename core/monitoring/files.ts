@@ -28,8 +28,9 @@ export function monitoringFiles(): { file: string; text: string }[] {
       file: `${MONITORING_DIR}/prometheus.yml`,
       text:
         HEADER +
-        '# An example: one machine of stack testnet. Put the token (lacchain:metricsToken) in token.txt and the node\'s\n' +
-        '# certificate in node.crt (check its fingerprint against the tlsCertificateSha256 stack output).\n' +
+        '# An EXAMPLE, not your stack\'s: one made-up machine (203.0.113.10, node writer of stack testnet), to show the\n' +
+        '# form the alert rules expect. For your own stack\'s machines, with their addresses and certificates, run\n' +
+        '# `npm run monitoring -- --stack <stack>` (monitoring/README.md).\n' +
         dump(
           prometheusConfig(
             [
@@ -49,7 +50,8 @@ export function monitoringFiles(): { file: string; text: string }[] {
       file: `${MONITORING_DIR}/prometheus-kubernetes.yml`,
       text:
         HEADER +
-        '# An example: a Prometheus in the cluster (without the Prometheus Operator) scraping the nodes whose stack sets\n' +
+        '# An example for any stack (`npm run monitoring -- --stack <stack>` writes one for your stack\'s nodes alone): a\n' +
+        '# Prometheus in the cluster (without the Prometheus Operator) scraping the nodes whose stack sets\n' +
         '# lacchain:monitoring.scraper (its pods admitted by their NetworkPolicy) by their prometheus.io annotations. The\n' +
         "# disk and companion alerts read the kubelet's volume statistics and kube-state-metrics: scrape those too.\n" +
         dump(kubernetesPrometheusConfig(RULES_FILE)),

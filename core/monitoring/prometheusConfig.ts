@@ -20,23 +20,34 @@ export interface ScrapeTarget {
   node: string;
 }
 
-/** A Prometheus configuration scraping `targets`, evaluating `rulesFile` every `intervalSeconds`. */
-export function prometheusConfig(targets: readonly ScrapeTarget[], rulesFile: string, intervalSeconds: number = SCRAPE.intervalSeconds) {
+/**
+ * One machine's two scrape jobs, Besu's series and the machine's. Each machine has its own self-signed certificate,
+ * and a job has one TLS configuration, so each machine has its own jobs, named apart (`lacchain-besu/<stack>/<node>`)
+ * and relabelled to the job the alert rules read (`lacchain-besu`, `lacchain-node-exporter`).
+ */
+function machineJobs(t: ScrapeTarget) {
   const job = (name: string, metricsPath: string) => ({
-    job_name: name,
+    job_name: `${name}/${t.stack}/${t.node}`,
     scheme: 'https',
     metrics_path: metricsPath,
-    authorization: { type: 'Bearer', credentials_file: targets[0]?.tokenFile },
-    static_configs: targets.map((t) => ({
-      targets: [t.target],
-      labels: { [SCRAPE.stackLabel]: t.stack, [SCRAPE.nodeLabel]: t.node },
-    })),
-    tls_config: { ca_file: targets[0]?.caFile },
+    authorization: { type: 'Bearer', credentials_file: t.tokenFile },
+    tls_config: { ca_file: t.caFile },
+    static_configs: [{ targets: [t.target], labels: { [SCRAPE.stackLabel]: t.stack, [SCRAPE.nodeLabel]: t.node } }],
+    relabel_configs: [{ target_label: 'job', replacement: name }],
   });
+  return [job(SCRAPE.besuJob, METRICS.besuPath), job(SCRAPE.nodeExporterJob, METRICS.machinePath)];
+}
+
+/** A Prometheus configuration scraping `targets`, evaluating `rulesFile` every `intervalSeconds`. */
+export function prometheusConfig(
+  targets: readonly ScrapeTarget[],
+  rulesFile: string,
+  intervalSeconds: number = SCRAPE.intervalSeconds,
+) {
   return {
     global: { scrape_interval: `${intervalSeconds}s`, evaluation_interval: `${intervalSeconds}s` },
     rule_files: [rulesFile],
-    scrape_configs: [job(SCRAPE.besuJob, METRICS.besuPath), job(SCRAPE.nodeExporterJob, METRICS.machinePath)],
+    scrape_configs: targets.flatMap(machineJobs),
   };
 }
 
@@ -50,20 +61,26 @@ const meta = (kind: 'annotation' | 'label', name: string) =>
  * labelling each target with its stack and node (the pod's labels) as the alert rules read them. The disk and
  * companion rules read the kubelet's volume statistics and kube-state-metrics, which such a Prometheus scrapes too.
  */
-export function kubernetesPrometheusConfig(rulesFile: string, intervalSeconds: number = SCRAPE.intervalSeconds) {
+export function kubernetesPrometheusConfig(
+  rulesFile: string,
+  intervalSeconds: number = SCRAPE.intervalSeconds,
+  /** One stack's nodes only: its pods (by their stack label), in its namespaces. */
+  only?: { stack: string; namespaces: readonly string[] },
+) {
   return {
     global: { scrape_interval: `${intervalSeconds}s`, evaluation_interval: `${intervalSeconds}s` },
     rule_files: [rulesFile],
     scrape_configs: [
       {
         job_name: SCRAPE.besuJob,
-        kubernetes_sd_configs: [{ role: 'pod' }],
+        kubernetes_sd_configs: [{ role: 'pod', ...(only ? { namespaces: { names: [...only.namespaces] } } : {}) }],
         relabel_configs: [
           {
             source_labels: [meta('annotation', SCRAPE_ANNOTATIONS.scrape), meta('label', LABEL_KEYS.partOf)],
             regex: `true;${LABELS.partOf}`,
             action: 'keep',
           },
+          ...(only ? [{ source_labels: [meta('label', STACK_LABEL)], regex: only.stack, action: 'keep' }] : []),
           { source_labels: ['__meta_kubernetes_pod_container_port_name'], regex: METRICS.podPortName, action: 'keep' },
           { source_labels: [meta('annotation', SCRAPE_ANNOTATIONS.path)], target_label: '__metrics_path__' },
           { source_labels: [meta('label', STACK_LABEL)], target_label: SCRAPE.stackLabel },
