@@ -1,5 +1,5 @@
 /**
- * Loads a program entry the fast way when it can: its build in bin/ (tsconfig.build.json, made by `npm install` or
+ * Loads a program entry (the program, or a command-line tool of cli/) the fast way when it can: its build in bin/ (tsconfig.build.json, made by `npm install` or
  * `npm run build:program`), which spares ts-node's compile on each of the two runs of `pulumi up`; or, when a source
  * file is newer than that build (or there is none), the TypeScript sources through ts-node, saying so on stderr.
  */
@@ -11,7 +11,16 @@ const path = require('path');
 const BUILD_DIR = 'bin';
 const BUILD_STAMP = path.join(BUILD_DIR, '.built');
 /** What the program is compiled from (tsconfig.build.json's files and everything they import). */
-const SOURCES = ['index.ts', 'program.ts', 'components', 'core', 'policy', 'cli', 'tools/programRun', 'tools/recording'];
+const SOURCES = [
+  'index.ts',
+  'program.ts',
+  'components',
+  'core',
+  'policy',
+  'cli',
+  'tools/programRun',
+  'tools/recording',
+];
 
 /** The newest modification time of the TypeScript sources under `entry`, a file or a folder. */
 function newestSource(entry) {
@@ -39,3 +48,15 @@ function load(entry) {
 }
 
 module.exports = { load, staleBuild };
+
+// `node launcher.js cli/<tool> ARGS...` (package.json's scripts): runs a command-line tool the same way, with ARGS as
+// its own arguments.
+if (require.main === module) {
+  const [entry] = process.argv.splice(2, 1);
+  if (!entry) {
+    process.stderr.write('usage: node launcher.js <entry, e.g. cli/node> [arguments]\n');
+    process.exitCode = 2;
+  } else {
+    load(entry);
+  }
+}

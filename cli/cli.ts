@@ -1,9 +1,15 @@
 /**
- * What every command-line tool shares: argument parsing with clear usage errors, and exits without stack traces.
+ * What every command-line tool shares: its description (a ToolSpec: what it does, its operations, each option with
+ * its meaning, examples), `--help` made from it, command lines checked against it with one-line errors that name the
+ * word given and the closest valid one, and exits without stack traces.
+ *
+ * An entry file (cli/<tool>.ts) holds only its spec and loads its body lazily, so `--help` and a usage error answer
+ * without loading the program, Pulumi or the network clients.
  */
-import { parseArgs, ParseArgsConfig } from 'util';
+import { parseArgs } from 'util';
 import { SettingsError } from '../core/settings/problems';
 import { GenesisError } from '../core/genesis';
+import { withoutControlSequences } from '../core/operations/terminalText';
 
 /** Exit codes of the tools. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -14,18 +20,204 @@ export class UsageError extends Error {}
 /** A check or operation that ran and failed: exit code 1. */
 export class ToolFailure extends Error {}
 
-/** Parses the arguments; unknown or malformed options are a UsageError naming the usage line. */
-export function parseOptions<T extends NonNullable<ParseArgsConfig['options']>>(
-  args: string[],
-  options: T,
-  usage: string,
-  allowPositionals = false,
-) {
-  try {
-    return parseArgs({ args, options, allowPositionals, strict: true });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\nusage: ${usage}`);
+/** One option of a tool. */
+export interface OptionSpec {
+  /** A string option takes a value; a boolean one is a switch. */
+  type: 'string' | 'boolean';
+  /** The option may be given more than once (its values are a list). */
+  multiple?: boolean;
+  /** The placeholder of its value in the help (e.g. `FILE`). */
+  value?: string;
+  /** What it does, one line. */
+  help: string;
+  /** The operations it applies to (every operation when absent); given with another, it is refused. */
+  for?: readonly string[];
+}
+
+/** Everything a tool says about how to call it. */
+export interface ToolSpec<O extends Record<string, OptionSpec> = Record<string, OptionSpec>> {
+  /** How it is run, e.g. `npm run node --`. */
+  command: string;
+  /** The usage line after the command, e.g. `<operation> --stack <testnet|mainnet> [options]`. */
+  usage: string;
+  /** What the tool does, a few lines. */
+  summary: string;
+  /** Its operations (the one positional word) and what each does; none for a tool without operations. */
+  operations?: Readonly<Record<string, string>>;
+  /** Its options by name (without the leading dashes). */
+  options: O;
+  /** At least two examples: the command line after the command, and what it does. */
+  examples: ReadonlyArray<readonly [string, string]>;
+  /** What the exit codes mean for this tool. */
+  exitCodes?: string;
+}
+
+/** The values of a spec's options as parsed. */
+export type OptionValues<O extends Record<string, OptionSpec>> = {
+  [K in keyof O]?: O[K]['type'] extends 'boolean'
+    ? O[K]['multiple'] extends true
+      ? boolean[]
+      : boolean
+    : O[K]['multiple'] extends true
+      ? string[]
+      : string;
+};
+
+/** A checked command line: its operation (for a tool with operations) and its options. */
+export interface CommandLine<O extends Record<string, OptionSpec>> {
+  operation: string;
+  values: OptionValues<O>;
+}
+
+/** The options every tool has, besides its own. */
+const HELP_OPTIONS = ['help', 'h'];
+/** Width of the name column of the help's tables. */
+const HELP_COLUMN = 28;
+
+/** The `--help` text of a tool. */
+export function helpText(spec: ToolSpec): string {
+  const lines = [`usage: ${spec.command} ${spec.usage}`, '', ...spec.summary.split('\n')];
+  // Names longer than the column go on their own line, their text below.
+  const table = (rows: Array<[string, string]>) =>
+    rows.map(([name, text]) =>
+      name.length <= HELP_COLUMN - 4
+        ? `  ${name.padEnd(HELP_COLUMN - 2)}${text}`
+        : `  ${name}\n${' '.repeat(HELP_COLUMN)}${text}`,
+    );
+  if (spec.operations) {
+    lines.push('', 'Operations:', ...table(Object.entries(spec.operations)));
   }
+  const options = Object.entries(spec.options).map(([name, option]): [string, string] => {
+    const value = option.type === 'string' ? ` ${option.value ?? 'VALUE'}` : '';
+    const repeat = option.multiple ? ' ...' : '';
+    const only = option.for ? ` (${option.for.join(', ')} only)` : '';
+    return [`--${name}${value}${repeat}`, `${option.help}${only}`];
+  });
+  lines.push('', 'Options:', ...table([...options, ['--help, -h', 'show this help and exit']]));
+  lines.push('', 'Examples:');
+  for (const [args, what] of spec.examples) lines.push(`  ${spec.command} ${args}`, `      ${what}`);
+  if (spec.exitCodes) lines.push('', `Exit codes: ${spec.exitCodes}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The edit distance of two words (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[b.length];
+}
+
+/** The candidate closest to `word`, when one is close enough to be what was meant. */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: { candidate: string; score: number } | undefined;
+  for (const candidate of candidates) {
+    const prefix = candidate.startsWith(word) || word.startsWith(candidate);
+    const score = prefix ? 0.5 : distance(word, candidate);
+    if (!best || score < best.score) best = { candidate, score };
+  }
+  return best && best.score <= Math.max(2, Math.floor(word.length / 3)) ? best.candidate : undefined;
+}
+
+/** ` (did you mean X?)` or nothing. */
+export function suggestion(word: string, candidates: readonly string[], prefix = ''): string {
+  const near = closest(word, candidates);
+  return near === undefined ? '' : ` (did you mean ${prefix}${near}?)`;
+}
+
+/** Checks a command line against the spec; every mistake is a one-line UsageError naming the word given. */
+export function parseCommandLine<O extends Record<string, OptionSpec>>(
+  spec: ToolSpec<O>,
+  args: readonly string[],
+): CommandLine<O> {
+  const lists = `${spec.command} --help lists them`;
+  const more = `(${lists})`;
+  const names = Object.keys(spec.options);
+  const loose = parseArgs({ args: [...args], strict: false, allowPositionals: true, tokens: true });
+  for (const token of loose.tokens ?? []) {
+    if (token.kind !== 'option' || names.includes(token.name)) continue;
+    throw new UsageError(
+      `unknown option ${JSON.stringify(token.rawName)}${suggestion(token.name, names, '--')}; ${lists}`,
+    );
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options: Object.fromEntries(
+        names.map((n) => [n, { type: spec.options[n].type, multiple: spec.options[n].multiple ?? false }]),
+      ),
+      allowPositionals: spec.operations !== undefined,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError(`${oneLine((error as Error).message, spec)} (${spec.command} --help shows the usage)`);
+  }
+  let operation = '';
+  if (spec.operations) {
+    const operations = Object.keys(spec.operations);
+    const words = parsed.positionals;
+    if (words.length === 0) throw new UsageError(`give an operation: ${operations.join(', ')} ${more}`);
+    if (words.length > 1) {
+      throw new UsageError(`give one operation, not ${words.map((w) => JSON.stringify(w)).join(' and ')} ${more}`);
+    }
+    operation = words[0];
+    if (!operations.includes(operation)) {
+      throw new UsageError(
+        `unknown operation ${JSON.stringify(operation)}${suggestion(operation, operations)}; allowed: ${operations.join(', ')}`,
+      );
+    }
+  }
+  for (const name of Object.keys(parsed.values)) {
+    const only = spec.options[name].for;
+    if (only && !only.includes(operation)) {
+      throw new UsageError(`--${name} is for ${only.join(' and ')} only, not ${operation}`);
+    }
+  }
+  return { operation, values: parsed.values as OptionValues<O> };
+}
+
+/** Node's parseArgs messages, made one line and without its advice about positionals (which does not apply). */
+function oneLine(message: string, spec: ToolSpec): string {
+  const unexpected = /^Unexpected argument '([^']*)'/.exec(message);
+  if (unexpected) return `unexpected argument ${JSON.stringify(unexpected[1])}: ${spec.command} takes options only`;
+  const missing = /^Option '(-[-\w]+)[^']*' argument missing/.exec(message);
+  if (missing) return `${missing[1]} needs a value`;
+  return message.split('\n')[0].replace(/\. To specify a positional argument.*$/, '');
+}
+
+/** True when the command line asks for help (before any `--` that ends the options). */
+function wantsHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((a) =>
+    HELP_OPTIONS.some((h) => a === `--${h}` || a === `-${h}`),
+  );
+}
+
+/**
+ * Runs a tool: `--help` prints its help; otherwise the command line is checked against the spec and handed to the
+ * body (loaded only then), whose errors are printed as one plain message with the matching exit code.
+ */
+export function runCli<O extends Record<string, OptionSpec>>(
+  spec: ToolSpec<O>,
+  body: (line: CommandLine<O>) => Promise<number | void> | number | void,
+  args: readonly string[] = process.argv.slice(2),
+): void {
+  if (wantsHelp(args)) {
+    process.stdout.write(helpText(spec as unknown as ToolSpec));
+    return;
+  }
+  runTool(() => body(parseCommandLine(spec, args)));
+}
+
+/** Writes an error for the terminal: one message, whatever text from outside it carries cannot drive the terminal. */
+function sayError(text: string): void {
+  process.stderr.write(`${withoutControlSequences(text)}\n`);
 }
 
 /** Runs a tool's main function: prints errors as plain messages and exits with the matching code. */
@@ -37,19 +229,21 @@ export function runTool(main: () => Promise<number | void> | number | void): voi
         process.exitCode = code ?? EXIT.ok;
       },
       (error: unknown) => {
-        if (error instanceof SettingsError) {
-          process.stderr.write(`error: the settings cannot be deployed:\n${error.message}\n`);
+        if (error instanceof SettingsError && error.problems.every((p) => p.file.startsWith('--'))) {
+          // A flag's value (e.g. --stack), not a settings file: a mistake in the command line.
+          sayError(`error: ${error.problems.map((p) => `${p.file}: ${p.given}; allowed: ${p.allowed}`).join('; ')}`);
+          process.exitCode = EXIT.usage;
+        } else if (error instanceof SettingsError) {
+          sayError(`error: the settings cannot be deployed:\n${error.message}`);
           process.exitCode = EXIT.usage;
         } else if (error instanceof UsageError) {
-          process.stderr.write(`error: ${error.message}\n`);
+          sayError(`error: ${error.message}`);
           process.exitCode = EXIT.usage;
         } else if (error instanceof ToolFailure || error instanceof GenesisError) {
-          process.stderr.write(`error: ${error.message}\n`);
+          sayError(`error: ${error.message}`);
           process.exitCode = EXIT.failed;
         } else {
-          process.stderr.write(
-            `unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-          );
+          sayError(`unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
           process.exitCode = EXIT.failed;
         }
       },

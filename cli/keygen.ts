@@ -1,24 +1,33 @@
 /**
- * `npm run --silent keygen -- --out FILE [--host HOST] [--port PORT]`
- * Writes a new node key file (mode 0600, refuses to overwrite, refuses a place inside a git work tree; `~` is the
+ * `npm run --silent keygen -- --out FILE [--host HOST] [--port PORT]`: writes a new node key file (mode 0600, refuses to overwrite, refuses a place inside a git work tree; `~` is the
  * home folder) and prints the identity as JSON
  * ({"keyFile","publicKey","address"} and, with --host, "enode"). Never prints the private key.
  */
 import { deriveIdentity, generatePrivateKey } from '../core/identity/nodeKey';
 import { PORTS } from '../core/catalog/ports';
-import { parseOptions, runTool, UsageError } from './cli';
+import { runCli, ToolSpec, UsageError } from './cli';
 import { hostAndPort } from './hostPort';
 import { expandHome, writeNewKeyFile } from './keyFile';
 
-const USAGE = 'npm run --silent keygen -- --out FILE [--host HOST] [--port PORT]';
+const KEYGEN_TOOL = {
+  command: 'npm run --silent keygen --',
+  usage: '--out FILE [--host HOST] [--port PORT]',
+  summary:
+    'Creates a new node key file (mode 0600; never overwrites one, never inside a git work tree) and prints the\n' +
+    "node's identity as JSON: keyFile, publicKey, address, and with --host its enode. Never prints the private key.",
+  options: {
+    out: { type: 'string', value: 'FILE', help: 'where to write the key (required; ~ is your home folder)' },
+    host: { type: 'string', value: 'HOST', help: "the node's public IP or DNS name, to print its enode" },
+    port: { type: 'string', value: 'PORT', help: `the p2p port of the enode (default ${PORTS.p2p})` },
+  },
+  examples: [
+    ['--out ~/.lacchain-besu-node/keys/testnet-writer.key', 'a new key and its address'],
+    ['--out ~/.lacchain-besu-node/keys/mainnet-validator.key --host 203.0.113.10', '... and the enode to permission'],
+  ],
+} as const satisfies ToolSpec;
 
-runTool(() => {
-  const { values } = parseOptions(
-    process.argv.slice(2),
-    { out: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } },
-    USAGE,
-  );
-  if (!values.out) throw new UsageError(`--out is required\nusage: ${USAGE}`);
+runCli(KEYGEN_TOOL, ({ values }) => {
+  if (!values.out) throw new UsageError('--out is required: the file to write the key to');
   const endpoint = values.host === undefined ? undefined : hostAndPort(values.host, values.port);
   const privateKey = generatePrivateKey();
   const keyFile = expandHome(values.out);

@@ -1,7 +1,8 @@
 /**
- * `npm run --silent plan -- --stack <testnet|mainnet> [--config FILE] [--node-key-file [NODE=]FILE]... [--genesis-file FILE] [--diff BASE_DIR | --diff-ref REF] --out DIR`
+ * `npm run --silent plan -- --stack <testnet|mainnet> --out DIR [options]`: the offline plan. Its options and help
+ * are here; the work is in cli/plan/run.ts, loaded only to do it.
  *
- * The offline plan: runs the program (program.ts, the code `pulumi up` runs) under a recording engine, without the
+ * The offline plan runs the program (program.ts, the code `pulumi up` runs) under a recording engine, without the
  * Pulumi engine or any cloud credentials, and writes what `pulumi up` would create:
  *   DIR/resources.json          every resource: type, name, inputs (secrets replaced by "[secret]")
  *   DIR/kubernetes/<node>.yaml  the manifests of each Kubernetes node, as plain Kubernetes YAML
@@ -15,204 +16,46 @@
  * With --diff BASE_DIR (an earlier plan's folder) or --diff-ref REF (the same stack planned at a git ref), it also
  * prints on standard error what `pulumi up` would create, change and delete, and writes DIR/diff.json and diff.txt.
  */
-import * as fs from 'fs';
-import { stackConfigFileName } from '../core/catalog/defaults';
-import * as path from 'path';
-import * as yaml from 'js-yaml';
-import * as pulumi from '@pulumi/pulumi';
-import { unknown } from '@pulumi/pulumi/output';
-import { checkStackName, loadStack } from '../core/settings/load';
-import { ENCRYPTED_VALUE, readFileFromDisk, readStackConfigFile } from '../core/settings/settingsFiles';
-import { loadGenesis } from '../core/genesis';
-import type { StackSettings } from '../core/settings/model';
-import { declareStack, StackOutputs } from '../program';
-import { EXIT, parseOptions, runTool, ToolFailure, UsageError } from './cli';
-import { readKeyFile } from './keyFile';
-import { RecordedResource, settle, startRecording } from '../tools/recording/engine';
-import { SECRET_MARKER, UNKNOWN_MARKER } from '../core/planFormat';
-import { plannedInputs, plannedResource } from './plan/plannedResource';
-import { PROGRAM_RESOURCE_TYPES, PROJECT_NAME } from '../tools/recording/programTypes';
-import { writeRemotePlan } from './plan/remotePlan';
-import { BasePlanError, diffPlans, formatDiff, planAtRef, PlannedResource, readPlannedResources } from './plan/diff';
-import { checkPlan, plannedStepInputs, PlannedNodeValues } from '../policy/offline';
-import { planGenesisPlaceholder } from '../policy/inspect';
-import { failingViolations, formatViolation } from '../policy/rules';
+import { runCli, ToolSpec } from './cli';
 
-const USAGE =
-  'npm run --silent plan -- --stack <testnet|mainnet> [--config FILE] [--node-key-file [NODE=]FILE]... [--genesis-file FILE] [--diff BASE_DIR | --diff-ref REF] --out DIR';
-
-runTool(async () => {
-  const { values } = parseOptions(
-    process.argv.slice(2),
-    {
-      stack: { type: 'string' },
-      config: { type: 'string' },
-      'node-key-file': { type: 'string', multiple: true },
-      'genesis-file': { type: 'string' },
-      diff: { type: 'string' },
-      'diff-ref': { type: 'string' },
-      out: { type: 'string' },
-    },
-    USAGE,
-  );
-  if (!values.stack) throw new UsageError(`--stack is required\nusage: ${USAGE}`);
-  if (!values.out) throw new UsageError(`--out is required\nusage: ${USAGE}`);
-  if (values.diff && values['diff-ref']) throw new UsageError(`--diff and --diff-ref: give one\nusage: ${USAGE}`);
-  const stack = checkStackName(values.stack, '--stack');
-  const raw = readStackConfigFile(values.config ?? stackConfigFileName(stack));
-  const { settings, secrets } = loadStack(stack, raw, readFileFromDisk);
-  const nodeKeys = { ...secrets.nodeKeys, ...keyFilesByNode(values['node-key-file'] ?? [], settings) };
-  // The base is read before anything is written (it may be the output folder itself).
-  const base = baseResources(values, stack);
-
-  const resources = startRecording({
-    project: PROJECT_NAME,
-    stack,
-    preview: true,
-    knownTypes: PROGRAM_RESOURCE_TYPES,
-  });
-  const genesisFile = settings.genesisFile ?? (values['genesis-file'] && path.resolve(values['genesis-file']));
-  const genesis = genesisFile
-    ? await loadGenesis(settings.network.genesis, { file: genesisFile })
-    : genesisPlaceholder(settings);
-  const outputs = declareStack(
-    settings,
-    {
-      sshPrivateKey: secrets.sshPrivateKey === undefined ? undefined : pulumi.secret(readable(secrets.sshPrivateKey)),
-      nodeKeys: Object.fromEntries(Object.entries(nodeKeys).map(([node, key]) => [node, pulumi.secret(readable(key))])),
-      rpcPasswords: Object.fromEntries(
-        Object.entries(secrets.rpcPasswords ?? {}).map(([user, password]) => [user, pulumi.secret(readable(password))]),
-      ),
-    },
-    { genesis: () => genesis },
-  );
-  const shownOutputs = await settleOutputs(outputs);
-  await pulumi.runtime.disconnect();
-
-  const out = path.resolve(values.out);
-  fs.mkdirSync(out, { recursive: true });
-  const planned = resources.map(plannedResource);
-  fs.writeFileSync(path.join(out, 'resources.json'), `${JSON.stringify(planned, null, 2)}\n`);
-  writeKubernetesManifests(out, settings, resources);
-  const nodeValues: Record<string, PlannedNodeValues> = {};
-  for (const node of settings.nodes) {
-    if (node.target !== 'ssh') continue;
-    const shown = (shownOutputs as { nodes: Record<string, { enode: string; address: string }> }).nodes[node.name];
-    nodeValues[node.name] = { genesis, enode: shown.enode, address: shown.address };
-    writeRemotePlan(out, node, nodeValues[node.name]);
-  }
-  const policy = checkPlan(planned, settings, plannedStepInputs(settings, nodeValues));
-  fs.writeFileSync(path.join(out, 'policy.json'), `${JSON.stringify(policy, null, 2)}\n`);
-  if (base) {
-    const diff = diffPlans(base.resources, planned);
-    const text = formatDiff(diff, base.label);
-    fs.writeFileSync(path.join(out, 'diff.json'), `${JSON.stringify({ base: base.label, ...diff }, null, 2)}\n`);
-    fs.writeFileSync(path.join(out, 'diff.txt'), text);
-    process.stderr.write(text);
-  }
-  process.stdout.write(`${JSON.stringify(shownOutputs, null, 2)}\n`);
-  for (const violation of policy.violations) {
-    const kind = violation.advisory ? 'policy warning' : 'policy violation';
-    process.stderr.write(`${kind}: ${formatViolation(violation)}\n`);
-  }
-  return failingViolations(policy.violations).length > 0 ? EXIT.failed : EXIT.ok;
-});
-
-/** The resources of the plan to compare with: a plan's folder (--diff) or the same stack at a git ref (--diff-ref). */
-function baseResources(
-  values: {
-    stack?: string;
-    config?: string;
-    'node-key-file'?: string[];
-    'genesis-file'?: string;
-    diff?: string;
-    'diff-ref'?: string;
+/** The options of `npm run plan`, each with its meaning. */
+export const PLAN_OPTIONS = {
+  stack: { type: 'string', value: '<testnet|mainnet>', help: 'the stack to plan (required)' },
+  out: { type: 'string', value: 'DIR', help: 'the folder the plan is written into (required)' },
+  config: { type: 'string', value: 'FILE', help: 'the stack file to read (default Pulumi.<stack>.yaml)' },
+  'node-key-file': {
+    type: 'string',
+    multiple: true,
+    value: '[NODE=]FILE',
+    help: "a node's key file, to show its enode and address (NODE=FILE when the stack has several nodes)",
   },
-  stack: string,
-): { label: string; resources: PlannedResource[] } | undefined {
-  if (values.diff) {
-    const resources = readPlannedResources(path.resolve(values.diff));
-    if (!resources) {
-      throw new UsageError(
-        `--diff ${values.diff}: no resources.json there (make it with npm run plan -- --out ${values.diff})`,
-      );
-    }
-    return { label: values.diff, resources };
-  }
-  const ref = values['diff-ref'];
-  if (!ref) return undefined;
-  try {
-    const resources = planAtRef(path.resolve(__dirname, '..'), ref, {
-      stack,
-      config: values.config,
-      nodeKeyFiles: values['node-key-file'],
-      genesisFile: values['genesis-file'],
-    });
-    return { label: `git ref ${ref}`, resources };
-  } catch (error) {
-    if (error instanceof BasePlanError) throw new ToolFailure(error.message);
-    throw error;
-  }
-}
+  'genesis-file': {
+    type: 'string',
+    value: 'FILE',
+    help: "a local copy of the network's genesis (checked by digest), to plan with the real file",
+  },
+  diff: { type: 'string', value: 'BASE_DIR', help: "also show what changes from an earlier plan's folder" },
+  'diff-ref': { type: 'string', value: 'REF', help: 'also show what changes from the same stack planned at a git ref' },
+} as const;
 
-/** A secret the plan cannot read (encrypted in the stack config) becomes a value known only to `pulumi up`. */
-function readable(value: string): pulumi.Input<string> {
-  return value === ENCRYPTED_VALUE ? pulumi.output(unknown as unknown as string) : value;
-}
+const PLAN_TOOL = {
+  command: 'npm run --silent plan --',
+  usage: '--stack <testnet|mainnet> --out DIR [options]',
+  summary:
+    'The offline plan: runs the program under a recording engine, without the Pulumi engine or any credentials,\n' +
+    'writes what pulumi up would create (resources.json, kubernetes/<node>.yaml, remote/<node>/), checks it with\n' +
+    'the policy rules (policy.json) and prints the stack outputs as JSON.',
+  options: PLAN_OPTIONS,
+  examples: [
+    ['--stack testnet --out plan/', 'plan the testnet stack into plan/'],
+    ['--stack mainnet --out plan/ --diff-ref origin/main', 'plan mainnet and show what changes from main'],
+    [
+      '--stack testnet --out plan/ --node-key-file writer=~/.lacchain-besu-node/keys/testnet-writer.key',
+      "show the writer's enode",
+    ],
+  ],
+  exitCodes:
+    '0 planned and no policy violation, 1 a policy violation, 2 a mistake in the command line or the settings.',
+} as const satisfies ToolSpec<typeof PLAN_OPTIONS>;
 
-/** `--node-key-file FILE` (a one-node stack) or `--node-key-file NODE=FILE`, read and validated. */
-function keyFilesByNode(args: string[], settings: StackSettings): Record<string, string> {
-  const names = settings.nodes.map((n) => n.name);
-  const keys: Record<string, string> = {};
-  for (const arg of args) {
-    const match = /^([a-z][-a-z0-9]*)=(.+)$/.exec(arg);
-    const [node, file] = match && names.includes(match[1]) ? [match[1], match[2]] : [undefined, arg];
-    if (node === undefined && names.length !== 1) {
-      throw new UsageError(`--node-key-file ${arg}: this stack has several nodes (${names.join(', ')}): use NODE=FILE`);
-    }
-    keys[node ?? names[0]] = readKeyFile(file);
-  }
-  return keys;
-}
-
-/** Stands for the genesis in the plan when no local copy is given: its pinned identity. */
-function genesisPlaceholder(settings: StackSettings): string {
-  return planGenesisPlaceholder(settings.network);
-}
-
-/** The stack outputs with every value settled; values only `pulumi up` can know are shown as a marker. */
-async function settleOutputs(outputs: StackOutputs): Promise<unknown> {
-  const nodes: Record<string, Record<string, unknown>> = {};
-  for (const [name, node] of Object.entries(outputs.nodes)) {
-    const shown: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(node)) {
-      if (pulumi.Output.isInstance(value)) {
-        const settled = await settle(value as pulumi.Output<unknown>);
-        shown[key] = settled.secret ? SECRET_MARKER : settled.known ? settled.value : UNKNOWN_MARKER;
-      } else if (value !== undefined) {
-        shown[key] = value;
-      }
-    }
-    nodes[name] = shown;
-  }
-  return { network: outputs.network, nodes };
-}
-
-/** DIR/kubernetes/<node>.yaml: the namespace and the node's objects, as `kubectl apply` would take them. */
-function writeKubernetesManifests(out: string, settings: StackSettings, resources: RecordedResource[]): void {
-  const manifests = resources
-    .filter((r) => r.type.startsWith('kubernetes:') && !r.type.startsWith('pulumi:providers'))
-    .map((r) => plannedInputs(r) as { kind?: string; metadata?: { name?: string; labels?: Record<string, string> } });
-  for (const node of settings.nodes) {
-    if (node.target !== 'kubernetes') continue;
-    const own = manifests.filter(
-      (m) =>
-        (m.kind === 'Namespace' && m.metadata?.name === node.namespace) ||
-        m.metadata?.labels?.['app.kubernetes.io/instance'] === node.name,
-    );
-    const dir = path.join(out, 'kubernetes');
-    fs.mkdirSync(dir, { recursive: true });
-    const text = own.map((m) => yaml.dump(m, { lineWidth: -1, noRefs: true, sortKeys: false })).join('---\n');
-    fs.writeFileSync(path.join(dir, `${node.name}.yaml`), text);
-  }
-}
+runCli(PLAN_TOOL, async (line) => (await import('./plan/run')).run(line));

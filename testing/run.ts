@@ -7,12 +7,27 @@ import * as path from 'path';
 /** The project folder. */
 export const PROJECT_DIR = path.resolve(__dirname, '..');
 
-/** Runs `npm run --silent <script> -- args` in the project folder. */
+/** The command-line tools' build in bin/ made current once per test process (tests/run.sh builds it first). */
+let built = false;
+function ensureBuilt(): void {
+  if (built) return;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { staleBuild } = require(path.join(PROJECT_DIR, 'launcher.js')) as {
+    staleBuild: (dir: string, entry: string) => string | undefined;
+  };
+  if (staleBuild(PROJECT_DIR, 'cli/node')) {
+    spawnSync('npm', ['run', '--silent', 'build:program'], { cwd: PROJECT_DIR, stdio: 'ignore' });
+  }
+  built = true;
+}
+
+/** Runs `npm run --silent <script> -- args` in the project folder, from the tools' build as an operator does. */
 export function runNpm(
   script: string,
   args: string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
 ): { code: number; stdout: string; stderr: string } {
+  ensureBuilt();
   const result = spawnSync('npm', ['run', '--silent', script, '--', ...args], {
     cwd: options.cwd ?? PROJECT_DIR,
     env: { ...process.env, ...options.env },
@@ -33,6 +48,7 @@ export function runNpmAsync(
   args: string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
+  ensureBuilt();
   return new Promise((resolve) => {
     const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
       cwd: options.cwd ?? PROJECT_DIR,

@@ -7,14 +7,22 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { SETTINGS_TABLES, withSettingsTables } from '../core/settings/settingsTables';
-import { parseOptions, runTool, ToolFailure } from '../cli/cli';
+import { runCli, ToolFailure, ToolSpec } from '../cli/cli';
 import { monitoringFiles } from '../core/monitoring/files';
 
-const USAGE = 'npm run docs [-- --check]';
+const SPEC = {
+  command: 'npm run docs --',
+  usage: '[--check]',
+  summary: 'Writes the settings tables of docs/ from the schema and the monitoring files from the health thresholds.',
+  options: { check: { type: 'boolean', help: 'change nothing; fail when a file is not as the code writes it' } },
+  examples: [
+    ['', "rewrite the docs' tables and monitoring/"],
+    ['--check', 'what CI runs: fail on a drifted file'],
+  ],
+} as const satisfies ToolSpec;
 const PROJECT = path.resolve(__dirname, '..');
 
-runTool(() => {
-  const { values } = parseOptions(process.argv.slice(2), { check: { type: 'boolean' } }, USAGE);
+runCli(SPEC, ({ values }) => {
   const drifted: string[] = [];
   for (const doc of [...new Set(SETTINGS_TABLES.map((table) => table.doc))]) {
     const file = path.join(PROJECT, doc);

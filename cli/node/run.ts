@@ -1,0 +1,297 @@
+/**
+ * The body of `npm run node` (cli/node.ts holds its options and help): day-2 operations on a node of a stack, from the
+ * operator's machine, with the real clients (ssh, kubectl) and the names the program created. Reads the same settings
+ * as the program; needs no Pulumi state or cloud login.
+ */
+import {
+  evaluateHealth,
+  healthy,
+  lastImportAge,
+  Observations,
+  recoveryRule,
+  Verdict,
+} from '../../core/operations/health';
+import { stackConfigFileName } from '../../core/catalog/defaults';
+import { hexQuantity, syncState } from '../../core/operations/rpc';
+import { diskText } from '../../core/operations/disk';
+import { withoutControlSequences } from '../../core/operations/terminalText';
+import { checkStackName, loadStack } from '../../core/settings/load';
+import type { NodeSettings, StackSettings } from '../../core/settings/model';
+import { readFileFromDisk, readStackConfigFile } from '../../core/settings/settingsFiles';
+import { CommandLine, suggestion, EXIT, UsageError } from '../cli';
+import { NODE_OPTIONS, NODE_TOOL, Operation } from './spec';
+import { NodeClient, nodeClient } from '../operations/nodeClient';
+import { chooseBackup, chooseRollback, listBackups, restoreBackup, takeBackup } from '../operations/backups';
+import { expandHome, readKeyFile } from '../keyFile';
+import { fleetRow } from '../operations/fleet';
+import { fleetHealthy, fleetTable } from '../../core/operations/fleet';
+import { CauseObservations, fixesFor } from '../../core/operations/causes';
+import { enodeParts } from '../../core/operations/permissioning';
+import { askPermissioning } from '../operations/permissioning';
+import { probeTcp, probeUdp } from '../operations/probe';
+
+/** The operations that, without --node, act on every node of the stack in turn. */
+const EVERY_NODE: readonly Operation[] = ['backup', 'backups'];
+/** Default observation window of the block-sync check (blocks come every 2 s). */
+const DEFAULT_WINDOW_SECONDS = 10;
+/** How long `--fix` waits for a restarted node to answer before checking again. */
+const FIX_WAIT_SECONDS = 120;
+
+/** Runs one operation of `npm run node`. */
+export async function run(line: CommandLine<typeof NODE_OPTIONS>): Promise<number> {
+  const { values } = line;
+  const operation = line.operation as Operation;
+  if (!values.stack) throw new UsageError(`--stack is required (${NODE_TOOL.command} --help shows the usage)`);
+  const window = values.window === undefined ? DEFAULT_WINDOW_SECONDS : Number(values.window);
+  if (!Number.isInteger(window) || window < 1 || window > 600) {
+    throw new UsageError(`--window: given ${JSON.stringify(values.window)}; allowed: whole seconds from 1 to 600`);
+  }
+  const stack = checkStackName(values.stack, '--stack');
+  const { settings } = loadStack(
+    stack,
+    readStackConfigFile(values.config ?? stackConfigFileName(stack)),
+    readFileFromDisk,
+  );
+  const rpcUrls = readRpcUrls(values['rpc-url'] ?? [], settings);
+  const clientOf = (node: NodeSettings) =>
+    nodeClient(node, {
+      stack,
+      kubeContext: settings.kubeContext,
+      ssh: { keyFile: values['ssh-key'], options: values['ssh-option'] ?? [] },
+      rpcUrl: rpcUrls.get(node.name) ?? rpcUrls.get(''),
+    });
+  if (values.json && !values.all) throw new UsageError('--json goes with --all');
+  if (values.all) {
+    if (values.node !== undefined) throw new UsageError('--all is every node: give no --node');
+    // Every node at once: each through its own client, in parallel.
+    const rows = await Promise.all(settings.nodes.map((each) => fleetRow(each, clientOf(each))));
+    if (values.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    else fleetTable(rows).forEach(say);
+    return fleetHealthy(rows) ? EXIT.ok : EXIT.failed;
+  }
+  if (EVERY_NODE.includes(operation) && values.node === undefined) {
+    for (const each of settings.nodes) {
+      if (operation === 'backup') await takeBackup(each, clientOf(each));
+      else await listBackups(each, clientOf(each));
+    }
+    return EXIT.ok;
+  }
+  const node = pickNode(settings, values.node, operation);
+  const client = clientOf(node);
+  const nodeKey = values['key-file'] === undefined ? undefined : readKeyFile(expandHome(values['key-file']));
+
+  switch (operation) {
+    case 'backup':
+      await takeBackup(node, client);
+      return EXIT.ok;
+    case 'backups':
+      await listBackups(node, client);
+      return EXIT.ok;
+    case 'restore':
+      await restoreBackup(node, client, await chooseBackup(node, client, values.backup), nodeKey);
+      return EXIT.ok;
+    case 'rollback':
+      await restoreBackup(node, client, await chooseRollback(node, client), nodeKey);
+      return EXIT.ok;
+    case 'logs':
+      return client.showLogs(values.follow ?? false);
+    case 'start':
+      await client.start();
+      say(`node ${node.name}: started (${client.where})`);
+      return EXIT.ok;
+    case 'restart':
+      await client.restart();
+      say(`node ${node.name}: restarted (${client.where})`);
+      return EXIT.ok;
+    case 'status':
+      return status(node, client);
+    case 'check':
+      return check(node, client, settings, window, values.fix ?? false);
+  }
+}
+
+/** Prints a line; what came from the node (its log, files and answers) cannot drive the operator's terminal. */
+function say(line: string): void {
+  process.stdout.write(`${withoutControlSequences(line)}\n`);
+}
+
+/**
+ * `--rpc-url URL` (every Kubernetes node's RPC, e.g. a port-forward) and `--rpc-url NODE=URL` (one node's), as a map
+ * from node name (or '' for every node) to URL.
+ */
+function readRpcUrls(given: readonly string[], settings: StackSettings): Map<string, string> {
+  const names = settings.nodes.map((n) => n.name);
+  const urls = new Map<string, string>();
+  for (const each of given) {
+    const named = /^([^=/:]+)=(.+)$/.exec(each);
+    const [name, url] = named ? [named[1], named[2]] : ['', each];
+    if (name !== '' && !names.includes(name)) {
+      throw new UsageError(
+        `--rpc-url: given ${JSON.stringify(each)}; allowed: URL or NODE=URL with NODE one of ${names.join(', ')}`,
+      );
+    }
+    if (!/^https?:\/\/./.test(url)) {
+      throw new UsageError(
+        `--rpc-url: given ${JSON.stringify(each)}; allowed: an http:// or https:// URL, or NODE=URL`,
+      );
+    }
+    urls.set(name, url);
+  }
+  return urls;
+}
+
+/** The node an operation acts on: --node, or the stack's only node. */
+function pickNode(settings: StackSettings, name: string | undefined, operation: Operation): NodeSettings {
+  const names = settings.nodes.map((n) => n.name);
+  if (name === undefined) {
+    if (settings.nodes.length === 1) return settings.nodes[0];
+    const every = operation === 'status' ? ', or --all for every node at a glance' : '';
+    throw new UsageError(
+      `--node is required: stack ${settings.stack} has the nodes ${names.join(', ')}; give --node NAME${every}`,
+    );
+  }
+  const node = settings.nodes.find((n) => n.name === name);
+  if (!node) {
+    throw new UsageError(
+      `--node: given ${JSON.stringify(name)}${suggestion(name, names)}; allowed: ${names.join(', ')}`,
+    );
+  }
+  return node;
+}
+
+async function status(node: NodeSettings, client: NodeClient): Promise<number> {
+  const service = await client.serviceState();
+  const ask = async (method: string) => client.rpc(method).catch((error: Error) => `unavailable (${error.message})`);
+  const peers = await ask('net_peerCount');
+  const block = await ask('eth_blockNumber');
+  const lines = [
+    `node ${node.name} (${node.typenode}, ${node.target}, ${node.network.name}): ${client.where}`,
+    `  service  ${service.detail}`,
+    `  peers    ${typeof peers === 'string' && peers.startsWith('0x') ? hexQuantity(peers) : peers}`,
+    `  block    ${typeof block === 'string' && block.startsWith('0x') ? hexQuantity(block) : block}`,
+    `  version  ${await version(client)}`,
+    `  enode    ${await ask('net_enode')}`,
+    `  disk     ${await client.diskUsage().then(diskText, (error: Error) => `unavailable (${error.message})`)}`,
+  ];
+  const companions = await client
+    .companionStates()
+    .catch((error: Error) => [{ name: 'companions', running: false, detail: `unavailable (${error.message})` }]);
+  for (const c of companions) lines.push(`  ${c.name}  ${c.detail}`);
+  lines.forEach(say);
+  return service.running && companions.every((c) => c.running) ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * The node's version: what it says (web3_clientVersion), or, where that method is not enabled (validators and
+ * bootnodes have no WEB3 API) or the node does not answer, the release deployed.
+ */
+async function version(client: NodeClient): Promise<string> {
+  try {
+    return String(await client.rpc('web3_clientVersion'));
+  } catch (error) {
+    const deployed = await client.releaseInUse().catch(() => undefined);
+    return deployed ?? `unavailable (${(error as Error).message})`;
+  }
+}
+
+/**
+ * Why a node might have no peers: the contract's answers (always), and, when it has none, the address it leaves from,
+ * 60606 TCP and UDP probed from here, and its clock.
+ */
+async function observeCauses(node: NodeSettings, client: NodeClient, o: Observations): Promise<CauseObservations> {
+  const enode = o.expectedEnode ?? o.reportedEnode;
+  // The enode's address is the node's p2p setting (the stack's enode is made from it).
+  const [ip, port] = [node.p2pHost, node.p2pPort];
+  const causes: CauseObservations = {
+    peers: o.peerCount,
+    syncing: o.syncing !== undefined && o.syncing !== false,
+    enodeIp: ip,
+    permissioning:
+      enode === undefined
+        ? { error: 'the node has no enode to ask for' }
+        : await askPermissioning(node, client, enode, o.peerCount),
+  };
+  if (o.peerCount === 0) {
+    const firstBootnode = node.network.bootnodes[node.typenode][0];
+    const [egress, tcp, udp, clock] = await Promise.all([
+      firstBootnode ? client.egress(enodeParts(firstBootnode).ip).catch(() => undefined) : undefined,
+      probeTcp(ip, port),
+      probeUdp(ip, port),
+      client.clock().catch(() => undefined),
+    ]);
+    Object.assign(causes, { tcp, udp }, egress ? { egress } : {}, clock ? { clock } : {});
+  }
+  return causes;
+}
+
+async function observe(node: NodeSettings, client: NodeClient, window: number): Promise<Observations> {
+  const [service, expectedEnode, companions, disk] = await Promise.all([
+    client.serviceState(),
+    client.recordedEnode(),
+    client.companionStates(),
+    client.diskUsage().catch(() => undefined),
+  ]);
+  const observations: Observations = { service, windowSeconds: window, expectedEnode, companions, disk };
+  try {
+    observations.reportedEnode = String(await client.rpc('net_enode'));
+    observations.peerCount = hexQuantity(await client.rpc('net_peerCount'));
+    observations.blockFirst = hexQuantity(await client.rpc('eth_blockNumber'));
+    await new Promise((resolve) => setTimeout(resolve, window * 1000));
+    observations.blockSecond = hexQuantity(await client.rpc('eth_blockNumber'));
+    observations.syncing = syncState(await client.rpc('eth_syncing'));
+  } catch (error) {
+    observations.rpcError = (error as Error).message;
+  }
+  const [log, now] = await Promise.all([client.recentLog().catch(() => ''), client.now()]);
+  observations.lastImportAgeSeconds = lastImportAge(log, now);
+  if (observations.rpcError === undefined) observations.causes = await observeCauses(node, client, observations);
+  return observations;
+}
+
+function report(node: NodeSettings, verdicts: Verdict[]): void {
+  say(`node ${node.name} (${node.typenode}, ${node.target}, ${node.network.name})`);
+  let previousFix: string | undefined;
+  for (const v of verdicts) {
+    say(`  ${v.check.padEnd(14)} ${v.ok ? 'ok  ' : 'FAIL'}  ${v.detail}`);
+    if (v.fix !== undefined) say(`  ${''.padEnd(14)}       fix: ${v.fix === previousFix ? 'the same' : v.fix}`);
+    previousFix = v.fix ?? previousFix;
+  }
+  say(`verdict: ${healthy(verdicts) ? 'healthy' : 'unhealthy'}`);
+}
+
+async function check(
+  node: NodeSettings,
+  client: NodeClient,
+  settings: StackSettings,
+  window: number,
+  fix: boolean,
+): Promise<number> {
+  const fixes = fixesFor(node, settings.stack);
+  let verdicts = evaluateHealth(await observe(node, client, window), fixes);
+  report(node, verdicts);
+  if (healthy(verdicts)) return EXIT.ok;
+  if (fix) {
+    say(`fix: restarting node ${node.name}`);
+    await client.restart();
+    await waitForRpc(client);
+    verdicts = evaluateHealth(await observe(node, client, window), fixes);
+    report(node, verdicts);
+    if (healthy(verdicts)) return EXIT.ok;
+  }
+  say(recoveryRule(client.restartHint, settings.supportContact));
+  return EXIT.failed;
+}
+
+async function waitForRpc(client: NodeClient): Promise<void> {
+  const deadline = Date.now() + FIX_WAIT_SECONDS * 1000;
+  while (Date.now() < deadline) {
+    if (
+      await client.rpc('net_enode').then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}

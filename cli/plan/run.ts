@@ -1,0 +1,189 @@
+/** The body of `npm run plan` (cli/plan.ts holds its options and help): the offline plan. */
+import * as fs from 'fs';
+import { PROJECT_DIR } from '../../core/projectDir';
+import { stackConfigFileName } from '../../core/catalog/defaults';
+import * as path from 'path';
+import * as yaml from 'js-yaml';
+import * as pulumi from '@pulumi/pulumi';
+import { unknown } from '@pulumi/pulumi/output';
+import { checkStackName, loadStack } from '../../core/settings/load';
+import { ENCRYPTED_VALUE, readFileFromDisk, readStackConfigFile } from '../../core/settings/settingsFiles';
+import { loadGenesis } from '../../core/genesis';
+import type { StackSettings } from '../../core/settings/model';
+import { declareStack, StackOutputs } from '../../program';
+import { CommandLine, EXIT, ToolFailure, UsageError } from '../cli';
+import type { PLAN_OPTIONS } from '../plan';
+import { readKeyFile } from '../keyFile';
+import { RecordedResource, settle, startRecording } from '../../tools/recording/engine';
+import { SECRET_MARKER, UNKNOWN_MARKER } from '../../core/planFormat';
+import { plannedInputs, plannedResource } from './plannedResource';
+import { PROGRAM_RESOURCE_TYPES, PROJECT_NAME } from '../../tools/recording/programTypes';
+import { writeRemotePlan } from './remotePlan';
+import { BasePlanError, diffPlans, formatDiff, planAtRef, PlannedResource, readPlannedResources } from './diff';
+import { checkPlan, plannedStepInputs, PlannedNodeValues } from '../../policy/offline';
+import { planGenesisPlaceholder } from '../../policy/inspect';
+import { failingViolations, formatViolation } from '../../policy/rules';
+
+/** Makes the offline plan of a stack. */
+export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise<number> {
+  if (!values.stack) throw new UsageError('--stack is required (npm run plan -- --help shows the usage)');
+  if (!values.out) throw new UsageError('--out is required: the folder to write the plan into');
+  if (values.diff && values['diff-ref']) throw new UsageError('--diff and --diff-ref: give one');
+  const stack = checkStackName(values.stack, '--stack');
+  const raw = readStackConfigFile(values.config ?? stackConfigFileName(stack));
+  const { settings, secrets } = loadStack(stack, raw, readFileFromDisk);
+  const nodeKeys = { ...secrets.nodeKeys, ...keyFilesByNode(values['node-key-file'] ?? [], settings) };
+  // The base is read before anything is written (it may be the output folder itself).
+  const base = baseResources(values, stack);
+
+  const resources = startRecording({
+    project: PROJECT_NAME,
+    stack,
+    preview: true,
+    knownTypes: PROGRAM_RESOURCE_TYPES,
+  });
+  const genesisFile = settings.genesisFile ?? (values['genesis-file'] && path.resolve(values['genesis-file']));
+  const genesis = genesisFile
+    ? await loadGenesis(settings.network.genesis, { file: genesisFile })
+    : genesisPlaceholder(settings);
+  const outputs = declareStack(
+    settings,
+    {
+      sshPrivateKey: secrets.sshPrivateKey === undefined ? undefined : pulumi.secret(readable(secrets.sshPrivateKey)),
+      nodeKeys: Object.fromEntries(Object.entries(nodeKeys).map(([node, key]) => [node, pulumi.secret(readable(key))])),
+      rpcPasswords: Object.fromEntries(
+        Object.entries(secrets.rpcPasswords ?? {}).map(([user, password]) => [user, pulumi.secret(readable(password))]),
+      ),
+    },
+    { genesis: () => genesis },
+  );
+  const shownOutputs = await settleOutputs(outputs);
+  await pulumi.runtime.disconnect();
+
+  const out = path.resolve(values.out);
+  fs.mkdirSync(out, { recursive: true });
+  const planned = resources.map(plannedResource);
+  fs.writeFileSync(path.join(out, 'resources.json'), `${JSON.stringify(planned, null, 2)}\n`);
+  writeKubernetesManifests(out, settings, resources);
+  const nodeValues: Record<string, PlannedNodeValues> = {};
+  for (const node of settings.nodes) {
+    if (node.target !== 'ssh') continue;
+    const shown = (shownOutputs as { nodes: Record<string, { enode: string; address: string }> }).nodes[node.name];
+    nodeValues[node.name] = { genesis, enode: shown.enode, address: shown.address };
+    writeRemotePlan(out, node, nodeValues[node.name]);
+  }
+  const policy = checkPlan(planned, settings, plannedStepInputs(settings, nodeValues));
+  fs.writeFileSync(path.join(out, 'policy.json'), `${JSON.stringify(policy, null, 2)}\n`);
+  if (base) {
+    const diff = diffPlans(base.resources, planned);
+    const text = formatDiff(diff, base.label);
+    fs.writeFileSync(path.join(out, 'diff.json'), `${JSON.stringify({ base: base.label, ...diff }, null, 2)}\n`);
+    fs.writeFileSync(path.join(out, 'diff.txt'), text);
+    process.stderr.write(text);
+  }
+  process.stdout.write(`${JSON.stringify(shownOutputs, null, 2)}\n`);
+  for (const violation of policy.violations) {
+    const kind = violation.advisory ? 'policy warning' : 'policy violation';
+    process.stderr.write(`${kind}: ${formatViolation(violation)}\n`);
+  }
+  return failingViolations(policy.violations).length > 0 ? EXIT.failed : EXIT.ok;
+}
+
+/** The resources of the plan to compare with: a plan's folder (--diff) or the same stack at a git ref (--diff-ref). */
+function baseResources(
+  values: {
+    stack?: string;
+    config?: string;
+    'node-key-file'?: string[];
+    'genesis-file'?: string;
+    diff?: string;
+    'diff-ref'?: string;
+  },
+  stack: string,
+): { label: string; resources: PlannedResource[] } | undefined {
+  if (values.diff) {
+    const resources = readPlannedResources(path.resolve(values.diff));
+    if (!resources) {
+      throw new UsageError(
+        `--diff ${values.diff}: no resources.json there (make it with npm run plan -- --out ${values.diff})`,
+      );
+    }
+    return { label: values.diff, resources };
+  }
+  const ref = values['diff-ref'];
+  if (!ref) return undefined;
+  try {
+    const resources = planAtRef(PROJECT_DIR, ref, {
+      stack,
+      config: values.config,
+      nodeKeyFiles: values['node-key-file'],
+      genesisFile: values['genesis-file'],
+    });
+    return { label: `git ref ${ref}`, resources };
+  } catch (error) {
+    if (error instanceof BasePlanError) throw new ToolFailure(error.message);
+    throw error;
+  }
+}
+
+/** A secret the plan cannot read (encrypted in the stack config) becomes a value known only to `pulumi up`. */
+function readable(value: string): pulumi.Input<string> {
+  return value === ENCRYPTED_VALUE ? pulumi.output(unknown as unknown as string) : value;
+}
+
+/** `--node-key-file FILE` (a one-node stack) or `--node-key-file NODE=FILE`, read and validated. */
+function keyFilesByNode(args: string[], settings: StackSettings): Record<string, string> {
+  const names = settings.nodes.map((n) => n.name);
+  const keys: Record<string, string> = {};
+  for (const arg of args) {
+    const match = /^([a-z][-a-z0-9]*)=(.+)$/.exec(arg);
+    const [node, file] = match && names.includes(match[1]) ? [match[1], match[2]] : [undefined, arg];
+    if (node === undefined && names.length !== 1) {
+      throw new UsageError(`--node-key-file ${arg}: this stack has several nodes (${names.join(', ')}): use NODE=FILE`);
+    }
+    keys[node ?? names[0]] = readKeyFile(file);
+  }
+  return keys;
+}
+
+/** Stands for the genesis in the plan when no local copy is given: its pinned identity. */
+function genesisPlaceholder(settings: StackSettings): string {
+  return planGenesisPlaceholder(settings.network);
+}
+
+/** The stack outputs with every value settled; values only `pulumi up` can know are shown as a marker. */
+async function settleOutputs(outputs: StackOutputs): Promise<unknown> {
+  const nodes: Record<string, Record<string, unknown>> = {};
+  for (const [name, node] of Object.entries(outputs.nodes)) {
+    const shown: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (pulumi.Output.isInstance(value)) {
+        const settled = await settle(value as pulumi.Output<unknown>);
+        shown[key] = settled.secret ? SECRET_MARKER : settled.known ? settled.value : UNKNOWN_MARKER;
+      } else if (value !== undefined) {
+        shown[key] = value;
+      }
+    }
+    nodes[name] = shown;
+  }
+  return { network: outputs.network, nodes };
+}
+
+/** DIR/kubernetes/<node>.yaml: the namespace and the node's objects, as `kubectl apply` would take them. */
+function writeKubernetesManifests(out: string, settings: StackSettings, resources: RecordedResource[]): void {
+  const manifests = resources
+    .filter((r) => r.type.startsWith('kubernetes:') && !r.type.startsWith('pulumi:providers'))
+    .map((r) => plannedInputs(r) as { kind?: string; metadata?: { name?: string; labels?: Record<string, string> } });
+  for (const node of settings.nodes) {
+    if (node.target !== 'kubernetes') continue;
+    const own = manifests.filter(
+      (m) =>
+        (m.kind === 'Namespace' && m.metadata?.name === node.namespace) ||
+        m.metadata?.labels?.['app.kubernetes.io/instance'] === node.name,
+    );
+    const dir = path.join(out, 'kubernetes');
+    fs.mkdirSync(dir, { recursive: true });
+    const text = own.map((m) => yaml.dump(m, { lineWidth: -1, noRefs: true, sortKeys: false })).join('---\n');
+    fs.writeFileSync(path.join(dir, `${node.name}.yaml`), text);
+  }
+}

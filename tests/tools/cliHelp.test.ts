@@ -1,0 +1,136 @@
+/**
+ * The front door of every command-line tool: `--help` with its usage, operations, options and examples; a mistake in
+ * the command line is one line naming the word given and the closest valid one (exit 2); an option that does not
+ * apply to the operation is refused.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { runNpm } from '../../testing/run';
+import { closest } from '../../cli/cli';
+
+const TOOLS = ['node', 'init', 'plan', 'keygen', 'identity'];
+
+/** A usage error: exit 2, one line on stderr starting with `error:`, nothing on stdout. */
+function expectOneLineError(result: { code: number; stdout: string; stderr: string }, pattern: RegExp): void {
+  expect(result.code).toBe(2);
+  expect(result.stdout).toBe('');
+  expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+  expect(result.stderr).toMatch(/^error: /);
+  expect(result.stderr).toMatch(pattern);
+}
+
+describe.each(TOOLS)('npm run %s -- --help', (tool) => {
+  it('prints the usage, every option with its meaning and at least two examples, and exits 0', () => {
+    for (const flag of ['--help', '-h']) {
+      const result = runNpm(tool, [flag]);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(new RegExp(`^usage: npm run (--silent )?${tool} -- `));
+      const examples = result.stdout.split('Examples:\n')[1] ?? '';
+      expect(
+        examples.match(new RegExp(`^  npm run (--silent )?${tool} -- `, 'gm'))?.length ?? 0,
+      ).toBeGreaterThanOrEqual(2);
+      const options = result.stdout.split('Options:\n')[1].split('\n\n')[0].split('\n');
+      options.forEach((line, i) => {
+        // An option with its meaning on the same line, or on the next one when its name is long.
+        if (/^ {2}--/.test(line) && !/\S {2,}\S/.test(line)) expect(options[i + 1]).toMatch(/^ {20,}\S/);
+        else expect(line).toMatch(/\S {2,}\S|^ {20,}\S/);
+      });
+    }
+  });
+
+  it('names an unknown option and the closest valid one', () => {
+    const result = runNpm(tool, ['--stak', 'testnet']);
+    expectOneLineError(result, /unknown option "--stak"/);
+    if (tool !== 'keygen' && tool !== 'identity') expect(result.stderr).toMatch(/did you mean --stack\?/);
+  });
+});
+
+describe('npm run node: operations and options', () => {
+  it('lists each operation in its help', () => {
+    const help = runNpm('node', ['--help']).stdout;
+    for (const op of ['status', 'logs', 'start', 'restart', 'check', 'backup', 'backups', 'restore', 'rollback']) {
+      expect(help).toMatch(new RegExp(`^ {2}${op} +\\S`, 'm'));
+    }
+  });
+
+  it('names an unknown operation and the closest one', () => {
+    expectOneLineError(
+      runNpm('node', ['frobnicate', '--stack', 'testnet']),
+      /unknown operation "frobnicate"; allowed: status, logs/,
+    );
+    expectOneLineError(
+      runNpm('node', ['statsu', '--stack', 'testnet']),
+      /unknown operation "statsu" \(did you mean status\?\)/,
+    );
+  });
+
+  it('refuses an option that does not apply to the operation', () => {
+    expectOneLineError(runNpm('node', ['logs', '--stack', 'testnet', '--fix']), /--fix is for check only, not logs/);
+    expectOneLineError(runNpm('node', ['check', '--stack', 'testnet', '--follow']), /--follow is for logs only/);
+    expectOneLineError(runNpm('node', ['backup', '--stack', 'testnet', '--all']), /--all is for status only/);
+  });
+
+  it("says a value is missing without the parser's advice about positionals", () => {
+    const result = runNpm('node', ['status', '--stack']);
+    expectOneLineError(result, /--stack needs a value/);
+    expect(result.stderr).not.toMatch(/positional/);
+  });
+
+  it('refuses a stack name as a mistake in the command line, not in the settings', () => {
+    const result = runNpm('node', ['status', '--stack', 'foo']);
+    expectOneLineError(result, /--stack: given "foo"; allowed: mainnet \(mainnet-omega\) or testnet/);
+    expect(result.stderr).not.toMatch(/settings cannot be deployed/);
+    expectOneLineError(runNpm('init', ['--stack', 'foo']), /--stack: given "foo"/);
+  });
+
+  it('suggests --all when a status of a stack of several nodes names no node', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-cli-'));
+    try {
+      const config = path.join(dir, 'Pulumi.testnet.yaml');
+      fs.writeFileSync(
+        config,
+        [
+          'config:',
+          '  lacchain:network: open-protestnet',
+          '  lacchain:sshPrivateKey:',
+          '    secure: v1:c3NoLWtleQ==',
+          '  lacchain:companions:',
+          '    relaySigner: { enabled: false }',
+          '    ethstats: { enabled: false }',
+          '  lacchain:nodes:',
+          ...['one', 'two'].flatMap((name, i) => [
+            `    - name: ${name}`,
+            '      typenode: writer',
+            '      target: ssh',
+            '      inventory:',
+            `        host: 198.51.100.${i + 1}`,
+            `        node_ip: 198.51.100.${i + 1}`,
+            '        host_key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl',
+            `        node_name: org-${name}`,
+            '        node_email: ops@example.org',
+          ]),
+          '',
+        ].join('\n'),
+      );
+      const result = runNpm('node', ['status', '--stack', 'testnet', '--config', config]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(
+        /--node is required: stack testnet has the nodes one, two; give --node NAME, or --all/,
+      );
+      const typo = runNpm('node', ['status', '--stack', 'testnet', '--config', config, '--node', 'tow']);
+      expect(typo.stderr).toMatch(/--node: given "tow" \(did you mean two\?\); allowed: one, two/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('closest', () => {
+  it('finds a near word and nothing for an unrelated one', () => {
+    expect(closest('statsu', ['status', 'start'])).toBe('status');
+    expect(closest('rollbak', ['restore', 'rollback'])).toBe('rollback');
+    expect(closest('frobnicate', ['status', 'logs', 'start'])).toBeUndefined();
+  });
+});
