@@ -494,7 +494,7 @@ const STACK_KEYS = {
       shownAs: 'lacchain:nodeKeys.<node>',
       default: 'a new key, made on the first `pulumi up`',
       description:
-        "An existing node private key to keep (64 hex digits). Secret: `pulumi config set --secret --path 'lacchain:nodeKeys.<node>' 0x…`.",
+        "An existing node private key to keep (64 hex digits). Secret, from its key file on standard input, never on a command line: `pulumi config set --secret --path 'lacchain:nodeKeys.<node>' < ~/.lacchain-besu-node/keys/<stack>-<node>.key`.",
     }),
     'mapping',
     true,
@@ -591,7 +591,7 @@ const STACK_KEYS = {
       {
         default: "none: a machine's metrics stay on the machine (Besu's on the loopback, pushed to the network)",
         description:
-          "The bearer token your Prometheus sends to scrape a machine's metrics over TLS on port 9443 ([monitoring](operations.md#monitoring-and-alerts)). Secret: `pulumi config set --secret lacchain:metricsToken $(openssl rand -hex 32)`. Setting it opens 9443 on the machines.",
+          "The bearer token your Prometheus sends to scrape a machine's metrics over TLS on port 9443 ([monitoring](operations.md#monitoring-and-alerts)). Secret, on standard input: `openssl rand -hex 32 > FILE && pulumi config set --secret lacchain:metricsToken < FILE` (keep FILE for your Prometheus: `npm run monitoring -- --stack <stack> --token-file FILE`). Setting it opens 9443 on the machines.",
       },
     ),
     'text',
