@@ -5,7 +5,7 @@
  * Everything here is async (child_process.spawn): the SSH part keeps a test host's apt proxy and file server in this
  * process's event loop, which a synchronous child would stall.
  */
-import { spawn } from 'child_process';
+import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -165,13 +165,13 @@ export interface PartResult {
   markdown: string;
 }
 
-export const PARTS = ['plan', 'program', 'ssh', 'backups', 'proxy', 'suite'] as const;
+export const PARTS = ['plan', 'program', 'ssh', 'backups', 'proxy', 'cli', 'suite'] as const;
 export type Part = (typeof PARTS)[number];
 
 const RESULTS_HEAD = `# Benchmark results
 
 Written by \`npm run bench\` (scripts in \`bench/\`); each part's section is replaced by the latest run of that part
-(\`npm run bench -- --only plan|program|ssh|backups|proxy|suite\`). Benchmarks report: they never fail CI, whatever the figures.
+(\`npm run bench -- --only plan|program|ssh|backups|proxy|cli|suite\`). Benchmarks report: they never fail CI, whatever the figures.
 `;
 
 /** Replaces (or adds) the sections of the parts just run in bench/RESULTS.md, keeping the others. */
@@ -187,4 +187,15 @@ export function writeResults(results: PartResult[]): void {
     .map((p) => `<!-- bench:${p} -->\n${sections.get(p)}<!-- /bench:${p} -->\n`)
     .join('\n');
   fs.writeFileSync(RESULTS_FILE, `${RESULTS_HEAD}\n${body}`);
+}
+
+/** A git worktree of `ref` in a temporary folder, with this tree's node_modules, to measure an earlier commit. */
+export function worktreeAt(ref: string): { dir: string; remove(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-before-'));
+  execFileSync('git', ['worktree', 'add', '--detach', dir, ref], { cwd: PROJECT_DIR, stdio: 'ignore' });
+  fs.symlinkSync(path.join(PROJECT_DIR, 'node_modules'), path.join(dir, 'node_modules'));
+  return {
+    dir,
+    remove: () => execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: PROJECT_DIR, stdio: 'ignore' }),
+  };
 }

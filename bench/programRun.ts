@@ -8,11 +8,9 @@
  * Measured for an SSH-only stack and a cluster-only stack, on the current tree and, with `--before REF`, on an
  * earlier commit (checked out in a temporary git worktree sharing node_modules), to show what a change saved.
  */
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
-import { fixed, median, PartResult, PROJECT_DIR, progress, table } from './common';
+import { fixed, median, PartResult, PROJECT_DIR, progress, table, worktreeAt } from './common';
 import { RUN_ENTRY_SOURCE, runProgram } from '../tools/programRun/run';
 import { FAKE_SSH_KEY, sshValidatorEntry, TEST_COMPANIONS } from '../testing/fixtures';
 
@@ -60,15 +58,10 @@ function timeRun(variant: Variant, config: Record<string, string>) {
 
 /** A worktree of `ref` beside a temporary folder, with this tree's node_modules and the benchmark entry. */
 function worktreeOf(ref: string): { dir: string; remove(): void } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-before-'));
-  execFileSync('git', ['worktree', 'add', '--detach', dir, ref], { cwd: PROJECT_DIR, stdio: 'ignore' });
-  fs.symlinkSync(path.join(PROJECT_DIR, 'node_modules'), path.join(dir, 'node_modules'));
-  fs.mkdirSync(path.join(dir, path.dirname(RUN_ENTRY_SOURCE)), { recursive: true });
-  fs.copyFileSync(path.join(PROJECT_DIR, RUN_ENTRY_SOURCE), path.join(dir, RUN_ENTRY_SOURCE));
-  return {
-    dir,
-    remove: () => execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: PROJECT_DIR, stdio: 'ignore' }),
-  };
+  const tree = worktreeAt(ref);
+  fs.mkdirSync(path.join(tree.dir, path.dirname(RUN_ENTRY_SOURCE)), { recursive: true });
+  fs.copyFileSync(path.join(PROJECT_DIR, RUN_ENTRY_SOURCE), path.join(tree.dir, RUN_ENTRY_SOURCE));
+  return tree;
 }
 
 /** Runs the part: `runs` measured runs per stack and variant (after one warm-up run each). */
