@@ -8,7 +8,7 @@
  */
 import { X509Certificate } from 'crypto';
 import * as yaml from 'js-yaml';
-import { configKey, stackConfigFileName } from '../catalog/defaults';
+import { configKey } from '../catalog/defaults';
 import { kubernetesNames } from '../catalog/kubernetes';
 import { METRICS } from '../catalog/metrics';
 import type { KubernetesNodeSettings, SshNodeSettings, StackSettings } from '../settings/model';
@@ -224,7 +224,7 @@ export function stackScrape(input: StackScrapeInput): StackScrape {
   }
   if (unscraped) {
     todo.push(
-      `let your cluster's Prometheus scrape the pods: set ${configKey('monitoring')} in ${stackConfigFileName(stack)} ` +
+      `let your cluster's Prometheus scrape the pods: set ${configKey('monitoring')} in ${settings.configFile} ` +
         '(scraper, and prometheusOperator: true with the Prometheus Operator; docs/operations.md, "Monitoring and alerts"), ' +
         `then pulumi up --stack ${stack} and run this again`,
     );

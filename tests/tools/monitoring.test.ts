@@ -1,0 +1,106 @@
+/**
+ * `npm run monitoring` as an operator runs it: it writes the scrape configuration of the stack's machines and the
+ * rules into the folder, one line per file written, says how each node is scraped and what is still to do; a saved
+ * certificate is checked against the nodes' outputs; it refuses to put the token's file inside a repository, and
+ * says so when nothing can be scraped. The configuration it writes is valid for Prometheus (promtool check config).
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as yaml from 'js-yaml';
+import { PROJECT_DIR, runNpm } from '../../testing/run';
+import { secretSettings, sshValidatorStack } from '../../testing/fixtures';
+
+const CERTIFICATE = path.join(PROJECT_DIR, 'tests/fixtures/monitoring/validator.crt');
+const FINGERPRINT = '5A:C5:3A:8D:51:20:25:B4:DA:01:75:BF:23:F4:60:F6:7C:C1:E6:C0:38:CB:F8:99:0B:85:31:6B:CB:26:58:E7';
+const PROMTOOL = spawnSync('sh', ['-c', 'command -v promtool'], { encoding: 'utf8' }).stdout.trim();
+const withPromtool = PROMTOOL || process.env.CI === 'true' ? it : it.skip;
+
+let work: string;
+let config: string;
+beforeAll(() => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-monitoring-'));
+  config = path.join(work, 'Pulumi.testnet.yaml');
+  const stack = sshValidatorStack(undefined, { 'lacchain:metricsToken': 'a'.repeat(64) });
+  fs.writeFileSync(config, yaml.dump({ config: secretSettings(stack) }));
+});
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+/** The tool's run, without the launcher's note that it runs the sources (while they are newer than the build). */
+const run = (args: string[]) => {
+  const result = runNpm('monitoring', args);
+  return { ...result, stderr: result.stderr.replace(/^.*through ts-node.*\n/m, '') };
+};
+const monitoring = (args: string[]) => run(['--stack', 'testnet', '--config', config, ...args]);
+
+describe('npm run monitoring', () => {
+  it("writes the machines' scrape configuration and the rules, one line per file, and what is still to do", () => {
+    const out = path.join(work, 'first');
+    const result = monitoring(['--out', out]);
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines.slice(0, 2)).toEqual([
+      `wrote ${out}/prometheus.yml: the scrape configuration of the machines validator`,
+      `wrote ${out}/alerts.yml: the alert rules (as monitoring/alerts.yml)`,
+    ]);
+    expect(result.stdout).toContain(
+      `save validator's certificate: openssl s_client -connect 198.51.100.7:9443 -showcerts </dev/null 2>/dev/null | openssl x509 > ${out}/validator.crt`,
+    );
+    expect(result.stdout).toContain(
+      `(umask 077 && pulumi config get lacchain:metricsToken --stack testnet > ${out}/metrics-token)`,
+    );
+    expect(fs.readdirSync(out).sort()).toEqual(['alerts.yml', 'prometheus.yml']);
+    expect(fs.readFileSync(path.join(out, 'alerts.yml'), 'utf8')).toContain('alert: BesuNoPeers');
+  });
+
+  withPromtool('checks a saved certificate against the outputs; Prometheus takes what it wrote', () => {
+    const out = path.join(work, 'checked');
+    fs.mkdirSync(out);
+    fs.copyFileSync(CERTIFICATE, path.join(out, 'validator.crt'));
+    fs.writeFileSync(path.join(out, 'metrics-token'), 'a'.repeat(64), { mode: 0o600 });
+    const outputs = path.join(work, 'nodes.json');
+    fs.writeFileSync(outputs, JSON.stringify({ validator: { tlsCertificateSha256: FINGERPRINT } }));
+    const result = monitoring(['--out', out, '--outputs', outputs]);
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(result.stdout).toContain(`(SHA-256 ${FINGERPRINT}, as its tlsCertificateSha256 output)`);
+    expect(result.stdout).toMatch(/still to do:\n {2}1\. load them: prometheus --config\.file=/);
+    const check = spawnSync(PROMTOOL || 'promtool', ['check', 'config', path.join(out, 'prometheus.yml')], {
+      encoding: 'utf8',
+    });
+    expect([check.status, check.stdout + check.stderr]).toEqual([0, expect.stringContaining('SUCCESS: 9 rules found')]);
+
+    fs.writeFileSync(outputs, JSON.stringify({ validator: { tlsCertificateSha256: `${'AB:'.repeat(31)}AB` } }));
+    const refused = monitoring(['--out', out, '--outputs', outputs]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^error: .*validator\.crt: its SHA-256 fingerprint is 5A:C5:.*not the node's certificate/,
+    );
+  });
+
+  it("refuses to put the token's file inside a repository", () => {
+    const result = monitoring(['--out', path.join(PROJECT_DIR, 'monitoring', 'testnet')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: the metrics token's file .* would be inside the git work tree/);
+    expect(fs.existsSync(path.join(PROJECT_DIR, 'monitoring', 'testnet'))).toBe(false);
+  });
+
+  it('says so, and writes nothing, when no node can be scraped (the stock testnet stack)', () => {
+    const out = path.join(work, 'stock');
+    const result = run(['--stack', 'testnet', '--out', out]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('writer (Kubernetes, namespace lacchain): not scraped');
+    expect(result.stderr.trimEnd()).toBe(
+      'error: nothing written: no node of stack testnet can be scraped yet (still to do, above)',
+    );
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
+  it('has --help, and needs --stack', () => {
+    const help = run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: npm run monitoring -- --stack <testnet\|mainnet> \[--out DIR\]/);
+    const missing = run([]);
+    expect([missing.code, missing.stderr]).toEqual([2, expect.stringMatching(/^error: --stack is required/)]);
+  });
+});
