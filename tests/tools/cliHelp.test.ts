@@ -9,7 +9,7 @@ import * as path from 'path';
 import { runNpm } from '../../testing/run';
 import { closest } from '../../cli/cli';
 
-const TOOLS = ['node', 'init', 'plan', 'keygen', 'identity'];
+const TOOLS = ['node', 'init', 'plan', 'keygen', 'identity', 'monitoring'];
 
 /** A usage error: exit 2, one line on stderr starting with `error:`, nothing on stdout. */
 function expectOneLineError(result: { code: number; stdout: string; stderr: string }, pattern: RegExp): void {
