@@ -95,11 +95,26 @@ export function generatePrivateKey(): string {
   return `0x${bytesToHex(secp256k1.utils.randomPrivateKey())}`;
 }
 
-/** Parses an enode URL into its parts; undefined when it is not one. */
+/** A dotted-quad IPv4 address, each part 0 to 255. */
+const ENODE_IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+/**
+ * A DNS name: labels of letters, digits and inner hyphens, joined by dots, at most 253 characters, the last not all
+ * digits (`203.0.113.256` is a wrong address, not a name).
+ */
+const ENODE_DNS_NAME =
+  /^(?=.{1,253}$)(?!(.*\.)?\d+$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/**
+ * Parses an enode URL into its parts; undefined when it is not one: a node id of 128 hex digits, a host that is an
+ * IPv4 address or a DNS name (nothing else: the text may come from the node, and ends up in messages), a port.
+ */
 export function parseEnode(enode: string): { nodeId: string; host: string; port: number } | undefined {
   const match = /^enode:\/\/([0-9a-f]{128})@([^:/?]+):(\d{1,5})(\?discport=\d{1,5})?$/.exec(enode);
   if (!match) return undefined;
-  return { nodeId: match[1], host: match[2], port: Number(match[3]) };
+  const [, nodeId, host, port] = match;
+  if (!ENODE_IPV4.test(host) && !ENODE_DNS_NAME.test(host)) return undefined;
+  if (Number(port) > 65535) return undefined;
+  return { nodeId, host, port: Number(port) };
 }
 
 /** The host and port an enode URL names (`enode://<id>@<host>:<port>`), or undefined when it is not one. */

@@ -58,6 +58,37 @@ describe('identity', () => {
     expect(parseEnode(identity.enode)).toEqual({ nodeId: KEY_ONE_PUBLIC, host: '203.0.113.10', port: 60606 });
     expect(formatEnode(`0x${KEY_ONE_PUBLIC}`, 'h', 1)).toBe(`enode://${KEY_ONE_PUBLIC}@h:1`);
   });
+
+  it('reads an enode whose host is an IPv4 address or a DNS name, with or without its discovery port', () => {
+    expect(parseEnode(`enode://${KEY_ONE_PUBLIC}@node-1.example.org:30303?discport=30301`)).toEqual({
+      nodeId: KEY_ONE_PUBLIC,
+      host: 'node-1.example.org',
+      port: 30303,
+    });
+    expect(parseEnode(`enode://${KEY_ONE_PUBLIC}@10.0.0.1:1`)?.host).toBe('10.0.0.1');
+  });
+
+  // A backup's data/enode is written by the service user, and an enode ends up in the operator's messages.
+  it.each([
+    ['a terminal escape (OSC 52, the clipboard)', '\x1b]52;c;ZWNobyBoaQ==\x07203.0.113.10'],
+    ['a CSI sequence', '203.0.113.10\x1b[2J'],
+    ['a BEL', 'host\x07'],
+    ['a newline', 'host\nerror: forged line'],
+    ['a carriage return', 'host\r'],
+    ['a space', 'two words'],
+    ['a DEL', 'host\x7f'],
+    ['an 8-bit CSI', 'host\x9b31m'],
+    ['an IPv4 part above 255', '203.0.113.256'],
+    ['a label ending in a hyphen', 'node-.example.org'],
+    ['an underscore', 'node_1.example.org'],
+    ['a non-ASCII letter', 'nodé.example.org'],
+  ])('refuses a host with %s', (_name, host) => {
+    expect(parseEnode(`enode://${KEY_ONE_PUBLIC}@${host}:60606`)).toBeUndefined();
+  });
+
+  it('refuses a port above 65535', () => {
+    expect(parseEnode(`enode://${KEY_ONE_PUBLIC}@203.0.113.10:65536`)).toBeUndefined();
+  });
 });
 
 describe('key file contents', () => {

