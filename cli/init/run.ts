@@ -1,32 +1,37 @@
 /**
  * The body of `npm run init` (cli/init/spec.ts holds its options and help): the guided setup. Asks what the
- * reference installer asks (node type, network by index), then the target and its fields, checks every answer with
- * the program's own rules and asks again when one is wrong, and writes `Pulumi.<stack>.yaml` and (Kubernetes)
- * `values/<typenode>.yml` keeping what is already there. Every question has a flag; without a terminal, every
- * required answer must come from the flags.
+ * reference installer asks (the node type, by name or index; the network is the stack's), then the target, the
+ * node's name (an existing node is replaced only when the operator says so) and its fields, pre-filled with the
+ * node's current values on a re-run. Every answer is checked with the program's own rules: each field with its rule,
+ * then the whole stack as written with the loader `pulumi up` runs, and a wrong answer is asked again (on a terminal)
+ * or refused naming its flag (exit 2, nothing written). It writes `Pulumi.<stack>.yaml` and a Kubernetes node's own
+ * values file, keeping what is already there, makes or reuses the node key, and ends with the enode, the address and
+ * the numbered list of what is still to do, each with its command (stillToDo.ts).
  */
 import { spawnSync } from 'child_process';
+import * as fs from 'fs';
 import * as path from 'path';
 import * as readline from 'readline';
-import { NETWORKS, STACK_NETWORKS } from '../../core/catalog/networks';
-import { NODE_TYPE_FACTS } from '../../core/catalog/nodeTypes';
 import {
   CONFIG_NAMESPACE,
   DEFAULT_KEY_FOLDER,
   defaultValuesFile,
   stackConfigFileName,
 } from '../../core/catalog/defaults';
+import { Network, networkOfStack } from '../../core/catalog/networks';
+import type { NodeType } from '../../core/catalog/nodeTypes';
+import { PORTS } from '../../core/catalog/ports';
 import { deriveIdentity, generatePrivateKey } from '../../core/identity/nodeKey';
 import {
   Checked,
   checkField,
   checkNetworkAnswer,
   checkNodeType,
+  currentAnswers,
   fieldDefault,
   FieldQuestion,
   isOptionalQuestion,
   KUBERNETES_QUESTIONS,
-  networkMenu,
   NODE_NAME_QUESTION,
   nodeTypeMenu,
   parseWorkers,
@@ -34,14 +39,27 @@ import {
   SSH_QUESTIONS,
   Worker,
 } from '../../core/init/questions';
-import { checkStackName, loadStack } from '../../core/settings/load';
-import { SettingsError } from '../../core/settings/problems';
-import { readFileFromDisk, readStackConfigFile } from '../../core/settings/settingsFiles';
-import { CommandLine, UsageError } from '../cli';
-import type { InitOptions } from './spec';
-import { expandHome, writeNewKeyFile } from '../keyFile';
+import { checkStackName } from '../../core/settings/load';
+import type { Problem } from '../../core/settings/problems';
+import { readFileFromDisk } from '../../core/settings/settingsFiles';
 import { shellQuote } from '../../core/remote/shell';
-import { writeStackConfig, writeValuesFile } from './settingsFiles';
+import { CommandLine, UsageError } from '../cli';
+import { expandHome, gitWorkTreeOf, readKeyFile, writeNewKeyFile } from '../keyFile';
+import type { InitOptions } from './spec';
+import {
+  deploySection,
+  NodeEdit,
+  readText,
+  StackFileNode,
+  stackFileNodes,
+  stackFileText,
+  valuesFileForNode,
+  valuesFileOf,
+  valuesFilesInUse,
+  valuesFileText,
+  writeIfChanged,
+} from './settingsFiles';
+import { formatToDo, rawStackConfig, stackProblems, stillToDo, ToDo } from './stillToDo';
 
 /** Asks questions on the terminal, or takes the answers from flags when there is none. */
 class Asker {
@@ -75,15 +93,21 @@ class Asker {
       if (checked.ok) return checked.value;
       throw new UsageError(`--${flag}: ${checked.problem}`);
     }
-    if (!this.interactive || !this.rl || !this.lines) {
+    if (!this.interactive) {
       const byDefault = hasDefault ? check('') : undefined;
       if (byDefault?.ok) return byDefault.value;
       throw new UsageError(`--${flag} is required without a terminal; allowed: ${allowed}`);
     }
+    return this.typed(prompt, check);
+  }
+
+  /** Asks on the terminal until the answer passes `check` (a question no flag answers). */
+  async typed<T>(prompt: string, check: (answer: string) => Checked<T>): Promise<T> {
+    if (!this.lines) throw new UsageError(`no terminal to ask: ${prompt}`);
     for (;;) {
       process.stdout.write(`${prompt} `);
       const next = await this.lines.next();
-      if (next.done) throw new UsageError(`no answer for --${flag} (input closed)`);
+      if (next.done) throw new UsageError(`no answer to "${prompt}" (input closed)`);
       const checked = check(next.value);
       if (checked.ok) return checked.value;
       process.stdout.write(`  ${checked.problem}\n`);
@@ -95,160 +119,454 @@ class Asker {
   }
 }
 
-const yesNo = (answer: string): Checked<boolean> => {
-  const a = answer.trim().toLowerCase();
-  if (['', 'y', 'yes'].includes(a)) return { ok: true, value: true };
-  if (['n', 'no'].includes(a)) return { ok: true, value: false };
-  return { ok: false, problem: `given ${JSON.stringify(answer)}; allowed: yes or no` };
+const yesNo =
+  (byDefault: boolean) =>
+  (answer: string): Checked<boolean> => {
+    const a = answer.trim().toLowerCase();
+    if (a === '') return { ok: true, value: byDefault };
+    if (['y', 'yes'].includes(a)) return { ok: true, value: true };
+    if (['n', 'no'].includes(a)) return { ok: true, value: false };
+    return { ok: false, problem: `given ${JSON.stringify(answer)}; allowed: yes or no` };
+  };
+
+/** A check that reads an empty answer as `fallback` (when there is one). */
+const orDefault =
+  <T>(check: (answer: string) => Checked<T>, fallback: string | undefined) =>
+  (answer: string) =>
+    check(answer.trim() === '' && fallback !== undefined ? fallback : answer);
+
+/** A path as the operator reads it: relative to the folder they ran the command in when inside it. */
+const shown = (file: string) => {
+  const relative = path.relative(process.cwd(), file);
+  return relative === '' || relative.startsWith('..') ? file : relative;
 };
+
+/** The field questions of a path. */
+const questionsOf = (target: 'kubernetes' | 'ssh') => (target === 'kubernetes' ? KUBERNETES_QUESTIONS : SSH_QUESTIONS);
+
+/** Whether a switch (a boolean option: --replace, --accept-any-host-key) was given. */
+const switchOn = (values: CommandLine<InitOptions>['values'], name: string) =>
+  (values as Record<string, unknown>)[name] === true;
+
+/** The host key question's answer: a key, any key (a test network's opt-in), or later (on the still-to-do list). */
+type HostKeyAnswer = { key?: string; acceptAny: boolean };
 
 /** Runs the guided setup. */
 export async function run({ values }: CommandLine<InitOptions>): Promise<void> {
   if (!values.stack) throw new UsageError('--stack is required: testnet or mainnet (npm run init -- --help)');
   const stack = checkStackName(values.stack, '--stack');
-  const network = NETWORKS[STACK_NETWORKS[stack]];
-  const dir = path.resolve(values.dir ?? '.');
-  const flags = values as Record<string, string | undefined>;
+  const network = networkOfStack(stack);
+  // The stack decides the network: --network is only checked against it (2, the deprecated one, says so).
+  if (values.network !== undefined) {
+    const checked = checkNetworkAnswer(values.network, network);
+    if (!checked.ok) throw new UsageError(`--network: ${checked.problem}`);
+  }
+  const flags = Object.fromEntries(
+    Object.entries(values).filter(([, v]) => typeof v === 'string') as Array<[string, string]>,
+  );
   const asker = new Asker(flags, Boolean(process.stdin.isTTY));
   try {
-    const typenode = await asker.ask('typenode', `Node type ${nodeTypeMenu()}:`, checkNodeType, nodeTypeMenu());
-    await asker.ask(
-      'network',
-      `Network ${networkMenu()}:`,
-      (a) => checkNetworkAnswer(a, network),
-      `${network.menuIndex} (${network.name})`,
-    );
-    const target = await asker.ask<'kubernetes' | 'ssh'>(
-      'target',
-      'Target (kubernetes or ssh):',
+    await setup(values, stack, network, flags, asker);
+  } finally {
+    asker.close();
+  }
+}
+
+async function setup(
+  values: CommandLine<InitOptions>['values'],
+  stack: string,
+  network: Network,
+  flags: Record<string, string>,
+  asker: Asker,
+): Promise<void> {
+  const dir = path.resolve(values.dir ?? '.');
+  const stackFileName = stackConfigFileName(stack);
+  const stackFile = path.join(dir, stackFileName);
+  const oldStack = readText(stackFile);
+  const listed = stackFileNodes(oldStack, stackFileName);
+  if (asker.interactive) process.stdout.write(`Stack ${stack}: nodes on ${network.name} (the stack's network).\n`);
+
+  // A re-run names the node: its type and target are the defaults.
+  const named = flags.name === undefined ? undefined : listed.find((n) => n.name === flags.name);
+  const typenode = await asker.ask(
+    'typenode',
+    `Node type ${nodeTypeMenu()}${named?.typenode ? ` [${named.typenode}]` : ''}:`,
+    orDefault(checkNodeType, named?.typenode),
+    `a name or the index of one of ${nodeTypeMenu()}`,
+    named?.typenode !== undefined,
+  );
+  const target = await asker.ask<'kubernetes' | 'ssh'>(
+    'target',
+    `Target (kubernetes or ssh)${named?.target ? ` [${named.target}]` : ''}:`,
+    orDefault(
       (a) =>
         a.trim() === 'kubernetes' || a.trim() === 'ssh'
           ? { ok: true, value: a.trim() as 'kubernetes' | 'ssh' }
           : { ok: false, problem: `given ${JSON.stringify(a)}; allowed: kubernetes or ssh` },
-      'kubernetes or ssh',
+      named?.target,
+    ),
+    'kubernetes or ssh',
+    named?.target !== undefined,
+  );
+  // A field flag of the other path would be ignored: refused instead.
+  const own = new Set(questionsOf(target).map((q) => q.flag));
+  const other = target === 'ssh' ? 'kubernetes' : 'ssh';
+  for (const q of questionsOf(other)) {
+    if (!own.has(q.flag) && flags[q.flag] !== undefined) {
+      throw new UsageError(`--${q.flag} is for ${other} nodes, not ${target} ones`);
+    }
+  }
+  if (target === 'kubernetes' && switchOn(values, 'accept-any-host-key')) {
+    throw new UsageError('--accept-any-host-key is for ssh nodes, not kubernetes ones');
+  }
+  const { name, existing } = await askName(asker, typenode, listed, stackFileName, {
+    replace: switchOn(values, 'replace'),
+    fromFlag: flags.name !== undefined,
+  });
+
+  // A replaced node's current values are the defaults, also when it moves to the other path (the fields both have).
+  const existingDeploy = existing?.target === 'kubernetes' ? existingValues(dir, existing) : undefined;
+  const current = existing
+    ? currentAnswers(target, { target: existing.target ?? '', deploy: existingDeploy, inventory: existing.inventory })
+    : {};
+  const valuesFile = target === 'kubernetes' ? valuesFileForNode(dir, stack, stackFile, name, existing) : undefined;
+  const answers: Record<string, unknown> = {};
+  const known: Record<string, unknown> = {};
+
+  const askField = async (question: FieldQuestion) => {
+    const fallback = fieldDefault(question, { ...answers, ...known }, network, current[question.key]);
+    const optional = isOptionalQuestion(question);
+    const hint = fallback !== undefined ? ` [${fallback.value}]` : optional ? ' [none]' : '';
+    answers[question.key] = await asker.ask(
+      question.flag,
+      `${question.key} — ${questionMeaning(question)}${hint}:`,
+      (a) => checkField(question, a, fallback),
+      optional ? 'optional' : 'see docs/settings.md',
+      fallback !== undefined || optional,
     );
-    const askField = async (question: FieldQuestion, known: Record<string, unknown>) => {
-      const fallback = fieldDefault(question, known, network);
-      const optional = isOptionalQuestion(question);
-      const hint = fallback !== undefined ? ` [${fallback}]` : optional ? ' [none]' : '';
-      return asker.ask(
-        question.flag,
-        `${question.key} — ${questionMeaning(question)}${hint}:`,
-        (a) => checkField(question, a, fallback),
-        optional ? 'optional' : 'see docs/settings.md',
-        fallback !== undefined || optional,
-      );
-    };
+  };
+
+  let hostKey: HostKeyAnswer = { acceptAny: false };
+  const askHostKey = async () => {
+    hostKey = await askHostKeyQuestion(asker, values, network, answers, existing);
+  };
+
+  const workers = target === 'kubernetes' ? listWorkers(values.context) : [];
+  const askWorker = async (question: FieldQuestion) => {
+    const listedWorker = workers.find((w) => w.name === current.workerName);
+    const fallback = listedWorker?.name;
+    const worker = await asker.ask<Worker>(
+      question.flag,
+      `workerName — ${questionMeaning(question)} (index or name)${fallback ? ` [${fallback}]` : ''}:`,
+      orDefault((a) => pickWorker(a, workers), fallback),
+      workers.map((w) => w.name).join(', '),
+      fallback !== undefined,
+    );
+    answers.workerName = worker.name;
+    known.workerExternalIP = worker.externalIP;
+  };
+
+  /** Asks one question of the node's fields (again, after the loader refused its answer). */
+  const ask = async (question: FieldQuestion) => {
+    if (question.key === 'host_key') return askHostKey();
+    if (question.key === 'workerName' && workers.length > 0 && flags[question.flag] === undefined) {
+      return askWorker(question);
+    }
+    return askField(question);
+  };
+
+  if (workers.length > 0) {
+    process.stdout.write(
+      `Workers of the cluster:\n${workers.map((w, i) => `  [${i}] ${w.name} (${w.externalIP ?? 'no external IP'})`).join('\n')}\n`,
+    );
+  }
+  for (const question of questionsOf(target)) await ask(question);
+
+  /** The node's entry and the files' new texts, from the answers so far. */
+  const build = () => {
+    const node: NodeEdit = { name, typenode, target, comment: nodeComment(typenode, target, valuesFile) };
+    let valuesText: string | undefined;
+    if (target === 'kubernetes' && valuesFile !== undefined) {
+      const file = path.join(dir, valuesFile);
+      const header = ` Values of node ${name}, a ${typenode} on Kubernetes (the deploy section of the reference Helm chart's values).\n Every field is described in docs/settings.md.`;
+      valuesText = valuesFileText(readText(file), valuesFile, header, {
+        network: network.helmName,
+        typenode,
+        ...answers,
+      });
+      // Named in the entry unless it is the node type's default file (which the shipped stacks leave implicit).
+      const spelled = existing?.values !== undefined && path.normalize(existing.values) === valuesFile;
+      node.values = spelled ? existing?.values : valuesFile === defaultValuesFile(typenode) ? undefined : valuesFile;
+    } else {
+      node.inventory = {
+        ...answers,
+        host_key: hostKey.key,
+        accept_any_host_key: hostKey.acceptAny ? true : undefined,
+      };
+    }
+    const header = ` Stack ${stack}: nodes on ${network.name} (network id ${network.networkId}). Every setting is described in docs/settings.md.`;
+    return { stack: stackFileText(oldStack, stackFileName, header, network.name, node), values: valuesText };
+  };
+
+  // The loader, as pulumi up runs it, on the files as they would be written: a problem with one of this node's
+  // answers is that answer's (asked again, or its flag refused); the rest is on the still-to-do list.
+  let texts = build();
+  for (;;) {
+    const index = stackFileNodes(texts.stack, stackFileName).find((n) => n.name === name)?.index ?? -1;
+    const valuesPath = valuesFile === undefined ? undefined : path.resolve(dir, valuesFile);
+    const raw = rawStackConfig(texts.stack, stackFileName, dir);
+    const problems = stackProblems(stack, raw, (file) => (file === valuesPath ? texts.values : readFileFromDisk(file)));
+    const wrong = problems
+      .map((problem) => ({ problem, question: answerOf(problem, { name, index, target, stackFileName, valuesFile }) }))
+      .filter((w): w is { problem: Problem; question: FieldQuestion } => w.question !== undefined);
+    if (wrong.length === 0) break;
+    for (const { problem, question } of wrong) {
+      const anyKey = question.key === 'host_key' && switchOn(values, 'accept-any-host-key');
+      const flag = anyKey ? 'accept-any-host-key' : question.flag;
+      const fromFlag = anyKey || flags[flag] !== undefined;
+      if (!asker.interactive || fromFlag)
+        throw new UsageError(`--${flag}: ${problem.given}; allowed: ${problem.allowed}`);
+    }
+    const asked = new Set<FieldQuestion>();
+    for (const { problem, question } of wrong) {
+      process.stdout.write(`  ${problem.key}: ${problem.given}; allowed: ${problem.allowed}\n`);
+      if (!asked.has(question)) await ask(question);
+      asked.add(question);
+    }
+    texts = build();
+  }
+
+  // The key: reused when this node's key file exists (a re-run), else made now if the operator wants.
+  const keyDir = path.resolve(expandHome(values['key-dir'] ?? DEFAULT_KEY_FOLDER));
+  const keyFile = path.join(keyDir, `${stack}-${name}.key`);
+  const keyExists = fs.existsSync(keyFile);
+  const useKey = await asker.ask(
+    'keygen',
+    keyExists ? `The node key ${keyFile} exists: use it? [Y/n]` : 'Create the node key now? [Y/n]',
+    yesNo(true),
+    'yes or no',
+  );
+  const existingKey = useKey && keyExists ? readKeyFile(keyFile) : undefined;
+  if (useKey && !keyExists && gitWorkTreeOf(keyFile)) {
+    throw new UsageError(
+      `--key-dir: ${keyFile} would be inside the git work tree ${gitWorkTreeOf(keyFile)}: keep node keys outside any repository, e.g. ${DEFAULT_KEY_FOLDER}`,
+    );
+  }
+  const store = useKey
+    ? await asker.ask(
+        'store-secret',
+        'Store it as a secret of the stack now (needs pulumi)? [Y/n]',
+        yesNo(true),
+        'yes or no',
+      )
+    : false;
+
+  // Everything is checked: write.
+  report(stackFile, writeIfChanged(stackFile, texts.stack));
+  if (valuesFile !== undefined && texts.values !== undefined) {
+    report(path.join(dir, valuesFile), writeIfChanged(path.join(dir, valuesFile), texts.values));
+  }
+  const before = existing && valuesFileOf(existing);
+  if (before !== undefined && before !== valuesFile && !valuesFilesInUse(dir).has(before)) {
+    process.stdout.write(
+      `${before} is no longer read by any node of this folder's stacks (kept: delete it when done)\n`,
+    );
+  }
+
+  let identity: { enode: string; address: string } | undefined;
+  const keyPath = `${CONFIG_NAMESPACE}:nodeKeys.${name}`;
+  const secretCommand = `pulumi config set --stack ${stack} --secret --path '${keyPath}' < ${shellQuote(keyFile)}`;
+  let keyToDo: ToDo | undefined;
+  if (useKey) {
+    let privateKey = existingKey;
+    if (privateKey === undefined) {
+      privateKey = generatePrivateKey();
+      writeNewKeyFile(keyFile, privateKey);
+      process.stdout.write(`wrote ${keyFile} (mode 0600): keep a copy somewhere safe\n`);
+    } else {
+      process.stdout.write(`using the node key ${keyFile}\n`);
+    }
+    const p2pHost = (target === 'kubernetes' ? answers['p2p.host'] : answers.node_ip) as string;
+    const p2pPort = target === 'kubernetes' ? Number(answers['p2p.port'] ?? PORTS.p2p) : PORTS.p2p;
+    identity = deriveIdentity(privateKey, p2pHost, p2pPort);
+    // The key goes to pulumi on standard input: never on a command line, and no shell runs with the path.
+    const stored =
+      store &&
+      spawnSync('pulumi', ['config', 'set', '--stack', stack, '--secret', '--path', keyPath], {
+        cwd: dir,
+        input: privateKey,
+        stdio: ['pipe', 'inherit', 'inherit'],
+      }).status === 0;
+    if (store && !stored) process.stdout.write('could not run pulumi: the key is on the list below\n');
+    if (!stored) {
+      keyToDo = {
+        what: `${keyPath}: the node key, as a secret of the stack (else pulumi up makes another key, with another enode):`,
+        lines: [{ command: secretCommand }],
+      };
+    }
+  }
+
+  const elsewhere = dir !== process.cwd();
+  const rerun = [
+    `npm run init -- --stack ${stack}`,
+    ...(values.dir !== undefined ? [`--dir ${shellQuote(values.dir)}`] : []),
+    ...(values['key-dir'] !== undefined ? [`--key-dir ${shellQuote(values['key-dir'])}`] : []),
+    `--name ${name} --replace --keygen ${useKey ? 'yes --store-secret no' : 'no'} --host-key`,
+  ].join(' ');
+  const items = stillToDo({
+    stack,
+    network,
+    stackFile: stackFileName,
+    dir,
+    planConfig: elsewhere ? ` --config ${shellQuote(stackFile)}` : '',
+    node: { name, host: answers.host as string, port: answers.port as number | undefined, rerun },
+  });
+  if (keyToDo) items.push(keyToDo);
+
+  const onNetwork = (target === 'kubernetes' ? answers.nodeName : answers.node_name) as string;
+  process.stdout.write(
+    `\nnode ${name}: ${typenode} on ${network.name}, ${target}${onNetwork && onNetwork !== name ? ` (named ${onNetwork} on the network)` : ''}\n`,
+  );
+  if (identity) process.stdout.write(`enode:   ${identity.enode}\naddress: ${identity.address}\n`);
+  else process.stdout.write('no node key yet: pulumi up makes one (its enode and address are in the stack outputs)\n');
+  if (items.length === 0) {
+    process.stdout.write(`next: pulumi up --stack ${stack}\n`);
+    return;
+  }
+  process.stdout.write(
+    `\nStill to do before pulumi up --stack ${stack}${elsewhere ? ` (run the commands in ${dir})` : ''}:\n${formatToDo(items)}\n` +
+      `then: pulumi up --stack ${stack}\n`,
+  );
+}
+
+/**
+ * The node's name in the stack: a new one, or an existing node's when the operator says to replace it (asked on a
+ * terminal; without one only with `--replace`).
+ */
+async function askName(
+  asker: Asker,
+  typenode: NodeType,
+  listed: StackFileNode[],
+  stackFileName: string,
+  how: { replace: boolean; fromFlag: boolean },
+): Promise<{ name: string; existing?: StackFileNode }> {
+  for (;;) {
     const name = (await asker.ask(
       NODE_NAME_QUESTION.flag,
       `${NODE_NAME_QUESTION.key} — ${questionMeaning(NODE_NAME_QUESTION)} [${typenode}]:`,
-      (a) => checkField(NODE_NAME_QUESTION, a, typenode),
+      (a) => checkField(NODE_NAME_QUESTION, a, { value: typenode, implicit: false }),
       'lowercase letters, digits and hyphens',
       true,
     )) as string;
-
-    const stackFile = path.join(dir, stackConfigFileName(stack));
-    let p2pHost: string;
-    if (target === 'kubernetes') {
-      const known: Record<string, unknown> = {};
-      const workers = listWorkers(values.context);
-      if (workers.length > 0) {
-        process.stdout.write(
-          `Workers of the cluster:\n${workers.map((w, i) => `  [${i}] ${w.name} (${w.externalIP ?? 'no external IP'})`).join('\n')}\n`,
-        );
-      }
-      const deploy: Record<string, unknown> = { network: network.helmName, typenode };
-      for (const question of KUBERNETES_QUESTIONS) {
-        if (question.key === 'workerName' && workers.length > 0 && flags[question.flag] === undefined) {
-          const worker = await asker.ask<Worker>(
-            question.flag,
-            `workerName — ${questionMeaning(question)} (index or name):`,
-            (a) => pickWorker(a, workers),
-            workers.map((w) => w.name).join(', '),
-          );
-          deploy.workerName = worker.name;
-          known.workerExternalIP = worker.externalIP;
-          continue;
-        }
-        const answer = await askField(question, { ...deploy, ...known });
-        deploy[question.key] = answer;
-        if (question.key === 'publicIP') known.publicIP = answer;
-      }
-      const valuesFile = defaultValuesFile(typenode);
-      writeValuesFile(path.join(dir, valuesFile), deploy);
-      writeStackConfig(stackFile, network.name, { name, typenode, target });
-      p2pHost = deploy['p2p.host'] as string;
-      process.stdout.write(`wrote ${path.relative(process.cwd(), path.join(dir, valuesFile)) || valuesFile}\n`);
-    } else {
-      const inventory: Record<string, unknown> = {};
-      for (const question of SSH_QUESTIONS) {
-        const answer = await askField(question, inventory);
-        if (answer !== undefined) inventory[question.key] = answer;
-      }
-      writeStackConfig(stackFile, network.name, { name, typenode, target, inventory });
-      p2pHost = inventory.node_ip as string;
-    }
-    process.stdout.write(`wrote ${path.relative(process.cwd(), stackFile) || stackFile}\n`);
-
-    const makeKey = await asker.ask('keygen', 'Create the node key now? [Y/n]', yesNo, 'yes or no');
-    let identity: { enode: string; address: string } | undefined;
-    if (makeKey) {
-      // Outside the project (and any repository): the key must never be committed with the settings.
-      const keyFile = path.join(
-        path.resolve(expandHome(values['key-dir'] ?? DEFAULT_KEY_FOLDER)),
-        `${stack}-${name}.key`,
+    const existing = listed.find((n) => n.name === name);
+    if (!existing || how.replace) return { name, existing };
+    const what = `a ${existing.typenode} on ${existing.target === 'ssh' ? 'a machine over SSH' : 'Kubernetes'}`;
+    if (!asker.interactive) {
+      throw new UsageError(
+        `--name: node ${name} is already in ${stackFileName} (${what}); --replace replaces it (its current settings are the defaults), or give another --name`,
       );
-      const privateKey = generatePrivateKey();
-      writeNewKeyFile(keyFile, privateKey);
-      identity = deriveIdentity(privateKey, p2pHost, Number(flags['p2p-port'] ?? 0) || 60606);
-      process.stdout.write(`wrote ${keyFile} (mode 0600): keep a copy somewhere safe\n`);
-      const keyPath = `${CONFIG_NAMESPACE}:nodeKeys.${name}`;
-      // The key goes to pulumi on standard input: never on a command line, and no shell runs with the path.
-      const secretCommand = `pulumi config set --stack ${stack} --secret --path '${keyPath}' < ${shellQuote(keyFile)}`;
-      const store = await asker.ask(
-        'store-secret',
-        'Store it as a secret of the stack now (needs pulumi)? [Y/n]',
-        yesNo,
-        'yes or no',
-      );
-      if (store) {
-        const result = spawnSync('pulumi', ['config', 'set', '--stack', stack, '--secret', '--path', keyPath], {
-          cwd: dir,
-          input: privateKey,
-          stdio: ['pipe', 'inherit', 'inherit'],
-        });
-        if (result.status !== 0) process.stdout.write(`could not run pulumi; store it yourself:\n  ${secretCommand}\n`);
-      } else {
-        process.stdout.write(`to store it as a secret:\n  ${secretCommand}\n`);
-      }
     }
-
-    // The same validation the program applies to the files just written; what only the operator can give (the SSH
-    // key, the digests of the companions' executables and the monitoring client's image, which they must check
-    // themselves) is left to do.
-    const sshKey = `${CONFIG_NAMESPACE}:sshPrivateKey`;
-    const companionDigest = new RegExp(`^${CONFIG_NAMESPACE}:companions\\.[A-Za-z]+\\.(sha256|imageDigest)$`);
-    try {
-      loadStack(stack, readStackConfigFile(stackFile), readFileFromDisk);
-    } catch (error) {
-      const leftToDo = (p: { key: string }) => p.key === sshKey || companionDigest.test(p.key);
-      if (!(error instanceof SettingsError) || !error.problems.every(leftToDo)) throw error;
-      for (const problem of error.problems) {
-        process.stdout.write(
-          problem.key === sshKey
-            ? `still to do: pulumi config set --stack ${stack} --secret ${sshKey} < ~/.ssh/id_ed25519\n`
-            : `still to do: pulumi config set --stack ${stack} --path '${problem.key}' <${problem.key.endsWith('imageDigest') ? 'sha256:digest' : 'sha256'}>: ${problem.allowed}\n`,
-        );
-      }
-    }
-    process.stdout.write(
-      `\nnode ${name}: ${typenode} (${NODE_TYPE_FACTS[typenode].menuLabel}) on ${network.name}, ${target}\n`,
+    const yes = await asker.typed(
+      `Node ${name} is already in ${stackFileName} (${what}): replace it? [y/N]`,
+      yesNo(false),
     );
-    if (identity) process.stdout.write(`enode:   ${identity.enode}\naddress: ${identity.address}\n`);
-    process.stdout.write(`next: pulumi up --stack ${stack}\n`);
-  } finally {
-    asker.close();
+    if (yes) return { name, existing };
+    if (how.fromFlag) {
+      throw new UsageError(`--name: node ${name} is already in ${stackFileName}; give another --name, or --replace`);
+    }
   }
+}
+
+/** The host key: required, with the command that reads it; "later" puts it on the list, "any" opts out (test networks). */
+async function askHostKeyQuestion(
+  asker: Asker,
+  values: CommandLine<InitOptions>['values'],
+  network: Network,
+  answers: Record<string, unknown>,
+  existing: StackFileNode | undefined,
+): Promise<HostKeyAnswer> {
+  const question = SSH_QUESTIONS.find((q) => q.key === 'host_key') as FieldQuestion;
+  const acceptAnyBefore = existing?.target === 'ssh' && existing.inventory?.accept_any_host_key === true;
+  const currentKey = existing?.target === 'ssh' ? (existing.inventory?.host_key as string | undefined) : undefined;
+  if (switchOn(values, 'accept-any-host-key')) {
+    if (values['host-key'] !== undefined) {
+      throw new UsageError(
+        '--accept-any-host-key: not with --host-key: give the pinned key (recommended) or this, not both',
+      );
+    }
+    return { acceptAny: true };
+  }
+  const fallback = currentKey !== undefined ? { value: currentKey, implicit: false } : undefined;
+  if (values['host-key'] !== undefined || !asker.interactive) {
+    if (values['host-key'] === undefined && fallback === undefined) return { acceptAny: acceptAnyBefore };
+    const key = await asker.ask(question.flag, '', (a) => checkField(question, a, fallback), '', true);
+    return { key: key as string, acceptAny: false };
+  }
+  const port = answers.port === undefined ? '' : ` -p ${answers.port}`;
+  const meaning = questionMeaning(question)
+    .replace('ssh-keyscan', `ssh-keyscan${port}`)
+    .replace('<host>', String(answers.host));
+  const choices = `"later" to add it after init${network.allowsUnpinnedHostKey ? ', "any" to connect to whatever answers (test networks only)' : ''}`;
+  const shownDefault = fallback ? ` [${fallback.value}]` : acceptAnyBefore ? ' [any]' : '';
+  return asker.typed<HostKeyAnswer>(`${question.key} — ${meaning} (required; ${choices})${shownDefault}:`, (answer) => {
+    const a = answer.trim() === '' ? (fallback?.value ?? (acceptAnyBefore ? 'any' : '')) : answer.trim();
+    if (a === 'later') return { ok: true, value: { acceptAny: false } };
+    if (a === 'any') return { ok: true, value: { acceptAny: true } };
+    if (a === '') {
+      return {
+        ok: false,
+        problem: `an answer is required: the key ssh-keyscan${port} -t ed25519 ${String(answers.host)} prints, or "later"`,
+      };
+    }
+    const checked = checkField(question, a);
+    return checked.ok ? { ok: true, value: { key: checked.value as string, acceptAny: false } } : checked;
+  });
+}
+
+/** The values a replaced Kubernetes node reads now (its values file's deploy section). */
+function existingValues(dir: string, existing: StackFileNode): Record<string, unknown> | undefined {
+  const file = valuesFileOf(existing);
+  return file === undefined ? undefined : deploySection(path.join(dir, file));
+}
+
+/** The comment above a node's entry: what it is and where its settings are. */
+function nodeComment(typenode: NodeType, target: 'kubernetes' | 'ssh', valuesFile: string | undefined): string {
+  return target === 'kubernetes'
+    ? ` A ${typenode} on your Kubernetes cluster; its settings are in ${valuesFile} (deploy section).`
+    : ` A ${typenode} on a remote machine over SSH; its settings are in its inventory.`;
+}
+
+/**
+ * The question whose answer a loader problem is about, when it is one of this node's fields: on the SSH path its
+ * inventory (`lacchain:nodes[i].inventory.node_ip`, or `node <name> inventory.node_ip` across nodes), on the
+ * Kubernetes path its values file's `deploy` section. A host key still to give is not an answer's problem.
+ */
+function answerOf(
+  problem: Problem,
+  node: { name: string; index: number; target: 'kubernetes' | 'ssh'; stackFileName: string; valuesFile?: string },
+): FieldQuestion | undefined {
+  if (node.target === 'ssh' && problem.file === node.stackFileName) {
+    const prefix = [`${CONFIG_NAMESPACE}:nodes[${node.index}].inventory.`, `node ${node.name} inventory.`].find((p) =>
+      problem.key.startsWith(p),
+    );
+    if (prefix === undefined) return undefined;
+    const field = problem.key.slice(prefix.length);
+    if (field === 'host_key' && problem.given.startsWith('missing') && !problem.given.includes('accept_any')) {
+      return undefined;
+    }
+    const key = field === 'accept_any_host_key' ? 'host_key' : field;
+    return SSH_QUESTIONS.find((q) => q.key === key);
+  }
+  if (node.target === 'kubernetes' && node.valuesFile && path.normalize(problem.file) === node.valuesFile) {
+    return KUBERNETES_QUESTIONS.find(
+      (q) => problem.key === `deploy.${q.key}` || problem.key.startsWith(`deploy.${q.key}.`),
+    );
+  }
+  return undefined;
+}
+
+function report(file: string, written: boolean): void {
+  process.stdout.write(written ? `wrote ${shown(file)}\n` : `${shown(file)}: no change\n`);
 }
 
 /** The cluster's workers with their external IPs, or none when no cluster answers. */

@@ -5,8 +5,8 @@
 import { KUBERNETES_QUESTIONS, NODE_NAME_QUESTION, questionMeaning, SSH_QUESTIONS } from '../../core/init/questions';
 import type { OptionSpec, ToolSpec } from '../cli';
 
-/** The options of `npm run init`. */
-export type InitOptions = Record<string, OptionSpec & { type: 'string' }>;
+/** The options of `npm run init`: one flag per question, and the switches. */
+export type InitOptions = Record<string, OptionSpec>;
 
 /** A flag of a field question: the setting it answers and its meaning. */
 function fieldOption(question: (typeof SSH_QUESTIONS)[number]): [string, OptionSpec & { type: 'string' }] {
@@ -22,29 +22,52 @@ export const INIT_TOOL: ToolSpec<InitOptions> = {
   command: 'npm run init --',
   usage: '--stack <testnet|mainnet> [options]',
   summary:
-    'The guided setup: asks for the node type, the target (kubernetes or ssh) and its fields, checks each answer\n' +
-    "with the program's own rules, writes Pulumi.<stack>.yaml (and a Kubernetes node's values file), offers to\n" +
-    "create the node key and store it as a stack secret, and ends with the node's enode and address and what is\n" +
-    'left to do. Every question has a flag; without a terminal the flags must answer every required question.',
+    'The guided setup: asks for the node type, the target (kubernetes or ssh) and its fields (the network is the\n' +
+    "stack's), checks each answer with the program's own rules, writes Pulumi.<stack>.yaml (and a Kubernetes node's\n" +
+    'own values file), makes or reuses the node key and offers to store it as a stack secret, and ends with the\n' +
+    "node's enode and address and a numbered list of what is still to do, each with its command. An existing node\n" +
+    'is replaced only when you say so (a re-run offers its current values). Every question has a flag; without a\n' +
+    'terminal the flags must answer every required question (the host key may come later: it goes on the list).',
   options: {
     stack: { type: 'string', value: '<testnet|mainnet>', help: 'the stack to add the node to (required)' },
-    typenode: { type: 'string', value: 'TYPE', help: 'the node type: 0 validator, 1 boot, 2 writer' },
-    network: { type: 'string', value: 'INDEX', help: "the network: 0 mainnet-omega, 1 open-protestnet (the stack's)" },
+    typenode: {
+      type: 'string',
+      value: 'TYPE',
+      help: 'the node type by name or index: validator (0), bootnode (1, or boot), writer (2)',
+    },
+    network: {
+      type: 'string',
+      value: 'INDEX|NAME',
+      help: "checked against the stack's network: 0 mainnet-omega, 1 open-protestnet (never asked: the stack decides)",
+    },
     target: { type: 'string', value: '<kubernetes|ssh>', help: 'where the node runs' },
     context: { type: 'string', value: 'NAME', help: 'the kubectl context whose workers to list' },
     keygen: { type: 'string', value: '<yes|no>', help: 'create the node key now' },
     'store-secret': { type: 'string', value: '<yes|no>', help: 'store the key as a stack secret now (runs pulumi)' },
     dir: { type: 'string', value: 'DIR', help: 'the project folder to write into (default: here)' },
     'key-dir': { type: 'string', value: 'DIR', help: 'where to write the key (outside any repository)' },
+    replace: {
+      type: 'boolean',
+      help: 'replace the node of that name if the stack has one (its current values are the defaults)',
+    },
     ...FIELD_OPTIONS,
+    'accept-any-host-key': {
+      type: 'boolean',
+      help: 'test networks only (refused on mainnet): connect without a pinned host_key (accept_any_host_key)',
+    },
   },
   examples: [
     ['--stack testnet', 'answer the questions on the terminal'],
     [
       '--stack testnet --typenode 0 --network 1 --target ssh --host 198.51.100.7 --node-name org-validator ' +
         '--node-email ops@example.org --user ubuntu --keygen yes --store-secret no',
-      'an SSH validator on testnet, every answer from the flags',
+      'an SSH validator on testnet, every answer from the flags; the host key and digests go on the list',
+    ],
+    [
+      '--stack testnet --name validator --replace --keygen yes --store-secret no ' +
+        '--host-key "$(ssh-keyscan -t ed25519 198.51.100.7)"',
+      'the same node again, with its host key: its current values are the defaults, its key is reused',
     ],
   ],
-  exitCodes: '0 written, 2 a wrong answer or flag (nothing written).',
+  exitCodes: '0 written (with what is still to do listed), 2 a wrong answer or flag (nothing written).',
 };

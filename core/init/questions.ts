@@ -9,14 +9,14 @@ import { DEFAULT_NAMESPACE } from '../catalog/defaults';
 import { deploySchema, inventorySchema, stackNodeSchema } from '../settings/schema';
 import { isNumeric, isOptional, plainMeaning, ruleDefault, shapeOf } from '../settings/settingDoc';
 
-/** The node-type menu: `[0] validator [1] boot [2] writer`. */
+/** The node-type menu: `[0] validator [1] bootnode [2] writer` (the reference installer's order). */
 export const NODE_TYPE_MENU: readonly NodeType[] = [...NODE_TYPES].sort(
   (a, b) => NODE_TYPE_FACTS[a].menuIndex - NODE_TYPE_FACTS[b].menuIndex,
 );
 
-/** The menu line of node types. */
+/** The menu line of node types, by the names the settings use. */
 export function nodeTypeMenu(): string {
-  return NODE_TYPE_MENU.map((t, i) => `[${i}] ${NODE_TYPE_FACTS[t].menuLabel}`).join(' ');
+  return NODE_TYPE_MENU.map((t, i) => `[${i}] ${t}`).join(' ');
 }
 
 /** The menu line of networks. */
@@ -27,22 +27,31 @@ export function networkMenu(): string {
 /** An answer checked: the value to store, or why it is refused. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-function menuChoice<T>(answer: string, items: readonly T[], menu: string): Checked<T> {
-  const index = /^\d+$/.test(answer.trim()) ? Number(answer.trim()) : NaN;
-  if (!Number.isInteger(index) || index < 0 || index >= items.length) {
-    return { ok: false, problem: `given ${JSON.stringify(answer)}; allowed: the index of one of ${menu}` };
+/** A menu's item by its index or by one of its names. */
+function menuChoice<T>(answer: string, items: readonly T[], names: (item: T) => string[], menu: string): Checked<T> {
+  const a = answer.trim();
+  const byIndex = /^\d+$/.test(a) ? items[Number(a)] : undefined;
+  const chosen = byIndex ?? items.find((item) => names(item).includes(a.toLowerCase()));
+  if (chosen === undefined) {
+    return { ok: false, problem: `given ${JSON.stringify(answer)}; allowed: a name or the index of one of ${menu}` };
   }
-  return { ok: true, value: items[index] };
+  return { ok: true, value: chosen };
 }
 
-/** The node type from its menu index. */
+/**
+ * The node type by its name (`validator`, `bootnode`, `writer`), the reference installer's label (`boot`) or its
+ * menu index.
+ */
 export function checkNodeType(answer: string): Checked<NodeType> {
-  return menuChoice(answer, NODE_TYPE_MENU, nodeTypeMenu());
+  return menuChoice(answer, NODE_TYPE_MENU, (t) => [t, NODE_TYPE_FACTS[t].menuLabel], nodeTypeMenu());
 }
 
-/** The network from its menu index: the deprecated one is refused, and it must be the stack's network. */
+/**
+ * The network by its menu index or name: the deprecated one is refused, and it must be the stack's network (the
+ * stack decides it, so the setup only checks what it is told).
+ */
 export function checkNetworkAnswer(answer: string, stackNetwork: Network): Checked<Network> {
-  const choice = menuChoice(answer, NETWORK_MENU, networkMenu());
+  const choice = menuChoice(answer, NETWORK_MENU, (n) => [n.name], networkMenu());
   if (!choice.ok) return choice;
   if (choice.value.deprecated) return { ok: false, problem: choice.value.deprecated };
   if (choice.value.name !== stackNetwork.name) {
@@ -116,13 +125,40 @@ export const SSH_QUESTIONS: FieldQuestion[] = questionsOf(
 /** The node's name in the stack. */
 export const NODE_NAME_QUESTION: FieldQuestion = questionsOf(stackNodeSchema.shape, ['name'])[0];
 
-/** Checks a typed answer with the question's rule. Empty answers take the default. */
+/**
+ * A question's default: the node's current value (a re-run keeps it as it is), the value the program takes when the
+ * setting is left out (`implicit`: taking it writes nothing, so a later default applies), or one suggested from the
+ * answers so far (written).
+ */
+export interface FieldDefault {
+  value: string;
+  implicit: boolean;
+}
+
+/** An SSH host key line as `ssh-keyscan` prints it (`<host> <type> <key>`) or as the inventory takes it. */
+const KEYSCAN_LINE = /^\S+\s+((ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp\d+)\s+\S+.*)$/;
+
+/** An answer as the setting takes it: a host key pasted from ssh-keyscan loses its leading host name. */
+function normalized(question: FieldQuestion, answer: string): string {
+  const text = answer.trim();
+  if (question.key === 'host_key') return KEYSCAN_LINE.exec(text)?.[1] ?? text;
+  return text;
+}
+
+/**
+ * Checks a typed answer with the question's rule. An empty answer takes the default: undefined (nothing written) when
+ * the default is implicit or there is none for an optional question.
+ */
 export function checkField(
   question: FieldQuestion,
   answer: string,
-  fallback?: string,
+  fallback?: FieldDefault,
 ): Checked<string | number | undefined> {
-  const text = answer.trim() === '' ? (fallback ?? '') : answer.trim();
+  let text = normalized(question, answer);
+  if (text === '') {
+    if (fallback?.implicit) return { ok: true, value: undefined };
+    text = fallback?.value ?? '';
+  }
   if (text === '') {
     return isOptionalQuestion(question)
       ? { ok: true, value: undefined }
@@ -134,27 +170,73 @@ export function checkField(
   return { ok: false, problem: `given ${JSON.stringify(value)}; allowed: ${result.error.issues[0].message}` };
 }
 
-/** The default of a field question: the schema's, or one made from what is known so far. */
+/** The default of a field question: the node's current value, the program's, or one made from what is known. */
 export function fieldDefault(
   question: FieldQuestion,
   known: Record<string, unknown>,
   network: Network,
-): string | undefined {
+  current?: unknown,
+): FieldDefault | undefined {
+  if (current !== undefined && current !== null) return { value: String(current), implicit: false };
   const ruled = ruleDefault(question.schema);
-  if (ruled !== undefined) return String(ruled);
+  if (ruled !== undefined) return { value: String(ruled), implicit: true };
+  const suggested = (value: unknown) => (value === undefined ? undefined : { value: String(value), implicit: false });
   switch (question.key) {
     case 'p2p.host':
-      return (known.workerExternalIP as string) ?? (known.publicIP as string);
+      return suggested(known.workerExternalIP ?? known.publicIP);
     case 'namespace':
-      return DEFAULT_NAMESPACE;
+      return { value: DEFAULT_NAMESPACE, implicit: true };
     case 'releaseVersion':
     case 'node_release_version':
-      return network.defaultBesuVersion;
+      return { value: network.defaultBesuVersion, implicit: true };
     case 'node_ip':
-      return known.host as string;
+      return suggested(known.host);
     default:
       return undefined;
   }
+}
+
+/**
+ * The settings a node keeps when it moves to the other path, under their names in a values file and in an
+ * inventory: its name and contact on the network and its release (its addresses are the new place's).
+ */
+const SAME_SETTING: ReadonlyArray<readonly [string, string]> = [
+  ['nodeName', 'node_name'],
+  ['nodeEmail', 'node_email'],
+  ['releaseVersion', 'node_release_version'],
+];
+
+/** A value of a mapping by its dot path (`p2p.host`). */
+function valueAt(mapping: Record<string, unknown> | undefined, key: string): unknown {
+  return key
+    .split('.')
+    .reduce<unknown>(
+      (at, part) => (at && typeof at === 'object' ? (at as Record<string, unknown>)[part] : undefined),
+      mapping,
+    );
+}
+
+/**
+ * The current answers of a node the setup replaces, by question key for `target`: its own path's settings (the
+ * values file's `deploy` section or the inventory), or, when it moves to the other path, the settings both share.
+ */
+export function currentAnswers(
+  target: 'kubernetes' | 'ssh',
+  existing: { target: string; deploy?: Record<string, unknown>; inventory?: Record<string, unknown> },
+): Record<string, unknown> {
+  const questions = target === 'kubernetes' ? KUBERNETES_QUESTIONS : SSH_QUESTIONS;
+  const own = target === 'kubernetes' ? existing.deploy : existing.inventory;
+  if (existing.target === target) {
+    return Object.fromEntries(questions.map((q) => [q.key, valueAt(own, q.key)]).filter(([, v]) => v !== undefined));
+  }
+  const other = target === 'kubernetes' ? existing.inventory : existing.deploy;
+  const answers: Record<string, unknown> = {};
+  for (const [clusterKey, machineKey] of SAME_SETTING) {
+    const [mine, theirs] = target === 'kubernetes' ? [clusterKey, machineKey] : [machineKey, clusterKey];
+    const value = valueAt(other, theirs);
+    if (value !== undefined) answers[mine] = value;
+  }
+  return answers;
 }
 
 /** A worker of the cluster: `kubectl get nodes -o wide` columns NAME and EXTERNAL-IP. */

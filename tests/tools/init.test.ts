@@ -1,31 +1,37 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
  * The guided setup: typed for real in a pseudo-terminal (wrong answers asked again), run with flags, and the files it
- * writes planned offline as `pulumi up` would take them.
+ * writes planned offline as `pulumi up` would take them: after doing what its still-to-do list says, as printed, the
+ * plan (with the policy rules) passes on both paths and both networks.
  */
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
+import { parseDocument } from 'yaml';
 import { parseWorkers, checkNetworkAnswer, checkNodeType } from '../../core/init/questions';
 import { NETWORKS } from '../../core/catalog/networks';
 import { parsePrivateKey, deriveIdentity } from '../../core/identity/nodeKey';
 import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
-import { FAKE_HOST_KEY, TEST_COMPANIONS } from '../../testing/fixtures';
+import { FAKE_HOST_KEY, TEST_COMPANIONS, TEST_KEY_IMAGE_DIGESTS } from '../../testing/fixtures';
 
-jest.setTimeout(120_000);
+jest.setTimeout(180_000);
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-init-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 const kubectlDir = path.join(PROJECT_DIR, 'tests/fixtures/recorded-kubectl');
 
-function project(name: string, withExamples = false): string {
+/** A project folder: empty, or with the shipped stack of `withExample` and its values files. */
+function project(name: string, withExample?: 'testnet' | 'mainnet'): string {
   const dir = path.join(work, name);
   fs.mkdirSync(path.join(dir, 'values'), { recursive: true });
-  if (withExamples) {
-    fs.copyFileSync(path.join(PROJECT_DIR, 'Pulumi.testnet.yaml'), path.join(dir, 'Pulumi.testnet.yaml'));
-    fs.copyFileSync(path.join(PROJECT_DIR, 'values/writer.yml'), path.join(dir, 'values/writer.yml'));
+  if (withExample) {
+    const stackFile = `Pulumi.${withExample}.yaml`;
+    fs.copyFileSync(path.join(PROJECT_DIR, stackFile), path.join(dir, stackFile));
+    for (const file of withExample === 'testnet' ? ['writer'] : ['validator', 'bootnode']) {
+      fs.copyFileSync(path.join(PROJECT_DIR, `values/${file}.yml`), path.join(dir, `values/${file}.yml`));
+    }
   }
   return dir;
 }
@@ -40,6 +46,9 @@ function kubectlEnv(nodes?: string) {
     KUBECTL_ANSWERS: answers,
   };
 }
+
+/** `npm run init` without a terminal. */
+const init = (args: string[]) => runNpmAsync('init', args, { env: kubectlEnv() });
 
 /** Types answers at the prompts in a real pseudo-terminal. */
 function typeInTerminal(args: string[], steps: Array<[RegExp, string]>, env: Record<string, string>) {
@@ -59,18 +68,107 @@ function typeInTerminal(args: string[], steps: Array<[RegExp, string]>, env: Rec
   });
 }
 
-async function planOffline(dir: string, keyFile?: string) {
+/** The offline plan of the project's stack; `nodeKey` is `NODE=FILE`, the node's key file. */
+async function planOffline(dir: string, stack: 'testnet' | 'mainnet', nodeKey?: string) {
   const out = path.join(dir, 'plan');
   const result = await runNpmAsync('plan', [
     '--stack',
-    'testnet',
+    stack,
     '--config',
-    path.join(dir, 'Pulumi.testnet.yaml'),
+    path.join(dir, `Pulumi.${stack}.yaml`),
     '--out',
     out,
-    ...(keyFile ? ['--node-key-file', keyFile] : []),
+    ...(nodeKey ? ['--node-key-file', nodeKey] : []),
   ]);
   return { ...result, out };
+}
+
+/** One item of the still-to-do list as printed: its title, the lines to copy (indented 7) and the sentences. */
+interface Item {
+  what: string;
+  commands: string[];
+  text: string[];
+}
+
+/** The numbered still-to-do list of init's output. */
+function stillToDo(stdout: string): Item[] {
+  const start = stdout.indexOf('\nStill to do before pulumi up');
+  if (start < 0) return [];
+  const items: Item[] = [];
+  for (const line of stdout.slice(start).split('\n').slice(2)) {
+    const numbered = /^ {2}(\d+)\. (.*)$/.exec(line);
+    if (numbered) {
+      expect(Number(numbered[1])).toBe(items.length + 1);
+      items.push({ what: numbered[2], commands: [], text: [] });
+    } else if (line.startsWith('       ')) items[items.length - 1].commands.push(line.slice(7));
+    else if (line.startsWith('     ')) items[items.length - 1].text.push(line.slice(5));
+    else break;
+  }
+  return items;
+}
+
+/** Sets a value in a YAML file at a path of keys, keeping the rest. */
+function setInFile(file: string, keys: string[], value: unknown) {
+  const document = parseDocument(fs.readFileSync(file, 'utf8'));
+  document.setIn(keys, value);
+  fs.writeFileSync(file, document.toString({ lineWidth: 0 }));
+}
+
+/** A made-up digest for each value the list asks for (never a real image's). */
+function digestFor(key: string): string {
+  if (key.endsWith('.sha256')) return TEST_COMPANIONS[key.split('.')[1] as 'rotationValidator'].sha256;
+  if (key.includes('ethstats')) return TEST_COMPANIONS.ethstats.imageDigest;
+  if (key.includes('relaySigner')) return TEST_KEY_IMAGE_DIGESTS.relaySigner;
+  if (key.includes('rotationValidator')) return TEST_KEY_IMAGE_DIGESTS.rotationValidator;
+  return TEST_KEY_IMAGE_DIGESTS.besu;
+}
+
+/**
+ * Does what each item of the list says, the way its commands would: `pulumi config set` into the stack file (a
+ * secret as the encrypted value pulumi leaves), the host key into the inventory (or through the init command the item
+ * prints), a digest into the values file it names. Any item not understood fails the test.
+ */
+async function follow(dir: string, stack: 'testnet' | 'mainnet', items: Item[], hostKeyThroughInit = false) {
+  const stackFile = path.join(dir, `Pulumi.${stack}.yaml`);
+  for (const item of items) {
+    const done: string[] = [];
+    for (const command of item.commands) {
+      const config = /^pulumi config set --stack (\S+) (--secret )?(?:--path )?'?([^' ]+)'? (.*)$/.exec(command);
+      if (config) {
+        expect(config[1]).toBe(stack);
+        const [top, ...rest] = config[3].split('.');
+        const secret = config[2] !== undefined;
+        if (secret) expect(config[4]).toMatch(/^< /);
+        setInFile(stackFile, ['config', top, ...rest], secret ? { secure: 'v1:x' } : digestFor(config[3]));
+        done.push(command);
+      } else if (/^ssh-keyscan -t ed25519 \S+$/.test(command) || command.startsWith('docker buildx imagetools')) {
+        done.push(command); // reads the value the next line sets
+      } else if (command.startsWith('npm run init -- ') && hostKeyThroughInit) {
+        const args = command
+          .slice('npm run init -- '.length)
+          .replace("'<the line ssh-keyscan printed>'", `'198.51.100.7 ${FAKE_HOST_KEY}'`);
+        const words = [...args.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]);
+        const again = await init(words);
+        expect(again.stderr).toBe('');
+        expect(again.code).toBe(0);
+        done.push(command);
+      } else if (/^ {2}imageDigest: sha256:<digest>$/.test(command)) {
+        const file = /then in (\S+), under deploy:/.exec(item.text.join(' '))?.[1];
+        expect(file).toBeDefined();
+        setInFile(path.join(dir, file as string), ['deploy', 'imageDigest'], digestFor('deploy.imageDigest'));
+        done.push(command);
+      }
+    }
+    const hostKey = /inventory of node (\S+) in (\S+),/.exec(item.text.join(' '));
+    if (hostKey && !hostKeyThroughInit) {
+      const document = parseDocument(fs.readFileSync(stackFile, 'utf8'));
+      const nodes = document.getIn(['config', 'lacchain:nodes']) as any;
+      const index = nodes.items.findIndex((n: any) => n.get('name') === hostKey[1]);
+      setInFile(stackFile, ['config', 'lacchain:nodes', index, 'inventory', 'host_key'], FAKE_HOST_KEY);
+    }
+    // Every item is one of those: nothing to fix by hand in what init wrote.
+    expect({ item: item.what, done: done.length > 0 }).toEqual({ item: item.what, done: true });
+  }
 }
 
 const WORKERS = [
@@ -80,29 +178,401 @@ const WORKERS = [
   'worker-b   Ready    <none>          10d   v1.30.2   10.0.0.12     203.0.113.62    Ubuntu 22.04.4 LTS   5.15.0',
 ].join('\n');
 
+/** The README's example, in a project folder and with its own key folder. */
+const README_EXAMPLE = [
+  ...['--typenode', '0', '--network', '1', '--target', 'ssh', '--host', '198.51.100.7'],
+  ...['--node-name', 'org-validator', '--node-email', 'ops@example.org', '--user', 'ubuntu'],
+  ...['--keygen', 'yes', '--store-secret', 'no'],
+];
+
+const read = (file: string) => fs.readFileSync(file, 'utf8');
+const stackOf = (dir: string, stack = 'testnet') => yaml.load(read(path.join(dir, `Pulumi.${stack}.yaml`))) as any;
+
+describe('the README example', () => {
+  const dir = project('readme', 'testnet');
+  const keys = `${dir}-keys`;
+  const keyFile = path.join(keys, 'testnet-validator.key');
+  let first: { code: number; stdout: string; stderr: string };
+  beforeAll(async () => {
+    first = await init(['--stack', 'testnet', '--dir', dir, '--key-dir', keys, ...README_EXAMPLE]);
+  });
+
+  it('exits 0 with the stack and the key written, the enode and the address printed', () => {
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const identity = deriveIdentity(parsePrivateKey(read(keyFile)), '198.51.100.7', 60606);
+    expect(first.stdout).toContain(`enode:   ${identity.enode}\naddress: ${identity.address}\n`);
+    expect(first.stdout).toContain(
+      '\nnode validator: validator on open-protestnet, ssh (named org-validator on the network)\n',
+    );
+    // Defaults stay implicit (the SSH port, the release: a later default applies), the host key is still to give.
+    expect(stackOf(dir).config['lacchain:nodes'][1]).toEqual({
+      name: 'validator',
+      typenode: 'validator',
+      target: 'ssh',
+      inventory: {
+        host: '198.51.100.7',
+        node_ip: '198.51.100.7',
+        node_name: 'org-validator',
+        node_email: 'ops@example.org',
+        user: 'ubuntu',
+      },
+    });
+    expect(read(path.join(dir, 'Pulumi.testnet.yaml'))).toContain(
+      '    # A validator on a remote machine over SSH; its settings are in its inventory.\n    - name: validator\n',
+    );
+  });
+
+  it('lists what is still to do, each with its command', () => {
+    const items = stillToDo(first.stdout);
+    const commands = items.flatMap((i) => i.commands);
+    expect(commands).toEqual([
+      'ssh-keyscan -t ed25519 198.51.100.7',
+      `npm run init -- --stack testnet --dir '${dir}' --key-dir '${keys}' --name validator --replace --keygen yes --store-secret no --host-key '<the line ssh-keyscan printed>'`,
+      "pulumi config set --stack testnet --path 'lacchain:companions.ethstats.imageDigest' sha256:<digest>",
+      "pulumi config set --stack testnet --path 'lacchain:companions.rotationValidator.sha256' <sha256>",
+      'pulumi config set --stack testnet --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519',
+      `pulumi config set --stack testnet --secret --path 'lacchain:nodeKeys.validator' < '${keyFile}'`,
+    ]);
+    expect(items[0].what).toMatch(/the SSH host key of 198\.51\.100\.7 \(host_key of node validator\)/);
+    expect(items[0].text.join(' ')).toMatch(/as host_key in the inventory of node validator in Pulumi\.testnet\.yaml/);
+    // Where each digest comes from: the settings' own sentence, and the catalog.
+    expect(items[2].what).toMatch(
+      /the SHA-256 of the executable at https:\/\/raw\.githubusercontent\.com\/LACNetNetworks\/rotation-validator\/.* core\/catalog\/companions\.ts/,
+    );
+    expect(first.stdout).toMatch(/\nthen: pulumi up --stack testnet\n$/);
+  });
+
+  it('following the list as printed (the host key through init again) gives a stack whose plan passes', async () => {
+    await follow(dir, 'testnet', stillToDo(first.stdout), true);
+    const planned = await planOffline(dir, 'testnet', `validator=${keyFile}`);
+    expect(planned.stderr).not.toMatch(/policy violation/);
+    expect(planned.code).toBe(0);
+    const identity = deriveIdentity(parsePrivateKey(read(keyFile)), '198.51.100.7', 60606);
+    expect(JSON.parse(planned.stdout).nodes.validator.enode).toBe(identity.enode);
+    expect(fs.readdirSync(path.join(planned.out, 'remote', 'validator'))).toContain('10-companions.sh');
+    expect(stackOf(dir).config['lacchain:nodes'][1].inventory.host_key).toBe(FAKE_HOST_KEY);
+  });
+
+  it('run again, reuses the key and its enode, keeps the values, and says when nothing changed', async () => {
+    const before = read(path.join(dir, 'Pulumi.testnet.yaml'));
+    const again = await init(['--stack', 'testnet', '--dir', dir, '--key-dir', keys, ...README_EXAMPLE, '--replace']);
+    expect(again.stderr).toBe('');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`using the node key ${keyFile}`);
+    expect(again.stdout).toContain(`${path.join(dir, 'Pulumi.testnet.yaml')}: no change`);
+    expect(again.stdout).not.toMatch(/^wrote /m);
+    expect(read(path.join(dir, 'Pulumi.testnet.yaml'))).toBe(before);
+    const identity = deriveIdentity(parsePrivateKey(read(keyFile)), '198.51.100.7', 60606);
+    expect(again.stdout).toContain(`enode:   ${identity.enode}`);
+    // What was done is no longer on the list: the host key is kept as the node's current value.
+    expect(stillToDo(again.stdout).flatMap((i) => i.commands)).toEqual([
+      `pulumi config set --stack testnet --secret --path 'lacchain:nodeKeys.validator' < '${keyFile}'`,
+    ]);
+    // Only what is given changes; the rest is the node's current values.
+    const moved = await init([
+      '--stack',
+      'testnet',
+      '--dir',
+      dir,
+      '--name',
+      'validator',
+      '--replace',
+      '--host',
+      '198.51.100.8',
+      '--keygen',
+      'no',
+    ]);
+    expect(moved.code).toBe(0);
+    expect(stackOf(dir).config['lacchain:nodes'][1].inventory).toEqual({
+      host: '198.51.100.8',
+      node_ip: '198.51.100.7',
+      node_name: 'org-validator',
+      node_email: 'ops@example.org',
+      user: 'ubuntu',
+      host_key: FAKE_HOST_KEY,
+    });
+    expect(stackOf(dir).config['lacchain:sshPrivateKey']).toEqual({ secure: 'v1:x' });
+  });
+});
+
+describe('following the list gives a stack whose plan passes', () => {
+  it('mainnet, ssh: a public address, the host key written into the inventory', async () => {
+    const dir = project('mainnet-ssh');
+    const keys = `${dir}-keys`;
+    const result = await init([
+      ...['--stack', 'mainnet', '--dir', dir, '--key-dir', keys, '--typenode', 'validator', '--target', 'ssh'],
+      ...['--host', '190.0.2.10', '--node-name', 'org-validator', '--node-email', 'ops@example.org'],
+      ...['--keygen', 'yes', '--store-secret', 'no'],
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const items = stillToDo(result.stdout);
+    expect(items.map((i) => i.commands[0]).sort()).toEqual([
+      "pulumi config set --stack mainnet --path 'lacchain:companions.ethstats.imageDigest' sha256:<digest>",
+      "pulumi config set --stack mainnet --path 'lacchain:companions.rotationValidator.sha256' <sha256>",
+      `pulumi config set --stack mainnet --secret --path 'lacchain:nodeKeys.validator' < '${path.join(keys, 'mainnet-validator.key')}'`,
+      'pulumi config set --stack mainnet --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519',
+      'ssh-keyscan -t ed25519 190.0.2.10',
+    ]);
+    // No opt-out offered on mainnet.
+    expect(result.stdout).not.toContain('--accept-any-host-key');
+    await follow(dir, 'mainnet', items);
+    const planned = await planOffline(dir, 'mainnet', `validator=${path.join(keys, 'mainnet-validator.key')}`);
+    expect(planned.stderr).not.toMatch(/policy/);
+    expect(planned.code).toBe(0);
+  });
+
+  it('mainnet, kubernetes: every image digest the policy requires, where it goes', async () => {
+    const dir = project('mainnet-kubernetes');
+    const result = await init([
+      ...['--stack', 'mainnet', '--dir', dir, '--typenode', 'writer', '--target', 'kubernetes'],
+      ...['--worker-name', 'worker-1', '--public-ip', '190.0.2.20', '--node-name', 'org-writer'],
+      ...['--node-email', 'ops@example.org', '--keygen', 'no'],
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('no node key yet: pulumi up makes one');
+    const items = stillToDo(result.stdout);
+    expect(items.map((i) => i.commands)).toEqual([
+      ['docker buildx imagetools inspect hyperledger/besu:23.4.1', '  imageDigest: sha256:<digest>'],
+      [
+        'docker buildx imagetools inspect lacnetnetworks/relay-signer-lacchain:1.0.2',
+        "pulumi config set --stack mainnet --path 'lacchain:companions.relaySigner.imageDigest' sha256:<digest>",
+      ],
+    ]);
+    expect(items[0].text).toEqual(['then in values/writer.yml, under deploy:']);
+    expect(items[0].what).toMatch(/node-key-images-pinned/);
+    // Before: the plan fails the policy, as pulumi up would.
+    expect((await planOffline(dir, 'mainnet')).code).not.toBe(0);
+    await follow(dir, 'mainnet', items);
+    const planned = await planOffline(dir, 'mainnet');
+    expect(planned.stderr).not.toMatch(/policy violation/);
+    expect(planned.code).toBe(0);
+    // The defaults the operator took stay implicit.
+    expect((yaml.load(read(path.join(dir, 'values/writer.yml'))) as any).deploy).toEqual({
+      network: 'main-net',
+      typenode: 'writer',
+      workerName: 'worker-1',
+      publicIP: '190.0.2.20',
+      p2p: { host: '190.0.2.20' },
+      nodeName: 'org-writer',
+      nodeEmail: 'ops@example.org',
+      imageDigest: TEST_KEY_IMAGE_DIGESTS.besu,
+    });
+  });
+
+  it('testnet, kubernetes: a second writer beside the shipped one, with its own values file', async () => {
+    const dir = project('testnet-kubernetes', 'testnet');
+    const writerValues = read(path.join(dir, 'values/writer.yml'));
+    const result = await init([
+      ...['--stack', 'testnet', '--dir', dir, '--typenode', 'writer', '--target', 'kubernetes', '--name', 'w2'],
+      ...['--worker-name', 'worker-3', '--public-ip', '203.0.113.40', '--node-name', 'org-w2'],
+      ...['--node-email', 'ops@example.org', '--keygen', 'no'],
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`wrote ${path.join(dir, 'values/w2.yml')}`);
+    expect(read(path.join(dir, 'values/writer.yml'))).toBe(writerValues);
+    expect(stackOf(dir).config['lacchain:nodes'][1]).toEqual({
+      name: 'w2',
+      typenode: 'writer',
+      target: 'kubernetes',
+      values: 'values/w2.yml',
+    });
+    const items = stillToDo(result.stdout);
+    expect(items).toEqual([]);
+    expect(result.stdout).toMatch(/\nnext: pulumi up --stack testnet\n$/);
+    const planned = await planOffline(dir, 'testnet');
+    expect(planned.stderr).not.toMatch(/policy violation/);
+    expect(planned.code).toBe(0);
+    expect(Object.keys(JSON.parse(planned.stdout).nodes)).toEqual(['writer', 'w2']);
+  });
+});
+
+describe('a node already in the stack', () => {
+  it('is never replaced without a terminal unless --replace; replaced, its comment says what it now is', async () => {
+    const dir = project('replace', 'testnet');
+    const stackText = read(path.join(dir, 'Pulumi.testnet.yaml'));
+    const args = [
+      ...['--stack', 'testnet', '--dir', dir, '--typenode', 'writer', '--target', 'ssh', '--host', '198.51.100.9'],
+      ...['--node-email', 'ops@example.org', '--keygen', 'no'],
+    ];
+    const refused = await init(args);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /--name: node writer is already in Pulumi\.testnet\.yaml \(a writer on Kubernetes\); --replace replaces it/,
+    );
+    expect(read(path.join(dir, 'Pulumi.testnet.yaml'))).toBe(stackText);
+
+    const replaced = await init([...args, '--replace']);
+    expect(replaced.stderr).toBe('');
+    expect(replaced.code).toBe(0);
+    const text = read(path.join(dir, 'Pulumi.testnet.yaml'));
+    expect(text).toContain(
+      '    # A writer on a remote machine over SSH; its settings are in its inventory.\n    - name: writer\n',
+    );
+    expect(text).not.toContain('A writer on your Kubernetes cluster');
+    // The writer's values (its name and e-mail on the network) are the defaults of its new inventory.
+    expect(stackOf(dir).config['lacchain:nodes']).toEqual([
+      {
+        name: 'writer',
+        typenode: 'writer',
+        target: 'ssh',
+        inventory: {
+          host: '198.51.100.9',
+          node_ip: '198.51.100.9',
+          node_name: 'my-org-writer',
+          node_email: 'ops@example.org',
+        },
+      },
+    ]);
+    expect(replaced.stdout).toContain('values/writer.yml is no longer read by any node');
+  });
+
+  it("a second node of a type on mainnet leaves the first one's values file as it was", async () => {
+    const dir = project('mainnet-second', 'mainnet');
+    const validatorValues = read(path.join(dir, 'values/validator.yml'));
+    const result = await init([
+      ...['--stack', 'mainnet', '--dir', dir, '--typenode', '0', '--network', '0', '--target', 'kubernetes'],
+      ...['--name', 'v2', '--worker-name', 'worker-9', '--public-ip', '190.0.2.30', '--node-name', 'org-v2'],
+      ...['--node-email', 'ops@example.org', '--keygen', 'no'],
+    ]);
+    expect(result.code).toBe(0);
+    expect(read(path.join(dir, 'values/validator.yml'))).toBe(validatorValues);
+    expect((yaml.load(read(path.join(dir, 'values/v2.yml'))) as any).deploy.p2p.host).toBe('190.0.2.30');
+    expect(stackOf(dir, 'mainnet').config['lacchain:nodes'].map((n: any) => [n.name, n.values])).toEqual([
+      ['validator', undefined],
+      ['bootnode', undefined],
+      ['v2', 'values/v2.yml'],
+    ]);
+  });
+});
+
+describe('the host key', () => {
+  const ssh = [
+    '--target',
+    'ssh',
+    '--host',
+    '198.51.100.7',
+    '--node-name',
+    'org-validator',
+    '--node-email',
+    'ops@example.org',
+  ];
+
+  it('--accept-any-host-key opts a test network out of pinning it', async () => {
+    const dir = project('any-key');
+    const result = await init([
+      '--stack',
+      'testnet',
+      '--dir',
+      dir,
+      '--typenode',
+      'validator',
+      ...ssh,
+      '--accept-any-host-key',
+      '--keygen',
+      'no',
+    ]);
+    expect(result.code).toBe(0);
+    expect(stackOf(dir).config['lacchain:nodes'][0].inventory.accept_any_host_key).toBe(true);
+    expect(stillToDo(result.stdout).map((i) => i.commands[0])).not.toContain('ssh-keyscan -t ed25519 198.51.100.7');
+  });
+
+  it('takes the line ssh-keyscan prints', async () => {
+    const dir = project('keyscan-line');
+    const result = await init([
+      '--stack',
+      'testnet',
+      '--dir',
+      dir,
+      '--typenode',
+      'validator',
+      ...ssh,
+      '--host-key',
+      `198.51.100.7 ${FAKE_HOST_KEY}`,
+      '--keygen',
+      'no',
+    ]);
+    expect(result.code).toBe(0);
+    expect(stackOf(dir).config['lacchain:nodes'][0].inventory.host_key).toBe(FAKE_HOST_KEY);
+  });
+
+  it.each([
+    [
+      ['--accept-any-host-key'],
+      /--accept-any-host-key: missing \(accept_any_host_key is for test networks only\); allowed: the machine's SSH host key/,
+    ],
+    [['--accept-any-host-key', '--host-key', FAKE_HOST_KEY], /--accept-any-host-key: not with --host-key/],
+  ])('on mainnet, %j is refused naming the flag, nothing written', async (args, message) => {
+    const dir = project(`any-key-mainnet-${Math.random()}`);
+    const result = await init([
+      ...['--stack', 'mainnet', '--dir', dir, '--typenode', 'validator', '--target', 'ssh', '--host', '190.0.2.10'],
+      ...['--node-name', 'org-validator', '--node-email', 'ops@example.org', '--keygen', 'no', ...args],
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(fs.existsSync(path.join(dir, 'Pulumi.mainnet.yaml'))).toBe(false);
+  });
+});
+
+describe('mainnet refuses an address peers cannot reach, with the settings rule, naming the flag', () => {
+  it.each([
+    [
+      ['--target', 'kubernetes', '--worker-name', 'w1', '--public-ip', '10.0.0.5'],
+      '--public-ip',
+      /a private address \(10\.0\.0\.0\/8\)/,
+    ],
+    [
+      ['--target', 'kubernetes', '--worker-name', 'w1', '--public-ip', '190.0.2.10', '--p2p-host', '203.0.113.9'],
+      '--p2p-host',
+      /a documentation address \(203\.0\.113\.0\/24\)/,
+    ],
+    [
+      ['--target', 'ssh', '--host', '190.0.2.10', '--node-ip', '192.168.1.5'],
+      '--node-ip',
+      /a private address \(192\.168\.0\.0\/16\)/,
+    ],
+    [['--target', 'ssh', '--host', '198.51.100.7'], '--node-ip', /a documentation address \(198\.51\.100\.0\/24\)/],
+  ])('%j', async (args, flag, why) => {
+    const dir = project(`address-${Math.random()}`);
+    const result = await init([
+      ...['--stack', 'mainnet', '--dir', dir, '--typenode', 'validator', ...args],
+      ...['--node-name', 'org-validator', '--node-email', 'ops@example.org', '--keygen', 'no'],
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(`^error: ${flag}: given "[0-9.]+", ${why.source}; allowed: on mainnet-omega, a public IPv4`, 'm'),
+    );
+    expect(fs.existsSync(path.join(dir, 'Pulumi.mainnet.yaml'))).toBe(false);
+  });
+});
+
 describe('npm run init in a terminal', () => {
-  it('asks the installer questions, asks again after wrong answers, offers the workers and writes the files', async () => {
-    const dir = project('typed', true);
+  it('asks the installer questions, asks again after wrong answers, asks before replacing a node, offers the workers', async () => {
+    const dir = project('typed', 'testnet');
     const keys = `${dir}-keys`;
     const result = await typeInTerminal(
       ['--stack', 'testnet', '--dir', dir, '--key-dir', keys],
       [
-        [/Node type \[0\] validator \[1\] boot \[2\] writer:/, '7'],
-        [/allowed: the index of one of/, '2'],
-        [/Network \[0\] mainnet-omega \[1\] open-protestnet \[2\] legacy-protestnet \(DEPRECATED\):/, '2'],
-        [/deprecated and no longer accepts new nodes/, '0'],
-        [/this stack deploys to open-protestnet/, '1'],
+        [/Node type \[0\] validator \[1\] bootnode \[2\] writer:/, '7'],
+        [/allowed: a name or the index of one of/, 'writer'],
         [/Target \(kubernetes or ssh\):/, 'docker'],
         [/allowed: kubernetes or ssh/, 'kubernetes'],
         [/name — .*\[writer\]:/, ''],
+        [/Node writer is already in Pulumi\.testnet\.yaml \(a writer on Kubernetes\): replace it\? \[y\/N\]/, 'n'],
+        [/name — .*\[writer\]:/, 'writer'],
+        [/replace it\? \[y\/N\]/, 'y'],
+        // Its current values are the defaults.
         [/\[1\] worker-a \(203\.0\.113\.61\)[\s\S]*workerName — .*\(index or name\):/, '1'],
-        [/publicIP — .*:/, '300.1.1.1'],
+        [/publicIP — .*\[203\.0\.113\.10\]:/, '300.1.1.1'],
         [/allowed: an IPv4 address/, '203.0.113.61'],
-        [/p2p\.host — .*\[203\.0\.113\.61\]:/, ''],
+        [/p2p\.host — .*\[203\.0\.113\.10\]:/, '203.0.113.61'],
         [/p2p\.port — .*\[60606\]:/, ''],
-        [/nodeName — .*:/, 'my org writer'],
+        [/nodeName — .*\[my-org-writer\]:/, 'my org writer'],
         [/allowed: a node name/, 'my-org-writer'],
-        [/nodeEmail — .*:/, 'ops@example.org'],
+        [/nodeEmail — .*\[ops@example\.org\]:/, ''],
         [/dnsName — .*\[none\]:/, ''],
         [/namespace — .*\[lacchain\]:/, ''],
         [/releaseVersion — .*\[23\.4\.1\]:/, '25.6.0'],
@@ -112,158 +582,89 @@ describe('npm run init in a terminal', () => {
       ],
       kubectlEnv(WORKERS),
     );
-    expect(result.transcript).toMatch(/next: pulumi up --stack testnet/);
+    expect(result.transcript).not.toMatch(/Network \[0\]/);
+    expect(result.transcript).toMatch(/then: pulumi up --stack testnet/);
     expect(result.code).toBe(0);
-    const values = yaml.load(fs.readFileSync(path.join(dir, 'values/writer.yml'), 'utf8')) as any;
-    expect(values.deploy).toMatchObject({
+    const values = yaml.load(read(path.join(dir, 'values/writer.yml'))) as any;
+    expect(values.deploy).toEqual({
       network: 'open-protest-net',
       typenode: 'writer',
       workerName: 'worker-a',
       publicIP: '203.0.113.61',
       p2p: { host: '203.0.113.61', port: 60606 },
       nodeName: 'my-org-writer',
-      releaseVersion: '23.4.1',
+      nodeEmail: 'ops@example.org',
     });
     // Comments of the example files are kept.
-    expect(fs.readFileSync(path.join(dir, 'values/writer.yml'), 'utf8')).toContain(
-      '# static IP of the LoadBalancer Service',
-    );
-    expect(fs.readFileSync(path.join(dir, 'Pulumi.testnet.yaml'), 'utf8')).toContain(
-      '# A node on a remote machine over SSH',
-    );
-    // The identity printed is the key's; the plan of the written files computes the same.
-    // The key is written outside the project, never beside the settings.
+    expect(read(path.join(dir, 'values/writer.yml'))).toContain('# static IP of the LoadBalancer Service');
+    expect(read(path.join(dir, 'Pulumi.testnet.yaml'))).toContain('# A node on a remote machine over SSH');
+    // The key is written outside the project, never beside the settings; the plan computes the enode printed.
     const keyFile = path.join(keys, 'testnet-writer.key');
     expect(fs.readdirSync(dir).filter((f) => f.endsWith('.key'))).toEqual([]);
     expect(result.transcript).toContain(
       `pulumi config set --stack testnet --secret --path 'lacchain:nodeKeys.writer' < '${keyFile}'`,
     );
-    const key = parsePrivateKey(fs.readFileSync(keyFile, 'utf8'));
-    const identity = deriveIdentity(key, '203.0.113.61', 60606);
+    const identity = deriveIdentity(parsePrivateKey(read(keyFile)), '203.0.113.61', 60606);
     expect(result.transcript).toContain(`enode:   ${identity.enode}`);
-    const planned = await planOffline(dir, keyFile);
+    const planned = await planOffline(dir, 'testnet', `writer=${keyFile}`);
     expect(planned.code).toBe(0);
     expect(JSON.parse(planned.stdout).nodes.writer.enode).toBe(identity.enode);
   });
 
-  it('says when no cluster answers and takes the worker by hand', async () => {
-    const dir = project('no-cluster');
+  it('asks for the host key as required, with the command that reads it; "later" puts it on the list', async () => {
+    const dir = project('typed-ssh');
     const result = await typeInTerminal(
-      ['--stack', 'testnet', '--dir', dir, '--typenode', '0', '--network', '1', '--target', 'kubernetes'],
+      ['--stack', 'mainnet', '--dir', dir, '--typenode', 'boot', '--target', 'ssh', '--keygen', 'no'],
       [
-        [/name — .*\[validator\]:/, ''],
-        [
-          /No cluster reachable .*: enter the values by hand\.[\s\S]*workerName — The Kubernetes worker the pod is pinned to, so its egress IP never changes:/,
-          'worker-9',
-        ],
-        [/publicIP/, '198.51.100.20'],
-        [/p2p\.host — .*\[198\.51\.100\.20\]:/, ''],
-        [/p2p\.port/, ''],
-        [/nodeName/, 'org-validator'],
-        [/nodeEmail/, 'ops@example.org'],
-        [/dnsName/, ''],
-        [/namespace/, ''],
-        [/releaseVersion/, ''],
-        [/Create the node key now/, 'n'],
+        [/name — .*\[bootnode\]:/, ''],
+        [/host — /, '190.0.2.40'],
+        [/node_ip — .*\[190\.0\.2\.40\]:/, '10.1.2.3'],
+        [/node_name/, 'org-boot'],
+        [/node_email/, 'ops@example.org'],
+        [/user — .*\[root\]:/, ''],
+        [/port — .*\[22\]:/, '2222'],
+        [/host_key — .*ssh-keyscan -p 2222 -t ed25519 190\.0\.2\.40 .*\(required; "later" to add it after init\):/, ''],
+        [/an answer is required: the key ssh-keyscan -p 2222 -t ed25519 190\.0\.2\.40 prints, or "later"/, 'later'],
+        [/node_release_version — .*\[/, ''],
+        [/dns_name — .*\[none\]:/, ''],
+        // The loader's rule for mainnet, asked again.
+        [/inventory\.node_ip: given "10\.1\.2\.3", a private address[\s\S]*node_ip — .*:/, '190.0.2.40'],
       ],
       kubectlEnv(),
     );
     expect(result.code).toBe(0);
-    expect(yaml.load(fs.readFileSync(path.join(dir, 'values/validator.yml'), 'utf8'))).toMatchObject({
-      deploy: { workerName: 'worker-9', p2p: { host: '198.51.100.20' } },
+    expect(result.transcript).toMatch(
+      /node bootnode: bootnode on mainnet-omega, ssh \(named org-boot on the network\)/,
+    );
+    expect(result.transcript).toContain('ssh-keyscan -p 2222 -t ed25519 190.0.2.40');
+    expect(stackOf(dir, 'mainnet').config['lacchain:nodes'][0].inventory).toEqual({
+      host: '190.0.2.40',
+      node_ip: '190.0.2.40',
+      node_name: 'org-boot',
+      node_email: 'ops@example.org',
+      port: 2222,
     });
   });
 });
 
-const HOST_KEY = FAKE_HOST_KEY;
-
 describe('npm run init with flags', () => {
-  it('writes an SSH node into an existing stack, keeping the other nodes, and the plan takes it', async () => {
-    const dir = project('flags', true);
-    const result = await runNpmAsync(
-      'init',
-      [
-        ...['--stack', 'testnet', '--dir', dir, '--typenode', '0', '--network', '1', '--target', 'ssh'],
-        ...['--host', '198.51.100.7', '--node-name', 'org-validator', '--node-email', 'ops@example.org'],
-        ...['--host-key', HOST_KEY, '--user', 'ubuntu', '--keygen', 'no'],
-      ],
-      { env: kubectlEnv() },
-    );
-    expect(result.stderr).toBe('');
+  it('takes the node type by name, boot for bootnode, and --network only as a check', async () => {
+    const dir = project('by-name');
+    const result = await init([
+      ...['--stack', 'testnet', '--dir', dir, '--typenode', 'boot', '--network', 'open-protestnet'],
+      ...['--target', 'ssh', '--host', '198.51.100.7', '--node-name', 'org-boot', '--node-email', 'ops@example.org'],
+      ...['--keygen', 'no'],
+    ]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/still to do: pulumi config set --stack testnet --secret lacchain:sshPrivateKey/);
-    expect(result.stdout).toMatch(
-      /still to do: pulumi config set --stack testnet --path 'lacchain:companions\.rotationValidator\.sha256' <sha256>: the SHA-256 of the executable at https:/,
-    );
-    expect(result.stdout).toMatch(
-      /still to do: pulumi config set --stack testnet --path 'lacchain:companions\.ethstats\.imageDigest' <sha256:digest>: the registry digest \(sha256:…\) of docker\.io\/alethio\/ethstats-cli:latest/,
-    );
-    const config = yaml.load(fs.readFileSync(path.join(dir, 'Pulumi.testnet.yaml'), 'utf8')) as any;
-    expect(config.config['lacchain:nodes'].map((n: any) => n.name)).toEqual(['writer', 'validator']);
-    expect(config.config['lacchain:nodes'][1]).toEqual({
-      name: 'validator',
-      typenode: 'validator',
-      target: 'ssh',
-      inventory: {
-        host: '198.51.100.7',
-        host_key: HOST_KEY,
-        node_ip: '198.51.100.7',
-        node_name: 'org-validator',
-        node_email: 'ops@example.org',
-        user: 'ubuntu',
-        port: 22,
-        node_release_version: '23.4.1',
-      },
-    });
-    // With the SSH key set (encrypted, as pulumi config set --secret leaves it) and the rotation client's and the
-    // monitoring client's digests pinned, the plan shows the node's steps.
-    const text = fs.readFileSync(path.join(dir, 'Pulumi.testnet.yaml'), 'utf8');
-    const digest = TEST_COMPANIONS.rotationValidator.sha256;
-    const imageDigest = TEST_COMPANIONS.ethstats.imageDigest;
-    fs.writeFileSync(
-      path.join(dir, 'Pulumi.testnet.yaml'),
-      text.replace(
-        'config:\n',
-        `config:\n  lacchain:sshPrivateKey:\n    secure: v1:x\n  lacchain:companions:\n    rotationValidator:\n      sha256: ${digest}\n    ethstats:\n      imageDigest: ${imageDigest}\n`,
-      ),
-    );
-    const planned = await planOffline(dir);
-    expect(planned.code).toBe(0);
-    expect(fs.readdirSync(path.join(planned.out, 'remote', 'validator'))).toContain('10-companions.sh');
-    // Running it again updates the same node instead of adding another.
-    await runNpmAsync(
-      'init',
-      [
-        ...[
-          '--stack',
-          'testnet',
-          '--dir',
-          dir,
-          '--typenode',
-          '0',
-          '--network',
-          '1',
-          '--target',
-          'ssh',
-          '--keygen',
-          'no',
-        ],
-        ...['--host', '198.51.100.8', '--node-name', 'org-validator', '--node-email', 'ops@example.org'],
-        ...['--host-key', HOST_KEY],
-      ],
-      { env: kubectlEnv() },
-    );
-    const again = yaml.load(fs.readFileSync(path.join(dir, 'Pulumi.testnet.yaml'), 'utf8')) as any;
-    expect(again.config['lacchain:nodes']).toHaveLength(2);
-    expect(again.config['lacchain:nodes'][1].inventory.host).toBe('198.51.100.8');
-    expect(again.config['lacchain:sshPrivateKey']).toEqual({ secure: 'v1:x' });
+    expect(stackOf(dir).config['lacchain:nodes'][0]).toMatchObject({ name: 'bootnode', typenode: 'bootnode' });
   });
 
   it.each([
     [
       ['--typenode', '5'],
-      /--typenode: given "5"; allowed: the index of one of \[0\] validator \[1\] boot \[2\] writer/,
+      /--typenode: given "5"; allowed: a name or the index of one of \[0\] validator \[1\] bootnode \[2\] writer/,
     ],
+    [['--typenode', 'miner'], /--typenode: given "miner"; allowed: a name or the index of one of/],
     [['--typenode', '0', '--network', '2'], /--network: legacy-protestnet .* is deprecated/],
     [['--typenode', '0', '--network', '0'], /--network: this stack deploys to open-protestnet/],
     [['--typenode', '0', '--network', '1', '--target', 'vm'], /--target: given "vm"; allowed: kubernetes or ssh/],
@@ -272,26 +673,54 @@ describe('npm run init with flags', () => {
       ['--typenode', '0', '--network', '1', '--target', 'ssh', '--host', '198.51.100.7', '--node-ip', '127.0.0.1'],
       /--node-ip: given "127.0.0.1"; allowed: an IPv4 address/,
     ],
-    [['--typenode'], /argument missing|requires a value|option '--typenode <value>' argument missing/i],
-  ])('refuses %j with the allowed values', async (args, message) => {
-    const result = await runNpmAsync(
-      'init',
-      ['--stack', 'testnet', '--dir', project(`bad-${Math.random()}`), ...args],
-      {
-        env: kubectlEnv(),
-      },
-    );
+    [
+      [
+        '--typenode',
+        '0',
+        '--target',
+        'ssh',
+        '--host',
+        '198.51.100.7',
+        '--node-name',
+        'org-validator',
+        '--node-email',
+        'ops@example.org',
+        '--keygen',
+        'maybe',
+      ],
+      /--keygen: given "maybe"; allowed: yes or no/,
+    ],
+    [['--typenode'], /--typenode needs a value/],
+    [
+      ['--typenode', '0', '--target', 'kubernetes', '--host', '198.51.100.7'],
+      /--host is for ssh nodes, not kubernetes ones/,
+    ],
+    [
+      ['--typenode', '0', '--target', 'ssh', '--public-ip', '198.51.100.7'],
+      /--public-ip is for kubernetes nodes, not ssh ones/,
+    ],
+  ])('refuses %j with the allowed values, nothing written', async (args, message) => {
+    const dir = project(`bad-${Math.random()}`);
+    const result = await init(['--stack', 'testnet', '--dir', dir, ...args]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
+    expect(fs.existsSync(path.join(dir, 'Pulumi.testnet.yaml'))).toBe(false);
   });
 });
 
 describe('the menus', () => {
-  it('map the installer indexes', () => {
+  it('map the installer indexes and the names', () => {
     expect(checkNodeType('0')).toEqual({ ok: true, value: 'validator' });
     expect(checkNodeType('1')).toEqual({ ok: true, value: 'bootnode' });
     expect(checkNodeType('2')).toEqual({ ok: true, value: 'writer' });
+    expect(checkNodeType('writer')).toEqual({ ok: true, value: 'writer' });
+    expect(checkNodeType('boot')).toEqual({ ok: true, value: 'bootnode' });
+    expect(checkNodeType('bootnode')).toEqual({ ok: true, value: 'bootnode' });
     expect(checkNetworkAnswer('0', NETWORKS['mainnet-omega'])).toEqual({ ok: true, value: NETWORKS['mainnet-omega'] });
+    expect(checkNetworkAnswer('mainnet-omega', NETWORKS['mainnet-omega'])).toEqual({
+      ok: true,
+      value: NETWORKS['mainnet-omega'],
+    });
   });
   it('read the workers and their external IPs from kubectl get nodes -o wide', () => {
     expect(parseWorkers(WORKERS)).toEqual([
