@@ -15,6 +15,55 @@ export function defaultMachineRepository(serviceName: string): string {
   return `/var/backups/lacchain/${serviceName}`;
 }
 
+/**
+ * The folders a machine's repository may not be: the backups step makes the repository root's only (mode 0700), so
+ * a system folder there would lock out everyone else (and `/tmp` and the like are anyone's to write in, or emptied).
+ */
+export const REPOSITORY_REFUSED_FOLDERS = {
+  /** Neither these nor any folder inside them: the system's own, the kernel's, and the volatile or world-writable. */
+  withInside: [
+    '/bin',
+    '/boot',
+    '/dev',
+    '/etc',
+    '/lib',
+    '/lib32',
+    '/lib64',
+    '/libx32',
+    '/lost+found',
+    '/proc',
+    '/run',
+    '/sbin',
+    '/snap',
+    '/sys',
+    '/tmp',
+    '/usr',
+    '/var/cache',
+    '/var/lock',
+    '/var/run',
+    '/var/tmp',
+  ],
+  /** These themselves, which hold others' folders (a folder inside them, such as a disk mounted under /mnt, is fine). */
+  itself: [
+    '/',
+    '/data',
+    '/home',
+    '/media',
+    '/mnt',
+    '/opt',
+    '/root',
+    '/srv',
+    '/var',
+    '/var/backups',
+    '/var/lib',
+    '/var/local',
+    '/var/log',
+    '/var/mail',
+    '/var/opt',
+    '/var/spool',
+  ],
+} as const;
+
 /** Where a cluster node's default repository lives: a volume of its own beside the data volume, mounted here. */
 export const CLUSTER_REPOSITORY_MOUNT = '/backups';
 

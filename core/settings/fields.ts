@@ -6,6 +6,7 @@ import { NODE_TYPES } from '../catalog/nodeTypes';
 import { PORTS } from '../catalog/ports';
 import { unsupportedReason, OLDEST_SUPPORTED_RELEASE, PERMISSIONING_REMOVED_IN } from '../catalog/besu';
 import { CONTRACT_ADDRESS_PATTERN } from '../catalog/companions';
+import { defaultMachineRepository, REPOSITORY_REFUSED_FOLDERS } from '../catalog/backups';
 import { DEFAULT_NODE_SERVICE } from '../catalog/defaults';
 import { MAX_NODE_SERVICE_LENGTH, SHARED_TOP_FOLDERS, SYSTEM_FOLDERS } from '../catalog/remote';
 
@@ -216,6 +217,21 @@ export const text = z.string({ error: TEXT }).min(1, { error: TEXT });
 /** The explanation of why a version is refused (used in cross-checks). */
 export { unsupportedReason };
 
+const REPOSITORY_FOLDER = `on the machine, a folder of the backups' own such as ${defaultMachineRepository(DEFAULT_NODE_SERVICE)} (the backups step makes it root's only, mode 0700): not ${REPOSITORY_REFUSED_FOLDERS.itself.join(', ')} themselves, nor ${REPOSITORY_REFUSED_FOLDERS.withInside.join(', ')} or a folder inside them; or sftp:user@host:/folder, or s3:https://host/bucket/folder`;
+
+/** The system folder a repository on the machine is, or is inside, where it may not be; undefined where it may. */
+export function repositorySystemFolder(repository: string): string | undefined {
+  if (!repository.startsWith('/')) return undefined;
+  const folder = `/${repository
+    .split('/')
+    .filter((part) => part !== '' && part !== '.')
+    .join('/')}`;
+  if ((REPOSITORY_REFUSED_FOLDERS.itself as readonly string[]).includes(folder)) return folder;
+  return REPOSITORY_REFUSED_FOLDERS.withInside.find(
+    (refused) => folder === refused || folder.startsWith(`${refused}/`),
+  );
+}
+
 const BACKUP_REPOSITORY =
   'a restic repository: an absolute folder on the machine such as /var/backups/lacchain/besu, sftp:user@host:/folder, or s3:https://host/bucket/folder (no spaces or quotes)';
 /** An S3 repository, as restic names one: `s3:` then an endpoint (with its scheme, or Amazon's host) and a bucket. */
@@ -229,4 +245,5 @@ export const backupRepository = z
       S3_REPOSITORY.test(v),
     { error: BACKUP_REPOSITORY },
   )
-  .refine((v) => !v.split('/').includes('..'), { error: BACKUP_REPOSITORY });
+  .refine((v) => !v.split('/').includes('..'), { error: BACKUP_REPOSITORY })
+  .refine((v) => repositorySystemFolder(v) === undefined, { error: REPOSITORY_FOLDER });

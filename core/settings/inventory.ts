@@ -69,7 +69,16 @@ export function sshNode(
     allowBelowMinimumHardware: inventory.allow_below_minimum_hardware,
     rpc,
     companions: [],
-    backups: machineBackups(backups, inventory.node_service ?? DEFAULT_NODE_SERVICE),
+    backups: machineBackups(
+      backups,
+      {
+        name: entry.name,
+        serviceName: inventory.node_service ?? DEFAULT_NODE_SERVICE,
+        nodeHome: inventory.node_home ?? DEFAULT_NODE_HOME,
+      },
+      file,
+      problems,
+    ),
   };
 }
 

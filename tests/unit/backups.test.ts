@@ -241,3 +241,97 @@ describe('an S3 repository', () => {
     );
   });
 });
+
+describe('a repository on the machine', () => {
+  const STACK_FILE = 'Pulumi.testnet.yaml';
+  /** The stack of one SSH validator (its node home `home`, or the default) backing up to `repository`. */
+  const stackWith = (repository: string, home?: string) => {
+    const config = validTestnetConfig();
+    config['lacchain:nodes'] = (config['lacchain:nodes'] as { target: string; inventory?: object }[])
+      .filter((n) => n.target === 'ssh')
+      .map((n) => ({ ...n, inventory: { ...n.inventory, ...(home ? { node_home: home } : {}) } }));
+    return { ...config, 'lacchain:backups': { repository } };
+  };
+  /** The problems loading the stack reports (before anything is deployed), or '' when it loads. */
+  const problemsOf = (repository: string, home?: string) => {
+    try {
+      loadStack('testnet', rawConfig(stackWith(repository, home), STACK_FILE), memoryFiles({}));
+      return '';
+    } catch (error) {
+      expect(error).toBeInstanceOf(SettingsError);
+      return (error as SettingsError).message;
+    }
+  };
+  /** The start of the one line that names the file, the key and the value given. */
+  const named = (repository: string) =>
+    `${STACK_FILE}: lacchain:backups.repository: given ${JSON.stringify(repository)}`;
+
+  it.each([
+    '/',
+    '/etc',
+    '/etc/lacchain-backups',
+    '/tmp',
+    '/tmp/backups',
+    '/usr',
+    '/usr/local/backups',
+    '/var',
+    '/var/tmp/backups',
+    '/var/cache/restic',
+    '/var/lib',
+    '/var/log',
+    '/var/backups',
+    '/bin',
+    '/boot/backups',
+    '/dev/shm/backups',
+    '/proc/1',
+    '/sys/fs',
+    '/run/backups',
+    '/root',
+    '/home',
+    '/opt',
+    '/srv',
+    '/mnt',
+    '/./etc//backups',
+  ])('refuses %s, a system folder, naming the file, the key, the value and what is allowed', (repository) => {
+    const problems = problemsOf(repository);
+    expect(problems).toContain(named(repository));
+    expect(problems).toMatch(
+      /allowed: on the machine, a folder of the backups' own such as \/var\/backups\/lacchain\/besu \(the backups step makes it root's only, mode 0700\): not \/, .*\/home, .*\/opt, .* themselves, nor \/bin, .*\/etc, .*\/tmp, .*\/usr, .* or a folder inside them/,
+    );
+  });
+
+  it.each([
+    ['/opt/lacchain', 'the default', "is node validator's home /opt/lacchain"],
+    ['/opt/lacchain/backups', 'the default', "is inside node validator's home /opt/lacchain"],
+    ['/opt/lacchain/data', 'the default', "is node validator's data folder /opt/lacchain/data"],
+    ['/opt/lacchain/data/backups', 'the default', "is inside node validator's data folder /opt/lacchain/data"],
+    ['/srv/chain', '/srv/chain/validator', "holds node validator's home /srv/chain/validator"],
+    [
+      '/srv/chain/validator/data/restic',
+      '/srv/chain/validator',
+      "is inside node validator's data folder /srv/chain/validator/data",
+    ],
+  ])('refuses %s with the node home %s: it %s', (repository, home, relation) => {
+    const problems = problemsOf(repository, home === 'the default' ? undefined : home);
+    expect(problems).toContain(
+      `${named(repository)}, which ${relation}; allowed: a folder outside node validator's home`,
+    );
+    expect(problems).toMatch(
+      /such as the default \/var\/backups\/lacchain\/besu: the backups step makes the repository root's only \(mode 0700\), so Besu could not start/,
+    );
+  });
+
+  it.each([
+    '/var/backups/lacchain/besu',
+    '/var/backups/other',
+    '/mnt/backup-disk/lacchain',
+    '/home/backup/lacchain',
+    '/srv/backups',
+    '/root/backups',
+    '/var/lib/lacchain-backups',
+    '/opt/lacchain-backups',
+    'sftp:backup@198.51.100.9:/srv/backups/validator',
+  ])('takes %s', (repository) => {
+    expect(problemsOf(repository)).toBe('');
+  });
+});
