@@ -1,7 +1,7 @@
 /** The body of `npm run plan` (cli/plan.ts holds its options and help): the offline plan. */
 import * as fs from 'fs';
 import { PROJECT_DIR } from '../../core/projectDir';
-import { stackConfigFileName } from '../../core/catalog/defaults';
+import { configKey, stackConfigFileName } from '../../core/catalog/defaults';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import * as pulumi from '@pulumi/pulumi';
@@ -31,7 +31,10 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
   if (values.diff && values['diff-ref']) throw new UsageError('--diff and --diff-ref: give one');
   const stack = checkStackName(values.stack, '--stack');
   const raw = readStackConfigFile(values.config ?? stackConfigFileName(stack));
-  const { settings, secrets } = loadStack(stack, raw, readFileFromDisk);
+  // No credential is needed to plan: an SSH private key not set yet is shown as a value only pulumi up knows.
+  const { settings, secrets } = loadStack(stack, raw, readFileFromDisk, { sshKeyOptional: true });
+  const sshKeyMissing = secrets.sshPrivateKey === undefined && settings.nodes.some((n) => n.target === 'ssh');
+  const sshKey = sshKeyMissing ? ENCRYPTED_VALUE : secrets.sshPrivateKey;
   const nodeKeys = { ...secrets.nodeKeys, ...keyFilesByNode(values['node-key-file'] ?? [], settings) };
   // The base is read before anything is written (it may be the output folder itself).
   const base = baseResources(values, stack);
@@ -49,7 +52,7 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
   const outputs = declareStack(
     settings,
     {
-      sshPrivateKey: secrets.sshPrivateKey === undefined ? undefined : pulumi.secret(readable(secrets.sshPrivateKey)),
+      sshPrivateKey: sshKey === undefined ? undefined : pulumi.secret(readable(sshKey)),
       nodeKeys: Object.fromEntries(Object.entries(nodeKeys).map(([node, key]) => [node, pulumi.secret(readable(key))])),
       rpcPasswords: Object.fromEntries(
         Object.entries(secrets.rpcPasswords ?? {}).map(([user, password]) => [user, pulumi.secret(readable(password))]),
@@ -82,6 +85,12 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
     process.stderr.write(text);
   }
   process.stdout.write(`${JSON.stringify(shownOutputs, null, 2)}\n`);
+  if (sshKeyMissing) {
+    const key = configKey('sshPrivateKey');
+    process.stderr.write(
+      `note: ${key} is not set: planned as known after pulumi up, which needs it (pulumi config set --secret ${key} < ~/.ssh/id_ed25519)\n`,
+    );
+  }
   for (const violation of policy.violations) {
     const kind = violation.advisory ? 'policy warning' : 'policy violation';
     process.stderr.write(`${kind}: ${formatViolation(violation)}\n`);

@@ -33,10 +33,27 @@ export interface LoadedStack {
   secrets: StackSecrets;
 }
 
+/**
+ * Who reads the stack: `pulumi up` (the default: every credential it logs in with is required), or a tool that needs
+ * fewer of them.
+ */
+export interface LoadOptions {
+  /**
+   * The SSH private key may be missing (`secrets.sshPrivateKey` then undefined): the offline plan shows it as a value
+   * only `pulumi up` knows, and `npm run node` logs in with the operator's own ssh. `pulumi up` requires it.
+   */
+  sshKeyOptional?: boolean;
+}
+
 const SECRET_KEYS = new Set<string>(SECRET_CONFIG_KEYS);
 
 /** Loads and validates everything a stack deploys. Throws SettingsError listing every problem. */
-export function loadStack(stackName: string, raw: RawStackConfig, readFile: FileReader): LoadedStack {
+export function loadStack(
+  stackName: string,
+  raw: RawStackConfig,
+  readFile: FileReader,
+  options: LoadOptions = {},
+): LoadedStack {
   const stack = checkStackName(stackName);
   const network = NETWORKS[STACK_NETWORKS[stack]];
   const problems: Problem[] = [];
@@ -110,7 +127,7 @@ export function loadStack(stackName: string, raw: RawStackConfig, readFile: File
   for (const node of nodes) node.companions = companionsOfNode(node, companions);
   checkCompanionsForNodes(nodes, raw.file, problems);
 
-  const secrets = readSecrets(config, nodes, raw.file, problems);
+  const secrets = readSecrets(config, nodes, raw.file, problems, options.sshKeyOptional ?? false);
   for (const node of nodes) if (node.target === 'ssh') node.metricsEndpoint = secrets.metricsToken !== undefined;
   const monitoring = clusterMonitoring(config[configKey('monitoring')], raw.file, problems);
   for (const node of nodes) if (node.target === 'kubernetes') node.monitoring = monitoring;

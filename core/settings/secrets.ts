@@ -15,18 +15,22 @@ const RPC_KEY = configKey('rpc');
 
 export const ENCRYPTED_PEM_STAND_IN = `-----BEGIN ${ENCRYPTED_VALUE}`;
 
-/** The secrets of a stack whose other settings are valid. */
+/**
+ * The secrets of a stack whose other settings are valid. The SSH private key is required when a node is reached over
+ * SSH, unless `sshKeyOptional` (a tool that does not log in with it: the offline plan, `npm run node`).
+ */
 export function readSecrets(
   config: StackConfigInput,
   nodes: NodeSettings[],
   file: string,
   problems: Problem[],
+  sshKeyOptional = false,
 ): StackSecrets {
   const sshKey = configKey('sshPrivateKey');
   const keysKey = configKey('nodeKeys');
   const sshPrivateKey = config[sshKey] === ENCRYPTED_PEM_STAND_IN ? ENCRYPTED_VALUE : config[sshKey];
   const sshNodes = nodes.filter((n) => n.target === 'ssh');
-  if (sshNodes.length > 0 && sshPrivateKey === undefined) {
+  if (sshNodes.length > 0 && sshPrivateKey === undefined && !sshKeyOptional) {
     problems.push({
       file,
       key: sshKey,

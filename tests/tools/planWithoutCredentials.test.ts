@@ -1,0 +1,78 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/**
+ * A stack with an SSH node and no `lacchain:sshPrivateKey` (as `npm run init` leaves it until the operator stores the
+ * key): the offline plan works without it, showing the key as a value only `pulumi up` knows; `pulumi up` still
+ * refuses to run without it, as before.
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
+import { KEY_ONE, sshValidatorEntry, TEST_COMPANIONS, TEST_GENESIS_FILE } from '../../testing/fixtures';
+import { projectFolder } from '../../testing/projects';
+import { PROJECT_DIR, runNpm } from '../../testing/run';
+import { runProgram } from '../../tools/programRun/run';
+
+jest.setTimeout(180_000);
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-no-ssh-key-'));
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+/** The stack's settings: one SSH validator, its companions' digests, no SSH private key. */
+const settings = (inventory: Record<string, unknown> = {}) => ({
+  'lacchain:network': 'open-protestnet',
+  'lacchain:nodes': [sshValidatorEntry(inventory)],
+  'lacchain:companions': structuredClone(TEST_COMPANIONS),
+});
+
+describe('the offline plan of an SSH stack without lacchain:sshPrivateKey', () => {
+  const config = projectFolder(work, settings());
+  const out = path.join(work, 'plan');
+  const result = runNpm('plan', ['--stack', 'testnet', '--config', config, '--out', out]);
+
+  it('plans: exit 0, the key named as still to set, for pulumi up', () => {
+    expect(result.stderr).not.toMatch(/cannot be deployed|sshPrivateKey: missing/);
+    expect(result.stderr.trim()).toBe(
+      'note: lacchain:sshPrivateKey is not set: planned as known after pulumi up, which needs it (pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519)',
+    );
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).nodes.validator.enode).toBe('[known after pulumi up]');
+  });
+
+  it('writes the remote steps, their connection a value only pulumi up knows', () => {
+    const dir = path.join(out, 'remote', 'validator');
+    expect(fs.readdirSync(dir)).toEqual(expect.arrayContaining(['STEPS.txt', '01-preflight.sh', '01-preflight.env']));
+    const resources = JSON.parse(fs.readFileSync(path.join(out, 'resources.json'), 'utf8'));
+    const commands = resources.filter((r: any) => r.type === 'command:remote:Command');
+    expect(commands).toHaveLength(REMOTE_STEP_NAMES.length);
+    for (const command of commands) expect(command.inputs.connection).toBe('[known after pulumi up]');
+  });
+});
+
+describe("pulumi up's own run of the same stack", () => {
+  beforeAll(() => {
+    execFileSync('npm', ['run', '--silent', 'build:program'], { cwd: PROJECT_DIR, stdio: 'ignore' });
+  });
+
+  it('still refuses it, with the message it always gave', async () => {
+    const stack = settings();
+    const config = Object.fromEntries(
+      Object.entries({ ...stack, 'lacchain:nodeKeys': { validator: KEY_ONE } }).map(([key, value]) => [
+        key,
+        typeof value === 'string' ? value : JSON.stringify(value),
+      ]),
+    );
+    await expect(
+      runProgram({
+        dir: PROJECT_DIR,
+        stack: 'testnet',
+        config,
+        secretKeys: ['lacchain:nodeKeys'],
+        genesisFile: TEST_GENESIS_FILE,
+      }),
+    ).rejects.toThrow(
+      'the settings of stack testnet cannot be deployed:\nPulumi.testnet.yaml: lacchain:sshPrivateKey: missing; allowed: the SSH private key for node validator: pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519',
+    );
+  });
+});
