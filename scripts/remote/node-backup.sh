@@ -158,8 +158,17 @@ cmd_restore() {
   # The node's identity stays the machine's: its key is not in the backup. When the machine lost it too, the
   # operator's copy comes on standard input (checked against the backup's enode by npm run node).
   restored_key="$restored/$(basename "$KEY_FILE")"
-  if [ -f "$KEY_FILE" ] && [ ! -L "$KEY_FILE" ]; then
-    cp -p "$KEY_FILE" "$restored_key"
+  if [ -e "$KEY_FILE" ] || [ -L "$KEY_FILE" ]; then
+    # The key's folder is the service user's: whatever is there when it is opened (a symlink swapped in after a
+    # check, a hard link to a root-only file) must give root's rights to nobody. So it is opened once, by the service
+    # user, without following a link (and without waiting on a FIFO), and only what that open read is written, by
+    # root, into the restored folder only root reaches.
+    if ! (umask 077 && runuser -u "$SERVICE_USER" -- dd if="$KEY_FILE" iflag=nofollow,nonblock status=none \
+      >"$restored_key.read") || [ ! -s "$restored_key.read" ]; then
+      rm -f "$restored_key.read"
+      fail "the node key $KEY_FILE cannot be read as $SERVICE_USER (a link, or not that user's file): nothing was changed"
+    fi
+    mv -f "$restored_key.read" "$restored_key"
   elif [ "${KEY_FROM_STDIN:-false}" = true ]; then
     # Written as root in the restored folder, which only root can reach until it is swapped in.
     (umask 077 && cat >"$restored_key")
