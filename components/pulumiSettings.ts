@@ -8,6 +8,7 @@ import { stackConfigFileName } from '../core/catalog/defaults';
 import { loadStack, LoadedStack } from '../core/settings/load';
 import { SettingsError } from '../core/settings/problems';
 import { readFileFromDisk, readStackConfigFile } from '../core/settings/settingsFiles';
+import { enforceProgramRules, PolicyViolationError } from '../policy/programRules';
 import type { EngineConfig } from '../core/settings/engineConfig';
 
 /** The SDK's own record of which config keys are secret (runtime/config.js; not in its type declarations). */
@@ -20,12 +21,16 @@ export function engineConfig(): EngineConfig {
   return { values, secretKeys: Object.keys(values).filter((key) => runtimeConfig.isConfigSecret(key)) };
 }
 
-/** Loads and validates the current stack's settings, or ends the run with every problem listed. */
+/**
+ * Loads and validates the current stack's settings, and checks them against the mandatory policy rules they decide
+ * (policy/programRules.ts: on every run, with or without `--policy-pack`), or ends the run before anything is
+ * declared, with every settings problem listed, or else every rule they break as the policy pack words it.
+ */
 export function loadPulumiStack(projectDir: string = process.cwd()): LoadedStack {
   const stack = pulumi.getStack();
   const file = stackConfigFileName(stack);
   try {
-    return loadStack(
+    const loaded = loadStack(
       stack,
       {
         file,
@@ -35,9 +40,16 @@ export function loadPulumiStack(projectDir: string = process.cwd()): LoadedStack
       },
       readFileFromDisk,
     );
+    enforceProgramRules(loaded.settings);
+    return loaded;
   } catch (error) {
     if (error instanceof SettingsError) {
       throw new pulumi.RunError(`the settings of stack ${stack} cannot be deployed:\n${error.message}`);
+    }
+    if (error instanceof PolicyViolationError) {
+      throw new pulumi.RunError(
+        `the settings of stack ${stack} cannot be deployed: they break mandatory policy rules (checked on every pulumi up, before anything is created or changed):\n${error.message}`,
+      );
     }
     throw error;
   }

@@ -1,17 +1,21 @@
 /**
  * The example stacks as an operator completes them before a deploy: the commented image digests their comments ask
  * for (values files: `# imageDigest: sha256:<64 hex digits>`; stack file: the commented `lacchain:companions` block)
- * uncommented and given. The digests are the tests' own made-up ones: the examples never hold a digest.
+ * uncommented and given, and, on mainnet, which refuses the examples' documentation addresses, the node's public
+ * address in their place. The digests and addresses are the tests' own made-up ones: the examples never hold one.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import { stackConfigFileName } from '../core/catalog/defaults';
-import type { StackName } from '../core/catalog/networks';
-import { TEST_KEY_IMAGE_DIGESTS } from './fixtures';
+import { networkOfStack, StackName } from '../core/catalog/networks';
+import { testPublicIp, TEST_KEY_IMAGE_DIGESTS } from './fixtures';
 import { PROJECT_DIR } from './run';
 
 /** What the examples write where a digest goes. */
 const PLACEHOLDER = 'sha256:<64 hex digits>';
+
+/** The documentation addresses the examples give as a node's public IP and p2p host. */
+const EXAMPLE_ADDRESS = /\b203\.0\.113\.(\d+)\b/g;
 
 /** Replaces a pattern that must be in the file: an example without it fails the test instead of passing unpinned. */
 function replaceIn(file: string, pattern: RegExp, replacement: string, text: string): string {
@@ -20,31 +24,57 @@ function replaceIn(file: string, pattern: RegExp, replacement: string, text: str
 }
 
 /**
- * Copies the example stack `stack` (its stack file and the values files) into `dir` with its images pinned by the
- * tests' digests, and returns the copied stack file's path.
+ * The files of the example stack `stack` (its stack file and the values files, by their path in the project) as an
+ * operator completes them: on a network that refuses documentation addresses, its values files with public ones;
+ * unless `pin` is false, the images that receive the node key pinned by the tests' digests.
  */
-export function pinnedExample(stack: StackName, dir: string): string {
+export function completedExample(stack: StackName, { pin = true }: { pin?: boolean } = {}): Record<string, string> {
   const stackFile = stackConfigFileName(stack);
+  const network = networkOfStack(stack);
   let config = fs.readFileSync(path.join(PROJECT_DIR, stackFile), 'utf8');
   const block = /^ {2}# lacchain:companions:\n {2}# {3}(relaySigner|rotationValidator):\n {2}# {5}imageDigest: (.*)$/m;
   const companion = block.exec(config)?.[1] as 'relaySigner' | 'rotationValidator' | undefined;
-  config = replaceIn(
-    stackFile,
-    block,
-    `  lacchain:companions:\n    ${companion}:\n      imageDigest: ${companion && TEST_KEY_IMAGE_DIGESTS[companion]}`,
-    config,
-  );
-  fs.mkdirSync(path.join(dir, 'values'), { recursive: true });
-  fs.writeFileSync(path.join(dir, stackFile), config);
+  if (pin) {
+    config = replaceIn(
+      stackFile,
+      block,
+      `  lacchain:companions:\n    ${companion}:\n      imageDigest: ${companion && TEST_KEY_IMAGE_DIGESTS[companion]}`,
+      config,
+    );
+  }
+  const files: Record<string, string> = { [stackFile]: config };
   for (const file of fs.readdirSync(path.join(PROJECT_DIR, 'values'))) {
     const name = path.join('values', file);
-    const values = replaceIn(
-      name,
-      new RegExp(`^( {2})# imageDigest: ${PLACEHOLDER.replace(/[<>]/g, '\\$&')}$`, 'm'),
-      `$1imageDigest: ${TEST_KEY_IMAGE_DIGESTS.besu}`,
-      fs.readFileSync(path.join(PROJECT_DIR, name), 'utf8'),
-    );
-    fs.writeFileSync(path.join(dir, name), values);
+    let values = fs.readFileSync(path.join(PROJECT_DIR, name), 'utf8');
+    if (pin) {
+      values = replaceIn(
+        name,
+        new RegExp(`^( {2})# imageDigest: ${PLACEHOLDER.replace(/[<>]/g, '\\$&')}$`, 'm'),
+        `$1imageDigest: ${TEST_KEY_IMAGE_DIGESTS.besu}`,
+        values,
+      );
+    }
+    if (!network.allowsNonPublicAddresses && new RegExp(`^ {2}network: ${network.helmName}\\b`, 'm').test(values)) {
+      values = values.replace(EXAMPLE_ADDRESS, (_, last: string) => testPublicIp(Number(last)));
+    }
+    files[name] = values;
   }
-  return path.join(dir, stackFile);
+  return files;
+}
+
+/** Writes files (by path in a project) into `dir`, and returns the path of the stack file `stack` among them. */
+export function writeProject(stack: StackName, files: Record<string, string>, dir: string): string {
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+  return path.join(dir, stackConfigFileName(stack));
+}
+
+/**
+ * Copies the example stack `stack` into `dir` completed as completedExample does (its images pinned by the tests'
+ * digests), and returns the copied stack file's path.
+ */
+export function pinnedExample(stack: StackName, dir: string): string {
+  return writeProject(stack, completedExample(stack), dir);
 }

@@ -88,6 +88,14 @@ export const TEST_KEY_IMAGE_DIGESTS = {
   rotationValidator: `sha256:${'f6'.repeat(32)}`,
 };
 
+/**
+ * A public IPv4 address for the nodes of mainnet test stacks, which refuse the documentation ranges the testnet
+ * fixtures use: outside every reserved range, made up for tests, never contacted. `last` is its last number.
+ */
+export function testPublicIp(last: number): string {
+  return `200.10.20.${last}`;
+}
+
 /** The companion services off. */
 export const COMPANIONS_OFF = {
   relaySigner: { enabled: false },

@@ -6,8 +6,9 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { RELAY_SIGNER } from '../core/catalog/companions';
-import type { NetworkName } from '../core/catalog/networks';
+import { NETWORKS, type NetworkName } from '../core/catalog/networks';
 import type { NodeType } from '../core/catalog/nodeTypes';
+import { testPublicIp } from './fixtures';
 import type { TestHost } from './host/testHost';
 import { companionFile, releaseDigest, ROTATION_STANDIN_FILE } from './standinReleases';
 
@@ -61,7 +62,11 @@ export function sshNodeStack(
           host: host.ip,
           user: host.sudoUser,
           host_key: host.hostPublicKey,
-          node_ip: host.ip,
+          // The address in the enode: the test host's own, but on mainnet, which refuses a private one, a public
+          // stand-in (Besu listens on every address of the host, so peers and the tests still reach it at host.ip).
+          node_ip: NETWORKS[options.network].allowsNonPublicAddresses
+            ? host.ip
+            : testPublicIp(Number(host.ip.split('.')[2])),
           node_name: options.nodeName,
           node_email: 'ops@example.org',
           node_release_version: options.version,

@@ -3,17 +3,23 @@
  */
 import { NETWORKS, STACK_NETWORKS, StackName } from '../core/catalog/networks';
 import { NODE_TYPES, NodeType } from '../core/catalog/nodeTypes';
+import { testPublicIp } from './fixtures';
 
-/** Distinct example addresses per node type (documentation ranges). */
-const ADDRESSES: Record<NodeType, string> = {
-  writer: '203.0.113.10',
-  validator: '203.0.113.20',
-  bootnode: '203.0.113.30',
-};
+/** Distinct last numbers of the example addresses per node type. */
+const LAST: Record<NodeType, number> = { writer: 10, validator: 20, bootnode: 30 };
+
+/**
+ * A node type's address on a stack's network: a documentation address (203.0.113.0/24) where the network takes one,
+ * else (mainnet) a public one.
+ */
+export function addressFor(stack: StackName, typenode: NodeType): string {
+  const network = NETWORKS[STACK_NETWORKS[stack]];
+  return network.allowsNonPublicAddresses ? `203.0.113.${LAST[typenode]}` : testPublicIp(LAST[typenode]);
+}
 
 /** A valid values file for a node type on a stack's network. */
 export function valuesFor(stack: StackName, typenode: NodeType, extra: Record<string, unknown> = {}) {
-  const ip = ADDRESSES[typenode];
+  const ip = addressFor(stack, typenode);
   return {
     deploy: {
       network: NETWORKS[STACK_NETWORKS[stack]].helmName,

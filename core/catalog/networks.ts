@@ -83,6 +83,12 @@ export interface Network {
    * networks only, flagged; production pins every such image, so a moved tag cannot take the key).
    */
   allowsUnpinnedKeyImages: boolean;
+  /**
+   * Whether a node's public IP and p2p host may be an address peers on the Internet cannot reach (private, shared,
+   * link-local, documentation: a test network's lab); production refuses them, since the enode sent for
+   * permissioning carries that address.
+   */
+  allowsNonPublicAddresses: boolean;
   /** Relay-hub (gas model) contract used by a writer's relay signer. */
   relayHubContract: string;
   /** Validator rotation contract. */
@@ -152,6 +158,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     allowsUnpinnedHostKey: false,
     rpcOptInsAdvisory: false,
     allowsUnpinnedKeyImages: false,
+    allowsNonPublicAddresses: false,
     relayHubContract: '0xEAA5420AF59305c5ecacCB38fcDe70198001d147',
     validatorRotationContract: '0xed629f027a35B377F0a9Fd4560167e0AA85817Cf',
     permissioningProcedure:
@@ -183,6 +190,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     allowsUnpinnedHostKey: true,
     rpcOptInsAdvisory: true,
     allowsUnpinnedKeyImages: true,
+    allowsNonPublicAddresses: true,
     relayHubContract: '0xa4B5eE2906090ce2cDbf5dfff944db26f397037D',
     validatorRotationContract: '0xB61Fb4d139E3A7F6c520D55e8C63193997866180',
     permissioningProcedure:
@@ -216,6 +224,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     allowsUnpinnedHostKey: false,
     rpcOptInsAdvisory: false,
     allowsUnpinnedKeyImages: false,
+    allowsNonPublicAddresses: false,
     relayHubContract: '',
     validatorRotationContract: '',
     permissioningProcedure: '',

@@ -8,7 +8,9 @@ import { unsupportedReason, OLDEST_SUPPORTED_RELEASE, PERMISSIONING_REMOVED_IN }
 import { CONTRACT_ADDRESS_PATTERN } from '../catalog/companions';
 import { defaultMachineRepository, REPOSITORY_REFUSED_FOLDERS } from '../catalog/backups';
 import { DEFAULT_NODE_SERVICE } from '../catalog/defaults';
+import { Network, networkOfStack, STACK_NAMES } from '../catalog/networks';
 import { MAX_NODE_SERVICE_LENGTH, SHARED_TOP_FOLDERS, SYSTEM_FOLDERS } from '../catalog/remote';
+import type { Problem } from './problems';
 
 /** A mapping that refuses unknown fields, naming the ones it allows. */
 export function strict<S extends z.ZodRawShape>(shape: S) {
@@ -19,7 +21,9 @@ export function strict<S extends z.ZodRawShape>(shape: S) {
   });
 }
 
-const IPV4 = 'an IPv4 address such as 203.0.113.10 (not 0.0.0.0, loopback or multicast)';
+/** The networks of a stack that take public addresses only (production). */
+const PUBLIC_ONLY = STACK_NAMES.map(networkOfStack).filter((n) => !n.allowsNonPublicAddresses);
+const IPV4 = `an IPv4 address such as 203.0.113.10 (not 0.0.0.0, loopback or multicast); on ${PUBLIC_ONLY.map((n) => n.name).join(', ')} a public one (no private, shared, link-local or documentation range)`;
 
 /** True for a dotted-quad IPv4 address another machine can reach: not unspecified, loopback, multicast or broadcast. */
 export function isReachableIpv4(ip: string): boolean {
@@ -30,6 +34,54 @@ export function isReachableIpv4(ip: string): boolean {
 
 /** An IPv4 address another machine can reach. */
 export const ipv4 = z.string({ error: IPV4 }).refine(isReachableIpv4, { error: IPV4 });
+
+/**
+ * The IPv4 ranges no peer on the Internet reaches a node at: a production network refuses them as a node's public IP
+ * or p2p host (the address in the enode sent for permissioning). Test networks accept them (ipv4 above).
+ */
+const NON_PUBLIC_IPV4_RANGES: readonly { cidr: string; kind: string }[] = [
+  { cidr: '0.0.0.0/8', kind: 'unspecified' },
+  { cidr: '10.0.0.0/8', kind: 'private' },
+  { cidr: '100.64.0.0/10', kind: 'shared (carrier-grade NAT)' },
+  { cidr: '127.0.0.0/8', kind: 'loopback' },
+  { cidr: '169.254.0.0/16', kind: 'link-local' },
+  { cidr: '172.16.0.0/12', kind: 'private' },
+  { cidr: '192.0.2.0/24', kind: 'documentation' },
+  { cidr: '192.168.0.0/16', kind: 'private' },
+  { cidr: '198.18.0.0/15', kind: 'benchmarking' },
+  { cidr: '198.51.100.0/24', kind: 'documentation' },
+  { cidr: '203.0.113.0/24', kind: 'documentation' },
+];
+
+/** An IPv4 address as a 32-bit number. */
+const ipv4Number = (ip: string) => ip.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+
+/** The range that makes an IPv4 address unreachable from the Internet (`a private address (10.0.0.0/8)`), if any. */
+export function nonPublicIpv4Range(ip: string): string | undefined {
+  if (!z.ipv4().safeParse(ip).success) return undefined;
+  const address = ipv4Number(ip);
+  const range = NON_PUBLIC_IPV4_RANGES.find(({ cidr }) => {
+    const [base, bits] = cidr.split('/');
+    const size = 2 ** (32 - Number(bits));
+    return Math.floor(address / size) === Math.floor(ipv4Number(base) / size);
+  });
+  return range && `${/^[aeiou]/.test(range.kind) ? 'an' : 'a'} ${range.kind} address (${range.cidr})`;
+}
+
+/**
+ * A node's public IP or p2p host (`key` in `file`) on a network that takes public addresses only: the problem when it
+ * is in a range no peer on the Internet reaches (a test network accepts it).
+ */
+export function publicAddressProblem(ip: string, network: Network, file: string, key: string): Problem | undefined {
+  const range = network.allowsNonPublicAddresses ? undefined : nonPublicIpv4Range(ip);
+  if (!range) return undefined;
+  return {
+    file,
+    key,
+    given: `given ${JSON.stringify(ip)}, ${range}`,
+    allowed: `on ${network.name}, a public IPv4 address that peers reach and the network permissions (it is in the enode): not in a private (10/8, 172.16/12, 192.168/16), shared (100.64/10), loopback, link-local (169.254/16), unspecified, benchmarking (198.18/15) or documentation (192.0.2/24, 198.51.100/24, 203.0.113/24) range`,
+  };
+}
 
 /** The shape of a DNS name. */
 export const HOSTNAME_PATTERN =

@@ -9,6 +9,7 @@ import type { RpcSettings, SshNodeSettings } from './model';
 import { describeGiven, Problem } from './problems';
 import type { BackupsInput, StackNodeInput } from './schema';
 import { machineBackups } from './backups';
+import { publicAddressProblem } from './fields';
 
 /** An SSH node of the stack, from its entry in `lacchain:nodes`. */
 export function sshNode(
@@ -41,6 +42,8 @@ export function sshNode(
   const releaseVersion = inventory.node_release_version ?? network.defaultBesuVersion;
   const releaseUrl = inventory.release_url ?? DEFAULT_RELEASE_URL;
   checkHostKey(inventory, `${key}.inventory`, network, file, problems);
+  const nodeIp = publicAddressProblem(inventory.node_ip, network, file, `${key}.inventory.node_ip`);
+  if (nodeIp) problems.push(nodeIp);
   const releaseSha256 = releaseDigest(inventory, releaseVersion, releaseUrl, `${key}.inventory`, file, problems);
   return {
     name: entry.name,

@@ -274,11 +274,11 @@ export const rpcSchema = strict({
   }),
   allowUnsafeApis: setting(bool.optional(), {
     default: '`false`',
-    description: `The explicit override for unsafe APIs (${UNSAFE_RPC_APIS.join(', ')}) or CORS \`*\` on a reachable RPC. Recorded as label \`lacchain.net/unsafe-rpc-override\` and annotation \`lacchain.net/unsafe-rpc\` (Kubernetes), or parameter \`UNSAFE_RPC_OVERRIDE\` of the \`node-files\` step (SSH); the policy pack flags it: failing on mainnet, a warning (\`rpc-outside-opt-in\`) on testnet.`,
+    description: `The explicit override for unsafe APIs (${UNSAFE_RPC_APIS.join(', ')}) or CORS \`*\` on a reachable RPC. Recorded as label \`lacchain.net/unsafe-rpc-override\` and annotation \`lacchain.net/unsafe-rpc\` (Kubernetes), or parameter \`UNSAFE_RPC_OVERRIDE\` of the \`node-files\` step (SSH); on mainnet every \`pulumi up\` refuses it (policy rule \`rpc-safe-on-public-ports\`), on testnet the offline plan and the policy pack flag it as a warning (\`rpc-outside-opt-in\`).`,
   }),
   allowConsensusVotesFromOutside: setting(bool.optional(), {
     default: '`false`',
-    description: `A node's own \`rpc\` only (refused in \`lacchain:rpc\`): lets that node's RPC reachable from outside serve ${CONSENSUS_RPC_APIS.join(', ')}, whose \`*_proposeValidatorVote\`/\`*_discardValidatorVote\` sent to a majority of validators add or remove validators. Recorded like \`allowUnsafeApis\`, shown in the node's \`reachableFromOutside\` output, and flagged by the policy pack the same way (failing on mainnet).`,
+    description: `A node's own \`rpc\` only (refused in \`lacchain:rpc\`): lets that node's RPC reachable from outside serve ${CONSENSUS_RPC_APIS.join(', ')}, whose \`*_proposeValidatorVote\`/\`*_discardValidatorVote\` sent to a majority of validators add or remove validators. Recorded like \`allowUnsafeApis\`, shown in the node's \`reachableFromOutside\` output, refused by every \`pulumi up\` on mainnet and flagged on testnet the same way.`,
   }),
   maxActiveConnections: setting(whole(1, 10000).optional(), {
     default: `${RPC_DEFAULTS.maxActiveConnections} (Besu's default)`,
@@ -336,7 +336,7 @@ const companionFields = {
   }),
   imageDigest: setting(imageDigest.optional(), {
     default: 'the tag alone',
-    description: `That image's registry digest: the pod runs \`<repository>@sha256:…\` (as the monitoring client's), so a moved tag changes nothing. The container receives the node key: the policy requires it on mainnet and flags its absence on testnet (${IMAGE_PINNING}). A digest written in \`image\` (\`…:tag@sha256:…\`) pins it too; this setting wins over it.`,
+    description: `That image's registry digest: the pod runs \`<repository>@sha256:…\` (as the monitoring client's), so a moved tag changes nothing. The container receives the node key: on mainnet every \`pulumi up\` requires it (policy rule \`node-key-images-pinned\`), on testnet the policy flags its absence (${IMAGE_PINNING}). A digest written in \`image\` (\`…:tag@sha256:…\`) pins it too; this setting wins over it.`,
   }),
 };
 
@@ -662,7 +662,7 @@ export const deploySchema = strict({
   }),
   imageDigest: setting(imageDigest.optional(), {
     default: 'the tag alone',
-    description: `The registry digest of that release's Besu image: the image becomes \`${BESU_IMAGE_REPOSITORY}:<release>@sha256:…\`, so the pod runs that image even if the tag is moved. The tag stays, for readers and the policy pack: give the digest of \`releaseVersion\`'s image.`,
+    description: `The registry digest of that release's Besu image: the image becomes \`${BESU_IMAGE_REPOSITORY}:<release>@sha256:…\`, so the pod runs that image even if the tag is moved. The tag stays, for readers and the policy pack: give the digest of \`releaseVersion\`'s image. Required on mainnet, where every \`pulumi up\` refuses Besu's image by tag (policy rule \`node-key-images-pinned\`).`,
   }),
   proxyImageDigest: setting(imageDigest.optional(), {
     default: 'the tag alone',

@@ -12,6 +12,7 @@ import type { KubernetesNodeSettings, RpcSettings } from './model';
 import { describeGiven, Problem, problemsFromZod } from './problems';
 import { BackupsInput, DeployInput, StackNodeInput, valuesFileSchema } from './schema';
 import { clusterBackups } from './backups';
+import { publicAddressProblem } from './fields';
 import { NO_CLUSTER_MONITORING } from './monitoring';
 import { parseYamlFile, readSettingsFile } from './settingsFiles';
 
@@ -118,6 +119,13 @@ export function readDeploy(
     });
   }
   checkVolume(deploy.volumeSize, network, file, problems);
+  for (const [key, ip] of [
+    ['deploy.publicIP', deploy.publicIP],
+    ['deploy.p2p.host', deploy.p2p.host],
+  ] as const) {
+    const problem = publicAddressProblem(ip, network, file, key);
+    if (problem) problems.push(problem);
+  }
   return { deploy, file };
 }
 

@@ -11,14 +11,18 @@ import { ETHSTATS, RELAY_SIGNER, ROTATION_VALIDATOR } from '../../core/catalog/c
 import { NETWORKS, STACK_NETWORKS, StackName } from '../../core/catalog/networks';
 import { NODE_TYPES } from '../../core/catalog/nodeTypes';
 import { settle, unwrapSecrets } from '../../tools/recording/engine';
-import { FAKE_HOST_KEY, FAKE_SSH_KEY, TEST_COMPANIONS } from '../../testing/fixtures';
+import { FAKE_HOST_KEY, FAKE_SSH_KEY, TEST_COMPANIONS, testPublicIp } from '../../testing/fixtures';
 import { declareProgram, Declared, inputsOf, resource } from '../../testing/program';
 import { recordProgram } from '../../testing/pulumi';
-import { kubernetesStack } from '../../testing/values';
+import { addressFor, kubernetesStack } from '../../testing/values';
 
 const recorded = recordProgram();
 const STACKS: StackName[] = ['testnet', 'mainnet'];
 const COMPANION_OF = { writer: RELAY_SIGNER, validator: ROTATION_VALIDATOR, bootnode: undefined } as const;
+
+/** The node_ip of the i-th SSH node: a documentation address, or a public one on mainnet, which refuses those. */
+const nodeIp = (stack: StackName, i: number) =>
+  NETWORKS[STACK_NETWORKS[stack]].allowsNonPublicAddresses ? `198.51.100.${10 + i}` : testPublicIp(10 + i);
 
 /** A stack with one SSH node of every type on the stack's network. */
 function sshStackOfEveryType(stack: StackName, companions: Record<string, unknown> = structuredClone(TEST_COMPANIONS)) {
@@ -31,7 +35,7 @@ function sshStackOfEveryType(stack: StackName, companions: Record<string, unknow
       inventory: {
         host: `198.51.100.${10 + i}`,
         host_key: FAKE_HOST_KEY,
-        node_ip: `198.51.100.${10 + i}`,
+        node_ip: nodeIp(stack, i),
         node_name: `org-${typenode}`,
         node_email: 'ops@example.org',
         allow_below_minimum_hardware: true,
@@ -185,7 +189,9 @@ describe.each(STACKS)('stack %s', (stack) => {
     });
 
     it("exports the writer's gas model URL on its public IP, and none for the others", async () => {
-      expect((await settle(declared.outputs.nodes.writer.gasModelUrl!)).value).toBe('http://203.0.113.10:80');
+      expect((await settle(declared.outputs.nodes.writer.gasModelUrl!)).value).toBe(
+        `http://${addressFor(stack, 'writer')}:80`,
+      );
       expect(declared.outputs.nodes.validator.gasModelUrl).toBeUndefined();
       expect(declared.outputs.nodes.bootnode.gasModelUrl).toBeUndefined();
     });
@@ -320,7 +326,7 @@ describe.each(STACKS)('stack %s', (stack) => {
     });
 
     it("exports the writer's gas model URL on its node_ip", async () => {
-      expect((await settle(declared.outputs.nodes.writer.gasModelUrl!)).value).toBe('http://198.51.100.10:80');
+      expect((await settle(declared.outputs.nodes.writer.gasModelUrl!)).value).toBe(`http://${nodeIp(stack, 0)}:80`);
     });
 
     it('a new companion release runs only the companions step', async () => {

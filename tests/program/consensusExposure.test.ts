@@ -5,8 +5,6 @@
  * node type, path or exposure, unless the operator opts that node in; validators and bootnodes keep their RPC inside
  * by default; `rpc` may be set per node; the plan's outputs say per node what the outside reaches.
  */
-import * as fs from 'fs';
-import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { parse as parseToml } from 'smol-toml';
 import { NODE_TYPES, UNSAFE_RPC_APIS } from '../../core/catalog/nodeTypes';
@@ -26,13 +24,13 @@ import {
   sshValidatorStack,
   TEST_COMPANIONS,
 } from '../../testing/fixtures';
+import { completedExample } from '../../testing/examples';
 import { declareProgram, Declared, inputsOf } from '../../testing/program';
 import { recordProgram } from '../../testing/pulumi';
 import { kubernetesStack, valuesFor } from '../../testing/values';
 import { redact, unwrapSecrets } from '../../tools/recording/engine';
 
 const recorded = recordProgram();
-const ROOT = path.resolve(__dirname, '../..');
 const OUTSIDE_ONLY: readonly string[] = [...UNSAFE_RPC_APIS, ...CONSENSUS_RPC_APIS];
 
 const T = {
@@ -41,12 +39,13 @@ const T = {
   networkPolicy: 'kubernetes:networking.k8s.io/v1:NetworkPolicy',
 };
 
-/** The stock example stack as an operator has it: Pulumi.<stack>.yaml and the values files it names. */
+/**
+ * The stock example stack as an operator completes it (testing/examples.ts: on mainnet, the nodes' public addresses
+ * in place of the documentation ones): Pulumi.<stack>.yaml and the values files it names.
+ */
 async function declareExample(stack: 'mainnet' | 'testnet'): Promise<Declared> {
-  const config = (yaml.load(fs.readFileSync(path.join(ROOT, `Pulumi.${stack}.yaml`), 'utf8')) as any).config;
-  const files = Object.fromEntries(
-    NODE_TYPES.map((t) => [`values/${t}.yml`, fs.readFileSync(path.join(ROOT, `values/${t}.yml`), 'utf8')]),
-  );
+  const files = completedExample(stack);
+  const config = (yaml.load(files[`Pulumi.${stack}.yaml`]) as any).config;
   return declareProgram(recorded, stack, config, files);
 }
 
@@ -81,7 +80,7 @@ function refusal(config: Record<string, unknown>, files: Record<string, string> 
   throw new Error('expected the settings to be refused');
 }
 
-describe('the stock Pulumi.mainnet.yaml (a validator and a bootnode on a cluster)', () => {
+describe('the stock Pulumi.mainnet.yaml, completed (a validator and a bootnode on a cluster)', () => {
   let declared: Declared;
   beforeAll(async () => {
     declared = await declareExample('mainnet');

@@ -12,7 +12,14 @@ import { stepCommand, STEP_END } from '../../core/remote/shell';
 import { isWrappedSecret, settle, unwrapSecrets } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram, Declared } from '../../testing/program';
-import { FAKE_HOST_KEY, FAKE_SSH_KEY, KEY_ONE, sshValidatorEntry, sshValidatorStack } from '../../testing/fixtures';
+import {
+  FAKE_HOST_KEY,
+  FAKE_SSH_KEY,
+  KEY_ONE,
+  sshValidatorEntry,
+  sshValidatorStack,
+  testPublicIp,
+} from '../../testing/fixtures';
 
 const recorded = recordProgram();
 
@@ -255,12 +262,18 @@ describe('settings that change an SSH node', () => {
   });
 
   it('mainnet enforces the minimum hardware unless the operator overrides it', async () => {
-    const strict = await declareProgram(recorded, 'mainnet', sshStack({}, 'mainnet-omega'), {});
+    // Mainnet refuses a documentation address as node_ip: the machine's public one.
+    const strict = await declareProgram(
+      recorded,
+      'mainnet',
+      sshStack({ node_ip: testPublicIp(7) }, 'mainnet-omega'),
+      {},
+    );
     expect(inputs(strict, 'preflight').stdin).toContain("export ENFORCE_MINIMUM='true'");
     const override = await declareProgram(
       recorded,
       'mainnet',
-      sshStack({ allow_below_minimum_hardware: true }, 'mainnet-omega'),
+      sshStack({ node_ip: testPublicIp(7), allow_below_minimum_hardware: true }, 'mainnet-omega'),
       {},
     );
     expect(inputs(override, 'preflight').stdin).toContain("export ENFORCE_MINIMUM='false'");

@@ -14,7 +14,7 @@ import { planGenesisPlaceholder } from '../../policy/inspect';
 import { checkPlan, plannedStepInputs } from '../../policy/offline';
 import { RULES } from '../../policy/rules';
 import { sshValidatorEntry, TEST_COMPANIONS, TEST_KEY_IMAGE_DIGESTS } from '../../testing/fixtures';
-import { pinnedExample } from '../../testing/examples';
+import { completedExample, pinnedExample, writeProject } from '../../testing/examples';
 import { runNpm } from '../../testing/run';
 import { projectFolder } from '../../testing/projects';
 import { valuesFor } from '../../testing/values';
@@ -68,8 +68,29 @@ describe('the example stacks as given, their images by tag (no digest: the opera
     ]);
   });
 
-  it('mainnet: fails the policy on Besu and the rotation client only, after writing the whole plan', () => {
+  it("mainnet: refused before anything is planned, its values files' documentation addresses named", () => {
     const result = plan(['--stack', 'mainnet']);
+    expect(result.code).toBe(2);
+    const refused = (file: string, key: string, ip: string) =>
+      `${file}: ${key}: given "${ip}", a documentation address (203.0.113.0/24); allowed: on mainnet-omega, a public IPv4 address`;
+    for (const [file, ip] of [
+      ['values/validator.yml', '203.0.113.20'],
+      ['values/bootnode.yml', '203.0.113.21'],
+    ]) {
+      expect(result.stderr).toContain(refused(file, 'deploy.publicIP', ip));
+      expect(result.stderr).toContain(refused(file, 'deploy.p2p.host', ip));
+    }
+    expect(fs.readdirSync(result.out)).toEqual([]);
+  });
+
+  it('mainnet, its public addresses given: fails the policy on Besu and the rotation client only, after writing the whole plan', () => {
+    const example = completedExample('mainnet', { pin: false });
+    const result = plan([
+      '--stack',
+      'mainnet',
+      '--config',
+      writeProject('mainnet', example, fs.mkdtempSync(path.join(work, 'example-'))),
+    ]);
     expect(result.code).toBe(1);
     // In the order the resources were registered, which the nodes' asynchronous identities decide: compared sorted.
     expect(findings(result.out).sort()).toEqual(

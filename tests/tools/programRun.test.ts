@@ -8,9 +8,17 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { runProgram } from '../../tools/programRun/run';
+import * as yaml from 'js-yaml';
+import { ProgramRunError, runProgram } from '../../tools/programRun/run';
 import { PROJECT_DIR } from '../../testing/run';
-import { FAKE_SSH_KEY, TEST_GENESIS_FILE, sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
+import {
+  FAKE_SSH_KEY,
+  TEST_GENESIS_FILE,
+  sshValidatorEntry,
+  TEST_COMPANIONS,
+  TEST_KEY_IMAGE_DIGESTS,
+} from '../../testing/fixtures';
+import { valuesFor } from '../../testing/values';
 
 jest.setTimeout(120_000);
 
@@ -58,6 +66,52 @@ describe('the program as pulumi up runs it', () => {
       typeChecked: false,
     });
     expect(sources.outputs.nodes).toEqual(built.outputs.nodes);
+  });
+});
+
+describe("mainnet's mandatory rules, on every run of the program (no policy pack)", () => {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-program-run-'));
+  afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+  /** A mainnet validator on a cluster (its values file outside the project), its key-holding images pinned or not. */
+  const runValidator = (pinned: boolean) => {
+    const valuesFile = path.join(work, `validator-${pinned ? 'pinned' : 'by-tag'}.yml`);
+    const deploy = pinned ? { imageDigest: TEST_KEY_IMAGE_DIGESTS.besu } : {};
+    fs.writeFileSync(valuesFile, yaml.dump(valuesFor('mainnet', 'validator', deploy)));
+    const companions = { rotationValidator: { imageDigest: TEST_KEY_IMAGE_DIGESTS.rotationValidator } };
+    return runProgram({
+      dir: PROJECT_DIR,
+      stack: 'mainnet',
+      config: {
+        'lacchain:network': 'mainnet-omega',
+        'lacchain:nodes': JSON.stringify([
+          { name: 'validator', typenode: 'validator', target: 'kubernetes', values: valuesFile },
+        ]),
+        ...(pinned ? { 'lacchain:companions': JSON.stringify(companions) } : {}),
+      },
+      secretKeys: [],
+      genesisFile: TEST_GENESIS_FILE,
+    });
+  };
+
+  it('a key-holding image by tag: the run ends before any resource, naming the rule, the image and the fix', async () => {
+    const error = await runValidator(false).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProgramRunError);
+    const fix =
+      'pin it by its registry digest (values file deploy.imageDigest for Besu, lacchain:companions.<companion>.imageDigest for a companion; docs/kubernetes.md, "Pinning images")';
+    expect((error as ProgramRunError).errors).toEqual([
+      'the settings of stack mainnet cannot be deployed: they break mandatory policy rules (checked on every pulumi up, before anything is created or changed):\n' +
+        `[node-key-images-pinned] StatefulSet validator-node: container validator-besu receives the node key but runs image hyperledger/besu:23.4.1 by tag: ${fix}\n` +
+        `[node-key-images-pinned] StatefulSet validator-node: container validator-rotation-validator receives the node key but runs image lacnetnetworks/rotation-lacchain:1.0.0 by tag: ${fix}`,
+    ]);
+    // Only the stack itself, which the language host registers before the program runs.
+    expect((error as ProgramRunError).resources.map((r) => r.type)).toEqual(['pulumi:pulumi:Stack']);
+  });
+
+  it('the same stack, its images pinned: every resource declared', async () => {
+    const result = await runValidator(true);
+    expect(result.resources).toBeGreaterThan(10);
+    expect(Object.keys(result.outputs.nodes as object)).toEqual(['validator']);
   });
 });
 

@@ -4,10 +4,12 @@
  */
 import { generateKeyPairSync } from 'crypto';
 import * as yaml from 'js-yaml';
+import { nonPublicIpv4Range } from '../../core/settings/fields';
 import { loadStack } from '../../core/settings/load';
 import { Problem, SettingsError } from '../../core/settings/problems';
 import { CONFIG_KEY_KINDS, SECRET_CONFIG_KEYS, stackConfigSchema } from '../../core/settings/schema';
 import {
+  FAKE_HOST_KEY,
   FAKE_SSH_KEY,
   KEY_ONE,
   memoryFiles,
@@ -1101,5 +1103,115 @@ describe('settings as the engine hands them over (every top-level value a string
     ]);
     expect(CONFIG_KEY_KINDS['lacchain:allowKeyDeletion']).toBe('boolean');
     expect(CONFIG_KEY_KINDS['lacchain:nodes']).toBe('list');
+  });
+});
+
+describe("a node's public address on mainnet (the address in the enode sent for permissioning)", () => {
+  const ALLOWED =
+    'on mainnet-omega, a public IPv4 address that peers reach and the network permissions (it is in the enode): not in a private (10/8, 172.16/12, 192.168/16), shared (100.64/10), loopback, link-local (169.254/16), unspecified, benchmarking (198.18/15) or documentation (192.0.2/24, 198.51.100/24, 203.0.113/24) range';
+
+  it.each([
+    ['10.0.0.5', 'a private address (10.0.0.0/8)'],
+    ['10.255.255.255', 'a private address (10.0.0.0/8)'],
+    ['172.16.0.1', 'a private address (172.16.0.0/12)'],
+    ['172.31.255.254', 'a private address (172.16.0.0/12)'],
+    ['192.168.1.10', 'a private address (192.168.0.0/16)'],
+    ['100.64.0.1', 'a shared (carrier-grade NAT) address (100.64.0.0/10)'],
+    ['100.127.255.254', 'a shared (carrier-grade NAT) address (100.64.0.0/10)'],
+    ['169.254.10.1', 'a link-local address (169.254.0.0/16)'],
+    ['127.0.0.2', 'a loopback address (127.0.0.0/8)'],
+    ['0.1.2.3', 'an unspecified address (0.0.0.0/8)'],
+    ['192.0.2.7', 'a documentation address (192.0.2.0/24)'],
+    ['198.51.100.7', 'a documentation address (198.51.100.0/24)'],
+    ['203.0.113.10', 'a documentation address (203.0.113.0/24)'],
+    ['198.18.0.1', 'a benchmarking address (198.18.0.0/15)'],
+  ])('%s is %s', (ip, range) => {
+    expect(nonPublicIpv4Range(ip)).toBe(range);
+  });
+
+  it.each([
+    '9.255.255.255',
+    '11.0.0.0',
+    '172.15.255.255',
+    '172.32.0.0',
+    '100.63.255.255',
+    '100.128.0.0',
+    '192.0.3.1',
+    '200.10.20.20',
+    '8.8.8.8',
+  ])('%s is public', (ip) => {
+    expect(nonPublicIpv4Range(ip)).toBeUndefined();
+  });
+
+  /** A mainnet stack of a validator on a cluster (values/validator.yml) and one over SSH, with the given addresses. */
+  function mainnet(addresses: { publicIP: string; p2pHost: string; nodeIp: string }) {
+    const config = {
+      'lacchain:network': 'mainnet-omega',
+      'lacchain:nodes': [
+        { name: 'validator', typenode: 'validator', target: 'kubernetes' },
+        {
+          name: 'remote',
+          typenode: 'validator',
+          target: 'ssh',
+          inventory: {
+            host: '10.0.0.9', // the address this machine reaches it at: a VPN's is fine
+            host_key: FAKE_HOST_KEY,
+            node_ip: addresses.nodeIp,
+            node_name: 'org-remote',
+            node_email: 'ops@example.org',
+          },
+        },
+      ],
+      'lacchain:sshPrivateKey': FAKE_SSH_KEY,
+      'lacchain:companions': TEST_COMPANIONS,
+    };
+    const values = {
+      deploy: {
+        network: 'main-net',
+        typenode: 'validator',
+        publicIP: addresses.publicIP,
+        p2p: { host: addresses.p2pHost, port: 60606 },
+        workerName: 'worker-2',
+        nodeName: 'org-validator',
+        nodeEmail: 'ops@example.org',
+      },
+    };
+    return () =>
+      loadStack(
+        'mainnet',
+        rawConfig(config, 'Pulumi.mainnet.yaml'),
+        memoryFiles({ 'values/validator.yml': yaml.dump(values) }),
+      );
+  }
+
+  it('refuses a private, shared or documentation address, naming the file, the key, the value and what is allowed', () => {
+    const problems = (() => {
+      try {
+        mainnet({ publicIP: '192.168.1.10', p2pHost: '203.0.113.20', nodeIp: '100.64.0.1' })();
+      } catch (error) {
+        if (error instanceof SettingsError) return error.message.split('\n');
+        throw error;
+      }
+      throw new Error('expected the settings to be refused');
+    })();
+    expect(problems).toEqual([
+      `values/validator.yml: deploy.publicIP: given "192.168.1.10", a private address (192.168.0.0/16); allowed: ${ALLOWED}`,
+      `values/validator.yml: deploy.p2p.host: given "203.0.113.20", a documentation address (203.0.113.0/24); allowed: ${ALLOWED}`,
+      `Pulumi.mainnet.yaml: lacchain:nodes[1].inventory.node_ip: given "100.64.0.1", a shared (carrier-grade NAT) address (100.64.0.0/10); allowed: ${ALLOWED}`,
+    ]);
+  });
+
+  it('takes public addresses (and any address this machine reaches an SSH node at)', () => {
+    const { settings } = mainnet({ publicIP: '200.10.20.20', p2pHost: '200.10.20.20', nodeIp: '200.10.20.7' })();
+    expect(settings.nodes.map((n) => n.p2pHost)).toEqual(['200.10.20.20', '200.10.20.7']);
+  });
+
+  it('testnet: private and documentation addresses stay allowed, as before', () => {
+    const config = validTestnetConfig();
+    inventory(config).node_ip = '10.0.0.5';
+    const values = validWriterValues() as Values;
+    values.deploy.publicIP = '192.168.1.10';
+    values.deploy.p2p.host = '203.0.113.10';
+    expect(load(config, values).settings.nodes.map((n) => n.p2pHost)).toEqual(['203.0.113.10', '10.0.0.5']);
   });
 });

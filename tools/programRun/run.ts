@@ -39,7 +39,22 @@ export interface RunOptions {
   throughTsNode?: boolean;
 }
 
-/** Runs the program once; throws with the program's errors when it fails. */
+/** A run that failed: the program's errors as the engine got them, and what it registered before. */
+export class ProgramRunError extends Error {
+  constructor(
+    readonly code: number,
+    /** The errors the program logged to the engine (a RunError's message). */
+    readonly errors: string[],
+    /** The resources registered before it failed (the stack's own first). */
+    readonly resources: { type: string; name: string }[],
+    stderr: string,
+  ) {
+    super(`the program failed (exit ${code}): ${errors.join('; ') || stderr.slice(-2000)}`);
+    this.name = 'ProgramRunError';
+  }
+}
+
+/** Runs the program once; throws ProgramRunError with the program's errors when it fails. */
 export async function runProgram(options: RunOptions): Promise<ProgramRun> {
   const engine = await startEngineStandIn();
   try {
@@ -81,7 +96,7 @@ export async function runProgram(options: RunOptions): Promise<ProgramRun> {
     const exitSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     const run = engine.run;
     if (run.doneMs === undefined || run.errors.length > 0 || code !== 0) {
-      throw new Error(`the program failed (exit ${code}): ${run.errors.join('; ') || stderr.slice(-2000)}`);
+      throw new ProgramRunError(code, run.errors, run.resources, stderr);
     }
     return {
       declaredSeconds: run.doneMs / 1000,
