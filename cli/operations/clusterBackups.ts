@@ -2,7 +2,6 @@
  * The backups of a cluster node, with kubectl: VolumeSnapshots of its data volume when it has a snapshot class,
  * otherwise restic Jobs copying the volume to and from the node's backup volume (the node's pod stopped meanwhile).
  */
-import { besuImage } from '../../core/catalog/besu';
 import { kubernetesNames } from '../../core/catalog/kubernetes';
 import { POD_READY_TIMEOUT } from '../../core/operations/clients';
 import {
@@ -16,7 +15,7 @@ import {
   usesSnapshots,
   volumeSnapshotManifest,
 } from '../../core/kubernetes/backups';
-import { Backup, parseResticSnapshots, STOPPED_WHILE_COPIED } from '../../core/operations/backups';
+import { Backup, parseResticSnapshots, releaseImageChange, STOPPED_WHILE_COPIED } from '../../core/operations/backups';
 import type { KubernetesNodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
 import type { BackupClient } from './nodeClient';
@@ -119,7 +118,7 @@ export function clusterBackups(node: KubernetesNodeSettings, access: ClusterNode
         return snapshotBackups(node.name, text);
       },
       recordedEnode: () => access.recordedEnode(),
-      async prepareRelease() {},
+      prepareRelease: (release) => refuseUnpinnedRelease(release),
       async restore(backup, nodeKey, onLine) {
         refuseKey(nodeKey);
         await stopNode();
@@ -135,14 +134,23 @@ export function clusterBackups(node: KubernetesNodeSettings, access: ClusterNode
     };
   }
 
-  /** Points the StatefulSet at the backup's release, starts the node and checks what it answers. */
+  /**
+   * Before anything stops: a restore onto another release than the pod's needs that release's image by digest where
+   * the network pins every image that receives the node key (releaseImageChange).
+   */
+  async function refuseUnpinnedRelease(release: string) {
+    if ((await access.release()) === release) return;
+    const change = releaseImageChange(node, release);
+    if ('refused' in change) throw new ToolFailure(change.refused);
+  }
+
+  /** Points the StatefulSet at the backup's release (by digest), starts the node and checks what it answers. */
   async function startOn(backup: Backup, onLine: (line: string) => void) {
     if ((await access.release()) !== backup.release) {
-      await kubectl(
-        ['set', 'image', `statefulset/${names.statefulSet}`, `${names.besuContainer}=${besuImage(backup.release)}`],
-        `set the node's image to Besu ${backup.release}`,
-      );
-      onLine(`the node's StatefulSet now runs Besu ${backup.release} (tag only: give its digest in the values file)`);
+      const change = releaseImageChange(node, backup.release);
+      if ('refused' in change) throw new ToolFailure(change.refused);
+      await kubectl(change.kubectl, `set the node's image to Besu ${backup.release}`);
+      onLine(change.line);
     }
     await scale(1);
     const expected = await access.recordedEnode();
@@ -183,7 +191,7 @@ export function clusterBackups(node: KubernetesNodeSettings, access: ClusterNode
       return parseResticSnapshots(log.trim().split('\n').pop() ?? '[]');
     },
     recordedEnode: () => access.recordedEnode(),
-    async prepareRelease() {},
+    prepareRelease: (release) => refuseUnpinnedRelease(release),
     async restore(backup, nodeKey, onLine) {
       refuseKey(nodeKey);
       const name = stamped(`${names.statefulSet}-restore`);

@@ -1,9 +1,13 @@
 /**
  * Backups as the day-2 operations see them: a node's backups read from restic's JSON (or a cluster's VolumeSnapshots,
- * mapped to the same shape), the backup a rollback restores, and a transfer's progress in the operator's words.
+ * mapped to the same shape), the backup a rollback restores, the image a cluster restore switches to, and a transfer's
+ * progress in the operator's words.
  * Pure: text in, values out.
  */
 import { BACKUP_MARK, BACKUP_REASONS, BACKUP_TAGS } from '../catalog/backups';
+import { besuImage } from '../catalog/besu';
+import { kubernetesNames } from '../catalog/kubernetes';
+import type { KubernetesNodeSettings } from '../settings/model';
 import { bytesText, durationText } from './units';
 
 /** How a restic copy is made consistent, in the operations' messages. */
@@ -89,6 +93,42 @@ export function rollbackBackup(backups: readonly Backup[], releaseInUse: string)
   return [...backups]
     .reverse()
     .find((b) => b.reason === BACKUP_REASONS.beforeReleaseChange && olderRelease(b.release, releaseInUse));
+}
+
+/** What a cluster restore does to Besu's image for a backup's release: a refusal, or the kubectl command. */
+export type ReleaseImageChange =
+  { refused: string } | { kubectl: string[]; image: string; pinned: boolean; line: string };
+
+/**
+ * How a cluster restore or rollback switches the node's StatefulSet to a backup's release: Besu's container, which
+ * receives the node key, set to the image pinned by the registry digest the stack gives for that release (the values
+ * file's `deploy.imageDigest`, which is the digest of `deploy.releaseVersion`'s image). Without a digest for it, a
+ * network that pins every image receiving the key (production) refuses, saying which settings to add; a test network
+ * sets the tag, with a warning. `kubectl` is the command's arguments (the context and namespace are added by the
+ * caller).
+ */
+export function releaseImageChange(node: KubernetesNodeSettings, release: string): ReleaseImageChange {
+  const names = kubernetesNames(node.name);
+  const digest = node.releaseVersion === release ? node.imageDigest : undefined;
+  const settings = `in ${node.valuesFile}, under deploy: releaseVersion: ${release} and imageDigest: sha256:<the registry digest of ${besuImage(release)}> (docs/kubernetes.md, "Pinning images")`;
+  const why =
+    node.releaseVersion === release
+      ? `${node.valuesFile} names Besu ${release} but no deploy.imageDigest`
+      : `${node.valuesFile} pins ${node.imageDigest ? 'the digest of' : 'no digest, and names'} Besu ${node.releaseVersion}, not ${release}`;
+  if (!digest && !node.network.allowsUnpinnedKeyImages) {
+    return {
+      refused: `node ${node.name}: no digest of Besu ${release}'s image is known (${why}), and on ${node.network.name} Besu, which receives the node key, runs only from an image pinned by its digest: set ${settings}, then run this again; nothing was changed`,
+    };
+  }
+  const image = besuImage(release, digest);
+  return {
+    kubectl: ['set', 'image', `statefulset/${names.statefulSet}`, `${names.besuContainer}=${image}`],
+    image,
+    pinned: digest !== undefined,
+    line: digest
+      ? `the node's StatefulSet now runs Besu ${release} from ${image}, the digest pinned in ${node.valuesFile}`
+      : `warning: the node's StatefulSet now runs Besu ${release} from ${image}, a tag that can be moved (${why}): before the next pulumi up set ${settings}`,
+  };
 }
 
 /** The table `npm run node -- backups` prints, one line per backup, newest first. */
