@@ -173,7 +173,7 @@ describe('plan refuses what pulumi up refuses', () => {
 
   it('refuses the deprecated network as a stack', () => {
     const result = plan(['--stack', 'legacy-protestnet']);
-    expect([result.code, result.stderr]).toEqual([2, expect.stringMatching(/--stack: stack: .*deprecated/)]);
+    expect([result.code, result.stderr]).toEqual([2, expect.stringMatching(/--stack: given .*deprecated/)]);
   });
 
   it('refuses a genesis file that does not match the pinned digest, showing both digests', () => {
