@@ -16,7 +16,7 @@ import {
 import { kubernetesNames, POD_PATHS } from '../catalog/kubernetes';
 import { readScript } from '../scripts';
 import type { KubernetesNodeSettings } from '../settings/model';
-import { BESU_POD_SECURITY, metadata, nodeVolumeClaim, RESTRICTED_CONTAINER } from './manifests';
+import { BESU_POD_SECURITY, metadata, nodeVolumeClaim, RESTRICTED_CONTAINER } from './podBasics';
 
 /** The snapshot API (the external-snapshotter's CRDs). */
 export const SNAPSHOT_API = { group: 'snapshot.storage.k8s.io', version: 'snapshot.storage.k8s.io/v1' } as const;

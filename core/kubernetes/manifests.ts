@@ -5,7 +5,7 @@
  * opaque values of type V and placed where they belong.
  */
 import { companionContainers, companionStateInit, companionVolumes } from './companionContainers';
-import { BESU_IMAGE_UID, besuImage } from '../catalog/besu';
+import { besuImage } from '../catalog/besu';
 import {
   IDENTITY_ANNOTATIONS,
   kubernetesNames,
@@ -22,37 +22,24 @@ import {
   STACK_LABEL,
 } from '../catalog/kubernetes';
 import { LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
-import { RPC_AUTH_FILES, UNSAFE_RPC_OVERRIDE_ANNOTATION, UNSAFE_RPC_OVERRIDE_LABEL } from '../catalog/rpc';
+import { RPC_AUTH_FILES } from '../catalog/rpc';
 import { MISSING_KEY_EXIT_CODE, MISSING_KEY_EXIT_VARIABLE } from '../catalog/remote';
-import { reachablePorts, unsafeRpcOverride } from '../rpc/access';
+import { reachablePorts } from '../rpc/access';
 import type { NodeDescription } from '../node/description';
 import type { KubernetesNodeSettings } from '../settings/model';
 import { backupConfigEntries, beforeReleaseChangeInit } from './backups';
 import { MAX_BLOCKS_BEHIND } from '../catalog/health';
 import { stackOfNetwork } from '../catalog/networks';
 import { METRICS_RELAY_VOLUME, metricsRelayContainer, scrapeAnnotations } from './monitoring';
-
-/**
- * The recommended Kubernetes labels of a node's objects. A node under the operator's explicit RPC override
- * (`lacchain:rpc.allowUnsafeApis`) also carries `lacchain.net/unsafe-rpc-override: "true"`, for the policy to flag.
- */
-export function nodeLabels(node: KubernetesNodeSettings): Record<string, string> {
-  return {
-    [LABEL_KEYS.name]: LABELS.name,
-    [LABEL_KEYS.instance]: node.name,
-    'app.kubernetes.io/component': node.typenode,
-    [LABEL_KEYS.partOf]: LABELS.partOf,
-    'app.kubernetes.io/managed-by': LABELS.managedBy,
-    'lacchain.net/network': node.network.name,
-    ...(unsafeRpcOverride(node, node.rpc).length > 0 ? { [UNSAFE_RPC_OVERRIDE_LABEL]: 'true' } : {}),
-  };
-}
-
-/** What the override covers (`ADMIN,cors:*`), annotated on the node's objects; none without an override. */
-export function overrideAnnotations(node: KubernetesNodeSettings): Record<string, string> {
-  const unsafe = unsafeRpcOverride(node, node.rpc);
-  return unsafe.length > 0 ? { [UNSAFE_RPC_OVERRIDE_ANNOTATION]: unsafe.join(',') } : {};
-}
+import {
+  BESU_POD_SECURITY,
+  metadata,
+  nodeLabels,
+  nodeVolumeClaim,
+  overrideAnnotations,
+  RESTRICTED_CONTAINER,
+  selectorLabels,
+} from './podBasics';
 
 /**
  * The pod's labels: the node's, plus the Besu release it runs (only the pod changes with the release) and its stack
@@ -65,38 +52,6 @@ export function podLabels(node: KubernetesNodeSettings): Record<string, string> 
     [STACK_LABEL]: stackOfNetwork(node.network),
   };
 }
-
-/** The labels that select the node's pod (stable across versions). */
-export function selectorLabels(node: KubernetesNodeSettings): Record<string, string> {
-  return { [LABEL_KEYS.name]: LABELS.name, [LABEL_KEYS.instance]: node.name };
-}
-
-/** The metadata of a node's object: its name, the node's namespace and labels, and the override's annotations. */
-export function metadata(node: KubernetesNodeSettings, name: string) {
-  const annotations = overrideAnnotations(node);
-  return {
-    name,
-    namespace: node.namespace,
-    labels: nodeLabels(node),
-    ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
-  };
-}
-
-/** A pod that runs as Besu's image user (the data volume's owner) under the restricted Pod Security Standard. */
-export const BESU_POD_SECURITY = {
-  runAsUser: BESU_IMAGE_UID,
-  runAsGroup: BESU_IMAGE_UID,
-  fsGroup: BESU_IMAGE_UID,
-  runAsNonRoot: true,
-  seccompProfile: { type: 'RuntimeDefault' },
-};
-
-/** A container under the restricted Pod Security Standard, on a read-only root filesystem. */
-export const RESTRICTED_CONTAINER = {
-  allowPrivilegeEscalation: false,
-  readOnlyRootFilesystem: true,
-  capabilities: { drop: ['ALL'] },
-};
 
 /** The namespace, enforcing the `restricted` Pod Security Standard on every pod in it. */
 export function namespaceManifest(namespace: string) {
@@ -171,28 +126,6 @@ export function configMapManifest<V>(node: KubernetesNodeSettings, files: NodeCo
 /** The data volume: ReadWriteOnce (block storage binds it), the network's size. */
 export function dataVolumeManifest(node: KubernetesNodeSettings) {
   return nodeVolumeClaim(node, kubernetesNames(node.name).dataVolume);
-}
-
-/**
- * A volume of the node (its data, its backups): ReadWriteOnce, the node's size and storage class; made from a
- * `dataSource` (a VolumeSnapshot) when one is given.
- */
-export function nodeVolumeClaim(
-  node: KubernetesNodeSettings,
-  name: string,
-  dataSource?: { apiGroup: string; kind: string; name: string },
-) {
-  return {
-    apiVersion: 'v1' as const,
-    kind: 'PersistentVolumeClaim' as const,
-    metadata: metadata(node, name),
-    spec: {
-      accessModes: ['ReadWriteOnce'],
-      ...(node.storageClass ? { storageClassName: node.storageClass } : {}),
-      resources: { requests: { storage: node.volumeSize } },
-      ...(dataSource ? { dataSource } : {}),
-    },
-  };
 }
 
 /** Health probe on Besu's RPC port, sending a Host header the allowlist accepts. */

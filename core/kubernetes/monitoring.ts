@@ -12,7 +12,7 @@ import { stackOfNetwork } from '../catalog/networks';
 import { alertRules, clusterNodeScope, SCRAPE } from '../monitoring/alerts';
 import { metricsPushUrl } from '../node/metrics';
 import type { KubernetesNodeSettings } from '../settings/model';
-import { metadata, RESTRICTED_CONTAINER, selectorLabels } from './manifests';
+import { metadata, RESTRICTED_CONTAINER, selectorLabels } from './podBasics';
 
 /** The label of the metrics Service, which its ServiceMonitor selects it by (the node's other Service has not). */
 const METRICS_SERVICE_LABEL = 'lacchain.net/metrics';

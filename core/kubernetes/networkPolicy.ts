@@ -12,7 +12,7 @@ import { kubernetesNames } from '../catalog/kubernetes';
 import { PORTS } from '../catalog/ports';
 import type { NodeDescription } from '../node/description';
 import type { KubernetesNodeSettings } from '../settings/model';
-import { metadata, selectorLabels } from './manifests';
+import { metadata, selectorLabels } from './podBasics';
 import { scraperIngress } from './monitoring';
 
 type Protocol = 'TCP' | 'UDP';
