@@ -11,7 +11,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { NETWORKS } from '../../core/catalog/networks';
-import { backupJobManifest, restoreJobManifest } from '../../core/kubernetes/backups';
+import { backupJobManifest, restoreJobManifest, volumeSnapshotManifest } from '../../core/kubernetes/backups';
 import type { KubernetesNodeSettings } from '../../core/settings/model';
 import { loadStack } from '../../core/settings/load';
 import { RunningStandin, startBesuStandin } from '../../testing/besuStandin';
@@ -30,6 +30,7 @@ const recorded = recordProgram();
 const { cluster, itWithCluster } = clusterForSuite();
 const SNAPSHOTS = 'backups-snapshots';
 const COPIES = 'backups-copies';
+const ROLLBACK = 'backups-rollback';
 const CRD = path.join(PROJECT_DIR, 'testing/cluster/crds/volume-snapshots.yaml');
 /** The release the pods run: the network's. */
 const RELEASE = NETWORKS['open-protestnet'].defaultBesuVersion;
@@ -217,6 +218,73 @@ describe('backups on a real API server', () => {
       );
       const pod = { kind: 'pod', name: 'besu-node-writer-0', namespace: SNAPSHOTS };
       expect(await fieldWhen(cluster(), pod, '{.status.phase}', (v) => v === 'Running')).toBe('Running');
+    },
+  );
+  itWithCluster(
+    "rollback sets Besu's image by the digest the values file pins for the release it goes back to",
+    async () => {
+      // The node runs the network's release; a backup taken before it moved there holds an older one.
+      const older = '22.1.0';
+      const digest = `sha256:${'4d'.repeat(32)}`;
+      const { values, config } = stackOf(ROLLBACK, 'csi-snapshots');
+      await apply(ROLLBACK, 'csi-snapshots');
+      const pod = { kind: 'pod', name: 'besu-node-writer-0', namespace: ROLLBACK };
+      expect(await fieldWhen(cluster(), pod, '{.status.phase}', (v) => v === 'Running')).toBe('Running');
+      standin ??= await startBesuStandin(KEY_ONE, values.deploy.p2p.host, values.deploy.p2p.port);
+      // Before the rollback the operator names, in the values file, the release it goes back to and its digest.
+      const rolledBack = { deploy: { ...values.deploy, releaseVersion: older, imageDigest: digest } };
+      const dir = path.join(work, 'rollback');
+      fs.mkdirSync(path.join(dir, 'values'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'Pulumi.testnet.yaml'), yaml.dump({ config }));
+      fs.writeFileSync(path.join(dir, 'values', 'writer.yml'), yaml.dump(rolledBack));
+      const node = loadStack(
+        'testnet',
+        rawConfig(config, 'Pulumi.testnet.yaml'),
+        memoryFiles({ 'values/writer.yml': yaml.dump(rolledBack) }),
+      ).settings.nodes[0] as KubernetesNodeSettings;
+      const snapshot = 'besu-node-writer-before-change';
+      await applyServerSide(cluster(), [
+        volumeSnapshotManifest(node, { name: snapshot }, { release: older, reason: 'before-release-change' }),
+      ] as unknown as Manifest[]);
+      await cluster().kubectlOk([
+        'patch',
+        'volumesnapshot',
+        snapshot,
+        '-n',
+        ROLLBACK,
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        '{"status":{"readyToUse":true}}',
+      ]);
+
+      const result = await runNpmAsync(
+        'node',
+        [
+          'rollback',
+          '--stack',
+          'testnet',
+          '--config',
+          path.join(dir, 'Pulumi.testnet.yaml'),
+          '--rpc-url',
+          standin.rpcUrl,
+        ],
+        { env: clusterEnv() },
+      );
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toContain(`rolling back from Besu ${RELEASE} to ${older}, with backup ${snapshot}`);
+      expect(result.stdout).toContain(
+        `the node's StatefulSet now runs Besu ${older} from hyperledger/besu:${older}@${digest}, the digest pinned in values/writer.yml`,
+      );
+      expect(result.code).toBe(0);
+      const besu = '{.spec.template.spec.containers[?(@.name=="writer-besu")].image}';
+      const statefulSet = { kind: 'statefulset', name: 'besu-node-writer', namespace: ROLLBACK };
+      expect(await fieldOf(cluster(), statefulSet, besu)).toBe(`hyperledger/besu:${older}@${digest}`);
+      // The pod the StatefulSet made again runs it: its Besu container's image ends in the digest.
+      const podImage = await fieldWhen(cluster(), pod, '{.spec.containers[?(@.name=="writer-besu")].image}', (v) =>
+        v.includes(older),
+      );
+      expect(podImage).toMatch(/@sha256:[0-9a-f]{64}$/);
     },
   );
 });
