@@ -47,15 +47,18 @@ export async function run(line: CommandLine<typeof NODE_OPTIONS>): Promise<numbe
     throw new UsageError(`--window: given ${JSON.stringify(values.window)}; allowed: whole seconds from 1 to 600`);
   }
   const stack = checkStackName(values.stack, '--stack');
+  // The operator's own ssh logs in (agent or --ssh-key): the stack's SSH private key is pulumi up's, not needed here.
   const { settings } = loadStack(
     stack,
     readStackConfigFile(values.config ?? stackConfigFileName(stack)),
     readFileFromDisk,
+    { sshKeyOptional: true },
   );
   const rpcUrls = readRpcUrls(values['rpc-url'] ?? [], settings);
   const clientOf = (node: NodeSettings) =>
     nodeClient(node, {
       stack,
+      configFile: settings.configFile,
       kubeContext: settings.kubeContext,
       ssh: { keyFile: values['ssh-key'], options: values['ssh-option'] ?? [] },
       rpcUrl: rpcUrls.get(node.name) ?? rpcUrls.get(''),
@@ -63,21 +66,25 @@ export async function run(line: CommandLine<typeof NODE_OPTIONS>): Promise<numbe
   if (values.json && !values.all) throw new UsageError('--json goes with --all');
   if (values.all) {
     if (values.node !== undefined) throw new UsageError('--all is every node: give no --node');
-    // Every node at once: each through its own client, in parallel.
-    const rows = await Promise.all(settings.nodes.map((each) => fleetRow(each, clientOf(each))));
+    // Every node at once: each through its own client, in parallel; one that cannot be reached is a row saying so.
+    const rows = await Promise.all(settings.nodes.map((each) => fleetRow(each, () => clientOf(each))));
     if (values.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     else fleetTable(rows).forEach(say);
     return fleetHealthy(rows) ? EXIT.ok : EXIT.failed;
   }
   if (EVERY_NODE.includes(operation) && values.node === undefined) {
     for (const each of settings.nodes) {
-      if (operation === 'backup') await takeBackup(each, clientOf(each));
-      else await listBackups(each, clientOf(each));
+      const client = clientOf(each);
+      await client.reach();
+      if (operation === 'backup') await takeBackup(each, client);
+      else await listBackups(each, client);
     }
     return EXIT.ok;
   }
   const node = pickNode(settings, values.node, operation);
   const client = clientOf(node);
+  // Once, before the operation: a node that cannot be reached, or is not deployed, is one line saying so (exit 1).
+  await client.reach();
   const nodeKey = values['key-file'] === undefined ? undefined : readKeyFile(expandHome(values['key-file']));
 
   switch (operation) {

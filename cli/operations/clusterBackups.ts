@@ -16,6 +16,7 @@ import {
   volumeSnapshotManifest,
 } from '../../core/kubernetes/backups';
 import { Backup, parseResticSnapshots, releaseImageChange, STOPPED_WHILE_COPIED } from '../../core/operations/backups';
+import { lastMeaningfulLine } from '../../core/operations/reach';
 import type { KubernetesNodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
 import type { BackupClient } from './nodeClient';
@@ -51,7 +52,9 @@ export function clusterBackups(node: KubernetesNodeSettings, access: ClusterNode
   const kubectl = async (args: string[], what: string, input?: string, timeoutMs?: number) => {
     const result = await runClient('kubectl', access.withContext([...args, ...ns]), input, timeoutMs);
     if (result.code !== 0) {
-      throw new ToolFailure(`kubectl cannot ${what}: ${result.stderr.trim() || `exit ${result.code}`}`);
+      throw new ToolFailure(
+        `node ${node.name}: kubectl cannot ${what}: ${lastMeaningfulLine(result.stderr) || `exit ${result.code}`}`,
+      );
     }
     return result.stdout;
   };

@@ -4,9 +4,10 @@
 import { deployedRelease, FleetRow, releaseOfClientVersion } from '../../core/operations/fleet';
 import { hexQuantity, syncState } from '../../core/operations/rpc';
 import type { NodeSettings } from '../../core/settings/model';
-import type { NodeClient } from './nodeClient';
+import { NodeClient, NodeUnreachable } from './nodeClient';
 import { permissioned } from '../../core/operations/permissioning';
 import { askPermissioning } from './permissioning';
+import { ToolFailure } from '../cli';
 
 /** A number the node answered, or undefined when it did not. */
 async function answer<T>(question: Promise<unknown>, read: (value: unknown) => T): Promise<T | undefined> {
@@ -27,14 +28,22 @@ async function askWhetherPermissioned(node: NodeSettings, client: NodeClient) {
   return 'error' in observation ? undefined : observation.head;
 }
 
-/** One node's row: what its service, RPC and companions say; what cannot be read stays unknown. */
-export async function fleetRow(node: NodeSettings, client: NodeClient): Promise<FleetRow> {
+/**
+ * One node's row: what its service, RPC and companions say; what cannot be read stays unknown. A node that cannot be
+ * looked at (its client made by `clientOf`, then `reach`) has a short state in its row and the reason as `problem`.
+ */
+export async function fleetRow(node: NodeSettings, clientOf: () => NodeClient): Promise<FleetRow> {
   const base = { node: node.name, type: node.typenode, path: node.target, companions: node.companions.length };
+  let client: NodeClient;
   let service: { running: boolean; detail: string };
   try {
+    client = clientOf();
+    await client.reach();
     service = await client.serviceState();
   } catch (error) {
-    return { ...base, service: `unreachable (${(error as Error).message})`, running: false, companionsUp: 0 };
+    if (!(error instanceof ToolFailure)) throw error;
+    const state = error instanceof NodeUnreachable ? error.state : 'error';
+    return { ...base, service: state, running: false, companionsUp: 0, problem: error.message };
   }
   const [peers, head, syncing, version, companions, permissioning] = await Promise.all([
     answer(client.rpc('net_peerCount'), hexQuantity),

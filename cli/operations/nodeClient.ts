@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { kubernetesNames } from '../../core/catalog/kubernetes';
-import { kubectlCommands, sshArguments, sshCommands } from '../../core/operations/clients';
+import { kubectlCommands, REACH_TIMEOUT_SECONDS, sshArguments, sshCommands } from '../../core/operations/clients';
 import { nodePaths } from '../../core/remote/paths';
 import { withoutControlSequences } from '../../core/operations/terminalText';
 import { hexQuantity, rpcRequest, rpcResult } from '../../core/operations/rpc';
@@ -22,11 +22,55 @@ import { parseResticSnapshots, STOPPED_WHILE_COPIED, type Backup } from '../../c
 import { RELEASE_ARCHIVE_SHA256, releaseUrl } from '../../core/catalog/besu';
 import { remoteStep } from '../../core/remote/steps';
 import { stepCommand, stepInput, stepScript } from '../../core/remote/shell';
+import {
+  clientMissing,
+  clusterProblem,
+  kubectlTrouble,
+  lastMeaningfulLine,
+  machineNotDeployed,
+  machineUnreachable,
+  podNotRunning,
+  ReachProblem,
+  ReachState,
+} from '../../core/operations/reach';
+
+/**
+ * A node that cannot be acted on (its client missing, its kube context not there, its cluster or machine not
+ * answering, or not deployed): one line saying which and what to do; exit 1. `state` is the short word `status --all`
+ * shows in the node's row.
+ */
+export class NodeUnreachable extends ToolFailure {
+  readonly state: ReachState;
+  constructor(problem: ReachProblem) {
+    super(problem.message);
+    this.state = problem.state;
+  }
+}
+
+/** How long `start` waits for the StatefulSet to make the node's new pod. */
+const POD_APPEARS_MS = 60_000;
+/** How long the look at a node may take in all, kubectl's own time-out included. */
+const REACH_TIMEOUT_MS = 2 * REACH_TIMEOUT_SECONDS * 1000;
+
+/** Turns runClient's refusal to start a client that is not there into the node's one line. */
+function whenClientMissing(node: string, client: string) {
+  return (error: unknown): never => {
+    if (error instanceof ToolFailure && !(error instanceof NodeUnreachable)) {
+      throw new NodeUnreachable(clientMissing(node, client));
+    }
+    throw error;
+  };
+}
 
 /** What the operations need from a node, whatever its target. */
 export interface NodeClient {
   /** How the node is reached, for messages. */
   where: string;
+  /**
+   * Looks at the node once, before an operation: its client is there, its cluster or machine answers and it is
+   * deployed there; otherwise throws NodeUnreachable.
+   */
+  reach(): Promise<void>;
   /** Running or not, in the client's words (`Running` pod, `started` service). */
   serviceState(): Promise<{ running: boolean; detail: string }>;
   /** The node's companion services (`lacchain:companions`), each running or not. */
@@ -103,17 +147,23 @@ export interface SshOptions {
   options: string[];
 }
 
-export function nodeClient(
-  node: NodeSettings,
-  context: { stack: string; kubeContext?: string; ssh: SshOptions; rpcUrl?: string },
-): NodeClient {
-  const restartHint = `npm run node -- restart --stack ${context.stack} --node ${node.name}`;
-  return node.target === 'ssh'
-    ? sshClient(node, context.ssh, restartHint)
-    : kubernetesClient(node, context.kubeContext, context.rpcUrl, restartHint);
+/** What a node's client needs besides the node: the stack, its file and context, ssh's options, an RPC URL. */
+export interface ClientContext {
+  stack: string;
+  /** The stack file, for messages. */
+  configFile: string;
+  kubeContext?: string;
+  ssh: SshOptions;
+  rpcUrl?: string;
 }
 
-function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: string): NodeClient {
+export function nodeClient(node: NodeSettings, context: ClientContext): NodeClient {
+  const restartHint = `npm run node -- restart --stack ${context.stack} --node ${node.name}`;
+  return node.target === 'ssh' ? sshClient(node, context, restartHint) : kubernetesClient(node, context, restartHint);
+}
+
+function sshClient(node: SshNodeSettings, context: ClientContext, restartHint: string): NodeClient {
+  const options = context.ssh;
   const commands = sshCommands(node);
   let knownHostsFile: string | undefined;
   if (node.hostKey) {
@@ -133,15 +183,23 @@ function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: stri
     throw new ToolFailure(`node ${node.name}: no pinned SSH host key (inventory host_key): refusing to connect`);
   }
   const args = sshArguments({ keyFile: options.keyFile, options: options.options, knownHostsFile });
+  const place = {
+    node: node.name,
+    stack: context.stack,
+    destination: `${node.user}@${node.host}:${node.sshPort}`,
+    serviceName: node.serviceName,
+  };
   const ssh = async (command: string, input?: string) => {
     const result = await runClient('ssh', [...args, ...commands.destination, command], input);
-    if (result.code === 255) {
-      throw new ToolFailure(`cannot reach ${node.user}@${node.host}:${node.sshPort} over SSH: ${result.stderr.trim()}`);
-    }
+    if (result.code === 255) throw new NodeUnreachable(machineUnreachable(place, result.stderr));
     return result;
   };
   return {
-    where: `${node.user}@${node.host}:${node.sshPort}, service ${node.serviceName}`,
+    where: `${place.destination}, service ${node.serviceName}`,
+    async reach() {
+      const result = await ssh(commands.deployed).catch(whenClientMissing(node.name, 'ssh'));
+      if (result.stdout.trim() === 'missing') throw new NodeUnreachable(machineNotDeployed(place));
+    },
     async serviceState() {
       const state = (await ssh(commands.serviceState)).stdout.trim();
       return { running: state === 'active', detail: state === 'active' ? 'started' : state || 'unknown' };
@@ -205,7 +263,7 @@ function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: stri
       const result = await ssh(commands.diskUsage);
       const disk = parseDiskUsage(result.stdout);
       if (result.code !== 0 || !disk)
-        throw new Error(`cannot read the data's disk: ${lastLine(result.stderr) || `exit ${result.code}`}`);
+        throw new Error(`cannot read the data's disk: ${lastMeaningfulLine(result.stderr) || `exit ${result.code}`}`);
       return disk;
     },
     showLogs(follow) {
@@ -217,11 +275,15 @@ function sshClient(node: SshNodeSettings, options: SshOptions, restartHint: stri
     },
     async start() {
       const result = await ssh(commands.start);
-      if (result.code !== 0) throw new ToolFailure(`cannot start ${node.serviceName}: ${result.stderr.trim()}`);
+      if (result.code !== 0) {
+        throw new ToolFailure(`cannot start ${node.serviceName}: ${lastMeaningfulLine(result.stderr)}`);
+      }
     },
     async restart() {
       const result = await ssh(commands.restart);
-      if (result.code !== 0) throw new ToolFailure(`cannot restart ${node.serviceName}: ${result.stderr.trim()}`);
+      if (result.code !== 0) {
+        throw new ToolFailure(`cannot restart ${node.serviceName}: ${lastMeaningfulLine(result.stderr)}`);
+      }
     },
     restartHint,
     backups: sshBackups(node, commands, ssh, (command, onLine, input) =>
@@ -242,7 +304,9 @@ function sshBackups(
   ) => Promise<{ code: number; stderr: string }>,
 ): BackupClient {
   const failure = (what: string, result: { code: number; stderr: string }) =>
-    new ToolFailure(`${what} (exit ${result.code})${result.stderr.trim() ? `: ${lastLine(result.stderr)}` : ''}`);
+    new ToolFailure(
+      `${what} (exit ${result.code})${result.stderr.trim() ? `: ${lastMeaningfulLine(result.stderr)}` : ''}`,
+    );
   return {
     where: `${node.backups.repository} (restic, on ${node.host})`,
     consistency: STOPPED_WHILE_COPIED,
@@ -293,36 +357,82 @@ function sshBackups(
   };
 }
 
-/** The last non-empty line of a text. */
-function lastLine(text: string): string {
-  return withoutControlSequences(text.trim().split('\n').pop() ?? '');
+/** The kubeconfig kubectl reads (`$KUBECONFIG`, a list of files, or ~/.kube/config), and whether it is there. */
+function kubeconfigFile(): { kubeconfig: string; kubeconfigFound: boolean } {
+  const given = process.env.KUBECONFIG;
+  const files = given ? given.split(path.delimiter).filter(Boolean) : [path.join(os.homedir(), '.kube', 'config')];
+  return { kubeconfig: given || '~/.kube/config', kubeconfigFound: files.some((file) => fs.existsSync(file)) };
 }
 
-function kubernetesClient(
-  node: KubernetesNodeSettings,
-  kubeContext: string | undefined,
-  rpcUrl: string | undefined,
-  restartHint: string,
-): NodeClient {
+/** kubectl's current context (`kubectl config current-context`), or undefined when it has none. */
+async function currentKubeContext(): Promise<string | undefined> {
+  const result = await runClient('kubectl', ['config', 'current-context'], undefined, REACH_TIMEOUT_MS);
+  return result.code === 0 ? result.stdout.trim() || undefined : undefined;
+}
+
+function kubernetesClient(node: KubernetesNodeSettings, context: ClientContext, restartHint: string): NodeClient {
+  const { kubeContext, rpcUrl } = context;
   const commands = kubectlCommands(node, kubeContext);
+  const names = kubernetesNames(node.name);
   const url = rpcUrl ?? kubernetesRpcUrl(node);
+  const failure = (what: string, result: { code: number; stderr: string }) =>
+    new ToolFailure(
+      `node ${node.name}: kubectl cannot ${what}: ${lastMeaningfulLine(result.stderr) || `exit ${result.code}`}`,
+    );
   const kubectl = async (args: string[], what: string) => {
     const result = await runClient('kubectl', args);
-    if (result.code !== 0)
-      throw new ToolFailure(`kubectl cannot ${what}: ${result.stderr.trim() || `exit ${result.code}`}`);
+    if (result.code !== 0) throw failure(what, result);
     return result.stdout;
   };
+  /** The pod's phase, or undefined when there is no pod. */
+  const podPhase = async () => {
+    const result = await runClient('kubectl', commands.podPhase);
+    if (result.code === 0) return result.stdout.trim() || 'unknown';
+    if (kubectlTrouble(result.stderr) === 'not found') return undefined;
+    throw failure('read the pod', result);
+  };
+  /**
+   * Has the StatefulSet run the pod anew: the pod deleted, or, when there is none (the StatefulSet scaled to 0, say by
+   * a backup that was stopped), one replica asked for again.
+   */
+  const startPod = async () => {
+    if ((await podPhase()) !== undefined) await kubectl(commands.deletePod, 'delete the pod');
+    else await kubectl(commands.scaleUp, 'scale the StatefulSet to 1');
+  };
   const client: NodeClient = {
-    where: `pod ${kubernetesNames(node.name).pod} in namespace ${node.namespace}`,
+    where: `pod ${names.pod} in namespace ${node.namespace}`,
+    async reach() {
+      const result = await runClient('kubectl', commands.statefulSet, undefined, REACH_TIMEOUT_MS).catch(
+        whenClientMissing(node.name, 'kubectl'),
+      );
+      if (result.code === 0) return;
+      const place = {
+        node: node.name,
+        stack: context.stack,
+        namespace: node.namespace,
+        statefulSet: names.statefulSet,
+        configFile: context.configFile,
+        settingsContext: kubeContext,
+        currentContext: kubeContext === undefined ? await currentKubeContext() : undefined,
+        ...kubeconfigFile(),
+      };
+      // Stopped after REACH_TIMEOUT_MS (exit 124): what kubectl printed until then does not say why.
+      const stderr = result.code === 124 ? '' : result.stderr;
+      throw new NodeUnreachable(clusterProblem(place, stderr, REACH_TIMEOUT_MS / 1000));
+    },
     async serviceState() {
-      const result = await runClient('kubectl', commands.podPhase);
-      const phase = result.stdout.trim();
-      if (result.code !== 0) return { running: false, detail: result.stderr.trim() || 'pod not found' };
-      return { running: phase === 'Running', detail: phase || 'unknown' };
+      const phase = await podPhase();
+      return phase === undefined
+        ? { running: false, detail: 'no pod' }
+        : { running: phase === 'Running', detail: phase };
     },
     async companionStates() {
       if (node.companions.length === 0) return [];
       const result = await runClient('kubectl', commands.containerReadiness);
+      if (result.code !== 0) {
+        if (kubectlTrouble(result.stderr) !== 'not found') throw failure("read the pod's containers", result);
+        return node.companions.map((c) => ({ name: c.name, running: false, detail: 'no pod' }));
+      }
       const ready = new Map(
         result.stdout
           .trim()
@@ -330,7 +440,7 @@ function kubernetesClient(
           .map((line) => line.split('=') as [string, string]),
       );
       return node.companions.map((c) => {
-        const state = ready.get(kubernetesNames(node.name).companionContainer(c.name));
+        const state = ready.get(names.companionContainer(c.name));
         return {
           name: c.name,
           running: state === 'true',
@@ -404,22 +514,42 @@ function kubernetesClient(
     async diskUsage() {
       const result = await runClient('kubectl', commands.diskUsage);
       const disk = parseDiskUsage(result.stdout);
+      if (result.code !== 0 && kubectlTrouble(result.stderr) === 'not found') throw new Error('no pod');
       if (result.code !== 0 || !disk) {
-        throw new Error(
-          `cannot read the data volume: ${result.stderr.trim().split('\n').pop() || `exit ${result.code}`}`,
-        );
+        throw new Error(`cannot read the data volume: ${lastMeaningfulLine(result.stderr) || `exit ${result.code}`}`);
       }
       return disk;
     },
-    showLogs() {
+    async showLogs() {
+      // A pod that is not there, or whose containers have not started, has no log to show.
+      const phase = await podPhase();
+      if (phase === undefined || phase === 'Pending') {
+        throw new ToolFailure(
+          podNotRunning(
+            {
+              node: node.name,
+              namespace: node.namespace,
+              pod: names.pod,
+              context: kubeContext,
+              start: `npm run node -- start --stack ${context.stack} --node ${node.name}`,
+            },
+            phase,
+          ),
+        );
+      }
       return attachClient('kubectl', commands.logs, withoutControlSequences);
     },
     async start() {
-      await kubectl(commands.deletePod, 'delete the pod');
+      await startPod();
+      // The StatefulSet makes the new pod a moment later: waited for before its readiness is.
+      const deadline = Date.now() + POD_APPEARS_MS;
+      while ((await podPhase()) === undefined && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
       await kubectl(commands.waitReady, 'see the pod ready');
     },
     async restart() {
-      await kubectl(commands.deletePod, 'delete the pod');
+      await startPod();
     },
     restartHint,
     backups: clusterBackups(node, {

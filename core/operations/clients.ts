@@ -17,6 +17,8 @@ import { rpcRequest } from './rpc';
 export const POD_READY_TIMEOUT = '300s';
 /** Lines of the info log shown by `logs` and read by `check`. */
 export const LOG_LINES = 100;
+/** How long kubectl waits for the cluster's answer when an operation first looks at a node. */
+export const REACH_TIMEOUT_SECONDS = 10;
 
 /** kubectl argument lists for a Kubernetes node. */
 export function kubectlCommands(node: KubernetesNodeSettings, context?: string) {
@@ -25,12 +27,24 @@ export function kubectlCommands(node: KubernetesNodeSettings, context?: string) 
   const withContext = (args: string[]) => (context ? ['--context', context, ...args] : args);
   const annotation = IDENTITY_ANNOTATIONS.enode.replace(/\./g, '\\.');
   return {
+    /**
+     * Whether the node is deployed, and the cluster answers: its StatefulSet, read once before an operation. A raw GET
+     * needs no discovery (which kubectl would retry five times, each logged, against a cluster that does not answer).
+     */
+    statefulSet: withContext([
+      'get',
+      '--raw',
+      `/apis/apps/v1/namespaces/${node.namespace}/statefulsets/${names.statefulSet}`,
+      `--request-timeout=${REACH_TIMEOUT_SECONDS}s`,
+    ]),
     /** The seed's: stream the Besu container's log. */
     logs: withContext(['logs', names.pod, '-c', names.besuContainer, '-f', ...ns]),
     /** The recent log, for the check. */
     recentLog: withContext(['logs', names.pod, '-c', names.besuContainer, `--tail=${LOG_LINES * 2}`, ...ns]),
     /** Start and restart: delete the pod, the StatefulSet recreates it. */
     deletePod: withContext(['delete', 'pod', names.pod, ...ns]),
+    /** Start and restart of a node without a pod (its StatefulSet scaled to 0): one replica again. */
+    scaleUp: withContext(['scale', `statefulset/${names.statefulSet}`, '--replicas=1', ...ns]),
     waitReady: withContext([
       'wait',
       '--for=condition=Ready',
@@ -148,6 +162,8 @@ export function sshCommands(node: SshNodeSettings) {
     node.user === 'root' ? `runuser -u ${DEFAULT_SERVICE_USER} -- ` : `sudo -n -u ${DEFAULT_SERVICE_USER} `;
   return {
     destination: ['-p', String(node.sshPort), `${node.user}@${node.host}`],
+    /** Whether the node's service is installed (`deployed` or `missing`), looked at once before an operation. */
+    deployed: `if systemctl cat -- ${service} >/dev/null 2>&1; then echo deployed; else echo missing; fi`,
     serviceState: `systemctl is-active ${service}`,
     /** The state of each companion service, one line each, in the order of `node.companions`. */
     companionStates: node.companions

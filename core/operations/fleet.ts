@@ -11,8 +11,13 @@ export interface FleetRow {
   path: string;
   /** The release it runs (what it says, or the one deployed), when known. */
   release?: string;
-  /** The service's or pod's state in the client's words (`started`, `Running`), or why it could not be read. */
+  /**
+   * The service's or pod's state in the client's words (`started`, `Running`), or, for a node that could not be
+   * looked at, a short word (`unreachable`, `not deployed`, …) whose reason is `problem`.
+   */
   service: string;
+  /** Why the node could not be looked at: one line saying which and what to do. */
+  problem?: string;
   running: boolean;
   peers?: number;
   head?: number;
@@ -44,7 +49,7 @@ export function deployedRelease(deployed: string): string {
   return word.slice(word.lastIndexOf(':') + 1);
 }
 
-/** The table, one aligned line per node. */
+/** The table, one aligned line per node, then the reason of each node that could not be looked at, one line each. */
 export function fleetTable(rows: readonly FleetRow[]): string[] {
   const header = [
     'NODE',
@@ -69,13 +74,14 @@ export function fleetTable(rows: readonly FleetRow[]): string[] {
     known(r.head),
     known(r.behind),
     r.permissioned === undefined ? '-' : r.permissioned ? 'yes' : 'no',
-    r.companions === 0 ? '-' : `${r.companionsUp}/${r.companions} up`,
+    r.companions === 0 || r.problem !== undefined ? '-' : `${r.companionsUp}/${r.companions} up`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  return [header, ...cells].map((line) =>
+  const table = [header, ...cells].map((line) =>
     line
       .map((cell, i) => cell.padEnd(widths[i]))
       .join('  ')
       .trimEnd(),
   );
+  return [...table, ...rows.flatMap((r) => (r.problem === undefined ? [] : [r.problem]))];
 }

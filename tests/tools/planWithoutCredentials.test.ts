@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
  * A stack with an SSH node and no `lacchain:sshPrivateKey` (as `npm run init` leaves it until the operator stores the
- * key): the offline plan works without it, showing the key as a value only `pulumi up` knows; `pulumi up` still
- * refuses to run without it, as before.
+ * key): the offline plan works without it, showing the key as a value only `pulumi up` knows, and so does `npm run
+ * node` (which logs in with the operator's own ssh); `pulumi up` still refuses to run without it, as before.
  */
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
@@ -10,8 +10,9 @@ import * as os from 'os';
 import * as path from 'path';
 import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
 import { KEY_ONE, sshValidatorEntry, TEST_COMPANIONS, TEST_GENESIS_FILE } from '../../testing/fixtures';
+import { freePort } from '../../testing/ports';
 import { projectFolder } from '../../testing/projects';
-import { PROJECT_DIR, runNpm } from '../../testing/run';
+import { PROJECT_DIR, runNpm, runNpmAsync } from '../../testing/run';
 import { runProgram } from '../../tools/programRun/run';
 
 jest.setTimeout(180_000);
@@ -74,5 +75,19 @@ describe("pulumi up's own run of the same stack", () => {
     ).rejects.toThrow(
       'the settings of stack testnet cannot be deployed:\nPulumi.testnet.yaml: lacchain:sshPrivateKey: missing; allowed: the SSH private key for node validator: pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519',
     );
+  });
+});
+
+describe('npm run node on the same stack', () => {
+  it("reads the settings without the key and goes to the machine with the operator's own ssh", async () => {
+    // Nothing listens on the machine's SSH port: the operation gets as far as ssh, which says so.
+    const port = await freePort();
+    const config = projectFolder(work, settings({ host: '127.0.0.1', port }));
+    const result = await runNpmAsync('node', ['status', '--stack', 'testnet', '--config', config]);
+    expect(result.stderr).not.toMatch(/cannot be deployed|sshPrivateKey/);
+    expect(result.stderr).toMatch(
+      new RegExp(`^error: node validator: cannot reach root@127\\.0\\.0\\.1:${port} over SSH: .*$`, 'm'),
+    );
+    expect(result.code).toBe(1);
   });
 });

@@ -28,7 +28,9 @@ const validator: FleetRow = {
   node: 'validator-1',
   type: 'validator',
   path: 'ssh',
-  service: 'unreachable (cannot reach root@203.0.113.7:22 over SSH)',
+  service: 'unreachable',
+  problem:
+    'node validator-1: cannot reach root@203.0.113.7:22 over SSH: ssh: connect to host 203.0.113.7 port 22: Connection refused',
   running: false,
   companionsUp: 0,
   companions: 2,
@@ -47,10 +49,12 @@ const bootnode: FleetRow = {
 describe('every node at a glance', () => {
   it('prints one aligned line per node, unknown values as -', () => {
     expect(fleetTable([writer, validator, bootnode])).toEqual([
-      'NODE         TYPE       PATH        RELEASE  SERVICE                                                  PEERS  HEAD  BEHIND  PERMISSIONED  COMPANIONS',
-      'writer       writer     kubernetes  24.1.0   Running                                                  3      1234  0       yes           2/2 up',
-      'validator-1  validator  ssh         -        unreachable (cannot reach root@203.0.113.7:22 over SSH)  -      -     -       -             0/2 up',
-      'boot         bootnode   ssh         24.1.0   started                                                  3      1234  0       no            -',
+      'NODE         TYPE       PATH        RELEASE  SERVICE      PEERS  HEAD  BEHIND  PERMISSIONED  COMPANIONS',
+      'writer       writer     kubernetes  24.1.0   Running      3      1234  0       yes           2/2 up',
+      'validator-1  validator  ssh         -        unreachable  -      -     -       -             -',
+      'boot         bootnode   ssh         24.1.0   started      3      1234  0       no            -',
+      // Why a node could not be looked at: below the table, one line each, never inside a cell.
+      validator.problem,
     ]);
   });
 
