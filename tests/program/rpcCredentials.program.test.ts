@@ -132,7 +132,8 @@ describe.each([
     again = await declare(stack(PASSWORD), 'first');
     newPassword = await declare(stack(OTHER_PASSWORD), 'first');
     newSalts = await declare(stack(PASSWORD), 'second');
-  });
+    // Four declarations with bcrypt hashes: seconds of CPU each on a loaded 2-core machine.
+  }, 120_000);
 
   it("salts each user's hash with 16 random bytes of its own, a child of the node's component, secret", () => {
     for (const node of nodes) {
