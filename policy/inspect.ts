@@ -41,6 +41,15 @@ export const TYPES = {
   command: 'command:remote:Command',
 } as const;
 
+/**
+ * The type tokens of a cluster node's backup pods: the schedule's CronJob (declared with `lacchain:backups.schedule`),
+ * and the Jobs `npm run node -- backup | backups | restore` makes from the same renderers and settings.
+ */
+export const BACKUP_TYPES = {
+  cronJob: 'kubernetes:batch/v1:CronJob',
+  job: 'kubernetes:batch/v1:Job',
+} as const;
+
 /** Labels the program puts on every object of a node (core/kubernetes/manifests.ts). */
 export const NODE_LABEL = 'app.kubernetes.io/instance';
 export const NETWORK_LABEL = 'lacchain.net/network';

@@ -8,7 +8,8 @@
  * Here: the mandatory rules the settings alone can break, though they pass the settings checks (the settings accept
  * the choice on a test network, where the rule is advisory):
  * - `node-key-images-pinned`: a container that receives the node key, from an image by tag (no deploy.imageDigest,
- *   no lacchain:companions.<companion>.imageDigest);
+ *   no lacchain:companions.<companion>.imageDigest), or one that touches the node's data (the pod's backup before a
+ *   release change, the backup schedule's steps: no deploy.backupImageDigest, no deploy.kubectlImageDigest);
  * - `rpc-safe-on-public-ports`: the operator's opt-in (rpc.allowUnsafeApis, rpc.allowConsensusVotesFromOutside) to
  *   unsafe or consensus-voting methods, or CORS `*`, on an RPC reachable from outside.
  *
@@ -24,6 +25,7 @@
  *   planned `pulumi destroy`, which needs the program to declare the Secret so (the pack's rule is lowered for that
  *   run, docs/reviewing.md).
  */
+import { backupCronJobManifest } from '../core/kubernetes/backups';
 import { configMapManifest, statefulSetManifest } from '../core/kubernetes/manifests';
 import { kubernetesNodeFiles } from '../core/kubernetes/nodeFiles';
 import { describeNode } from '../core/node/description';
@@ -31,7 +33,7 @@ import { exportLines } from '../core/remote/shell';
 import { remoteSteps } from '../core/remote/steps';
 import type { StackSettings } from '../core/settings/model';
 import { contextFromSettings } from './expectations';
-import { PolicyResource, TYPES, UNKNOWN_MARKER } from './inspect';
+import { BACKUP_TYPES, PolicyResource, TYPES, UNKNOWN_MARKER } from './inspect';
 import { checkResources, failingViolations, formatViolation, Rule, Violation } from './rules';
 import { keyImagesPinned } from './rules/imagePinning';
 import { rpcSafeOnPublicPorts } from './rules/rpcExposure';
@@ -46,8 +48,9 @@ function planned(type: string, name: string, inputs: unknown, parent?: string): 
 
 /**
  * What the program rules look at, rendered from the settings as the components render it: per cluster node its
- * ConfigMap (`<node>-config`) and StatefulSet (`<node>-node`), per SSH node its node-files step (`<node>-node-files`,
- * under the node's component). What only `pulumi up` knows (the identity, the genesis, the config checksum) is left
+ * ConfigMap (`<node>-config`), StatefulSet (`<node>-node`) and, with `lacchain:backups.schedule`, the schedule's
+ * CronJob (`<node>-backup-schedule`); per SSH node its node-files step (`<node>-node-files`, under the node's
+ * component). What only `pulumi up` knows (the identity, the genesis, the config checksum) is left
  * unknown, which the rules skip.
  */
 export function renderedResources(settings: StackSettings): PolicyResource[] {
@@ -60,6 +63,9 @@ export function renderedResources(settings: StackSettings): PolicyResource[] {
         planned(TYPES.configMap, `${node.name}-config`, configMapManifest(node, files)),
         planned(TYPES.statefulSet, `${node.name}-node`, statefulSetManifest(description, UNKNOWN_MARKER)),
       );
+      if (node.backups.schedule !== 'off') {
+        resources.push(planned(BACKUP_TYPES.cronJob, `${node.name}-backup-schedule`, backupCronJobManifest(node)));
+      }
       continue;
     }
     const unknown = { genesis: UNKNOWN_MARKER, genesisSha256: UNKNOWN_MARKER, enode: UNKNOWN_MARKER };

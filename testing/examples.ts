@@ -1,6 +1,7 @@
 /**
  * The example stacks as an operator completes them before a deploy: the commented image digests their comments ask
- * for (values files: `# imageDigest: sha256:<64 hex digits>`; stack file: the commented `lacchain:companions` block)
+ * for (values files: `# imageDigest: sha256:<64 hex digits>`, and the backups' `# backupImageDigest: …` and
+ * `# kubectlImageDigest: …`; stack file: the commented `lacchain:companions` block)
  * uncommented and given, and, on mainnet, which refuses the examples' documentation addresses, the node's public
  * address in their place. The digests and addresses are the tests' own made-up ones: the examples never hold one.
  */
@@ -8,7 +9,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { stackConfigFileName } from '../core/catalog/defaults';
 import { networkOfStack, StackName } from '../core/catalog/networks';
-import { testPublicIp, TEST_KEY_IMAGE_DIGESTS } from './fixtures';
+import { testPublicIp, TEST_BACKUP_IMAGE_DIGESTS, TEST_KEY_IMAGE_DIGESTS } from './fixtures';
 import { PROJECT_DIR } from './run';
 
 /** What the examples write where a digest goes. */
@@ -26,7 +27,7 @@ function replaceIn(file: string, pattern: RegExp, replacement: string, text: str
 /**
  * The files of the example stack `stack` (its stack file and the values files, by their path in the project) as an
  * operator completes them: on a network that refuses documentation addresses, its values files with public ones;
- * unless `pin` is false, the images that receive the node key pinned by the tests' digests.
+ * unless `pin` is false, the images that receive the node key or touch its data pinned by the tests' digests.
  */
 export function completedExample(stack: StackName, { pin = true }: { pin?: boolean } = {}): Record<string, string> {
   const stackFile = stackConfigFileName(stack);
@@ -47,12 +48,15 @@ export function completedExample(stack: StackName, { pin = true }: { pin?: boole
     const name = path.join('values', file);
     let values = fs.readFileSync(path.join(PROJECT_DIR, name), 'utf8');
     if (pin) {
-      values = replaceIn(
-        name,
-        new RegExp(`^( {2})# imageDigest: ${PLACEHOLDER.replace(/[<>]/g, '\\$&')}$`, 'm'),
-        `$1imageDigest: ${TEST_KEY_IMAGE_DIGESTS.besu}`,
-        values,
-      );
+      const digests = { imageDigest: TEST_KEY_IMAGE_DIGESTS.besu, ...TEST_BACKUP_IMAGE_DIGESTS };
+      for (const [key, digest] of Object.entries(digests)) {
+        values = replaceIn(
+          name,
+          new RegExp(`^( {2})# ${key}: ${PLACEHOLDER.replace(/[<>]/g, '\\$&')}$`, 'm'),
+          `$1${key}: ${digest}`,
+          values,
+        );
+      }
     }
     if (!network.allowsNonPublicAddresses && new RegExp(`^ {2}network: ${network.helmName}\\b`, 'm').test(values)) {
       values = values.replace(EXAMPLE_ADDRESS, (_, last: string) => testPublicIp(Number(last)));

@@ -89,6 +89,16 @@ export const TEST_KEY_IMAGE_DIGESTS = {
 };
 
 /**
+ * Registry digests that pin the images of a cluster node's backups, which touch its data (restic: the pod's backup
+ * before a release change, the backup Jobs, the schedule; kubectl: the schedule's steps), as a mainnet stack needs
+ * them: the values file's deploy.backupImageDigest and deploy.kubectlImageDigest. Made up, for tests only.
+ */
+export const TEST_BACKUP_IMAGE_DIGESTS = {
+  backupImageDigest: `sha256:${'a7'.repeat(32)}`,
+  kubectlImageDigest: `sha256:${'b8'.repeat(32)}`,
+};
+
+/**
  * A public IPv4 address for the nodes of mainnet test stacks, which refuse the documentation ranges the testnet
  * fixtures use: outside every reserved range, made up for tests, never contacted. `last` is its last number.
  */

@@ -16,6 +16,7 @@ import { formatProblem, Problem, SettingsError } from '../../core/settings/probl
 import { ENCRYPTED_VALUE, readFileFromDisk, readStackConfigFile } from '../../core/settings/settingsFiles';
 import type { FileReader } from '../../core/settings/sources';
 import { programRuleViolations } from '../../policy/programRules';
+import { dataImageSetting } from '../../policy/rules/imagePinning';
 import { formatViolation } from '../../policy/rules';
 
 /** A line of an item: a command to run as printed, or a sentence. */
@@ -97,8 +98,12 @@ const STAND_INS = {
   sha256: '0'.repeat(64),
   imageDigest: `sha256:${'0'.repeat(64)}`,
 };
-/** The pinning rule's message names the container and its image (policy/rules/imagePinning.ts). */
-const UNPINNED_CONTAINER = /container (\S+) receives the node key but runs image (\S+) by tag/;
+/**
+ * The pinning rule's message names the container, why it must be pinned (it receives the node key, or touches the
+ * node's data) and its image (policy/rules/imagePinning.ts).
+ */
+const UNPINNED_CONTAINER =
+  /container (\S+) (receives the node key|touches the node's data \([^)]*\)) but runs image (\S+) by tag/;
 const PINNING = 'docs/kubernetes.md, "Pinning images"';
 
 /** A value the operator gives later, which the loader reports missing: a host key, a companion's digest, the SSH key. */
@@ -223,23 +228,44 @@ function settingsWith(stack: string, raw: RawStackConfig, later: Problem[]): Sta
 }
 
 /**
- * The image digests the mandatory rules require (on mainnet: every container that receives the node key pinned),
- * each with the setting that pins it; any other violation as the rule words it.
+ * The image digests the mandatory rules require (on mainnet: every container that receives the node key, or touches
+ * its data, pinned), each with the setting that pins it; any other violation as the rule words it.
  */
 function imageItems(stack: string, settings: StackSettings): ToDo[] {
   const pins = new Map<string, { setting: string; file?: string }>();
+  const valuesFiles = new Map<string, string | undefined>();
   for (const node of settings.nodes) {
     if (node.target !== 'kubernetes') continue;
+    valuesFiles.set(node.name, node.valuesFile);
     const names = kubernetesNames(node.name);
     pins.set(names.besuContainer, { setting: 'deploy.imageDigest', file: node.valuesFile });
     for (const companion of node.companions) {
       pins.set(names.companionContainer(companion.name), { setting: `${COMPANIONS}.${companion.key}.imageDigest` });
     }
   }
+  /** A data container's pin: its image's setting in the values file of the node whose resource it is in. */
+  const dataPin = (resource: string, image: string) => {
+    // The longest name first: node writer-2's resources also start with writer-.
+    const node = [...valuesFiles.keys()]
+      .filter((name) => resource.startsWith(`${name}-`))
+      .sort((a, b) => b.length - a.length)[0];
+    const setting = dataImageSetting(image);
+    return node === undefined || setting === undefined ? undefined : { setting, file: valuesFiles.get(node) };
+  };
   const items = new Map<string, ToDo>();
-  for (const violation of programRuleViolations(settings)) {
-    const [, container, image] = UNPINNED_CONTAINER.exec(violation.message) ?? [];
-    const pin = container === undefined ? undefined : pins.get(container);
+  // The containers that receive the key first: Besu's item names its own container, not an init container's.
+  const violations = programRuleViolations(settings).sort(
+    (a, b) =>
+      Number(!a.message.includes('receives the node key')) - Number(!b.message.includes('receives the node key')),
+  );
+  for (const violation of violations) {
+    const [, container, why, image] = UNPINNED_CONTAINER.exec(violation.message) ?? [];
+    const pin =
+      container === undefined
+        ? undefined
+        : why === 'receives the node key'
+          ? pins.get(container)
+          : dataPin(violation.name, image);
     if (!pin) {
       items.set(violation.message, { what: `policy: ${formatViolation(violation)}`, lines: [] });
       continue;
@@ -247,10 +273,11 @@ function imageItems(stack: string, settings: StackSettings): ToDo[] {
     const id = `${pin.file ?? ''}:${pin.setting}`;
     if (items.has(id)) continue;
     const read = { command: `docker buildx imagetools inspect ${image}` };
+    const field = pin.setting.replace(/^deploy\./, '');
     items.set(id, {
-      what: `the registry digest of ${image} (container ${container} receives the node key: ${violation.policy}; ${PINNING}), read on a machine you trust:`,
+      what: `the registry digest of ${image} (container ${container} ${why}: ${violation.policy}; ${PINNING}), read on a machine you trust:`,
       lines: pin.file
-        ? [read, { text: `then in ${pin.file}, under deploy:` }, { command: '  imageDigest: sha256:<digest>' }]
+        ? [read, { text: `then in ${pin.file}, under deploy:` }, { command: `  ${field}: sha256:<digest>` }]
         : [read, { command: `pulumi config set --stack ${stack} --path '${pin.setting}' sha256:<digest>` }],
     });
   }

@@ -10,6 +10,9 @@ export const BACKUP_TOOL = { package: 'restic', image: 'restic/restic:0.18.1' } 
 /** The Kubernetes client image a cluster's schedule stops and starts the node with (distroless: kubectl only). */
 export const KUBECTL_IMAGE = 'registry.k8s.io/kubectl:v1.36.3';
 
+/** The label of a cluster node's backup objects (its Jobs, the schedule's pods, its VolumeSnapshots): whose they are. */
+export const BACKUP_LABEL = 'lacchain.net/backup-of';
+
 /** A machine's default repository: a folder of its own, outside the node home (which a restore replaces parts of). */
 export function defaultMachineRepository(serviceName: string): string {
   return `/var/backups/lacchain/${serviceName}`;

@@ -5,6 +5,7 @@
  * to 0), and a restore a Job that copies it back. A schedule is a CronJob doing the same.
  */
 import {
+  BACKUP_LABEL,
   BACKUP_MARK,
   BACKUP_REASONS,
   BACKUP_SCHEDULES,
@@ -21,8 +22,8 @@ import { BESU_POD_SECURITY, metadata, nodeVolumeClaim, RESTRICTED_CONTAINER } fr
 /** The snapshot API (the external-snapshotter's CRDs). */
 export const SNAPSHOT_API = { group: 'snapshot.storage.k8s.io', version: 'snapshot.storage.k8s.io/v1' } as const;
 
-/** The labels and annotations a backup object carries: whose it is, and what it holds. */
-export const BACKUP_LABEL = 'lacchain.net/backup-of';
+/** The labels and annotations a backup object carries: whose it is (BACKUP_LABEL), and what it holds. */
+export { BACKUP_LABEL };
 export const BACKUP_ANNOTATIONS = {
   release: 'lacchain.net/backup-release',
   head: 'lacchain.net/backup-head',
@@ -296,22 +297,26 @@ export function restoredDataVolumeManifest(node: KubernetesNodeSettings, snapsho
 }
 
 /**
- * What the schedule's pod may do, and nothing more: scale the node's own StatefulSet, see its pod go, and (with a
- * snapshot class) make and watch VolumeSnapshots.
+ * What the schedule's pod may do, and nothing more: read the node's own StatefulSet and set its number of replicas
+ * through its `scale` subresource (what `kubectl scale` asks for: a get of the StatefulSet, a patch of its scale; a
+ * patch of the StatefulSet itself, which could change its pod and images, is not given), see the node's pod go
+ * (`kubectl wait --for=delete`: get, and list and watch by its name), and (with a snapshot class) make VolumeSnapshots
+ * (RBAC cannot name an object yet to be made).
  */
 export function backupAccessManifests(node: KubernetesNodeSettings) {
   const names = backupNames(node.name);
-  const statefulSet = kubernetesNames(node.name).statefulSet;
+  const objects = kubernetesNames(node.name);
   const rules = usesSnapshots(node)
     ? [{ apiGroups: [SNAPSHOT_API.group], resources: ['volumesnapshots'], verbs: ['create'] }]
     : [
+        { apiGroups: ['apps'], resources: ['statefulsets'], resourceNames: [objects.statefulSet], verbs: ['get'] },
         {
           apiGroups: ['apps'],
-          resources: ['statefulsets', 'statefulsets/scale'],
-          resourceNames: [statefulSet],
-          verbs: ['get', 'patch', 'update'],
+          resources: ['statefulsets/scale'],
+          resourceNames: [objects.statefulSet],
+          verbs: ['patch'],
         },
-        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: [''], resources: ['pods'], resourceNames: [objects.pod], verbs: ['get', 'list', 'watch'] },
       ];
   return {
     serviceAccount: {
@@ -336,14 +341,42 @@ export function backupAccessManifests(node: KubernetesNodeSettings) {
   };
 }
 
-/** A kubectl step of the schedule's pod. */
+/**
+ * The schedule's account's token, as the API server's own admission would mount it (a token it rotates, the cluster's
+ * CA, the namespace), but as a volume of the pod that only the kubectl steps mount: restic's containers never see it.
+ */
+const ACCOUNT_TOKEN_VOLUME = {
+  name: 'kube-api-access',
+  projected: {
+    defaultMode: 0o444,
+    sources: [
+      { serviceAccountToken: { path: 'token', expirationSeconds: 3600 } },
+      { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+      {
+        downwardAPI: {
+          items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }],
+        },
+      },
+    ],
+  },
+};
+/** Where kubectl's in-cluster configuration reads the token, the CA and the namespace. */
+const ACCOUNT_TOKEN_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** A kubectl step of the schedule's pod: the only containers with the account's token. */
 function kubectlStep(node: KubernetesNodeSettings, name: string, args: string[]) {
   return {
     name,
     image: pinned(KUBECTL_IMAGE, node.kubectlImageDigest),
     args: [...args, '-n', node.namespace],
+    volumeMounts: [{ name: ACCOUNT_TOKEN_VOLUME.name, mountPath: ACCOUNT_TOKEN_PATH, readOnly: true }],
     securityContext: RESTRICTED_CONTAINER,
   };
+}
+
+/** A container with one more volume mounted. */
+function withMount<C extends { volumeMounts: object[] }>(container: C, mount: object): C {
+  return { ...container, volumeMounts: [...container.volumeMounts, mount] };
 }
 
 /** Where the schedule's pod keeps the backup's exit status between its steps. */
@@ -390,18 +423,19 @@ export function backupCronJobManifest(node: KubernetesNodeSettings) {
   const pod = usesSnapshots(node)
     ? {
         containers: [
-          {
-            ...kubectlStep(node, 'snapshot', ['create', '-f', `${MANIFESTS_DIR}/${SNAPSHOT_ENTRY}`]),
-            volumeMounts: [{ name: 'manifests', mountPath: MANIFESTS_DIR, readOnly: true }],
-          },
+          withMount(kubectlStep(node, 'snapshot', ['create', '-f', `${MANIFESTS_DIR}/${SNAPSHOT_ENTRY}`]), {
+            name: 'manifests',
+            mountPath: MANIFESTS_DIR,
+            readOnly: true,
+          }),
         ],
-        volumes: [{ name: 'manifests', configMap: { name: backupNames(node.name).cronJob } }],
+        volumes: [{ name: 'manifests', configMap: { name: backupNames(node.name).cronJob } }, ACCOUNT_TOKEN_VOLUME],
       }
     : {
         initContainers: [
           kubectlStep(node, 'stop-node', ['scale', statefulSet, '--replicas=0']),
           kubectlStep(node, 'node-stopped', ['wait', '--for=delete', `pod/${names.pod}`, '--timeout=60m']),
-          { ...backup, volumeMounts: [...backup.volumeMounts, statusMount] },
+          withMount(backup, statusMount),
         ],
         containers: [
           kubectlStep(node, 'start-node', ['scale', statefulSet, '--replicas=1']),
@@ -413,7 +447,7 @@ export function backupCronJobManifest(node: KubernetesNodeSettings) {
             securityContext: RESTRICTED_CONTAINER,
           },
         ],
-        volumes: [...resticVolumes(node), { name: 'status', emptyDir: {} }],
+        volumes: [...resticVolumes(node), { name: 'status', emptyDir: {} }, ACCOUNT_TOKEN_VOLUME],
       };
   return {
     apiVersion: 'batch/v1' as const,
@@ -432,7 +466,8 @@ export function backupCronJobManifest(node: KubernetesNodeSettings) {
             spec: {
               ...podSpec(node),
               serviceAccountName: backupNames(node.name).account,
-              automountServiceAccountToken: true,
+              // The token goes to the kubectl steps only (ACCOUNT_TOKEN_VOLUME), not to every container.
+              automountServiceAccountToken: false,
               ...pod,
             },
           },

@@ -679,11 +679,11 @@ export const deploySchema = strict({
   }),
   kubectlImageDigest: setting(imageDigest.optional(), {
     default: 'the tag alone',
-    description: `With \`lacchain:backups.schedule\`: the registry digest of the image the schedule stops and starts the node with (\`${KUBECTL_IMAGE}\`), pinned the same way.`,
+    description: `With \`lacchain:backups.schedule\`: the registry digest of the image the schedule stops and starts the node with (\`${KUBECTL_IMAGE}\`; its steps alone hold the schedule's account token), pinned the same way. Required on mainnet with a schedule, where every \`pulumi up\` refuses it by tag (policy rule \`node-key-images-pinned\`).`,
   }),
   backupImageDigest: setting(imageDigest.optional(), {
     default: 'the tag alone',
-    description: `The registry digest of the backup Job's image (\`${BACKUP_TOOL.image}\`), pinned the same way.`,
+    description: `The registry digest of restic's image (\`${BACKUP_TOOL.image}\`), which the pod's backup before a release change, the backup Jobs and the schedule run on the node's data, pinned the same way. Required on mainnet, where every \`pulumi up\` refuses it by tag (policy rule \`node-key-images-pinned\`).`,
   }),
   volumeSize: setting(storageSize.optional(), {
     default: `the network's (${[...new Set(SUPPORTED_NETWORKS.map((n) => n.volumeSize))].join(' or ')})`,

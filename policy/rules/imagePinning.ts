@@ -1,10 +1,17 @@
 /**
- * Rules on the images of the containers that receive the node key (Besu, the relay signer, the rotation client): a
- * tag can be moved, and a registry account taken over, so such a container must run from an image pinned by its
- * registry digest (`…@sha256:<digest>`). Production networks always need it; on a test network a tag is flagged.
+ * Rules on the images of the containers that receive the node key (Besu, the relay signer, the rotation client) or
+ * touch the node's data (the backups: restic and kubectl): a tag can be moved, and a registry account taken over, so
+ * such a container must run from an image pinned by its registry digest (`…@sha256:<digest>`). Production networks
+ * always need it; on a test network a tag is flagged.
+ *
+ * What touches the node's data: an init container of the node's pod that mounts its data volume (the backup before a
+ * release change), and every container and init container of a Job or CronJob whose pod mounts it or that is one of
+ * the node's backups (the schedule, whose kubectl steps stop and start the node, and the Jobs of `npm run node`).
  */
+import { BACKUP_LABEL, BACKUP_TOOL, KUBECTL_IMAGE } from '../../core/catalog/backups';
+import { BESU_IMAGE_REPOSITORY } from '../../core/catalog/besu';
 import { kubernetesNames } from '../../core/catalog/kubernetes';
-import { at, isOpaque, kubernetesNodeOf, PolicyResource, TYPES } from '../inspect';
+import { at, BACKUP_TYPES, isOpaque, kubernetesNodeOf, labelsOf, PolicyResource, TYPES } from '../inspect';
 import { describeResource, networkOf, Rule } from './common';
 import type { PolicyContext } from '../expectations';
 
@@ -14,13 +21,36 @@ const DIGEST = /@sha256:[0-9a-f]{64}$/;
 /** A container of the pod (or an init container), as the rules read it. */
 type Container = Record<string, unknown>;
 
-/** Every container and init container of a StatefulSet's pod. */
-function podContainers(resource: PolicyResource): Container[] {
-  const spec = at(resource.inputs, 'spec', 'template', 'spec');
-  return ['initContainers', 'containers'].flatMap((field) => {
-    const list = at(spec, field);
-    return Array.isArray(list) ? (list as Container[]) : [];
-  });
+/** The pod template of a StatefulSet or Job, or of a CronJob's Jobs. */
+function podTemplate(resource: PolicyResource): unknown {
+  return resource.type === BACKUP_TYPES.cronJob
+    ? at(resource.inputs, 'spec', 'jobTemplate', 'spec', 'template')
+    : at(resource.inputs, 'spec', 'template');
+}
+
+/** The containers, or the init containers, of the resource's pod. */
+function podContainers(resource: PolicyResource, field: 'initContainers' | 'containers'): Container[] {
+  const list = at(podTemplate(resource), 'spec', field);
+  return Array.isArray(list) ? (list as Container[]) : [];
+}
+
+/** The volumes of the resource's pod. */
+function podVolumes(resource: PolicyResource): unknown[] {
+  const volumes = at(podTemplate(resource), 'spec', 'volumes');
+  return Array.isArray(volumes) ? volumes : [];
+}
+
+/** The names of the pod's volumes that pass a test. */
+function volumesWhere(resource: PolicyResource, test: (volume: unknown) => boolean): unknown[] {
+  return podVolumes(resource)
+    .filter(test)
+    .map((volume) => at(volume, 'name'));
+}
+
+/** Whether a container mounts one of these volumes. */
+function mountsOneOf(container: Container, volumes: unknown[]): boolean {
+  const mounts = at(container, 'volumeMounts');
+  return Array.isArray(mounts) && mounts.some((mount) => volumes.includes(at(mount, 'name')));
 }
 
 /**
@@ -36,32 +66,77 @@ function keySecretTest(resource: PolicyResource): (name: unknown) => boolean {
 /** Whether a container gets the node key: it mounts a volume of the key Secret, or has a variable from it. */
 function receivesKey(container: Container, resource: PolicyResource): boolean {
   const isKey = keySecretTest(resource);
-  const volumes = at(resource.inputs, 'spec', 'template', 'spec', 'volumes');
-  const keyVolumes = (Array.isArray(volumes) ? volumes : [])
-    .filter((volume) => {
-      const projected = at(volume, 'projected', 'sources');
-      return (
-        isKey(at(volume, 'secret', 'secretName')) ||
-        (Array.isArray(projected) && projected.some((source) => isKey(at(source, 'secret', 'name'))))
-      );
-    })
-    .map((volume) => at(volume, 'name'));
-  const mounts = at(container, 'volumeMounts');
+  const keyVolumes = volumesWhere(resource, (volume) => {
+    const projected = at(volume, 'projected', 'sources');
+    return (
+      isKey(at(volume, 'secret', 'secretName')) ||
+      (Array.isArray(projected) && projected.some((source) => isKey(at(source, 'secret', 'name'))))
+    );
+  });
   const env = at(container, 'env');
   const envFrom = at(container, 'envFrom');
   return (
-    (Array.isArray(mounts) && mounts.some((mount) => keyVolumes.includes(at(mount, 'name')))) ||
+    mountsOneOf(container, keyVolumes) ||
     (Array.isArray(env) && env.some((variable) => isKey(at(variable, 'valueFrom', 'secretKeyRef', 'name')))) ||
     (Array.isArray(envFrom) && envFrom.some((source) => isKey(at(source, 'secretRef', 'name'))))
   );
 }
 
-/** The containers of a StatefulSet that receive the node key and run from an image without a digest. */
-function unpinnedKeyContainers(resource: PolicyResource): { name: string; image: string }[] {
-  return podContainers(resource)
-    .filter((container) => receivesKey(container, resource))
-    .filter((container) => !isOpaque(container.image) && !DIGEST.test(String(container.image)))
-    .map((container) => ({ name: String(container.name), image: String(container.image) }));
+/**
+ * The volumes of the pod that are the node's data: a claim of its data volume, or, where the node cannot be told,
+ * any claim (never skipped).
+ */
+function dataVolumes(resource: PolicyResource): unknown[] {
+  const node = kubernetesNodeOf(resource);
+  const dataVolume = node === undefined ? undefined : kubernetesNames(node).dataVolume;
+  return volumesWhere(resource, (volume) => {
+    const claim = at(volume, 'persistentVolumeClaim', 'claimName');
+    return claim !== undefined && (dataVolume === undefined || claim === dataVolume);
+  });
+}
+
+/** Whether a Job or CronJob is one of the node's backups: the label on it or on its pod. */
+function isBackup(resource: PolicyResource): boolean {
+  const podLabels = at(podTemplate(resource), 'metadata', 'labels');
+  return labelsOf(resource)[BACKUP_LABEL] !== undefined || at(podLabels, BACKUP_LABEL) !== undefined;
+}
+
+/** A container that must run from a digest, and why. */
+interface Unpinned {
+  name: string;
+  image: string;
+  /** `receives the node key`, or `touches the node's data (…)`. */
+  why: string;
+}
+
+/** Why a container must be pinned, or undefined when it need not be. */
+function mustBePinned(resource: PolicyResource, container: Container, init: boolean): string | undefined {
+  if (resource.type === TYPES.statefulSet) {
+    if (receivesKey(container, resource)) return 'receives the node key';
+    return init && mountsOneOf(container, dataVolumes(resource))
+      ? "touches the node's data (it mounts the data volume)"
+      : undefined;
+  }
+  // A Job or a CronJob: every container of a pod that touches the node's data.
+  const data = dataVolumes(resource);
+  if (mountsOneOf(container, data)) return "touches the node's data (it mounts the data volume)";
+  const podTouchesData = [...podContainers(resource, 'initContainers'), ...podContainers(resource, 'containers')].some(
+    (c) => mountsOneOf(c, data),
+  );
+  return podTouchesData || isBackup(resource) ? "touches the node's data (a step of the node's backups)" : undefined;
+}
+
+/** The containers of a resource that must run from a digest and run from a tag. */
+function unpinnedContainers(resource: PolicyResource): Unpinned[] {
+  const all = [
+    ...podContainers(resource, 'initContainers').map((container) => ({ container, init: true })),
+    ...podContainers(resource, 'containers').map((container) => ({ container, init: false })),
+  ];
+  return all.flatMap(({ container, init }) => {
+    if (isOpaque(container.image) || DIGEST.test(String(container.image))) return [];
+    const why = mustBePinned(resource, container, init);
+    return why === undefined ? [] : [{ name: String(container.name), image: String(container.image), why }];
+  });
 }
 
 /** Whether the resource's network lets a container holding the key run from a tag (test networks only). */
@@ -69,20 +144,54 @@ function allowsTags(resource: PolicyResource, context: PolicyContext): boolean {
   return networkOf(resource, context)?.allowsUnpinnedKeyImages === true;
 }
 
-/** How to pin an image, in every message of these rules. */
+/** How to pin an image that receives the node key. */
 const HOW_TO_PIN =
   'pin it by its registry digest (values file deploy.imageDigest for Besu, lacchain:companions.<companion>.imageDigest for a companion; docs/kubernetes.md, "Pinning images")';
+
+/** An image's repository: without its digest and tag. */
+function repositoryOf(image: string): string {
+  const name = image.split('@')[0];
+  const slash = name.lastIndexOf('/');
+  const colon = name.lastIndexOf(':');
+  return colon > slash ? name.slice(0, colon) : name;
+}
+
+/**
+ * The values file's setting that pins an image touching the node's data, by the image's repository (Besu's: the init
+ * container that makes the companions' state folders runs it).
+ */
+const DATA_IMAGE_PINS: [string, string][] = [
+  [BESU_IMAGE_REPOSITORY, 'deploy.imageDigest'],
+  [repositoryOf(BACKUP_TOOL.image), 'deploy.backupImageDigest'],
+  [repositoryOf(KUBECTL_IMAGE), 'deploy.kubectlImageDigest'],
+];
+
+/** The values file's setting that pins an image touching the node's data (Besu's, restic's, kubectl's), if known. */
+export function dataImageSetting(image: string): string | undefined {
+  return DATA_IMAGE_PINS.find(([repository]) => repositoryOf(image) === repository)?.[1];
+}
+
+/** How to pin a container's image: the setting that pins it. */
+function howToPin(container: Unpinned): string {
+  if (container.why === 'receives the node key') return HOW_TO_PIN;
+  const setting =
+    dataImageSetting(container.image) ?? 'deploy.backupImageDigest for restic, deploy.kubectlImageDigest for kubectl';
+  return `pin it by its registry digest (values file ${setting}; docs/kubernetes.md, "Pinning images")`;
+}
+
+/** The resources these rules read: the node's pod, and its backups' Jobs and CronJobs. */
+const PINNED_TYPES = [TYPES.statefulSet, BACKUP_TYPES.cronJob, BACKUP_TYPES.job];
 
 export const keyImagesPinned: Rule = {
   name: 'node-key-images-pinned',
   description:
-    'Every container that receives the node key (Besu, the relay signer, the rotation client) runs from an image pinned by its registry digest: a moved tag or a taken-over registry account would get the key.',
-  types: [TYPES.statefulSet],
+    "Every container that receives the node key (Besu, the relay signer, the rotation client), and every one that touches the node's data (the pod's init container on the data volume; each container of the backups' Jobs and CronJobs: restic, kubectl), runs from an image pinned by its registry digest: a moved tag or a taken-over registry account would get the key, or the node's data and its StatefulSet.",
+  types: PINNED_TYPES,
   check(resource, context) {
     if (allowsTags(resource, context)) return [];
     const where = describeResource(resource);
-    return unpinnedKeyContainers(resource).map(
-      (c) => `${where}: container ${c.name} receives the node key but runs image ${c.image} by tag: ${HOW_TO_PIN}`,
+    return unpinnedContainers(resource).map(
+      (c) => `${where}: container ${c.name} ${c.why} but runs image ${c.image} by tag: ${howToPin(c)}`,
     );
   },
 };
@@ -90,15 +199,15 @@ export const keyImagesPinned: Rule = {
 export const keyImagesByTag: Rule = {
   name: 'node-key-images-by-tag',
   description:
-    "Flags a test network's container that receives the node key and runs from an image tag without a registry digest.",
-  types: [TYPES.statefulSet],
+    "Flags a test network's container that receives the node key, or touches the node's data, and runs from an image tag without a registry digest.",
+  types: PINNED_TYPES,
   advisory: true,
   check(resource, context) {
     if (!allowsTags(resource, context)) return [];
     const where = describeResource(resource);
-    return unpinnedKeyContainers(resource).map(
+    return unpinnedContainers(resource).map(
       (c) =>
-        `${where}: container ${c.name} receives the node key from image ${c.image}, a tag that can be moved: ${HOW_TO_PIN} before this node holds anything of value`,
+        `${where}: container ${c.name} ${c.why} from image ${c.image}, a tag that can be moved: ${howToPin(c)} before this node holds anything of value`,
     );
   },
 };

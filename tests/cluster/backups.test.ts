@@ -108,20 +108,55 @@ describe('backups on a real API server', () => {
         (v) => v.startsWith('stop-node'),
       );
       expect(runPod).toBe('stop-node node-stopped backup');
-      // Its account may scale this node's StatefulSet, and nothing else.
-      const can = (verb: string, resource: string) =>
-        cluster().kubectl([
-          'auth',
-          'can-i',
-          verb,
-          resource,
-          '-n',
-          COPIES,
-          `--as=system:serviceaccount:${COPIES}:besu-node-writer-backup`,
-        ]);
-      expect((await can('patch', 'statefulsets/besu-node-writer')).stdout.trim()).toBe('yes');
-      expect((await can('patch', 'statefulsets/other')).stdout.trim()).toBe('no');
-      expect((await can('get', 'secrets')).stdout.trim()).toBe('no');
+      // The run's pod as admitted: no token for the pod, the account's token mounted in the kubectl steps only.
+      const mounts = await fieldOf(
+        cluster(),
+        { kind: 'pods', name: '', namespace: COPIES, selector: 'job-name=run-1' },
+        '{.items[0].spec.automountServiceAccountToken}{range .items[0].spec.initContainers[*]}{"\\n"}{.name}:{.volumeMounts[*].mountPath}{end}{range .items[0].spec.containers[*]}{"\\n"}{.name}:{.volumeMounts[*].mountPath}{end}',
+      );
+      const token = '/var/run/secrets/kubernetes.io/serviceaccount';
+      const [automount, ...steps] = mounts.split('\n');
+      expect(automount).toBe('false');
+      expect(steps.map((line) => [line.split(':')[0], line.includes(token)])).toEqual([
+        ['stop-node', true],
+        ['node-stopped', true],
+        ['backup', false],
+        ['start-node', true],
+        ['report', false],
+      ]);
+      // Its account may get this node's StatefulSet and patch its scale subresource, and change nothing else.
+      const account = `--as=system:serviceaccount:${COPIES}:besu-node-writer-backup`;
+      const can = async (verb: string, resource: string, ...more: string[]) =>
+        (await cluster().kubectl(['auth', 'can-i', verb, resource, ...more, '-n', COPIES, account])).stdout.trim();
+      expect(await can('patch', 'statefulsets/besu-node-writer')).toBe('no');
+      expect(await can('update', 'statefulsets/besu-node-writer')).toBe('no');
+      expect(await can('patch', 'statefulsets/besu-node-writer', '--subresource=scale')).toBe('yes');
+      expect(await can('update', 'statefulsets/besu-node-writer', '--subresource=scale')).toBe('no');
+      expect(await can('get', 'statefulsets/besu-node-writer')).toBe('yes');
+      expect(await can('patch', 'statefulsets/other', '--subresource=scale')).toBe('no');
+      expect(await can('get', 'statefulsets/other')).toBe('no');
+      expect(await can('delete', 'pods/besu-node-writer-0')).toBe('no');
+      expect(await can('get', 'secrets')).toBe('no');
+      // kubectl as the schedule's steps run it, as that account: the scale and the wait are let through...
+      const asAccount = (...args: string[]) => cluster().kubectl([...args, '-n', COPIES, account]);
+      const scaled = await asAccount('scale', 'statefulset/besu-node-writer', '--replicas=1');
+      expect([scaled.code, scaled.stdout.trim(), scaled.stderr]).toEqual([
+        0,
+        'statefulset.apps/besu-node-writer scaled',
+        '',
+      ]);
+      const waited = await asAccount('wait', '--for=delete', 'pod/besu-node-writer-0', '--timeout=1s');
+      expect(waited.stderr).toMatch(/timed out waiting/);
+      expect(waited.stderr).not.toMatch(/forbidden/i);
+      // ... a change of the pod it runs (Besu's image) is refused.
+      const patched = await asAccount(
+        'set',
+        'image',
+        'statefulset/besu-node-writer',
+        'writer-besu=example.org/besu:evil',
+      );
+      expect(patched.code).not.toBe(0);
+      expect(patched.stderr).toMatch(/forbidden/i);
     },
   );
 

@@ -15,6 +15,7 @@ import { SECRET_CONFIG_KEYS } from '../../core/settings/schema';
 import {
   sshValidatorEntry,
   sshValidatorStack,
+  TEST_BACKUP_IMAGE_DIGESTS,
   TEST_COMPANIONS,
   TEST_GENESIS_FILE,
   TEST_KEY_IMAGE_DIGESTS,
@@ -102,7 +103,10 @@ describe('index.ts', () => {
         declared.resources.map((r) => ({ type: r.type, name: r.name, options: r.options, inputs: redact(r.inputs) })),
       );
     const PINNED = {
-      deploy: { imageDigest: TEST_KEY_IMAGE_DIGESTS.besu },
+      deploy: {
+        imageDigest: TEST_KEY_IMAGE_DIGESTS.besu,
+        backupImageDigest: TEST_BACKUP_IMAGE_DIGESTS.backupImageDigest,
+      },
       config: {
         'lacchain:companions': { rotationValidator: { imageDigest: TEST_KEY_IMAGE_DIGESTS.rotationValidator } },
       },
@@ -115,6 +119,8 @@ describe('index.ts', () => {
       expect((error as Error).message).toBe(
         [
           RULES_BROKEN,
+          `[node-key-images-pinned] StatefulSet validator-node: container backup-before-release-change touches the node's data (it mounts the data volume) but runs image restic/restic:0.18.1 by tag: pin it by its registry digest (values file deploy.backupImageDigest; docs/kubernetes.md, "Pinning images")`,
+          `[node-key-images-pinned] StatefulSet validator-node: container validator-companion-state touches the node's data (it mounts the data volume) but runs image hyperledger/besu:23.4.1 by tag: pin it by its registry digest (values file deploy.imageDigest; docs/kubernetes.md, "Pinning images")`,
           `[node-key-images-pinned] StatefulSet validator-node: container validator-besu receives the node key but runs image hyperledger/besu:23.4.1 by tag: ${FIX}`,
           `[node-key-images-pinned] StatefulSet validator-node: container validator-rotation-validator receives the node key but runs image lacnetnetworks/rotation-lacchain:1.0.0 by tag: ${FIX}`,
         ].join('\n'),
@@ -171,6 +177,32 @@ describe('index.ts', () => {
       await flush();
       const set = resources.find((r) => r.type === 'kubernetes:apps/v1:StatefulSet');
       expect(set?.name).toBe('validator-node');
+    });
+
+    it("a backup schedule's kubectl by tag: ends the run naming each step and the setting that pins it", async () => {
+      const scheduled = { ...PINNED.config, 'lacchain:backups': { schedule: 'daily' } };
+      const { config } = validatorStack(PINNED.deploy, scheduled);
+      const { program, engine, resources } = loadProgram(config, 'mainnet', testGenesisText());
+      const error = await program().catch((e: unknown) => e);
+      expect(engine.RunError.isInstance(error)).toBe(true);
+      expect((error as Error).message.split('\n')).toEqual([
+        RULES_BROKEN,
+        ...['stop-node', 'node-stopped', 'start-node'].map(
+          (step) =>
+            `[node-key-images-pinned] CronJob validator-backup-schedule: container ${step} touches the node's data (a step of the node's backups) but runs image registry.k8s.io/kubectl:v1.36.3 by tag: pin it by its registry digest (values file deploy.kubectlImageDigest; docs/kubernetes.md, "Pinning images")`,
+        ),
+      ]);
+      await flush();
+      expect(resources).toEqual([]);
+      // Pinned, the schedule is declared.
+      const pinned = validatorStack(
+        { ...PINNED.deploy, kubectlImageDigest: TEST_BACKUP_IMAGE_DIGESTS.kubectlImageDigest },
+        scheduled,
+      );
+      const run = loadProgram(pinned.config, 'mainnet', testGenesisText());
+      await run.program();
+      await flush();
+      expect(run.resources.map((r) => r.name)).toContain('validator-backup-schedule');
     });
 
     it('an operator opting a validator into consensus votes from outside: ends the run, naming the rule', async () => {

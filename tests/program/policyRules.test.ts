@@ -28,7 +28,10 @@ import { quantityBytes } from '../../core/quantity';
 import { enodeEndpoint } from '../../core/identity/nodeKey';
 import { sha256Hex as sha256 } from '../../core/genesis';
 import { checkResources, failingViolations, formatViolation, RULES, Violation } from '../../policy/rules';
+import { backupJobManifest, listJobManifest, restoreJobManifest } from '../../core/kubernetes/backups';
+import type { KubernetesNodeSettings } from '../../core/settings/model';
 import {
+  TEST_BACKUP_IMAGE_DIGESTS,
   TEST_GENESIS,
   TEST_KEY_IMAGE_DIGESTS,
   validTestnetConfig,
@@ -81,15 +84,21 @@ let mainnetContext: PolicyContext;
 
 let mainnetWriter: PolicyResource;
 
-/** A stack's config and values files with the images that receive the node key pinned by (test) digests. */
-function pinKeyImages(config: Record<string, unknown>, files: Record<string, unknown>) {
+/**
+ * A stack's config and values files with the images that receive the node key, and those of the backups that touch
+ * its data (unless `backups` is false), pinned by (test) digests.
+ */
+function pinKeyImages(config: Record<string, unknown>, files: Record<string, unknown>, backups = true) {
   const companions = (config['lacchain:companions'] ?? {}) as Record<string, Record<string, unknown>>;
   config['lacchain:companions'] = {
     ...companions,
     relaySigner: { ...companions.relaySigner, imageDigest: TEST_KEY_IMAGE_DIGESTS.relaySigner },
     rotationValidator: { ...companions.rotationValidator, imageDigest: TEST_KEY_IMAGE_DIGESTS.rotationValidator },
   };
-  for (const values of Object.values(files)) (values as any).deploy.imageDigest = TEST_KEY_IMAGE_DIGESTS.besu;
+  for (const values of Object.values(files)) {
+    (values as any).deploy.imageDigest = TEST_KEY_IMAGE_DIGESTS.besu;
+    if (backups) Object.assign((values as any).deploy, TEST_BACKUP_IMAGE_DIGESTS);
+  }
   return { config, files };
 }
 
@@ -648,11 +657,17 @@ describe('node-key-images-pinned and node-key-images-by-tag', () => {
     expect(failingViolations(violations)).toEqual([]);
   });
 
-  it("leaves alone the containers that do not get the key: the monitoring client, the proxy, the state folder's init", () => {
+  it('leaves alone the containers that neither get the key nor open the data volume: the monitoring client, the proxy', () => {
     const set = withImage(structuredClone(mainnetWriter), 'writer-ethstats', 'docker.io/alethio/ethstats-cli:latest');
     withImage(set, 'writer-nginx', 'openresty/openresty:1.27.1.2-alpine');
-    (set.inputs as any).spec.template.spec.initContainers[0].image = TAGS.besu;
     expect(check(set, mainnetContext).filter((v) => v.policy.startsWith('node-key-images'))).toEqual([]);
+    // An init container on the data volume is checked (the state folders' runs Besu's image, pinned as Besu).
+    const init = (set.inputs as any).spec.template.spec.initContainers;
+    expect(init.map((c: any) => c.name)).toEqual(['backup-before-release-change', 'writer-companion-state']);
+    init[1].image = TAGS.besu;
+    expect(of(check(set, mainnetContext), 'node-key-images-pinned')).toEqual([
+      `StatefulSet writer-node: container writer-companion-state touches the node's data (it mounts the data volume) but runs image ${TAGS.besu} by tag: pin it by its registry digest (values file deploy.imageDigest; docs/kubernetes.md, "Pinning images")`,
+    ]);
   });
 
   it('finds the key however a container gets it: a variable from the Secret, envFrom, a projected volume', () => {
@@ -687,5 +702,128 @@ describe('node-key-images-pinned and node-key-images-by-tag', () => {
     const set = withImage(onMainnet('bootnode'), 'bootnode-besu', TAGS.besu);
     delete (set.inputs as any).metadata.labels['lacchain.net/network'];
     expect(of(check(set, { ...mainnetContext, network: undefined }), 'node-key-images-pinned')).toHaveLength(1);
+  });
+});
+
+describe("node-key-images-pinned on what touches the node's data: the backups' Jobs and CronJobs, the pod's init container", () => {
+  const CRON_JOB = 'kubernetes:batch/v1:CronJob';
+  const JOB = 'kubernetes:batch/v1:Job';
+  const RESTIC = 'restic/restic:0.18.1';
+  const KUBECTL = 'registry.k8s.io/kubectl:v1.36.3';
+  const pin = (setting: string) =>
+    `pin it by its registry digest (values file ${setting}; docs/kubernetes.md, "Pinning images")`;
+  /** A mainnet or testnet stack of a validator and a bootnode, scheduled, Besu and the companions pinned. */
+  async function scheduled(stack: 'mainnet' | 'testnet', backups: boolean, snapshotClass?: string) {
+    const made = kubernetesStack(stack, {
+      'lacchain:nodes': ['validator', 'bootnode'].map((t) => ({ name: t, typenode: t, target: 'kubernetes' })),
+      'lacchain:backups': { schedule: 'daily' },
+    });
+    delete (made.files as any)['values/writer.yml'];
+    if (snapshotClass) (made.files as any)['values/validator.yml'].deploy.volumeSnapshotClass = snapshotClass;
+    const { config, files } = pinKeyImages(made.config, made.files, backups);
+    const declared = await declareProgram(recorded, stack, config, files);
+    const node = declared.loaded.settings.nodes[0] as KubernetesNodeSettings;
+    /** The Jobs `npm run node -- backup | backups | restore` makes for the validator. */
+    const jobs = [
+      backupJobManifest(node, 'backup-1', { release: '23.4.1', reason: 'manual' }),
+      listJobManifest(node, 'list-1'),
+      restoreJobManifest(node, 'restore-1', '0123abcd', '23.4.1'),
+    ].map((manifest) => ({
+      type: JOB,
+      name: manifest.metadata.name,
+      inputs: manifest as unknown as Record<string, unknown>,
+      options: { protect: false },
+    }));
+    return { resources: [...asPolicy(declared), ...jobs], context: testContext(declared) };
+  }
+  const pinning = (violations: Violation[]) =>
+    violations.filter((v) => v.policy.startsWith('node-key-images')).map((v) => [v.policy, v.advisory, v.message]);
+
+  it('passes them on mainnet pinned by deploy.backupImageDigest and deploy.kubectlImageDigest', async () => {
+    for (const snapshotClass of [undefined, 'csi-snapshots']) {
+      const { resources, context } = await scheduled('mainnet', true, snapshotClass);
+      expect(resources.filter((r) => r.type === CRON_JOB)).toHaveLength(2);
+      expect(pinning(checkResources(resources, context))).toEqual([]);
+    }
+  });
+
+  it('fails on mainnet every container of a backup Job or CronJob, and the init container on the data, by tag', async () => {
+    const { resources, context } = await scheduled('mainnet', false, 'csi-snapshots');
+    const mandatory = (where: string, container: string, why: string, image: string, setting: string) => [
+      'node-key-images-pinned',
+      undefined,
+      `${where}: container ${container} touches the node's data (${why}) but runs image ${image} by tag: ${pin(setting)}`,
+    ];
+    const data = 'it mounts the data volume';
+    const step = "a step of the node's backups";
+    const restic = 'deploy.backupImageDigest';
+    const kubectl = 'deploy.kubectlImageDigest';
+    const found = pinning(checkResources(resources, context));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        mandatory('StatefulSet validator-node', 'backup-before-release-change', data, RESTIC, restic),
+        mandatory('StatefulSet bootnode-node', 'backup-before-release-change', data, RESTIC, restic),
+        // The validator's schedule makes a VolumeSnapshot of its data; the bootnode's copies it with restic.
+        mandatory('CronJob validator-backup-schedule', 'snapshot', step, KUBECTL, kubectl),
+        mandatory('CronJob bootnode-backup-schedule', 'stop-node', step, KUBECTL, kubectl),
+        mandatory('CronJob bootnode-backup-schedule', 'node-stopped', step, KUBECTL, kubectl),
+        mandatory('CronJob bootnode-backup-schedule', 'backup', data, RESTIC, restic),
+        mandatory('CronJob bootnode-backup-schedule', 'start-node', step, KUBECTL, kubectl),
+        mandatory('CronJob bootnode-backup-schedule', 'report', step, RESTIC, restic),
+        mandatory('Job backup-1', 'backup', data, RESTIC, restic),
+        mandatory('Job list-1', 'list', data, RESTIC, restic),
+        mandatory('Job restore-1', 'restore', data, RESTIC, restic),
+      ]),
+    );
+    expect(found).toHaveLength(11);
+    expect(failingViolations(checkResources(resources, context)).map((v) => v.policy)).toContain(
+      'node-key-images-pinned',
+    );
+  });
+
+  it('only flags them on a test network, as advisory', async () => {
+    const { resources, context } = await scheduled('testnet', false);
+    const found = checkResources(resources, context).filter((v) => v.policy.startsWith('node-key-images'));
+    expect(found.length).toBe(2 + 2 * 5 + 3);
+    for (const violation of found) {
+      expect([violation.policy, violation.advisory]).toEqual(['node-key-images-by-tag', true]);
+      expect(violation.message).toMatch(
+        /touches the node's data \(.*\) from image .*, a tag that can be moved: pin it/,
+      );
+    }
+    expect(failingViolations(found)).toEqual([]);
+  });
+
+  it("leaves alone a Job that neither mounts a node's data volume nor is one of its backups", () => {
+    const job = {
+      type: JOB,
+      name: 'unrelated',
+      inputs: {
+        metadata: { name: 'unrelated', namespace: 'lacchain' },
+        spec: {
+          template: {
+            spec: {
+              containers: [{ name: 'x', image: 'example.org/x:1', volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }] }],
+              volumes: [{ name: 'tmp', emptyDir: {} }],
+            },
+          },
+        },
+      },
+      options: { protect: false },
+    };
+    expect(pinning(check(job, mainnetContext))).toEqual([]);
+    // The same Job on a node's data volume is checked.
+    (job.inputs.spec.template.spec.volumes as any[]).push({
+      name: 'data',
+      persistentVolumeClaim: { claimName: 'besu-node-validator-data' },
+    });
+    job.inputs.spec.template.spec.containers[0].volumeMounts.push({ name: 'data', mountPath: '/data' });
+    expect(pinning(check(job, mainnetContext))).toEqual([
+      [
+        'node-key-images-pinned',
+        undefined,
+        `Job unrelated: container x touches the node's data (it mounts the data volume) but runs image example.org/x:1 by tag: ${pin('deploy.backupImageDigest for restic, deploy.kubectlImageDigest for kubectl')}`,
+      ],
+    ]);
   });
 });

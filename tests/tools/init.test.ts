@@ -14,7 +14,12 @@ import { parseWorkers, checkNetworkAnswer, checkNodeType } from '../../core/init
 import { NETWORKS } from '../../core/catalog/networks';
 import { parsePrivateKey, deriveIdentity } from '../../core/identity/nodeKey';
 import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
-import { FAKE_HOST_KEY, TEST_COMPANIONS, TEST_KEY_IMAGE_DIGESTS } from '../../testing/fixtures';
+import {
+  FAKE_HOST_KEY,
+  TEST_BACKUP_IMAGE_DIGESTS,
+  TEST_COMPANIONS,
+  TEST_KEY_IMAGE_DIGESTS,
+} from '../../testing/fixtures';
 
 jest.setTimeout(180_000);
 
@@ -120,6 +125,8 @@ function digestFor(key: string): string {
   if (key.includes('ethstats')) return TEST_COMPANIONS.ethstats.imageDigest;
   if (key.includes('relaySigner')) return TEST_KEY_IMAGE_DIGESTS.relaySigner;
   if (key.includes('rotationValidator')) return TEST_KEY_IMAGE_DIGESTS.rotationValidator;
+  if (key === 'deploy.backupImageDigest') return TEST_BACKUP_IMAGE_DIGESTS.backupImageDigest;
+  if (key === 'deploy.kubectlImageDigest') return TEST_BACKUP_IMAGE_DIGESTS.kubectlImageDigest;
   return TEST_KEY_IMAGE_DIGESTS.besu;
 }
 
@@ -152,10 +159,11 @@ async function follow(dir: string, stack: 'testnet' | 'mainnet', items: Item[], 
         expect(again.stderr).toBe('');
         expect(again.code).toBe(0);
         done.push(command);
-      } else if (/^ {2}imageDigest: sha256:<digest>$/.test(command)) {
+      } else if (/^ {2}(imageDigest|backupImageDigest|kubectlImageDigest): sha256:<digest>$/.test(command)) {
         const file = /then in (\S+), under deploy:/.exec(item.text.join(' '))?.[1];
+        const field = command.trim().split(':')[0];
         expect(file).toBeDefined();
-        setInFile(path.join(dir, file as string), ['deploy', 'imageDigest'], digestFor('deploy.imageDigest'));
+        setInFile(path.join(dir, file as string), ['deploy', field], digestFor(`deploy.${field}`));
         done.push(command);
       }
     }
@@ -340,9 +348,15 @@ describe('following the list gives a stack whose plan passes', () => {
         'docker buildx imagetools inspect lacnetnetworks/relay-signer-lacchain:1.0.2',
         "pulumi config set --stack mainnet --path 'lacchain:companions.relaySigner.imageDigest' sha256:<digest>",
       ],
+      ['docker buildx imagetools inspect restic/restic:0.18.1', '  backupImageDigest: sha256:<digest>'],
     ]);
     expect(items[0].text).toEqual(['then in values/writer.yml, under deploy:']);
-    expect(items[0].what).toMatch(/node-key-images-pinned/);
+    expect(items[0].what).toMatch(/container writer-besu receives the node key: node-key-images-pinned/);
+    // restic's image opens the node's data (the pod's backup before a release change): pinned in the same file.
+    expect(items[2].text).toEqual(['then in values/writer.yml, under deploy:']);
+    expect(items[2].what).toMatch(
+      /container backup-before-release-change touches the node's data \(it mounts the data volume\): node-key-images-pinned/,
+    );
     // Before: the plan fails the policy, as pulumi up would.
     expect((await planOffline(dir, 'mainnet')).code).not.toBe(0);
     await follow(dir, 'mainnet', items);
@@ -359,6 +373,7 @@ describe('following the list gives a stack whose plan passes', () => {
       nodeName: 'org-writer',
       nodeEmail: 'ops@example.org',
       imageDigest: TEST_KEY_IMAGE_DIGESTS.besu,
+      backupImageDigest: TEST_BACKUP_IMAGE_DIGESTS.backupImageDigest,
     });
   });
 

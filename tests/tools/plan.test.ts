@@ -22,6 +22,7 @@ import {
   sshValidatorEntry,
   TEST_GENESIS_FILE,
   TEST_COMPANIONS,
+  TEST_BACKUP_IMAGE_DIGESTS,
   TEST_KEY_IMAGE_DIGESTS,
   COMPANIONS_OFF,
 } from '../../testing/fixtures';
@@ -253,7 +254,12 @@ describe('plan of a node with RPC password authentication', () => {
       'lacchain:companions': structuredClone(COMPANIONS_OFF),
       'lacchain:rpcPasswords': { alice: { secure: 'v1:encrypted' } },
     },
-    { 'values/writer.yml': valuesFor('testnet', 'writer', { imageDigest: TEST_KEY_IMAGE_DIGESTS.besu }) },
+    {
+      'values/writer.yml': valuesFor('testnet', 'writer', {
+        imageDigest: TEST_KEY_IMAGE_DIGESTS.besu,
+        ...TEST_BACKUP_IMAGE_DIGESTS,
+      }),
+    },
   );
   const result = plan(['--stack', 'testnet', '--config', config]);
   const resources = JSON.parse(fs.readFileSync(path.join(result.out, 'resources.json'), 'utf8'));

@@ -116,13 +116,19 @@ const sshStack = (inventory: Record<string, unknown> = {}) =>
   });
 
 /**
- * A testnet writer's plan output without the two warnings it must end with: Besu and the relay signer get the node key
- * from an image tag, which testnet flags (node-key-images-by-tag) without failing the plan.
+ * A testnet writer's plan output without the warnings it must end with: the init containers on its data (restic's
+ * backup before a release change, the companions' state folders) and Besu and the relay signer, which get the node
+ * key, run from an image tag, which testnet flags (node-key-images-by-tag) without failing the plan.
  */
 function withoutTagWarnings(stderr: string): string {
   const warning =
     /^policy warning: \[node-key-images-by-tag, advisory\] StatefulSet writer-node: container (\S+) .*\n/gm;
-  expect([...stderr.matchAll(warning)].map((m) => m[1])).toEqual(['writer-besu', 'writer-relay-signer']);
+  expect([...stderr.matchAll(warning)].map((m) => m[1])).toEqual([
+    'backup-before-release-change',
+    'writer-companion-state',
+    'writer-besu',
+    'writer-relay-signer',
+  ]);
   return stderr.replace(warning, '');
 }
 

@@ -13,7 +13,12 @@ import { readFileFromDisk, readStackConfigFile } from '../../core/settings/setti
 import { planGenesisPlaceholder } from '../../policy/inspect';
 import { checkPlan, plannedStepInputs } from '../../policy/offline';
 import { RULES } from '../../policy/rules';
-import { sshValidatorEntry, TEST_COMPANIONS, TEST_KEY_IMAGE_DIGESTS } from '../../testing/fixtures';
+import {
+  sshValidatorEntry,
+  TEST_BACKUP_IMAGE_DIGESTS,
+  TEST_COMPANIONS,
+  TEST_KEY_IMAGE_DIGESTS,
+} from '../../testing/fixtures';
 import { completedExample, pinnedExample, writeProject } from '../../testing/examples';
 import { runNpm } from '../../testing/run';
 import { projectFolder } from '../../testing/projects';
@@ -52,20 +57,25 @@ describe('the example stacks as given, their images by tag (no digest: the opera
     read(out, 'policy.json').violations.map((v: { policy: string; name: string; message: string }) => [
       v.policy,
       v.name,
-      /container (\S+) receives the node key .*image (\S+?),? /.exec(v.message)?.slice(1),
+      /container (\S+) (?:receives the node key|touches the node's data) .*image (\S+?),? /.exec(v.message)?.slice(1),
     ]);
 
-  it('testnet: plans, warning about the writer and its relay signer getting the key from a tag', () => {
+  it('testnet: plans, warning about the writer, its relay signer and the init containers on its data running from a tag', () => {
     const result = plan(['--stack', 'testnet']);
     expect(result.code).toBe(0);
     expect(findings(result.out)).toEqual([
+      ['node-key-images-by-tag', 'writer-node', ['backup-before-release-change', 'restic/restic:0.18.1']],
+      ['node-key-images-by-tag', 'writer-node', ['writer-companion-state', 'hyperledger/besu:23.4.1']],
       ['node-key-images-by-tag', 'writer-node', ['writer-besu', 'hyperledger/besu:23.4.1']],
       ['node-key-images-by-tag', 'writer-node', ['writer-relay-signer', 'lacnetnetworks/relay-signer-lacchain:1.0.2']],
     ]);
-    expect(result.stderr.split('\n').filter(Boolean)).toEqual([
-      expect.stringMatching(/^policy warning: \[node-key-images-by-tag, advisory\] .* container writer-besu /),
-      expect.stringMatching(/^policy warning: \[node-key-images-by-tag, advisory\] .* container writer-relay-signer /),
-    ]);
+    const warning = (container: string) =>
+      expect.stringMatching(
+        new RegExp(`^policy warning: \\[node-key-images-by-tag, advisory\\] .* container ${container} `),
+      );
+    expect(result.stderr.split('\n').filter(Boolean)).toEqual(
+      ['backup-before-release-change', 'writer-companion-state', 'writer-besu', 'writer-relay-signer'].map(warning),
+    );
   });
 
   it("mainnet: refused before anything is planned, its values files' documentation addresses named", () => {
@@ -83,7 +93,7 @@ describe('the example stacks as given, their images by tag (no digest: the opera
     expect(fs.readdirSync(result.out)).toEqual([]);
   });
 
-  it('mainnet, its public addresses given: fails the policy on Besu and the rotation client only, after writing the whole plan', () => {
+  it('mainnet, its public addresses given: fails the policy on Besu, the rotation client and restic, after writing the whole plan', () => {
     const example = completedExample('mainnet', { pin: false });
     const result = plan([
       '--stack',
@@ -102,6 +112,11 @@ describe('the example stacks as given, their images by tag (no digest: the opera
           ['validator-rotation-validator', 'lacnetnetworks/rotation-lacchain:1.0.0'],
         ],
         ['node-key-images-pinned', 'bootnode-node', ['bootnode-besu', 'hyperledger/besu:23.4.1']],
+        // The init containers on the data volume: the backup before a release change, the companions' state folders.
+        ...['validator', 'bootnode'].flatMap((node) => [
+          ['node-key-images-pinned', `${node}-node`, ['backup-before-release-change', 'restic/restic:0.18.1']],
+          ['node-key-images-pinned', `${node}-node`, [`${node}-companion-state`, 'hyperledger/besu:23.4.1']],
+        ]),
       ].sort(),
     );
     expect(result.stderr).toMatch(
@@ -121,7 +136,12 @@ describe('a stack the settings allow but the policy refuses', () => {
       'lacchain:allowKeyDeletion': true,
       'lacchain:companions': { relaySigner: { imageDigest: TEST_KEY_IMAGE_DIGESTS.relaySigner } },
     },
-    { 'values/writer.yml': valuesFor('testnet', 'writer', { imageDigest: TEST_KEY_IMAGE_DIGESTS.besu }) },
+    {
+      'values/writer.yml': valuesFor('testnet', 'writer', {
+        imageDigest: TEST_KEY_IMAGE_DIGESTS.besu,
+        ...TEST_BACKUP_IMAGE_DIGESTS,
+      }),
+    },
   );
   const result = plan(['--stack', 'testnet', '--config', config]);
 
@@ -165,7 +185,9 @@ describe('the policy step of the plan, on recorded resources altered as a bad ch
   fs.mkdirSync(path.join(path.dirname(config), 'values'));
   fs.writeFileSync(
     path.join(path.dirname(config), 'values', 'writer.yml'),
-    yaml.dump(valuesFor('testnet', 'writer', { imageDigest: TEST_KEY_IMAGE_DIGESTS.besu })),
+    yaml.dump(
+      valuesFor('testnet', 'writer', { imageDigest: TEST_KEY_IMAGE_DIGESTS.besu, ...TEST_BACKUP_IMAGE_DIGESTS }),
+    ),
   );
   const result = plan(['--stack', 'testnet', '--config', config]);
   const settings = loadStack('testnet', readStackConfigFile(config), readFileFromDisk).settings;

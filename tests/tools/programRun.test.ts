@@ -16,6 +16,7 @@ import {
   TEST_GENESIS_FILE,
   sshValidatorEntry,
   TEST_COMPANIONS,
+  TEST_BACKUP_IMAGE_DIGESTS,
   TEST_KEY_IMAGE_DIGESTS,
 } from '../../testing/fixtures';
 import { valuesFor } from '../../testing/values';
@@ -73,10 +74,13 @@ describe("mainnet's mandatory rules, on every run of the program (no policy pack
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-program-run-'));
   afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
-  /** A mainnet validator on a cluster (its values file outside the project), its key-holding images pinned or not. */
+  /**
+   * A mainnet validator on a cluster (its values file outside the project), its images that receive the key or touch
+   * its data pinned or not.
+   */
   const runValidator = (pinned: boolean) => {
     const valuesFile = path.join(work, `validator-${pinned ? 'pinned' : 'by-tag'}.yml`);
-    const deploy = pinned ? { imageDigest: TEST_KEY_IMAGE_DIGESTS.besu } : {};
+    const deploy = pinned ? { imageDigest: TEST_KEY_IMAGE_DIGESTS.besu, ...TEST_BACKUP_IMAGE_DIGESTS } : {};
     fs.writeFileSync(valuesFile, yaml.dump(valuesFor('mainnet', 'validator', deploy)));
     const companions = { rotationValidator: { imageDigest: TEST_KEY_IMAGE_DIGESTS.rotationValidator } };
     return runProgram({
@@ -101,6 +105,8 @@ describe("mainnet's mandatory rules, on every run of the program (no policy pack
       'pin it by its registry digest (values file deploy.imageDigest for Besu, lacchain:companions.<companion>.imageDigest for a companion; docs/kubernetes.md, "Pinning images")';
     expect((error as ProgramRunError).errors).toEqual([
       'the settings of stack mainnet cannot be deployed: they break mandatory policy rules (checked on every pulumi up, before anything is created or changed):\n' +
+        `[node-key-images-pinned] StatefulSet validator-node: container backup-before-release-change touches the node's data (it mounts the data volume) but runs image restic/restic:0.18.1 by tag: pin it by its registry digest (values file deploy.backupImageDigest; docs/kubernetes.md, "Pinning images")\n` +
+        `[node-key-images-pinned] StatefulSet validator-node: container validator-companion-state touches the node's data (it mounts the data volume) but runs image hyperledger/besu:23.4.1 by tag: pin it by its registry digest (values file deploy.imageDigest; docs/kubernetes.md, "Pinning images")\n` +
         `[node-key-images-pinned] StatefulSet validator-node: container validator-besu receives the node key but runs image hyperledger/besu:23.4.1 by tag: ${fix}\n` +
         `[node-key-images-pinned] StatefulSet validator-node: container validator-rotation-validator receives the node key but runs image lacnetnetworks/rotation-lacchain:1.0.0 by tag: ${fix}`,
     ]);
