@@ -415,12 +415,12 @@ export const monitoringSchema = strict({
       namespace: setting(kubernetesLabel, { description: "The namespace of your Prometheus's pods." }),
       podLabels: setting(kubernetesLabels, {
         description:
-          "Labels your Prometheus's pods carry, all of which a pod must have to be admitted (e.g. `app.kubernetes.io/name: prometheus`; with the CLI: `pulumi config set --path 'lacchain:monitoring.scraper.podLabels[\"app.kubernetes.io/name\"]' prometheus`).",
+          "Labels your Prometheus's pods carry, at least one, all of which a pod must have to be admitted (e.g. `app.kubernetes.io/name: prometheus`; with the CLI: `pulumi config set --path 'lacchain:monitoring.scraper.podLabels[\"app.kubernetes.io/name\"]' prometheus`).",
       }),
     }).optional(),
     {
       default: "none: the pods' metrics port admits nobody (the metrics are still pushed to the network)",
-      description: `The Prometheus that scrapes the Kubernetes nodes: \`namespace\`, the namespace of its pods, and \`podLabels\`, labels they all carry (e.g. \`app.kubernetes.io/name: prometheus\`). The pods' NetworkPolicy admits those pods, and nothing else, to the metrics port (${METRICS.podPort}). With the CLI: \`pulumi config set --path 'lacchain:monitoring.scraper.podLabels["app.kubernetes.io/name"]' prometheus\`.`,
+      description: `The Prometheus that scrapes the Kubernetes nodes: \`namespace\`, the namespace of its pods, and \`podLabels\`, labels they all carry, at least one (none would admit the whole namespace; e.g. \`app.kubernetes.io/name: prometheus\`). The pods' NetworkPolicy admits those pods, and nothing else, to the metrics port (${METRICS.podPort}). With the CLI: \`pulumi config set --path 'lacchain:monitoring.scraper.podLabels["app.kubernetes.io/name"]' prometheus\`.`,
     },
   ),
   prometheusOperator: setting(bool.default(false), {

@@ -50,8 +50,24 @@ describe('lacchain:monitoring, validated', () => {
     );
   });
 
+  it('refuses a scraper without labels, which would admit every pod of its namespace, saying so', () => {
+    expect(refusal({ scraper: { namespace: 'monitoring', podLabels: {} } })).toBe(
+      "Pulumi.testnet.yaml: lacchain:monitoring.scraper.podLabels: given {}; allowed: at least one label your Prometheus's pods carry (e.g. app.kubernetes.io/name: prometheus): with none, the pods' NetworkPolicy would admit every pod of namespace monitoring to the metrics port (9546)",
+    );
+    // One label is enough: the NetworkPolicy admits the pods that carry it, in that namespace.
+    const rules = metricsRules(writer({ scraper: { namespace: 'monitoring', podLabels: { app: 'prometheus' } } }));
+    expect(rules.map((rule) => rule.from)).toEqual([
+      [
+        {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+          podSelector: { matchLabels: { app: 'prometheus' } },
+        },
+      ],
+    ]);
+  });
+
   it('refuses what is not a Kubernetes namespace or label', () => {
-    expect(refusal({ scraper: { namespace: 'Monitoring', podLabels: {} } })).toMatch(
+    expect(refusal({ scraper: { namespace: 'Monitoring', podLabels: { app: 'prometheus' } } })).toMatch(
       /lacchain:monitoring\.scraper\.namespace: given "Monitoring"; allowed: a Kubernetes name/,
     );
     for (const podLabels of [{ 'bad key!': 'x' }, { app: 'has space' }, { 'a/b/c': 'x' }, { app: 'x'.repeat(64) }]) {
