@@ -7,7 +7,12 @@
 import * as yaml from 'js-yaml';
 import { BACKUP_TOOL, KUBECTL_IMAGE } from '../../core/catalog/backups';
 import { StackName } from '../../core/catalog/networks';
-import { backupAccessManifests } from '../../core/kubernetes/backups';
+import {
+  backupAccessManifests,
+  backupJobManifest,
+  listJobManifest,
+  restoreJobManifest,
+} from '../../core/kubernetes/backups';
 import type { KubernetesNodeSettings } from '../../core/settings/model';
 import { completedExample } from '../../testing/examples';
 import { declareProgram, Declared, inputsOf } from '../../testing/program';
@@ -195,6 +200,25 @@ describe.each([
     // The component declares what the renderer makes.
     const node = declared.loaded.settings.nodes[0] as KubernetesNodeSettings;
     expect(role.rules).toEqual(backupAccessManifests(node).role.rules);
+  });
+
+  it("gives the Jobs of npm run node (backup, backups, restore) no token: restic alone, on the node's volumes", () => {
+    const node = declared.loaded.settings.nodes[0] as KubernetesNodeSettings;
+    const jobs = [
+      backupJobManifest(node, 'backup-1', { release: '23.4.1', reason: 'manual' }),
+      listJobManifest(node, 'list-1'),
+      restoreJobManifest(node, 'restore-1', '0123abcd', '23.4.1'),
+    ];
+    for (const job of jobs) {
+      const spec = job.spec.template.spec as any;
+      expect([job.metadata.name, spec.serviceAccountName, spec.automountServiceAccountToken]).toEqual([
+        job.metadata.name,
+        undefined,
+        false,
+      ]);
+      expect(spec.volumes.filter((v: any) => v.projected)).toEqual([]);
+      expect(spec.containers.map((c: any) => c.image.startsWith(BACKUP_TOOL.image))).toEqual([true]);
+    }
   });
 
   it('gives the token to the kubectl steps only, at the path in-cluster kubectl reads, never to restic', () => {
