@@ -19,7 +19,7 @@ import { Backup, parseResticSnapshots, releaseImageChange, STOPPED_WHILE_COPIED 
 import { lastMeaningfulLine } from '../../core/operations/reach';
 import type { KubernetesNodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
-import type { BackupClient } from './nodeClient';
+import type { BackupClient } from './backupClient';
 import { runClient } from './process';
 
 /** How long a backup or restore Job may run. */

@@ -18,7 +18,8 @@ import type { KubernetesNodeSettings, NodeSettings, SshNodeSettings } from '../.
 import type { CompanionState } from '../../core/operations/health';
 import { ToolFailure } from '../cli';
 import { attachClient, runClient, streamClient } from './process';
-import { parseResticSnapshots, STOPPED_WHILE_COPIED, type Backup } from '../../core/operations/backups';
+import { parseResticSnapshots, STOPPED_WHILE_COPIED } from '../../core/operations/backups';
+import type { BackupClient } from './backupClient';
 import { RELEASE_ARCHIVE_SHA256, releaseUrl } from '../../core/catalog/besu';
 import { remoteStep } from '../../core/remote/steps';
 import { stepCommand, stepInput, stepScript } from '../../core/remote/shell';
@@ -116,27 +117,6 @@ export interface ClockState {
 /** The node's clock minus this machine's, from a reading taken between `before` and `after` (epoch milliseconds). */
 function clockOffset(nodeSeconds: number, before: number, after: number): number {
   return nodeSeconds - (before + after) / 2000;
-}
-
-/** Backups of a node's chain data, whatever its target. */
-export interface BackupClient {
-  /** Where the backups go, for messages. */
-  where: string;
-  /** How a backup is made consistent, for messages. */
-  consistency: string;
-  /** Takes a backup (the node stopped while its data is copied); progress lines go to `onLine`. */
-  take(reason: string, onLine: (line: string) => void): Promise<void>;
-  /** The node's backups, oldest first. */
-  list(): Promise<Backup[]>;
-  /** The enode recorded in a backup, when it holds one. */
-  recordedEnode(backup: Backup): Promise<string | undefined>;
-  /** Makes sure the backup's release can run on the node (unpacks it on a machine). */
-  prepareRelease(version: string): Promise<void>;
-  /**
-   * Puts a backup back and starts the node on its release, checking it answers with its recorded enode at a head of
-   * at least the backup's; the node key, when given, is written only where the node lost its own.
-   */
-  restore(backup: Backup, nodeKey: string | undefined, onLine: (line: string) => void): Promise<void>;
 }
 
 /** Options of the SSH client. */
