@@ -42,6 +42,9 @@ function toolsOf(packageJson: { scripts?: Record<string, string> }): string[] {
 
 /** Runs the part. */
 export async function benchCli(runs = 5, before?: string): Promise<PartResult> {
+  // As after npm install: the tools' build current (else the launcher runs the sources through ts-node, and says so).
+  const build = await runTimed('npm', ['run', '--silent', 'build:program']);
+  if (build.code !== 0) throw new Error(`npm run build:program failed: ${build.stderr}`);
   const npm = await timed('npm', ['--version'], undefined, runs);
   progress(`npm --version: ${fixed(npm.wall)} s`);
   const trees: Array<{ label: string; dir?: string; remove?: () => void }> = [{ label: 'now' }];
@@ -58,6 +61,10 @@ export async function benchCli(runs = 5, before?: string): Promise<PartResult> {
           ['unknown option', ['--stak', 'testnet']],
         ] as const) {
           const result = await timed('npm', ['run', '--silent', tool, '--', ...args], tree.dir, runs);
+          const first = await runTimed('npm', ['run', '--silent', tool, '--', ...args], { cwd: tree.dir });
+          if (tree.label === 'now' && /older than the sources|not built/.test(first.stderr)) {
+            throw new Error(`npm run ${tool} did not run from its build: ${first.stderr.split('\n')[0]}`);
+          }
           const met = result.wall < GOAL_SECONDS && result.wall <= GOAL_FACTOR * npm.wall;
           progress(`${tree.label} ${tool} ${what}: ${fixed(result.wall)} s`);
           rows.push([
