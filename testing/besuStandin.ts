@@ -102,7 +102,7 @@ export async function startBesuStandin(
     register: (nodes) => replaceFile(path.join(data, 'standin-permissioning.json'), JSON.stringify({ nodes })),
     stop: () => {
       child.kill('SIGTERM');
-      fs.rmSync(work, { recursive: true, force: true });
+      fs.rmSync(work, { recursive: true, force: true, maxRetries: 10 }); // it may still write while it stops
     },
   };
 }
