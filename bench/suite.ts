@@ -12,7 +12,7 @@ import * as path from 'path';
 import { fixed, machine, now, PartResult, progress, runTimed, table } from './common';
 
 /** The test tiers, in the order `npm test` reports them: each a folder of tests/ (tests/README.md says what each needs). */
-const TEST_TIERS = ['unit', 'program', 'tools', 'cli', 'cluster', 'e2e'] as const;
+const TEST_TIERS = ['unit', 'program', 'tools', 'cli', 'cluster', 'engine', 'e2e'] as const;
 
 /** The longest wait for another end-to-end run to finish. */
 const WAIT_LIMIT_MS = 60 * 60_000;

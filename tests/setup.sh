@@ -10,6 +10,8 @@
 #   launcher, compiled for Java 11), unzip for the Prometheus Operator's CRDs;
 # - Go 1.25 or newer and the Pulumi CLI built from its Go module (tools/pulumi-cli/build.sh, cached by version
 #   outside the work tree), unless `pulumi` is on PATH;
+# - the Kubernetes provider the engine tests install as a plugin, built from its Go module
+#   (tools/pulumi-kubernetes/build.sh, cached by version outside the work tree);
 # - the Kubernetes control plane of the cluster tests, built from its Go modules (tools/kubernetes/build.sh, cached
 #   by version outside the work tree), the Prometheus Operator's CRDs they install (tools/kubernetes/crds.sh), and
 #   Prometheus and the Prometheus Operator built from their Go modules (tools/monitoring/build.sh).
@@ -59,6 +61,12 @@ if ! command -v pulumi >/dev/null 2>&1; then
     go version >/dev/null || echo "cannot get Go 1.25: the Pulumi CLI tests are skipped" >&2
   fi
   bash tools/pulumi-cli/build.sh >/dev/null || true
+fi
+# The Kubernetes provider (pulumi-resource-kubernetes) of the engine tests (tests/engine/), built from its Go module
+# into a cache outside the work tree (about 15 minutes cold on 2 cores, none warm). Without Go the engine tests say why
+# they are skipped (under CI=true they fail).
+if command -v go >/dev/null 2>&1; then
+  bash tools/pulumi-kubernetes/build.sh >/dev/null || echo "cannot build the Kubernetes provider: the engine tests will say so" >&2
 fi
 
 # The Kubernetes control plane of the cluster tests (tests/cluster/): kube-apiserver, kube-controller-manager,

@@ -1,0 +1,351 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/**
+ * The cluster path under Pulumi's real engine and the real Kubernetes provider (issue 34): the program's own entry
+ * (index.ts, program.ts here) as an Automation API inline program, run by the real Pulumi CLI with the provider built
+ * from its Go module (engine.ts: commit PROVIDER_COMMIT of pulumi/pulumi-kubernetes, installed as plugin `kubernetes`
+ * PLUGIN_VERSION, the version the program declares), against the test API server (testing/cluster/, one for the
+ * file), the state in a file backend in a temporary folder. One testnet stack with a writer, a validator and a
+ * bootnode on the cluster, their keys imported (lacchain:nodeKeys): such a stack needs neither the random provider
+ * (the program loads it only for a key it generates) nor the command provider (SSH nodes only), which cannot be had
+ * here. The tests are steps of one stack's life, in order: each starts from where the one before left it; the last
+ * one adds a mainnet stack that the program's mandatory rules refuse.
+ *
+ * What kwok's workers cannot show (docs/kubernetes.md, "What the tests check on a real API server"): no container
+ * runs, so no image is pulled (a tag or digest is never resolved), Besu never starts (the enode checked is the one the
+ * program derives from the key, not one a running node announces), the pods' Running and Ready are kwok's, a volume
+ * is kwok's (no data is written or kept on it), and the load balancer's IP is a kwok stage's, routing nothing.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as yaml from 'js-yaml';
+import { computeAddress, SigningKey } from 'ethers';
+import type { EngineEvent, Stack } from '@pulumi/pulumi/automation';
+import { kubernetesNames } from '../../core/catalog/kubernetes';
+import { STACK_NETWORKS } from '../../core/catalog/networks';
+import { NODE_TYPES, NodeType } from '../../core/catalog/nodeTypes';
+import { PORTS } from '../../core/catalog/ports';
+import { fieldOf, fieldWhen } from '../../testing/cluster/objects';
+import { clusterForSuite } from '../../testing/cluster/suite';
+import { runNpm } from '../../testing/run';
+import { addressFor, valuesFor } from '../../testing/values';
+import { EngineProject, engineProject, engineSuite, PLUGIN_VERSION, PROVIDER_COMMIT, serveGenesis } from './engine';
+import { engineProgram } from './program';
+
+jest.setTimeout(10 * 60 * 1000);
+const engine = engineSuite('The cluster path under the real engine (real Pulumi CLI and Kubernetes provider)');
+
+const STACK = 'testnet';
+const NETWORK = STACK_NETWORKS[STACK];
+const NAMESPACE = 'lacchain';
+const STATEFUL_SET = 'kubernetes:apps/v1:StatefulSet';
+/** The imported node keys (valid secp256k1 keys, for tests only). */
+const KEYS: Record<NodeType, string> = {
+  writer: `0x${'11'.repeat(32)}`,
+  validator: `0x${'22'.repeat(32)}`,
+  bootnode: `0x${'33'.repeat(32)}`,
+};
+
+/** A key's enode and address, derived by ethers (not by the program's own code). */
+function identityOf(key: string, host: string, port: number) {
+  const publicKey = new SigningKey(key).publicKey.slice(4); // without 0x04
+  return { enode: `enode://${publicKey}@${host}:${port}`, address: computeAddress(key).toLowerCase() };
+}
+
+/** A resource's name in its URN (`urn:pulumi:<stack>::<project>::<type chain>::<name>`). */
+const nameOf = (urn: string) => urn.split('::').pop()!;
+
+engine.describe(
+  `the cluster path under the real engine (provider ${PROVIDER_COMMIT} as kubernetes ${PLUGIN_VERSION})`,
+  () => {
+    const { cluster, itWithCluster } = clusterForSuite();
+    let project: EngineProject;
+    let stack: Stack;
+    let genesis: Awaited<ReturnType<typeof serveGenesis>>;
+    /** The plans and the hosted runs' events. */
+    let scratch: string;
+    /** The enode and address of each node after the first `up`. */
+    const first: Record<string, { enode: string; address: string }> = {};
+
+    /** The values files of the three nodes (testing/values.ts: pinned to worker-<type>, on 203.0.113.<n>). */
+    function writeValues(extra: Record<string, unknown> = {}) {
+      for (const type of NODE_TYPES) {
+        fs.writeFileSync(path.join(project.dir, 'values', `${type}.yml`), yaml.dump(valuesFor(STACK, type, extra)));
+      }
+    }
+
+    const get = (kind: string, name: string, jsonpath: string) =>
+      fieldOf(cluster(), { kind, name, namespace: NAMESPACE }, jsonpath);
+    const exists = async (kind: string, name: string) =>
+      (await cluster().kubectl(['get', kind, name, '-n', NAMESPACE])).code === 0;
+
+    /** `up`, with the steps the engine took (resource pre-events other than `same`) as op, type and name. */
+    async function upWithSteps(): Promise<{ outputs: Record<string, any>; steps: string[]; changes: object }> {
+      const steps: string[] = [];
+      const result = await stack.up({
+        onEvent: (event: EngineEvent) => {
+          const step = event.resourcePreEvent?.metadata;
+          if (step && step.op !== 'same') steps.push(`${step.op} ${step.type} ${nameOf(step.urn)}`);
+        },
+      });
+      expect(result.summary.result).toBe('succeeded');
+      const outputs = Object.fromEntries(Object.entries(result.outputs).map(([k, v]) => [k, v.value]));
+      return { outputs, steps: steps.sort(), changes: result.summary.resourceChanges ?? {} };
+    }
+
+    /** Each node's enode and address in the stack's outputs. */
+    const identities = (outputs: Record<string, any>) =>
+      Object.fromEntries(
+        NODE_TYPES.map((type) => [type, { enode: outputs.nodes[type].enode, address: outputs.nodes[type].address }]),
+      );
+
+    beforeAll(async () => {
+      scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-engine-test-'));
+      genesis = await serveGenesis();
+      project = engineProject(engine.provider(), cluster().kubeconfig);
+      const config = {
+        'lacchain:network': NETWORK,
+        'lacchain:nodes': NODE_TYPES.map((type) => ({ name: type, typenode: type, target: 'kubernetes' })),
+      };
+      fs.writeFileSync(path.join(project.dir, `Pulumi.${STACK}.yaml`), yaml.dump({ config }));
+      writeValues();
+      stack = await project.stack(STACK, engineProgram(NETWORK, genesis.url, project.dir));
+      // As an operator imports a key: `pulumi config set --secret --path 'lacchain:nodeKeys.<node>' < key file`.
+      for (const type of NODE_TYPES) {
+        await stack.setConfig(`lacchain:nodeKeys.${type}`, { value: KEYS[type], secret: true }, true);
+      }
+    }, 120_000);
+
+    afterAll(async () => {
+      await genesis?.close();
+      project?.remove();
+      if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+    });
+
+    itWithCluster(
+      '1. up deploys the three nodes: pinned to their workers, on their IPs, with the given keys',
+      async () => {
+        const { outputs, changes } = await upWithSteps();
+        expect(changes).not.toHaveProperty('delete');
+        // Its only provider is Kubernetes': no random (the keys are imported), no command (no SSH node).
+        const types: string[] = ((await stack.exportStack()).deployment.resources ?? []).map((r: any) => r.type);
+        expect([...new Set(types.filter((type) => type.startsWith('pulumi:providers:')))]).toEqual([
+          'pulumi:providers:kubernetes',
+        ]);
+        for (const type of NODE_TYPES) {
+          const names = kubernetesNames(type);
+          const ip = addressFor(STACK, type);
+          first[type] = { enode: outputs.nodes[type].enode, address: outputs.nodes[type].address };
+          expect([type, first[type]]).toEqual([type, identityOf(KEYS[type], ip, PORTS.p2p)]);
+          expect([type, await get('statefulset', names.statefulSet, '{.spec.template.spec.nodeName}')]).toEqual([
+            type,
+            `worker-${type}`,
+          ]);
+          const pod = await fieldWhen(
+            cluster(),
+            { kind: 'pod', name: names.pod, namespace: NAMESPACE },
+            '{.status.phase} {.spec.nodeName}',
+            (value) => value === `Running worker-${type}`,
+          );
+          expect([names.pod, pod]).toEqual([names.pod, `Running worker-${type}`]);
+          expect([type, await get('service', names.service, '{.status.loadBalancer.ingress[0].ip}')]).toEqual([
+            type,
+            ip,
+          ]);
+        }
+      },
+    );
+
+    itWithCluster('2. a second up changes nothing (the engine: 0 to create, update, replace or delete)', async () => {
+      const { steps, changes } = await upWithSteps();
+      expect(steps).toEqual([]);
+      expect(Object.keys(changes)).toEqual(['same']);
+    });
+
+    itWithCluster('3. a release bump updates only the StatefulSets, as the offline plan diff says', async () => {
+      const stackFile = path.join(project.dir, `Pulumi.${STACK}.yaml`);
+      const plan = (out: string, diff?: string) => {
+        const run = runNpm('plan', [
+          '--stack',
+          STACK,
+          '--config',
+          stackFile,
+          '--out',
+          path.join(scratch, out),
+          ...(diff ? ['--diff', path.join(scratch, diff)] : []),
+        ]);
+        // Its error output when it fails (policy warnings alone do not fail it).
+        expect([out, run.code === 0 ? 'planned' : run.stderr]).toEqual([out, 'planned']);
+      };
+      plan('before-bump');
+      writeValues({ releaseVersion: '24.1.0' });
+      plan('after-bump', 'before-bump');
+      const diff = JSON.parse(fs.readFileSync(path.join(scratch, 'after-bump', 'diff.json'), 'utf8'));
+      const planned = diff.changed.map((r: { type: string; name: string }) => `update ${r.type} ${r.name}`).sort();
+      expect([diff.created, diff.deleted]).toEqual([[], []]);
+
+      const { steps, changes } = await upWithSteps();
+      expect(steps).toEqual(planned);
+      expect(steps).toEqual(NODE_TYPES.map((type) => `update ${STATEFUL_SET} ${type}-node`).sort());
+      expect(changes).toEqual({ update: NODE_TYPES.length, same: expect.any(Number) });
+      for (const type of NODE_TYPES) {
+        const image = await get(
+          'statefulset',
+          kubernetesNames(type).statefulSet,
+          '{.spec.template.spec.containers[0].image}',
+        );
+        expect([type, image]).toEqual([type, 'hyperledger/besu:24.1.0']);
+      }
+    });
+
+    itWithCluster(
+      "4. preview shows, for a change that opens a port, the node's reachableFromOutside difference",
+      async () => {
+        const bootnode = NODE_TYPES.indexOf('bootnode');
+        await stack.setConfig(`lacchain:nodes[${bootnode}].rpc.exposure`, { value: 'public' }, true);
+        try {
+          const preview = await stack.preview({ diff: true });
+          // The outputs' difference, as a reviewer reads it in the preview (`pulumi preview --diff`): the
+          // bootnode's reachableFromOutside gains its RPC port, and no other port is added anywhere.
+          const outputs = preview.stdout.slice(preview.stdout.indexOf('--outputs:--'));
+          const bootnodeBlock = outputs.slice(outputs.indexOf('~ bootnode'), outputs.indexOf(' validator'));
+          expect(bootnodeBlock).toMatch(
+            /~ reachableFromOutside: \{\n\s*\+ 4545\/tcp\s*: "Besu JSON-RPC over plain HTTP \(API groups ETH, NET, EEA, PRIV; no authentication\)"/,
+          );
+          const added = outputs.split('\n').filter((line) => /^\s*\+ \d+\/(tcp|udp)/.test(line));
+          expect(added).toEqual([expect.stringMatching(new RegExp(`\\+ ${PORTS.rpcHttp}/tcp`))]);
+        } finally {
+          await stack.removeConfig(`lacchain:nodes[${bootnode}].rpc`, true);
+        }
+      },
+    );
+
+    itWithCluster(
+      '5. destroy keeps the key Secrets and data volumes; up with the kept keys brings the same enodes',
+      async () => {
+        const destroyed = await stack.destroy();
+        expect(destroyed.summary.result).toBe('succeeded');
+        for (const type of NODE_TYPES) {
+          const names = kubernetesNames(type);
+          expect([type, await exists('secret', names.keySecret), await exists('pvc', names.dataVolume)]).toEqual([
+            type,
+            true,
+            true,
+          ]);
+          expect([
+            type,
+            await exists('statefulset', names.statefulSet),
+            await exists('service', names.service),
+          ]).toEqual([type, false, false]);
+        }
+        // The stack forgot everything: import each node's kept key as docs/kubernetes.md says (kubectl get secret … |
+        // base64 -d | pulumi config set --secret --path 'lacchain:nodeKeys.<node>').
+        await stack.removeConfig('lacchain:nodeKeys');
+        for (const type of NODE_TYPES) {
+          const kept = Buffer.from(await get('secret', kubernetesNames(type).keySecret, '{.data.key}'), 'base64');
+          await stack.setConfig(`lacchain:nodeKeys.${type}`, { value: kept.toString('utf8'), secret: true }, true);
+        }
+        const { outputs } = await upWithSteps();
+        expect(identities(outputs)).toEqual(first);
+      },
+    );
+
+    itWithCluster(
+      '6. a run killed while a StatefulSet changes: pulumi cancel, refresh, up converge, same enodes',
+      async () => {
+        writeValues({ releaseVersion: '25.5.0' });
+        const events = path.join(scratch, 'killed-run.events');
+        const killed = project.startUp(STACK, NETWORK, genesis.url, events);
+        const updating = () =>
+          fs.existsSync(events) &&
+          fs
+            .readFileSync(events, 'utf8')
+            .split('\n')
+            .filter((line) => line.startsWith('{'))
+            .some((line) => {
+              const step = (JSON.parse(line) as EngineEvent).resourcePreEvent?.metadata;
+              return step?.op === 'update' && step.type === STATEFUL_SET;
+            });
+        const deadline = Date.now() + 5 * 60_000;
+        while (!updating() && Date.now() < deadline && killed.running()) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        expect([updating(), killed.stderr()]).toEqual([true, expect.any(String)]);
+        // All the engine's processes at once, as a CI job's time-out or a lost machine ends them: the process hosting
+        // the program, the CLI, and the provider (which the CLI starts in a process group of its own).
+        expect(killed.kill()).toBeGreaterThanOrEqual(3);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        // Killed mid-update: the state still holds the StatefulSet's update as a pending operation.
+        const state = (await stack.exportStack()).deployment;
+        const pending = (state.pending_operations ?? []).map((op: any) => `${op.type} ${op.resource.type}`);
+        expect(pending).toContain(`updating ${STATEFUL_SET}`);
+
+        // docs/operations.md, "After an interrupted pulumi up": pulumi cancel, refresh, up.
+        await stack.cancel();
+        await stack.refresh();
+        const { outputs } = await upWithSteps();
+        expect(identities(outputs)).toEqual(first);
+        for (const type of NODE_TYPES) {
+          const image = await get(
+            'statefulset',
+            kubernetesNames(type).statefulSet,
+            '{.spec.template.spec.containers[0].image}',
+          );
+          expect([type, image]).toEqual([type, 'hyperledger/besu:25.5.0']);
+        }
+        // Converged: nothing left to do.
+        const again = await stack.preview();
+        expect(Object.keys(again.changeSummary)).toEqual(['same']);
+      },
+    );
+
+    itWithCluster(
+      '7. on mainnet, up refuses a node-key image by tag (the mandatory rules) and creates nothing',
+      async () => {
+        const namespace = 'lacchain-mainnet';
+        const valuesFile = 'values/mainnet-bootnode.yml';
+        const writeMainnetValues = (pinned: boolean) =>
+          fs.writeFileSync(
+            path.join(project.dir, valuesFile),
+            yaml.dump(
+              valuesFor('mainnet', 'bootnode', {
+                namespace,
+                ...(pinned
+                  ? { imageDigest: `sha256:${'d4'.repeat(32)}`, backupImageDigest: `sha256:${'a7'.repeat(32)}` }
+                  : {}),
+              }),
+            ),
+          );
+        const config = {
+          'lacchain:network': STACK_NETWORKS.mainnet,
+          'lacchain:nodes': [{ name: 'bootnode', typenode: 'bootnode', target: 'kubernetes', values: valuesFile }],
+        };
+        fs.writeFileSync(path.join(project.dir, 'Pulumi.mainnet.yaml'), yaml.dump({ config }));
+        writeMainnetValues(false);
+        const mainnet = await project.stack('mainnet', engineProgram(STACK_NETWORKS.mainnet, genesis.url, project.dir));
+        await mainnet.setConfig('lacchain:nodeKeys.bootnode', { value: KEYS.bootnode, secret: true }, true);
+
+        // The refused run in a process of its own (the program's error would otherwise be this file's too).
+        const run = project.startUp(
+          'mainnet',
+          STACK_NETWORKS.mainnet,
+          genesis.url,
+          path.join(scratch, 'mainnet.events'),
+        );
+        expect(await run.ended()).toBe(1);
+        const refused = run.stderr();
+        expect(refused).toMatch(/cannot be deployed: they break mandatory policy rules/);
+        expect(refused).toContain(
+          '[node-key-images-pinned] StatefulSet bootnode-node: container bootnode-besu receives the node key but runs image hyperledger/besu:23.4.1 by tag',
+        );
+        const declared = ((await mainnet.exportStack()).deployment.resources ?? []).map((r: any) => r.type);
+        expect(declared.filter((type: string) => type.startsWith('kubernetes:'))).toEqual([]);
+        expect((await cluster().kubectl(['get', 'namespace', namespace])).code).not.toBe(0);
+        // The control: the same stack with its images pinned by digest passes the rules (its preview would create it).
+        writeMainnetValues(true);
+        const preview = await mainnet.preview();
+        expect(preview.changeSummary.create).toBeGreaterThan(0);
+      },
+    );
+  },
+);
