@@ -20,6 +20,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 
+# Runs "$@" and, when it took longer than a few seconds (a cold step), says how long on stderr, so a CI log shows
+# where a cold machine's set-up time went. A warm machine prints nothing.
+timed() {
+  local label=$1 started=$SECONDS status=0
+  shift
+  "$@" || status=$?
+  if [ $((SECONDS - started)) -gt 3 ]; then echo "tests/setup.sh: $label took $((SECONDS - started)) s" >&2; fi
+  return "$status"
+}
+
 missing=()
 for tool in debootstrap:debootstrap systemd-nspawn:systemd-container ip:iproute2 ssh:openssh-client \
   shellcheck:shellcheck python3:python3 openssl:openssl curl:curl nft:nftables unzip:unzip \
@@ -37,7 +47,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "installing Debian packages: ${missing[*]}" >&2
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    timed "Debian packages" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     # Installing nginx starts the system's nginx on port 80; the tests start their own, so stop the one just started.
     if [[ " ${missing[*]} " == *" nginx-light "* ]]; then nginx -s quit 2>/dev/null || true; fi
     # And the prometheus package starts its server; the tests need only promtool.
@@ -47,6 +57,16 @@ if [ "${#missing[@]}" -gt 0 ]; then
   else
     echo "not root: cannot install ${missing[*]}; the tests that need them are skipped" >&2
   fi
+fi
+
+# The root file system the SSH test hosts boot from (testing/host/build-rootfs.sh: debootstrap, mostly waiting on the
+# Debian mirror and dpkg) is built in the background while the Go builds below use the cores; the e2e tests would
+# otherwise build it on their first host. Cached; a warm machine only checks its marker.
+rootfs_log=$(mktemp)
+rootfs_pid=
+if [ "$(id -u)" = 0 ] && [ "${LACCHAIN_E2E_HOSTS:-1}" != 0 ] && command -v debootstrap >/dev/null 2>&1; then
+  timed "the test hosts' root file system" bash testing/host/build-rootfs.sh 2>"$rootfs_log" &
+  rootfs_pid=$!
 fi
 
 # Go 1.25 or newer builds the Pulumi CLI. Debian's golang-go is older: an older Go (1.21+) fetches a newer
@@ -60,24 +80,29 @@ if ! command -v pulumi >/dev/null 2>&1; then
     export GOTOOLCHAIN=go1.25.0 GOPROXY="${LACCHAIN_GOPROXY:-https://proxy.golang.org}" GOSUMDB=off
     go version >/dev/null || echo "cannot get Go 1.25: the Pulumi CLI tests are skipped" >&2
   fi
-  bash tools/pulumi-cli/build.sh >/dev/null || true
+  timed "the Pulumi CLI" bash tools/pulumi-cli/build.sh >/dev/null || true
 fi
 # The Kubernetes provider (pulumi-resource-kubernetes) of the engine tests (tests/engine/), built from its Go module
 # into a cache outside the work tree (about 15 minutes cold on 2 cores, none warm). Without Go the engine tests say why
 # they are skipped (under CI=true they fail).
 if command -v go >/dev/null 2>&1; then
-  bash tools/pulumi-kubernetes/build.sh >/dev/null || echo "cannot build the Kubernetes provider: the engine tests will say so" >&2
+  timed "the Kubernetes provider" bash tools/pulumi-kubernetes/build.sh >/dev/null || echo "cannot build the Kubernetes provider: the engine tests will say so" >&2
 fi
 
 # The Kubernetes control plane of the cluster tests (tests/cluster/): kube-apiserver, kube-controller-manager,
 # kube-scheduler, kubectl, etcd and kwok built from their Go modules into a cache outside the work tree (about 9 minutes
 # cold on 2 cores, none warm). Without Go the cluster tests say why they are skipped (under CI=true they fail).
 if command -v go >/dev/null 2>&1; then
-  bash tools/kubernetes/build.sh >/dev/null || echo "cannot build the Kubernetes binaries: the cluster tests will say so" >&2
+  timed "the Kubernetes control plane" bash tools/kubernetes/build.sh >/dev/null || echo "cannot build the Kubernetes binaries: the cluster tests will say so" >&2
 fi
-bash tools/kubernetes/crds.sh >/dev/null || echo "cannot fetch the Prometheus Operator's CRDs: the cluster tests will say so" >&2
+timed "the Prometheus Operator's CRDs" bash tools/kubernetes/crds.sh >/dev/null || echo "cannot fetch the Prometheus Operator's CRDs: the cluster tests will say so" >&2
 # Prometheus (upstream's, with the Kubernetes service discovery) and the Prometheus Operator for the cluster's
 # monitoring tests, built from their Go modules (tools/monitoring/build.sh; about 8 minutes cold, none warm).
 if command -v go >/dev/null 2>&1; then
-  bash tools/monitoring/build.sh >/dev/null || echo "cannot build Prometheus and its Operator: the cluster tests will say so" >&2
+  timed "Prometheus and its Operator" bash tools/monitoring/build.sh >/dev/null || echo "cannot build Prometheus and its Operator: the cluster tests will say so" >&2
 fi
+
+if [ -n "$rootfs_pid" ]; then
+  wait "$rootfs_pid" || { tail -n 20 "$rootfs_log" >&2; echo "cannot build the test hosts' root file system: the e2e tests will say so" >&2; }
+fi
+rm -f "$rootfs_log"
