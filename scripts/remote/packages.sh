@@ -49,6 +49,12 @@ install_pinned_runtime() {
 pinned_runtime=false
 if command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
+  # A run cut while dpkg worked (a dropped connection, a machine stopped hard) leaves packages unpacked but not
+  # configured, and apt refuses to go on until they are (tests/e2e/cuts.test.ts): finish that first.
+  if [ -n "$(dpkg --audit 2>/dev/null)" ]; then
+    echo "packages: finishing the package changes an earlier run left half done (dpkg --configure -a)"
+    dpkg --configure -a
+  fi
   apt-get update -q
   # The first runtime at or above the required major that the system's sources can install; none, the pinned one.
   java_package=""

@@ -149,3 +149,62 @@ lct_debian_security_mirror() {
 lct_now() { date +%s.%N; }
 # Seconds between two lct_now values, one decimal.
 lct_elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+# lct_boot NAME NS ROOT IP KEY KNOWN PIDFILE LOG TIMEOUT: boots the host's file system ROOT with systemd-nspawn in
+# the background inside the network namespace NS (its pid in PIDFILE, its console in LOG), and waits (at most TIMEOUT
+# seconds) until `systemctl is-system-running --wait` over SSH (as root, with KEY, the host key in KNOWN) says running
+# or degraded. Sets STATUS (that answer) and SSH_OPTS (the ssh options it used).
+lct_boot() {
+  local name=$1 ns=$2 root=$3 ip=$4 key=$5 known=$6 pidfile=$7 log=$8 timeout=$9 pid deadline remaining
+  mkdir -p /run/systemd/nspawn
+  # setsid + all three streams redirected: the container must not hold the caller's stdout
+  # open (a Node parent reading our stdout would otherwise wait for it forever) and must not
+  # get the caller's terminal signals. CAP_NET_ADMIN lets the host's root manage the packet filter of its own network
+  # namespace (and nothing else), as root on a real machine does: the relay signer's nftables fence needs it.
+  setsid systemd-nspawn --boot --register=no --keep-unit \
+    --network-namespace-path="/run/netns/$ns" --capability=CAP_NET_ADMIN \
+    --directory="$root" --machine="$ns" --hostname="$name" \
+    --console=read-only --link-journal=no --resolv-conf=off --timezone=off \
+    </dev/null >>"$log" 2>&1 &
+  pid=$!
+  printf '%s\n' "$pid" >"$pidfile"
+  lct_log "booting $name (nspawn pid $pid) at $ip"
+
+  SSH_OPTS=(-F none -o BatchMode=yes -o IdentitiesOnly=yes -i "$key"
+    -o StrictHostKeyChecking=yes -o UserKnownHostsFile="$known" -o GlobalKnownHostsFile=/dev/null
+    -o ConnectTimeout=3 -o LogLevel=ERROR)
+
+  deadline=$(($(date +%s) + timeout))
+  STATUS=""
+  while :; do
+    kill -0 "$pid" 2>/dev/null || lct_die "systemd-nspawn exited during boot"
+    remaining=$((deadline - $(date +%s)))
+    [ "$remaining" -gt 0 ] || lct_die "host not ready over SSH within ${timeout}s"
+    STATUS="$(timeout "$remaining" ssh "${SSH_OPTS[@]}" "root@$ip" systemctl is-system-running --wait 2>/dev/null || true)"
+    case "$STATUS" in
+    running | degraded) break ;;
+    *) sleep 0.5 ;;
+    esac
+  done
+}
+
+# lct_is_our_nspawn PID ROOT: whether PID is the systemd-nspawn that boots the host file system ROOT (and not a recycled
+# pid).
+lct_is_our_nspawn() {
+  local pid=$1 root=$2
+  [ -r "/proc/$pid/cmdline" ] || return 1
+  [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = systemd-nspawn ] || return 1
+  tr '\0' '\n' <"/proc/$pid/cmdline" | grep -qxF -- "--directory=$root"
+}
+
+# lct_pids_inside ROOT: the pids of the processes whose root directory is the host file system ROOT (the container's
+# processes).
+lct_pids_inside() {
+  local p root real
+  [ -d "$1" ] || return 0
+  real="$(cd "$1" && pwd -P)"
+  for p in /proc/[0-9]*; do
+    root="$(readlink "$p/root" 2>/dev/null)" || continue
+    if [ "$root" = "$real" ]; then printf '%s\n' "${p#/proc/}"; fi
+  done
+}

@@ -5,7 +5,9 @@
 #
 #   - fresh copy of the cached rootfs (build-rootfs.sh) in $LACCHAIN_TEST_CACHE/hosts/NAME/rootfs:
 #     an overlayfs mount over the read-only cache (changes in hosts/NAME/upper), or a cp -a copy
-#     where overlayfs is unavailable (any earlier host called NAME is stopped and removed first);
+#     where overlayfs is unavailable (any earlier host called NAME is stopped and removed first); with
+#     LACCHAIN_TEST_HOST_BASE=DIR, over a host saved by stop-host.sh instead (the same disk, booted anew: one more
+#     read-only overlay layer, or a copy);
 #   - network namespace lct-NAME; veth pair lct-NAME (this machine, 10.231.INDEX.1/30, the
 #     gateway) <-> eth0 (inside the namespace, 10.231.INDEX.2/30). No default route and IPv6
 #     off on the pair: the host can reach the gateway address and nothing else;
@@ -83,14 +85,26 @@ trap on_failure EXIT
 # An overlay (cached rootfs read-only below, this host's changes in upper/) is instant; a full
 # copy (cp -a, 1-10 s depending on disk load) is the fallback where overlayfs is not available.
 # LACCHAIN_TEST_ROOTFS_MODE=copy forces the copy.
+# LACCHAIN_TEST_HOST_BASE=DIR starts from a host saved by stop-host.sh (LACCHAIN_TEST_SAVE_HOST=DIR) instead of the
+# bare root file system: its changes (overlay) or its whole file system (copy), as DIR/fs and DIR/mode.
+BASE="${LACCHAIN_TEST_HOST_BASE:-}"
+[ -z "$BASE" ] || [ -f "$BASE/mode" ] || lct_die "$BASE is not a saved host (no $BASE/mode)"
 mkdir -p "$STATE/upper" "$STATE/work" "$ROOT" "$LCT_LOGS"
 MODE=copy
-if [ "${LACCHAIN_TEST_ROOTFS_MODE:-overlay}" = overlay ] &&
-  mount -t overlay "lct-$NAME" -o "lowerdir=$LCT_ROOTFS,upperdir=$STATE/upper,workdir=$STATE/work" "$ROOT" 2>/dev/null; then
+# A saved overlay host is one more read-only layer over the cached root file system: nothing to copy.
+LOWER="$LCT_ROOTFS"
+if [ -n "$BASE" ] && [ "$(cat "$BASE/mode")" = overlay ]; then LOWER="$BASE/fs:$LCT_ROOTFS"; fi
+if [ "${LACCHAIN_TEST_ROOTFS_MODE:-overlay}" = overlay ] && { [ -z "$BASE" ] || [ "$(cat "$BASE/mode")" = overlay ]; } &&
+  mount -t overlay "lct-$NAME" -o "lowerdir=$LOWER,upperdir=$STATE/upper,workdir=$STATE/work" "$ROOT" 2>/dev/null; then
   MODE=overlay
 else
-  rmdir "$STATE/upper" "$STATE/work"
-  cp -a "$LCT_ROOTFS/." "$ROOT/"
+  rm -rf "$STATE/upper" "$STATE/work"
+  if [ -n "$BASE" ]; then
+    [ "$(cat "$BASE/mode")" = copy ] || lct_die "$BASE was saved from an overlay, and this host cannot use one"
+    cp -a "$BASE/fs/." "$ROOT/"
+  else
+    cp -a "$LCT_ROOTFS/." "$ROOT/"
+  fi
 fi
 T_COPY=$(lct_now)
 
@@ -135,36 +149,8 @@ if [ "$(cat /proc/sys/net/ipv4/ip_forward 2>/dev/null || echo 0)" != 0 ]; then
 fi
 
 # --- boot ---
-mkdir -p /run/systemd/nspawn
-# setsid + all three streams redirected: the container must not hold the caller's stdout
-# open (a Node parent reading our stdout would otherwise wait for it forever) and must not
-# get the caller's terminal signals. CAP_NET_ADMIN lets the host's root manage the packet filter of its own network
-# namespace (and nothing else), as root on a real machine does: the relay signer's nftables fence needs it.
-setsid systemd-nspawn --boot --register=no --keep-unit \
-  --network-namespace-path="/run/netns/$NS" --capability=CAP_NET_ADMIN \
-  --directory="$ROOT" --machine="$NS" --hostname="$NAME" \
-  --console=read-only --link-journal=no --resolv-conf=off --timezone=off \
-  </dev/null >"$LOG" 2>&1 &
-PID=$!
-printf '%s\n' "$PID" >"$PIDFILE"
-lct_log "booting $NAME (nspawn pid $PID) at $IP"
-
-SSH_OPTS=(-F none -o BatchMode=yes -o IdentitiesOnly=yes -i "$KEY"
-  -o StrictHostKeyChecking=yes -o UserKnownHostsFile="$KNOWN" -o GlobalKnownHostsFile=/dev/null
-  -o ConnectTimeout=3 -o LogLevel=ERROR)
-
-DEADLINE=$(($(date +%s) + BOOT_TIMEOUT))
-STATUS=""
-while :; do
-  kill -0 "$PID" 2>/dev/null || lct_die "systemd-nspawn exited during boot"
-  REMAINING=$((DEADLINE - $(date +%s)))
-  [ "$REMAINING" -gt 0 ] || lct_die "host not ready over SSH within ${BOOT_TIMEOUT}s"
-  STATUS="$(timeout "$REMAINING" ssh "${SSH_OPTS[@]}" "root@$IP" systemctl is-system-running --wait 2>/dev/null || true)"
-  case "$STATUS" in
-  running | degraded) break ;;
-  *) sleep 0.5 ;;
-  esac
-done
+lct_boot "$NAME" "$NS" "$ROOT" "$IP" "$KEY" "$KNOWN" "$PIDFILE" "$LOG" "$BOOT_TIMEOUT"
+PID=$(cat "$PIDFILE")
 T_READY=$(lct_now)
 
 if [ "$STATUS" = degraded ]; then

@@ -11,6 +11,7 @@
 #   4. the host's state dir hosts/NAME (its rootfs overlay mount or copy, keys, pid; the overlay
 #      is unmounted first) — the console log is kept
 #      as logs/NAME.nspawn.log for debugging.
+# With LACCHAIN_TEST_SAVE_HOST=DIR, the host's disk is saved in DIR before 4 (start-host.sh can boot a copy of it).
 # Idempotent: anything already gone is skipped; it exits 0 unless NAME is invalid.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
@@ -33,38 +34,19 @@ ROOT="$STATE/rootfs"
 PIDFILE="$STATE/nspawn.pid"
 STOP_TIMEOUT="${LACCHAIN_TEST_STOP_TIMEOUT:-20}"
 
-# Is PID our systemd-nspawn for this host (and not a recycled pid)?
-is_our_nspawn() {
-  local pid="$1"
-  [ -r "/proc/$pid/cmdline" ] || return 1
-  [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = systemd-nspawn ] || return 1
-  tr '\0' '\n' <"/proc/$pid/cmdline" | grep -qxF -- "--directory=$ROOT"
-}
-
-# Pids of processes whose root directory is this host's copy (the container's processes).
-pids_inside() {
-  local p root real
-  [ -d "$ROOT" ] || return 0
-  real="$(cd "$ROOT" && pwd -P)"
-  for p in /proc/[0-9]*; do
-    root="$(readlink "$p/root" 2>/dev/null)" || continue
-    if [ "$root" = "$real" ]; then printf '%s\n' "${p#/proc/}"; fi
-  done
-}
-
 STOPPED=0
 if [ -f "$PIDFILE" ]; then
   PID="$(cat "$PIDFILE" 2>/dev/null || true)"
-  if [[ "$PID" =~ ^[0-9]+$ ]] && is_our_nspawn "$PID"; then
+  if [[ "$PID" =~ ^[0-9]+$ ]] && lct_is_our_nspawn "$PID" "$ROOT"; then
     lct_log "stopping $NAME (nspawn pid $PID)"
     kill -TERM "$PID" 2>/dev/null || true
     DEADLINE=$(($(date +%s) + STOP_TIMEOUT))
-    while is_our_nspawn "$PID" && [ "$(date +%s)" -lt "$DEADLINE" ]; do sleep 0.2; done
-    if is_our_nspawn "$PID"; then
+    while lct_is_our_nspawn "$PID" "$ROOT" && [ "$(date +%s)" -lt "$DEADLINE" ]; do sleep 0.2; done
+    if lct_is_our_nspawn "$PID" "$ROOT"; then
       lct_log "nspawn pid $PID did not stop within ${STOP_TIMEOUT}s: SIGKILL"
       kill -KILL "$PID" 2>/dev/null || true
       for _ in $(seq 1 50); do
-        is_our_nspawn "$PID" || break
+        lct_is_our_nspawn "$PID" "$ROOT" || break
         sleep 0.1
       done
     fi
@@ -81,12 +63,12 @@ if [ -f "$PIDFILE" ]; then
   fi
 fi
 
-LEFT="$(pids_inside | tr '\n' ' ')"
+LEFT="$(lct_pids_inside "$ROOT" | tr '\n' ' ')"
 if [ -n "${LEFT// /}" ]; then
   lct_log "killing processes left inside $NAME: $LEFT"
   for p in $LEFT; do kill -KILL "$p" 2>/dev/null || true; done
   for _ in $(seq 1 50); do
-    [ -z "$(pids_inside)" ] && break
+    [ -z "$(lct_pids_inside "$ROOT")" ] && break
     sleep 0.1
   done
 fi
@@ -101,6 +83,26 @@ fi
 # systemd-nspawn's per-machine mount propagation directory (it refuses to clean it itself
 # when /run is not a tmpfs, as on some VMs).
 lct_remove_tree "/run/systemd/nspawn/propagate/$NS"
+
+# LACCHAIN_TEST_SAVE_HOST=DIR keeps the stopped host's disk for start-host.sh (LACCHAIN_TEST_HOST_BASE=DIR): its
+# changes over the cached root file system (overlay) or its whole file system (copy).
+SAVE="${LACCHAIN_TEST_SAVE_HOST:-}"
+if [ -n "$SAVE" ] && [ -d "$STATE" ]; then
+  lct_remove_tree "$SAVE"
+  mkdir -p "$SAVE/fs"
+  if [ -d "$STATE/upper" ]; then
+    # The saved disk is the lower layers this host had (a saved disk it was booted over) with its own changes on top.
+    for layer in $(findmnt -rn -o OPTIONS "$ROOT" | tr ',' '\n' | sed -n 's/^lowerdir=//p' | tr ':' ' '); do
+      [ "$layer" = "$LCT_ROOTFS" ] || lct_die "$NAME was booted over the saved disk $layer: save hosts booted from the bare root file system only"
+    done
+    cp -a "$STATE/upper/." "$SAVE/fs/"
+    echo overlay >"$SAVE/mode"
+  else
+    cp -a "$ROOT/." "$SAVE/fs/"
+    echo copy >"$SAVE/mode"
+  fi
+  lct_log "saved $NAME's disk in $SAVE"
+fi
 
 if [ -d "$STATE" ]; then
   if [ -f "$STATE/nspawn.log" ]; then

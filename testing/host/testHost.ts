@@ -64,8 +64,18 @@ export interface TestHost {
   /** ssh client options (without the destination) for tests that spawn ssh/scp themselves. */
   sshOptions: string[];
   ssh(command: string, opts?: SshOptions): Promise<SshResult>;
-  /** Close the apt proxy and stop/remove the host. Idempotent. */
-  stop(): Promise<void>;
+  /**
+   * The machine stopped hard and booted again on the same disk (crash-host.sh): every process inside killed at once,
+   * then a boot with the same address and keys; resolves once SSH answers again.
+   */
+  crash(): Promise<void>;
+  /**
+   * Close the apt proxy and stop/remove the host. Idempotent. `hard`: killed at once rather than powered off in order
+   * (for a host whose disk is thrown away).
+   */
+  stop(options?: { hard?: boolean }): Promise<void>;
+  /** As stop(), keeping the host's disk in `dir` first: startTestHost(…, { base: dir }) boots a copy of it. */
+  stopAndSave(dir: string): Promise<void>;
 }
 
 interface RunResult {
@@ -81,10 +91,11 @@ const verbose = process.env.LACCHAIN_TEST_VERBOSE === '1';
 function run(
   cmd: string,
   args: string[],
-  opts: { input?: string; timeoutMs?: number; echoStderr?: boolean } = {},
+  opts: { input?: string; timeoutMs?: number; echoStderr?: boolean; env?: Record<string, string> } = {},
 ): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const env = opts.env ? { ...process.env, ...opts.env } : process.env;
+    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let timedOut = false;
@@ -187,7 +198,7 @@ function str(o: Record<string, unknown>, k: string): string {
  * proxy on 10.231.INDEX.1:3142, and return a handle. NAME: 1-11 chars [a-z0-9-]; INDEX: 1..254,
  * unique among hosts running at the same time. A previous host with the same NAME is replaced.
  */
-export async function startTestHost(name: string, index: number): Promise<TestHost> {
+export async function startTestHost(name: string, index: number, options: { base?: string } = {}): Promise<TestHost> {
   if (!/^[a-z][a-z0-9-]{0,10}$/.test(name)) throw new Error(`bad test host name "${name}"`);
   if (!Number.isInteger(index) || index < 1 || index > 254) throw new Error(`bad test host index ${index}`);
 
@@ -201,6 +212,7 @@ export async function startTestHost(name: string, index: number): Promise<TestHo
   const start = await run('bash', [path.join(HERE, 'start-host.sh'), name, String(index)], {
     timeoutMs: 5 * 60_000,
     echoStderr: verbose,
+    env: options.base ? { LACCHAIN_TEST_HOST_BASE: options.base } : undefined,
   });
   if (start.code !== 0) {
     await run('bash', [stopScript, name]);
@@ -265,17 +277,31 @@ export async function startTestHost(name: string, index: number): Promise<TestHo
           timeoutMs: opts.timeoutMs ?? 600_000,
         });
       },
-      stop(): Promise<void> {
-        if (!stopped) {
-          stopped = (async () => {
-            await theProxy.close();
-            const r = await run('bash', [stopScript, name], { timeoutMs: 120_000, echoStderr: verbose });
-            running.delete(name);
-            if (r.code !== 0) throw new Error(`stop-host.sh ${name} failed (${r.code}):\n${r.stderr}`);
-          })();
-        }
-        return stopped;
+      async crash(): Promise<void> {
+        const r = await run('bash', [path.join(HERE, 'crash-host.sh'), name], {
+          timeoutMs: 5 * 60_000,
+          echoStderr: verbose,
+        });
+        if (r.code !== 0) throw new Error(`crash-host.sh ${name} failed (${r.code}):\n${r.stderr.slice(-4000)}`);
+        host.pid = Number(lastJsonLine(r.stdout).pid);
       },
+      stop(options: { hard?: boolean } = {}): Promise<void> {
+        return stopWith(options.hard ? { LACCHAIN_TEST_STOP_TIMEOUT: '0' } : {});
+      },
+      stopAndSave(dir: string): Promise<void> {
+        return stopWith({ LACCHAIN_TEST_SAVE_HOST: dir });
+      },
+    };
+    const stopWith = (env: Record<string, string>): Promise<void> => {
+      if (!stopped) {
+        stopped = (async () => {
+          await theProxy.close();
+          const r = await run('bash', [stopScript, name], { timeoutMs: 300_000, echoStderr: verbose, env });
+          running.delete(name);
+          if (r.code !== 0) throw new Error(`stop-host.sh ${name} failed (${r.code}):\n${r.stderr}`);
+        })();
+      }
+      return stopped;
     };
     return host;
   } catch (e) {

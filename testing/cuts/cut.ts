@@ -1,0 +1,73 @@
+/**
+ * The cuts themselves: a remote step's SSH connection dropped part-way, or the machine stopped hard part-way.
+ */
+import type { TestHost } from '../host/testHost';
+import { runRemoteStep, type RemoteStep } from '../replay';
+
+/** How a change is cut: its SSH connection dropped, or the machine itself stopped hard (and booted again). */
+export type CutKind = 'ssh' | 'machine';
+
+/** What happened to the step: cut part-way, or it ended (with its exit status) before the moment came. */
+export type CutOutcome = { cut: true } | { cut: false; code: number };
+
+/**
+ * When a step is cut: `seconds` into it, or as soon as the shell condition `when` holds on the machine (polled as root,
+ * e.g. `pgrep -x dpkg` to cut while dpkg works), whichever is given.
+ */
+export type CutMoment = { seconds: number } | { when: string; what: string };
+
+/**
+ * Runs `step` as the command provider does and cuts it at `moment`. An SSH cut kills this side's ssh client and every
+ * process of the step user's SSH sessions on the machine at once (what a dropped connection leaves running varies; the
+ * harshest case, the step stopping right there, is the one taken). A machine cut stops the whole machine hard and
+ * boots it again (crash-host.sh): services the step had already started come back as systemd starts them at boot.
+ */
+export async function cutStep(host: TestHost, step: RemoteStep, moment: CutMoment, kind: CutKind): Promise<CutOutcome> {
+  let ended: number | undefined;
+  const running = host
+    .ssh(step.create, { user: step.user, input: step.stdin, timeoutMs: 24 * 3600_000 })
+    .then((result) => (ended = result.code));
+  if ('seconds' in moment) {
+    await Promise.race([running, new Promise((resolve) => setTimeout(resolve, moment.seconds * 1000))]);
+  } else {
+    while (ended === undefined && (await host.ssh(moment.when, { timeoutMs: 30_000 })).code !== 0) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  if (ended !== undefined) return { cut: false, code: ended };
+  if (kind === 'machine') {
+    await host.crash();
+  } else {
+    await killSessionsOf(host, step.user);
+  }
+  await running;
+  return { cut: true };
+}
+
+/**
+ * Kills, at once, every process of `user`'s SSH sessions on the machine (logind's sessions: the step's shell, sudo and
+ * everything they started in the session), but not this command's own session. The ssh client then ends too.
+ */
+export async function killSessionsOf(host: TestHost, user: string): Promise<void> {
+  const result = await host.ssh(
+    `for s in $(loginctl list-sessions --no-legend | awk -v u='${user}' -v me="$XDG_SESSION_ID" '$1 != me && $3 == u {print $1}'); ` +
+      'do loginctl kill-session "$s" --signal=KILL; done',
+    { timeoutMs: 30_000 },
+  );
+  if (result.code !== 0) throw new Error(`cannot kill ${user}'s sessions on ${host.name}: ${result.stderr}`);
+}
+
+/** Runs steps in order as `pulumi up` runs them again; the first failure throws with its output. */
+export async function rerun(host: TestHost, steps: RemoteStep[]): Promise<void> {
+  for (const step of steps) {
+    const result = await runRemoteStep(host, step);
+    if (result.code !== 0) {
+      throw new Error(`re-run of ${step.name} failed (${result.code}): ${(result.stderr || result.stdout).trim()}`);
+    }
+  }
+}
+
+/** K moments evenly spread inside a step of `seconds`: i/(K+1) of it, for i = 1..K. */
+export function cutMoments(seconds: number, count: number): number[] {
+  return Array.from({ length: count }, (_, i) => (seconds * (i + 1)) / (count + 1));
+}

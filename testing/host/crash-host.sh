@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# crash-host.sh NAME — the machine stopped hard and booted again on the same disk: every process of the test host NAME
+# (started by start-host.sh) is killed at once with SIGKILL, its init included, as a power cut ends them; then the
+# host boots again from the same file system, with the same address, host key and client key, and this waits (bounded,
+# LACCHAIN_TEST_BOOT_TIMEOUT seconds, default 90) until SSH answers as start-host.sh does.
+#
+# What it cannot show: the files' contents are those the kernel of this machine holds (its page cache is not lost),
+# so a write that a real power cut would lose before it reached the disk is kept here. It is a crash of every process,
+# not of the disk.
+# On success it prints the host's JSON line again (hosts/NAME/host.json, with the new nspawn pid).
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR
+
+export LCT_SCRIPT=crash-host
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=common.sh
+. "$HERE/common.sh"
+
+[ "$#" -eq 1 ] || lct_die "usage: crash-host.sh NAME"
+NAME="$1"
+lct_validate_name "$NAME"
+lct_require_root
+
+NS="lct-$NAME"
+STATE="$LCT_HOSTS/$NAME"
+ROOT="$STATE/rootfs"
+PIDFILE="$STATE/nspawn.pid"
+[ -f "$STATE/host.json" ] || lct_die "no running test host $NAME (start it with start-host.sh)"
+IP=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["ip"])' "$STATE/host.json")
+PID="$(cat "$PIDFILE")"
+lct_is_our_nspawn "$PID" "$ROOT" || lct_die "$NAME is not running (nspawn pid $PID is gone)"
+
+# Everything inside at once: no process gets to clean up, flush or stop a service in order.
+# shellcheck disable=SC2046 # one pid a word
+kill -KILL $(lct_pids_inside "$ROOT") 2>/dev/null || true
+for _ in $(seq 1 100); do
+  lct_is_our_nspawn "$PID" "$ROOT" || break
+  sleep 0.1
+done
+if lct_is_our_nspawn "$PID" "$ROOT"; then kill -KILL "$PID" 2>/dev/null || true; fi
+for _ in $(seq 1 50); do
+  [ -z "$(lct_pids_inside "$ROOT")" ] && break
+  sleep 0.1
+done
+lct_remove_tree "/run/systemd/nspawn/propagate/$NS"
+lct_log "$NAME stopped hard; booting it again on the same disk"
+
+lct_boot "$NAME" "$NS" "$ROOT" "$IP" "$STATE/id_ed25519" "$STATE/known_hosts" "$PIDFILE" "$STATE/nspawn.log" \
+  "${LACCHAIN_TEST_BOOT_TIMEOUT:-90}"
+lct_log "$NAME is $STATUS again"
+python3 - "$STATE/host.json" "$(cat "$PIDFILE")" "$STATUS" <<'PY'
+import json, sys
+path, pid, status = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+info = json.load(open(path))
+info.update(pid=pid, status=status)
+open(path, "w").write(json.dumps(info, separators=(",", ":")) + "\n")
+print(json.dumps(info, separators=(",", ":")))
+PY
