@@ -165,13 +165,13 @@ export interface PartResult {
   markdown: string;
 }
 
-export const PARTS = ['plan', 'program', 'ssh', 'backups', 'proxy', 'cli', 'suite'] as const;
+export const PARTS = ['plan', 'program', 'ssh', 'backups', 'proxy', 'cli', 'cuts', 'suite'] as const;
 export type Part = (typeof PARTS)[number];
 
 const RESULTS_HEAD = `# Benchmark results
 
 Written by \`npm run bench\` (scripts in \`bench/\`); each part's section is replaced by the latest run of that part
-(\`npm run bench -- --only plan|program|ssh|backups|proxy|cli|suite\`). Benchmarks report: they never fail CI, whatever the figures.
+(\`npm run bench -- --only plan|program|ssh|backups|proxy|cli|cuts|suite\`). Benchmarks report: they never fail CI, whatever the figures.
 `;
 
 /** Replaces (or adds) the sections of the parts just run in bench/RESULTS.md, keeping the others. */

@@ -1,10 +1,11 @@
 /**
- * `npm run bench [-- --only plan|program|ssh|backups|proxy|cli|suite] [--runs N] [--before REF]`: measures what a plan, a deploy, a no-op and an update cost,
+ * `npm run bench [-- --only plan|program|ssh|backups|proxy|cli|cuts|suite] [--runs N] [--before REF]`: measures what a plan, a deploy, a no-op and an update cost,
  * prints a markdown table per part and writes them, with the machine and the date, to bench/RESULTS.md (the sections
  * of the parts run are replaced, the others kept).
  *   --only PART  run one part: plan (offline plan, 1-100 nodes), program (the program's own time under
  *                `pulumi up`, SSH-only and cluster stacks), ssh (a deploy on the real SSH test host, needs root),
  *                cli (the command-line tools' start: --help and a usage error, beside npm --version),
+ *                cuts (the fault-injection matrix: every remote step cut and recovered on the real SSH test host),
  *                suite (the test suite's own time, unit and end-to-end)
  *   --runs N     plan: measured runs per stack (default 5); program: runs per stack (default 3); ssh: cycles,
  *                each on a fresh test host (default 3)
@@ -22,8 +23,9 @@ import { benchSuite } from './suite';
 import { benchProxy } from './proxyLoad';
 import { benchBackups } from './backups';
 import { benchCli } from './cli';
+import { benchCuts } from './cuts';
 
-const USAGE = 'npm run bench [-- --only plan|program|ssh|backups|proxy|cli|suite] [--runs N] [--before REF]';
+const USAGE = 'npm run bench [-- --only plan|program|ssh|backups|proxy|cli|cuts|suite] [--runs N] [--before REF]';
 
 async function main(): Promise<number> {
   let values: { only?: string; runs?: string; before?: string };
@@ -66,7 +68,9 @@ async function main(): Promise<number> {
                   ? await benchProxy()
                   : part === 'cli'
                     ? await benchCli(runs, values.before)
-                    : await benchSuite();
+                    : part === 'cuts'
+                      ? await benchCuts()
+                      : await benchSuite();
       results.push(result);
       process.stdout.write(`\n${result.markdown.trim()}\n\n`);
       // Written after each part, so that a later part's failure keeps what was measured.

@@ -48,12 +48,25 @@ export function runNpmAsync(
   args: string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
+  return startNpm(script, args, options).result;
+}
+
+/**
+ * Like runNpmAsync, in a process group of its own that `kill()` ends at once (npm, the tool and the ssh or kubectl it
+ * started), as a lost terminal or a killed CI job ends an operator's command.
+ */
+export function startNpm(
+  script: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): { result: Promise<{ code: number; stdout: string; stderr: string }>; kill(): void } {
   ensureBuilt();
-  return new Promise((resolve) => {
-    const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
-      cwd: options.cwd ?? PROJECT_DIR,
-      env: { ...process.env, ...options.env },
-    });
+  const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
+    cwd: options.cwd ?? PROJECT_DIR,
+    env: { ...process.env, ...options.env },
+    detached: true,
+  });
+  const result = new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -70,4 +83,14 @@ export function runNpmAsync(
       }),
     );
   });
+  return {
+    result,
+    kill: () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* already ended */
+      }
+    },
+  };
 }

@@ -49,6 +49,8 @@ export function nodeBackupCommand(node: SshNodeSettings): string {
     KEEP: String(node.backups.keep),
     ENV_FILE: backupPaths(node).environment,
     LOCK_FILE: `/run/lock/${node.serviceName}-backup.lock`,
+    // Says the node was stopped by a backup that has not started it again yet (gone at a reboot, which starts it).
+    STOPPED_FILE: `/run/lock/${node.serviceName}-backup.node-stopped`,
     BEFORE_RESTORE_SUFFIX,
     VERSION_METADATA: BESU_VERSION_METADATA,
     TAG_NODE: BACKUP_TAGS.node,

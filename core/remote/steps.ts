@@ -27,7 +27,7 @@ import {
 } from './companionService';
 import { logrotateConf, systemdUnit } from './serviceFiles';
 import { backupPaths, backupsStepParameters } from './backups';
-import { BACKUP_REASONS, BACKUP_TOOL } from '../catalog/backups';
+import { BACKUP_REASONS, BACKUP_TOOL, BEFORE_RESTORE_SUFFIX } from '../catalog/backups';
 
 /**
  * The pinned Java runtime archives the packages step may unpack, one line each, "<arch> <url> <sha256>": the
@@ -198,6 +198,7 @@ export function remoteSteps<V>(
       LAUNCHER_FILE: paths.launcher,
       INFO_LOG: paths.infoLog,
       SERVICE_NAME: node.serviceName,
+      BEFORE_RESTORE_SUFFIX,
       SERVICE_USER: files.serviceUser,
       CONFIG_TOML: files.configToml,
       GENESIS_JSON: values.genesis,
@@ -229,6 +230,7 @@ export function remoteSteps<V>(
           : {}),
         BACKUP_ENV_FILE: backupPaths(node).environment,
         BACKUP_REPOSITORY: node.backups.repository,
+        BEFORE_RESTORE_SUFFIX,
         // The metrics endpoint's token check (its token is a secret parameter), when there is an endpoint.
         ...(node.metricsEndpoint ? { METRICS_TOKEN_CHECK_FILE: metricsTokenCheckFile(node) } : {}),
       },

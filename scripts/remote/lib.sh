@@ -115,3 +115,15 @@ rpc_result() {
     --data "{\"jsonrpc\":\"2.0\",\"method\":\"$1\",\"params\":[],\"id\":1}" "http://127.0.0.1:$RPC_PORT/" 2>/dev/null \
     | sed -n 's/.*"result"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' || true
 }
+
+# put_back_data_of_cut_restore DATA_DIR SUFFIX: a restore cut between moving the node's data aside (to DATA_DIR plus
+# SUFFIX) and moving the restored data into its place leaves no DATA_DIR. The data the node had goes back first, so
+# that nothing (a step making the folder, the node key written into it, a start) ever starts the node on an empty
+# folder beside its real data; the restore is then run again from the start.
+put_back_data_of_cut_restore() {
+  local data_dir=$1 aside=$1$2
+  if [ ! -e "$data_dir" ] && [ ! -L "$data_dir" ] && [ -d "$aside" ] && [ ! -L "$aside" ]; then
+    mv -T "$aside" "$data_dir"
+    echo "$STEP_NAME: put the node's data back from $aside: a restore was cut before it finished (run it again)" >&2
+  fi
+}

@@ -14,10 +14,10 @@
 #                                          node key is read from standard input when the machine lost it
 # Settings (environment, written before this script): NODE_NAME, SERVICE_NAME, SERVICE_USER, DATA_DIR, KEY_FILE,
 # ENODE_FILE, CONFIG_FILE, RELEASES_DIR, RPC_PORT, START_TIMEOUT, KEEP, ENV_FILE (the repository and its password),
-# LOCK_FILE, BEFORE_RESTORE_SUFFIX, VERSION_METADATA, TAG_* (the tags' names), MARK, REASON_BEFORE_CHANGE.
+# LOCK_FILE, STOPPED_FILE (there while a backup has the node stopped), BEFORE_RESTORE_SUFFIX, VERSION_METADATA, TAG_* (the tags' names), MARK, REASON_BEFORE_CHANGE.
 : "${NODE_NAME:?}" "${SERVICE_NAME:?}" "${SERVICE_USER:?}" "${DATA_DIR:?}" "${KEY_FILE:?}" "${ENODE_FILE:?}"
 : "${CONFIG_FILE:?}" "${RELEASES_DIR:?}" "${RPC_PORT:?}" "${START_TIMEOUT:?}" "${KEEP:?}" "${ENV_FILE:?}"
-: "${LOCK_FILE:?}" "${BEFORE_RESTORE_SUFFIX:?}" "${VERSION_METADATA:?}" "${TAG_NODE:?}" "${TAG_RELEASE:?}"
+: "${LOCK_FILE:?}" "${STOPPED_FILE:?}" "${BEFORE_RESTORE_SUFFIX:?}" "${VERSION_METADATA:?}" "${TAG_NODE:?}" "${TAG_RELEASE:?}"
 : "${TAG_HEAD:?}" "${TAG_REASON:?}" "${MARK:?}" "${REASON_BEFORE_CHANGE:?}"
 
 [ "$(id -u)" = 0 ] || fail "run as root (sudo)"
@@ -46,9 +46,14 @@ release_in_use() {
 newer() { [ "$1" != "$2" ] && [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | tail -n 1)" = "$1" ]; }
 
 # take_lock: one backup or restore at a time (the timer, the start step and the operator may all ask).
+# Then puts back what a cut run left: the data of a restore cut half-way, and the repository locks of a restic that
+# was killed (`restic unlock` removes only stale ones: of a process gone from this machine, or older than 30 minutes;
+# left there, they make restic's retention and check refuse the repository).
 take_lock() {
   exec 9>"$LOCK_FILE"
   flock -w 600 9 || fail "another backup or restore of $SERVICE_NAME is running ($LOCK_FILE)"
+  put_back_data_of_cut_restore "$DATA_DIR" "$BEFORE_RESTORE_SUFFIX"
+  if repository_exists; then restic unlock >/dev/null 2>&1 || true; fi
 }
 
 repository_exists() {
@@ -82,13 +87,16 @@ cmd_backup() {
   head=$(head_block || true)
   tags="$MARK,$TAG_NODE=$NODE_NAME,$TAG_RELEASE=$release,$TAG_REASON=$reason"
   if [ -n "$head" ]; then tags="$tags,$TAG_HEAD=$head"; fi
-  if systemctl is-active --quiet "$SERVICE_NAME"; then was_active=true; fi
+  # A node an earlier backup stopped and, cut, never started again counts as running: this one starts it.
+  if systemctl is-active --quiet "$SERVICE_NAME" || [ -e "$STOPPED_FILE" ]; then was_active=true; fi
   # The node is stopped while its data is copied: a copy of a running database is not consistent.
   echo "node-backup: stopping $SERVICE_NAME (Besu $release${head:+, head $head}) for a consistent copy" >&2
+  if [ "$was_active" = true ]; then touch "$STOPPED_FILE"; fi
   systemctl stop "$SERVICE_NAME"
   restic backup --json --host "$NODE_NAME" --tag "$tags" --exclude "$KEY_FILE" "$DATA_DIR" "$CONFIG_FILE" || status=$?
   if [ "$was_active" = true ]; then
     systemctl start "$SERVICE_NAME"
+    rm -f "$STOPPED_FILE"
     echo "node-backup: started $SERVICE_NAME again" >&2
   fi
   [ "$status" = 0 ] || fail "restic backup failed (exit $status): the node runs as before, no backup was taken"
@@ -135,6 +143,8 @@ cmd_restore() {
     fail "the node key $KEY_FILE is gone and is not in any backup: give your copy (npm run node -- restore --key-file FILE) or let pulumi up write it again (docs/operations.md); nothing was changed"
   fi
   parent=$(dirname "$DATA_DIR")
+  # What a restore killed part-way left (its trap never ran): this one, under the lock, is the only restore.
+  rm -rf "$parent"/.restore-*
   # Globals, for the trap that removes them however the command ends.
   work=$(mktemp -d "$parent/.restore-XXXXXX")
   progress=""

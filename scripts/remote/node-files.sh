@@ -4,6 +4,8 @@
 # except the key (the node-key step writes it): config.toml, the verified genesis, the node's address and enode (the
 # identity the day-2 checks compare the running node with), the logs folder and its rotation, the launcher and the
 # systemd service, and the metrics relay. Files are replaced only when their contents change.
+# A restore cut half-way (its data folder moved aside to DATA_DIR plus BEFORE_RESTORE_SUFFIX, the restored one not yet
+# in place) gets its data put back first.
 # Parameters (environment): NODE_HOME and where its files go (DATA_DIR, LOGS_DIR, BIN_DIR, CONFIG_FILE, GENESIS_FILE,
 # NODE_ADDRESS_FILE, ENODE_FILE, LAUNCHER_FILE, INFO_LOG: DATA_DIR and LOGS_DIR are the service user's and hold the
 # files written as that user; the others are inside NODE_HOME), SERVICE_NAME, SERVICE_USER, CONFIG_TOML, GENESIS_JSON,
@@ -15,7 +17,7 @@
 set -euo pipefail
 : "${NODE_HOME:?}" "${SERVICE_NAME:?}" "${SERVICE_USER:?}" "${CONFIG_TOML:?}" "${GENESIS_JSON:?}"
 : "${GENESIS_SHA256:?}" "${NODE_ADDRESS:?}" "${NODE_ENODE:?}" "${LAUNCHER:?}" "${SYSTEMD_UNIT:?}" "${LOGROTATE_CONF:?}"
-: "${DATA_DIR:?}" "${LOGS_DIR:?}" "${BIN_DIR:?}" "${CONFIG_FILE:?}" "${GENESIS_FILE:?}" "${NODE_ADDRESS_FILE:?}"
+: "${BEFORE_RESTORE_SUFFIX:?}" "${DATA_DIR:?}" "${LOGS_DIR:?}" "${BIN_DIR:?}" "${CONFIG_FILE:?}" "${GENESIS_FILE:?}" "${NODE_ADDRESS_FILE:?}"
 : "${ENODE_FILE:?}" "${LAUNCHER_FILE:?}" "${INFO_LOG:?}"
 : "${METRICS_RELAY:?}" "${METRICS_RELAY_FILE:?}" "${METRICS_RELAY_SERVICE:?}" "${METRICS_RELAY_UNIT:?}"
 
@@ -54,6 +56,7 @@ if [ -L "$NODE_HOME" ] && [ "$(stat -c %u "$NODE_HOME")" != 0 ]; then
   fail "$NODE_HOME is a symlink that root did not make: give the real folder as node_home"
 fi
 install -d -m 0750 -o root -g "$group" "$NODE_HOME"
+put_back_data_of_cut_restore "$DATA_DIR" "$BEFORE_RESTORE_SUFFIX"
 for entry in "$DATA_DIR" "$LOGS_DIR" "$BIN_DIR" "$CONFIG_FILE"; do remove_planted_symlink "$entry"; done
 install -d -m 0750 -o "$SERVICE_USER" -g "$group" "$DATA_DIR" "$LOGS_DIR"
 install -d -m 0755 -o root -g root "$BIN_DIR"

@@ -7,6 +7,7 @@
 # start).
 # It also writes the backup environment BACKUP_ENV_FILE (root's only, mode 0600): the restic repository
 # BACKUP_REPOSITORY and its password, which the node's backup command reads.
+# A restore cut half-way gets the node's data put back first (BEFORE_RESTORE_SUFFIX: where the restore moved it).
 # Parameters (environment): NODE_HOME, KEY_FILE (in the service user's data folder), SERVICE_USER, NODE_KEY (secret),
 # BACKUP_ENV_FILE, BACKUP_REPOSITORY, BACKUP_PASSWORD (secret), with an S3 repository BACKUP_S3_ACCESS_KEY_ID and
 # BACKUP_S3_SECRET_ACCESS_KEY (secret); with password authentication also
@@ -15,7 +16,7 @@
 # refusing a request without that bearer token, reloading a running nginx when it changes.
 set -euo pipefail
 : "${NODE_HOME:?}" "${KEY_FILE:?}" "${SERVICE_USER:?}" "${NODE_KEY:?}" "${BACKUP_ENV_FILE:?}" "${BACKUP_REPOSITORY:?}"
-: "${BACKUP_PASSWORD:?}"
+: "${BACKUP_PASSWORD:?}" "${BEFORE_RESTORE_SUFFIX:?}"
 
 # write_credentials: the RPC credentials file, replaced only when it changes; restarts a running node on a change.
 write_credentials() {
@@ -72,6 +73,7 @@ key_write() {
 # The key is written by the service user itself, in its own folder: no symlink planted there can make root write
 # or change the mode of anything else.
 key_file=$KEY_FILE
+put_back_data_of_cut_restore "$(dirname "$KEY_FILE")" "$BEFORE_RESTORE_SUFFIX"
 status=0
 printf '%s' "$NODE_KEY" \
   | as_service_user key_write "$key_file" \

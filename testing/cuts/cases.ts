@@ -3,7 +3,11 @@
  * `npm run bench -- --only cuts`; the test tier runs a fixed sample of it (tests/e2e/cuts.test.ts).
  */
 import type { Change, CutCase, Reference } from './lab';
-import { cutMoments, CutKind, CutMoment } from './cut';
+import { afterRename, cutMoments, CutKind, CutMoment } from './cut';
+import { DEFAULT_NODE_HOME } from '../../core/catalog/defaults';
+import { NODE_HOME_LAYOUT } from '../../core/catalog/remote';
+import { BEFORE_RESTORE_SUFFIX, defaultMachineRepository } from '../../core/catalog/backups';
+import { DEFAULT_NODE_SERVICE } from '../../core/catalog/defaults';
 
 /** The changes cut: a first install of the oldest release, then the upgrades 23.4.1 -> 24.1.0 -> 25.5.0. */
 export const CHANGES: Change[] = [
@@ -12,8 +16,39 @@ export const CHANGES: Change[] = [
   { before: ['23.4.1', '24.1.0'], release: '25.5.0' },
 ];
 
+/** The operator's commands cut, on a node upgraded 23.4.1 -> 24.1.0 (so it has the backup a rollback needs). */
+const UPGRADED = ['23.4.1', '24.1.0'];
+export const OPERATIONS: Change[] = [
+  { before: UPGRADED, release: '24.1.0', operation: 'backup' },
+  { before: UPGRADED, release: '24.1.0', operation: 'restore' },
+  { before: UPGRADED, release: '23.4.1', operation: 'rollback' },
+];
+
 /** The releases the changes install. */
-export const RELEASES = [...new Set(CHANGES.flatMap((change) => [...change.before, change.release]))];
+export const RELEASES = [
+  ...new Set([...CHANGES, ...OPERATIONS].flatMap((change) => [...change.before, change.release])),
+];
+
+const dataDir = `${DEFAULT_NODE_HOME}/${NODE_HOME_LAYOUT.dataDir}`;
+const releasesDir = `${DEFAULT_NODE_HOME}/${NODE_HOME_LAYOUT.releasesDir}`;
+const defaultRepository = defaultMachineRepository(DEFAULT_NODE_SERVICE);
+
+/**
+ * The moment each operator's command is cut at on purpose, besides the evenly spread ones: a backup while restic
+ * copies (the node stopped for it), a restore between moving the old data aside and moving the restored data in, a
+ * rollback between its two release links.
+ */
+export const OPERATION_MOMENTS: Record<string, CutMoment> = {
+  backup: {
+    when: `pgrep -f 'restic backup' >/dev/null && [ -n "$(ls -A ${defaultRepository}/locks 2>/dev/null)" ]`,
+    what: 'restic copies the data (the node stopped, the repository locked)',
+  },
+  restore: afterRename(
+    `-T ${dataDir} ${dataDir}${BEFORE_RESTORE_SUFFIX}`,
+    'the old data moved aside, the restored data not yet in place',
+  ),
+  rollback: afterRename(`-Tf ${releasesDir}/previous.new ${releasesDir}/previous`, 'the release links half switched'),
+};
 
 /** Cut moments per step (the issue asks for at least 5, evenly spread). */
 export const MOMENTS_PER_STEP = 5;
@@ -34,7 +69,10 @@ export function casesOf(reference: Reference): CutCase[] {
     }
   };
   for (const step of Object.keys(reference.stepSeconds)) add(step, 'ssh');
-  if (reference.change.before.length > 0) {
+  const operation = reference.change.operation;
+  if (operation) {
+    cases.push({ change: reference.change, step: operation, kind: 'ssh', at: OPERATION_MOMENTS[operation] });
+  } else if (reference.change.before.length > 0) {
     for (const step of MACHINE_CUT_STEPS.filter((name) => name in reference.stepSeconds)) add(step, 'machine');
   }
   return cases;
@@ -42,17 +80,22 @@ export function casesOf(reference: Reference): CutCase[] {
 
 /** apt's dpkg at work with packages unpacked but not yet configured (`dpkg --audit` lists them): a cut here leaves them so. */
 export const DPKG_AT_WORK: CutMoment = {
-  when: "pgrep -f 'dpkg --status-fd' >/dev/null && [ -n \"$(dpkg --audit 2>/dev/null)\" ]",
+  when: 'pgrep -f \'dpkg --status-fd\' >/dev/null && [ -n "$(dpkg --audit 2>/dev/null)" ]',
   what: "apt's dpkg has packages half installed",
 };
 
 /**
- * The test tier's fixed sample, one per kind of trouble a cut can leave: dpkg cut part-way in a first install's
- * packages (the regression case of the packages step's fix), the release link switched under a running node, and the
- * machine stopped hard while the upgraded node starts. Without a moment: the middle of the step's uncut time.
+ * The test tier's fixed sample: the regression case of each fix the matrix led to (dpkg cut with packages half installed;
+ * a backup cut with the node stopped and the repository locked; a restore cut between its two renames), a rollback cut
+ * between its two links, and the machine stopped hard while the upgraded node starts. Without a moment: the middle of the step's uncut time.
  */
 export const SAMPLE: Array<{ change: Change; step: string; kind: CutKind; at?: CutMoment }> = [
   { change: CHANGES[0], step: 'packages', kind: 'ssh', at: DPKG_AT_WORK },
-  { change: CHANGES[1], step: 'release', kind: 'ssh' },
   { change: CHANGES[1], step: 'start', kind: 'machine' },
+  ...OPERATIONS.map((change) => ({
+    change,
+    step: change.operation!,
+    kind: 'ssh' as const,
+    at: OPERATION_MOMENTS[change.operation!],
+  })),
 ];

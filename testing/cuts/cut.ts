@@ -14,7 +14,32 @@ export type CutOutcome = { cut: true } | { cut: false; code: number };
  * When a step is cut: `seconds` into it, or as soon as the shell condition `when` holds on the machine (polled as root,
  * e.g. `pgrep -x dpkg` to cut while dpkg works), whichever is given.
  */
-export type CutMoment = { seconds: number } | { when: string; what: string };
+export type CutMoment = { seconds: number } | { when: string; what: string; failpoint?: string };
+
+/**
+ * The failpoint a cut may arm on the machine (testing/cuts/failpoint-mv.sh as /usr/local/sbin/mv): the mv arguments it
+ * waits after, and the file it says so in.
+ */
+export const FAILPOINT = { armed: '/run/lacchain-failpoint', hit: '/run/lacchain-failpoint.hit' } as const;
+
+/** A cut right after the rename `mv <args>` (exactly those arguments) of a command run as root. */
+export function afterRename(args: string, what: string): CutMoment {
+  return { when: `[ -f ${FAILPOINT.hit} ]`, what, failpoint: args };
+}
+
+/** Waits for the moment: `seconds`, or until `when` holds on the machine; earlier when `ended()` says the run ended. */
+export async function untilMoment(host: TestHost, moment: CutMoment, ended: () => boolean): Promise<void> {
+  if ('seconds' in moment) {
+    const deadline = Date.now() + moment.seconds * 1000;
+    while (!ended() && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(20, Math.max(0, deadline - Date.now()))));
+    }
+    return;
+  }
+  while (!ended() && (await host.ssh(moment.when, { timeoutMs: 30_000 })).code !== 0) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 /**
  * Runs `step` as the command provider does and cuts it at `moment`. An SSH cut kills this side's ssh client and every
@@ -27,13 +52,7 @@ export async function cutStep(host: TestHost, step: RemoteStep, moment: CutMomen
   const running = host
     .ssh(step.create, { user: step.user, input: step.stdin, timeoutMs: 24 * 3600_000 })
     .then((result) => (ended = result.code));
-  if ('seconds' in moment) {
-    await Promise.race([running, new Promise((resolve) => setTimeout(resolve, moment.seconds * 1000))]);
-  } else {
-    while (ended === undefined && (await host.ssh(moment.when, { timeoutMs: 30_000 })).code !== 0) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+  await untilMoment(host, moment, () => ended !== undefined);
   if (ended !== undefined) return { cut: false, code: ended };
   if (kind === 'machine') {
     await host.crash();

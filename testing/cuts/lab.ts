@@ -23,16 +23,38 @@ import type { FileServer } from '../host/fileServer';
 import { packStandinReleases, startReleaseServer } from '../standinReleases';
 import { sshWriterStack } from '../sshStacks';
 import { progress } from '../hostSuite';
-import { cutStep, CutKind, CutMoment, rerun } from './cut';
+import { cutStep, CutKind, CutMoment, FAILPOINT, killSessionsOf, rerun, untilMoment } from './cut';
 import { brokenAfterRecovery, brokenAtCut, Expected } from './invariants';
-import { fileDigests, nodeHead, reachableTcpPorts } from './machineState';
+import {
+  backupsOnMachine,
+  fileDigests,
+  nodeHead,
+  reachableTcpPorts,
+  resticCheck,
+  restoreLeftovers,
+  HOME,
+} from './machineState';
+import * as yaml from 'js-yaml';
+import { startNpm } from '../run';
+import { BACKUP_REASONS, BACKUP_TAGS } from '../../core/catalog/backups';
+import { shellQuote } from '../../core/remote/shell';
+import { DEFAULT_SERVICE_USER } from '../../core/catalog/defaults';
+import { NODE_HOME_LAYOUT } from '../../core/catalog/remote';
 
-/** A change the harness cuts: a first install of a release, or an upgrade from one release to another. */
+/** An operator's command the harness cuts: `npm run node -- backup | restore | rollback`. */
+export type Operation = 'backup' | 'restore' | 'rollback';
+
+/**
+ * A change the harness cuts: a first install of a release, an upgrade from one release to another, or an operator's
+ * command on a node with releases installed.
+ */
 export interface Change {
   /** The releases installed one after the other before the change (none for a first install). */
   before: string[];
-  /** The release the change installs. */
+  /** The release the change installs (for an operation: the one the node runs after it). */
   release: string;
+  /** The operator's command, when the change is one (restore: of a backup taken just before, on the same release). */
+  operation?: Operation;
 }
 
 /** One cut: a change, the step cut (its name without the node's), how, and when. */
@@ -63,6 +85,7 @@ export interface Reference {
 
 /** The change's name in tables: "install 24.1.0" or "upgrade 23.4.1 -> 24.1.0". */
 export function changeName(change: Change): string {
+  if (change.operation) return `${change.operation} on ${change.before[change.before.length - 1]}`;
   return change.before.length === 0
     ? `install ${change.release}`
     : `upgrade ${change.before[change.before.length - 1]} -> ${change.release}`;
@@ -112,6 +135,7 @@ export class CutLab {
 
   /** The uncut change on a host in the state before it: each step's time and the state it leaves. */
   async reference(change: Change): Promise<Reference> {
+    if (change.operation) return this.operationReference(change);
     const { host, steps, before } = await this.prepare(change, 0);
     const timed = await runRemoteSteps(host, steps);
     const expected: Expected = {
@@ -131,6 +155,7 @@ export class CutLab {
 
   /** One cut, judged against the uncut change's state, then the recovery, judged again. */
   async cut(reference: Reference, cutCase: CutCase): Promise<CutResult> {
+    if (cutCase.change.operation) return this.cutOperation(reference, cutCase);
     const names = (await this.stepsOf(cutCase.change)).map(shortName);
     const at = names.indexOf(cutCase.step);
     if (at < 0) throw new Error(`${changeName(cutCase.change)} has no step ${cutCase.step}`);
@@ -158,6 +183,142 @@ export class CutLab {
     };
   }
 
+  /** The uncut operator's command on a host with the releases before it installed: the state it leaves. */
+  private async operationReference(change: Change): Promise<Reference> {
+    const { host, before } = await this.prepareOperation(change, undefined);
+    const started = Date.now();
+    const run = await this.operation(host, change).result;
+    if (run.code !== 0) throw new Error(`npm run node -- ${change.operation} failed: ${run.stderr.trim()}`);
+    return {
+      change,
+      stepSeconds: { [change.operation!]: (Date.now() - started) / 1000 },
+      expected: { ...before, filesAfter: await fileDigests(host), reachableAfter: await reachableTcpPorts(host) },
+    };
+  }
+
+  /**
+   * The operator's command cut at a moment (its process group killed and the SSH sessions it opened on the machine),
+   * then run again as docs/operations.md says, and judged as a step's cut is, with the backups' own invariants too.
+   */
+  private async cutOperation(reference: Reference, cutCase: CutCase): Promise<CutResult> {
+    const operation = cutCase.change.operation!;
+    const { host, before } = await this.prepareOperation(cutCase.change, cutCase.at);
+    progress(`cutting ${changeName(cutCase.change)} ${momentName(cutCase.at)}`);
+    const command = this.operation(host, cutCase.change);
+    let ended: number | undefined;
+    void command.result.then((result) => (ended = result.code));
+    await untilMoment(host, cutCase.at, () => ended !== undefined);
+    const cutInside = ended === undefined;
+    // The machine's side first, at once (the harshest cut: nothing there gets to react to the lost connection), then
+    // the operator's command.
+    await killSessionsOf(host, host.sudoUser);
+    command.kill();
+    await command.result;
+    await host.ssh(`rm -f ${FAILPOINT.armed} ${FAILPOINT.hit}`);
+    const expected: Expected = { ...reference.expected, ...before };
+    const atCut = await brokenAtCut(host, expected);
+    const started = Date.now();
+    let afterRecovery: string[];
+    const again = await this.operation(host, cutCase.change).result;
+    if (again.code !== 0) {
+      afterRecovery = [`npm run node -- ${operation} again failed: ${lastLine(again.stderr)}`];
+    } else {
+      afterRecovery = await brokenAfterRecovery(host, expected);
+      const check = await resticCheck(host);
+      if (check) afterRecovery.push(`restic check fails: ${check}`);
+      for (const left of await restoreLeftovers(host)) afterRecovery.push(`left beside the data: ${left}`);
+    }
+    return {
+      case: cutCase,
+      cutInside,
+      brokenAtCut: atCut,
+      brokenAfterRecovery: afterRecovery,
+      recoverySeconds: (Date.now() - started) / 1000,
+    };
+  }
+
+  /**
+   * A host with the releases before the operation installed (a saved disk), a manual backup taken first for a
+   * restore, the failpoint of `at` armed; and what the node holds before (for a restore or a rollback, the head
+   * recorded in the backup it puts back: the node must reach at least that).
+   */
+  private async prepareOperation(
+    change: Change,
+    at: CutMoment | undefined,
+  ): Promise<{ host: TestHost; before: Before }> {
+    await this.bootFrom(beforeDisk(change.before), (host) => this.installAll(host, change.before));
+    const host = this.host!;
+    if (change.operation === 'backup') {
+      // A data folder big enough for restic to be seen at work (the stand-in's own data is a few bytes): random bytes,
+      // which restic can neither compress nor find again in the repository.
+      const filler = await host.ssh(
+        `runuser -u ${DEFAULT_SERVICE_USER} -- head -c ${BACKUP_FILLER_MIB}M /dev/urandom > ${HOME}/${NODE_HOME_LAYOUT.dataDir}/filler.bin`,
+      );
+      if (filler.code !== 0) throw new Error(`cannot write the data filler: ${filler.stderr}`);
+    }
+    if (change.operation === 'restore') {
+      const backup = await this.operation(host, { ...change, operation: 'backup' }).result;
+      if (backup.code !== 0) throw new Error(`the backup before the restore failed: ${backup.stderr.trim()}`);
+    }
+    if (at && 'failpoint' in at && at.failpoint) {
+      const installed = await host.ssh(
+        `install -m 0755 /dev/stdin /usr/local/sbin/mv && printf '%s' ${shellQuote(at.failpoint)} > ${FAILPOINT.armed}`,
+        { input: fs.readFileSync(path.join(__dirname, 'failpoint-mv.sh'), 'utf8') },
+      );
+      if (installed.code !== 0) throw new Error(`cannot arm the failpoint: ${installed.stderr}`);
+    }
+    const declared = await this.declare(host, change.before[change.before.length - 1]);
+    const backups = await backupsOnMachine(host);
+    const restored =
+      change.operation === 'restore'
+        ? backups[backups.length - 1]
+        : change.operation === 'rollback'
+          ? [...backups]
+              .reverse()
+              .find((b) => b.tags.includes(`${BACKUP_TAGS.reason}=${BACKUP_REASONS.beforeReleaseChange}`))
+          : undefined;
+    const recordedHead = restored?.tags.find((tag) => tag.startsWith(`${BACKUP_TAGS.head}=`))?.split('=')[1];
+    return {
+      host,
+      before: {
+        key: nodeKeyOf(remoteCommands(declared.declared)),
+        enode: declared.enode,
+        filesBefore: await fileDigests(host),
+        headBefore: restored ? Number(recordedHead ?? 0) : ((await nodeHead(host)) ?? 0),
+        releaseAfter: `besu-${change.release}`,
+      },
+    };
+  }
+
+  /**
+   * `npm run node -- <operation>` for the lab's node, as its operator runs it: the stack file as last deployed (the
+   * newest release before the change), the SSH key.
+   */
+  private operation(host: TestHost, change: Change) {
+    const config = sshWriterStack(host, this.stackOptions(change.before[change.before.length - 1]));
+    const configFile = path.join(this.work, 'Pulumi.testnet.yaml');
+    fs.writeFileSync(configFile, yaml.dump({ config: { ...config, 'lacchain:sshPrivateKey': { secure: 'v1:x' } } }));
+    return startNpm('node', [
+      change.operation!,
+      '--stack',
+      'testnet',
+      '--config',
+      configFile,
+      '--ssh-key',
+      host.privateKeyFile,
+    ]);
+  }
+
+  /** Installs the releases one after the other, as `pulumi up` of each would. */
+  private async installAll(host: TestHost, releases: string[]): Promise<void> {
+    let previous: RemoteStep[] = [];
+    for (const release of releases) {
+      const steps = await this.steps(host, release);
+      await rerun(host, changedCommands(previous, steps));
+      previous = steps;
+    }
+  }
+
   /** The change's steps, by name, as `pulumi up` runs them (declared for a throw-away host address). */
   private async stepsOf(change: Change): Promise<RemoteStep[]> {
     if (!this.host) await this.boot();
@@ -178,14 +339,7 @@ export class CutLab {
   ): Promise<{ host: TestHost; steps: RemoteStep[]; before: Before; done: number }> {
     let done = 0;
     if (change.before.length > 0) {
-      await this.bootFrom(beforeDisk(change.before), async (host) => {
-        let previous: RemoteStep[] = [];
-        for (const release of change.before) {
-          const steps = await this.steps(host, release);
-          await rerun(host, changedCommands(previous, steps));
-          previous = steps;
-        }
-      });
+      await this.bootFrom(beforeDisk(change.before), (host) => this.installAll(host, change.before));
     } else if (cutAt > PACKAGES_AT) {
       await this.bootFrom(`packages-${change.release}`, async (host) =>
         rerun(host, (await this.steps(host, change.release)).slice(0, PACKAGES_AT + 1)),
@@ -243,8 +397,9 @@ export class CutLab {
     return remoteCommands((await this.declare(host, release)).declared);
   }
 
-  private async declare(host: TestHost, release: string) {
-    const config = sshWriterStack(host, {
+  /** The lab's stack of one SSH writer running `release`. */
+  private stackOptions(release: string) {
+    return {
       version: release,
       releaseBaseUrl: this.files!.url,
       releaseDir: this.work,
@@ -254,15 +409,25 @@ export class CutLab {
       ...(javaMajorFor(release) > DEBIAN_JAVA
         ? { javaRuntime: { url: `${this.files!.url}/${JAVA_STANDIN_ARCHIVE}`, sha256: this.javaSha256 } }
         : {}),
-    });
+    };
+  }
+
+  private async declare(host: TestHost, release: string) {
+    const config = sshWriterStack(host, this.stackOptions(release));
     const declared = await declareProgram(this.recorded, 'testnet', config, {});
     const enode = (await settle(declared.outputs.nodes[NODE].enode)).value as string;
     return { declared, enode };
   }
 }
 
+/** The last meaningful line of a command's error output. */
+const lastLine = (text: string) => text.trim().split('\n').pop() ?? '';
+
 /** The saved disk of a node with `releases` installed one after the other. */
 const beforeDisk = (releases: string[]) => `before-${releases.join('-')}`;
+
+/** The data filler a cut backup copies, in MiB (a few seconds of restic's work here). */
+const BACKUP_FILLER_MIB = 256;
 
 /** Where the packages step is among a first install's steps. */
 const PACKAGES_AT = REMOTE_STEP_NAMES.indexOf('packages');

@@ -7,23 +7,33 @@ import * as net from 'net';
 import { DEFAULT_NODE_HOME, DEFAULT_NODE_SERVICE, DEFAULT_SERVICE_USER } from '../../core/catalog/defaults';
 import { NODE_HOME_LAYOUT } from '../../core/catalog/remote';
 import { PORTS } from '../../core/catalog/ports';
+import { BEFORE_RESTORE_SUFFIX, MACHINE_BACKUP_FILES } from '../../core/catalog/backups';
 import type { TestHost } from '../host/testHost';
 
 /** The node's home on the test hosts (the catalog's default, as the stacks under test leave it). */
 export const HOME = DEFAULT_NODE_HOME;
 
+const DATA_DIR = `${HOME}/${NODE_HOME_LAYOUT.dataDir}`;
+/** Where a restore sets the node's data aside while it swaps the restored data in. */
+const DATA_ASIDE = `${DATA_DIR}${BEFORE_RESTORE_SUFFIX}`;
+
 /**
  * The files the provisioning writes whose content depends only on the stack (not on the machine or the time): the
  * node's configuration, launchers and identity files, the units, the proxy site, the log rotation and the backup
- * settings. The node key is judged on its own (keyState); TLS material, logs, data and releases are not compared.
+ * settings. The node key is judged on its own (keyState); TLS material, logs, data and releases are not compared, nor
+ * what a restore keeps beside the data while it works. The identity files in the data folder are read where the node's
+ * data is: in the data folder, or set aside by a restore cut before the restored data was in place (nothing lost).
  */
 const TRACKED_FILES = [
-  `find ${HOME} -xdev \\( -path '${HOME}/${NODE_HOME_LAYOUT.dataDir}' -o -path '${HOME}/${NODE_HOME_LAYOUT.logsDir}'`,
+  `find ${HOME} -xdev \\( -path '${DATA_DIR}' -o -path '${DATA_ASIDE}' -o -path '${HOME}/.restore-*'`,
+  `-o -path '${HOME}/${NODE_HOME_LAYOUT.logsDir}'`,
   `-o -path '${HOME}/${NODE_HOME_LAYOUT.tlsDir}' -o -path '${HOME}/${NODE_HOME_LAYOUT.releasesDir}'`,
   `-o -path '${HOME}/${NODE_HOME_LAYOUT.companionsDir}/*/releases' -o -path '${HOME}/${NODE_HOME_LAYOUT.companionsDir}/*/log'`,
   `-o -path '${HOME}/${NODE_HOME_LAYOUT.companionsDir}/*/state' \\) -prune -o -type f -print;`,
-  `for f in ${HOME}/${NODE_HOME_LAYOUT.genesis} ${HOME}/${NODE_HOME_LAYOUT.nodeAddress} ${HOME}/${NODE_HOME_LAYOUT.enode};`,
-  'do [ -f "$f" ] && echo "$f"; done;',
+  `data=${DATA_DIR}; [ -e "$data" ] || data=${DATA_ASIDE};`,
+  `for f in ${[NODE_HOME_LAYOUT.genesis, NODE_HOME_LAYOUT.nodeAddress, NODE_HOME_LAYOUT.enode]
+    .map((file) => file.slice(NODE_HOME_LAYOUT.dataDir.length + 1))
+    .join(' ')}; do [ -f "$data/$f" ] && echo "$data/$f"; done;`,
   'find /etc/systemd/system /etc/nginx/conf.d /etc/lacchain -maxdepth 1 -type f -print 2>/dev/null;',
   "find /etc/nginx /etc/logrotate.d -maxdepth 1 -type f -name 'lacchain-*' -print 2>/dev/null",
 ].join(' ');
@@ -31,13 +41,13 @@ const TRACKED_FILES = [
 /** Each tracked file's SHA-256 by path (a file that is not there is absent from the map). */
 export type FileDigests = Record<string, string>;
 
-/** Reads the tracked files' digests. */
+/** Reads the tracked files' digests (the data folder's under its own name, wherever a restore put it). */
 export async function fileDigests(host: TestHost): Promise<FileDigests> {
   const out = await rootSh(host, `{ ${TRACKED_FILES}; } | sort -u | xargs -r -d '\\n' sha256sum`);
   const digests: FileDigests = {};
   for (const line of out.split('\n').filter(Boolean)) {
     const [digest, file] = line.split(/\s+/, 2);
-    digests[file] = digest;
+    digests[file.startsWith(`${DATA_ASIDE}/`) ? `${DATA_DIR}/${file.slice(DATA_ASIDE.length + 1)}` : file] = digest;
   }
   return digests;
 }
@@ -170,3 +180,30 @@ async function rootSh(host: TestHost, command: string, input?: string): Promise<
     throw new Error(`on ${host.name}: ${command.slice(0, 80)}: exit ${result.code}: ${result.stderr}`);
   return result.stdout.trim();
 }
+
+/** restic's own check of the node's backup repository (`restic check`), with its last line when it fails. */
+export async function resticCheck(host: TestHost): Promise<string | undefined> {
+  const result = await host.ssh(
+    `set -a; . ${backupEnvironment}; set +a; RESTIC_CACHE_DIR=/var/cache/lacchain-restic restic check 2>&1 | tail -n 1; exit "\${PIPESTATUS[0]}"`,
+    { timeoutMs: 300_000 },
+  );
+  return result.code === 0 ? undefined : result.stdout.trim() || `exit ${result.code}`;
+}
+
+/** What a restore leaves beside the data folder while it works: none of it may stay once it is done. */
+export async function restoreLeftovers(host: TestHost): Promise<string[]> {
+  const dataDir = `${HOME}/${NODE_HOME_LAYOUT.dataDir}`;
+  const out = await rootSh(host, `ls -d ${HOME}/.restore-* ${dataDir}${BEFORE_RESTORE_SUFFIX} 2>/dev/null || true`);
+  return out.split('\n').filter(Boolean);
+}
+
+/** The node's backups as its backup command lists them: each one's time and tags. */
+export async function backupsOnMachine(host: TestHost): Promise<Array<{ time: string; tags: string[] }>> {
+  return JSON.parse(await rootSh(host, `${HOME}/${MACHINE_BACKUP_FILES.command} list`)) as Array<{
+    time: string;
+    tags: string[];
+  }>;
+}
+
+/** The backup environment of the node (the catalog's, for the default service). */
+const backupEnvironment = MACHINE_BACKUP_FILES.environment(DEFAULT_NODE_SERVICE);

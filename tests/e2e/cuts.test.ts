@@ -32,7 +32,11 @@ suite('a change cut part-way keeps every invariant and converges when run again'
   });
 
   for (const sample of SAMPLE) {
-    const how = sample.kind === 'ssh' ? 'the connection dropped' : 'the machine stopped hard';
+    const how = sample.change.operation
+      ? 'the command cut'
+      : sample.kind === 'ssh'
+        ? 'the connection dropped'
+        : 'the machine stopped hard';
     it(`${changeName(sample.change)}: ${how} in ${sample.step} ${sample.at ? momentName(sample.at) : 'half-way'}`, async () => {
       const reference = await referenceOf(sample.change);
       const at = sample.at ?? { seconds: reference.stepSeconds[sample.step] / 2 };
