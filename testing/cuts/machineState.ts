@@ -170,9 +170,9 @@ export async function serviceActive(host: TestHost): Promise<boolean> {
   return (await host.ssh(`systemctl is-active --quiet ${DEFAULT_NODE_SERVICE}`)).code === 0;
 }
 
-/** The owner the key file must have, and the modes documented for it. */
+/** The owner the key file must have, and its mode, as docs/security.md documents them. */
 export const KEY_OWNER = `${DEFAULT_SERVICE_USER}:${DEFAULT_SERVICE_USER}`;
-export const KEY_MODES = ['600', '400'];
+export const KEY_MODES = ['600'];
 
 async function rootSh(host: TestHost, command: string, input?: string): Promise<string> {
   const result = await host.ssh(command, { timeoutMs: 60_000, input });
