@@ -65,7 +65,9 @@ fi
 rootfs_log=$(mktemp)
 rootfs_pid=
 if [ "$(id -u)" = 0 ] && [ "${LACCHAIN_E2E_HOSTS:-1}" != 0 ] && command -v debootstrap >/dev/null 2>&1; then
-  timed "the test hosts' root file system" bash testing/host/build-rootfs.sh 2>"$rootfs_log" &
+  # (Its own messages go to a log, shown only when it fails; the time it took to this script's standard error.)
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  timed "the test hosts' root file system" bash -c 'exec bash testing/host/build-rootfs.sh 2>"$1"' _ "$rootfs_log" &
   rootfs_pid=$!
 fi
 
