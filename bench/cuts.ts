@@ -7,7 +7,15 @@
  */
 import { canBuildHosts } from '../testing/host/testHost';
 import { changeName, CutCase, CutLab, CutResult, momentName } from '../testing/cuts/lab';
-import { casesOf, CHANGES, DPKG_AT_WORK, MOMENTS_PER_STEP, OPERATIONS, RELEASES } from '../testing/cuts/cases';
+import {
+  casesOf,
+  CHANGES,
+  DPKG_AT_WORK,
+  MACHINE_MOMENTS_PER_STEP,
+  MOMENTS_PER_STEP,
+  OPERATIONS,
+  RELEASES,
+} from '../testing/cuts/cases';
 import { fixed, machine, median, now, PartResult, progress, table } from './common';
 
 const HOST_NAME = 'benchcuts';
@@ -76,9 +84,12 @@ function report(results: CutResult[], seconds: number, machineLine: string): str
     'booted for it (Debian 12 in systemd-nspawn: real systemd, sshd, apt and dpkg, nginx, nftables, openssl; the Besu',
     "stand-in and the companions' stand-ins, not Besu), in the state before the change (a saved disk), the steps before",
     `the cut step run, the cut step cut at ${MOMENTS_PER_STEP} moments evenly spread over its uncut time (an SSH cut kills`,
-    "the step user's SSH sessions at once; a machine cut kills every process of the host and boots it again on the",
-    'same disk, its page cache kept), then the recovery docs/operations.md gives: `pulumi up` again, which runs the cut',
-    'command and the ones after it (replayed over SSH as the command provider runs them). Invariants',
+    "the step user's SSH sessions at once), or the machine stopped hard at",
+    `${MACHINE_MOMENTS_PER_STEP} moments of an upgrade's release switch and start (every process of the host killed, then`,
+    'booted again on the same disk, its page cache kept; the preflight, which only reads the machine, is not cut), then',
+    'the recovery docs/operations.md gives: `pulumi up` again, which runs the cut command and the ones after it',
+    "(replayed over SSH as the command provider runs them); an operator's backup, restore and rollback cut at their",
+    'own moment (below) and run again. Invariants',
     '(testing/cuts/invariants.ts), at the cut: every tracked file is its content before or after the change, the key file',
     "is the stack's and 600, the release link complete, config.toml parses, nothing reachable from outside beyond the",
     "final state; after the recovery: the files are the uncut change's, the node answers with the stack's enode, its",

@@ -50,30 +50,37 @@ export const OPERATION_MOMENTS: Record<string, CutMoment> = {
   rollback: afterRename(`-Tf ${releasesDir}/previous.new ${releasesDir}/previous`, 'the release links half switched'),
 };
 
-/** Cut moments per step (the issue asks for at least 5, evenly spread). */
+/** Cut moments per step, evenly spread over it. */
 export const MOMENTS_PER_STEP = 5;
+/** Moments of a machine stopped hard per step (each boots the machine again: dearer). */
+export const MACHINE_MOMENTS_PER_STEP = 3;
+/** The steps not cut: the preflight only reads the machine (it changes nothing a cut could leave half done). */
+export const STEPS_NOT_CUT = ['preflight'];
 
 /** The steps where the machine itself is stopped hard during an upgrade: the release switch and the start. */
 export const MACHINE_CUT_STEPS = ['release', 'start'];
 
 /**
- * Every cut of a change, from its uncut run: each step it runs, its SSH connection dropped at MOMENTS_PER_STEP moments
- * evenly spread over the step's uncut time; and for an upgrade, the machine stopped hard at as many moments of its
- * release switch and its start.
+ * Every cut of a change, from its uncut run: each step it runs (but the preflight), its SSH connection dropped at
+ * MOMENTS_PER_STEP moments evenly spread over the step's uncut time; for an upgrade, the machine stopped hard at
+ * MACHINE_MOMENTS_PER_STEP moments of its release switch and its start; for an operator's command, its own moment.
  */
 export function casesOf(reference: Reference): CutCase[] {
   const cases: CutCase[] = [];
-  const add = (step: string, kind: CutKind) => {
-    for (const atSeconds of cutMoments(reference.stepSeconds[step], MOMENTS_PER_STEP)) {
+  const add = (step: string, kind: CutKind, count: number) => {
+    for (const atSeconds of cutMoments(reference.stepSeconds[step], count)) {
       cases.push({ change: reference.change, step, kind, at: { seconds: atSeconds } });
     }
   };
-  for (const step of Object.keys(reference.stepSeconds)) add(step, 'ssh');
   const operation = reference.change.operation;
-  if (operation) {
-    cases.push({ change: reference.change, step: operation, kind: 'ssh', at: OPERATION_MOMENTS[operation] });
-  } else if (reference.change.before.length > 0) {
-    for (const step of MACHINE_CUT_STEPS.filter((name) => name in reference.stepSeconds)) add(step, 'machine');
+  if (operation) return [{ change: reference.change, step: operation, kind: 'ssh', at: OPERATION_MOMENTS[operation] }];
+  for (const step of Object.keys(reference.stepSeconds).filter((name) => !STEPS_NOT_CUT.includes(name))) {
+    add(step, 'ssh', MOMENTS_PER_STEP);
+  }
+  if (reference.change.before.length > 0) {
+    for (const step of MACHINE_CUT_STEPS.filter((name) => name in reference.stepSeconds)) {
+      add(step, 'machine', MACHINE_MOMENTS_PER_STEP);
+    }
   }
   return cases;
 }
