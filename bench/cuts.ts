@@ -4,6 +4,8 @@
  * connection dropped), the machine stopped hard during each upgrade's release switch and start, and dpkg cut while it
  * has packages half installed; each recovered by running the change again and judged by the invariants
  * (testing/cuts/invariants.ts). The test tier runs a fixed sample of it (tests/e2e/cuts.test.ts).
+ * LACCHAIN_CUTS_CHANGES: a comma-separated list of change names (as the table names them, e.g. "upgrade 23.4.1 ->
+ * 24.1.0,backup on 24.1.0") runs only those.
  */
 import { canBuildHosts } from '../testing/host/testHost';
 import { changeName, CutCase, CutLab, CutResult, momentName } from '../testing/cuts/lab';
@@ -33,7 +35,8 @@ export async function benchCuts(): Promise<PartResult> {
   const lab = await CutLab.open(HOST_NAME, HOST_INDEX, RELEASES);
   const results: CutResult[] = [];
   try {
-    for (const change of [...CHANGES, ...OPERATIONS]) {
+    const only = process.env.LACCHAIN_CUTS_CHANGES?.split(',').map((name) => name.trim());
+    for (const change of [...CHANGES, ...OPERATIONS].filter((c) => !only || only.includes(changeName(c)))) {
       progress(`cuts: ${changeName(change)}: the uncut run`);
       const reference = await lab.reference(change);
       const cases: CutCase[] = casesOf(reference);
@@ -44,7 +47,8 @@ export async function benchCuts(): Promise<PartResult> {
         const broken = [...result.brokenAtCut, ...result.brokenAfterRecovery];
         progress(
           `cuts: ${changeName(change)} ${i + 1}/${cases.length}: ${cutCase.step} ${momentName(cutCase.at)} ` +
-            `(${cutCase.kind}): ${broken.length === 0 ? 'kept' : `BROKEN: ${broken.join('; ')}`}`,
+            `(${cutCase.kind}): ${broken.length === 0 ? 'kept' : `BROKEN: ${broken.join('; ')}`}; ` +
+            `recovered in ${fixed(result.recoverySeconds, 1)} s${result.cutInside ? '' : ' (the step ended first)'}`,
         );
       }
     }

@@ -39,10 +39,16 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 if lct_is_our_nspawn "$PID" "$ROOT"; then kill -KILL "$PID" 2>/dev/null || true; fi
-for _ in $(seq 1 50); do
-  [ -z "$(lct_pids_inside "$ROOT")" ] && break
+# A killed process may take a while to go (one blocked on the disk under load): booting again while one of them still
+# holds a port makes the new sshd or nginx fail to start. Wait for all of them, and say so if one outlives the wait.
+for _ in $(seq 1 600); do
+  [ -z "$(lct_pids_inside "$ROOT")" ] && ! lct_is_our_nspawn "$PID" "$ROOT" && break
+  # shellcheck disable=SC2046 # one pid a word
+  kill -KILL $(lct_pids_inside "$ROOT") 2>/dev/null || true
   sleep 0.1
 done
+LEFT="$(lct_pids_inside "$ROOT" | tr '\n' ' ')"
+[ -z "${LEFT// /}" ] || lct_die "processes of $NAME outlived SIGKILL for 60 s: $LEFT"
 lct_remove_tree "/run/systemd/nspawn/propagate/$NS"
 lct_log "$NAME stopped hard; booting it again on the same disk"
 
