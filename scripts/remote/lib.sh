@@ -9,6 +9,12 @@ fail() {
   exit 1
 }
 
+# The name of the temporary file a step writes beside a file before renaming it into place: always the same, so that
+# a run cut between the two leaves at most this one file, which the next run overwrites and renames (a random name
+# would leave one more copy each time: a node key in the data folder a backup copies, a unit beside the units). Ending
+# in "~", it is one of the names logrotate skips in /etc/logrotate.d; systemd, nginx's conf.d (*.conf) skip it too.
+export SIBLING_TEMP_SUFFIX='.lacchain-new~'
+
 # Whether write_file replaced a file (a step that restarts a service on a change reads it, and resets it first).
 # write_file sets it instead of printing it: a command substitution would run it without `set -e`.
 # shellcheck disable=SC2034 # read by the steps that restart on a change
@@ -34,8 +40,9 @@ write_file() {
     chown -h "$owner" "$path"
     return
   fi
-  tmp=$(mktemp "$path.XXXXXX")
-  printf '%s\n' "$content" >"$tmp"
+  tmp=$path$SIBLING_TEMP_SUFFIX
+  rm -f "$tmp"
+  (umask 077 && printf '%s\n' "$content" >"$tmp")
   chmod "$mode" "$tmp"
   chown -h "$owner" "$tmp"
   mv -f "$tmp" "$path"

@@ -26,7 +26,8 @@ set -euo pipefail
 user_write() {
   local path=$1 mode=$2 tmp
   umask 077
-  tmp=$(mktemp "$path.XXXXXX")
+  tmp=$path$SIBLING_TEMP_SUFFIX
+  rm -f "$tmp"
   cat >"$tmp"
   if [ -f "$path" ] && [ ! -L "$path" ] && cmp -s "$tmp" "$path"; then
     rm -f "$tmp"

@@ -31,8 +31,9 @@ write_credentials() {
     echo "node-key: RPC credentials in place"
     return
   fi
-  tmp=$(umask 077 && mktemp "$file.XXXXXX")
-  printf '%s\n' "$RPC_CREDENTIALS" >"$tmp"
+  tmp=$file$SIBLING_TEMP_SUFFIX
+  rm -f "$tmp"
+  (umask 077 && printf '%s\n' "$RPC_CREDENTIALS" >"$tmp")
   chown -h "$SERVICE_USER:$group" "$tmp"
   chmod 0600 "$tmp"
   mv -f "$tmp" "$file"
@@ -49,7 +50,8 @@ write_credentials() {
 key_write() {
   local key_file=$1 new
   umask 077
-  new=$(mktemp "$key_file.XXXXXX")
+  new=$key_file$SIBLING_TEMP_SUFFIX
+  rm -f "$new"
   cat >"$new"
   if [ -L "$key_file" ] || { [ -e "$key_file" ] && [ ! -f "$key_file" ]; }; then
     rm -f "$new"

@@ -38,7 +38,7 @@ node_enode() { rpc_result net_enode; }
 # write_record PREVIOUS TARGET: records, before switching, the release in use and the one being switched to.
 write_record() {
   local tmp
-  tmp=$(mktemp "$record.XXXXXX")
+  tmp=$record$SIBLING_TEMP_SUFFIX
   printf 'previous=%s\ntarget=%s\n' "$1" "$2" >"$tmp"
   mv -f "$tmp" "$record"
 }

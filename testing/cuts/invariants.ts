@@ -12,6 +12,7 @@ import {
   KEY_MODES,
   KEY_OWNER,
   keyState,
+  leftoverTemporaryFiles,
   nodeHead,
   reachableTcpPorts,
   releaseLink,
@@ -72,6 +73,7 @@ export async function brokenAfterRecovery(host: TestHost, expected: Expected): P
     broken.push(`head ${head ?? 'unknown'} after recovery, below ${expected.headBefore} before the change`);
   }
   for (const line of await versionRefusals(host)) broken.push(`Besu met data newer than its release: ${line}`);
+  for (const file of await leftoverTemporaryFiles(host)) broken.push(`a temporary file left after recovery: ${file}`);
   broken.push(...(await commonBroken(host, expected)));
   return broken;
 }

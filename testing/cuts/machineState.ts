@@ -8,6 +8,7 @@ import { DEFAULT_NODE_HOME, DEFAULT_NODE_SERVICE, DEFAULT_SERVICE_USER } from '.
 import { NODE_HOME_LAYOUT } from '../../core/catalog/remote';
 import { PORTS } from '../../core/catalog/ports';
 import { BEFORE_RESTORE_SUFFIX, MACHINE_BACKUP_FILES } from '../../core/catalog/backups';
+import { readScript, REMOTE_LIBRARY_SCRIPT } from '../../core/scripts';
 import type { TestHost } from '../host/testHost';
 
 /** The node's home on the test hosts (the catalog's default, as the stacks under test leave it). */
@@ -207,3 +208,26 @@ export async function backupsOnMachine(host: TestHost): Promise<Array<{ time: st
 
 /** The backup environment of the node (the catalog's, for the default service). */
 const backupEnvironment = MACHINE_BACKUP_FILES.environment(DEFAULT_NODE_SERVICE);
+
+/**
+ * Temporary files a step wrote beside a file and never renamed into place: the fixed name the steps use
+ * (`<file>.lacchain-new~`, scripts/remote/lib.sh), or a random one beside an existing file (`<file>.XXXXXX`, as
+ * mktemp names them). After a recovery none may remain: left in the data folder, a copy of the node key would go into
+ * every backup; in /etc/logrotate.d, a second copy of a rotation makes logrotate refuse it.
+ */
+export async function leftoverTemporaryFiles(host: TestHost): Promise<string[]> {
+  const out = await rootSh(
+    host,
+    `find ${HOME} /etc/systemd/system /etc/logrotate.d /etc/nginx /etc/lacchain -xdev ` +
+      `\\( -path '${HOME}/${NODE_HOME_LAYOUT.releasesDir}' -o -path '${HOME}/${NODE_HOME_LAYOUT.logsDir}' ` +
+      `-o -path '${HOME}/${NODE_HOME_LAYOUT.companionsDir}/*/releases' \\) -prune -o -type f -print 2>/dev/null | ` +
+      `python3 -c 'import os, re, sys
+for name in sys.stdin.read().split("\\n"):
+    if name.endswith("${SIBLING_TEMP_SUFFIX}") or (re.fullmatch(r".+\\.[A-Za-z0-9]{6}", name) and os.path.exists(name[:-7])):
+        print(name)'`,
+  );
+  return out.split('\n').filter(Boolean);
+}
+
+/** The name the steps give a file they write beside its place before renaming it, as scripts/remote/lib.sh sets it. */
+const SIBLING_TEMP_SUFFIX = /export SIBLING_TEMP_SUFFIX='([^']+)'/.exec(readScript(REMOTE_LIBRARY_SCRIPT))![1];

@@ -346,3 +346,19 @@ describe("a companion's launcher (scripts/start-companion.sh)", () => {
     expect(result.stderr).toMatch(/node key .*missing is missing or empty/);
   });
 });
+
+describe('a file written by a step whose run was cut between writing it and renaming it into place', () => {
+  it('leaves no copy behind once the next run has written it (a cut left one more each time)', () => {
+    const dir = folder('sibling-temp');
+    const file = path.join(dir, 'lacchain-besu');
+    const owner = `${process.getuid!()}:${process.getgid!()}`;
+    const lib = fs.readFileSync(path.join(PROJECT_DIR, 'scripts/remote/lib.sh'), 'utf8');
+    const write = (content: string) => `write_file ${file} 0644 ${owner} ${content}`;
+    // The first run dies right before its rename (its mv kills it), as a cut there leaves it; the second runs whole.
+    const script = `${lib}\nSTEP_NAME=test\n( mv() { kill -KILL "$BASHPID"; }; ${write('first')} ) || true\n${write('second')}\n`;
+    const result = spawnSync('bash', ['-c', script], { encoding: 'utf8', timeout: 60_000 });
+    expect([result.status, result.stderr.includes('Killed')]).toEqual([0, true]);
+    expect(fs.readdirSync(dir)).toEqual(['lacchain-besu']);
+    expect(fs.readFileSync(file, 'utf8')).toBe('second\n');
+  });
+});
