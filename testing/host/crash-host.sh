@@ -52,8 +52,21 @@ LEFT="$(lct_pids_inside "$ROOT" | tr '\n' ' ')"
 lct_remove_tree "/run/systemd/nspawn/propagate/$NS"
 lct_log "$NAME stopped hard; booting it again on the same disk"
 
+# When the host does not come back, what its units said (the journal, read from inside the container).
+on_failure() {
+  local rc=$? init
+  [ "$rc" -eq 0 ] && return 0
+  init=$(pgrep -P "$(cat "$PIDFILE")" | head -n 1 || true)
+  if [ -n "$init" ]; then
+    lct_log "the units that failed at this boot, and their last lines:"
+    nsenter --target "$init" --all journalctl -b --no-pager -p warning -n 40 2>&1 | sed 's/^/    /' >&2 || true
+  fi
+  exit "$rc"
+}
+trap on_failure EXIT
 lct_boot "$NAME" "$NS" "$ROOT" "$IP" "$STATE/id_ed25519" "$STATE/known_hosts" "$PIDFILE" "$STATE/nspawn.log" \
   "${LACCHAIN_TEST_BOOT_TIMEOUT:-90}"
+trap - EXIT
 lct_log "$NAME is $STATUS again"
 python3 - "$STATE/host.json" "$(cat "$PIDFILE")" "$STATUS" <<'PY'
 import json, sys
