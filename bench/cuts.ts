@@ -9,9 +9,11 @@
  */
 import { canBuildHosts } from '../testing/host/testHost';
 import { changeName, CutCase, CutLab, CutResult, momentName } from '../testing/cuts/lab';
+import type { CutKind } from '../testing/cuts/cut';
 import {
   casesOf,
   CHANGES,
+  DISK_FULL,
   DPKG_AT_WORK,
   MACHINE_MOMENTS_PER_STEP,
   MOMENTS_PER_STEP,
@@ -21,6 +23,11 @@ import {
 import { fixed, machine, median, now, PartResult, progress, table } from './common';
 
 const HOST_NAME = 'benchcuts';
+const KIND_NAMES: Record<CutKind, string> = {
+  ssh: 'connection dropped',
+  machine: 'machine stopped hard',
+  disk: 'disk full',
+};
 const HOST_INDEX = 49;
 const HEADING = '## Cut anywhere: the fault-injection matrix on the real SSH test host (bench/cuts.ts)';
 
@@ -41,6 +48,7 @@ export async function benchCuts(): Promise<PartResult> {
       const reference = await lab.reference(change);
       const cases: CutCase[] = casesOf(reference);
       if (change.before.length === 0) cases.push({ change, step: 'packages', kind: 'ssh', at: DPKG_AT_WORK });
+      cases.push(...DISK_FULL.filter((disk) => changeName(disk.change) === changeName(change)));
       for (const [i, cutCase] of cases.entries()) {
         // A cut the harness itself could not carry out (a host that did not come back) is reported, and the matrix
         // goes on.
@@ -78,7 +86,7 @@ function report(results: CutResult[], seconds: number, machineLine: string): str
     return [
       change,
       step,
-      kind === 'ssh' ? 'connection dropped' : 'machine stopped hard',
+      KIND_NAMES[kind as CutKind],
       group.length,
       group.filter((r) => r.cutInside).length,
       group.filter((r) => r.brokenAtCut.length > 0).length,

@@ -15,6 +15,19 @@ fail() {
 # in "~", it is one of the names logrotate skips in /etc/logrotate.d; systemd, nginx's conf.d (*.conf) skip it too.
 export SIBLING_TEMP_SUFFIX='.lacchain-new~'
 
+# disk_full_hint PATH [ERRORS]: " (the disk of PATH is full: N KiB free on MOUNT; ...)" when PATH's filesystem has less
+# than 1 MiB free or the file ERRORS (a failed command's error output) says no space was left, else nothing: appended to
+# a failure a full disk may have caused, so the operator knows what to free.
+disk_full_hint() {
+  local dir=$1 errors=${2:-} free mount
+  while [ ! -e "$dir" ] && [ "$dir" != / ]; do dir=$(dirname "$dir"); done
+  read -r free mount < <(df -Pk "$dir" 2>/dev/null | awk 'NR == 2 { print $4, $6 }') || return 0
+  if { [ -n "${free:-}" ] && [ "$free" -lt 1024 ]; } \
+    || { [ -n "$errors" ] && grep -qi 'no space left on device' "$errors" 2>/dev/null; }; then
+    printf ' (the disk of %s is full: %s KiB free on %s; free space there and run it again)' "$dir" "$free" "$mount"
+  fi
+}
+
 # Whether write_file replaced a file (a step that restarts a service on a change reads it, and resets it first).
 # write_file sets it instead of printing it: a command substitution would run it without `set -e`.
 # shellcheck disable=SC2034 # read by the steps that restart on a change
@@ -70,7 +83,7 @@ download_checked() {
   echo "$STEP_NAME: downloading $url"
   curl --fail --silent --show-error --location --proto '=https,file' --proto-redir '=https' --max-redirs 5 \
     --retry 3 --connect-timeout 20 -o "$file" "$url" \
-    || fail "cannot download $what from $url (https only, redirects too)"
+    || fail "cannot download $what from $url (https only, redirects too)$(disk_full_hint "$file")"
   actual=$(sha256sum "$file" | cut -d' ' -f1)
   [ "$actual" = "$sha256" ] \
     || fail "the archive from $url has sha256 $actual, but $what must have $sha256: not unpacked, nothing changed"

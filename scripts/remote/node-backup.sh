@@ -78,7 +78,7 @@ cmd_init() {
 }
 
 cmd_backup() {
-  local reason=$1 release head was_active=false tags status=0
+  local reason=$1 release head was_active=false tags status=0 full errors
   take_lock
   repository_exists || cmd_init >&2
   release=$(release_in_use)
@@ -93,13 +93,22 @@ cmd_backup() {
   echo "node-backup: stopping $SERVICE_NAME (Besu $release${head:+, head $head}) for a consistent copy" >&2
   if [ "$was_active" = true ]; then touch "$STOPPED_FILE"; fi
   systemctl stop "$SERVICE_NAME"
-  restic backup --json --host "$NODE_NAME" --tag "$tags" --exclude "$KEY_FILE" "$DATA_DIR" "$CONFIG_FILE" || status=$?
+  errors=$(mktemp)
+  restic backup --json --host "$NODE_NAME" --tag "$tags" --exclude "$KEY_FILE" "$DATA_DIR" "$CONFIG_FILE" \
+    2>"$errors" || status=$?
+  cat "$errors" >&2
   if [ "$was_active" = true ]; then
     systemctl start "$SERVICE_NAME"
     rm -f "$STOPPED_FILE"
     echo "node-backup: started $SERVICE_NAME again" >&2
   fi
-  [ "$status" = 0 ] || fail "restic backup failed (exit $status): the node runs as before, no backup was taken"
+  if [ "$status" != 0 ]; then
+    full=""
+    case "$RESTIC_REPOSITORY" in /*) full=$(disk_full_hint "$RESTIC_REPOSITORY" "$errors") ;; esac
+    rm -f "$errors"
+    fail "restic backup failed (exit $status)$full: the node runs as before, no backup was taken"
+  fi
+  rm -f "$errors"
   # Retention: the newest KEEP backups of this node, and every one taken before a release change (rollback's).
   restic forget --quiet --host "$NODE_NAME" --tag "$MARK" --keep-last "$KEEP" \
     --keep-tag "$TAG_REASON=$REASON_BEFORE_CHANGE" --prune >/dev/null \

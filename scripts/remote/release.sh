@@ -39,8 +39,14 @@ if [ -L "$RELEASES_DIR" ] && [ "$(stat -c %u "$RELEASES_DIR")" != 0 ]; then rm -
 install -d -m 0755 -o root -g root "$RELEASES_DIR"
 rm -rf "$RELEASES_DIR"/.unpack-*
 unpack=$(mktemp -d "$RELEASES_DIR/.unpack-XXXXXX")
-tar --no-same-owner -xzf "$download/besu.tar.gz" -C "$unpack" \
-  || fail "the archive from $RELEASE_URL is not a valid .tar.gz"
+if ! tar --no-same-owner -xzf "$download/besu.tar.gz" -C "$unpack" 2>"$download/tar.err"; then
+  # A disk that filled up while unpacking: what is unpacked so far goes (the trap), the node runs as before.
+  full=$(disk_full_hint "$RELEASES_DIR" "$download/tar.err")
+  if [ -n "$full" ]; then
+    fail "no room to unpack Besu $BESU_VERSION in $RELEASES_DIR$full; nothing changed: the node runs its release as before"
+  fi
+  fail "the archive from $RELEASE_URL is not a valid .tar.gz: $(head -n 1 "$download/tar.err")"
+fi
 [ -x "$unpack/besu-$BESU_VERSION/bin/besu" ] \
   || fail "the archive from $RELEASE_URL does not hold besu-$BESU_VERSION/bin/besu"
 chown -hR root:root "$unpack/besu-$BESU_VERSION"

@@ -2,7 +2,7 @@
  * The cut matrix: which changes are cut, at which steps, how and when. The whole matrix is
  * `npm run bench -- --only cuts`; the test tier runs a fixed sample of it (tests/e2e/cuts.test.ts).
  */
-import type { Change, CutCase, Reference } from './lab';
+import { BACKUP_FILLER_MIB, type Change, type CutCase, type Reference } from './lab';
 import { afterRename, cutMoments, CutKind, CutMoment } from './cut';
 import { DEFAULT_NODE_HOME } from '../../core/catalog/defaults';
 import { NODE_HOME_LAYOUT } from '../../core/catalog/remote';
@@ -91,10 +91,36 @@ export const DPKG_AT_WORK: CutMoment = {
   what: "apt's dpkg has packages half installed",
 };
 
+/** A stand-in release takes about 100 KiB once unpacked: the releases folder is left less than that. */
+const RELEASE_ROOM_KIB = 32;
+
+/**
+ * The disks that fill up: the releases folder while an upgrade unpacks the new release, and the backup repository while
+ * a backup copies the data (BACKUP_FILLER_MIB of random bytes, a quarter of it left free).
+ */
+export const DISK_FULL: CutCase[] = [
+  {
+    change: CHANGES[2],
+    step: 'release',
+    kind: 'disk',
+    at: { folder: releasesDir, freeKib: RELEASE_ROOM_KIB, what: 'the releases folder fills up while unpacking' },
+  },
+  {
+    change: OPERATIONS[0],
+    step: 'backup',
+    kind: 'disk',
+    at: {
+      folder: defaultRepository,
+      freeKib: (BACKUP_FILLER_MIB * 1024) / 4,
+      what: 'the repository fills up while restic copies',
+    },
+  },
+];
+
 /**
  * The test tier's fixed sample: the regression case of each fix the matrix led to (dpkg cut with packages half installed;
  * a backup cut with the node stopped and the repository locked; a restore cut between its two renames), a rollback cut
- * between its two links, and the machine stopped hard while the upgraded node starts. Without a moment: the middle of the step's uncut time.
+ * between its two links, the machine stopped hard while the upgraded node starts, and both full disks. Without a moment: the middle of the step's uncut time.
  */
 export const SAMPLE: Array<{ change: Change; step: string; kind: CutKind; at?: CutMoment }> = [
   { change: CHANGES[0], step: 'packages', kind: 'ssh', at: DPKG_AT_WORK },
@@ -105,4 +131,5 @@ export const SAMPLE: Array<{ change: Change; step: string; kind: CutKind; at?: C
     kind: 'ssh' as const,
     at: OPERATION_MOMENTS[change.operation!],
   })),
+  ...DISK_FULL,
 ];

@@ -4,8 +4,11 @@
 import type { TestHost } from '../host/testHost';
 import { runRemoteStep, type RemoteStep } from '../replay';
 
-/** How a change is cut: its SSH connection dropped, or the machine itself stopped hard (and booted again). */
-export type CutKind = 'ssh' | 'machine';
+/**
+ * How a change is cut: its SSH connection dropped, the machine itself stopped hard (and booted again), or the disk it
+ * writes to filling up while it writes (the step then fails by itself).
+ */
+export type CutKind = 'ssh' | 'machine' | 'disk';
 
 /** What happened to the step: cut part-way, or it ended (with its exit status) before the moment came. */
 export type CutOutcome = { cut: true } | { cut: false; code: number };
@@ -14,7 +17,17 @@ export type CutOutcome = { cut: true } | { cut: false; code: number };
  * When a step is cut: `seconds` into it, or as soon as the shell condition `when` holds on the machine (polled as root,
  * e.g. `pgrep -x dpkg` to cut while dpkg works), whichever is given.
  */
-export type CutMoment = { seconds: number } | { when: string; what: string; failpoint?: string };
+export type CutMoment = { seconds: number } | { when: string; what: string; failpoint?: string } | DiskFull;
+
+/**
+ * A disk that fills up: the folder `folder` put on a small file system of its own (a tmpfs, as a small disk) with
+ * `freeKib` left free, less than the step writes there; `what` says what fills it.
+ */
+export interface DiskFull {
+  folder: string;
+  freeKib: number;
+  what: string;
+}
 
 /**
  * The failpoint a cut may arm on the machine (testing/cuts/failpoint-mv.sh as /usr/local/sbin/mv): the mv arguments it
@@ -28,7 +41,11 @@ export function afterRename(args: string, what: string): CutMoment {
 }
 
 /** Waits for the moment: `seconds`, or until `when` holds on the machine; earlier when `ended()` says the run ended. */
-export async function untilMoment(host: TestHost, moment: CutMoment, ended: () => boolean): Promise<void> {
+export async function untilMoment(
+  host: TestHost,
+  moment: Exclude<CutMoment, DiskFull>,
+  ended: () => boolean,
+): Promise<void> {
   if ('seconds' in moment) {
     const deadline = Date.now() + moment.seconds * 1000;
     while (!ended() && Date.now() < deadline) {
@@ -47,7 +64,12 @@ export async function untilMoment(host: TestHost, moment: CutMoment, ended: () =
  * harshest case, the step stopping right there, is the one taken). A machine cut stops the whole machine hard and
  * boots it again (crash-host.sh): services the step had already started come back as systemd starts them at boot.
  */
-export async function cutStep(host: TestHost, step: RemoteStep, moment: CutMoment, kind: CutKind): Promise<CutOutcome> {
+export async function cutStep(
+  host: TestHost,
+  step: RemoteStep,
+  moment: Exclude<CutMoment, DiskFull>,
+  kind: Exclude<CutKind, 'disk'>,
+): Promise<CutOutcome> {
   let ended: number | undefined;
   const running = host
     .ssh(step.create, { user: step.user, input: step.stdin, timeoutMs: 24 * 3600_000 })
@@ -89,4 +111,49 @@ export async function rerun(host: TestHost, steps: RemoteStep[]): Promise<void> 
 /** K moments evenly spread inside a step of `seconds`: i/(K+1) of it, for i = 1..K. */
 export function cutMoments(seconds: number, count: number): number[] {
   return Array.from({ length: count }, (_, i) => (seconds * (i + 1)) / (count + 1));
+}
+
+/**
+ * Puts `disk.folder` on a tmpfs of its own holding what it held, sized to leave `disk.freeKib` free (its owner and mode
+ * kept); returns the names the folder held (what a failed step must leave there again).
+ */
+export async function fillDisk(host: TestHost, disk: DiskFull): Promise<string[]> {
+  const dir = disk.folder;
+  const aside = `${dir}.lacchain-cut-aside`;
+  const result = await host.ssh(
+    [
+      'set -euo pipefail',
+      `mode=$(stat -c %a ${dir}); uid=$(stat -c %u ${dir}); gid=$(stat -c %g ${dir})`,
+      `used=$(du -sk ${dir} | cut -f1)`,
+      `mv -T ${dir} ${aside}`,
+      `mkdir ${dir}`,
+      `mount -t tmpfs -o "size=$((used * 2 + 1024))k,mode=$mode,uid=$uid,gid=$gid" lacchain-cut-disk ${dir}`,
+      `cp -a ${aside}/. ${dir}/`,
+      `rm -rf ${aside}`,
+      `used=$(df -k --output=used ${dir} | tail -n 1)`,
+      `mount -o remount,size=$((used + ${disk.freeKib}))k ${dir}`,
+      `ls -A ${dir}`,
+    ].join('\n'),
+    { timeoutMs: 60_000 },
+  );
+  if (result.code !== 0) throw new Error(`cannot fill the disk of ${dir} on ${host.name}: ${result.stderr.trim()}`);
+  return result.stdout.split('\n').filter(Boolean);
+}
+
+/** What the operator does about a full disk: makes room (here: the folder's small file system grown by 1 GiB). */
+export async function makeRoom(host: TestHost, disk: DiskFull): Promise<void> {
+  const result = await host.ssh(
+    `used=$(df -k --output=size ${disk.folder} | tail -n 1) && mount -o remount,size=$((used + 1048576))k ${disk.folder}`,
+    { timeoutMs: 60_000 },
+  );
+  if (result.code !== 0) throw new Error(`cannot make room on ${disk.folder}: ${result.stderr.trim()}`);
+}
+
+/** What a failed step left in the full folder that was not there before it (names, without the folder). */
+export async function leftOnFullDisk(host: TestHost, disk: DiskFull, before: string[]): Promise<string[]> {
+  const result = await host.ssh(`ls -A ${disk.folder}`, { timeoutMs: 60_000 });
+  return result.stdout
+    .split('\n')
+    .filter(Boolean)
+    .filter((name) => !before.includes(name));
 }

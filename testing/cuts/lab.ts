@@ -14,7 +14,7 @@ import * as path from 'path';
 import { settle } from '../../tools/recording/engine';
 import { recordProgram } from '../pulumi';
 import { declareProgram } from '../program';
-import { changedCommands, nodeKeyOf, remoteCommands, RemoteStep, runRemoteSteps } from '../replay';
+import { changedCommands, nodeKeyOf, remoteCommands, RemoteStep, runRemoteStep, runRemoteSteps } from '../replay';
 import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
 import { javaMajorFor } from '../../core/catalog/besu';
 import { JAVA_STANDIN_ARCHIVE, packJavaStandin } from '../javaStandin';
@@ -23,7 +23,19 @@ import type { FileServer } from '../host/fileServer';
 import { packStandinReleases, startReleaseServer } from '../standinReleases';
 import { sshWriterStack } from '../sshStacks';
 import { progress } from '../hostSuite';
-import { cutStep, CutKind, CutMoment, FAILPOINT, killSessionsOf, rerun, untilMoment } from './cut';
+import {
+  cutStep,
+  CutKind,
+  CutMoment,
+  DiskFull,
+  FAILPOINT,
+  fillDisk,
+  killSessionsOf,
+  leftOnFullDisk,
+  makeRoom,
+  rerun,
+  untilMoment,
+} from './cut';
 import { brokenAfterRecovery, brokenAtCut, Expected } from './invariants';
 import {
   backupsOnMachine,
@@ -32,6 +44,7 @@ import {
   reachableTcpPorts,
   resticCheck,
   restoreLeftovers,
+  serviceActive,
   HOME,
 } from './machineState';
 import * as yaml from 'js-yaml';
@@ -94,6 +107,11 @@ export function changeName(change: Change): string {
 /** A cut moment in tables: "+1.25 s" or "when dpkg runs". */
 export function momentName(moment: CutMoment): string {
   return 'seconds' in moment ? `+${moment.seconds.toFixed(2)} s` : `when ${moment.what}`;
+}
+
+/** Whether a cut's moment is a disk filling up. */
+export function isDiskFull(moment: CutMoment): moment is DiskFull {
+  return 'folder' in moment;
 }
 
 const NODE = 'writer';
@@ -162,6 +180,14 @@ export class CutLab {
     const { host, steps, before, done } = await this.prepare(cutCase.change, at);
     await rerun(host, steps.slice(done, at));
     progress(`cutting ${changeName(cutCase.change)} at ${cutCase.step} ${momentName(cutCase.at)} (${cutCase.kind})`);
+    if (isDiskFull(cutCase.at)) {
+      const disk = cutCase.at;
+      return this.judgeFullDisk(reference, cutCase, host, before, disk, async () => {
+        const result = await runRemoteStep(host, steps[at]);
+        return { code: result.code, message: lastLine(result.stderr || result.stdout) };
+      }, async () => rerun(host, steps.slice(at)));
+    }
+    if (cutCase.kind === 'disk') throw new Error('a disk cut needs a DiskFull moment');
     const outcome = await cutStep(host, steps[at], cutCase.at, cutCase.kind);
     // This host's own state before the change (its head grew while it ran), and the uncut change's state after it.
     const expected: Expected = { ...reference.expected, ...before };
@@ -204,6 +230,17 @@ export class CutLab {
     const operation = cutCase.change.operation!;
     const { host, before } = await this.prepareOperation(cutCase.change, cutCase.at);
     progress(`cutting ${changeName(cutCase.change)} ${momentName(cutCase.at)}`);
+    if (isDiskFull(cutCase.at)) {
+      const run = async () => {
+        const result = await this.operation(host, cutCase.change).result;
+        return { code: result.code, message: lastLine(result.stderr) };
+      };
+      return this.judgeFullDisk(reference, cutCase, host, before, cutCase.at, run, async () => {
+        const again = await run();
+        if (again.code !== 0) throw new Error(`npm run node -- ${operation} again failed: ${again.message}`);
+      });
+    }
+    if (cutCase.kind === 'disk') throw new Error('a disk cut needs a DiskFull moment');
     const command = this.operation(host, cutCase.change);
     let ended: number | undefined;
     void command.result.then((result) => (ended = result.code));
@@ -235,6 +272,62 @@ export class CutLab {
       brokenAfterRecovery: afterRecovery,
       recoverySeconds: (Date.now() - started) / 1000,
     };
+  }
+
+  /**
+   * A disk filling up under a step or an operator's command (`run`): it must fail by itself, saying the disk is full,
+   * leave nothing of its own on that disk and keep every invariant (and the backups' own, for a backup); then the
+   * operator makes room and runs it again (`recover`), and the node converges as after any other cut.
+   */
+  private async judgeFullDisk(
+    reference: Reference,
+    cutCase: CutCase,
+    host: TestHost,
+    before: Before,
+    disk: DiskFull,
+    run: () => Promise<{ code: number; message: string }>,
+    recover: () => Promise<void>,
+  ): Promise<CutResult> {
+    const expected: Expected = { ...reference.expected, ...before };
+    const backupsBefore = (await backupsOnMachine(host)).length;
+    const held = await fillDisk(host, disk);
+    const outcome = await run();
+    const atCut = await brokenAtCut(host, expected);
+    if (outcome.code === 0) atCut.push(`it did not meet a full disk (it succeeded with ${disk.freeKib} KiB free)`);
+    else if (!/is full|no space left/i.test(outcome.message)) {
+      atCut.push(`its failure does not say the disk is full: ${outcome.message}`);
+    }
+    for (const left of await leftOnFullDisk(host, disk, held)) atCut.push(`left on the full disk: ${left}`);
+    if (cutCase.change.operation) atCut.push(...(await this.backupsBroken(host, backupsBefore)));
+    if (!(await serviceActive(host))) atCut.push('the node is not running after the failure');
+    progress(`full disk: ${outcome.message}`);
+    const started = Date.now();
+    let afterRecovery: string[];
+    try {
+      await makeRoom(host, disk);
+      await recover();
+      afterRecovery = await brokenAfterRecovery(host, expected);
+      if (cutCase.change.operation) afterRecovery.push(...(await this.backupsBroken(host, backupsBefore + 1)));
+    } catch (error) {
+      afterRecovery = [(error as Error).message.split('\n')[0]];
+    }
+    return {
+      case: cutCase,
+      cutInside: outcome.code !== 0,
+      brokenAtCut: atCut,
+      brokenAfterRecovery: afterRecovery,
+      recoverySeconds: (Date.now() - started) / 1000,
+    };
+  }
+
+  /** The backups' own invariants: `restic check` passes and the node has `count` backups. */
+  private async backupsBroken(host: TestHost, count: number): Promise<string[]> {
+    const broken: string[] = [];
+    const check = await resticCheck(host);
+    if (check) broken.push(`restic check fails: ${check}`);
+    const backups = (await backupsOnMachine(host)).length;
+    if (backups !== count) broken.push(`${backups} backups, not ${count}`);
+    return broken;
   }
 
   /**
@@ -427,7 +520,7 @@ const lastLine = (text: string) => text.trim().split('\n').pop() ?? '';
 const beforeDisk = (releases: string[]) => `before-${releases.join('-')}`;
 
 /** The data filler a cut backup copies, in MiB (a few seconds of restic's work here). */
-const BACKUP_FILLER_MIB = 256;
+export const BACKUP_FILLER_MIB = 256;
 
 /** Where the packages step is among a first install's steps. */
 const PACKAGES_AT = REMOTE_STEP_NAMES.indexOf('packages');

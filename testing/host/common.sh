@@ -197,14 +197,19 @@ lct_is_our_nspawn() {
   tr '\0' '\n' <"/proc/$pid/cmdline" | grep -qxF -- "--directory=$root"
 }
 
-# lct_pids_inside ROOT: the pids of the processes whose root directory is the host file system ROOT (the container's
-# processes).
+# lct_pids_inside ROOT: the pids of the container's processes: those whose own root mount ("/") is the host file system
+# ROOT: its overlay mount (this host's upper/ layer) or, in copy mode, ROOT itself. Read from /proc/PID/mountinfo, not
+# /proc/PID/root: that link reads "/" for every process that has a mount namespace of its own (the container's init,
+# and each service systemd sandboxes inside it), so matching it misses them, and a container whose init is missed
+# outlives its nspawn (reparented to this machine's init), keeping its services and their ports.
 lct_pids_inside() {
-  local p root real
-  [ -d "$1" ] || return 0
-  real="$(cd "$1" && pwd -P)"
-  for p in /proc/[0-9]*; do
-    root="$(readlink "$p/root" 2>/dev/null)" || continue
-    if [ "$root" = "$real" ]; then printf '%s\n' "${p#/proc/}"; fi
-  done
+  local root state escaped_root escaped_upper
+  [ -n "$1" ] || return 0
+  root="$1"
+  state="$(dirname "$root")"
+  escaped_root="$(printf '%s' "$root" | sed 's/[.[\*^$]/\\&/g')"
+  escaped_upper="$(printf '%s' "$state/upper" | sed 's/[.[\*^$]/\\&/g')"
+  grep -lsE -e "^[0-9]+ [0-9]+ [0-9]+:[0-9]+ / / .*,upperdir=$escaped_upper," \
+    -e "^[0-9]+ [0-9]+ [0-9]+:[0-9]+ $escaped_root / " /proc/[0-9]*/mountinfo 2>/dev/null |
+    sed -n 's#^/proc/\([0-9]*\)/mountinfo$#\1#p' || true
 }
