@@ -126,7 +126,11 @@ export function clusterBackups(node: KubernetesNodeSettings, access: ClusterNode
         refuseKey(nodeKey);
         await stopNode();
         onLine(`replacing ${names.dataVolume} with a volume made from VolumeSnapshot ${backup.id}`);
-        await kubectl(['delete', 'pvc', names.dataVolume, '--wait=true'], `delete ${names.dataVolume}`);
+        // --ignore-not-found: a restore cut after the delete runs again (the snapshot still holds the data).
+        await kubectl(
+          ['delete', 'pvc', names.dataVolume, '--wait=true', '--ignore-not-found'],
+          `delete ${names.dataVolume}`,
+        );
         await kubectl(
           ['create', '-f', '-'],
           `create ${names.dataVolume} from the snapshot`,
@@ -203,7 +207,9 @@ export function clusterBackups(node: KubernetesNodeSettings, access: ClusterNode
         await runJob(restoreJobManifest(node, name, backup.id, backup.release), name, onLine);
       } catch (error) {
         // The Job replaces the volume's contents only once restic has restored all of the backup beside them: until
-        // then the data is as it was, so the node starts again on it.
+        // then the data is as it was, so the node starts again on it. A Job cut while it replaced them left its
+        // marker (RESTORE_UNFINISHED_MARKER), and the pod's first init container keeps Besu off that data until a
+        // restore runs again.
         await scale(1);
         throw error;
       }

@@ -113,6 +113,13 @@ export const MACHINE_BACKUP_FILES = {
   unit: (serviceName: string) => `${serviceName}-backup`,
 } as const;
 
+/**
+ * On a cluster node's data volume while a restore Job replaces its contents (the old ones removed, the restored ones
+ * moved in): a Job cut then leaves it, and the pod's first init container does not let Besu open what the cut left
+ * until a restore runs again to its end.
+ */
+export const RESTORE_UNFINISHED_MARKER = '.lacchain-restore-unfinished';
+
 /** The restored data folder's previous contents are kept here, beside it, until the next restore. */
 export const BEFORE_RESTORE_SUFFIX = '.before-restore';
 

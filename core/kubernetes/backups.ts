@@ -13,6 +13,7 @@ import {
   BACKUP_TOOL,
   CLUSTER_REPOSITORY_MOUNT,
   KUBECTL_IMAGE,
+  RESTORE_UNFINISHED_MARKER,
 } from '../catalog/backups';
 import { kubernetesNames, POD_PATHS } from '../catalog/kubernetes';
 import { readScript } from '../scripts';
@@ -63,6 +64,7 @@ export function beforeReleaseChangeInit(node: KubernetesNodeSettings, configDir:
     TAG_REASON: BACKUP_TAGS.reason,
     REASON: BACKUP_REASONS.beforeReleaseChange,
     BACKUP_SCRIPT: `${configDir}/${BACKUP_JOB_SCRIPT.split('/')[1]}`,
+    RESTORE_MARKER: RESTORE_UNFINISHED_MARKER,
   };
   const command = ['/bin/sh', `${configDir}/${BEFORE_CHANGE_SCRIPT.split('/')[1]}`];
   const container = resticContainer(node, 'backup-before-release-change', { command }, env, false);
@@ -248,7 +250,13 @@ export function listJobManifest(node: KubernetesNodeSettings, name: string) {
 
 /** A Job that copies a backup back onto the data volume (node stopped): `restore`'s and `rollback`'s. */
 export function restoreJobManifest(node: KubernetesNodeSettings, name: string, snapshot: string, release: string) {
-  const env = { SNAPSHOT: snapshot, RELEASE: release, TAG_NODE: BACKUP_TAGS.node, TAG_RELEASE: BACKUP_TAGS.release };
+  const env = {
+    SNAPSHOT: snapshot,
+    RELEASE: release,
+    TAG_NODE: BACKUP_TAGS.node,
+    TAG_RELEASE: BACKUP_TAGS.release,
+    RESTORE_MARKER: RESTORE_UNFINISHED_MARKER,
+  };
   const container = resticContainer(node, 'restore', { script: RESTORE_JOB_SCRIPT }, env, false);
   return resticJob(node, name, container, JOB_KEPT_SECONDS);
 }
@@ -379,6 +387,9 @@ function withMount<C extends { volumeMounts: object[] }>(container: C, mount: ob
   return { ...container, volumeMounts: [...container.volumeMounts, mount] };
 }
 
+/** How many times a scheduled run's pod killed part-way is replaced by a new one. */
+const SCHEDULED_RUN_RETRIES = 2;
+
 /** Where the schedule's pod keeps the backup's exit status between its steps. */
 const STATUS_DIR = '/status';
 /** Where the schedule's pod finds the snapshot it makes (a ConfigMap's entry). */
@@ -460,7 +471,19 @@ export function backupCronJobManifest(node: KubernetesNodeSettings) {
       failedJobsHistoryLimit: 3,
       jobTemplate: {
         spec: {
-          backoffLimit: 0,
+          ...(usesSnapshots(node)
+            ? { backoffLimit: 0 }
+            : {
+                // A pod killed part-way (its worker restarted, the pod evicted) may have stopped the node and not
+                // started it again: a new pod runs the steps again, starting it. A copy that failed is not retried
+                // (its report says so, and the node was started before it).
+                backoffLimit: SCHEDULED_RUN_RETRIES,
+                podFailurePolicy: {
+                  rules: [
+                    { action: 'FailJob', onExitCodes: { containerName: 'report', operator: 'NotIn', values: [0] } },
+                  ],
+                },
+              }),
           template: {
             metadata: { labels: { [BACKUP_LABEL]: node.name } },
             spec: {

@@ -10,6 +10,7 @@ import { execFile, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import * as yaml from 'js-yaml';
 import { makeCertificates } from './certificates';
 import { ClusterProcess, startProcess, stopProcess, waitFor } from './processes';
 import { freePort } from '../ports';
@@ -47,6 +48,29 @@ export interface TestCluster {
 
 /** The context name in the test kubeconfig. */
 export const TEST_CONTEXT = 'lacchain-test';
+
+/**
+ * A label that keeps a Job's pod running on the test cluster (kwok completes every Job's pod at once otherwise), so
+ * that a test can end it part-way, as a worker's restart or an eviction would.
+ */
+export const HELD_POD_LABEL = 'lacchain-test-held';
+
+/**
+ * kwok's stage that completes Job pods (`file`), written into `dir` with one more condition: not a pod labelled
+ * HELD_POD_LABEL. Returns the copy's path.
+ */
+function withHeldPodsRunning(file: string, dir: string): string {
+  const stage = yaml.load(fs.readFileSync(file, 'utf8')) as {
+    spec: { selector: { matchExpressions: object[] } };
+  };
+  stage.spec.selector.matchExpressions.push({
+    key: `.metadata.labels["${HELD_POD_LABEL}"]`,
+    operator: 'DoesNotExist',
+  });
+  const copy = path.join(dir, 'pod-complete-unless-held.yaml');
+  fs.writeFileSync(copy, yaml.dump(stage));
+  return copy;
+}
 
 /**
  * The cache folder a tool script keeps (`tools/kubernetes/build.sh`, `tools/kubernetes/crds.sh`,
@@ -213,7 +237,8 @@ export async function startCluster(binDir: string, workers: TestWorker[]): Promi
       fs
         .readdirSync(path.join(binDir, 'stages', stage))
         .filter((f) => f.endsWith('.yaml') && f !== 'storage-class.yaml')
-        .map((f) => path.join(binDir, 'stages', stage, f)),
+        .map((f) => path.join(binDir, 'stages', stage, f))
+        .map((file) => (path.basename(file) === 'pod-complete.yaml' ? withHeldPodsRunning(file, dir) : file)),
     );
     stages.push(path.join(__dirname, 'stages', 'service-load-balancer.yaml'));
     const containerLog = path.join(dir, 'container.log');

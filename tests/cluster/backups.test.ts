@@ -18,6 +18,7 @@ import { RunningStandin, startBesuStandin } from '../../testing/besuStandin';
 import { applyServerSide, kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
 import { fieldOf, fieldWhen } from '../../testing/cluster/objects';
 import { clusterForSuite } from '../../testing/cluster/suite';
+import { HELD_POD_LABEL } from '../../testing/cluster/cluster';
 import { KEY_ONE, memoryFiles, rawConfig } from '../../testing/fixtures';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram } from '../../testing/program';
@@ -157,6 +158,89 @@ describe('backups on a real API server', () => {
       );
       expect(patched.code).not.toBe(0);
       expect(patched.stderr).toMatch(/forbidden/i);
+    },
+  );
+
+  itWithCluster(
+    "a scheduled run's pod killed part-way is replaced, so the node it stopped for the copy is started again",
+    async () => {
+      // (The namespace's CronJob is the one the first test applied.) What kwok cannot show: the steps themselves run
+      // (no container runs here). What the real Job controller shows: a run whose pod was killed during the copy (its
+      // init container ended by SIGKILL, as a worker's restart ends it) gets a new pod with every step again, the
+      // node's start included; a copy that failed (the report's exit status) ends the run without another pod.
+      const job = JSON.parse(
+        await cluster().kubectlOk([
+          'create',
+          'job',
+          '--from=cronjob/besu-node-writer-backup',
+          'run-2',
+          '-n',
+          COPIES,
+          '--dry-run=client',
+          '-o',
+          'json',
+        ]),
+      );
+      job.spec.template.metadata.labels = { ...job.spec.template.metadata.labels, [HELD_POD_LABEL]: 'true' };
+      await cluster().kubectlOk(['create', '-f', '-', '-n', COPIES], JSON.stringify(job));
+      const runPods = { kind: 'pods', name: '', namespace: COPIES, selector: 'job-name=run-2' };
+      const podNames = async () =>
+        (await fieldOf(cluster(), runPods, '{range .items[*]}{.metadata.name}{"\\n"}{end}'))
+          .split('\n')
+          .filter(Boolean);
+      const endPod = async (pod: string, container: { init: boolean; name: string; exitCode: number }) => {
+        await fieldWhen(
+          cluster(),
+          { kind: 'pod', name: pod, namespace: COPIES },
+          '{.status.phase}',
+          (v) => v === 'Running',
+        );
+        const terminated = {
+          name: container.name,
+          state: { terminated: { exitCode: container.exitCode, reason: 'Error' } },
+        };
+        const status = {
+          phase: 'Failed',
+          [container.init ? 'initContainerStatuses' : 'containerStatuses']: [terminated],
+        };
+        await cluster().kubectlOk([
+          'patch',
+          'pod',
+          pod,
+          '-n',
+          COPIES,
+          '--subresource=status',
+          '--type=merge',
+          '-p',
+          JSON.stringify({ status }),
+        ]);
+      };
+      const deadline = async (done: () => Promise<boolean>) => {
+        const until = Date.now() + 60_000;
+        while (!(await done()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 250));
+      };
+
+      await deadline(async () => (await podNames()).length === 1);
+      const [first] = await podNames();
+      await endPod(first, { init: true, name: 'backup', exitCode: 137 });
+      await deadline(async () => (await podNames()).length === 2);
+      const second = (await podNames()).find((name) => name !== first);
+      expect(second).toBeDefined();
+      expect(
+        await fieldOf(cluster(), { kind: 'pod', name: second!, namespace: COPIES }, '{.spec.initContainers[0].name}'),
+      ).toBe('stop-node');
+
+      // The copy failed this time: the node was started (start-node ran), the report says so, the run ends there.
+      await endPod(second!, { init: false, name: 'report', exitCode: 1 });
+      const jobRef = { kind: 'job', name: 'run-2', namespace: COPIES };
+      const failed = await fieldWhen(
+        cluster(),
+        jobRef,
+        '{.status.conditions[?(@.type=="Failed")].reason}',
+        (v) => v !== '',
+      );
+      expect(failed).toBe('PodFailurePolicy');
+      expect(await podNames()).toHaveLength(2);
     },
   );
 
