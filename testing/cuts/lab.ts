@@ -182,10 +182,18 @@ export class CutLab {
     progress(`cutting ${changeName(cutCase.change)} at ${cutCase.step} ${momentName(cutCase.at)} (${cutCase.kind})`);
     if (isDiskFull(cutCase.at)) {
       const disk = cutCase.at;
-      return this.judgeFullDisk(reference, cutCase, host, before, disk, async () => {
-        const result = await runRemoteStep(host, steps[at]);
-        return { code: result.code, message: lastLine(result.stderr || result.stdout) };
-      }, async () => rerun(host, steps.slice(at)));
+      return this.judgeFullDisk(
+        reference,
+        cutCase,
+        host,
+        before,
+        disk,
+        async () => {
+          const result = await runRemoteStep(host, steps[at]);
+          return { code: result.code, message: lastLine(result.stderr || result.stdout) };
+        },
+        async () => rerun(host, steps.slice(at)),
+      );
     }
     if (cutCase.kind === 'disk') throw new Error('a disk cut needs a DiskFull moment');
     const outcome = await cutStep(host, steps[at], cutCase.at, cutCase.kind);

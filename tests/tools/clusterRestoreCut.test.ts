@@ -24,7 +24,10 @@ const bin = path.join(work, 'bin');
 const cutArmed = path.join(work, 'cut-armed');
 
 /** What the stand-in restic restores: the backup's files. */
-const BACKUP_FILES: Record<string, string> = { 'database/blocks': 'restored blocks', 'DATABASE_METADATA.json': 'restored' };
+const BACKUP_FILES: Record<string, string> = {
+  'database/blocks': 'restored blocks',
+  'DATABASE_METADATA.json': 'restored',
+};
 /** What the volume held before the restore. */
 const OLD_FILES: Record<string, string> = {
   'database/blocks': 'old blocks',
@@ -72,7 +75,11 @@ function run(script: string, env: Record<string, string>) {
     env: { ...process.env, ...ENV, ...env, PATH: `${bin}:${process.env.PATH}` },
     timeout: 60_000,
   });
-  return { code: result.status, killed: result.signal === 'SIGKILL' || result.status === 128 + 9, stderr: result.stderr };
+  return {
+    code: result.status,
+    killed: result.signal === 'SIGKILL' || result.status === 128 + 9,
+    stderr: result.stderr,
+  };
 }
 
 const restore = () => run('kubernetes/restic-restore.sh', { SNAPSHOT: 'abc123', RELEASE });
@@ -136,7 +143,10 @@ describe('a restore Job cut while it replaces the data volume', () => {
 
     // The restore run again from the start: exactly the backup's files, no marker, no work folder.
     const again = restore();
-    expect([again.code, again.stderr]).toEqual([0, expect.stringContaining(`restored backup abc123 (Besu ${RELEASE})`)]);
+    expect([again.code, again.stderr]).toEqual([
+      0,
+      expect.stringContaining(`restored backup abc123 (Besu ${RELEASE})`),
+    ]);
     expect(contents(data)).toEqual(BACKUP_FILES);
     expect(fs.existsSync(path.join(data, '.restore'))).toBe(false);
     // And the pod starts: the init container records the release and lets Besu open the restored data.
