@@ -61,7 +61,9 @@ suite('the machine stopped hard (testing/host/crash-host.sh), as every machine c
   const witness = `sleep 99999.${process.pid}`;
   const running = () => {
     try {
-      return execFileSync('pgrep', ['-fx', witness], { encoding: 'utf8' }).split('\n').filter(Boolean);
+      return execFileSync('pgrep', ['-f', `${witness.replace('.', '\\.')}$`], { encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean);
     } catch {
       return [];
     }
