@@ -195,7 +195,15 @@ export function clusterBackups(node: KubernetesNodeSettings, access: ClusterNode
         if (/no such file|does not exist|Is there a repository/.test(error.message)) return '[]';
         throw error;
       });
-      return parseResticSnapshots(log.trim().split('\n').pop() ?? '[]');
+      const json = log.trim().split('\n').pop() ?? '';
+      try {
+        return parseResticSnapshots(json);
+      } catch (error) {
+        const read = json === '' ? 'printed nothing' : `printed no list of backups (${(error as Error).message})`;
+        throw new ToolFailure(
+          `node ${node.name}: the list Job ${name} ${read}: see kubectl logs job/${name} -n ${node.namespace}`,
+        );
+      }
     },
     recordedEnode: () => access.recordedEnode(),
     prepareRelease: (release) => refuseUnpinnedRelease(release),

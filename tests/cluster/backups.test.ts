@@ -22,7 +22,7 @@ import { HELD_POD_LABEL } from '../../testing/cluster/cluster';
 import { KEY_ONE, memoryFiles, rawConfig } from '../../testing/fixtures';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram } from '../../testing/program';
-import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
+import { PROJECT_DIR, runNpmAsync, startNpm } from '../../testing/run';
 import { valuesFor } from '../../testing/values';
 
 jest.setTimeout(300_000);
@@ -244,6 +244,40 @@ describe('backups on a real API server', () => {
     },
   );
 
+  itWithCluster(
+    'npm run node -- backup cut while the node is stopped for the copy: run again, the node is started again',
+    async () => {
+      const { values, config } = stackOf(COPIES);
+      standin ??= await startBesuStandin(KEY_ONE, values.deploy.p2p.host, values.deploy.p2p.port);
+      const dir = path.join(work, 'copies');
+      fs.mkdirSync(path.join(dir, 'values'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'Pulumi.testnet.yaml'), yaml.dump({ config }));
+      fs.writeFileSync(path.join(dir, 'values', 'writer.yml'), yaml.dump(values));
+      const args = ['backup', '--stack', 'testnet', '--config', path.join(dir, 'Pulumi.testnet.yaml')];
+      const statefulSet = { kind: 'statefulset', name: 'besu-node-writer', namespace: COPIES };
+      const replicas = () => fieldOf(cluster(), statefulSet, '{.spec.replicas}');
+      expect(await replicas()).toBe('1');
+      // The command (npm, the tool and its kubectl) killed at once as soon as it has scaled the node to 0.
+      const cut = startNpm('node', [...args, '--rpc-url', standin.rpcUrl], { env: clusterEnv() });
+      expect(await fieldWhen(cluster(), statefulSet, '{.spec.replicas}', (v) => v === '0')).toBe('0');
+      cut.kill();
+      await cut.result;
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect(await replicas()).toBe('0');
+      // Run again (docs/operations.md): whatever its copy gives, the node it stopped is started again.
+      const again = await runNpmAsync('node', [...args, '--rpc-url', standin.rpcUrl], { env: clusterEnv() });
+      expect(await replicas()).toBe('1');
+      // What kwok cannot show: restic's list of backups (no container runs, its Job's log is empty), so the command
+      // ends saying so, in one line.
+      expect(again.code).toBe(1);
+      expect(again.stderr.trim()).toMatch(
+        new RegExp(
+          `^error: node writer: the list Job (besu-node-writer-backups-\\d+) printed nothing: see kubectl logs job/\\1 -n ${COPIES}$`,
+        ),
+      );
+    },
+  );
+
   itWithCluster("the backup and restore Jobs are admitted and run on the node's worker", async () => {
     const { values, config } = stackOf(COPIES);
     const node = loadStack(
@@ -274,7 +308,7 @@ describe('backups on a real API server', () => {
     async () => {
       const { values, config } = stackOf(SNAPSHOTS, 'csi-snapshots');
       await apply(SNAPSHOTS, 'csi-snapshots');
-      standin = await startBesuStandin(KEY_ONE, values.deploy.p2p.host, values.deploy.p2p.port);
+      standin ??= await startBesuStandin(KEY_ONE, values.deploy.p2p.host, values.deploy.p2p.port);
       fs.mkdirSync(path.join(work, 'values'), { recursive: true });
       fs.writeFileSync(path.join(work, 'Pulumi.testnet.yaml'), yaml.dump({ config }));
       fs.writeFileSync(path.join(work, 'values', 'writer.yml'), yaml.dump(values));
@@ -336,6 +370,16 @@ describe('backups on a real API server', () => {
         `VolumeSnapshot/${snapshot}`,
       );
       const pod = { kind: 'pod', name: 'besu-node-writer-0', namespace: SNAPSHOTS };
+      expect(await fieldWhen(cluster(), pod, '{.status.phase}', (v) => v === 'Running')).toBe('Running');
+
+      // A restore cut after it deleted the data volume, before it made the new one: run again, it finishes.
+      const inSnapshots = (...args: string[]) => cluster().kubectlOk([...args, '-n', SNAPSHOTS]);
+      await inSnapshots('scale', 'statefulset/besu-node-writer', '--replicas=0');
+      await inSnapshots('wait', '--for=delete', 'pod/besu-node-writer-0', '--timeout=60s');
+      await inSnapshots('delete', 'pvc', 'besu-node-writer-data', '--wait=true');
+      const again = await node('restore');
+      expect([again.code, again.stderr]).toEqual([0, '']);
+      expect(await fieldOf(cluster(), volume, '{.spec.dataSource.name}')).toBe(snapshot);
       expect(await fieldWhen(cluster(), pod, '{.status.phase}', (v) => v === 'Running')).toBe('Running');
     },
   );
