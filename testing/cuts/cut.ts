@@ -143,7 +143,7 @@ export async function fillDisk(host: TestHost, disk: DiskFull): Promise<string[]
 /** What the operator does about a full disk: makes room (here: the folder's small file system grown by 1 GiB). */
 export async function makeRoom(host: TestHost, disk: DiskFull): Promise<void> {
   const result = await host.ssh(
-    `used=$(df -k --output=size ${disk.folder} | tail -n 1) && mount -o remount,size=$((used + 1048576))k ${disk.folder}`,
+    `size=$(df -k --output=size ${disk.folder} | tail -n 1) && mount -o remount,size=$((size + 1048576))k ${disk.folder}`,
     { timeoutMs: 60_000 },
   );
   if (result.code !== 0) throw new Error(`cannot make room on ${disk.folder}: ${result.stderr.trim()}`);

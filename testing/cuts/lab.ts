@@ -180,14 +180,14 @@ export class CutLab {
     const { host, steps, before, done } = await this.prepare(cutCase.change, at);
     await rerun(host, steps.slice(done, at));
     progress(`cutting ${changeName(cutCase.change)} at ${cutCase.step} ${momentName(cutCase.at)} (${cutCase.kind})`);
-    if (isDiskFull(cutCase.at)) {
-      const disk = cutCase.at;
+    const how = howCut(cutCase);
+    if ('disk' in how) {
       return this.judgeFullDisk(
         reference,
         cutCase,
         host,
         before,
-        disk,
+        how.disk,
         async () => {
           const result = await runRemoteStep(host, steps[at]);
           return { code: result.code, message: lastLine(result.stderr || result.stdout) };
@@ -195,8 +195,7 @@ export class CutLab {
         async () => rerun(host, steps.slice(at)),
       );
     }
-    if (cutCase.kind === 'disk') throw new Error('a disk cut needs a DiskFull moment');
-    const outcome = await cutStep(host, steps[at], cutCase.at, cutCase.kind);
+    const outcome = await cutStep(host, steps[at], how.moment, how.kind);
     // This host's own state before the change (its head grew while it ran), and the uncut change's state after it.
     const expected: Expected = { ...reference.expected, ...before };
     const atCut = await brokenAtCut(host, expected);
@@ -238,21 +237,21 @@ export class CutLab {
     const operation = cutCase.change.operation!;
     const { host, before } = await this.prepareOperation(cutCase.change, cutCase.at);
     progress(`cutting ${changeName(cutCase.change)} ${momentName(cutCase.at)}`);
-    if (isDiskFull(cutCase.at)) {
+    const how = howCut(cutCase);
+    if ('disk' in how) {
       const run = async () => {
         const result = await this.operation(host, cutCase.change).result;
         return { code: result.code, message: lastLine(result.stderr) };
       };
-      return this.judgeFullDisk(reference, cutCase, host, before, cutCase.at, run, async () => {
+      return this.judgeFullDisk(reference, cutCase, host, before, how.disk, run, async () => {
         const again = await run();
         if (again.code !== 0) throw new Error(`npm run node -- ${operation} again failed: ${again.message}`);
       });
     }
-    if (cutCase.kind === 'disk') throw new Error('a disk cut needs a DiskFull moment');
     const command = this.operation(host, cutCase.change);
     let ended: number | undefined;
     void command.result.then((result) => (ended = result.code));
-    await untilMoment(host, cutCase.at, () => ended !== undefined);
+    await untilMoment(host, how.moment, () => ended !== undefined);
     const cutInside = ended === undefined;
     // The machine's side first, at once (the harshest cut: nothing there gets to react to the lost connection), then
     // the operator's command.
@@ -268,9 +267,7 @@ export class CutLab {
     if (again.code !== 0) {
       afterRecovery = [`npm run node -- ${operation} again failed: ${lastLine(again.stderr)}`];
     } else {
-      afterRecovery = await brokenAfterRecovery(host, expected);
-      const check = await resticCheck(host);
-      if (check) afterRecovery.push(`restic check fails: ${check}`);
+      afterRecovery = [...(await brokenAfterRecovery(host, expected)), ...(await resticBroken(host))];
       for (const left of await restoreLeftovers(host)) afterRecovery.push(`left beside the data: ${left}`);
     }
     return {
@@ -330,9 +327,7 @@ export class CutLab {
 
   /** The backups' own invariants: `restic check` passes and the node has `count` backups. */
   private async backupsBroken(host: TestHost, count: number): Promise<string[]> {
-    const broken: string[] = [];
-    const check = await resticCheck(host);
-    if (check) broken.push(`restic check fails: ${check}`);
+    const broken = await resticBroken(host);
     const backups = (await backupsOnMachine(host)).length;
     if (backups !== count) broken.push(`${backups} backups, not ${count}`);
     return broken;
@@ -523,6 +518,25 @@ export class CutLab {
 
 /** The last meaningful line of a command's error output. */
 const lastLine = (text: string) => text.trim().split('\n').pop() ?? '';
+
+/** `restic check` of the node's repository, as a broken invariant when it fails. */
+async function resticBroken(host: TestHost): Promise<string[]> {
+  const check = await resticCheck(host);
+  return check ? [`restic check fails: ${check}`] : [];
+}
+
+/**
+ * What a cut does: fill a disk (a `disk` cut), or cut at a moment (the others). A kind and a moment that disagree are
+ * the harness's mistake.
+ */
+function howCut(
+  cutCase: CutCase,
+): { disk: DiskFull } | { moment: Exclude<CutMoment, DiskFull>; kind: Exclude<CutKind, 'disk'> } {
+  const { at, kind } = cutCase;
+  if (isDiskFull(at) && kind === 'disk') return { disk: at };
+  if (!isDiskFull(at) && kind !== 'disk') return { moment: at, kind };
+  throw new Error(`a ${kind} cut cannot be ${momentName(at)}`);
+}
 
 /** The saved disk of a node with `releases` installed one after the other. */
 const beforeDisk = (releases: string[]) => `before-${releases.join('-')}`;

@@ -184,8 +184,10 @@ describe('backups on a real API server', () => {
       job.spec.template.metadata.labels = { ...job.spec.template.metadata.labels, [HELD_POD_LABEL]: 'true' };
       await cluster().kubectlOk(['create', '-f', '-', '-n', COPIES], JSON.stringify(job));
       const runPods = { kind: 'pods', name: '', namespace: COPIES, selector: 'job-name=run-2' };
-      const podNames = async () =>
-        (await fieldOf(cluster(), runPods, '{range .items[*]}{.metadata.name}{"\\n"}{end}'))
+      const NAMES = '{range .items[*]}{.metadata.name}{"\\n"}{end}';
+      /** The run's pods, once there are `count` of them (or when waiting for it times out). */
+      const podsOnceThere = async (count: number) =>
+        (await fieldWhen(cluster(), runPods, NAMES, (v) => v.split('\n').filter(Boolean).length === count))
           .split('\n')
           .filter(Boolean);
       const endPod = async (pod: string, container: { init: boolean; name: string; exitCode: number }) => {
@@ -215,16 +217,9 @@ describe('backups on a real API server', () => {
           JSON.stringify({ status }),
         ]);
       };
-      const deadline = async (done: () => Promise<boolean>) => {
-        const until = Date.now() + 60_000;
-        while (!(await done()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 250));
-      };
-
-      await deadline(async () => (await podNames()).length === 1);
-      const [first] = await podNames();
+      const [first] = await podsOnceThere(1);
       await endPod(first, { init: true, name: 'backup', exitCode: 137 });
-      await deadline(async () => (await podNames()).length === 2);
-      const second = (await podNames()).find((name) => name !== first);
+      const second = (await podsOnceThere(2)).find((name) => name !== first);
       expect(second).toBeDefined();
       expect(
         await fieldOf(cluster(), { kind: 'pod', name: second!, namespace: COPIES }, '{.spec.initContainers[0].name}'),
@@ -240,7 +235,7 @@ describe('backups on a real API server', () => {
         (v) => v !== '',
       );
       expect(failed).toBe('PodFailurePolicy');
-      expect(await podNames()).toHaveLength(2);
+      expect(await podsOnceThere(2)).toHaveLength(2);
     },
   );
 
