@@ -74,16 +74,25 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
   const genesis = settings.nodes.length > 0 ? pulumi.output(deps.genesis()) : undefined;
   const nodes: Record<string, NodeOutputs> = {};
   for (const node of settings.nodes) {
-    const identity = new NodeIdentity(`${node.name}-identity`, {
-      importedKey: secrets.nodeKeys[node.name],
-      allowKeyDeletion: settings.allowKeyDeletion,
-      p2pHost: node.p2pHost,
-      p2pPort: node.p2pPort,
-    });
-    const outputs = identityOutputs(node, identity);
+    const endpoint = { p2pHost: node.p2pHost, p2pPort: node.p2pPort };
+    const identityName = `${node.name}-identity`;
+    // Key custody (docs/security.md#key-custody): the stack holds the key; or only its public key is known here,
+    // given by the operator (a Secret of theirs, or a machine's key pinned), or read back from the machine below.
+    let identity: NodeIdentity | undefined =
+      node.keyCustody === 'stack'
+        ? new NodeIdentity(identityName, {
+            importedKey: secrets.nodeKeys[node.name],
+            allowKeyDeletion: settings.allowKeyDeletion,
+            ...endpoint,
+          })
+        : node.publicKey !== undefined
+          ? new NodeIdentity(identityName, { publicKey: node.publicKey, ...endpoint })
+          : undefined;
+    const outputs: Partial<NodeOutputs> = {};
     const gasModel = gasModelUrl(node);
     if (gasModel) outputs.gasModelUrl = pulumi.output(gasModel);
     if (node.target === 'kubernetes' && cluster && genesis) {
+      if (!identity) throw new Error(`node ${node.name}: a cluster node's public key is known before it is deployed`);
       const deployed = new (clusterPath().KubernetesNode)(node.name, {
         node,
         privateKey: identity.privateKey,
@@ -107,11 +116,11 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
       if (secrets.sshPrivateKey === undefined) throw new Error(`node ${node.name}: no SSH private key`);
       const deployed = new (remotePath().RemoteNode)(node.name, {
         node,
-        privateKey: identity.privateKey,
+        privateKey: identity?.privateKey,
         sshPrivateKey: secrets.sshPrivateKey,
         genesis,
-        enode: identity.enode,
-        address: identity.address,
+        enode: identity?.enode,
+        address: identity?.address,
         rpcPasswords: secrets.rpcPasswords,
         backupPassword: secrets.backupPassword,
         backupS3Keys: secrets.backupS3Keys,
@@ -124,8 +133,12 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
         tlsCertificateSha256: deployed.tlsCertificateSha256,
         tlsPublicKeyPin: deployed.tlsPublicKeyPin,
       });
+      if (!identity && deployed.machinePublicKey) {
+        identity = new NodeIdentity(identityName, { publicKey: deployed.machinePublicKey, ...endpoint });
+      }
     }
-    nodes[node.name] = outputs;
+    if (!identity) throw new Error(`node ${node.name}: no identity (key custody ${node.keyCustody})`);
+    nodes[node.name] = { ...identityOutputs(node, identity), ...outputs };
   }
   return { network: settings.network.name, nodes };
 }

@@ -35,8 +35,8 @@ import {
 export interface KubernetesNodeArgs {
   /** The node's validated settings. */
   node: KubernetesNodeSettings;
-  /** The node's private key (a secret). */
-  privateKey: pulumi.Input<string>;
+  /** The node's private key (a secret) when the stack holds it (key custody `stack`); none with `secret` custody. */
+  privateKey?: pulumi.Input<string>;
   /** The network's verified genesis. */
   genesis: pulumi.Input<string>;
   /** The node's enode and address (annotated on its Service). */
@@ -77,12 +77,16 @@ export class KubernetesNode extends pulumi.ComponentResource {
     const files = kubernetesNodeFiles(description, args.genesis);
 
     // The identity outlives the stack unless the operator allows its deletion: `pulumi destroy` forgets the Secret
-    // and leaves it in the cluster. Not `protect`, which would make every destroy fail and delete nothing.
-    const secret = new k8s.core.v1.Secret(`${name}-key`, keySecretManifest(node, pulumi.secret(args.privateKey)), {
-      ...child,
-      retainOnDelete: !args.allowKeyDeletion,
-      additionalSecretOutputs: ['data', 'stringData'],
-    });
+    // and leaves it in the cluster. Not `protect`, which would make every destroy fail and delete nothing. With
+    // `secret` custody the key is in the operator's own Secret, which the pod mounts and the program never touches.
+    const secret =
+      args.privateKey === undefined
+        ? undefined
+        : new k8s.core.v1.Secret(`${name}-key`, keySecretManifest(node, pulumi.secret(args.privateKey)), {
+            ...child,
+            retainOnDelete: !args.allowKeyDeletion,
+            additionalSecretOutputs: ['data', 'stringData'],
+          });
     const configMap = new k8s.core.v1.ConfigMap(`${name}-config`, configMapManifest(node, files), child);
     // Chain data is never lost by accident: `pulumi destroy` forgets the volume and leaves it in the cluster.
     const volume = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, dataVolumeManifest(node), {
@@ -106,14 +110,16 @@ export class KubernetesNode extends pulumi.ComponentResource {
       ...child,
       retainOnDelete: true,
     });
-    const backupSecret = new k8s.core.v1.Secret(
-      `${name}-backup`,
-      backupSecretManifest(node, backupPassword(args.backupPassword, args.privateKey)),
-      { ...child, additionalSecretOutputs: ['data', 'stringData'] },
-    );
+    const password = backupPassword(args.backupPassword, args.privateKey);
+    // The settings refuse a node whose key the stack does not hold without lacchain:backupPassword.
+    if (password === undefined) throw new Error(`node ${node.name}: no backup password (lacchain:backupPassword)`);
+    const backupSecret = new k8s.core.v1.Secret(`${name}-backup`, backupSecretManifest(node, password), {
+      ...child,
+      additionalSecretOutputs: ['data', 'stringData'],
+    });
     const podInputs: pulumi.Resource[] = [
       args.namespace,
-      secret,
+      ...(secret ? [secret] : []),
       configMap,
       volume,
       networkPolicy,

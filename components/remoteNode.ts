@@ -20,6 +20,8 @@ import {
   remoteSteps,
 } from '../core/remote/steps';
 import { tlsIdentityOf } from '../core/remote/tlsIdentity';
+import { machinePublicKeyOf } from '../core/remote/nodeKeyOutput';
+import { formatEnode } from '../core/identity/nodeKey';
 import { describeNode } from '../core/node/description';
 import type { SshNodeSettings } from '../core/settings/model';
 import { rpcCredentials } from './rpcCredentials';
@@ -28,16 +30,18 @@ import { backupPassword } from './backupPassword';
 export interface RemoteNodeArgs {
   /** The node's validated settings. */
   node: SshNodeSettings;
-  /** The node's private key (a secret): written to data/key. */
-  privateKey: pulumi.Input<string>;
+  /** The node's private key (a secret) when the stack holds it (key custody `stack`): written to data/key. */
+  privateKey?: pulumi.Input<string>;
   /** The SSH private key to log in with (a secret). */
   sshPrivateKey: pulumi.Input<string>;
   /** The network's verified genesis. */
   genesis: pulumi.Input<string>;
-  /** The enode the node must answer with once started. */
-  enode: pulumi.Input<string>;
-  /** The node address, written to data/nodeAddress. */
-  address: pulumi.Input<string>;
+  /**
+   * The enode the node must answer with once started, and the node address (written to data/nodeAddress). Absent for
+   * a machine that makes its own key (machine custody, no `publicKey` pinned): read back from the node-key step.
+   */
+  enode?: pulumi.Input<string>;
+  address?: pulumi.Input<string>;
   /** RPC passwords by user (secrets), for password authentication. */
   rpcPasswords?: Record<string, pulumi.Input<string>>;
   /** The backup repository's password (a secret); derived from the node key when absent. */
@@ -63,6 +67,8 @@ export class RemoteNode extends pulumi.ComponentResource {
   readonly tlsCertificateSha256: pulumi.Output<string | undefined>;
   /** Its public key's pin, `sha256//<base64>` (`curl --pinnedpubkey`). */
   readonly tlsPublicKeyPin: pulumi.Output<string | undefined>;
+  /** Machine custody: the public key of the key the machine holds, as the node-key step read it back there. */
+  readonly machinePublicKey: pulumi.Output<string> | undefined;
 
   constructor(name: string, args: RemoteNodeArgs, opts?: pulumi.ComponentResourceOptions) {
     super('lacchain:index:RemoteNode', name, {}, opts);
@@ -76,12 +82,16 @@ export class RemoteNode extends pulumi.ComponentResource {
     };
     const genesis = pulumi.output(args.genesis);
     const description = describeNode(node);
+    // What the node-key step reads back from a machine holding its own key: the enode the start step checks. The
+    // steps are declared with a stand-in, replaced once that step exists (the start step comes after it).
+    const readBack = pulumi.output('enode read back by the node-key step');
     const steps = remoteSteps(description, {
       genesis,
       genesisSha256: genesis.apply(sha256Hex),
-      enode: pulumi.output(args.enode),
-      address: pulumi.output(args.address),
+      enode: args.enode !== undefined ? pulumi.output(args.enode) : readBack,
+      address: pulumi.output(args.address ?? ''),
     });
+    let machineEnode: pulumi.Output<string> | undefined;
 
     const auth = description.rpc.authentication;
     // The secret inputs of the node-key step: the node key, and the RPC credentials file with password authentication.
@@ -91,12 +101,14 @@ export class RemoteNode extends pulumi.ComponentResource {
     const password = backupPassword(args.backupPassword, args.privateKey);
     const s3Keys = pulumi.output(args.backupS3Keys);
     const metricsToken = pulumi.secret(pulumi.output(node.metricsEndpoint ? (args.metricsToken ?? '') : ''));
+    // With machine custody there is no key to send, and the machine derives the password from its key unless the
+    // stack gives one.
     const secretParameters = pulumi
-      .all([args.privateKey, credentials ?? '', password, s3Keys, metricsToken])
+      .all([args.privateKey ?? '', credentials ?? '', password ?? '', s3Keys, metricsToken])
       .apply(([key, text, backup, s3, token]): Record<string, string> => ({
-        [NODE_KEY_PARAMETER]: key,
+        ...(key ? { [NODE_KEY_PARAMETER]: key } : {}),
         ...(credentials ? { [RPC_CREDENTIALS_PARAMETER]: text } : {}),
-        [BACKUP_PASSWORD_PARAMETER]: backup,
+        ...(backup ? { [BACKUP_PASSWORD_PARAMETER]: backup } : {}),
         ...(s3
           ? {
               [BACKUP_S3_PARAMETERS.accessKeyId]: s3.accessKeyId,
@@ -106,12 +118,21 @@ export class RemoteNode extends pulumi.ComponentResource {
         ...(token ? { [METRICS_TOKEN_PARAMETER]: token } : {}),
       }));
 
+    let machinePublicKey: pulumi.Output<string> | undefined;
+    const readBackEnode = () => {
+      if (!machineEnode) throw new Error(`node ${node.name}: the enode is read back before the node-key step exists`);
+      return machineEnode;
+    };
     let previous: command.remote.Command | undefined;
     let proxyStep: command.remote.Command | undefined;
     steps.forEach((step, index) => {
       const header = `lacchain-besu-node: step ${index + 1}/${steps.length} (${step.name}) of node ${node.name}`;
       const script = stepScript(step.scriptFile);
-      const env = pulumi.all(step.env);
+      const env = pulumi.all(
+        Object.fromEntries(
+          Object.entries(step.env).map(([key, value]) => [key, value === readBack ? readBackEnode() : value]),
+        ),
+      );
       // The trigger is a digest of the non-secret input: the step runs again exactly when that changes.
       let trigger: pulumi.Output<string> = env.apply((values) =>
         createHash('sha256')
@@ -126,7 +147,7 @@ export class RemoteNode extends pulumi.ComponentResource {
         // anything of either (the start step's CONFIG_DIGEST neither).
         trigger = pulumi.secret(
           pulumi
-            .all([trigger, credentials ?? '', password, args.privateKey, s3Keys, metricsToken])
+            .all([trigger, credentials ?? '', password ?? '', args.privateKey ?? '', s3Keys, metricsToken])
             .apply(([digest, text, backup, key, s3, token]) =>
               createHash('sha256')
                 .update(digest)
@@ -167,8 +188,15 @@ export class RemoteNode extends pulumi.ComponentResource {
         },
       );
       if (step.name === 'proxy') proxyStep = previous;
+      if (step.name === 'node-key' && node.keyCustody === 'machine') {
+        // Only the public key is read back; the step prints nothing else of the key. Public, so not secret.
+        const publicKey = pulumi.unsecret(previous.stdout.apply((stdout) => machinePublicKeyOf(stdout, node.name)));
+        machinePublicKey = publicKey;
+        machineEnode = publicKey.apply((key) => formatEnode(key, node.p2pHost, node.p2pPort));
+      }
     });
 
+    this.machinePublicKey = machinePublicKey;
     this.rpcUrl = pulumi.output(remoteRpcUrl(node));
     this.serviceName = pulumi.output(node.serviceName);
     this.nodeHome = pulumi.output(nodePaths(node).home);

@@ -6,7 +6,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { SETTINGS_TABLES, withSettingsTables } from '../core/settings/settingsTables';
+import { GENERATED_DOCS, withSettingsTables } from '../core/settings/settingsTables';
 import { runCli, ToolFailure, ToolSpec } from '../cli/cli';
 import { monitoringFiles } from '../core/monitoring/files';
 
@@ -24,7 +24,7 @@ const PROJECT = path.resolve(__dirname, '..');
 
 runCli(SPEC, ({ values }) => {
   const drifted: string[] = [];
-  for (const doc of [...new Set(SETTINGS_TABLES.map((table) => table.doc))]) {
+  for (const doc of GENERATED_DOCS) {
     const file = path.join(PROJECT, doc);
     const text = fs.readFileSync(file, 'utf8');
     const written = withSettingsTables(doc, text);

@@ -132,6 +132,12 @@ export const LOAD_BALANCER_IP_ANNOTATIONS = [
 /** Annotations on the node's Service naming its identity, for the day-2 checks and for people reading the cluster. */
 export const IDENTITY_ANNOTATIONS = { enode: 'lacchain.net/enode', address: 'lacchain.net/address' } as const;
 
+/**
+ * The StatefulSet's annotation naming the operator's Secret its pod takes the node key from (key custody `secret`),
+ * so that the policy pack knows which containers receive the key.
+ */
+export const KEY_SECRET_ANNOTATION = 'lacchain.net/key-secret';
+
 /** The recommended Kubernetes label keys the node's objects carry (and a scrape job by annotations reads). */
 export const LABEL_KEYS = {
   name: 'app.kubernetes.io/name',

@@ -60,6 +60,28 @@ export function addressOfPublicKey(publicKey: string): string {
   return `0x${bytesToHex(keccak_256(hexToBytes(hex)).slice(12))}`;
 }
 
+/**
+ * Reads a public key as Besu prints it (`besu public-key export`): 128 hex digits, with or without `0x`, a point of
+ * secp256k1. Returns it as `0x` + 128 lowercase hex, or undefined when it is not one.
+ */
+export function parsePublicKey(text: string): string | undefined {
+  const hex = text.trim().replace(/^0x/i, '');
+  if (!/^[0-9a-fA-F]{128}$/.test(hex)) return undefined;
+  try {
+    secp256k1.ProjectivePoint.fromHex(`04${hex}`).assertValidity();
+  } catch {
+    return undefined;
+  }
+  return `0x${hex.toLowerCase()}`;
+}
+
+/** Everything public about a node whose public key (not its private key) is known. */
+export function identityOfPublicKey(publicKey: string, host: string, port: number): NodeIdentity {
+  const key = parsePublicKey(publicKey);
+  if (key === undefined) throw new InvalidNodeKeyError('is not a secp256k1 public key of 128 hex digits');
+  return { publicKey: key, enode: formatEnode(key, host, port), address: addressOfPublicKey(key) };
+}
+
 /** `enode://<node id>@<host>:<port>`. */
 export function formatEnode(publicKey: string, host: string, port: number): string {
   return `enode://${publicKey.replace(/^0x/, '')}@${host}:${port}`;

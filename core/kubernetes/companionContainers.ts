@@ -12,7 +12,6 @@ import {
   companionConfigEntry,
   companionStateFolder,
   kubernetesNames,
-  POD_FILES,
   POD_PATHS,
 } from '../catalog/kubernetes';
 import type {
@@ -21,6 +20,7 @@ import type {
   ReleasedCompanionDescription,
 } from '../node/companions';
 import type { KubernetesNodeSettings } from '../settings/model';
+import { nodeKeySecret } from './nodeKeySecret';
 
 /** The name of a companion's working-folder (or scratch) volume. */
 const workVolume = (companion: CompanionDescription) => `${companion.settings.name}-work`;
@@ -41,13 +41,14 @@ const COMMON = {
 /** A released companion: its executable from the network's image, in its working folder with its config.toml. */
 function releasedContainer(node: KubernetesNodeSettings, companion: ReleasedCompanionDescription) {
   const names = kubernetesNames(node.name);
+  const keySecret = nodeKeySecret(node);
   return {
     name: names.companionContainer(companion.settings.name),
     image: companion.image,
     command: [companion.imageExecutable],
     workingDir: COMPANION_POD_DIR,
     env: companion.keyVariable
-      ? [{ name: companion.keyVariable, valueFrom: { secretKeyRef: { name: names.keySecret, key: POD_FILES.key } } }]
+      ? [{ name: companion.keyVariable, valueFrom: { secretKeyRef: { name: keySecret.name, key: keySecret.entry } } }]
       : [],
     ...(companion.port ? { ports: [{ containerPort: companion.port, protocol: 'TCP' }] } : {}),
     resources: COMMON.resources,

@@ -8,6 +8,7 @@ import { companionContainers, companionStateInit, companionVolumes } from './com
 import { besuImage } from '../catalog/besu';
 import {
   IDENTITY_ANNOTATIONS,
+  KEY_SECRET_ANNOTATION,
   kubernetesNames,
   LABEL_KEYS,
   LABELS,
@@ -28,6 +29,7 @@ import { reachablePorts } from '../rpc/access';
 import type { NodeDescription } from '../node/description';
 import type { KubernetesNodeSettings } from '../settings/model';
 import { backupConfigEntries, beforeReleaseChangeInit } from './backups';
+import { nodeKeySecret } from './nodeKeySecret';
 import { MAX_BLOCKS_BEHIND } from '../catalog/health';
 import { stackOfNetwork } from '../catalog/networks';
 import { METRICS_RELAY_VOLUME, metricsRelayContainer, scrapeAnnotations } from './monitoring';
@@ -142,6 +144,27 @@ function healthProbe(path: string, failureThreshold: number) {
  * The StatefulSet: one replica, pinned to the chosen worker, running Besu (and, for writers, the proxy), with the
  * node's companion services beside it.
  */
+/** The pod's volume of the node key: the key Secret's entry as the file Besu reads. */
+function keyVolume(node: KubernetesNodeSettings) {
+  const secret = nodeKeySecret(node);
+  if (!secret.operators) return { name: 'key', secret: { secretName: secret.name, defaultMode: 0o440 } };
+  // The operator's Secret may hold other entries: only the key's is mounted, under the name Besu reads.
+  return {
+    name: 'key',
+    secret: { secretName: secret.name, defaultMode: 0o440, items: [{ key: secret.entry, path: POD_FILES.key }] },
+  };
+}
+
+/** The StatefulSet's metadata, naming the operator's key Secret when the pod takes the key from one. */
+function withKeySecretAnnotation<M extends { annotations?: Record<string, string> }>(
+  meta: M,
+  node: KubernetesNodeSettings,
+): M {
+  const secret = nodeKeySecret(node);
+  if (!secret.operators) return meta;
+  return { ...meta, annotations: { ...meta.annotations, [KEY_SECRET_ANNOTATION]: secret.name } };
+}
+
 export function statefulSetManifest<V = string>(
   description: NodeDescription<KubernetesNodeSettings>,
   checksum: string | V,
@@ -200,7 +223,7 @@ export function statefulSetManifest<V = string>(
   const beforeChange = beforeReleaseChangeInit(node, POD_PATHS.configDir);
   const volumes = [
     { name: 'config', configMap: { name: names.configMap, defaultMode: 0o444 } },
-    { name: 'key', secret: { secretName: names.keySecret, defaultMode: 0o440 } },
+    keyVolume(node),
     ...(passwordAuth ? [{ name: 'rpc-auth', secret: { secretName: names.rpcAuthSecret, defaultMode: 0o440 } }] : []),
     { name: 'data', persistentVolumeClaim: { claimName: names.dataVolume } },
     { name: 'besu-tmp', emptyDir: {} },
@@ -217,7 +240,7 @@ export function statefulSetManifest<V = string>(
   return {
     apiVersion: 'apps/v1' as const,
     kind: 'StatefulSet' as const,
-    metadata: metadata(node, names.statefulSet),
+    metadata: withKeySecretAnnotation(metadata(node, names.statefulSet), node),
     spec: {
       replicas: 1,
       serviceName: names.service,

@@ -28,6 +28,7 @@ import {
 import { logrotateConf, systemdUnit } from './serviceFiles';
 import { backupPaths, backupsStepParameters } from './backups';
 import { BACKUP_REASONS, BACKUP_TOOL, BEFORE_RESTORE_SUFFIX } from '../catalog/backups';
+import { BACKUP_PASSWORD_DERIVATION_LABEL, NODE_PUBLIC_KEY_LINE } from '../catalog/keyCustody';
 
 /**
  * The pinned Java runtime archives the packages step may unpack, one line each, "<arch> <url> <sha256>": the
@@ -151,6 +152,7 @@ export function remoteSteps<V>(
   const digest = configDigest(description, files.systemdUnit, network.genesis.sha256);
   const step = (name: RemoteStepName, env: Record<string, string | V>, takesNodeKey = false) =>
     remoteStep(name, env, takesNodeKey);
+  const machineCustody = node.keyCustody === 'machine';
   return [
     step('preflight', {
       NETWORK: network.name,
@@ -203,8 +205,8 @@ export function remoteSteps<V>(
       CONFIG_TOML: files.configToml,
       GENESIS_JSON: values.genesis,
       GENESIS_SHA256: values.genesisSha256,
-      NODE_ADDRESS: values.address,
-      NODE_ENODE: values.enode,
+      // With machine custody the node-key step writes them, from the key it holds.
+      ...(machineCustody ? {} : { NODE_ADDRESS: values.address, NODE_ENODE: values.enode }),
       LAUNCHER: files.launcher,
       SYSTEMD_UNIT: files.systemdUnit,
       LOGROTATE_CONF: files.logrotate,
@@ -233,6 +235,8 @@ export function remoteSteps<V>(
         BEFORE_RESTORE_SUFFIX,
         // The metrics endpoint's token check (its token is a secret parameter), when there is an endpoint.
         ...(node.metricsEndpoint ? { METRICS_TOKEN_CHECK_FILE: metricsTokenCheckFile(node) } : {}),
+        KEY_CUSTODY: node.keyCustody,
+        ...(machineCustody ? machineKeyParameters(node, javaMajor) : {}),
       },
       true,
     ),
@@ -278,6 +282,26 @@ export function remoteSteps<V>(
     }),
     step('companions', companionParameters(description, files.serviceUser)),
   ];
+}
+
+/**
+ * The node-key step's parameters with machine custody: where the identity files go, the release whose `besu
+ * public-key` makes and reads the key there, the Java it runs on, and the lines it prints (the public key; the backup
+ * password is derived there from the key when the stack gives none). With a pinned `publicKey`, the key it must hold.
+ */
+function machineKeyParameters(node: SshNodeSettings, javaMajor: number): Record<string, string> {
+  const paths = nodePaths(node);
+  return {
+    DATA_DIR: paths.dataDir,
+    NODE_ADDRESS_FILE: paths.nodeAddress,
+    ENODE_FILE: paths.enode,
+    P2P_ENDPOINT: `${node.p2pHost}:${node.p2pPort}`,
+    BESU_BINARY: `${paths.releasesDir}/besu-${node.releaseVersion}/bin/besu`,
+    JAVA_HOME_LINK: pinnedJavaHome(javaMajor),
+    PUBLIC_KEY_LABEL: NODE_PUBLIC_KEY_LINE,
+    BACKUP_PASSWORD_LABEL: BACKUP_PASSWORD_DERIVATION_LABEL,
+    ...(node.publicKey !== undefined ? { EXPECTED_PUBLIC_KEY: node.publicKey } : {}),
+  };
 }
 
 /**

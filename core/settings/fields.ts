@@ -11,6 +11,7 @@ import { DEFAULT_NODE_SERVICE } from '../catalog/defaults';
 import { Network, networkOfStack, STACK_NAMES } from '../catalog/networks';
 import { MAX_NODE_SERVICE_LENGTH, SHARED_TOP_FOLDERS, SYSTEM_FOLDERS } from '../catalog/remote';
 import type { Problem } from './problems';
+import { parsePublicKey } from '../identity/nodeKey';
 
 /** A mapping that refuses unknown fields, naming the ones it allows. */
 export function strict<S extends z.ZodRawShape>(shape: S) {
@@ -145,6 +146,21 @@ const K8S_SUBDOMAIN = 'a Kubernetes object name: lowercase letters, digits, hyph
 export const kubernetesSubdomain = z
   .string({ error: K8S_SUBDOMAIN })
   .regex(/^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, { error: K8S_SUBDOMAIN });
+
+const SECRET_ENTRY = "a Secret entry's name: letters, digits, '-', '_' and '.', at most 253 characters";
+/** The name of one entry (data key) of a Kubernetes Secret. */
+export const secretEntry = z
+  .string({ error: SECRET_ENTRY })
+  .regex(/^[-._a-zA-Z0-9]{1,253}$/, { error: SECRET_ENTRY })
+  .refine((name) => name !== '.' && name !== '..', { error: SECRET_ENTRY });
+
+const PUBLIC_KEY =
+  "a node public key: 0x followed by 128 hex digits (the enode's node id, as `besu public-key export` prints it), a point of secp256k1";
+/** A node's public key, as `0x` + 128 lowercase hex. */
+export const nodePublicKey = z
+  .string({ error: PUBLIC_KEY })
+  .refine((text) => parsePublicKey(text) !== undefined, { error: PUBLIC_KEY })
+  .transform((text) => parsePublicKey(text) as string);
 
 const NODE_NAME = 'a node name of letters, digits, dots, hyphens and underscores, 1 to 63 characters';
 /** The node's name on the network (monitoring job, ethstats, permissioning request). */

@@ -10,6 +10,7 @@ import { describeGiven, Problem } from './problems';
 import type { BackupsInput, StackNodeInput } from './schema';
 import { machineBackups } from './backups';
 import { publicAddressProblem } from './fields';
+import { readKeyCustody } from './keyCustody';
 
 /** An SSH node of the stack, from its entry in `lacchain:nodes`. */
 export function sshNode(
@@ -49,6 +50,7 @@ export function sshNode(
     name: entry.name,
     typenode: entry.typenode,
     target: 'ssh',
+    ...readKeyCustody(entry, 'ssh', key, file, problems),
     metricsEndpoint: false,
     network,
     nodeName: inventory.node_name,

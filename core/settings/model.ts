@@ -5,6 +5,7 @@ import type { BackupSchedule } from '../catalog/backups';
 import type { Network, StackName } from '../catalog/networks';
 import type { NodeType } from '../catalog/nodeTypes';
 import type { ETHSTATS, ReleasedCompanionName } from '../catalog/companions';
+import type { KeyCustody } from '../catalog/keyCustody';
 import type { RpcApiGroup, RpcExposure } from '../catalog/rpc';
 
 /** A password user of the RPC (its password is a secret, in StackSecrets.rpcPasswords). */
@@ -69,6 +70,14 @@ export interface RpcSettings {
   };
 }
 
+/** The operator's own Secret holding a node key (`keyCustody: secret`). */
+export interface KeySecretReference {
+  /** The Secret's name, in the node's namespace. */
+  name: string;
+  /** Its entry holding the key. */
+  entry: string;
+}
+
 /** What every node has, whatever its target. */
 export interface NodeSettingsBase {
   /** The node's name in the stack (resource names, outputs). */
@@ -77,6 +86,13 @@ export interface NodeSettingsBase {
   typenode: NodeType;
   /** The network the node joins. */
   network: Network;
+  /** Where the node's private key lives (`keyCustody`). */
+  keyCustody: KeyCustody;
+  /**
+   * The public key the operator gives (`publicKey`): with `secret` custody the enode and address come from it; with
+   * `machine` custody it pins the key the machine must hold.
+   */
+  publicKey?: string;
   /** The node's name on the network (monitoring job, ethstats, permissioning request). */
   nodeName: string;
   /** The operator's contact e-mail. */
@@ -160,6 +176,8 @@ export interface ClusterMonitoringSettings {
 /** A node on a Kubernetes cluster. */
 export interface KubernetesNodeSettings extends NodeSettingsBase {
   target: 'kubernetes';
+  /** The operator's Secret holding the key (`keySecret`, `keySecretEntry`), with `secret` custody. */
+  keySecret?: KeySecretReference;
   /** The values file it was read from. */
   valuesFile: string;
   /** The static public IP of the LoadBalancer Service. */

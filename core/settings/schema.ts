@@ -26,6 +26,13 @@ import {
   DEFAULT_SSH_USER,
 } from '../catalog/defaults';
 import { PROXY_IMAGE } from '../catalog/kubernetes';
+import {
+  DEFAULT_KEY_CUSTODY,
+  DEFAULT_KEY_SECRET_ENTRY,
+  KEY_CUSTODIES,
+  KEY_CUSTODY_FACTS,
+  TARGETS,
+} from '../catalog/keyCustody';
 import { NETWORKS, stackOfNetwork } from '../catalog/networks';
 import { NODE_TYPE_FACTS, NODE_TYPES, NodeType, UNSAFE_RPC_APIS } from '../catalog/nodeTypes';
 import { MAX_START_TIMEOUT_SECONDS, MIN_START_TIMEOUT_SECONDS, START_TIMEOUT_SECONDS } from '../catalog/remote';
@@ -54,6 +61,8 @@ import {
   kubernetesLabel,
   kubernetesLabels,
   kubernetesSubdomain,
+  nodePublicKey,
+  secretEntry,
   nodeName,
   nodeType,
   port,
@@ -81,8 +90,9 @@ const NETWORK_RELEASE = `the network's (${[...new Set(SUPPORTED_NETWORKS.map((n)
 const PINNED_RELEASES = Object.keys(RELEASE_ARCHIVE_SHA256).join(', ');
 
 /** Where a node runs. */
-const TARGETS = ['kubernetes', 'ssh'] as const;
 const TARGET = TARGETS.join(' or ');
+/** Where a node's key lives. */
+const KEY_CUSTODY = KEY_CUSTODIES.map((c) => `${c} (${KEY_CUSTODY_FACTS[c].targets.join(' or ')} nodes)`).join(', ');
 const START_TIMEOUT = `a whole number of seconds from ${MIN_START_TIMEOUT_SECONDS} to ${MAX_START_TIMEOUT_SECONDS}`;
 
 /** An SSH node's inventory: the seed's inventory elements, plus how to reach the machine. */
@@ -301,6 +311,25 @@ export const stackNodeSchema = strict({
   inventory: setting(inventorySchema.optional(), {
     required: 'SSH nodes',
     description: 'The inventory elements (below).',
+  }),
+  keyCustody: setting(z.enum(KEY_CUSTODIES, { error: KEY_CUSTODY }).optional(), {
+    default: `\`${DEFAULT_KEY_CUSTODY}\``,
+    description:
+      "Where the node's private key lives ([Key custody](security.md#key-custody)). `stack`: in the stack's state (generated once, or imported with `lacchain:nodeKeys.<node>`), the enode known before the first start. `machine` (SSH nodes): made on the machine by the node-key step and never leaving it (not in the state, an output, a log or a backup); the enode is read back and known after the first `pulumi up`. `secret` (Kubernetes nodes): in a Secret you make with your own tooling (`keySecret`), mounted and never read by the program; the enode comes from `publicKey`.",
+  }),
+  keySecret: setting(kubernetesSubdomain.optional(), {
+    required: '`keyCustody: secret`',
+    description:
+      "`keyCustody: secret`: the name of your Secret, in the node's namespace, holding the node's private key (one line of 64 hex digits, as Besu's key file). The program mounts it and never creates or reads it.",
+  }),
+  keySecretEntry: setting(secretEntry.optional(), {
+    default: `\`${DEFAULT_KEY_SECRET_ENTRY}\``,
+    description: '`keyCustody: secret`: the entry of `keySecret` that holds the key.',
+  }),
+  publicKey: setting(nodePublicKey.optional(), {
+    required: '`keyCustody: secret`',
+    description:
+      "The node's public key, `0x` + 128 hex. `keyCustody: secret`: the public key of the key in `keySecret` (`besu public-key export`): the enode and address come from it, and the start is checked to answer with it. `keyCustody: machine` (optional, recommended once known): the `publicKey` output of the first `pulumi up`, which pins the key: the node-key step then never makes a new key (on a new machine, say) and refuses a machine holding another.",
   }),
   rpc: setting(rpcSchema.optional(), {
     description:

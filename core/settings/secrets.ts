@@ -3,6 +3,7 @@
  * shown; encrypted values the offline plan cannot read are passed on as a marker.
  */
 import { configKey } from '../catalog/defaults';
+import { KEY_CUSTODY_FACTS } from '../catalog/keyCustody';
 import { InvalidNodeKeyError, parsePrivateKey } from '../identity/nodeKey';
 import type { NodeSettings, StackSecrets } from './model';
 import { Problem } from './problems';
@@ -44,8 +45,18 @@ export function readSecrets(
     file,
     problems,
   );
+  checkKeysOutsideTheStack(nodes, nodeKeys, file, problems);
   const rpcPasswords = readRpcPasswords(config[configKey('rpcPasswords')] ?? {}, config, file, problems);
   const backupPassword = config[configKey('backupPassword')];
+  const inSecrets = nodes.filter((n) => n.keyCustody === 'secret');
+  if (backupPassword === undefined && inSecrets.length > 0) {
+    problems.push({
+      file,
+      key: configKey('backupPassword'),
+      given: 'missing',
+      allowed: `the backup repositories' password, set with --secret: the key of node ${inSecrets.map((n) => n.name).join(', ')} is in your Secret (keyCustody secret), which the program never reads, so no password can be derived from it`,
+    });
+  }
   const backupS3Keys = readS3Keys(config, nodes, file, problems);
   const metricsToken = config[configKey('metricsToken')];
   return {
@@ -56,6 +67,28 @@ export function readSecrets(
     ...(backupS3Keys !== undefined ? { backupS3Keys } : {}),
     ...(metricsToken !== undefined ? { metricsToken } : {}),
   };
+}
+
+/**
+ * A node whose key lives outside the stack (on its machine, or in the operator's Secret) takes no imported key: the
+ * key in the state is exactly what that custody keeps out of it.
+ */
+function checkKeysOutsideTheStack(
+  nodes: NodeSettings[],
+  nodeKeys: Record<string, string>,
+  file: string,
+  problems: Problem[],
+): void {
+  const keysKey = configKey('nodeKeys');
+  for (const node of nodes) {
+    if (node.keyCustody === 'stack' || nodeKeys[node.name] === undefined) continue;
+    problems.push({
+      file,
+      key: `${keysKey}.${node.name}`,
+      given: 'given a key (secret, not shown)',
+      allowed: `no imported key for a node with keyCustody ${node.keyCustody}: its key stays ${KEY_CUSTODY_FACTS[node.keyCustody].where}, never in the state; remove it (pulumi config rm --path '${keysKey}.${node.name}'), or keep keyCustody stack`,
+    });
+  }
 }
 
 /** Validates imported node keys: each names a node of the stack and is a valid private key. */

@@ -14,6 +14,7 @@ import {
   backupsSchema,
   monitoringSchema,
 } from './schema';
+import { KEY_CUSTODIES, KEY_CUSTODY_FACTS, KeyCustodyFacts } from '../catalog/keyCustody';
 import { allowedBy, isOptional, ruleDefault, settingDoc, shapeOf } from './settingDoc';
 
 /** One generated table: where it lives and which settings it lists. */
@@ -87,10 +88,47 @@ export function renderSettingsTable(table: SettingsTable): string {
 
 const BLOCK = /(<!-- settings-table: ([a-z-]+) -->)[\s\S]*?(<!-- \/settings-table -->)/g;
 
+/** A table made from the catalog's facts rather than the schema, between the same markers. */
+export interface FactTable {
+  name: string;
+  doc: string;
+  render: () => string;
+}
+
+/** The key custodies side by side (core/catalog/keyCustody.ts), for docs/security.md. */
+function keyCustodyTable(): string {
+  const columns: [string, keyof KeyCustodyFacts][] = [
+    ['Who can read the key', 'readers'],
+    ['What the state holds', 'state'],
+    ['Lost if the state leaks', 'stateLeak'],
+    ['Lost if the machine is lost', 'machineLoss'],
+    ['When the enode is known', 'enodeKnown'],
+  ];
+  return [
+    `| \`keyCustody\` | Nodes | Where the key lives | ${columns.map(([header]) => header).join(' | ')} |`,
+    `|---|---|---|${columns.map(() => '---|').join('')}`,
+    ...KEY_CUSTODIES.map((custody) => {
+      const facts = KEY_CUSTODY_FACTS[custody];
+      const cells = [facts.targets.join(', '), facts.where, ...columns.map(([, field]) => facts[field] as string)];
+      return `| \`${custody}\` | ${cells.map(cell).join(' | ')} |`;
+    }),
+  ].join('\n');
+}
+
+/** Every table made from facts. */
+export const FACT_TABLES: readonly FactTable[] = [
+  { name: 'key-custody', doc: 'docs/security.md', render: keyCustodyTable },
+];
+
+/** The docs holding generated tables. */
+export const GENERATED_DOCS: readonly string[] = [...new Set([...SETTINGS_TABLES, ...FACT_TABLES].map((t) => t.doc))];
+
 /** A doc with its generated tables written from the schema (tables it does not hold are left alone). */
 export function withSettingsTables(doc: string, text: string): string {
   return text.replace(BLOCK, (whole, open: string, name: string, close: string) => {
     const table = SETTINGS_TABLES.find((t) => t.doc === doc && t.name === name);
-    return table ? `${open}\n${renderSettingsTable(table)}\n${close}` : whole;
+    if (table) return `${open}\n${renderSettingsTable(table)}\n${close}`;
+    const facts = FACT_TABLES.find((t) => t.doc === doc && t.name === name);
+    return facts ? `${open}\n${facts.render()}\n${close}` : whole;
   });
 }

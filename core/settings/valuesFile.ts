@@ -14,6 +14,7 @@ import { BackupsInput, DeployInput, StackNodeInput, valuesFileSchema } from './s
 import { clusterBackups } from './backups';
 import { publicAddressProblem } from './fields';
 import { NO_CLUSTER_MONITORING } from './monitoring';
+import { readKeyCustody } from './keyCustody';
 import { parseYamlFile, readSettingsFile } from './settingsFiles';
 
 /** A Kubernetes node of the stack, from its entry in `lacchain:nodes` and its values file. */
@@ -42,6 +43,7 @@ export function kubernetesNode(
     name: entry.name,
     typenode: entry.typenode,
     target: 'kubernetes',
+    ...readKeyCustody(entry, 'kubernetes', key, raw.file, problems),
     network,
     nodeName: deploy.nodeName,
     nodeEmail: deploy.nodeEmail,

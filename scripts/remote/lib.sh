@@ -64,6 +64,48 @@ write_file() {
   changed=true
 }
 
+# user_write PATH MODE: run as the service user, writes standard input to PATH (in a folder of the service user's)
+# atomically when it differs. A symlink there leads nowhere the service user could not write anyway.
+user_write() {
+  local path=$1 mode=$2 tmp
+  umask 077
+  tmp=$path$SIBLING_TEMP_SUFFIX
+  rm -f "$tmp"
+  cat >"$tmp"
+  if [ -f "$path" ] && [ ! -L "$path" ] && cmp -s "$tmp" "$path"; then
+    rm -f "$tmp"
+    chmod "$mode" "$path"
+    return
+  fi
+  chmod "$mode" "$tmp"
+  mv -f "$tmp" "$path"
+  echo "$STEP_NAME: wrote $path"
+}
+
+# hmac_sha256_of_key KEY_FILE LABEL: the HMAC-SHA-256 of LABEL under the node key in KEY_FILE (Besu's key file: 64
+# hex digits, optionally 0x), as lowercase hex: the backup password the program derives from a key it holds
+# (components/backupPassword.ts). The key passes only through this shell's variables, builtins and a pipe into
+# sha256sum, never a command line. Fails when the file is not a key.
+hmac_sha256_of_key() {
+  local key ipad="" opad="" inner escaped="" i byte part
+  key=$(<"$1")
+  key=${key#0x}
+  [[ $key =~ ^[0-9a-fA-F]{64}$ ]] || return 1
+  for ((i = 0; i < 128; i += 2)); do
+    byte=0
+    if ((i < 64)); then byte=$((16#${key:i:2})); fi
+    printf -v part '\\x%02x' $((byte ^ 0x36))
+    ipad+=$part
+    printf -v part '\\x%02x' $((byte ^ 0x5c))
+    opad+=$part
+  done
+  # shellcheck disable=SC2059 # the formats are the pads' escapes, made above
+  inner=$({ printf "$ipad"; printf '%s' "$2"; } | sha256sum | cut -c1-64)
+  for ((i = 0; i < 64; i += 2)); do escaped+="\\x${inner:i:2}"; done
+  # shellcheck disable=SC2059
+  { printf "$opad"; printf "$escaped"; } | sha256sum | cut -c1-64
+}
+
 # as_service_user FUNCTION ARGS...: runs one of the step's functions as SERVICE_USER (standard input passed on), so
 # nothing root does in the service user's folders can be redirected by a symlink planted there.
 as_service_user() {

@@ -9,35 +9,17 @@
 # Parameters (environment): NODE_HOME and where its files go (DATA_DIR, LOGS_DIR, BIN_DIR, CONFIG_FILE, GENESIS_FILE,
 # NODE_ADDRESS_FILE, ENODE_FILE, LAUNCHER_FILE, INFO_LOG: DATA_DIR and LOGS_DIR are the service user's and hold the
 # files written as that user; the others are inside NODE_HOME), SERVICE_NAME, SERVICE_USER, CONFIG_TOML, GENESIS_JSON,
-# GENESIS_SHA256, NODE_ADDRESS, NODE_ENODE, LAUNCHER, SYSTEMD_UNIT, LOGROTATE_CONF, the metrics relay (METRICS_RELAY,
+# GENESIS_SHA256, NODE_ADDRESS and NODE_ENODE (absent with machine custody), LAUNCHER, SYSTEMD_UNIT, LOGROTATE_CONF, the metrics relay (METRICS_RELAY,
 # its file METRICS_RELAY_FILE, its unit METRICS_RELAY_UNIT named METRICS_RELAY_SERVICE: enabled, and restarted when
 # Besu runs); optional: RPC_JWT_PUBLIC_KEY_FILE and
 # RPC_JWT_PUBLIC_KEY (JWT authentication of the RPC), UNSAFE_RPC_OVERRIDE (what the operator's explicit override of the
 # RPC safety rules allows, e.g. "ADMIN,cors:*": reported, never decided here).
 set -euo pipefail
 : "${NODE_HOME:?}" "${SERVICE_NAME:?}" "${SERVICE_USER:?}" "${CONFIG_TOML:?}" "${GENESIS_JSON:?}"
-: "${GENESIS_SHA256:?}" "${NODE_ADDRESS:?}" "${NODE_ENODE:?}" "${LAUNCHER:?}" "${SYSTEMD_UNIT:?}" "${LOGROTATE_CONF:?}"
+: "${GENESIS_SHA256:?}" "${LAUNCHER:?}" "${SYSTEMD_UNIT:?}" "${LOGROTATE_CONF:?}"
 : "${BEFORE_RESTORE_SUFFIX:?}" "${DATA_DIR:?}" "${LOGS_DIR:?}" "${BIN_DIR:?}" "${CONFIG_FILE:?}" "${GENESIS_FILE:?}" "${NODE_ADDRESS_FILE:?}"
 : "${ENODE_FILE:?}" "${LAUNCHER_FILE:?}" "${INFO_LOG:?}"
 : "${METRICS_RELAY:?}" "${METRICS_RELAY_FILE:?}" "${METRICS_RELAY_SERVICE:?}" "${METRICS_RELAY_UNIT:?}"
-
-# user_write PATH MODE: run as the service user, writes standard input to PATH (in a folder of the service user's)
-# atomically when it differs. A symlink there leads nowhere the service user could not write anyway.
-user_write() {
-  local path=$1 mode=$2 tmp
-  umask 077
-  tmp=$path$SIBLING_TEMP_SUFFIX
-  rm -f "$tmp"
-  cat >"$tmp"
-  if [ -f "$path" ] && [ ! -L "$path" ] && cmp -s "$tmp" "$path"; then
-    rm -f "$tmp"
-    chmod "$mode" "$path"
-    return
-  fi
-  chmod "$mode" "$tmp"
-  mv -f "$tmp" "$path"
-  echo "node-files: wrote $path"
-}
 
 # plain_file PATH: run as the service user, makes PATH a plain file of its own (a symlink there is replaced).
 plain_file() {
@@ -66,8 +48,11 @@ install -d -m 0755 -o root -g root "$BIN_DIR"
 actual=$(printf '%s' "$GENESIS_JSON" | sha256sum | cut -d' ' -f1)
 [ "$actual" = "$GENESIS_SHA256" ] || fail "genesis arrived damaged: expected sha256 $GENESIS_SHA256, got $actual"
 printf '%s' "$GENESIS_JSON" | as_service_user user_write "$GENESIS_FILE" 0640
-printf '%s\n' "$NODE_ADDRESS" | as_service_user user_write "$NODE_ADDRESS_FILE" 0644
-printf '%s\n' "$NODE_ENODE" | as_service_user user_write "$ENODE_FILE" 0644
+# The identity the program knows (key custody stack or secret); with machine custody the node-key step writes it.
+if [ -n "${NODE_ENODE:-}" ]; then
+  printf '%s\n' "${NODE_ADDRESS:?}" | as_service_user user_write "$NODE_ADDRESS_FILE" 0644
+  printf '%s\n' "$NODE_ENODE" | as_service_user user_write "$ENODE_FILE" 0644
+fi
 
 write_file "$CONFIG_FILE" 0640 "root:$group" "$CONFIG_TOML"
 write_file "$LAUNCHER_FILE" 0755 root:root "$LAUNCHER"

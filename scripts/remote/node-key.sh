@@ -1,22 +1,30 @@
 #!/usr/bin/env bash
-# The node-key step of provisioning a remote node: write the node key the program owns to KEY_FILE (mode 0600, owned
-# by the service user). A different key already on the machine is never overwritten: that would change the node's
-# permissioned identity. This step runs with command logging off and never prints the key.
+# The node-key step of provisioning a remote node. With key custody stack (KEY_CUSTODY), write the node key the
+# program owns to KEY_FILE (mode 0600, owned by the service user). A different key already on the machine is never
+# overwritten: that would change the node's permissioned identity. With key custody machine, the key is the machine's:
+# kept when there, made there by the release's own `besu public-key export` (as the service user, mode 0600) when the
+# node never had one, refused when the node had one (ENODE_FILE names it) and it is gone; its public key is printed
+# (PUBLIC_KEY_LABEL), its address and enode written (NODE_ADDRESS_FILE, ENODE_FILE), and with EXPECTED_PUBLIC_KEY
+# (pinned in the settings) a machine holding another key, or none, is refused. This step runs with command logging
+# off and never prints the key.
 # With password authentication of the RPC it also writes the RPC credentials file (bcrypt hashes) RPC_CREDENTIALS_FILE,
 # mode 0600, owned by the service user, and restarts a running node whose credentials changed (Besu reads them at
 # start).
 # It also writes the backup environment BACKUP_ENV_FILE (root's only, mode 0600): the restic repository
 # BACKUP_REPOSITORY and its password, which the node's backup command reads.
 # A restore cut half-way gets the node's data put back first (BEFORE_RESTORE_SUFFIX: where the restore moved it).
-# Parameters (environment): NODE_HOME, KEY_FILE (in the service user's data folder), SERVICE_USER, NODE_KEY (secret),
-# BACKUP_ENV_FILE, BACKUP_REPOSITORY, BACKUP_PASSWORD (secret), with an S3 repository BACKUP_S3_ACCESS_KEY_ID and
+# Parameters (environment): NODE_HOME, KEY_FILE (in the service user's data folder), SERVICE_USER, KEY_CUSTODY
+# (stack or machine); with stack NODE_KEY (secret); with machine DATA_DIR, NODE_ADDRESS_FILE, ENODE_FILE, P2P_ENDPOINT
+# (host:port), BESU_BINARY, JAVA_HOME_LINK, PUBLIC_KEY_LABEL, BACKUP_PASSWORD_LABEL, optional EXPECTED_PUBLIC_KEY;
+# BACKUP_ENV_FILE, BACKUP_REPOSITORY, BACKUP_PASSWORD (secret; with machine custody, when absent, the HMAC-SHA-256 of
+# BACKUP_PASSWORD_LABEL under the machine's key, as the program derives it), with an S3 repository BACKUP_S3_ACCESS_KEY_ID and
 # BACKUP_S3_SECRET_ACCESS_KEY (secret); with password authentication also
 # RPC_CREDENTIALS_FILE, SERVICE_NAME and RPC_CREDENTIALS (secret); with a metrics endpoint (lacchain:metricsToken)
 # METRICS_TOKEN_CHECK_FILE and METRICS_TOKEN (secret): the nginx file (root's, 0600) the metrics endpoint includes,
 # refusing a request without that bearer token, reloading a running nginx when it changes.
 set -euo pipefail
-: "${NODE_HOME:?}" "${KEY_FILE:?}" "${SERVICE_USER:?}" "${NODE_KEY:?}" "${BACKUP_ENV_FILE:?}" "${BACKUP_REPOSITORY:?}"
-: "${BACKUP_PASSWORD:?}" "${BEFORE_RESTORE_SUFFIX:?}"
+: "${NODE_HOME:?}" "${KEY_FILE:?}" "${SERVICE_USER:?}" "${KEY_CUSTODY:?}" "${BACKUP_ENV_FILE:?}" "${BACKUP_REPOSITORY:?}"
+: "${BEFORE_RESTORE_SUFFIX:?}"
 
 # write_credentials: the RPC credentials file, replaced only when it changes; restarts a running node on a change.
 write_credentials() {
@@ -72,19 +80,76 @@ key_write() {
   echo "node-key: wrote $key_file"
 }
 
+# besu_public_key BESU_BINARY JAVA_HOME_LINK DATA_DIR KEY_FILE WHAT: run as the service user, prints the public key
+# (WHAT export) or the address (WHAT export-address) of the key in KEY_FILE, as the release's Besu reads it; Besu
+# makes the key first when the file is missing (umask 077: mode 0600). Only the public part is ever printed.
+besu_public_key() {
+  local besu=$1 java_home=$2 data_dir=$3 key_file=$4 what=$5 out
+  umask 077
+  if [ -x "$java_home/bin/java" ]; then export JAVA_HOME=$java_home; fi
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' RETURN
+  "$besu" --data-path="$data_dir" --node-private-key-file="$key_file" public-key "$what" --to="$out/value" >/dev/null
+  cat "$out/value"
+}
+
+# key_private KEY_FILE: run as the service user, makes the key readable by that user only (root reads it too).
+key_private() { chmod 0600 "$1"; }
+
+# machine_key: key custody machine. The key stays the machine's; prints its public key, writes its address and enode.
+machine_key() {
+  : "${DATA_DIR:?}" "${NODE_ADDRESS_FILE:?}" "${ENODE_FILE:?}" "${P2P_ENDPOINT:?}" "${BESU_BINARY:?}"
+  : "${JAVA_HOME_LINK:?}" "${PUBLIC_KEY_LABEL:?}" "${BACKUP_PASSWORD_LABEL:?}"
+  local public_key address had=""
+  [ -x "$BESU_BINARY" ] || fail "Besu is not installed at $BESU_BINARY (the release step puts it there)"
+  if [ -L "$KEY_FILE" ] || { [ -e "$KEY_FILE" ] && [ ! -f "$KEY_FILE" ]; }; then
+    fail "$KEY_FILE is not a plain file (a symlink or a folder): refusing to use it as the node key; remove it and run again"
+  fi
+  if [ ! -s "$KEY_FILE" ]; then
+    if [ -s "$ENODE_FILE" ]; then had=$(head -c 300 "$ENODE_FILE"); fi
+    if [ -n "$had" ] || [ -n "${EXPECTED_PUBLIC_KEY:-}" ]; then
+      fail "the node key $KEY_FILE is not on this machine, and the node has an identity (${had:-public key $EXPECTED_PUBLIC_KEY}): refusing to make a new key, which would change its enode and lose its permissioning. Put your copy back (npm run node -- restore --key-file FILE, or copy it to $KEY_FILE owned by $SERVICE_USER, mode 0600) and run pulumi up again; to replace the key on purpose see docs/security.md#replacing-a-machines-key"
+    fi
+    rm -f "$KEY_FILE"
+  fi
+  public_key=$(as_service_user besu_public_key "$BESU_BINARY" "$JAVA_HOME_LINK" "$DATA_DIR" "$KEY_FILE" export) \
+    || fail "besu public-key export failed: the node key cannot be made or read"
+  [[ $public_key =~ ^0x[0-9a-f]{128}$ ]] || fail "besu public-key export printed no public key"
+  if [ -n "${EXPECTED_PUBLIC_KEY:-}" ] && [ "$public_key" != "$EXPECTED_PUBLIC_KEY" ]; then
+    fail "the node key $KEY_FILE is not the one the stack pins (publicKey $EXPECTED_PUBLIC_KEY; this machine's is $public_key): refusing to run the node with another identity; put the pinned key back, or change publicKey on purpose"
+  fi
+  address=$(as_service_user besu_public_key "$BESU_BINARY" "$JAVA_HOME_LINK" "$DATA_DIR" "$KEY_FILE" export-address) \
+    || fail "besu public-key export-address failed"
+  [[ $address =~ ^0x[0-9a-f]{40}$ ]] || fail "besu public-key export-address printed no address"
+  as_service_user key_private "$KEY_FILE"
+  printf '%s\n' "$address" | as_service_user user_write "$NODE_ADDRESS_FILE" 0644
+  printf 'enode://%s@%s\n' "${public_key#0x}" "$P2P_ENDPOINT" | as_service_user user_write "$ENODE_FILE" 0644
+  echo "$PUBLIC_KEY_LABEL $public_key"
+  if [ -z "${BACKUP_PASSWORD:-}" ]; then
+    BACKUP_PASSWORD=$(hmac_sha256_of_key "$KEY_FILE" "$BACKUP_PASSWORD_LABEL") \
+      || fail "the node key $KEY_FILE is not one line of 64 hex digits: no backup password can be derived from it"
+  fi
+}
+
 # The key is written by the service user itself, in its own folder: no symlink planted there can make root write
 # or change the mode of anything else.
 key_file=$KEY_FILE
 put_back_data_of_cut_restore "$(dirname "$KEY_FILE")" "$BEFORE_RESTORE_SUFFIX"
 status=0
-printf '%s' "$NODE_KEY" \
-  | as_service_user key_write "$key_file" \
-  || status=$?
+if [ "$KEY_CUSTODY" = machine ]; then
+  machine_key
+else
+  printf '%s' "${NODE_KEY:?}" \
+    | as_service_user key_write "$key_file" \
+    || status=$?
+fi
+: "${BACKUP_PASSWORD:?}"
 case "$status" in
   0) ;;
   3)
     echo "node-key: $key_file holds another node key: refusing to replace the node's identity." >&2
     echo "node-key: to keep that identity, import it: pulumi config set --secret --path 'lacchain:nodeKeys.<node>' < key" >&2
+    echo "node-key: (or leave it on the machine: keyCustody machine, docs/security.md#key-custody)" >&2
     echo "node-key: to replace it on purpose, move the file away first." >&2
     exit 1
     ;;

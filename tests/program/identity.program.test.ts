@@ -95,7 +95,7 @@ describe('node identity in the program', () => {
     // The random resource's hex output is declared secret (additionalSecretOutputs); the identity's privateKey too.
     const { NodeIdentity } = await import('../../components/nodeIdentity');
     const identity = new NodeIdentity('probe', { p2pHost: '203.0.113.99', p2pPort: 60606 });
-    expect((await settle(identity.privateKey)).secret).toBe(true);
+    expect((await settle(identity.privateKey!)).secret).toBe(true);
     expect((await settle(identity.enode)).secret).toBe(false);
     expect(isWrappedSecret({ '4dabf18193072939515e22adb298388d': '1b47061264138c4ac30d75fd1eb44270', value: 1 })).toBe(
       true,
