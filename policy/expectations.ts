@@ -10,11 +10,19 @@ import { NETWORKS, Network, STACK_NETWORKS, StackName } from '../core/catalog/ne
 import { plainTextRpcPorts, rpcPubliclyReachable, unsafeRpcOverride } from '../core/rpc/access';
 import { checkStackName, loadStack } from '../core/settings/load';
 import type { StackSettings } from '../core/settings/model';
+import type { KeyCustody } from '../core/catalog/keyCustody';
+import type { NodeType } from '../core/catalog/nodeTypes';
 import { readFileFromDisk, readStackConfigFile } from '../core/settings/settingsFiles';
 
 /** What one node's settings say. */
 export interface ExpectedNode {
   target: 'kubernetes' | 'ssh';
+  /** The node type (writer, validator, bootnode). */
+  typenode: NodeType;
+  /** Where its key lives (`keyCustody`). */
+  keyCustody: KeyCustody;
+  /** Kubernetes, key custody `secret`: the operator's Secret the pod takes the key from (`keySecret`). */
+  keySecret?: string;
   /** The IP advertised to peers (`deploy.p2p.host` or `inventory.node_ip`): the permissioned address. */
   p2pHost: string;
   p2pPort: number;
@@ -54,10 +62,13 @@ export interface PolicyContext {
 export function contextFromSettings(settings: StackSettings): PolicyContext {
   const nodes: Record<string, ExpectedNode> = {};
   for (const node of settings.nodes) {
+    const common = { typenode: node.typenode, keyCustody: node.keyCustody };
     nodes[node.name] =
       node.target === 'kubernetes'
         ? {
+            ...common,
             target: 'kubernetes',
+            ...(node.keySecret ? { keySecret: node.keySecret.name } : {}),
             p2pHost: node.p2pHost,
             p2pPort: node.p2pPort,
             publicIP: node.publicIP,
@@ -67,6 +78,7 @@ export function contextFromSettings(settings: StackSettings): PolicyContext {
             rpcOptIns: unsafeRpcOverride(node, node.rpc),
           }
         : {
+            ...common,
             target: 'ssh',
             p2pHost: node.p2pHost,
             p2pPort: node.p2pPort,

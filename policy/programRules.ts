@@ -20,7 +20,8 @@
  *   `genesis-digest-pinned` (index.ts refuses a genesis that is not the pinned one);
  * - they compare declared resources with the settings, which the program renders them from, so they catch what
  *   only a declared resource shows (a program change, a transformation, a hand edit): `pod-pinned-to-worker`,
- *   `service-static-public-ip`, `p2p-host-is-permissioned-ip`, `node-permissioning-enabled`, `data-volume-kept`;
+ *   `service-static-public-ip`, `p2p-host-is-permissioned-ip`, `node-permissioning-enabled`, `data-volume-kept`,
+ *   `key-secret-referenced` (the settings refuse a missing keySecret or publicKey, or a mistyped name);
  * - `node-key-secret-kept`: only lacchain:allowKeyDeletion breaks it, the operator's deliberate step before a
  *   planned `pulumi destroy`, which needs the program to declare the Secret so (the pack's rule is lowered for that
  *   run, docs/reviewing.md).

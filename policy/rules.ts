@@ -22,6 +22,7 @@ import { besuVersionHasPermissioning, genesisDigestPinned } from './rules/releas
 import { rpcAuthNotInPlainText, rpcOutsideOptIn, rpcSafeOnPublicPorts } from './rules/rpcExposure';
 import { keyImagesByTag, keyImagesPinned } from './rules/imagePinning';
 import { sshHostKeyOptOut, sshHostKeyPinned } from './rules/sshConnection';
+import { keySecretReferenced, validatorKeyCustody } from './rules/keyCustody';
 
 export type { Rule, Violation } from './rules/common';
 
@@ -34,6 +35,8 @@ export const RULES: readonly Rule[] = [
   rpcOutsideOptIn,
   rpcAuthNotInPlainText,
   nodeKeyKept,
+  keySecretReferenced,
+  validatorKeyCustody,
   dataVolumeKept,
   mainnetVolumeSize,
   besuVersionHasPermissioning,

@@ -10,7 +10,7 @@
  */
 import { BACKUP_LABEL, BACKUP_TOOL, KUBECTL_IMAGE } from '../../core/catalog/backups';
 import { BESU_IMAGE_REPOSITORY } from '../../core/catalog/besu';
-import { kubernetesNames } from '../../core/catalog/kubernetes';
+import { KEY_SECRET_ANNOTATION, kubernetesNames } from '../../core/catalog/kubernetes';
 import { at, BACKUP_TYPES, isOpaque, kubernetesNodeOf, labelsOf, PolicyResource, TYPES } from '../inspect';
 import { describeResource, networkOf, Rule } from './common';
 import type { PolicyContext } from '../expectations';
@@ -54,13 +54,16 @@ function mountsOneOf(container: Container, volumes: unknown[]): boolean {
 }
 
 /**
- * Whether a Secret name is the node key's: the key Secret of the StatefulSet's node, or, where the node cannot be
- * told, any Secret (never skipped).
+ * Whether a Secret name is the node key's: the key Secret of the StatefulSet's node or the operator's it names, or,
+ * where the node cannot be told, any Secret (never skipped).
  */
 function keySecretTest(resource: PolicyResource): (name: unknown) => boolean {
   const node = kubernetesNodeOf(resource);
-  const keySecret = node === undefined ? undefined : kubernetesNames(node).keySecret;
-  return (name) => keySecret === undefined || name === keySecret;
+  if (node === undefined) return () => true;
+  // The program's key Secret, and the operator's the StatefulSet names (key custody `secret`; the rule
+  // key-secret-referenced holds that annotation to the settings).
+  const operators = at(resource.inputs, 'metadata', 'annotations', KEY_SECRET_ANNOTATION);
+  return (name) => name === kubernetesNames(node).keySecret || (operators !== undefined && name === operators);
 }
 
 /** Whether a container gets the node key: it mounts a volume of the key Secret, or has a variable from it. */

@@ -53,6 +53,8 @@ const RULE_NAMES = [
   'rpc-outside-opt-in',
   'rpc-auth-not-in-plain-text',
   'node-key-secret-kept',
+  'key-secret-referenced',
+  'validator-key-custody',
   'data-volume-kept',
   'mainnet-volume-size',
   'besu-version-supports-permissioning',
