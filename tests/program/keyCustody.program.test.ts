@@ -1,0 +1,297 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/**
+ * Key custody (`lacchain:nodes[i].keyCustody`, docs/security.md#key-custody) under the recording engine: what each
+ * custody declares, what it never declares (the key, anywhere, when the stack does not hold it), the settings it
+ * refuses, and the policy on it.
+ */
+import * as yaml from 'js-yaml';
+import { NODE_PUBLIC_KEY_LINE } from '../../core/catalog/keyCustody';
+import { KEY_SECRET_ANNOTATION } from '../../core/catalog/kubernetes';
+import { NETWORKS } from '../../core/catalog/networks';
+import { identityOfPublicKey, parsePublicKey } from '../../core/identity/nodeKey';
+import { loadStack } from '../../core/settings/load';
+import { Problem, SettingsError } from '../../core/settings/problems';
+import { contextFromSettings } from '../../policy/expectations';
+import type { PolicyResource } from '../../policy/inspect';
+import { policyResources } from '../../policy/offline';
+import { checkResources } from '../../policy/rules';
+import { redact, settle, startRecording, unwrapSecrets } from '../../tools/recording/engine';
+import { PROGRAM_TYPES } from '../../testing/pulumi';
+import { declareProgram, Declared } from '../../testing/program';
+import {
+  KEY_ONE,
+  KEY_ONE_ADDRESS,
+  KEY_ONE_PUBLIC,
+  memoryFiles,
+  rawConfig,
+  sshValidatorEntry,
+  sshValidatorStack,
+  TEST_COMPANIONS,
+  validWriterValues,
+  TEST_GENESIS,
+} from '../../testing/fixtures';
+
+/** The declared resources as the rules see them (as the offline plan writes them). */
+const asPolicy = (declared: Declared): PolicyResource[] =>
+  policyResources(
+    declared.resources.map((r) => ({ type: r.type, name: r.name, options: r.options, inputs: redact(r.inputs) })),
+  );
+
+/** The public key a machine reports in these tests (the one of KEY_ONE, which the stack never holds here). */
+const MACHINE_PUBLIC_KEY = `0x${KEY_ONE_PUBLIC.replace(/^0x/, '')}`;
+const BACKUP_PASSWORD = 'a backup password of the operator';
+
+/** The recording engine, giving a node-key step the output a machine holding KEY_ONE prints. */
+const recorded = startRecording({
+  project: 'lacchain-besu-node',
+  stack: 'testnet',
+  preview: false,
+  knownTypes: PROGRAM_TYPES,
+  outputsFor: (resource) =>
+    resource.type === 'command:remote:Command' && resource.name.endsWith('-node-key')
+      ? { stdout: `node-key: wrote /opt/besu/data/key\n${NODE_PUBLIC_KEY_LINE} ${MACHINE_PUBLIC_KEY}\n`, stderr: '' }
+      : undefined,
+});
+
+const machineStack = (entry: Record<string, unknown> = {}) => {
+  const config = sshValidatorStack({ ...sshValidatorEntry(), keyCustody: 'machine', ...entry });
+  delete config['lacchain:nodeKeys'];
+  return config;
+};
+
+const WRITER_VALUES = { 'values/writer.yml': yaml.dump(validWriterValues()) };
+const secretStack = (entry: Record<string, unknown> = {}) => ({
+  'lacchain:network': 'open-protestnet',
+  'lacchain:nodes': [
+    {
+      name: 'writer',
+      typenode: 'writer',
+      target: 'kubernetes',
+      keyCustody: 'secret',
+      keySecret: 'vault-writer-key',
+      keySecretEntry: 'nodekey',
+      publicKey: MACHINE_PUBLIC_KEY,
+      ...entry,
+    },
+  ],
+  'lacchain:companions': structuredClone(TEST_COMPANIONS),
+  'lacchain:backupPassword': BACKUP_PASSWORD,
+});
+
+/** Everything the declaration recorded, secrets unwrapped, and its outputs, as one text to search. */
+async function everything(declared: Declared): Promise<string> {
+  const outputs: Record<string, unknown> = {};
+  for (const [name, node] of Object.entries(declared.outputs.nodes)) {
+    outputs[name] = Object.fromEntries(
+      await Promise.all(
+        Object.entries(node).map(async ([key, value]) => [key, (await settle(value as any)).value] as const),
+      ),
+    );
+  }
+  return JSON.stringify({ resources: unwrapSecrets(declared.resources), outputs });
+}
+
+function problemsOf(config: Record<string, unknown>, files: Record<string, string> = {}): Problem[] {
+  try {
+    loadStack('testnet', rawConfig(config, 'Pulumi.testnet.yaml'), memoryFiles(files));
+  } catch (error) {
+    if (error instanceof SettingsError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected the settings to be refused');
+}
+
+describe('keyCustody machine (SSH): the key is made on the machine and only its public key comes back', () => {
+  let declared: Declared;
+  const command = (step: string) =>
+    unwrapSecrets(declared.resources.find((r) => r.name === `validator-${step}`)!.inputs) as Record<string, any>;
+  beforeAll(async () => {
+    declared = await declareProgram(recorded, 'testnet', machineStack(), {});
+  });
+
+  it('holds no private key: no random key material, no NODE_KEY sent, the key nowhere in what is recorded', async () => {
+    expect(declared.resources.filter((r) => r.type.startsWith('random:'))).toEqual([]);
+    expect(command('node-key').stdin).not.toContain('export NODE_KEY=');
+    expect(command('node-key').stdin).toContain("export KEY_CUSTODY='machine'");
+    // The backup password is derived on the machine: none is sent.
+    expect(command('node-key').stdin).not.toContain('export BACKUP_PASSWORD=');
+    const text = await everything(declared);
+    expect(text).not.toContain(KEY_ONE.slice(2));
+  });
+
+  it('exports the identity the machine reports, and the start step checks the node answers with it', async () => {
+    const outputs = declared.outputs.nodes.validator;
+    const expected = identityOfPublicKey(MACHINE_PUBLIC_KEY, '198.51.100.7', 60606);
+    expect((await settle(outputs.publicKey)).value).toBe(expected.publicKey);
+    expect((await settle(outputs.enode)).value).toBe(expected.enode);
+    expect((await settle(outputs.address)).value).toBe(KEY_ONE_ADDRESS);
+    expect((await settle(outputs.enode)).secret).toBe(false);
+    expect(command('start').stdin).toContain(`export EXPECTED_ENODE='${expected.enode}'`);
+    // The node-key step writes the identity files from the key it holds; node-files gets no identity to write.
+    expect(command('node-files').stdin).not.toContain('NODE_ENODE=');
+    expect(command('node-key').stdin).toContain("export P2P_ENDPOINT='198.51.100.7:60606'");
+  });
+
+  it('sends the pinned public key, when the settings give one, and exports it before the machine answers', async () => {
+    const pinned = await declareProgram(recorded, 'testnet', machineStack({ publicKey: MACHINE_PUBLIC_KEY }), {});
+    const stdin = (
+      unwrapSecrets(pinned.resources.find((r) => r.name === 'validator-node-key')!.inputs) as Record<string, any>
+    ).stdin;
+    expect(stdin).toContain(`export EXPECTED_PUBLIC_KEY='${MACHINE_PUBLIC_KEY}'`);
+    expect((await settle(pinned.outputs.nodes.validator.address)).value).toBe(KEY_ONE_ADDRESS);
+  });
+
+  it('sends the operator backup password when set (the machine derives one only without it)', async () => {
+    const config = { ...machineStack(), 'lacchain:backupPassword': BACKUP_PASSWORD };
+    const withPassword = await declareProgram(recorded, 'testnet', config, {});
+    const stdin = (
+      unwrapSecrets(withPassword.resources.find((r) => r.name === 'validator-node-key')!.inputs) as Record<string, any>
+    ).stdin;
+    expect(stdin).toContain(`export BACKUP_PASSWORD='${BACKUP_PASSWORD}'`);
+  });
+});
+
+describe("keyCustody secret (Kubernetes): the operator's Secret is mounted, never made or read", () => {
+  let declared: Declared;
+  beforeAll(async () => {
+    declared = await declareProgram(recorded, 'testnet', secretStack(), WRITER_VALUES);
+  });
+  const statefulSet = () =>
+    unwrapSecrets(declared.resources.find((r) => r.type === 'kubernetes:apps/v1:StatefulSet')!.inputs) as any;
+
+  it('declares no key Secret and no key material; the pod mounts the named entry as the key file', () => {
+    const secrets = declared.resources.filter((r) => r.type === 'kubernetes:core/v1:Secret');
+    expect(secrets.map((s) => (s.inputs as any).metadata.name)).not.toContain('besu-node-writer-key');
+    expect(secrets.map((s) => (s.inputs as any).metadata.name)).not.toContain('vault-writer-key');
+    expect(declared.resources.filter((r) => r.type.startsWith('random:'))).toEqual([]);
+    const set = statefulSet();
+    expect(set.spec.template.spec.volumes.find((v: any) => v.name === 'key')).toEqual({
+      name: 'key',
+      secret: { secretName: 'vault-writer-key', defaultMode: 0o440, items: [{ key: 'nodekey', path: 'key' }] },
+    });
+    expect(set.metadata.annotations[KEY_SECRET_ANNOTATION]).toBe('vault-writer-key');
+    // The writer's relay signer takes the key from the same entry.
+    const variables = set.spec.template.spec.containers.flatMap((c: any) => c.env ?? []);
+    const fromSecrets = variables.filter((v: any) => v.valueFrom?.secretKeyRef);
+    expect(fromSecrets.map((v: any) => v.valueFrom.secretKeyRef)).toEqual([
+      { name: 'vault-writer-key', key: 'nodekey' },
+    ]);
+  });
+
+  it('exports the identity of the given public key, and keeps the backup password the operator set', async () => {
+    const outputs = declared.outputs.nodes.writer;
+    expect((await settle(outputs.enode)).value).toBe(`enode://${KEY_ONE_PUBLIC.replace(/^0x/, '')}@203.0.113.10:60606`);
+    expect((await settle(outputs.address)).value).toBe(KEY_ONE_ADDRESS);
+    const backup = declared.resources.find((r) => (r.inputs as any).metadata?.name === 'besu-node-writer-backup');
+    expect(JSON.stringify(unwrapSecrets(backup!.inputs))).toContain(BACKUP_PASSWORD);
+  });
+
+  it('passes the policy; one that mounts another Secret, or declares the operator Secret, fails it', () => {
+    // The program's genesis in these tests is the project's test genesis.
+    const settings = contextFromSettings(declared.loaded.settings);
+    const context = { ...settings, network: { ...settings.network!, genesis: TEST_GENESIS } };
+    const resources = asPolicy(declared);
+    expect(checkResources(resources, context).filter((v) => !v.advisory)).toEqual([]);
+    const set = resources.find((r) => r.type === 'kubernetes:apps/v1:StatefulSet')!;
+    const tampered = structuredClone(set);
+    (tampered.inputs as any).spec.template.spec.volumes.find((v: any) => v.name === 'key').secret.secretName = 'other';
+    const declaredSecret = {
+      ...structuredClone(set),
+      type: 'kubernetes:core/v1:Secret',
+      inputs: { metadata: { name: 'vault-writer-key', labels: (set.inputs as any).metadata.labels } },
+    };
+    const found = checkResources([tampered, declaredSecret], context).filter(
+      (v) => v.policy === 'key-secret-referenced',
+    );
+    expect(found.map((v) => v.message)).toEqual([
+      expect.stringContaining('its key volume mounts Secret "other", not vault-writer-key'),
+      expect.stringContaining('the program declares Secret vault-writer-key'),
+    ]);
+  });
+});
+
+describe('the settings of a custody are checked against the node', () => {
+  const keyOf = (problems: Problem[]) => problems.map((p) => [p.key, p.allowed]);
+
+  it('refuses machine custody on a Kubernetes node, and secret custody on an SSH node', () => {
+    expect(keyOf(problemsOf(secretStack({ keyCustody: 'machine' }), WRITER_VALUES))).toContainEqual([
+      'lacchain:nodes[0].keyCustody',
+      expect.stringContaining('stack or secret for a kubernetes node'),
+    ]);
+    expect(keyOf(problemsOf(machineStack({ keyCustody: 'secret' })))).toEqual(
+      expect.arrayContaining([
+        ['lacchain:nodes[0].keyCustody', expect.stringContaining('stack or machine for a ssh node')],
+      ]),
+    );
+  });
+
+  it('refuses secret custody without its Secret or public key, and a public key that is not a point', () => {
+    const missing = problemsOf(secretStack({ keySecret: undefined, publicKey: undefined }), WRITER_VALUES);
+    expect(missing.map((p) => p.key).sort()).toEqual(['lacchain:nodes[0].keySecret', 'lacchain:nodes[0].publicKey']);
+    const offCurve = `0x${'1'.repeat(128)}`;
+    expect(parsePublicKey(offCurve)).toBeUndefined();
+    expect(problemsOf(secretStack({ publicKey: offCurve }), WRITER_VALUES).map((p) => p.key)).toEqual([
+      'lacchain:nodes[0].publicKey',
+    ]);
+    expect(problemsOf(secretStack({ keySecret: 'Not_A_Name' }), WRITER_VALUES).map((p) => p.key)).toEqual([
+      'lacchain:nodes[0].keySecret',
+    ]);
+  });
+
+  it('refuses a secret-custody node without lacchain:backupPassword (no password can be derived)', () => {
+    const config = secretStack();
+    delete (config as Record<string, unknown>)['lacchain:backupPassword'];
+    expect(keyOf(problemsOf(config, WRITER_VALUES))).toEqual([
+      ['lacchain:backupPassword', expect.stringContaining('keyCustody secret')],
+    ]);
+  });
+
+  it('refuses an imported key for a node whose key is not the stack', () => {
+    const config = { ...machineStack(), 'lacchain:nodeKeys': { validator: KEY_ONE } };
+    expect(keyOf(problemsOf(config))).toEqual([
+      ['lacchain:nodeKeys.validator', expect.stringContaining('no imported key for a node with keyCustody machine')],
+    ]);
+  });
+
+  it('refuses the Secret fields with another custody', () => {
+    const config = sshValidatorStack({ ...sshValidatorEntry(), keySecret: 'x', publicKey: MACHINE_PUBLIC_KEY });
+    expect(problemsOf(config).map((p) => p.key)).toEqual([
+      'lacchain:nodes[0].keySecret',
+      'lacchain:nodes[0].publicKey',
+    ]);
+  });
+
+  it('keeps stack custody as the default: nothing changes for a stack that names none', () => {
+    const { settings } = loadStack('testnet', rawConfig(sshValidatorStack(), 'Pulumi.testnet.yaml'), memoryFiles({}));
+    expect(settings.nodes[0].keyCustody).toBe('stack');
+  });
+});
+
+describe('the mainnet advisory on a validator whose key is in the state', () => {
+  it('tells what machine custody would give, without failing', async () => {
+    // A validator's settings, on the mainnet network (the policy reads the network from the context).
+    const { settings } = loadStack('testnet', rawConfig(sshValidatorStack(), 'Pulumi.testnet.yaml'), memoryFiles({}));
+    const context = { ...contextFromSettings(settings), network: NETWORKS['mainnet-omega'] };
+    const keyStep: PolicyResource = {
+      type: 'command:remote:Command',
+      name: 'validator-node-key',
+      inputs: {},
+      options: { protect: false, parent: 'validator' },
+    };
+    const found = checkResources([keyStep], context).filter((v) => v.policy === 'validator-key-custody');
+    expect(found).toEqual([
+      expect.objectContaining({
+        advisory: true,
+        message: expect.stringContaining('keyCustody machine would keep it on its machine only'),
+      }),
+    ]);
+    const machine = {
+      ...contextFromSettings({
+        ...settings,
+        nodes: settings.nodes.map((n) => ({ ...n, keyCustody: 'machine' as const })),
+      }),
+      network: NETWORKS['mainnet-omega'],
+    };
+    expect(checkResources([keyStep], machine).filter((v) => v.policy === 'validator-key-custody')).toEqual([]);
+  });
+});
