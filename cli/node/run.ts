@@ -23,6 +23,7 @@ import { NODE_OPTIONS, NODE_TOOL, Operation } from './spec';
 import { NodeClient, nodeClient } from '../operations/nodeClient';
 import { chooseBackup, chooseRollback, listBackups, restoreBackup, takeBackup } from '../operations/backups';
 import { expandHome, readKeyFile } from '../keyFile';
+import { KEY_CUSTODY_FACTS } from '../../core/catalog/keyCustody';
 import { fleetRow } from '../operations/fleet';
 import { fleetHealthy, fleetTable } from '../../core/operations/fleet';
 import { CauseObservations, fixesFor } from '../../core/operations/causes';
@@ -257,6 +258,8 @@ async function observe(node: NodeSettings, client: NodeClient, window: number): 
 
 function report(node: NodeSettings, verdicts: Verdict[]): void {
   say(`node ${node.name} (${node.typenode}, ${node.target}, ${node.network.name})`);
+  // Where the key lives (docs/security.md#key-custody); the enode check below says whether the node answers with it.
+  say(`  ${'key'.padEnd(14)} keyCustody ${node.keyCustody}: ${KEY_CUSTODY_FACTS[node.keyCustody].where}`);
   let previousFix: string | undefined;
   for (const v of verdicts) {
     say(`  ${v.check.padEnd(14)} ${v.ok ? 'ok  ' : 'FAIL'}  ${v.detail}`);

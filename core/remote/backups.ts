@@ -41,6 +41,7 @@ export function nodeBackupCommand(node: SshNodeSettings): string {
     SERVICE_USER: DEFAULT_SERVICE_USER,
     DATA_DIR: paths.dataDir,
     KEY_FILE: paths.key,
+    KEY_CUSTODY: node.keyCustody,
     ENODE_FILE: paths.enode,
     CONFIG_FILE: paths.config,
     RELEASES_DIR: paths.releasesDir,

@@ -13,6 +13,7 @@
 #                                          recorded enode at a head of at least HEAD; with KEY_FROM_STDIN=true, the
 #                                          node key is read from standard input when the machine lost it
 # Settings (environment, written before this script): NODE_NAME, SERVICE_NAME, SERVICE_USER, DATA_DIR, KEY_FILE,
+# KEY_CUSTODY (stack or machine: where a lost key comes back from),
 # ENODE_FILE, CONFIG_FILE, RELEASES_DIR, RPC_PORT, START_TIMEOUT, KEEP, ENV_FILE (the repository and its password),
 # LOCK_FILE, STOPPED_FILE (there while a backup has the node stopped), BEFORE_RESTORE_SUFFIX, VERSION_METADATA, TAG_* (the tags' names), MARK, REASON_BEFORE_CHANGE.
 : "${NODE_NAME:?}" "${SERVICE_NAME:?}" "${SERVICE_USER:?}" "${DATA_DIR:?}" "${KEY_FILE:?}" "${ENODE_FILE:?}"
@@ -149,6 +150,9 @@ cmd_restore() {
   grep -q "\"$TAG_NODE=$NODE_NAME\"" <<<"$snapshot" || fail "backup $id is not one of node $NODE_NAME's"
   grep -q "\"$TAG_RELEASE=$release\"" <<<"$snapshot" || fail "backup $id was not taken on Besu $release"
   if [ ! -f "$KEY_FILE" ] && [ "${KEY_FROM_STDIN:-false}" != true ]; then
+    if [ "${KEY_CUSTODY:-stack}" = machine ]; then
+      fail "the node key $KEY_FILE is gone and is not in any backup (keyCustody machine: it lives only on the machine and in your own copy): give your copy (npm run node -- restore --key-file FILE); nothing was changed"
+    fi
     fail "the node key $KEY_FILE is gone and is not in any backup: give your copy (npm run node -- restore --key-file FILE) or let pulumi up write it again (docs/operations.md); nothing was changed"
   fi
   parent=$(dirname "$DATA_DIR")

@@ -7,8 +7,9 @@
  * file), the state in a file backend in a temporary folder. One testnet stack with a writer, a validator and a
  * bootnode on the cluster, their keys imported (lacchain:nodeKeys): such a stack needs neither the random provider
  * (the program loads it only for a key it generates) nor the command provider (SSH nodes only), which cannot be had
- * here. The tests are steps of one stack's life, in order: each starts from where the one before left it; the last
- * one adds a mainnet stack that the program's mandatory rules refuse.
+ * here. The tests are steps of one stack's life, in order: each starts from where the one before left it; the
+ * seventh adds a mainnet stack that the program's mandatory rules refuse, the last moves the writer's key to a Secret
+ * of the operator's (keyCustody secret).
  *
  * What kwok's workers cannot show (docs/kubernetes.md, "What the tests check on a real API server"): no container
  * runs, so no image is pulled (a tag or digest is never resolved), Besu never starts (the enode checked is the one the
@@ -345,6 +346,60 @@ engine.describe(
         writeMainnetValues(true);
         const preview = await mainnet.preview();
         expect(preview.changeSummary.create).toBeGreaterThan(0);
+      },
+    );
+
+    itWithCluster(
+      "8. keyCustody secret: the writer switches to the operator's own Secret, same key and enode; the program never makes, changes or keeps it",
+      async () => {
+        // The operator's tooling (External Secrets, Vault, sealed-secrets) made the Secret; here kubectl does.
+        const operatorSecret = 'vault-writer-key';
+        const made = await cluster().kubectl([
+          'create',
+          'secret',
+          'generic',
+          operatorSecret,
+          '-n',
+          NAMESPACE,
+          '--from-literal',
+          `nodekey=${KEYS.writer}`,
+        ]);
+        expect(made.code).toBe(0);
+        const version = await get('secret', operatorSecret, '{.metadata.resourceVersion}');
+        const publicKey = `0x${new SigningKey(KEYS.writer).publicKey.slice(4)}`;
+        // As docs/security.md says: the custody and the Secret in the node's entry, the imported key gone from the
+        // config, a backup password of the operator's.
+        const file = path.join(project.dir, `Pulumi.${STACK}.yaml`);
+        const stackFile = yaml.load(fs.readFileSync(file, 'utf8')) as { config: Record<string, any> };
+        stackFile.config['lacchain:nodes'] = stackFile.config['lacchain:nodes'].map((entry: any) =>
+          entry.name === 'writer'
+            ? { ...entry, keyCustody: 'secret', keySecret: operatorSecret, keySecretEntry: 'nodekey', publicKey }
+            : entry,
+        );
+        fs.writeFileSync(file, yaml.dump(stackFile));
+        await stack.removeConfig('lacchain:nodeKeys.writer', true);
+        await stack.setConfig('lacchain:backupPassword', { value: 'a backup password for tests', secret: true });
+
+        const { outputs, steps } = await upWithSteps();
+        expect(identities(outputs)).toEqual(first);
+        const names = kubernetesNames('writer');
+        // The pod takes the key from the operator's Secret, the one entry mounted as Besu's key file.
+        expect(
+          JSON.parse(
+            await get('statefulset', names.statefulSet, "{.spec.template.spec.volumes[?(@.name=='key')].secret}"),
+          ),
+        ).toEqual({ secretName: operatorSecret, defaultMode: 0o440, items: [{ key: 'nodekey', path: 'key' }] });
+        // The program's own key Secret is forgotten, and kept in the cluster (the operator deletes it once the pod
+        // runs from theirs); the operator's Secret is untouched and in no state.
+        expect(steps).toContain('delete kubernetes:core/v1:Secret writer-key');
+        expect(await exists('secret', names.keySecret)).toBe(true);
+        expect(await get('secret', operatorSecret, '{.metadata.resourceVersion}')).toBe(version);
+        const state = (await stack.exportStack()).deployment.resources ?? [];
+        const secretsInState = state
+          .filter((r: any) => r.type === 'kubernetes:core/v1:Secret')
+          .map((r: any) => r.outputs?.metadata?.name ?? nameOf(r.urn));
+        expect(secretsInState).not.toContain(operatorSecret);
+        expect(secretsInState).not.toContain(names.keySecret);
       },
     );
   },

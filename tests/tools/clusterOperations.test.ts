@@ -113,6 +113,10 @@ describe('cluster operations in states a fake pod cannot show', () => {
     const result = await node('check', '--window', '3');
     fs.writeFileSync(path.join(answers, 'containers'), CONTAINERS_READY);
     expect(result.stdout).toMatch(/relay-signer +FAIL +not ready: required on this node, and not running/);
+    // Where the key lives, before the verdicts.
+    expect(result.stdout).toMatch(
+      /^ {2}key +keyCustody stack: in the stack's state \(a Pulumi secret\), copied to the node$/m,
+    );
     expect(result.stdout).toMatch(/verdict: unhealthy/);
     expect(result.code).toBe(1);
   });
