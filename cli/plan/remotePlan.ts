@@ -23,7 +23,7 @@ import { SECRET_MARKER } from '../../tools/recording/engine';
 export function writeRemotePlan(
   out: string,
   node: SshNodeSettings,
-  values: { genesis: string; enode: string; address: string },
+  values: { genesis: string; enode: string; address: string; backupPasswordSet?: boolean },
 ): void {
   const dir = path.join(out, 'remote', node.name);
   fs.mkdirSync(dir, { recursive: true });
@@ -38,8 +38,9 @@ export function writeRemotePlan(
     const prefix = `${String(i + 1).padStart(2, '0')}-${step.name}`;
     const env = { ...(step.env as Record<string, string>) };
     if (step.takesNodeKey) {
-      env[NODE_KEY_PARAMETER] = SECRET_MARKER;
-      env[BACKUP_PASSWORD_PARAMETER] = SECRET_MARKER;
+      // A machine holding its own key gets none, and derives the backup password itself unless the stack sets one.
+      if (node.keyCustody === 'stack') env[NODE_KEY_PARAMETER] = SECRET_MARKER;
+      if (node.keyCustody === 'stack' || values.backupPasswordSet) env[BACKUP_PASSWORD_PARAMETER] = SECRET_MARKER;
       if (S3_REPOSITORY.test(node.backups.repository)) {
         for (const parameter of Object.values(BACKUP_S3_PARAMETERS)) env[parameter] = SECRET_MARKER;
       }

@@ -57,6 +57,9 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
       rpcPasswords: Object.fromEntries(
         Object.entries(secrets.rpcPasswords ?? {}).map(([user, password]) => [user, pulumi.secret(readable(password))]),
       ),
+      ...(secrets.backupPassword !== undefined
+        ? { backupPassword: pulumi.secret(readable(secrets.backupPassword)) }
+        : {}),
     },
     { genesis: () => genesis },
   );
@@ -73,7 +76,7 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
     if (node.target !== 'ssh') continue;
     const shown = (shownOutputs as { nodes: Record<string, { enode: string; address: string }> }).nodes[node.name];
     nodeValues[node.name] = { genesis, enode: shown.enode, address: shown.address };
-    writeRemotePlan(out, node, nodeValues[node.name]);
+    writeRemotePlan(out, node, { ...nodeValues[node.name], backupPasswordSet: secrets.backupPassword !== undefined });
   }
   const policy = checkPlan(planned, settings, plannedStepInputs(settings, nodeValues));
   fs.writeFileSync(path.join(out, 'policy.json'), `${JSON.stringify(policy, null, 2)}\n`);
@@ -150,7 +153,14 @@ function keyFilesByNode(args: string[], settings: StackSettings): Record<string,
     if (node === undefined && names.length !== 1) {
       throw new UsageError(`--node-key-file ${arg}: this stack has several nodes (${names.join(', ')}): use NODE=FILE`);
     }
-    keys[node ?? names[0]] = readKeyFile(file);
+    const name = node ?? names[0];
+    const custody = settings.nodes.find((n) => n.name === name)?.keyCustody;
+    if (custody !== 'stack') {
+      throw new UsageError(
+        `--node-key-file ${arg}: node ${name} has keyCustody ${custody}: its key is not the stack's (docs/security.md#key-custody)`,
+      );
+    }
+    keys[name] = readKeyFile(file);
   }
   return keys;
 }

@@ -55,7 +55,11 @@ describe.each(['testnet', 'mainnet'] as const)(
     const result = plan(['--stack', stack, '--config', config]);
 
     it('plans cleanly', () => {
-      expect(result.stderr).toBe('');
+      // On mainnet, only the advice to the validator whose key is in the state (keyCustody stack, the default).
+      const warnings = result.stderr.split('\n').filter(Boolean);
+      expect(warnings).toEqual(
+        stack === 'mainnet' ? [expect.stringMatching(/^policy warning: \[validator-key-custody, advisory\] /)] : [],
+      );
       expect(result.code).toBe(0);
     });
 
@@ -242,6 +246,58 @@ describe('plan of an SSH node', () => {
     expect(commands).toHaveLength(REMOTE_STEP_NAMES.length);
     expect(commands.find((c: any) => c.name === 'validator-node-key').inputs.stdin).toBe('[secret]');
     expect(JSON.stringify(commands.map((c: any) => c.inputs.connection))).not.toMatch(/BEGIN/);
+  });
+});
+
+describe('plan of nodes whose key the stack does not hold (keyCustody machine and secret)', () => {
+  const config = project(
+    {
+      'lacchain:network': 'open-protestnet',
+      'lacchain:nodes': [
+        { ...sshValidatorEntry({ user: 'ubuntu' }), keyCustody: 'machine' },
+        {
+          name: 'writer',
+          typenode: 'writer',
+          target: 'kubernetes',
+          keyCustody: 'secret',
+          keySecret: 'vault-writer-key',
+          publicKey: KEY_ONE_PUBLIC,
+        },
+      ],
+      'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
+      'lacchain:backupPassword': { secure: 'v1:BBBB' },
+      'lacchain:companions': structuredClone(TEST_COMPANIONS),
+    },
+    { 'values/writer.yml': valuesFor('testnet', 'writer') },
+  );
+  const result = plan(['--stack', 'testnet', '--config', config]);
+
+  it('plans them: the machine enode known after pulumi up, the Secret one from publicKey; no key anywhere', () => {
+    expect(result.code).toBe(0);
+    // Only the test network's advice on images by tag: the pinning rules know the containers that take the key from
+    // the operator's Secret.
+    expect(result.stderr.split('\n').filter((line) => line && !line.startsWith('policy warning: '))).toEqual([]);
+    expect(result.stderr).toContain('container writer-besu receives the node key');
+    expect(result.stderr).toContain('container writer-relay-signer receives the node key');
+    const outputs = JSON.parse(result.stdout);
+    expect(outputs.nodes.validator.enode).toBe('[known after pulumi up]');
+    expect(outputs.nodes.writer.enode).toMatch(new RegExp(`^enode://${KEY_ONE_PUBLIC}@`));
+    const nodeKeyEnv = fs.readFileSync(path.join(result.out, 'remote', 'validator', '05-node-key.env'), 'utf8');
+    expect(nodeKeyEnv).not.toContain('NODE_KEY=');
+    expect(nodeKeyEnv).toContain("export KEY_CUSTODY='machine'");
+    expect(nodeKeyEnv).toContain("export BACKUP_PASSWORD='[secret]'");
+    const resources = JSON.parse(fs.readFileSync(path.join(result.out, 'resources.json'), 'utf8'));
+    const secrets = resources.filter((r: any) => r.type === 'kubernetes:core/v1:Secret').map((r: any) => r.name);
+    expect(secrets).not.toContain('writer-key');
+    expect(resources.filter((r: any) => r.type.startsWith('random:'))).toEqual([]);
+  });
+
+  it('refuses a key file for a node whose key is not the stack', () => {
+    const keyFile = path.join(work, 'machine.key');
+    fs.writeFileSync(keyFile, KEY_ONE);
+    const refused = plan(['--stack', 'testnet', '--config', config, '--node-key-file', `validator=${keyFile}`]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/node validator has keyCustody machine: its key is not the stack's/);
   });
 });
 
