@@ -7,8 +7,9 @@ import * as yaml from 'js-yaml';
 import { loadStack } from '../core/settings/load';
 import type { LoadedStack } from '../core/settings/load';
 import type { StackOutputs } from '../program';
-import { RecordedResource, settle, unwrapSecrets } from '../tools/recording/engine';
+import { deterministicHex, RecordedResource, settle, startRecording, unwrapSecrets } from '../tools/recording/engine';
 import { memoryFiles, rawConfig, testGenesisText } from './fixtures';
+import { PROGRAM_TYPES } from './pulumi';
 
 /** One declaration of the program: the settings, the outputs and the resources it declared. */
 export interface Declared {
@@ -55,4 +56,49 @@ export async function declareProgram(
   }
   await new Promise((resolve) => setTimeout(resolve, 100));
   return { loaded, outputs, resources: recorded.slice(start) };
+}
+
+/** What the engine knows of a run of the program beyond the inputs (see recordRun). */
+export interface RunOutputs {
+  /** The stack the program sees (default testnet). */
+  stack?: string;
+  /**
+   * Preview semantics: every output not given here stays unknown, as in `pulumi preview` or as the part of `pulumi up`
+   * that runs before the commands it waits for have run.
+   */
+  preview: boolean;
+  /**
+   * The standard output of node-key Commands (`<node>-node-key`), by resource name, as the engine records it once the
+   * command ran (a machine holding its own key prints its public key there, which the program reads back).
+   */
+  nodeKeyStdout?: Record<string, string>;
+}
+
+/**
+ * Starts recording as the engine runs the program, for one declaration (declareProgram): deterministic random bytes
+ * as recordProgram gives them, and what `outputs` says of the remote Commands. The recording engine gives a Command no
+ * stdout of its own (it runs nothing); the real engine records it after the command ran, so a declaration that reads
+ * one back (key custody machine) is declared twice: once before the node-key step ran, with preview semantics (its
+ * stdout unknown, as are the steps and outputs made from it), then with the stdout that step printed. Not as an update
+ * without the stdout: a known but empty stdout holds no public key, and the program then fails, as it should after a
+ * real run (machinePublicKeyOf).
+ */
+export function recordRun(outputs: RunOutputs): RecordedResource[] {
+  return startRecording({
+    project: 'lacchain-besu-node',
+    stack: outputs.stack ?? 'testnet',
+    preview: outputs.preview,
+    knownTypes: PROGRAM_TYPES,
+    outputsFor: (resource) => {
+      if (resource.type === 'random:index/randomBytes:RandomBytes') {
+        const hex = deterministicHex(resource.name, Number(resource.inputs.length));
+        return { hex, base64: Buffer.from(hex, 'hex').toString('base64') };
+      }
+      const stdout = outputs.nodeKeyStdout?.[resource.name];
+      if (resource.type === 'command:remote:Command' && resource.name.endsWith('-node-key') && stdout !== undefined) {
+        return { stdout };
+      }
+      return undefined;
+    },
+  });
 }

@@ -7,6 +7,7 @@
 import { RecordedResource, unwrapSecrets } from '../tools/recording/engine';
 import { progress } from './hostSuite';
 import { REMOTE_STEP_NAMES } from '../core/remote/steps';
+import { declareProgram, recordRun } from './program';
 import type { Declared } from './program';
 import type { TestHost } from './host/testHost';
 
@@ -48,13 +49,16 @@ export function runRemoteStep(host: TestHost, step: RemoteStep) {
   return host.ssh(step.create, { user: step.user, input: step.stdin });
 }
 
-/** One step's run: its name and how long its SSH session took. */
+/** One step's run: its name, how long its SSH session took, and what it printed. */
 export interface TimedStep {
   name: string;
   seconds: number;
+  /** Its standard output: what the engine records as the Command's `stdout`. */
+  stdout: string;
+  stderr: string;
 }
 
-/** Runs commands in order and returns each one's time; the first failure throws with its output. */
+/** Runs commands in order and returns each one's time and output; the first failure throws with its output. */
 export async function runRemoteSteps(host: TestHost, steps: RemoteStep[]): Promise<TimedStep[]> {
   const timed: TimedStep[] = [];
   for (const step of steps) {
@@ -66,9 +70,59 @@ export async function runRemoteSteps(host: TestHost, steps: RemoteStep[]): Promi
     if (result.code !== 0) {
       throw new Error(`step ${step.name} failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
     }
-    timed.push({ name: step.name, seconds });
+    timed.push({ name: step.name, seconds, stdout: result.stdout, stderr: result.stderr });
   }
   return timed;
+}
+
+/** True for a node's steps up to and including its node-key step (the ones run before a key is read back). */
+export function upToNodeKey(step: RemoteStep): boolean {
+  const index = REMOTE_STEP_NAMES.findIndex((name) => step.name.endsWith(`-${name}`));
+  return index >= 0 && index <= REMOTE_STEP_NAMES.indexOf('node-key');
+}
+
+/** A `pulumi up` replayed with the node-key steps' output read back (upReadingBack). */
+export interface ReadBackUp {
+  /** The declaration before the node-key steps ran (preview semantics: what is made from their output unknown). */
+  before: Declared;
+  /** The declaration with their output, as the update ends: its start steps carry the enodes read back. */
+  declared: Declared;
+  /** Each node-key step's standard output, by resource name (what the engine records as its `stdout`). */
+  nodeKeyStdout: Record<string, string>;
+  /** Every step's run, in order. */
+  runs: TimedStep[];
+}
+
+/**
+ * Replays `pulumi up` of a stack as the engine runs it when the program reads a Command's output back (key custody
+ * machine: the node-key step prints the public key of the key the machine holds, and the start step checks the enode
+ * made from it): declares the program with preview semantics (recordRun), runs every node's steps up to and including
+ * its node-key step, declares it again with those steps' stdout, checks the steps already run are unchanged in it (the
+ * engine would not run them twice), then runs the rest. A stack without machine custody goes through the same way.
+ */
+export async function upReadingBack(
+  host: TestHost,
+  stack: string,
+  config: Record<string, unknown>,
+  files: Record<string, unknown> = {},
+): Promise<ReadBackUp> {
+  const before = await declareProgram(recordRun({ stack, preview: true }), stack, config, files);
+  const first = remoteCommands(before).filter(upToNodeKey);
+  const runs = await runRemoteSteps(host, first);
+  const nodeKeyStdout = Object.fromEntries(
+    runs.filter((run) => run.name.endsWith('-node-key')).map((run) => [run.name, run.stdout]),
+  );
+  const declared = await declareProgram(recordRun({ stack, preview: false, nodeKeyStdout }), stack, config, files);
+  const steps = remoteCommands(declared);
+  const changed = changedCommands(first, steps.filter(upToNodeKey));
+  if (changed.length > 0) {
+    throw new Error(`the read-back changed steps that already ran: ${changed.map((step) => step.name).join(', ')}`);
+  }
+  const rest = await runRemoteSteps(
+    host,
+    steps.filter((step) => !upToNodeKey(step)),
+  );
+  return { before, declared, nodeKeyStdout, runs: [...runs, ...rest] };
 }
 
 /** The node key a node's node-key step sends (its secret parameter), as the operator's own copy of it would hold it. */

@@ -205,7 +205,8 @@ export function remoteSteps<V>(
       CONFIG_TOML: files.configToml,
       GENESIS_JSON: values.genesis,
       GENESIS_SHA256: values.genesisSha256,
-      // With machine custody the node-key step writes them, from the key it holds.
+      // The identity the stack knows, for the review and the policy (a machine holding its key reports its own); the
+      // node-key step writes its files, once the key on the machine is the one it names.
       ...(machineCustody ? {} : { NODE_ADDRESS: values.address, NODE_ENODE: values.enode }),
       LAUNCHER: files.launcher,
       SYSTEMD_UNIT: files.systemdUnit,
@@ -236,7 +237,11 @@ export function remoteSteps<V>(
         // The metrics endpoint's token check (its token is a secret parameter), when there is an endpoint.
         ...(node.metricsEndpoint ? { METRICS_TOKEN_CHECK_FILE: metricsTokenCheckFile(node) } : {}),
         KEY_CUSTODY: node.keyCustody,
-        ...(machineCustody ? machineKeyParameters(node, javaMajor) : {}),
+        NODE_ADDRESS_FILE: paths.nodeAddress,
+        ENODE_FILE: paths.enode,
+        ...(machineCustody
+          ? machineKeyParameters(node, javaMajor)
+          : { NODE_ADDRESS: values.address, NODE_ENODE: values.enode }),
       },
       true,
     ),
@@ -293,8 +298,6 @@ function machineKeyParameters(node: SshNodeSettings, javaMajor: number): Record<
   const paths = nodePaths(node);
   return {
     DATA_DIR: paths.dataDir,
-    NODE_ADDRESS_FILE: paths.nodeAddress,
-    ENODE_FILE: paths.enode,
     P2P_ENDPOINT: `${node.p2pHost}:${node.p2pPort}`,
     BESU_BINARY: `${paths.releasesDir}/besu-${node.releaseVersion}/bin/besu`,
     JAVA_HOME_LINK: pinnedJavaHome(javaMajor),

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # The node-files step of provisioning a remote node: the service user, the node home (root's: only its data and logs
 # folders are the service user's, and what goes there is written as the service user) and every file the node reads,
-# except the key (the node-key step writes it): config.toml, the verified genesis, the node's address and enode (the
-# identity the day-2 checks compare the running node with), the logs folder and its rotation, the launcher and the
+# except the key and the identity files (the node-key step writes them, once the key is the one they name):
+# config.toml, the verified genesis, the logs folder and its rotation, the launcher and the
 # systemd service, and the metrics relay. Files are replaced only when their contents change.
 # A restore cut half-way (its data folder moved aside to DATA_DIR plus BEFORE_RESTORE_SUFFIX, the restored one not yet
 # in place) gets its data put back first.
 # Parameters (environment): NODE_HOME and where its files go (DATA_DIR, LOGS_DIR, BIN_DIR, CONFIG_FILE, GENESIS_FILE,
 # NODE_ADDRESS_FILE, ENODE_FILE, LAUNCHER_FILE, INFO_LOG: DATA_DIR and LOGS_DIR are the service user's and hold the
 # files written as that user; the others are inside NODE_HOME), SERVICE_NAME, SERVICE_USER, CONFIG_TOML, GENESIS_JSON,
-# GENESIS_SHA256, NODE_ADDRESS and NODE_ENODE (absent with machine custody), LAUNCHER, SYSTEMD_UNIT, LOGROTATE_CONF, the metrics relay (METRICS_RELAY,
+# GENESIS_SHA256, NODE_ADDRESS and NODE_ENODE (the identity, shown for review; absent with machine custody), LAUNCHER, SYSTEMD_UNIT, LOGROTATE_CONF, the metrics relay (METRICS_RELAY,
 # its file METRICS_RELAY_FILE, its unit METRICS_RELAY_UNIT named METRICS_RELAY_SERVICE: enabled, and restarted when
 # Besu runs); optional: RPC_JWT_PUBLIC_KEY_FILE and
 # RPC_JWT_PUBLIC_KEY (JWT authentication of the RPC), UNSAFE_RPC_OVERRIDE (what the operator's explicit override of the
@@ -48,11 +48,6 @@ install -d -m 0755 -o root -g root "$BIN_DIR"
 actual=$(printf '%s' "$GENESIS_JSON" | sha256sum | cut -d' ' -f1)
 [ "$actual" = "$GENESIS_SHA256" ] || fail "genesis arrived damaged: expected sha256 $GENESIS_SHA256, got $actual"
 printf '%s' "$GENESIS_JSON" | as_service_user user_write "$GENESIS_FILE" 0640
-# The identity the program knows (key custody stack or secret); with machine custody the node-key step writes it.
-if [ -n "${NODE_ENODE:-}" ]; then
-  printf '%s\n' "${NODE_ADDRESS:?}" | as_service_user user_write "$NODE_ADDRESS_FILE" 0644
-  printf '%s\n' "$NODE_ENODE" | as_service_user user_write "$ENODE_FILE" 0644
-fi
 
 write_file "$CONFIG_FILE" 0640 "root:$group" "$CONFIG_TOML"
 write_file "$LAUNCHER_FILE" 0755 root:root "$LAUNCHER"

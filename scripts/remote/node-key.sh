@@ -14,7 +14,8 @@
 # BACKUP_REPOSITORY and its password, which the node's backup command reads.
 # A restore cut half-way gets the node's data put back first (BEFORE_RESTORE_SUFFIX: where the restore moved it).
 # Parameters (environment): NODE_HOME, KEY_FILE (in the service user's data folder), SERVICE_USER, KEY_CUSTODY
-# (stack or machine); with stack NODE_KEY (secret); with machine DATA_DIR, NODE_ADDRESS_FILE, ENODE_FILE, P2P_ENDPOINT
+# (stack or machine), NODE_ADDRESS_FILE, ENODE_FILE (the identity files, written once the key is accepted); with stack
+# NODE_KEY (secret), NODE_ADDRESS and NODE_ENODE (the key's identity); with machine DATA_DIR, P2P_ENDPOINT
 # (host:port), BESU_BINARY, JAVA_HOME_LINK, PUBLIC_KEY_LABEL, BACKUP_PASSWORD_LABEL, optional EXPECTED_PUBLIC_KEY;
 # BACKUP_ENV_FILE, BACKUP_REPOSITORY, BACKUP_PASSWORD (secret; with machine custody, when absent, the HMAC-SHA-256 of
 # BACKUP_PASSWORD_LABEL under the machine's key, as the program derives it), with an S3 repository BACKUP_S3_ACCESS_KEY_ID and
@@ -145,7 +146,13 @@ else
 fi
 : "${BACKUP_PASSWORD:?}"
 case "$status" in
-  0) ;;
+  0)
+    # The identity the day-2 checks compare the running node with, written once the key on the machine is its own.
+    if [ "$KEY_CUSTODY" != machine ]; then
+      printf '%s\n' "${NODE_ADDRESS:?}" | as_service_user user_write "${NODE_ADDRESS_FILE:?}" 0644
+      printf '%s\n' "${NODE_ENODE:?}" | as_service_user user_write "${ENODE_FILE:?}" 0644
+    fi
+    ;;
   3)
     echo "node-key: $key_file holds another node key: refusing to replace the node's identity." >&2
     echo "node-key: to keep that identity, import it: pulumi config set --secret --path 'lacchain:nodeKeys.<node>' < key" >&2
