@@ -20,7 +20,9 @@ export interface Cluster {
  * @public (program.ts loads this file with require)
  */
 export function declareCluster(context: string | undefined, nodes: KubernetesNodeSettings[]): Cluster {
-  const provider = new k8s.Provider('cluster', { context });
+  // A Secret whose data changes is patched, not replaced: replacing one deletes it, and the provider then watches
+  // every Secret of the namespace until the deletion is seen, the operator's key Secret (keyCustody secret) included.
+  const provider = new k8s.Provider('cluster', { context, enableSecretMutable: true });
   const namespaces: Record<string, k8s.core.v1.Namespace> = {};
   for (const name of new Set(nodes.map((n) => n.namespace))) {
     // Created if absent (server-side apply adopts an existing one) and never deleted by this program: deleting a

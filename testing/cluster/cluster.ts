@@ -39,12 +39,25 @@ export interface TestCluster {
   workers: TestWorker[];
   /** The log every container of the cluster serves (CRI format: `<RFC 3339 time> stdout F <line>`), for a test to write. */
   containerLog: string;
+  /**
+   * The API server's audit log (JSON lines, one per request on a Secret, at the Metadata level: who asked what of which
+   * Secret, never its data), for a test to tell which Secrets a program read.
+   */
+  auditLog: string;
   /** Runs the real kubectl against it. */
   kubectl(args: string[], input?: string): Promise<KubectlResult>;
   /** Like kubectl, failing with its error output unless it succeeds; returns standard output. */
   kubectlOk(args: string[], input?: string): Promise<string>;
   stop(): Promise<void>;
 }
+
+/** The API server's audit policy: every request on a Secret, its metadata only; nothing else. */
+const SECRETS_AUDIT_POLICY = {
+  apiVersion: 'audit.k8s.io/v1',
+  kind: 'Policy',
+  omitStages: ['RequestReceived'],
+  rules: [{ level: 'Metadata', resources: [{ group: '', resources: ['secrets'] }] }, { level: 'None' }],
+};
 
 /** The context name in the test kubeconfig. */
 export const TEST_CONTEXT = 'lacchain-test';
@@ -192,7 +205,12 @@ export async function startCluster(binDir: string, workers: TestWorker[]): Promi
     processes.push(etcd);
     await waitFor('etcd', async () => (await fetch(`http://127.0.0.1:${etcdPort}/health`)).ok, 30_000, etcd);
 
+    const auditLog = path.join(dir, 'audit.log');
+    const auditPolicy = path.join(dir, 'audit-policy.yaml');
+    fs.writeFileSync(auditPolicy, yaml.dump(SECRETS_AUDIT_POLICY));
     const apiserver = startProcess(dir, 'kube-apiserver', bin('kube-apiserver'), [
+      `--audit-policy-file=${auditPolicy}`,
+      `--audit-log-path=${auditLog}`,
       `--etcd-servers=http://127.0.0.1:${etcdPort}`,
       '--bind-address=127.0.0.1',
       '--advertise-address=127.0.0.1',
@@ -315,6 +333,7 @@ export async function startCluster(binDir: string, workers: TestWorker[]): Promi
       binDir: path.join(binDir, 'bin'),
       workers,
       containerLog,
+      auditLog,
       kubectl,
       kubectlOk,
       stop,

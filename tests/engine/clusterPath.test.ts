@@ -350,7 +350,7 @@ engine.describe(
     );
 
     itWithCluster(
-      "8. keyCustody secret: the writer switches to the operator's own Secret, same key and enode; the program never makes, changes or keeps it",
+      "8. keyCustody secret: the writer switches to the operator's own Secret, same key and enode; the program never makes, reads, changes or keeps it",
       async () => {
         // The operator's tooling (External Secrets, Vault, sealed-secrets) made the Secret; here kubectl does.
         const operatorSecret = 'vault-writer-key';
@@ -380,8 +380,25 @@ engine.describe(
         await stack.removeConfig('lacchain:nodeKeys.writer', true);
         await stack.setConfig('lacchain:backupPassword', { value: 'a backup password for tests', secret: true });
 
+        const audited = fs.readFileSync(cluster().auditLog, 'utf8').length;
         const { outputs, steps } = await upWithSteps();
         expect(identities(outputs)).toEqual(first);
+        // What the engine and its provider asked of the API server about Secrets during that up (the test's own
+        // kubectl aside): nothing of the operator's Secret, by name or by listing the namespace's Secrets.
+        const requests = fs
+          .readFileSync(cluster().auditLog, 'utf8')
+          .slice(audited)
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line))
+          .filter((event) => !String(event.userAgent).startsWith('kubectl/'));
+        expect(requests.length).toBeGreaterThan(0);
+        const touching = requests.filter(
+          (event) =>
+            event.objectRef?.name === operatorSecret ||
+            (event.objectRef?.name === undefined && ['list', 'watch', 'get'].includes(event.verb)),
+        );
+        expect(touching.map((event) => `${event.verb} ${event.requestURI} by ${event.userAgent}`)).toEqual([]);
         const names = kubernetesNames('writer');
         // The pod takes the key from the operator's Secret, the one entry mounted as Besu's key file.
         expect(
