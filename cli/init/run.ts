@@ -224,6 +224,8 @@ async function setup(
     fromFlag: flags.name !== undefined,
   });
 
+  const machineCustody = await askKeyCustody(asker, target, existing?.keyCustody, flags);
+
   // A replaced node's current values are the defaults, also when it moves to the other path (the fields both have).
   const existingDeploy = existing?.target === 'kubernetes' ? existingValues(dir, existing) : undefined;
   const current = existing
@@ -284,7 +286,13 @@ async function setup(
 
   /** The node's entry and the files' new texts, from the answers so far. */
   const build = () => {
-    const node: NodeEdit = { name, typenode, target, comment: nodeComment(typenode, target, valuesFile) };
+    const node: NodeEdit = {
+      name,
+      typenode,
+      target,
+      ...(machineCustody ? { keyCustody: 'machine' as const } : {}),
+      comment: nodeComment(typenode, target, valuesFile),
+    };
     let valuesText: string | undefined;
     if (target === 'kubernetes' && valuesFile !== undefined) {
       const file = path.join(dir, valuesFile);
@@ -340,12 +348,15 @@ async function setup(
   const keyDir = path.resolve(expandHome(values['key-dir'] ?? DEFAULT_KEY_FOLDER));
   const keyFile = path.join(keyDir, `${stack}-${name}.key`);
   const keyExists = fs.existsSync(keyFile);
-  const useKey = await asker.ask(
-    'keygen',
-    keyExists ? `The node key ${keyFile} exists: use it? [Y/n]` : 'Create the node key now? [Y/n]',
-    yesNo(true),
-    'yes or no',
-  );
+  // A machine that holds its own key gets none from here: the node-key step makes it there.
+  const useKey = machineCustody
+    ? false
+    : await asker.ask(
+        'keygen',
+        keyExists ? `The node key ${keyFile} exists: use it? [Y/n]` : 'Create the node key now? [Y/n]',
+        yesNo(true),
+        'yes or no',
+      );
   const existingKey = useKey && keyExists ? readKeyFile(keyFile) : undefined;
   if (useKey && !keyExists && gitWorkTreeOf(keyFile)) {
     throw new UsageError(
@@ -411,7 +422,7 @@ async function setup(
     `npm run init -- --stack ${stack}`,
     ...(values.dir !== undefined ? [`--dir ${shellQuote(values.dir)}`] : []),
     ...(values['key-dir'] !== undefined ? [`--key-dir ${shellQuote(values['key-dir'])}`] : []),
-    `--name ${name} --replace --keygen ${useKey ? 'yes --store-secret no' : 'no'} --host-key`,
+    `--name ${name} --replace ${machineCustody ? '--key-custody machine' : `--keygen ${useKey ? 'yes --store-secret no' : 'no'}`} --host-key`,
   ].join(' ');
   const items = stillToDo({
     stack,
@@ -428,7 +439,12 @@ async function setup(
     `\nnode ${name}: ${typenode} on ${network.name}, ${target}${onNetwork && onNetwork !== name ? ` (named ${onNetwork} on the network)` : ''}\n`,
   );
   if (identity) process.stdout.write(`enode:   ${identity.enode}\naddress: ${identity.address}\n`);
-  else process.stdout.write('no node key yet: pulumi up makes one (its enode and address are in the stack outputs)\n');
+  else if (machineCustody) {
+    process.stdout.write(
+      'the node key is made on the machine by the first pulumi up and never leaves it: its enode and address are then in the stack outputs (pin its publicKey output in the node entry, and keep a copy of the key: docs/security.md#key-custody)\n',
+    );
+  } else
+    process.stdout.write('no node key yet: pulumi up makes one (its enode and address are in the stack outputs)\n');
   if (items.length === 0) {
     process.stdout.write(`next: pulumi up --stack ${stack}\n`);
     return;
@@ -437,6 +453,47 @@ async function setup(
     `\nStill to do before pulumi up --stack ${stack}${elsewhere ? ` (run the commands in ${dir})` : ''}:\n${formatToDo(items)}\n` +
       `then: pulumi up --stack ${stack}\n`,
   );
+}
+
+/**
+ * Whether an SSH node's key is made and kept on its machine (key custody machine) rather than the stack's: asked for
+ * SSH nodes only (a Kubernetes node's key stays out of the state in a Secret of the operator's, set by hand).
+ */
+async function askKeyCustody(
+  asker: Asker,
+  target: 'kubernetes' | 'ssh',
+  current: unknown,
+  flags: Record<string, string | undefined>,
+): Promise<boolean> {
+  const given = flags['key-custody'];
+  if (target === 'kubernetes') {
+    if (given !== undefined && given !== 'stack') {
+      throw new UsageError(
+        `--key-custody: given ${JSON.stringify(given)}; allowed: stack for a kubernetes node (to keep its key out of the state, name a Secret of yours: keyCustody secret, docs/security.md#key-custody)`,
+      );
+    }
+    return false;
+  }
+  if (given === 'machine' && flags.keygen !== undefined) {
+    throw new UsageError(
+      '--keygen: a machine-custody node gets its key on the machine, not from here; leave --keygen out',
+    );
+  }
+  const byDefault = current === 'machine' ? 'machine' : 'stack';
+  const custody = await asker.ask(
+    'key-custody',
+    `Where the node key lives: stack (the stack's state; the enode known now) or machine (made on the machine, never leaving it; the enode known after the first pulumi up) [${byDefault}]:`,
+    orDefault(
+      (a) =>
+        a.trim() === 'stack' || a.trim() === 'machine'
+          ? { ok: true, value: a.trim() }
+          : { ok: false, problem: `given ${JSON.stringify(a)}; allowed: stack or machine` },
+      byDefault,
+    ),
+    'stack or machine',
+    true,
+  );
+  return custody === 'machine';
 }
 
 /**

@@ -19,6 +19,8 @@ export interface StackFileNode {
   target?: string;
   values?: string;
   inventory?: Record<string, unknown>;
+  /** Where its key lives, as the entry says (absent: the stack's). */
+  keyCustody?: string;
 }
 
 /**
@@ -32,6 +34,8 @@ export interface NodeEdit {
   /** The node's values file when the entry names it (left out: `values/<typenode>.yml`). */
   values?: string;
   inventory?: Record<string, unknown>;
+  /** `machine` when the node's key is made and kept on its machine (left out: the stack's, the default). */
+  keyCustody?: 'machine';
   /** The comment above the entry, saying what the node is and where its settings are. */
   comment: string;
 }
@@ -163,6 +167,9 @@ export function stackFileText(old: string | undefined, file: string, header: str
     entry.set('target', node.target);
     if (node.values === undefined) entry.delete('values');
     else entry.set('values', node.values);
+    // Set when asked for; a machine custody the answer leaves is removed (a Secret custody is the operator's edit).
+    if (node.keyCustody !== undefined) entry.set('keyCustody', node.keyCustody);
+    else if (entry.get('keyCustody') === 'machine') entry.delete('keyCustody');
     if (node.inventory === undefined) entry.delete('inventory');
     else if (!keepInventory) entry.set('inventory', document.createNode(defined(node.inventory)));
     else {
@@ -173,7 +180,13 @@ export function stackFileText(old: string | undefined, file: string, header: str
       }
     }
   } else {
-    const fields = { name: node.name, typenode: node.typenode, target: node.target, values: node.values };
+    const fields = {
+      name: node.name,
+      typenode: node.typenode,
+      target: node.target,
+      keyCustody: node.keyCustody,
+      values: node.values,
+    };
     entry = document.createNode(defined({ ...fields, inventory: node.inventory && defined(node.inventory) }));
     list.add(entry);
   }

@@ -42,7 +42,12 @@ export const INIT_TOOL: ToolSpec<InitOptions> = {
     },
     target: { type: 'string', value: '<kubernetes|ssh>', help: 'where the node runs' },
     context: { type: 'string', value: 'NAME', help: 'the kubectl context whose workers to list' },
-    keygen: { type: 'string', value: '<yes|no>', help: 'create the node key now' },
+    'key-custody': {
+      type: 'string',
+      value: '<stack|machine>',
+      help: "where an SSH node's key lives: stack (default: the stack's state, the enode known now) or machine (made on the machine, never leaving it; docs/security.md#key-custody)",
+    },
+    keygen: { type: 'string', value: '<yes|no>', help: 'create the node key now (key custody stack)' },
     'store-secret': { type: 'string', value: '<yes|no>', help: 'store the key as a stack secret now (runs pulumi)' },
     dir: { type: 'string', value: 'DIR', help: 'the project folder to write into (default: here)' },
     'key-dir': { type: 'string', value: 'DIR', help: 'where to write the key (outside any repository)' },

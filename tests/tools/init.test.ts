@@ -334,6 +334,49 @@ describe('following the list gives a stack whose plan passes', () => {
     expect(planned.code).toBe(0);
   });
 
+  it('mainnet, ssh, the key kept on the machine (--key-custody machine): no key made here, no advice in the plan', async () => {
+    const dir = project('mainnet-ssh-machine');
+    const keys = `${dir}-keys`;
+    const result = await init([
+      ...['--stack', 'mainnet', '--dir', dir, '--key-dir', keys, '--typenode', 'validator', '--target', 'ssh'],
+      ...['--host', '190.0.2.11', '--node-name', 'org-validator', '--node-email', 'ops@example.org'],
+      ...['--key-custody', 'machine'],
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(stackOf(dir, 'mainnet').config['lacchain:nodes'][0]).toMatchObject({
+      name: 'validator',
+      keyCustody: 'machine',
+    });
+    expect(fs.existsSync(keys)).toBe(false);
+    expect(result.stdout).toContain('the node key is made on the machine by the first pulumi up and never leaves it');
+    const items = stillToDo(result.stdout);
+    expect(items.map((i) => i.commands[0]).join('\n')).not.toContain('nodeKeys');
+    expect(result.stdout).toContain('--key-custody machine --host-key');
+    await follow(dir, 'mainnet', items);
+    const planned = await planOffline(dir, 'mainnet');
+    expect([planned.code, planned.stderr]).toEqual([0, '']);
+  });
+
+  it('refuses machine custody for a kubernetes node, and a key made here for a machine-custody node', async () => {
+    const k8s = await init([
+      ...['--stack', 'testnet', '--dir', project('custody-k8s'), '--typenode', 'writer', '--target', 'kubernetes'],
+      ...['--key-custody', 'machine'],
+    ]);
+    expect([k8s.code, k8s.stderr]).toEqual([
+      2,
+      expect.stringMatching(/--key-custody: given "machine"; allowed: stack for a kubernetes node/),
+    ]);
+    const keygen = await init([
+      ...['--stack', 'testnet', '--dir', project('custody-keygen'), '--typenode', 'validator', '--target', 'ssh'],
+      ...['--key-custody', 'machine', '--keygen', 'yes'],
+    ]);
+    expect([keygen.code, keygen.stderr]).toEqual([
+      2,
+      expect.stringMatching(/--keygen: a machine-custody node gets its key on the machine/),
+    ]);
+  });
+
   it('mainnet, kubernetes: every image digest the policy requires, where it goes', async () => {
     const dir = project('mainnet-kubernetes');
     const result = await init([
@@ -635,6 +678,8 @@ describe('npm run init in a terminal', () => {
       ['--stack', 'mainnet', '--dir', dir, '--typenode', 'boot', '--target', 'ssh', '--keygen', 'no'],
       [
         [/name — .*\[bootnode\]:/, ''],
+        // Where the key lives: the default, the stack's.
+        [/Where the node key lives: stack .* or machine .*\[stack\]:/, ''],
         [/host — /, '190.0.2.40'],
         [/node_ip — .*\[190\.0\.2\.40\]:/, '10.1.2.3'],
         [/node_name/, 'org-boot'],
