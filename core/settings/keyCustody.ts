@@ -18,6 +18,14 @@ import type { StackNodeInput } from './schema';
 /** The fields that name the operator's Secret. */
 const KEY_SECRET_FIELDS = ['keySecret', 'keySecretEntry'] as const;
 
+/** What `secret` custody needs, and what each is. */
+const SECRET_CUSTODY_NEEDS = {
+  keySecret:
+    "the name of your Secret holding the node key, in the node's namespace (keyCustody secret: the program mounts it, never makes it)",
+  publicKey:
+    'the public key of the key in keySecret, 0x + 128 hex digits (besu public-key export): the enode and address come from it',
+} as const;
+
 /** A node's custody settings, validated. */
 export interface NodeKeyCustody {
   keyCustody: KeyCustody;
@@ -26,7 +34,7 @@ export interface NodeKeyCustody {
 }
 
 /** The custodies a node on this target may have, in words. */
-export function custodiesOf(target: Target): string {
+function custodiesOf(target: Target): string {
   return KEY_CUSTODIES.filter((custody) => KEY_CUSTODY_FACTS[custody].targets.includes(target)).join(' or ');
 }
 
@@ -64,23 +72,11 @@ export function readKeyCustody(
       ...(entry.publicKey !== undefined && keyCustody === 'machine' ? { publicKey: entry.publicKey } : {}),
     };
   }
-  if (entry.keySecret === undefined) {
-    problems.push({
-      file,
-      key: `${key}.keySecret`,
-      given: 'missing',
-      allowed:
-        "the name of your Secret holding the node key, in the node's namespace (keyCustody secret: the program mounts it, never makes it)",
-    });
-  }
-  if (entry.publicKey === undefined) {
-    problems.push({
-      file,
-      key: `${key}.publicKey`,
-      given: 'missing',
-      allowed:
-        'the public key of the key in keySecret, 0x + 128 hex digits (besu public-key export): the enode and address come from it',
-    });
+  for (const [field, allowed] of Object.entries(SECRET_CUSTODY_NEEDS) as [
+    keyof typeof SECRET_CUSTODY_NEEDS,
+    string,
+  ][]) {
+    if (entry[field] === undefined) problems.push({ file, key: `${key}.${field}`, given: 'missing', allowed });
   }
   return {
     keyCustody,
