@@ -46,16 +46,38 @@ install_pinned_runtime() {
   echo "packages: the pinned Java runtime ($url) in $dir, used by the node's launcher through $JAVA_HOME_LINK"
 }
 
+# half_installed_packages: the packages dpkg was unpacking when it was cut (status half-installed, or reinstall
+# required), one per line.
+half_installed_packages() {
+  dpkg-query -W -f='${db:Status-Abbrev}|${binary:Package}\n' \
+    | awk -F'|' 'substr($1, 2, 1) == "H" || substr($1, 3, 1) == "R" { print $2 }'
+}
+
 pinned_runtime=false
 if command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   # A run cut while dpkg worked (a dropped connection, a machine stopped hard) leaves packages unpacked but not
-  # configured, and apt refuses to go on until they are (tests/e2e/cuts.test.ts): finish that first.
+  # configured, and apt refuses to go on until they are (tests/e2e/cuts.test.ts): finish that first. A package cut
+  # while it was being unpacked (half-installed, reinstall required) cannot be configured, and neither `dpkg --configure
+  # -a` nor `apt-get -f install` replaces its files: it is installed again (tests/e2e/packagesRecovery.test.ts).
+  half_done=false
   if [ -n "$(dpkg --audit 2>/dev/null)" ]; then
+    half_done=true
     echo "packages: finishing the package changes an earlier run left half done (dpkg --configure -a)"
-    dpkg --configure -a
+    dpkg --configure -a || true
   fi
   apt-get update -q
+  if [ "$half_done" = true ]; then
+    cut_unpacking=$(half_installed_packages)
+    if [ -n "$cut_unpacking" ]; then
+      echo "packages: installing again what a cut left half unpacked: ${cut_unpacking//$'\n'/ }"
+      # shellcheck disable=SC2086 # package names, one word each
+      apt-get install -y -q --reinstall $cut_unpacking
+    fi
+    dpkg --configure -a
+    audit=$(dpkg --audit 2>&1 || true)
+    [ -z "$audit" ] || fail "packages an earlier run left half installed could not be finished (dpkg --audit): $audit"
+  fi
   # The first runtime at or above the required major that the system's sources can install; none, the pinned one.
   java_package=""
   if [ "$(java_major)" -lt "$JAVA_MAJOR" ]; then

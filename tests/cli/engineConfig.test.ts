@@ -60,7 +60,7 @@ suite("the engine's view of the config", () => {
   ) {
     const project = projectCopy(files);
     projects.push(project);
-    const stack = await inlineStack(stackName, project.dir, `file://${state.dir}`, async (): Promise<EngineResult> => {
+    const stack = await inlineStack(stackName, project.dir, state.dir, async (): Promise<EngineResult> => {
       try {
         return { loaded: loadPulumiStack(project.dir) };
       } catch (error) {

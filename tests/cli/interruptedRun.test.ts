@@ -10,7 +10,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { PROJECT_DIR } from '../../testing/run';
-import { CLI_ENV, cliSuite, findPulumiCli, inlineStack, projectCopy } from './pulumiCli';
+import { CLI_ENV, cliSuite, fileBackendUrl, findPulumiCli, inlineStack, projectCopy } from './pulumiCli';
 
 jest.setTimeout(10 * 60 * 1000);
 const suite = cliSuite('An interrupted pulumi up (real Pulumi CLI)');
@@ -18,7 +18,7 @@ const suite = cliSuite('An interrupted pulumi up (real Pulumi CLI)');
 suite('after an interrupted pulumi up', () => {
   const project = projectCopy();
   const state = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-interrupted-'));
-  const backend = `file://${state}`;
+  const backend = fileBackendUrl(state);
   const stackName = 'interrupted';
   /** The inline program of the runs after the interrupted one: it converges. */
   const program = async () => ({ converged: true });
@@ -61,7 +61,7 @@ suite('after an interrupted pulumi up', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(held()).toBe(true);
 
-    const stack = await inlineStack(stackName, project.dir, backend, program);
+    const stack = await inlineStack(stackName, project.dir, state, program);
     // The next run is refused while the lock of the killed one stays, and says what to do.
     const locked = await stack.up().then(
       () => 'went through',

@@ -8,6 +8,7 @@ import { LocalWorkspace, PulumiCommand, PulumiFn, Stack } from '@pulumi/pulumi/a
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import * as yaml from 'js-yaml';
 import { PROJECT_DIR } from '../../testing/run';
 
 /** The CLI found or built: its binary, and the install root the Automation API expects (`<root>/bin/pulumi`). */
@@ -68,14 +69,23 @@ export function projectCopy(extra: Record<string, string> = {}): { dir: string; 
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** The project's file backend (Pulumi.yaml's backend.url) in `folder`: the same options (its query), another place. */
+export function fileBackendUrl(folder: string): string {
+  const project = yaml.load(fs.readFileSync(path.join(PROJECT_DIR, 'Pulumi.yaml'), 'utf8')) as {
+    backend: { url: string };
+  };
+  const query = project.backend.url.split('?')[1];
+  return `file://${folder}${query ? `?${query}` : ''}`;
+}
+
 /**
  * A stack of the project in `dir`, run by the real CLI as an Automation API inline program (the CLI talks to it
- * through --client, no language host needed), with its state in the file backend `backendUrl`.
+ * through --client, no language host needed), with its state in the folder `stateFolder` (fileBackendUrl).
  */
 export async function inlineStack(
   stackName: string,
   dir: string,
-  backendUrl: string,
+  stateFolder: string,
   program: PulumiFn,
 ): Promise<Stack> {
   return LocalWorkspace.createOrSelectStack(
@@ -83,7 +93,7 @@ export async function inlineStack(
     {
       program,
       pulumiCommand: await PulumiCommand.get({ root: findPulumiCli().cli!.root }),
-      envVars: { ...CLI_ENV, PULUMI_BACKEND_URL: backendUrl },
+      envVars: { ...CLI_ENV, PULUMI_BACKEND_URL: fileBackendUrl(stateFolder) },
     },
   );
 }

@@ -97,6 +97,11 @@ suite('the README set-up, as a new user with a fresh home folder', () => {
     const result = asUser(setup);
     expect([result.code, result.out]).toEqual([0, expect.stringContaining("Created stack 'testnet'")]);
     expect(fs.existsSync(path.join(user.home, '.pulumi-lacchain', '.pulumi', 'stacks'))).toBe(true);
+    // Pulumi.yaml's backend keeps no side file of attributes beside the state (metadata=skip): a pulumi up killed
+    // while writing one would leave it empty and the stack unreadable ("failed to load checkpoint: EOF").
+    const written = fs.readdirSync(path.join(user.home, '.pulumi-lacchain', '.pulumi'), { recursive: true });
+    expect(written.map(String).filter((f) => f.endsWith('.json'))).toEqual([expect.stringContaining('testnet.json')]);
+    expect(written.map(String).filter((f) => f.endsWith('.attrs'))).toEqual([]);
   });
 
   it('takes the documented config set forms, plain, --secret and --secret --path', () => {
@@ -115,7 +120,7 @@ suite('the README set-up, as a new user with a fresh home folder', () => {
   });
 
   it('the engine reads what they wrote, and the settings load as the offline reader loads them', async () => {
-    const stack = await inlineStack('testnet', project.dir, `file://${user.home}/.pulumi-lacchain`, async () => {
+    const stack = await inlineStack('testnet', project.dir, `${user.home}/.pulumi-lacchain`, async () => {
       const { settings, secrets } = loadPulumiStack(project.dir);
       return { settings, secretNames: Object.keys(secrets.nodeKeys), sshKey: secrets.sshPrivateKey };
     });

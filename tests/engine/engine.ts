@@ -21,7 +21,7 @@ import { LocalWorkspace, PulumiCommand, PulumiFn, Stack } from '@pulumi/pulumi/a
 import { NetworkName } from '../../core/catalog/networks';
 import { TEST_GENESIS_FILE } from '../../testing/fixtures';
 import { PROJECT_DIR } from '../../testing/run';
-import { CLI_ENV, findPulumiCli, projectCopy } from '../cli/pulumiCli';
+import { CLI_ENV, fileBackendUrl, findPulumiCli, projectCopy } from '../cli/pulumiCli';
 
 /** The plugin version the program declares, as which the built provider is installed. */
 export const PLUGIN_VERSION: string = JSON.parse(
@@ -136,7 +136,7 @@ export function engineProject(providerBinary: string, kubeconfig: string): Engin
   const env = {
     ...CLI_ENV,
     PULUMI_HOME: pulumiHome,
-    PULUMI_BACKEND_URL: `file://${state}`,
+    PULUMI_BACKEND_URL: fileBackendUrl(state),
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: 'true',
     KUBECONFIG: kubeconfig,
   };
