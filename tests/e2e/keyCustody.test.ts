@@ -348,4 +348,47 @@ rm -rf "$dir"
     expect((await rpc('net_enode')).result).toBe((await identity(up.declared)).enode);
     expect(printed.filter(holdsKey)).toHaveLength(0);
   });
+
+  it("replaces the key on purpose, as docs/security.md says: a new key and enode, the backups' password kept", async () => {
+    const node = up.declared.loaded.settings.nodes[0] as SshNodeSettings;
+    const { environment, command } = backupPaths(node);
+    const oldIdentity = await identity(up.declared);
+    const backupsBefore = await root(
+      `set -a; . ${environment}; set +a; restic snapshots --json | grep -o '"short_id"' | wc -l`,
+    );
+    expect(Number(backupsBefore)).toBeGreaterThan(0);
+    // 1. The backups' password in use, set in the stack.
+    const password = await root(`sed -n 's/^RESTIC_PASSWORD=//p' ${environment}`);
+    expect(password).toBe(derivedBackupPassword(key));
+    const config = { ...stack({ custody: 'machine' }), 'lacchain:backupPassword': password };
+    // 3. The node stopped, its key and identity files moved aside.
+    const aside = '/root/replaced-node-key';
+    await root(
+      `systemctl stop besu; install -d -m 0700 ${aside}; mv ${KEY} ${HOME_ENODE} ${HOME}/data/nodeAddress ${aside}/`,
+    );
+    // 4. `pulumi up --replace` of the node-key step: it runs again (so does every step here, unchanged), read back.
+    const replaced = await upReadingBack(host, 'testnet', config);
+    for (const r of replaced.runs) printed.push(r.stdout, r.stderr);
+    // Read as root, kept out of `printed` (which is searched for both keys).
+    const readKey = async (file: string) => (await host.ssh(`cat ${file}`)).stdout.trim();
+    const newKey = await readKey(KEY);
+    expect(newKey).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(newKey).not.toBe(key);
+    const newIdentity = await identity(replaced.declared);
+    expect(newIdentity).toEqual(deriveIdentity(newKey, host.ip, PORTS.p2p));
+    expect(newIdentity.enode).not.toBe(oldIdentity.enode);
+    expect(stepOf(replaced.declared, `${NODE}-start`).stdin).toContain(`export EXPECTED_ENODE='${newIdentity.enode}'`);
+    expect((await rpc('net_enode')).result).toBe(newIdentity.enode);
+    expect(await root(`stat -c '%U:%G %a' ${KEY}`)).toBe('besu:besu 600');
+    // The old key kept aside; the backups' password unchanged: the earlier backups open, and a new one is taken.
+    expect(await readKey(`${aside}/key`)).toBe(key);
+    expect(await root(`sed -n 's/^RESTIC_PASSWORD=//p' ${environment}`)).toBe(password);
+    expect(
+      await root(
+        `${command} backup manual >/dev/null; set -a; . ${environment}; set +a; restic snapshots --json | grep -o '"short_id"' | wc -l`,
+      ),
+    ).toBe(String(Number(backupsBefore) + 1));
+    // Neither key in anything a step printed.
+    expect(printed.filter((text) => holdsKey(text) || text.toLowerCase().includes(newKey.slice(2)))).toHaveLength(0);
+  });
 });
