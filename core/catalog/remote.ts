@@ -2,6 +2,12 @@
  * Remote-machine facts (the supported systems are checked by scripts/remote/preflight.sh): file locations relative to the node home, packages per package manager.
  */
 
+/**
+ * The folder of the markers and locks of a machine's steps and operations (the backup's lock, the marker of a node a
+ * backup stopped): root's only (mode 0700), under /run (emptied at a boot). Never /run/lock, where any user may write.
+ */
+export const MACHINE_RUN_DIR = '/run/lacchain';
+
 /** Files and folders under the node home. */
 export const NODE_HOME_LAYOUT = {
   config: 'config.toml',
@@ -11,6 +17,11 @@ export const NODE_HOME_LAYOUT = {
   /** The node's enode as the program computed it, for the day-2 checks. */
   enode: 'data/enode',
   genesis: 'data/genesis.json',
+  /**
+   * With machine custody, the public key the node-key step accepted, recorded by root in the node home (root's): the
+   * key's pin from then on, as a pinned `publicKey` is, which the service user cannot change.
+   */
+  machineKeyRecord: 'machine-public-key',
   logsDir: 'logs',
   binDir: 'bin',
   /** The launcher systemd runs: refuses to start without the key, then runs Besu into the info log. */

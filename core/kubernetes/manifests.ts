@@ -29,6 +29,7 @@ import { reachablePorts } from '../rpc/access';
 import type { NodeDescription } from '../node/description';
 import type { KubernetesNodeSettings } from '../settings/model';
 import { backupConfigEntries, beforeReleaseChangeInit } from './backups';
+import { keyCheckConfigEntries, keyCheckInit } from './keyCheck';
 import { nodeKeySecret } from './nodeKeySecret';
 import { MAX_BLOCKS_BEHIND } from '../catalog/health';
 import { stackOfNetwork } from '../catalog/networks';
@@ -117,6 +118,8 @@ export function configMapManifest<V>(node: KubernetesNodeSettings, files: NodeCo
   Object.assign(data, files.companionConfigs ?? {});
   // The backup before a release change (the pod's first init container).
   Object.assign(data, backupConfigEntries());
+  // The key check of a node whose key is the operator's Secret.
+  Object.assign(data, keyCheckConfigEntries(node));
   return {
     apiVersion: 'v1' as const,
     kind: 'ConfigMap' as const,
@@ -262,7 +265,7 @@ export function statefulSetManifest<V = string>(
           // Nothing in the pod talks to the Kubernetes API.
           automountServiceAccountToken: false,
           terminationGracePeriodSeconds: 60,
-          initContainers: [beforeChange.container, ...stateInit],
+          initContainers: [beforeChange.container, ...keyCheckInit(node, besu.image), ...stateInit],
           containers,
           volumes,
         },

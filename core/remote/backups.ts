@@ -13,6 +13,7 @@ import {
   MACHINE_BACKUP_FILES,
 } from '../catalog/backups';
 import { DEFAULT_SERVICE_USER } from '../catalog/defaults';
+import { MACHINE_RUN_DIR } from '../catalog/remote';
 import { PORTS } from '../catalog/ports';
 import { readScript, REMOTE_LIBRARY_SCRIPT } from '../scripts';
 import type { SshNodeSettings } from '../settings/model';
@@ -49,9 +50,10 @@ export function nodeBackupCommand(node: SshNodeSettings): string {
     START_TIMEOUT: String(node.startTimeoutSeconds),
     KEEP: String(node.backups.keep),
     ENV_FILE: backupPaths(node).environment,
-    LOCK_FILE: `/run/lock/${node.serviceName}-backup.lock`,
+    RUN_DIR: MACHINE_RUN_DIR,
+    LOCK_FILE: `${MACHINE_RUN_DIR}/${node.serviceName}-backup.lock`,
     // Says the node was stopped by a backup that has not started it again yet (gone at a reboot, which starts it).
-    STOPPED_FILE: `/run/lock/${node.serviceName}-backup.node-stopped`,
+    STOPPED_FILE: `${MACHINE_RUN_DIR}/${node.serviceName}-backup.node-stopped`,
     BEFORE_RESTORE_SUFFIX,
     VERSION_METADATA: BESU_VERSION_METADATA,
     TAG_NODE: BACKUP_TAGS.node,

@@ -15,6 +15,8 @@ export function nodePaths(node: SshNodeSettings) {
     key: `${home}/${NODE_HOME_LAYOUT.key}`,
     nodeAddress: `${home}/${NODE_HOME_LAYOUT.nodeAddress}`,
     enode: `${home}/${NODE_HOME_LAYOUT.enode}`,
+    /** With machine custody, the public key the machine's key was accepted with (root's). */
+    machineKeyRecord: `${home}/${NODE_HOME_LAYOUT.machineKeyRecord}`,
     genesis: `${home}/${NODE_HOME_LAYOUT.genesis}`,
     logsDir: `${home}/${NODE_HOME_LAYOUT.logsDir}`,
     binDir: `${home}/${NODE_HOME_LAYOUT.binDir}`,

@@ -298,6 +298,7 @@ function machineKeyParameters(node: SshNodeSettings, javaMajor: number): Record<
   const paths = nodePaths(node);
   return {
     DATA_DIR: paths.dataDir,
+    KEY_RECORD_FILE: paths.machineKeyRecord,
     P2P_ENDPOINT: `${node.p2pHost}:${node.p2pPort}`,
     BESU_BINARY: `${paths.releasesDir}/besu-${node.releaseVersion}/bin/besu`,
     JAVA_HOME_LINK: pinnedJavaHome(javaMajor),

@@ -6,6 +6,7 @@
  */
 import * as path from 'path';
 import { COMPANIONS } from '../catalog/companions';
+import { kubernetesNames } from '../catalog/kubernetes';
 import { configKey } from '../catalog/defaults';
 import { NETWORKS, STACK_NETWORKS } from '../catalog/networks';
 import { NODE_TYPES } from '../catalog/nodeTypes';
@@ -122,6 +123,12 @@ export function loadStack(
     if (node) nodes.push(node);
   });
   checkDistinctNodes(nodes, problems);
+  checkDistinctKeys(
+    nodes,
+    config[configKey('nodes')].map((entry) => entry.name),
+    raw.file,
+    problems,
+  );
   checkRpcForNodes(nodes, raw.file, problems);
   const companions = readCompanions(config[configKey('companions')], network);
   for (const node of nodes) node.companions = companionsOfNode(node, companions);
@@ -148,6 +155,59 @@ export function loadStack(
     },
     secrets,
   };
+}
+
+/**
+ * Two nodes must not run under one key: no two give the same `publicKey`, no two read the same entry of one operator's
+ * Secret, and no node names another node's own key Secret (the program's, which holds that node's key) as its own.
+ */
+function checkDistinctKeys(nodes: NodeSettings[], names: string[], file: string, problems: Problem[]): void {
+  const pinned = new Map<string, string>();
+  const secretEntries = new Map<string, string>();
+  const ownSecrets = new Map(
+    nodes.flatMap((node) =>
+      node.target === 'kubernetes' && node.keyCustody !== 'secret'
+        ? [[`${node.namespace}/${kubernetesNames(node.name).keySecret}`, node.name] as const]
+        : [],
+    ),
+  );
+  for (const node of nodes) {
+    const key = `${configKey('nodes')}[${names.indexOf(node.name)}]`;
+    if (node.publicKey !== undefined) {
+      const other = pinned.get(node.publicKey);
+      if (other !== undefined) {
+        problems.push({
+          file,
+          key: `${key}.publicKey`,
+          given: describeGiven(node.publicKey),
+          allowed: `the public key of this node's own key (node ${other} gives the same one: two nodes must never run under one key)`,
+        });
+      }
+      pinned.set(node.publicKey, node.name);
+    }
+    if (node.target !== 'kubernetes' || node.keySecret === undefined) continue;
+    const { name, entry } = node.keySecret;
+    const owner = ownSecrets.get(`${node.namespace}/${name}`);
+    if (owner !== undefined) {
+      problems.push({
+        file,
+        key: `${key}.keySecret`,
+        given: describeGiven(name),
+        allowed: `a Secret of your own: ${name} is the key Secret the program keeps for node ${owner} in namespace ${node.namespace}`,
+      });
+    }
+    const where = `${node.namespace}/${name}/${entry}`;
+    const sharing = secretEntries.get(where);
+    if (sharing !== undefined) {
+      problems.push({
+        file,
+        key: `${key}.keySecretEntry`,
+        given: describeGiven(entry),
+        allowed: `an entry no other node reads (node ${sharing} reads entry ${entry} of Secret ${name} in namespace ${node.namespace}: two nodes must never run under one key)`,
+      });
+    }
+    secretEntries.set(where, node.name);
+  }
 }
 
 /**

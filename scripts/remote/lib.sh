@@ -3,6 +3,17 @@
 # inside each step's `{ … }` group before the step's own script: nothing is sourced from the machine's disk.
 # Parameters (environment): STEP_NAME (the step's name, which starts its messages); RPC_PORT for rpc_result.
 
+# The rule every step and operation keeps (docs/security.md, "What the service user can write, and how root treats
+# it"): root opens nothing under a folder the service user can write (its data and logs folders, and whatever a backup
+# brings back of them), because whatever is there when root opens it (a symlink, a FIFO, a hard link) may have been put
+# there to turn root's rights against the machine:
+# - root reads such a file only as the service user (read_as_service_user: no link followed, no FIFO waited on, a
+#   bounded size), or, in a folder only root can reach (a restore's work folder), through read_plain_file;
+# - root writes such a file only by making it in a fresh mktemp in a folder only root can write and moving it into
+#   place with mv -T on the same file system, or by letting the service user write it (user_write);
+# - root never chmods, chowns, cats or heads a path there itself; markers and locks live in root_run_dir, never in
+#   /run/lock (anyone's to write).
+
 # fail MESSAGE...: says what went wrong, as the step, and stops it.
 fail() {
   echo "$STEP_NAME: $*" >&2
@@ -82,13 +93,14 @@ user_write() {
   echo "$STEP_NAME: wrote $path"
 }
 
-# hmac_sha256_of_key KEY_FILE LABEL: the HMAC-SHA-256 of LABEL under the node key in KEY_FILE (Besu's key file: 64
-# hex digits, optionally 0x), as lowercase hex: the backup password the program derives from a key it holds
-# (components/backupPassword.ts). The key passes only through this shell's variables, builtins and a pipe into
-# sha256sum, never a command line. Fails when the file is not a key.
+# hmac_sha256_of_key LABEL: the HMAC-SHA-256 of LABEL under the node key on standard input (Besu's key file: 64 hex
+# digits, optionally 0x, as read_as_service_user gives it), as lowercase hex: the backup password the program derives
+# from a key it holds (components/backupPassword.ts). The key passes only through this shell's variables, builtins and
+# a pipe into sha256sum, never a command line. Fails when the input is not a key.
 hmac_sha256_of_key() {
-  local key ipad="" opad="" inner escaped="" i byte part
-  key=$(<"$1")
+  local key="" ipad="" opad="" inner escaped="" i byte part label=$1
+  IFS= read -r -d '' -n 200 key || true
+  key=${key%%$'\n'*}
   key=${key#0x}
   [[ $key =~ ^[0-9a-fA-F]{64}$ ]] || return 1
   for ((i = 0; i < 128; i += 2)); do
@@ -100,10 +112,40 @@ hmac_sha256_of_key() {
     opad+=$part
   done
   # shellcheck disable=SC2059 # the formats are the pads' escapes, made above
-  inner=$({ printf "$ipad"; printf '%s' "$2"; } | sha256sum | cut -c1-64)
+  inner=$({ printf "$ipad"; printf '%s' "$label"; } | sha256sum | cut -c1-64)
   for ((i = 0; i < 64; i += 2)); do escaped+="\\x${inner:i:2}"; done
   # shellcheck disable=SC2059
   { printf "$opad"; printf "$escaped"; } | sha256sum | cut -c1-64
+}
+
+# read_as_service_user PATH MAX: prints at most MAX bytes of PATH, a file in a folder the service user can write, as
+# that user reads it: a symlink is refused (whatever it names), a FIFO gives nothing at once instead of waiting, a
+# file that user may not read (a hard link to a root-only file) is refused. Fails (non-zero) when it reads nothing.
+read_as_service_user() {
+  runuser -u "$SERVICE_USER" -- dd if="$1" iflag=nofollow,nonblock bs="$2" count=1 status=none 2>/dev/null
+}
+
+# read_plain_file PATH MAX: as root, prints at most MAX bytes of PATH, a file in a folder only root can reach whose
+# contents came from elsewhere (a restore's work folder: what a backup brought back): only a regular file, never a
+# link followed or a FIFO waited on. Fails (non-zero) for anything else.
+read_plain_file() {
+  [ -f "$1" ] && [ ! -L "$1" ] && dd if="$1" iflag=nofollow,nonblock bs="$2" count=1 status=none 2>/dev/null
+}
+
+# root_run_dir DIR: makes DIR (under /run, which only root can write in) root's only, for the markers and locks of
+# the steps and operations, and fails unless it is root's own folder: the markers there are root's word, not anyone's.
+root_run_dir() {
+  install -d -m 0700 -o root -g root "$1"
+  if [ ! -d "$1" ] || [ -L "$1" ] || [ "$(stat -c %u:%a "$1")" != 0:700 ]; then
+    fail "$1 is not a folder of root's only (mode 0700): remove it and run again"
+  fi
+}
+
+# move_into_place FILE TARGET: as root, moves FILE (made in a folder only root can write, on TARGET's file system)
+# to TARGET, replacing whatever TARGET is (a symlink, a FIFO, a folder brought back by a backup) without following it.
+move_into_place() {
+  if [ -d "$2" ] && [ ! -L "$2" ]; then rm -rf "$2"; fi
+  mv -fT "$1" "$2"
 }
 
 # as_service_user FUNCTION ARGS...: runs one of the step's functions as SERVICE_USER (standard input passed on), so

@@ -15,10 +15,11 @@
 # Settings (environment, written before this script): NODE_NAME, SERVICE_NAME, SERVICE_USER, DATA_DIR, KEY_FILE,
 # KEY_CUSTODY (stack or machine: where a lost key comes back from),
 # ENODE_FILE, CONFIG_FILE, RELEASES_DIR, RPC_PORT, START_TIMEOUT, KEEP, ENV_FILE (the repository and its password),
-# LOCK_FILE, STOPPED_FILE (there while a backup has the node stopped), BEFORE_RESTORE_SUFFIX, VERSION_METADATA, TAG_* (the tags' names), MARK, REASON_BEFORE_CHANGE.
+# RUN_DIR (root's only, under /run: the lock and the marker), LOCK_FILE, STOPPED_FILE (there while a backup has the
+# node stopped), BEFORE_RESTORE_SUFFIX, VERSION_METADATA, TAG_* (the tags' names), MARK, REASON_BEFORE_CHANGE.
 : "${NODE_NAME:?}" "${SERVICE_NAME:?}" "${SERVICE_USER:?}" "${DATA_DIR:?}" "${KEY_FILE:?}" "${ENODE_FILE:?}"
 : "${CONFIG_FILE:?}" "${RELEASES_DIR:?}" "${RPC_PORT:?}" "${START_TIMEOUT:?}" "${KEEP:?}" "${ENV_FILE:?}"
-: "${LOCK_FILE:?}" "${STOPPED_FILE:?}" "${BEFORE_RESTORE_SUFFIX:?}" "${VERSION_METADATA:?}" "${TAG_NODE:?}" "${TAG_RELEASE:?}"
+: "${RUN_DIR:?}" "${LOCK_FILE:?}" "${STOPPED_FILE:?}" "${BEFORE_RESTORE_SUFFIX:?}" "${VERSION_METADATA:?}" "${TAG_NODE:?}" "${TAG_RELEASE:?}"
 : "${TAG_HEAD:?}" "${TAG_REASON:?}" "${MARK:?}" "${REASON_BEFORE_CHANGE:?}"
 
 [ "$(id -u)" = 0 ] || fail "run as root (sudo)"
@@ -51,6 +52,8 @@ newer() { [ "$1" != "$2" ] && [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | tail 
 # was killed (`restic unlock` removes only stale ones: of a process gone from this machine, or older than 30 minutes;
 # left there, they make restic's retention and check refuse the repository).
 take_lock() {
+  # In a folder only root can write: no other user can hold the lock, plant the marker, or make the open fail.
+  root_run_dir "$RUN_DIR"
   exec 9>"$LOCK_FILE"
   flock -w 600 9 || fail "another backup or restore of $SERVICE_NAME is running ($LOCK_FILE)"
   put_back_data_of_cut_restore "$DATA_DIR" "$BEFORE_RESTORE_SUFFIX"
@@ -64,9 +67,27 @@ repository_exists() {
   esac
 }
 
+# repository_folder: a repository on this machine's disk is a folder of root's only, made new (mode 0700). One that is
+# there already is never re-owned nor re-moded (it could be a user's home, another program's data or install): it is
+# used only when it is root's and either a repository already or empty.
+repository_folder() {
+  local repository=$RESTIC_REPOSITORY
+  if [ -L "$repository" ]; then
+    fail "the repository $repository is a symlink: name the real folder (lacchain:backups.repository)"
+  elif [ ! -e "$repository" ]; then
+    install -d -m 0700 -o root -g root "$repository"
+  elif [ ! -d "$repository" ]; then
+    fail "the repository $repository is not a folder: name another (lacchain:backups.repository)"
+  elif [ "$(stat -c %u "$repository")" != 0 ]; then
+    fail "the repository folder $repository is $(stat -c %U "$repository")'s, not root's: refusing to take it over; name a new folder (lacchain:backups.repository)"
+  elif [ ! -f "$repository/config" ] && [ -n "$(ls -A "$repository")" ]; then
+    fail "the repository folder $repository holds other files and is not a restic repository: refusing to write the backups among them; name a new folder (lacchain:backups.repository)"
+  fi
+}
+
 cmd_init() {
   case "$RESTIC_REPOSITORY" in
-    /*) install -d -m 0700 -o root -g root "$RESTIC_REPOSITORY" ;;
+    /*) repository_folder ;;
   esac
   if repository_exists; then
     restic cat config >/dev/null 2>&1 \
@@ -88,14 +109,19 @@ cmd_backup() {
   head=$(head_block || true)
   tags="$MARK,$TAG_NODE=$NODE_NAME,$TAG_RELEASE=$release,$TAG_REASON=$reason"
   if [ -n "$head" ]; then tags="$tags,$TAG_HEAD=$head"; fi
-  # A node an earlier backup stopped and, cut, never started again counts as running: this one starts it.
-  if systemctl is-active --quiet "$SERVICE_NAME" || [ -e "$STOPPED_FILE" ]; then was_active=true; fi
+  # A node an earlier backup stopped and, cut, never started again counts as running: this one starts it. That
+  # marker is root's, in root's folder: nobody else can make a backup start a node stopped on purpose.
+  if systemctl is-active --quiet "$SERVICE_NAME" || { [ -f "$STOPPED_FILE" ] && [ ! -L "$STOPPED_FILE" ]; }; then
+    was_active=true
+  fi
   # The node is stopped while its data is copied: a copy of a running database is not consistent.
   echo "node-backup: stopping $SERVICE_NAME (Besu $release${head:+, head $head}) for a consistent copy" >&2
   if [ "$was_active" = true ]; then touch "$STOPPED_FILE"; fi
   systemctl stop "$SERVICE_NAME"
   errors=$(mktemp)
-  restic backup --json --host "$NODE_NAME" --tag "$tags" --exclude "$KEY_FILE" "$DATA_DIR" "$CONFIG_FILE" \
+  # The key is never in a backup, nor any file named like it (a temporary copy, a planted key.read).
+  restic backup --json --host "$NODE_NAME" --tag "$tags" --exclude "$KEY_FILE" --exclude "$KEY_FILE*" \
+    "$DATA_DIR" "$CONFIG_FILE" \
     2>"$errors" || status=$?
   cat "$errors" >&2
   if [ "$was_active" = true ]; then
@@ -142,7 +168,8 @@ cleanup_restore() {
 }
 
 cmd_restore() {
-  local id=$1 release=$2 head=$3 snapshot parent restored_key total restored metadata enode expected answer deadline
+  local id=$1 release=$2 head=$3 snapshot parent restored_key key_copy total restored metadata enode expected answer
+  local deadline
   take_lock
   [ -x "$RELEASES_DIR/besu-$release/bin/besu" ] || fail "Besu $release is not installed in $RELEASES_DIR"
   # (restic ignores the filters when a backup is named: its tags are read instead.)
@@ -170,10 +197,14 @@ cmd_restore() {
   kill "$progress" 2>/dev/null || true
   progress=""
   restored="$work$DATA_DIR"
-  [ -d "$restored" ] || fail "backup $id holds no $DATA_DIR"
+  # What the backup brought back is what the service user once had in its folder: symlinks, FIFOs and names chosen to
+  # be written through. Root only reads regular files there (read_plain_file) and writes nothing into it but by a
+  # rename of a file it made in $work (move_into_place).
+  if [ ! -d "$restored" ] || [ -L "$restored" ]; then fail "backup $id holds no $DATA_DIR"; fi
   # Never start an older Besu on a database a newer one opened (Besu records its version there from 24.3.0).
-  if [ -f "$restored/$VERSION_METADATA" ]; then
-    metadata=$(grep -o '[0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*' "$restored/$VERSION_METADATA" | head -n 1 || true)
+  if [ -e "$restored/$VERSION_METADATA" ]; then
+    metadata=$(read_plain_file "$restored/$VERSION_METADATA" 4096 \
+      | grep -o '[0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*' | head -n 1 || true)
     if [ -n "$metadata" ] && newer "$metadata" "$release"; then
       fail "the data in backup $id was opened by Besu $metadata, newer than $release: refusing to start $release on it"
     fi
@@ -181,33 +212,36 @@ cmd_restore() {
   # The node's identity stays the machine's: its key is not in the backup. When the machine lost it too, the
   # operator's copy comes on standard input (checked against the backup's enode by npm run node).
   restored_key="$restored/$(basename "$KEY_FILE")"
+  # The enode the restored node must answer with: the backup's record, read before anyone else can reach the folder.
+  expected=$(read_plain_file "$restored/$(basename "$ENODE_FILE")" 300 | sed -n 's#^\(enode://[0-9a-f]\{128\}@[^[:space:]]*\)$#\1#p' \
+    | head -n 1 || true)
+  [ -n "$expected" ] || fail "backup $id holds no enode record ($ENODE_FILE) to check the restored node with: nothing was changed"
+  # The key goes into a file of root's own making in the work folder (never a name inside the restored tree, which
+  # the backup may have made a link), and is renamed into place.
+  key_copy=$(mktemp "$work/key.XXXXXX")
   if [ -e "$KEY_FILE" ] || [ -L "$KEY_FILE" ]; then
     # The key's folder is the service user's: whatever is there when it is opened (a symlink swapped in after a
     # check, a hard link to a root-only file) must give root's rights to nobody. So it is opened once, by the service
-    # user, without following a link (and without waiting on a FIFO), and only what that open read is written, by
-    # root, into the restored folder only root reaches.
-    if ! (umask 077 && runuser -u "$SERVICE_USER" -- dd if="$KEY_FILE" iflag=nofollow,nonblock status=none \
-      >"$restored_key.read") || [ ! -s "$restored_key.read" ]; then
-      rm -f "$restored_key.read"
+    # user, without following a link (and without waiting on a FIFO).
+    if ! read_as_service_user "$KEY_FILE" 4096 >"$key_copy" || [ ! -s "$key_copy" ]; then
       fail "the node key $KEY_FILE cannot be read as $SERVICE_USER (a link, or not that user's file): nothing was changed"
     fi
-    mv -f "$restored_key.read" "$restored_key"
   elif [ "${KEY_FROM_STDIN:-false}" = true ]; then
-    # Written as root in the restored folder, which only root can reach until it is swapped in.
-    (umask 077 && cat >"$restored_key")
-    [ -s "$restored_key" ] || fail "no node key came on standard input"
+    head -c 4096 >"$key_copy"
+    [ -s "$key_copy" ] || fail "no node key came on standard input"
     echo "node-backup: wrote the node key from your copy" >&2
   else
     fail "the node key $KEY_FILE is not a file: nothing was changed"
   fi
+  chmod 0600 "$key_copy"
+  move_into_place "$key_copy" "$restored_key"
   chown -hR "$SERVICE_USER:$(id -gn "$SERVICE_USER")" "$restored"
   chmod 0750 "$restored"
-  chmod 0600 "$restored_key"
   systemctl stop "$SERVICE_NAME"
   rm -rf "$DATA_DIR$BEFORE_RESTORE_SUFFIX"
   if [ -e "$DATA_DIR" ]; then mv -T "$DATA_DIR" "$DATA_DIR$BEFORE_RESTORE_SUFFIX"; fi
   mv -T "$restored" "$DATA_DIR"
-  if [ -f "$work$CONFIG_FILE" ]; then
+  if [ -f "$work$CONFIG_FILE" ] && [ ! -L "$work$CONFIG_FILE" ]; then
     chown --reference="$CONFIG_FILE" "$work$CONFIG_FILE" 2>/dev/null || true
     chmod --reference="$CONFIG_FILE" "$work$CONFIG_FILE" 2>/dev/null || true
     mv -f "$work$CONFIG_FILE" "$CONFIG_FILE"
@@ -222,7 +256,6 @@ cmd_restore() {
     echo "node-backup: switched the node to Besu $release, the release of the backup" >&2
   fi
   systemctl start "$SERVICE_NAME"
-  expected=$(cat "$ENODE_FILE")
   deadline=$((SECONDS + START_TIMEOUT))
   enode=""
   while [ "$SECONDS" -lt "$deadline" ]; do

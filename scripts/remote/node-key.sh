@@ -97,19 +97,32 @@ besu_public_key() {
 # key_private KEY_FILE: run as the service user, makes the key readable by that user only (root reads it too).
 key_private() { chmod 0600 "$1"; }
 
+# enode_public_key: the public key (128 hex digits) of the enode on standard input, or nothing: what a message may say
+# of a file the service user can write, whatever else it holds.
+enode_public_key() { sed -n 's#^enode://\([0-9a-f]\{128\}\)@.*#\1#p' | head -n 1; }
+
 # machine_key: key custody machine. The key stays the machine's; prints its public key, writes its address and enode.
+# Root records the public key it accepted in KEY_RECORD_FILE (in the node home, root's): from then on that is the
+# key's pin, as a pinned publicKey is, so a key swapped on the disk is refused; before that record, a key whose public
+# key is not the one data/enode names is refused too.
 machine_key() {
   : "${DATA_DIR:?}" "${NODE_ADDRESS_FILE:?}" "${ENODE_FILE:?}" "${P2P_ENDPOINT:?}" "${BESU_BINARY:?}"
-  : "${JAVA_HOME_LINK:?}" "${PUBLIC_KEY_LABEL:?}" "${BACKUP_PASSWORD_LABEL:?}"
-  local public_key address had=""
+  : "${JAVA_HOME_LINK:?}" "${PUBLIC_KEY_LABEL:?}" "${BACKUP_PASSWORD_LABEL:?}" "${KEY_RECORD_FILE:?}"
+  local public_key address had="" recorded=""
   [ -x "$BESU_BINARY" ] || fail "Besu is not installed at $BESU_BINARY (the release step puts it there)"
   if [ -L "$KEY_FILE" ] || { [ -e "$KEY_FILE" ] && [ ! -f "$KEY_FILE" ]; }; then
     fail "$KEY_FILE is not a plain file (a symlink or a folder): refusing to use it as the node key; remove it and run again"
   fi
+  # The enode the node had (data/enode is the service user's: read as that user, and only its public key kept).
+  if [ -s "$ENODE_FILE" ] || [ -L "$ENODE_FILE" ]; then
+    had=$(read_as_service_user "$ENODE_FILE" 300 | enode_public_key || true)
+  fi
+  if [ -f "$KEY_RECORD_FILE" ] && [ ! -L "$KEY_RECORD_FILE" ]; then
+    recorded=$(read_plain_file "$KEY_RECORD_FILE" 200 | sed -n 's/^\(0x[0-9a-f]\{128\}\)$/\1/p' || true)
+  fi
   if [ ! -s "$KEY_FILE" ]; then
-    if [ -s "$ENODE_FILE" ]; then had=$(head -c 300 "$ENODE_FILE"); fi
-    if [ -n "$had" ] || [ -n "${EXPECTED_PUBLIC_KEY:-}" ]; then
-      fail "the node key $KEY_FILE is not on this machine, and the node has an identity (${had:-public key $EXPECTED_PUBLIC_KEY}): refusing to make a new key, which would change its enode and lose its permissioning. Put your copy back (npm run node -- restore --key-file FILE, or copy it to $KEY_FILE owned by $SERVICE_USER, mode 0600) and run pulumi up again; to replace the key on purpose see docs/security.md#replacing-a-machines-key"
+    if [ -n "$had" ] || [ -n "$recorded" ] || [ -n "${EXPECTED_PUBLIC_KEY:-}" ]; then
+      fail "the node key $KEY_FILE is not on this machine, and the node has an identity (public key ${EXPECTED_PUBLIC_KEY:-${recorded:-0x$had}}): refusing to make a new key, which would change its enode and lose its permissioning. Put your copy back (npm run node -- restore --key-file FILE, or copy it to $KEY_FILE owned by $SERVICE_USER, mode 0600) and run pulumi up again; to replace the key on purpose see docs/security.md#replacing-a-machines-key"
     fi
     rm -f "$KEY_FILE"
   fi
@@ -119,15 +132,22 @@ machine_key() {
   if [ -n "${EXPECTED_PUBLIC_KEY:-}" ] && [ "$public_key" != "$EXPECTED_PUBLIC_KEY" ]; then
     fail "the node key $KEY_FILE is not the one the stack pins (publicKey $EXPECTED_PUBLIC_KEY; this machine's is $public_key): refusing to run the node with another identity; put the pinned key back, or change publicKey on purpose"
   fi
+  if [ -z "${EXPECTED_PUBLIC_KEY:-}" ] && [ -n "$recorded" ] && [ "$public_key" != "$recorded" ]; then
+    fail "the node key $KEY_FILE is not the one this machine accepted before (public key $recorded, recorded in $KEY_RECORD_FILE; the key there now is $public_key): refusing to run the node with another identity; put that key back, or replace the key on purpose (docs/security.md#replacing-a-machines-key)"
+  fi
+  if [ -z "${EXPECTED_PUBLIC_KEY:-}" ] && [ -z "$recorded" ] && [ -n "$had" ] && [ "$public_key" != "0x$had" ]; then
+    fail "the node key $KEY_FILE is not the one the node's enode ($ENODE_FILE) names (public key 0x$had; the key there now is $public_key): refusing to run the node with another identity; put that key back, or replace the key on purpose (docs/security.md#replacing-a-machines-key)"
+  fi
   address=$(as_service_user besu_public_key "$BESU_BINARY" "$JAVA_HOME_LINK" "$DATA_DIR" "$KEY_FILE" export-address) \
     || fail "besu public-key export-address failed"
   [[ $address =~ ^0x[0-9a-f]{40}$ ]] || fail "besu public-key export-address printed no address"
   as_service_user key_private "$KEY_FILE"
+  write_file "$KEY_RECORD_FILE" 0644 root:root "$public_key"
   printf '%s\n' "$address" | as_service_user user_write "$NODE_ADDRESS_FILE" 0644
   printf 'enode://%s@%s\n' "${public_key#0x}" "$P2P_ENDPOINT" | as_service_user user_write "$ENODE_FILE" 0644
   echo "$PUBLIC_KEY_LABEL $public_key"
   if [ -z "${BACKUP_PASSWORD:-}" ]; then
-    BACKUP_PASSWORD=$(hmac_sha256_of_key "$KEY_FILE" "$BACKUP_PASSWORD_LABEL") \
+    BACKUP_PASSWORD=$(read_as_service_user "$KEY_FILE" 200 | hmac_sha256_of_key "$BACKUP_PASSWORD_LABEL") \
       || fail "the node key $KEY_FILE is not one line of 64 hex digits: no backup password can be derived from it"
   fi
 }

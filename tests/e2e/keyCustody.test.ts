@@ -277,7 +277,7 @@ rm -rf "$dir"
   });
 
   it('refuses to make a new key when the key is gone and the node has an enode', async () => {
-    const { enode } = await identity(up.declared);
+    const { publicKey } = await identity(up.declared);
     const before = await keyState();
     const kept = '/root/kept-node-key';
     await root(`mv ${KEY} ${kept}`);
@@ -290,7 +290,7 @@ rm -rf "$dir"
     }
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      `node-key: the node key ${KEY} is not on this machine, and the node has an identity (${enode}): refusing to make a new key`,
+      `node-key: the node key ${KEY} is not on this machine, and the node has an identity (public key ${publicKey}): refusing to make a new key`,
     );
     expect(publicKeyLines(result.stdout)).toEqual([]);
     expect(await keyState()).toBe(before);
@@ -364,7 +364,7 @@ rm -rf "$dir"
     // 3. The node stopped, its key and identity files moved aside.
     const aside = '/root/replaced-node-key';
     await root(
-      `systemctl stop besu; install -d -m 0700 ${aside}; mv ${KEY} ${HOME_ENODE} ${HOME}/data/nodeAddress ${aside}/`,
+      `systemctl stop besu; install -d -m 0700 ${aside}; mv ${KEY} ${HOME_ENODE} ${HOME}/data/nodeAddress ${HOME}/machine-public-key ${aside}/`,
     );
     // 4. `pulumi up --replace` of the node-key step: it runs again (so does every step here, unchanged), read back.
     const replaced = await upReadingBack(host, 'testnet', config);

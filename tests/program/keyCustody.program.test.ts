@@ -8,7 +8,7 @@ import * as yaml from 'js-yaml';
 import { NODE_PUBLIC_KEY_LINE } from '../../core/catalog/keyCustody';
 import { KEY_SECRET_ANNOTATION } from '../../core/catalog/kubernetes';
 import { NETWORKS } from '../../core/catalog/networks';
-import { identityOfPublicKey, parsePublicKey } from '../../core/identity/nodeKey';
+import { identityOfPublicKey, parsePublicKey, publicKeyHex } from '../../core/identity/nodeKey';
 import { loadStack } from '../../core/settings/load';
 import { Problem, SettingsError } from '../../core/settings/problems';
 import { contextFromSettings } from '../../policy/expectations';
@@ -40,6 +40,8 @@ const asPolicy = (declared: Declared): PolicyResource[] =>
 /** The public key a machine reports in these tests (the one of KEY_ONE, which the stack never holds here). */
 const MACHINE_PUBLIC_KEY = `0x${KEY_ONE_PUBLIC.replace(/^0x/, '')}`;
 const BACKUP_PASSWORD = 'a backup password of the operator';
+/** The public key of another key than KEY_ONE, for a second node. */
+const SECOND_PUBLIC_KEY = `0x${publicKeyHex(`0x${'0'.repeat(63)}2`).replace(/^0x/, '')}`;
 
 /** The recording engine, giving a node-key step the output a machine holding KEY_ONE prints. */
 const recorded = startRecording({
@@ -186,6 +188,51 @@ describe("keyCustody secret (Kubernetes): the operator's Secret is mounted, neve
     expect(JSON.stringify(unwrapSecrets(backup!.inputs))).toContain(BACKUP_PASSWORD);
   });
 
+  it("checks the mounted key before Besu starts: an init container on Besu's pinned image compares it with publicKey", () => {
+    const pod = statefulSet().spec.template.spec;
+    const besu = pod.containers.find((c: any) => c.name === 'writer-besu');
+    const check = pod.initContainers.find((c: any) => c.name === 'writer-key-check');
+    expect(check).toMatchObject({
+      image: besu.image,
+      command: ['/bin/sh', '/etc/besu/config/check-node-key.sh'],
+      args: ['/opt/besu/bin/besu', '/etc/besu/key/key', MACHINE_PUBLIC_KEY, 'vault-writer-key', 'nodekey'],
+      terminationMessagePolicy: 'FallbackToLogsOnError',
+    });
+    expect(check.volumeMounts.map((m: any) => [m.name, m.readOnly ?? false])).toEqual([
+      ['config', true],
+      ['key', true],
+      ['besu-tmp', false],
+    ]);
+    // Before Besu: the release bump's backup stays the first init container.
+    expect(pod.initContainers.indexOf(check)).toBe(1);
+    const configMap = unwrapSecrets(
+      declared.resources.find((r) => r.type === 'kubernetes:core/v1:ConfigMap' && r.name.endsWith('writer-config'))!
+        .inputs,
+    ) as any;
+    expect(configMap.data['check-node-key.sh']).toContain('besu_binary" --data-path');
+  });
+
+  it('has no key check for a key the stack holds (its enode is computed from the key itself)', async () => {
+    const stackCustody = await declareProgram(
+      recorded,
+      'testnet',
+      {
+        ...secretStack({
+          keyCustody: undefined,
+          keySecret: undefined,
+          keySecretEntry: undefined,
+          publicKey: undefined,
+        }),
+        'lacchain:nodeKeys': { writer: KEY_ONE },
+      },
+      WRITER_VALUES,
+    );
+    const set = unwrapSecrets(
+      stackCustody.resources.find((r) => r.type === 'kubernetes:apps/v1:StatefulSet')!.inputs,
+    ) as any;
+    expect(set.spec.template.spec.initContainers.map((c: any) => c.name)).not.toContain('writer-key-check');
+  });
+
   it('passes the policy; one that mounts another Secret, or declares the operator Secret, fails it', () => {
     // The program's genesis in these tests is the project's test genesis.
     const settings = contextFromSettings(declared.loaded.settings);
@@ -259,6 +306,72 @@ describe('the settings of a custody are checked against the node', () => {
       'lacchain:nodes[0].keySecret',
       'lacchain:nodes[0].publicKey',
     ]);
+  });
+
+  describe('two nodes never run under one key', () => {
+    /** The stack's writer beside a second cluster node `other` (its own values file, address and worker). */
+    const twoNodes = (other: Record<string, unknown>) => {
+      const config = secretStack();
+      config['lacchain:nodes'].push({ name: 'other', typenode: 'writer', target: 'kubernetes', ...other } as any);
+      const otherValues = validWriterValues() as any;
+      otherValues.deploy.p2p.host = '203.0.113.11';
+      otherValues.deploy.publicIP = '203.0.113.11';
+      return problemsOf(
+        {
+          ...config,
+          'lacchain:nodes': config['lacchain:nodes'].map((n: any) => ({ ...n, values: `values/${n.name}.yml` })),
+        },
+        { 'values/writer.yml': WRITER_VALUES['values/writer.yml'], 'values/other.yml': yaml.dump(otherValues) },
+      );
+    };
+
+    it('refuses a second node reading the same entry of the same Secret', () => {
+      expect(
+        keyOf(
+          twoNodes({
+            keyCustody: 'secret',
+            keySecret: 'vault-writer-key',
+            keySecretEntry: 'nodekey',
+            publicKey: SECOND_PUBLIC_KEY,
+          }),
+        ),
+      ).toEqual([
+        [
+          'lacchain:nodes[1].keySecretEntry',
+          expect.stringContaining('node writer reads entry nodekey of Secret vault-writer-key in namespace'),
+        ],
+      ]);
+    });
+
+    it('refuses a second node giving the same publicKey', () => {
+      expect(
+        keyOf(twoNodes({ keyCustody: 'secret', keySecret: 'vault-other-key', publicKey: MACHINE_PUBLIC_KEY })),
+      ).toEqual([['lacchain:nodes[1].publicKey', expect.stringContaining('node writer gives the same one')]]);
+    });
+
+    it("refuses a keySecret that is another node's own key Secret (the program's, holding that node's key)", () => {
+      const config = secretStack({ keySecret: 'besu-node-other-key' });
+      config['lacchain:nodes'].push({ name: 'other', typenode: 'writer', target: 'kubernetes' } as any);
+      const otherValues = validWriterValues() as any;
+      otherValues.deploy.p2p.host = '203.0.113.11';
+      otherValues.deploy.publicIP = '203.0.113.11';
+      const problems = problemsOf(
+        {
+          ...config,
+          'lacchain:nodes': config['lacchain:nodes'].map((n: any) => ({ ...n, values: `values/${n.name}.yml` })),
+        },
+        { 'values/writer.yml': WRITER_VALUES['values/writer.yml'], 'values/other.yml': yaml.dump(otherValues) },
+      );
+      expect(keyOf(problems)).toEqual([
+        ['lacchain:nodes[0].keySecret', expect.stringContaining('the key Secret the program keeps for node other')],
+      ]);
+    });
+
+    it('takes two nodes with their own Secrets and keys', () => {
+      expect(() =>
+        twoNodes({ keyCustody: 'secret', keySecret: 'vault-other-key', publicKey: SECOND_PUBLIC_KEY }),
+      ).toThrow('expected the settings to be refused');
+    });
   });
 
   it('keeps stack custody as the default: nothing changes for a stack that names none', () => {

@@ -21,7 +21,7 @@ afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 function machineDerived(text: string): { code: number | null; stdout: string } {
   const file = path.join(work, 'key');
   fs.writeFileSync(file, text, { mode: 0o600 });
-  const script = `STEP_NAME=test; . "$1"; hmac_sha256_of_key "$2" "$3"`;
+  const script = `STEP_NAME=test; . "$1"; hmac_sha256_of_key "$3" <"$2"`;
   const result = spawnSync(
     'bash',
     ['-c', script, 'bash', path.join(PROJECT_DIR, 'scripts/remote/lib.sh'), file, BACKUP_PASSWORD_DERIVATION_LABEL],
