@@ -100,7 +100,7 @@ user_write() {
 hmac_sha256_of_key() {
   local key="" ipad="" opad="" inner escaped="" i byte part label=$1
   IFS= read -r -d '' -n 200 key || true
-  key=${key%%$'\n'*}
+  while [[ $key == *$'\n' ]]; do key=${key%$'\n'}; done
   key=${key#0x}
   [[ $key =~ ^[0-9a-fA-F]{64}$ ]] || return 1
   for ((i = 0; i < 128; i += 2)); do

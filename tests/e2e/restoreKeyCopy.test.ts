@@ -9,22 +9,12 @@
  * command reads, and a small JSON-RPC stand-in as the node's service (it answers the recorded enode).
  */
 import { randomBytes } from 'crypto';
-import { BEFORE_RESTORE_SUFFIX, MACHINE_BACKUP_FILES } from '../../core/catalog/backups';
-import { DEFAULT_SERVICE_USER } from '../../core/catalog/defaults';
-import { PORTS } from '../../core/catalog/ports';
-import { backupPaths, nodeBackupCommand } from '../../core/remote/backups';
+import { BEFORE_RESTORE_SUFFIX } from '../../core/catalog/backups';
+import { backupPaths } from '../../core/remote/backups';
 import { nodePaths } from '../../core/remote/paths';
 import { shellQuote } from '../../core/remote/shell';
-import { loadStack } from '../../core/settings/load';
-import type { SshNodeSettings } from '../../core/settings/model';
-import {
-  KEY_ONE,
-  KEY_ONE_PUBLIC,
-  memoryFiles,
-  rawConfig,
-  sshValidatorEntry,
-  sshValidatorStack,
-} from '../../testing/fixtures';
+import { KEY_ONE, KEY_ONE_PUBLIC } from '../../testing/fixtures';
+import { asRoot, layOutNode, layoutNode, SERVICE_USER, writeAsUser } from '../../testing/nodeLayout';
 import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
 import { hostSuite } from '../../testing/hostSuite';
 
@@ -32,7 +22,7 @@ const suite = hostSuite("the machine restore's key copy");
 jest.setTimeout(10 * 60 * 1000);
 
 const RELEASE = '24.1.0';
-const USER = DEFAULT_SERVICE_USER;
+const USER = SERVICE_USER;
 /** A root-only file the service user must never get: its content is unique to this run. */
 const SECRET_FILE = '/root/secret-of-root';
 const SECRET = `root-only secret ${randomBytes(8).toString('hex')}`;
@@ -42,19 +32,8 @@ const BACKED_UP_DATA = 'chain data v1, in the backup';
 /** Where the test's stand-ins for `cp` and `runuser` are: first on the PATH of one restore. */
 const SWAP_DIR = '/usr/local/lib/keyswap';
 
-/** A shell command writing `text` to `file` as the service user (mode 0600 when it makes the file). */
-const writeAsUser = (file: string, text: string) =>
-  `runuser -u ${USER} -- sh -c 'umask 077; printf "%s" "$1" >"$2"' sh ${shellQuote(text)} ${shellQuote(file)}`;
-
-/** The node as the settings load it: the default node home and service, the shortest start time-out. */
-function testNode(): SshNodeSettings {
-  const config = sshValidatorStack(sshValidatorEntry({ start_timeout_seconds: 30 }));
-  const { settings } = loadStack('testnet', rawConfig(config, 'Pulumi.testnet.yaml'), memoryFiles({}));
-  return settings.nodes[0] as SshNodeSettings;
-}
-
 suite('the machine restore copies the node key as the service user reads it, never a linked root-only file', () => {
-  const node = testNode();
+  const node = layoutNode();
   const paths = nodePaths(node);
   const command = backupPaths(node).command;
   const enode = `enode://${KEY_ONE_PUBLIC}@${node.p2pHost}:${node.p2pPort}`;
@@ -63,61 +42,14 @@ suite('the machine restore copies the node key as the service user reads it, nev
   let backupId = '';
 
   /** Runs a root shell script on the host, failing the test with its output when it fails. */
-  const root = async (script: string) => {
-    const result = await host!.ssh('bash -s', { input: `set -euo pipefail\n${script}` });
-    if (result.code !== 0) throw new Error(`exit ${result.code}:\n${result.stdout}\n${result.stderr}`);
-    return result.stdout;
-  };
+  const root = (script: string) => asRoot(host!, script);
 
   beforeAll(async () => {
     const check = await canBuildHosts();
     if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
     host = await startTestHost('keycopy', 46);
-    await root(
-      'apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q restic curl >/dev/null',
-    );
-    // The node's service: a JSON-RPC stand-in, as the service user, answering the enode recorded in the data folder.
-    const rpc = [
-      'import http.server, json',
-      'class Handler(http.server.BaseHTTPRequestHandler):',
-      '    def do_POST(self):',
-      "        request = json.loads(self.rfile.read(int(self.headers['Content-Length'])))",
-      `        answers = {'net_enode': open(${JSON.stringify(paths.enode)}).read().strip(), 'eth_blockNumber': '0x10'}`,
-      "        body = json.dumps({'jsonrpc': '2.0', 'id': request['id'], 'result': answers.get(request['method'])})",
-      '        self.send_response(200)',
-      "        self.send_header('Content-Type', 'application/json')",
-      '        self.end_headers()',
-      '        self.wfile.write(body.encode())',
-      `http.server.HTTPServer(('127.0.0.1', ${PORTS.rpcHttp}), Handler).serve_forever()`,
-    ].join('\n');
-    const unit = ['[Service]', `User=${USER}`, `ExecStart=/usr/bin/python3 ${paths.binDir}/rpc-standin.py`].join('\n');
-    // The layout the node-files, release and node-key steps leave, as those steps make it.
-    await root(`
-useradd --system --home-dir ${paths.home} --no-create-home --shell /usr/sbin/nologin ${USER}
-install -d -m 0750 -o root -g ${USER} ${paths.home}
-install -d -m 0750 -o ${USER} -g ${USER} ${paths.dataDir} ${paths.dataDir}/database
-install -d -m 0755 -o root -g root ${paths.binDir} ${paths.releasesDir}/besu-${RELEASE}/bin
-printf '#!/bin/sh\\n' >${paths.releasesDir}/besu-${RELEASE}/bin/besu
-chmod 0755 ${paths.releasesDir}/besu-${RELEASE}/bin/besu
-ln -sfn ${paths.releasesDir}/besu-${RELEASE} ${paths.releasesDir}/current
-${writeAsUser(paths.key, KEY_ONE)}
-${writeAsUser(paths.enode, `${enode}\n`)}
-${writeAsUser(dbFile, BACKED_UP_DATA)}
-install -m 0640 -o root -g ${USER} /dev/null ${paths.config}
-install -d -m 0755 /etc/lacchain
-printf 'RESTIC_REPOSITORY=%s\\nRESTIC_PASSWORD=%s\\n' ${node.backups.repository} test-password >${MACHINE_BACKUP_FILES.environment(node.serviceName)}
-chmod 0600 ${MACHINE_BACKUP_FILES.environment(node.serviceName)}
-cat >${paths.binDir}/rpc-standin.py <<'PYTHON'
-${rpc}
-PYTHON
-cat >/etc/systemd/system/${node.serviceName}.service <<'UNIT'
-${unit}
-UNIT
-systemctl daemon-reload
-systemctl start ${node.serviceName}
-(umask 077 && printf %s ${shellQuote(SECRET)} >${SECRET_FILE})
-`);
-    await host.ssh(`cat >${command} && chmod 0700 ${command}`, { input: nodeBackupCommand(node) });
+    await layOutNode(host, node, { release: RELEASE, key: KEY_ONE, enode, data: BACKED_UP_DATA });
+    await root(`(umask 077 && printf %s ${shellQuote(SECRET)} >${SECRET_FILE})`);
     // The service user winning the race: just before root opens the key (cp for the copy of old, runuser for the
     // read as the service user), the key becomes a symlink to the root-only file; once, then the real command runs.
     const swapper = (real: string) =>

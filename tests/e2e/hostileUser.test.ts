@@ -1,0 +1,316 @@
+/**
+ * A hostile service user on a real Debian host (docs/security.md, "What the service user can write, and how root
+ * treats it"): code running as the node's service user (a Besu RCE, say), or any local user, must not become root,
+ * read root's files, start a node stopped on purpose, block the backups, or run the node under another key. Before
+ * each operation, a script run as the service user plants, at the paths under the node home that root touches
+ * (testing/hostilePaths.ts), symlinks to a root-only sentinel, FIFOs and the names root once wrote (`key.read`,
+ * `key.lacchain-new~`); then the operation runs as root, as npm run node and pulumi up run it: the node-key step, a
+ * backup, a restore with and without the operator's key, and restores of a backup an older version took with the
+ * links inside. After each: the sentinel byte for byte and mode for mode as it was, no root-owned file in the service
+ * user's folders, no operation hung (each bounded), and each refusal naming the path and what to do. Findings 1, 2, 4,
+ * 5, 6 and 7 of the review are each a case that fails on the scripts before the fix. The layout is the one the steps
+ * leave (testing/nodeLayout.ts); the machine custody cases run the Besu stand-in's `public-key` (not Besu).
+ */
+import { spawnSync } from 'child_process';
+import { randomBytes } from 'crypto';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { BACKUP_MARK, BACKUP_REASONS, BACKUP_TAGS, MACHINE_BACKUP_FILES } from '../../core/catalog/backups';
+import { MACHINE_RUN_DIR } from '../../core/catalog/remote';
+import { describeNode } from '../../core/node/description';
+import { publicKeyHex } from '../../core/identity/nodeKey';
+import { backupPaths } from '../../core/remote/backups';
+import { nodePaths } from '../../core/remote/paths';
+import { shellQuote } from '../../core/remote/shell';
+import { BACKUP_PASSWORD_PARAMETER, NODE_KEY_PARAMETER, remoteSteps } from '../../core/remote/steps';
+import type { SshNodeSettings } from '../../core/settings/model';
+import { KEY_ONE, KEY_ONE_PUBLIC } from '../../testing/fixtures';
+import { canBuildHosts, SshResult, startTestHost, TestHost } from '../../testing/host/testHost';
+import { hostSuite } from '../../testing/hostSuite';
+import { asRoot, layOutNode, layoutNode, SERVICE_USER, writeAsUser } from '../../testing/nodeLayout';
+import { remoteStepInput } from '../../testing/remoteStep';
+import { PROJECT_DIR } from '../../testing/run';
+
+const suite = hostSuite('the hostile service user suite');
+jest.setTimeout(10 * 60 * 1000);
+
+const RELEASE = '24.1.0';
+const USER = SERVICE_USER;
+/** A root-only file: the service user must never read, write or re-mode it through root. */
+const SENTINEL = '/root/sentinel-of-root';
+const SENTINEL_TEXT = `root-only ${randomBytes(8).toString('hex')}`;
+/** Every operation is bounded: one that waits on a planted FIFO fails the test instead of hanging it. */
+const BOUND_MS = 120_000;
+const OTHER_KEY = `0x${'0'.repeat(63)}2`;
+
+suite('a hostile service user cannot turn what root does against the machine', () => {
+  const node = layoutNode();
+  const paths = nodePaths(node);
+  const command = backupPaths(node).command;
+  const enode = `enode://${KEY_ONE_PUBLIC}@${node.p2pHost}:${node.p2pPort}`;
+  const dbFile = `${paths.dataDir}/database/chain.txt`;
+  let host: TestHost | undefined;
+
+  const root = (script: string) => asRoot(host!, script);
+  /** Runs a command as root on the host within BOUND_MS (124 when it did not end in time). */
+  const run = (commandLine: string, input?: string): Promise<SshResult> =>
+    host!.ssh(commandLine, { timeoutMs: BOUND_MS, ...(input === undefined ? {} : { input }) });
+  /** Runs a shell script as the service user. */
+  const asUser = (script: string) => root(`runuser -u ${USER} -- sh -c ${shellQuote(script)}`);
+
+  /** The sentinel as it is: its digest, owner, mode and link count. */
+  const sentinelState = () => root(`sha256sum ${SENTINEL} | cut -c1-64; stat -c '%U %a %h' ${SENTINEL}`);
+  let sentinelBefore = '';
+  /** Root-owned entries in the service user's folders (the node's own folders' contents must all be the user's). */
+  const rootOwnedInUserFolders = () =>
+    root(`find ${paths.dataDir} ${paths.logsDir} -xdev -user root -print 2>/dev/null | sort`);
+
+  /** The plants of the service user, at every path of its own that root touches. */
+  const plant = () =>
+    asUser(
+      [
+        `cd ${paths.dataDir}`,
+        `ln -sfn ${SENTINEL} key.read`,
+        `rm -f key.lacchain-new~ && printf 'attacker' >key.lacchain-new~`,
+        `ln -sfn ${SENTINEL} nodeAddress.lacchain-new~`,
+        `rm -f fifo && mkfifo fifo`,
+        `ln -sfn ${SENTINEL} ${paths.logsDir}/planted`,
+      ].join(' && '),
+    );
+
+  /** After an operation: the sentinel unchanged, nothing of root's among the service user's files. */
+  const expectUnharmed = async () => {
+    expect(await sentinelState()).toBe(sentinelBefore);
+    expect(await rootOwnedInUserFolders()).toBe('');
+  };
+
+  /** The node's own state back before each case: its key, enode, live data; plants removed; the service running. */
+  const reset = () =>
+    root(`
+rm -rf ${paths.dataDir}/key.read ${paths.dataDir}/key.lacchain-new~ ${paths.dataDir}/nodeAddress.lacchain-new~ ${paths.dataDir}/fifo ${paths.logsDir}/planted
+rm -f ${paths.key} ${paths.enode} ${paths.machineKeyRecord}
+cp /root/backup-env.orig ${MACHINE_BACKUP_FILES.environment(node.serviceName)}
+${writeAsUser(paths.key, KEY_ONE)}
+${writeAsUser(paths.enode, `${enode}\n`)}
+${writeAsUser(dbFile, 'live data')}
+systemctl start ${node.serviceName}
+`);
+
+  beforeAll(async () => {
+    const check = await canBuildHosts();
+    if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
+    host = await startTestHost('hostile', 53);
+    await layOutNode(host, node, { release: RELEASE, key: KEY_ONE, enode, data: 'backed-up data' });
+    await root(`
+(umask 077 && printf %s ${shellQuote(SENTINEL_TEXT)} >${SENTINEL})
+cp ${MACHINE_BACKUP_FILES.environment(node.serviceName)} /root/backup-env.orig
+install -d -m 0750 -o ${USER} -g ${USER} ${paths.logsDir}
+`);
+    sentinelBefore = await sentinelState();
+  });
+
+  afterAll(async () => {
+    await host?.stop();
+  });
+
+  beforeEach(async () => {
+    await reset();
+  });
+
+  it('takes a backup with the plants in place: no key* name in it, no FIFO waited on (finding 7)', async () => {
+    await plant();
+    const result = await run(`${command} backup manual`);
+    expect(result.stderr).not.toContain('fail');
+    expect(result.code).toBe(0);
+    const names = await root(
+      `set -a; . ${MACHINE_BACKUP_FILES.environment(node.serviceName)}; restic ls latest --host ${node.name} | sed -n 's#^${paths.dataDir}/##p' | sort`,
+    );
+    expect(names.split('\n').filter((name) => name.startsWith('key'))).toEqual([]);
+    expect(names).toContain('enode');
+    await expectUnharmed();
+  });
+
+  /**
+   * A backup as an older version took it (only data/key excluded), with the service user's `key.read` link to the
+   * sentinel and a `key.lacchain-new~` inside: tagged as the backup command tags its own.
+   */
+  const oldStyleBackup = async () => {
+    await plant();
+    const tags = `${BACKUP_MARK},${BACKUP_TAGS.node}=${node.name},${BACKUP_TAGS.release}=${RELEASE},${BACKUP_TAGS.reason}=${BACKUP_REASONS.manual}`;
+    await root(`
+set -a; . ${MACHINE_BACKUP_FILES.environment(node.serviceName)}; set +a
+${command} init >/dev/null
+restic backup --quiet --host ${node.name} --tag ${tags} --exclude ${paths.key} ${paths.dataDir} ${paths.config} >/dev/null
+`);
+    const id = await root(
+      `set -a; . ${MACHINE_BACKUP_FILES.environment(node.serviceName)}; restic snapshots --json --latest 1 --host ${node.name} | python3 -c 'import json,sys; print(json.load(sys.stdin)[-1]["short_id"])'`,
+    );
+    const inside = await root(
+      `set -a; . ${MACHINE_BACKUP_FILES.environment(node.serviceName)}; restic ls ${id.trim()} | grep -c '/key.read$' || true`,
+    );
+    expect(inside.trim()).toBe('1');
+    return id.trim();
+  };
+
+  it('restores a backup holding a key.read link to a root-only file without writing through it (finding 1)', async () => {
+    const id = await oldStyleBackup();
+    const result = await run(`env KEY_FROM_STDIN=false ${command} restore ${id} ${RELEASE} ''`);
+    expect(result.stdout).toContain(`node-backup: restored: ${node.serviceName} runs Besu ${RELEASE} as ${enode}`);
+    expect(result.code).toBe(0);
+    expect(await root(`stat -c '%F %U %a' ${paths.key}; cat ${paths.key}`)).toBe(
+      `regular file ${USER} 600\n${KEY_ONE}`,
+    );
+    await expectUnharmed();
+  });
+
+  it("restores it with the operator's key on standard input, the same way (finding 1, --key-file)", async () => {
+    const id = await oldStyleBackup();
+    await root(`rm -f ${paths.key}`);
+    const result = await run(`env KEY_FROM_STDIN=true ${command} restore ${id} ${RELEASE} ''`, KEY_ONE);
+    expect(result.stderr).toContain('node-backup: wrote the node key from your copy');
+    expect(result.code).toBe(0);
+    expect(await root(`stat -c '%F %U %a' ${paths.key}; cat ${paths.key}`)).toBe(
+      `regular file ${USER} 600\n${KEY_ONE}`,
+    );
+    await expectUnharmed();
+  });
+
+  it('ignores the markers and the lock any local user can make in /run/lock: a node stopped on purpose stays stopped (finding 2)', async () => {
+    await root(`systemctl stop ${node.serviceName}`);
+    // As nobody: the old marker name, and the old lock held for longer than the backup may wait.
+    await root(`
+runuser -u nobody -- touch /run/lock/${node.serviceName}-backup.node-stopped
+setsid -f runuser -u nobody -- sh -c 'exec 9>/run/lock/${node.serviceName}-backup.lock; flock 9; sleep 300' </dev/null >/dev/null 2>&1
+sleep 1
+`);
+    const result = await run(`${command} backup manual`);
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain('another backup or restore');
+    expect(result.stderr).not.toContain('started');
+    expect((await run(`systemctl is-active ${node.serviceName}`)).stdout.trim()).toBe('inactive');
+    expect(await root(`stat -c '%U %a %F' ${MACHINE_RUN_DIR}`)).toBe('root 700 directory\n');
+    await root(`pkill -u nobody sleep || true; rm -f /run/lock/${node.serviceName}-backup.*`);
+  });
+
+  /** The node-key step as pulumi up runs it, for `settings` (machine custody when it says so), as root. */
+  const nodeKeyStep = (settings: SshNodeSettings, secret: Record<string, string>) => {
+    const values = { genesis: '{}', genesisSha256: 'x', enode, address: '0x' };
+    const step = remoteSteps(describeNode(settings), values).find((s) => s.name === 'node-key')!;
+    return run('bash -s', remoteStepInput('node-key', { ...step.env, ...secret }));
+  };
+
+  it('writes the stack key and identity files as the service user whatever is planted (node-key, stack custody)', async () => {
+    await plant();
+    await asUser(
+      `cd ${paths.dataDir} && rm -f enode && ln -s ${SENTINEL} enode && rm -f nodeAddress && mkfifo nodeAddress`,
+    );
+    const result = await nodeKeyStep(node, {
+      [NODE_KEY_PARAMETER]: KEY_ONE,
+      [BACKUP_PASSWORD_PARAMETER]: 'test-password',
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(await root(`stat -c '%F %U' ${paths.enode} ${paths.nodeAddress}; cat ${paths.enode}`)).toBe(
+      `regular file ${USER}\nregular file ${USER}\n${enode}\n`,
+    );
+    await expectUnharmed();
+  });
+
+  describe('with the key on the machine (keyCustody machine, the Besu stand-in)', () => {
+    const machine = layoutNode({ keyCustody: 'machine' });
+    const besu = `${nodePaths(machine).releasesDir}/besu-${machine.releaseVersion}`;
+
+    beforeAll(async () => {
+      // The stand-in's release where the node-key step runs `besu public-key` (a test stand-in, not Besu).
+      const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-hostile-'));
+      const packed = spawnSync(
+        'sh',
+        [path.join(PROJECT_DIR, 'tests/fixtures/besu-standin/pack.sh'), machine.releaseVersion, work],
+        { encoding: 'utf8' },
+      );
+      expect(packed.status).toBe(0);
+      const archive = fs.readFileSync(packed.stdout.split('\n')[0]).toString('base64');
+      fs.rmSync(work, { recursive: true, force: true });
+      const unpacked = await run(
+        `base64 -d | tar -xzf - -C ${nodePaths(machine).releasesDir} && test -x ${besu}/bin/besu`,
+        archive,
+      );
+      expect(unpacked.code).toBe(0);
+    });
+
+    it('never shows a root-only file a planted data/enode names in its refusal (finding 5)', async () => {
+      await root(`rm -f ${paths.key}`);
+      await asUser(`cd ${paths.dataDir} && rm -f enode && ln -s ${SENTINEL} enode`);
+      const pinned = layoutNode({ keyCustody: 'machine', publicKey: `0x${KEY_ONE_PUBLIC}` });
+      const result = await nodeKeyStep(pinned, {});
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`node-key: the node key ${paths.key} is not on this machine`);
+      expect(`${result.stdout}${result.stderr}`).not.toContain(SENTINEL_TEXT);
+      expect(await root(`test -e ${paths.key} && echo made || echo none`)).toBe('none\n');
+      await expectUnharmed();
+    });
+
+    it('refuses a key swapped on the disk after the first up accepted one, without a publicKey pin (finding 4)', async () => {
+      const first = await nodeKeyStep(machine, {});
+      expect(first.stderr).toBe('');
+      expect(first.code).toBe(0);
+      expect(await root(`cat ${paths.machineKeyRecord}; stat -c '%U %a' ${paths.machineKeyRecord}`)).toBe(
+        `0x${KEY_ONE_PUBLIC}\nroot 644\n`,
+      );
+      // The service user swaps its key and the enode record together.
+      const other = `0x${publicKeyHex(OTHER_KEY).replace(/^0x/, '')}`;
+      await root(`
+rm -f ${paths.key} ${paths.enode}
+${writeAsUser(paths.key, OTHER_KEY)}
+${writeAsUser(paths.enode, `enode://${other.slice(2)}@${node.p2pHost}:${node.p2pPort}\n`)}
+`);
+      const swapped = await nodeKeyStep(machine, {});
+      expect(swapped.code).toBe(1);
+      expect(swapped.stderr).toContain(
+        `node-key: the node key ${paths.key} is not the one this machine accepted before (public key 0x${KEY_ONE_PUBLIC}, recorded in ${paths.machineKeyRecord}; the key there now is ${other})`,
+      );
+      expect(swapped.stdout).not.toContain(other);
+      await expectUnharmed();
+    });
+
+    it('refuses a key that is not the one data/enode names, before any record (finding 4, an older machine)', async () => {
+      await root(`rm -f ${paths.key} && ${writeAsUser(paths.key, OTHER_KEY)}`);
+      const result = await nodeKeyStep(machine, {});
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `is not the one the node's enode (${paths.enode}) names (public key 0x${KEY_ONE_PUBLIC}`,
+      );
+      await expectUnharmed();
+    });
+  });
+
+  it("takes no folder over as the repository: neither another user's nor one holding other files (finding 6)", async () => {
+    const env = MACHINE_BACKUP_FILES.environment(node.serviceName);
+    await root(`
+cp ${env} /root/backup-env.saved
+id alice >/dev/null 2>&1 || useradd --create-home alice
+install -d -m 0755 -o root -g root /opt/app && echo app >/opt/app/run.sh
+`);
+    const attempt = async (folder: string) => {
+      await root(`sed -i 's#^RESTIC_REPOSITORY=.*#RESTIC_REPOSITORY=${folder}#' ${env}`);
+      const before = await root(`stat -c '%U %a' ${folder}`);
+      const result = await run(`${command} init`);
+      expect(await root(`stat -c '%U %a' ${folder}`)).toBe(before);
+      return result;
+    };
+    try {
+      const home = await attempt('/home/alice');
+      expect(home.code).toBe(1);
+      expect(home.stderr).toContain(
+        "the repository folder /home/alice is alice's, not root's: refusing to take it over",
+      );
+      const app = await attempt('/opt/app');
+      expect(app.code).toBe(1);
+      expect(app.stderr).toContain('the repository folder /opt/app holds other files and is not a restic repository');
+    } finally {
+      await root(`cp /root/backup-env.saved ${env}`);
+    }
+    await expectUnharmed();
+  });
+});
