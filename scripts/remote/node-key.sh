@@ -34,7 +34,8 @@ write_credentials() {
   group=$(id -gn "$SERVICE_USER")
   # In the node home, which only root may write: a symlink there that root did not make is removed, never followed.
   if [ -L "$file" ] && [ "$(stat -c %u "$file")" != 0 ]; then rm -f "$file"; fi
-  if [ -f "$file" ] && [ "$(cat "$file")" = "$(printf '%s' "$RPC_CREDENTIALS")" ]; then
+  # (The file is the service user's: compared with cmp, which stops at the first difference, never read whole.)
+  if [ -f "$file" ] && [ ! -L "$file" ] && printf '%s\n' "$RPC_CREDENTIALS" | cmp -s - "$file"; then
     chmod 0600 "$file"
     chown -h "$SERVICE_USER:$group" "$file"
     echo "node-key: RPC credentials in place"
