@@ -20,12 +20,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 
-# Runs "$@" and, when it took longer than a few seconds (a cold step), says how long on stderr, so a CI log shows
-# where a cold machine's set-up time went. A warm machine prints nothing.
+# Runs "$@" and records how long it took, for the table of step times printed at the end (where a cold machine's
+# set-up time went, and that a warm one builds nothing); a step that took longer than a few seconds also says so at
+# once on stderr.
+setup_started=$SECONDS
+step_times=$(mktemp)
+trap 'rm -f "$step_times"' EXIT
 timed() {
   local label=$1 started=$SECONDS status=0
   shift
   "$@" || status=$?
+  printf '%6d s  %s\n' $((SECONDS - started)) "$label" >>"$step_times"
   if [ $((SECONDS - started)) -gt 3 ]; then echo "tests/setup.sh: $label took $((SECONDS - started)) s" >&2; fi
   return "$status"
 }
@@ -82,14 +87,23 @@ if ! command -v pulumi >/dev/null 2>&1; then
     export GOTOOLCHAIN=go1.25.0 GOPROXY="${LACCHAIN_GOPROXY:-https://proxy.golang.org}" GOSUMDB=off
     go version >/dev/null || echo "cannot get Go 1.25: the Pulumi CLI tests are skipped" >&2
   fi
-  timed "the Pulumi CLI" bash tools/pulumi-cli/build.sh >/dev/null || true
 fi
-# The Kubernetes provider (pulumi-resource-kubernetes) of the engine tests (tests/engine/), built from its Go module
-# into a cache outside the work tree (about 15 minutes cold on 2 cores, none warm). Without Go the engine tests say why
-# they are skipped (under CI=true they fail).
-if command -v go >/dev/null 2>&1; then
-  timed "the Kubernetes provider" bash tools/pulumi-kubernetes/build.sh >/dev/null || echo "cannot build the Kubernetes provider: the engine tests will say so" >&2
-fi
+
+# The Go builds go in two chains side by side: each build leaves a core idle while it downloads its modules and links
+# (one thread), which the other chain's compiling then uses. Chain one: the Pulumi CLI, then the Kubernetes provider
+# (pulumi-resource-kubernetes) of the engine tests (tests/engine/), built from its Go module into a cache outside the
+# work tree (about 12 minutes cold on 2 cores, none warm). Without Go the engine tests say why they are skipped (under
+# CI=true they fail).
+engine_chain() {
+  if ! command -v pulumi >/dev/null 2>&1; then
+    timed "the Pulumi CLI" bash tools/pulumi-cli/build.sh >/dev/null || true
+  fi
+  if command -v go >/dev/null 2>&1; then
+    timed "the Kubernetes provider" bash tools/pulumi-kubernetes/build.sh >/dev/null || echo "cannot build the Kubernetes provider: the engine tests will say so" >&2
+  fi
+}
+engine_chain &
+engine_chain_pid=$!
 
 # The Kubernetes control plane of the cluster tests (tests/cluster/): kube-apiserver, kube-controller-manager,
 # kube-scheduler, kubectl, etcd and kwok built from their Go modules into a cache outside the work tree (about 9 minutes
@@ -104,7 +118,13 @@ if command -v go >/dev/null 2>&1; then
   timed "Prometheus and its Operator" bash tools/monitoring/build.sh >/dev/null || echo "cannot build Prometheus and its Operator: the cluster tests will say so" >&2
 fi
 
+wait "$engine_chain_pid" || true
 if [ -n "$rootfs_pid" ]; then
   wait "$rootfs_pid" || { tail -n 20 "$rootfs_log" >&2; echo "cannot build the test hosts' root file system: the e2e tests will say so" >&2; }
 fi
 rm -f "$rootfs_log"
+{
+  echo "tests/setup.sh: step times (the Go builds in two chains side by side, the root file system beside them):"
+  sort -rn "$step_times"
+  printf '%6d s  %s\n' $((SECONDS - setup_started)) "set-up in all"
+} >&2

@@ -1,7 +1,22 @@
-// Prints the plain test summary line CI reads, "N passed, N failed[, N skipped]", from jest's JSON report.
+// Prints, from jest's JSON report: each test file's wall time, slowest first (where a run's time goes), then the plain
+// summary line CI reads, "N passed, N failed[, N skipped]", last.
 const fs = require('fs');
+const path = require('path');
 
 const report = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const files = report.testResults
+  .map((file) => ({ name: path.relative(process.cwd(), file.name), seconds: (file.endTime - file.startTime) / 1000 }))
+  .filter((file) => Number.isFinite(file.seconds))
+  .sort((a, b) => b.seconds - a.seconds);
+if (files.length > 0) {
+  const wall = (Date.now() - report.startTime) / 1000;
+  const sum = files.reduce((total, file) => total + file.seconds, 0);
+  console.log(
+    `\ntest files by wall time (${files.length} files, ${sum.toFixed(0)} s in all, ${wall.toFixed(0)} s of jest):`,
+  );
+  for (const file of files) console.log(`${file.seconds.toFixed(1).padStart(8)} s  ${file.name}`);
+  console.log('');
+}
 const failed = report.numFailedTests + report.numRuntimeErrorTestSuites;
 const skipped = report.numPendingTests + report.numTodoTests;
 console.log(`${report.numPassedTests} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
