@@ -27,17 +27,36 @@ import { benchCuts } from './cuts';
 
 const USAGE = 'npm run bench [-- --only plan|program|ssh|backups|proxy|cli|cuts|suite] [--runs N] [--before REF]';
 
+/** What --help prints: the usage, then the parts and options as this file's header describes them. */
+const HELP = `usage: ${USAGE}
+Measures what a plan, a deploy, a no-op and an update cost; prints a table per part and writes them to bench/RESULTS.md.
+  --only PART   one part: ${PARTS.join(', ')} (ssh, backups and cuts need root: the real SSH test host)
+  --runs N      measured runs per stack or cycles (1 to 50)
+  --before REF  program, cli: also time the program or the tools at an earlier commit
+  --help        this text
+Benchmarks report; they never fail because a target is missed.
+`;
+
 async function main(): Promise<number> {
-  let values: { only?: string; runs?: string; before?: string };
+  let values: { only?: string; runs?: string; before?: string; help?: boolean };
   try {
     values = parseArgs({
       args: process.argv.slice(2),
-      options: { only: { type: 'string' }, runs: { type: 'string' }, before: { type: 'string' } },
+      options: {
+        only: { type: 'string' },
+        runs: { type: 'string' },
+        before: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
       strict: true,
     }).values;
   } catch (error) {
     process.stderr.write(`error: ${(error as Error).message}\nusage: ${USAGE}\n`);
     return 2;
+  }
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
   }
   const only = values.only;
   if (only !== undefined && !(PARTS as readonly string[]).includes(only)) {

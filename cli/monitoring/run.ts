@@ -58,6 +58,8 @@ export async function run({ values }: CommandLine<(typeof MONITORING_TOOL)['opti
     stack,
     readStackConfigFile(values.config ?? stackConfigFileName(stack)),
     readFileFromDisk,
+    // The scrape configuration logs in nowhere: the SSH key may not be set on the machine that writes it.
+    { sshKeyOptional: true },
   );
   const dir = path.resolve(expandHome(values.out ?? `${DEFAULT_MONITORING_FOLDER}/${stack}`));
   const tokenGiven = values['token-file'] === undefined ? undefined : path.resolve(expandHome(values['token-file']));

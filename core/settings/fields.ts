@@ -84,9 +84,12 @@ export function publicAddressProblem(ip: string, network: Network, file: string,
   };
 }
 
-/** The shape of a DNS name. */
+/**
+ * The shape of a DNS name. Its last label is never all digits (RFC 3696: no top-level domain is), so a mistyped IPv4
+ * address such as 203.0.113.999 is no name either.
+ */
 export const HOSTNAME_PATTERN =
-  /^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+  /^(?=.{1,253}$)(?!(?:.*\.)?[0-9]+$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 const HOSTNAME = 'a DNS name such as node1.example.org (letters, digits, hyphens and dots)';
 
 /** A DNS name. */

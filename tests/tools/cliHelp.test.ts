@@ -134,3 +134,15 @@ describe('closest', () => {
     expect(closest('frobnicate', ['status', 'logs', 'start'])).toBeUndefined();
   });
 });
+
+describe('npm run bench -- --help', () => {
+  it('prints the usage, the parts and the options, and exits 0; an unknown option is a usage error', () => {
+    const help = runNpm('bench', ['--help']);
+    expect([help.code, help.stderr]).toEqual([0, '']);
+    expect(help.stdout).toMatch(/^usage: npm run bench \[-- --only /);
+    for (const option of ['--only PART', '--runs N', '--before REF', '--help']) expect(help.stdout).toContain(option);
+    const wrong = runNpm('bench', ['--onyl', 'cli']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/^error: .*--onyl/);
+  });
+});

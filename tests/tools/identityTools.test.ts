@@ -62,6 +62,18 @@ describe('identity', () => {
     const badPort = runNpm('identity', ['--key-file', file('one'), '--host', '1.2.3.4', '--port', '70000']);
     expect([badPort.code, badPort.stderr]).toEqual([2, expect.stringMatching(/--port: given "70000"/)]);
   });
+
+  it.each(['203.0.113.999', '300.1.1.1', '10.0.0', 'node..example.org'])(
+    'refuses --host %s (no IPv4 address and no DNS name): no enode to send',
+    (host) => {
+      const result = runNpm('identity', ['--key-file', file('one'), '--host', host]);
+      expect([result.code, result.stdout, result.stderr.trim()]).toEqual([
+        2,
+        '',
+        expect.stringContaining(`--host: given ${JSON.stringify(host)}; allowed: an IPv4 address or a DNS name`),
+      ]);
+    },
+  );
 });
 
 describe('keygen', () => {

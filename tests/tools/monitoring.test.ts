@@ -78,6 +78,16 @@ describe('npm run monitoring', () => {
     );
   });
 
+  it('needs no lacchain:sshPrivateKey, which it does not use (it logs in nowhere)', () => {
+    const withoutKey = path.join(work, 'Pulumi.testnet.yaml.nokey');
+    const stack = sshValidatorStack(undefined, { 'lacchain:metricsToken': 'a'.repeat(64) });
+    delete stack['lacchain:sshPrivateKey'];
+    fs.writeFileSync(withoutKey, yaml.dump({ config: secretSettings(stack) }));
+    const result = run(['--stack', 'testnet', '--config', withoutKey, '--out', path.join(work, 'nokey')]);
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(result.stdout).toContain('prometheus.yml');
+  });
+
   it("refuses to put the token's file inside a repository", () => {
     const result = monitoring(['--out', path.join(PROJECT_DIR, 'monitoring', 'testnet')]);
     expect(result.code).toBe(2);

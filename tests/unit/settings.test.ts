@@ -718,6 +718,16 @@ const cases: Case[] = [
     expected: { key: 'lacchain:nodes[1].inventory.dns_name', allowed: /DNS name/ },
   },
   {
+    name: 'host a mistyped IPv4 address (no DNS name either)',
+    config: (c) => (inventory(c).host = '198.51.100.999'),
+    expected: { key: 'lacchain:nodes[1].inventory.host', allowed: /an IPv4 address or a DNS name/ },
+  },
+  {
+    name: 'dns_name all digits',
+    config: (c) => (inventory(c).dns_name = '203.0.113.999'),
+    expected: { key: 'lacchain:nodes[1].inventory.dns_name', allowed: /DNS name/ },
+  },
+  {
     name: 'unknown inventory field',
     config: (c) => (inventory(c).ansible_become = true),
     expected: { key: 'lacchain:nodes[1].inventory.ansible_become', given: 'unknown field', allowed: /node_ip/ },
