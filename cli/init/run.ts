@@ -313,7 +313,8 @@ async function setup(
       };
     }
     const header = ` Stack ${stack}: nodes on ${network.name} (network id ${network.networkId}). Every setting is described in docs/settings.md.`;
-    return { stack: stackFileText(oldStack, stackFileName, header, network.name, node), values: valuesText };
+    const context = target === 'kubernetes' ? values.context : undefined;
+    return { stack: stackFileText(oldStack, stackFileName, header, network.name, node, context), values: valuesText };
   };
 
   // The loader, as pulumi up runs it, on the files as they would be written: a problem with one of this node's

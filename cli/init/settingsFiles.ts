@@ -152,11 +152,20 @@ function nodeList(document: Document): YAMLSeq {
  * its place, its own extra keys such as `rpc`, and the inventory keys the setup does not ask while it stays an SSH
  * node); the comment above it is rewritten for what it now is. `header` starts a new file.
  */
-export function stackFileText(old: string | undefined, file: string, header: string, network: string, node: NodeEdit) {
+export function stackFileText(
+  old: string | undefined,
+  file: string,
+  header: string,
+  network: string,
+  node: NodeEdit,
+  kubeContext?: string,
+) {
   const document = parse(old ?? '', file);
   if (old === undefined) document.commentBefore = header;
   if (!isMap(document.get('config'))) document.set('config', document.createNode({}));
   document.setIn(['config', `${CONFIG_NAMESPACE}:network`], network);
+  // The cluster the operator named (--context): pulumi up deploys there, not to whatever context is current then.
+  if (kubeContext !== undefined) document.setIn(['config', `${CONFIG_NAMESPACE}:kubeContext`], kubeContext);
   const list = nodeList(document);
   const index = list.items.findIndex((item) => isMap(item) && item.get('name') === node.name);
   let entry: YAMLMap;

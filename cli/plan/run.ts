@@ -88,6 +88,12 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
     process.stderr.write(text);
   }
   process.stdout.write(`${JSON.stringify(shownOutputs, null, 2)}\n`);
+  const clusterNodes = settings.nodes.filter((node) => node.target === 'kubernetes').map((node) => node.name);
+  if (clusterNodes.length > 0 && settings.kubeContext !== undefined) {
+    process.stderr.write(
+      `note: ${clusterNodes.join(', ')} deploy${clusterNodes.length === 1 ? 's' : ''} to kubectl context ${settings.kubeContext} (${configKey('kubeContext')})\n`,
+    );
+  }
   if (sshKeyMissing) {
     const key = configKey('sshPrivateKey');
     process.stderr.write(

@@ -451,6 +451,29 @@ describe('following the list gives a stack whose plan passes', () => {
   });
 });
 
+describe('--context', () => {
+  it('is written as lacchain:kubeContext: pulumi up deploys to the cluster whose workers were listed, not the current one', async () => {
+    const dir = project('context', 'testnet');
+    const env = kubectlEnv();
+    const result = await runNpmAsync(
+      'init',
+      [
+        ...['--stack', 'testnet', '--dir', dir, '--typenode', 'writer', '--target', 'kubernetes', '--name', 'w2'],
+        ...['--context', 'my-cluster', '--worker-name', 'worker-3', '--public-ip', '203.0.113.40'],
+        ...['--node-name', 'org-w2', '--node-email', 'ops@example.org', '--keygen', 'no'],
+      ],
+      { env },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(stackOf(dir).config['lacchain:kubeContext']).toBe('my-cluster');
+    expect(read(env.KUBECTL_RECORD)).toContain('--context my-cluster get nodes');
+    const planned = await planOffline(dir, 'testnet');
+    expect(planned.code).toBe(0);
+    expect(planned.stderr).toContain('note: writer, w2 deploy to kubectl context my-cluster (lacchain:kubeContext)');
+  });
+});
+
 describe('a node already in the stack', () => {
   it('is never replaced without a terminal unless --replace; replaced, its comment says what it now is', async () => {
     const dir = project('replace', 'testnet');
