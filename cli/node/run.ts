@@ -213,6 +213,7 @@ async function observeCauses(node: NodeSettings, client: NodeClient, o: Observat
   const causes: CauseObservations = {
     peers: o.peerCount,
     syncing: o.syncing !== undefined && o.syncing !== false,
+    ...(o.syncing ? { highestBlock: o.syncing.highestBlock } : {}),
     enodeIp: ip,
     permissioning:
       enode === undefined

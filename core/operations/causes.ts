@@ -85,6 +85,8 @@ export interface CauseObservations {
   permissioning?: PermissioningObservation | { error: string };
   peers?: number;
   syncing: boolean;
+  /** While syncing: the network's head as the node's peers report it (eth_syncing's highestBlock). */
+  highestBlock?: number;
   /** The enode's IP. */
   enodeIp: string;
   /** The addresses the node leaves from (the machine's source address, the pod's worker's), and how they were read. */
@@ -106,6 +108,19 @@ export function permissioningVerdicts(o: CauseObservations, fixes: Fixes): Cause
   const { head, atStart } = o.permissioning;
   const state = permissioningState(head, o.peers, o.syncing);
   const where = `at block ${head.block}, allowed to connect to ${head.allowed} of the network's ${head.of} bootnodes`;
+  if (state === 'not permissioned' && o.syncing && (o.peers ?? 0) > 0) {
+    // The contract is read at the node's own head, which a node syncing from genesis has not brought past its
+    // permissioning yet. Peers let it in only because both ends are registered: it is permissioned at the network's
+    // head. Nothing to fix: it catches up.
+    const of = o.highestBlock === undefined ? '' : ` of ${o.highestBlock}`;
+    return [
+      {
+        check: 'permissioning',
+        ok: true,
+        detail: `syncing (block ${head.block}${of}): connected to ${o.peers} peers, so permissioned at the network's head; the contract at the node's own head predates that (${where})`,
+      },
+    ];
+  }
   if (state === 'not permissioned') {
     return [{ check: 'permissioning', ok: false, detail: `not yet permissioned (${where})`, fix: fixes.request }];
   }

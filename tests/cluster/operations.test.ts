@@ -179,6 +179,22 @@ describe('npm run node against a real API server', () => {
       expect(result.code).toBe(0);
     });
 
+    itWithCluster(
+      "syncing from an early head, registered later: permissioned at the network's head, left alone",
+      async () => {
+        // Approved at a block the node has not reached yet: the contract at its own head still refuses it.
+        const head = await standin!.head();
+        standin!.register([{ enode, fromBlock: head + 1000 }, ...BOOTNODES.map((each) => ({ enode: each }))]);
+        standin!.setState({ syncing: true, blocksBehind: 5000 });
+        const result = await node('check', '--window', '3', '--fix');
+        expect(result.stdout).toMatch(
+          /permissioning +ok +syncing \(block \d+ of \d+\): connected to \d+ peers, so permissioned at the network's head/,
+        );
+        expect(result.stdout).not.toMatch(/not yet permissioned/);
+        expect(result.stdout).not.toMatch(/restart/);
+      },
+    );
+
     itWithCluster('permissioned after the pod started, no peers: a restart is due', async () => {
       const head = await standin!.head();
       standin!.register([{ enode, fromBlock: head + 1 }, ...BOOTNODES.map((each) => ({ enode: each }))]);

@@ -120,6 +120,22 @@ describe('the three permissioning states', () => {
     });
   });
 
+  it("syncing from genesis with peers: permissioned at the network's head, whatever the contract says at its own", () => {
+    // Freshly approved, syncing: its head is before the block that registered it.
+    const syncing = { ...base, peers: 3, syncing: true, highestBlock: 90_000, permissioning: { head: head(0, 1200) } };
+    expect(permissioningVerdicts(syncing, FIXES)).toEqual([
+      {
+        check: 'permissioning',
+        ok: true,
+        detail:
+          "syncing (block 1200 of 90000): connected to 3 peers, so permissioned at the network's head; the contract at the node's own head predates that (at block 1200, allowed to connect to 0 of the network's 2 bootnodes)",
+      },
+    ]);
+    // Without peers, or not syncing, the contract's answer stands.
+    expect(permissioningVerdicts({ ...syncing, peers: 0 }, FIXES)[0].ok).toBe(false);
+    expect(permissioningVerdicts({ ...syncing, syncing: false }, FIXES)[0].ok).toBe(false);
+  });
+
   it('a restart is due when the node was permissioned after its last start and has no peers', () => {
     const after = { ...base, peers: 0, permissioning: { head: head(2), atStart: head(0, 420) } };
     expect(permissioningVerdicts(after, FIXES)[1]).toEqual({
