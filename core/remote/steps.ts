@@ -3,6 +3,7 @@
  * parameters. The RemoteNode component runs them in this order with remote.Command; the offline plan writes them out;
  * the end-to-end test runs them over real SSH on a real host.
  */
+import { supportedSystemsParameter, supportedSystemsText } from '../catalog/systems';
 import { javaMajorFor, releaseUrl } from '../catalog/besu';
 import { pinnedJavaHome, pinnedRuntimeFor } from '../catalog/java';
 import { DEFAULT_SERVICE_USER } from '../catalog/defaults';
@@ -167,6 +168,8 @@ export function remoteSteps<V>(
       BESU_VERSION: node.releaseVersion,
       JAVA_MAJOR: String(javaMajor),
       JAVA_RUNTIME_ARCHIVES: javaArchives,
+      SUPPORTED_SYSTEMS: supportedSystemsParameter(),
+      SUPPORTED_SYSTEMS_TEXT: supportedSystemsText(),
     }),
     step('packages', {
       JAVA_MAJOR: String(javaMajor),

@@ -6,33 +6,39 @@
 # offer and no pinned runtime exists for (JAVA_RUNTIME_ARCHIVES, as the packages step takes them).
 # Parameters (environment): NETWORK, NODE_HOME, MIN_CPU, MIN_MEMORY_MIB, MIN_DISK_GIB, RECOMMENDED_CPU,
 # RECOMMENDED_MEMORY_MIB, RECOMMENDED_DISK_GIB, ENFORCE_MINIMUM (true|false), BESU_VERSION, JAVA_MAJOR,
-# JAVA_RUNTIME_ARCHIVES.
+# JAVA_RUNTIME_ARCHIVES, SUPPORTED_SYSTEMS (core/catalog/systems.ts: `id[,alias...]=version,...` per family, space
+# separated) and SUPPORTED_SYSTEMS_TEXT (the same in words); OS_RELEASE (default /etc/os-release: the tests give others).
 set -euo pipefail
 : "${NETWORK:?}" "${NODE_HOME:?}" "${MIN_CPU:?}" "${MIN_MEMORY_MIB:?}" "${MIN_DISK_GIB:?}" "${BESU_VERSION:?}" "${JAVA_MAJOR:?}"
 : "${RECOMMENDED_CPU:?}" "${RECOMMENDED_MEMORY_MIB:?}" "${RECOMMENDED_DISK_GIB:?}" "${ENFORCE_MINIMUM:?}"
+: "${SUPPORTED_SYSTEMS:?}" "${SUPPORTED_SYSTEMS_TEXT:?}"
+os_release=${OS_RELEASE:-/etc/os-release}
 
-[ -r /etc/os-release ] || fail "cannot identify the operating system (/etc/os-release is missing)"
-# shellcheck disable=SC1091
-. /etc/os-release
+[ -r "$os_release" ] || fail "cannot identify the operating system ($os_release is missing)"
+# shellcheck disable=SC1090
+. "$os_release"
 os_id=${ID:-unknown}
 os_version=${VERSION_ID:-unknown}
-supported="Ubuntu 16.04-22.04, Debian, CentOS 7 or CentOS Stream 8"
-case "$os_id" in
-  ubuntu)
-    case "$os_version" in
-      16.04 | 18.04 | 20.04 | 22.04) ;;
-      *) fail "Ubuntu $os_version is not supported (supported: $supported)" ;;
-    esac
-    ;;
-  debian) ;;
-  centos)
-    case "${os_version%%.*}" in
-      7 | 8) ;;
-      *) fail "CentOS $os_version is not supported (supported: $supported)" ;;
-    esac
-    ;;
-  *) fail "${PRETTY_NAME:-$os_id} is not supported (supported: $supported)" ;;
+
+# supported_versions ID: the versions accepted for ID ("" when the family is not supported).
+supported_versions() {
+  local family ids
+  for family in $SUPPORTED_SYSTEMS; do
+    ids=${family%%=*}
+    case ",$ids," in *",$1,"*) echo "${family#*=}" && return 0 ;; esac
+  done
+  return 0
+}
+
+versions=$(supported_versions "$os_id")
+[ -n "$versions" ] || fail "${PRETTY_NAME:-$os_id} is not supported (supported: $SUPPORTED_SYSTEMS_TEXT)"
+# Ubuntu and Debian by their VERSION_ID (22.04, 13); the RHEL family by its major version (9.4 is 9).
+case "$os_id" in ubuntu | debian) version=$os_version ;; *) version=${os_version%%.*} ;; esac
+case ",$versions," in
+  *",$version,"*) ;;
+  *) fail "${PRETTY_NAME:-$os_id $os_version} is not supported (supported: $SUPPORTED_SYSTEMS_TEXT)" ;;
 esac
+echo "preflight: ${PRETTY_NAME:-$os_id $os_version} is supported"
 
 arch=$(uname -m)
 case "$arch" in

@@ -1,0 +1,85 @@
+/**
+ * The systems a machine may run (core/catalog/systems.ts), as the preflight step decides from /etc/os-release: the
+ * step's script run here, as root runs it on the machine, on the os-release of each system (their ID, VERSION_ID and
+ * PRETTY_NAME as those releases ship them), before anything changes. The ones that cannot be had here as real hosts
+ * are tested this way (docs/ssh.md, "Systems").
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { SUPPORTED_SYSTEMS, supportedSystemsParameter, supportedSystemsText } from '../../core/catalog/systems';
+import { remoteStepInput } from '../../testing/remoteStep';
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-preflight-'));
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+/** The preflight on a machine whose os-release holds `fields`: its exit code and messages. */
+function preflight(fields: Record<string, string>) {
+  const file = path.join(work, 'os-release');
+  fs.writeFileSync(
+    file,
+    Object.entries(fields)
+      .map(([key, value]) => `${key}="${value}"\n`)
+      .join(''),
+  );
+  const input = remoteStepInput('preflight', {
+    NETWORK: 'open-protestnet',
+    NODE_HOME: work,
+    MIN_CPU: '1',
+    MIN_MEMORY_MIB: '1',
+    MIN_DISK_GIB: '0',
+    RECOMMENDED_CPU: '1',
+    RECOMMENDED_MEMORY_MIB: '1',
+    RECOMMENDED_DISK_GIB: '0',
+    ENFORCE_MINIMUM: 'true',
+    BESU_VERSION: '25.5.0',
+    JAVA_MAJOR: '21',
+    // A pinned runtime for every architecture: the Java decision is not this test's.
+    JAVA_RUNTIME_ARCHIVES: '* https://example.org/jre.tar.gz 0',
+    SUPPORTED_SYSTEMS: supportedSystemsParameter(),
+    SUPPORTED_SYSTEMS_TEXT: supportedSystemsText(),
+    OS_RELEASE: file,
+  });
+  const result = spawnSync('bash', ['-s'], { input, encoding: 'utf8', timeout: 30_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr.trim() };
+}
+
+describe('the preflight step on the systems operators run in 2026', () => {
+  it.each([
+    { ID: 'ubuntu', VERSION_ID: '22.04', PRETTY_NAME: 'Ubuntu 22.04.5 LTS' },
+    { ID: 'ubuntu', VERSION_ID: '24.04', PRETTY_NAME: 'Ubuntu 24.04.3 LTS' },
+    { ID: 'ubuntu', VERSION_ID: '26.04', PRETTY_NAME: 'Ubuntu 26.04 LTS' },
+    { ID: 'debian', VERSION_ID: '12', PRETTY_NAME: 'Debian GNU/Linux 12 (bookworm)' },
+    { ID: 'debian', VERSION_ID: '13', PRETTY_NAME: 'Debian GNU/Linux 13 (trixie)' },
+    { ID: 'rhel', VERSION_ID: '9.6', PRETTY_NAME: 'Red Hat Enterprise Linux 9.6 (Plow)' },
+    { ID: 'rocky', VERSION_ID: '9.6', PRETTY_NAME: 'Rocky Linux 9.6 (Blue Onyx)' },
+    { ID: 'almalinux', VERSION_ID: '10.0', PRETTY_NAME: 'AlmaLinux 10.0 (Purple Lion)' },
+    { ID: 'rhel', VERSION_ID: '10.0', PRETTY_NAME: 'Red Hat Enterprise Linux 10.0 (Coughlan)' },
+  ])('accepts $PRETTY_NAME', (release) => {
+    const result = preflight(release);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain(`preflight: ${release.PRETTY_NAME} is supported`);
+    expect(result.code).toBe(0);
+  });
+
+  it.each([
+    { ID: 'ubuntu', VERSION_ID: '14.04', PRETTY_NAME: 'Ubuntu 14.04.6 LTS' },
+    { ID: 'ubuntu', VERSION_ID: '25.10', PRETTY_NAME: 'Ubuntu 25.10' },
+    { ID: 'debian', VERSION_ID: '9', PRETTY_NAME: 'Debian GNU/Linux 9 (stretch)' },
+    { ID: 'centos', VERSION_ID: '6', PRETTY_NAME: 'CentOS release 6.10 (Final)' },
+    { ID: 'fedora', VERSION_ID: '42', PRETTY_NAME: 'Fedora Linux 42 (Server Edition)' },
+    { ID: 'rocky', VERSION_ID: '8.10', PRETTY_NAME: 'Rocky Linux 8.10 (Green Obsidian)' },
+  ])('refuses $PRETTY_NAME before any change, naming what is supported', (release) => {
+    const result = preflight(release);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `preflight: ${release.PRETTY_NAME} is not supported (supported: ${supportedSystemsText()})`,
+    );
+  });
+
+  it('says every supported family and version in its refusal, from the one catalog', () => {
+    for (const system of SUPPORTED_SYSTEMS) expect(supportedSystemsText()).toContain(system.name);
+    expect(supportedSystemsText()).toContain('Ubuntu 16.04, 18.04, 20.04, 22.04, 24.04, 26.04');
+  });
+});
