@@ -446,6 +446,12 @@ async function setup(
     );
   } else
     process.stdout.write('no node key yet: pulumi up makes one (its enode and address are in the stack outputs)\n');
+  if (!machineCustody) {
+    // Key custody stack (init sets up no other for a cluster node): the state holds the key.
+    process.stdout.write(
+      'the node key lives in the stack state: back up ~/.pulumi-lacchain and PULUMI_CONFIG_PASSPHRASE together (docs/operations.md#losing-the-state-is-losing-the-key)\n',
+    );
+  }
   if (items.length === 0) {
     process.stdout.write(`next: pulumi up --stack ${stack}\n`);
     return;

@@ -26,6 +26,8 @@ if (!isRoot) {
 const README = fs.readFileSync(path.join(PROJECT_DIR, 'README.md'), 'utf8');
 /** The README's main command, the one line after "Deploy the nodes of a stack". */
 const MAIN_COMMAND = /Deploy the nodes of a stack[^\n]*\n\n```sh\n([^\n]+)\n```/.exec(README)?.[1] ?? '';
+/** The README's "create the stack once" command, which comes before the first steps of either path. */
+const CREATE_STACK = /create the stack once[^\n]*\n\n```sh\n([^\n]+)\n```/.exec(README)?.[1] ?? '';
 const INSTALL = 'npm install && ';
 const DEPLOY = ' && pulumi up --stack testnet';
 
@@ -102,6 +104,44 @@ suite('the README set-up, as a new user with a fresh home folder', () => {
     const written = fs.readdirSync(path.join(user.home, '.pulumi-lacchain', '.pulumi'), { recursive: true });
     expect(written.map(String).filter((f) => f.endsWith('.json'))).toEqual([expect.stringContaining('testnet.json')]);
     expect(written.map(String).filter((f) => f.endsWith('.attrs'))).toEqual([]);
+  });
+
+  it("creates the stack as the README's first command says, before any first step stores a secret in it", () => {
+    const other = newUser();
+    const copy = projectCopy();
+    fs.chmodSync(copy.dir, 0o755);
+    spawnSync('chown', ['-R', `${other.name}:`, copy.dir]);
+    try {
+      // A new user in the README's order: the stack first (with a passphrase of its own), then a secret of step 2.
+      const line = CREATE_STACK.replace("'<a long passphrase of your own>'", "'a new user passphrase'");
+      expect(line).toMatch(
+        /^export PULUMI_CONFIG_PASSPHRASE=.* && mkdir -p ~\/\.pulumi-lacchain && pulumi stack select --create testnet$/,
+      );
+      const run = (command: string, input?: string) =>
+        spawnSync(
+          'su',
+          [
+            '-',
+            other.name,
+            '-c',
+            `export PATH=${binDir}:$PATH PULUMI_SKIP_UPDATE_CHECK=true; cd ${copy.dir} && ${command}`,
+          ],
+          {
+            encoding: 'utf8',
+            input,
+            timeout: 120_000,
+          },
+        );
+      const secret = run(`${line} && pulumi config set --secret lacchain:sshPrivateKey`, FAKE_SSH_KEY);
+      expect(secret.status).toBe(0);
+      expect(`${secret.stdout}${secret.stderr}`).toContain("Created stack 'testnet'");
+      expect(fs.readFileSync(path.join(copy.dir, 'Pulumi.testnet.yaml'), 'utf8')).toMatch(
+        /lacchain:sshPrivateKey:\n\s+secure: /,
+      );
+    } finally {
+      other.remove();
+      copy.remove();
+    }
   });
 
   it('takes the documented config set forms, plain, --secret and --secret --path', () => {

@@ -467,6 +467,10 @@ describe('--context', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(stackOf(dir).config['lacchain:kubeContext']).toBe('my-cluster');
+    // The key will be the stack's: losing the state loses it.
+    expect(result.stdout).toContain(
+      'the node key lives in the stack state: back up ~/.pulumi-lacchain and PULUMI_CONFIG_PASSPHRASE together',
+    );
     expect(read(env.KUBECTL_RECORD)).toContain('--context my-cluster get nodes');
     const planned = await planOffline(dir, 'testnet');
     expect(planned.code).toBe(0);
