@@ -6,6 +6,7 @@
  * An entry file (cli/<tool>.ts) holds only its spec and loads its body lazily, so `--help` and a usage error answer
  * without loading the program, Pulumi or the network clients.
  */
+import { suggestion } from '../core/didYouMean';
 import { parseArgs } from 'util';
 import { SettingsError } from '../core/settings/problems';
 import { GenesisError } from '../core/genesis';
@@ -100,36 +101,6 @@ export function helpText(spec: ToolSpec): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The edit distance of two words (insertions, deletions, substitutions). */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = row;
-  }
-  return previous[b.length];
-}
-
-/** The candidate closest to `word`, when one is close enough to be what was meant. */
-export function closest(word: string, candidates: readonly string[]): string | undefined {
-  let best: { candidate: string; score: number } | undefined;
-  for (const candidate of candidates) {
-    const prefix = candidate.startsWith(word) || word.startsWith(candidate);
-    const score = prefix ? 0.5 : distance(word, candidate);
-    if (!best || score < best.score) best = { candidate, score };
-  }
-  return best && best.score <= Math.max(2, Math.floor(word.length / 3)) ? best.candidate : undefined;
-}
-
-/** ` (did you mean X?)` or nothing. */
-export function suggestion(word: string, candidates: readonly string[], prefix = ''): string {
-  const near = closest(word, candidates);
-  return near === undefined ? '' : ` (did you mean ${prefix}${near}?)`;
-}
-
 /** Checks a command line against the spec; every mistake is a one-line UsageError naming the word given. */
 export function parseCommandLine<O extends Record<string, OptionSpec>>(
   spec: ToolSpec<O>,
@@ -222,6 +193,13 @@ function sayError(text: string): void {
 
 /** Runs a tool's main function: prints errors as plain messages and exits with the matching code. */
 export function runTool(main: () => Promise<number | void> | number | void): void {
+  // A reader that stops early (`npm run init … | head`) closes the pipe: that ends the tool quietly, as it ends `cat`.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      process.exit(process.exitCode ?? EXIT.ok);
+    });
+  }
   Promise.resolve()
     .then(main)
     .then(

@@ -2,6 +2,7 @@
  * The questions of the guided setup (`npm run init`), in the order the reference installer asks them, each with its
  * flag, its meaning, its default and the same validation the program applies to the settings files.
  */
+import { suggestion } from '../didYouMean';
 import { z } from 'zod';
 import { NETWORK_MENU, Network } from '../catalog/networks';
 import { NODE_TYPE_FACTS, NODE_TYPES, NodeType } from '../catalog/nodeTypes';
@@ -33,7 +34,11 @@ function menuChoice<T>(answer: string, items: readonly T[], names: (item: T) => 
   const byIndex = /^\d+$/.test(a) ? items[Number(a)] : undefined;
   const chosen = byIndex ?? items.find((item) => names(item).includes(a.toLowerCase()));
   if (chosen === undefined) {
-    return { ok: false, problem: `given ${JSON.stringify(answer)}; allowed: a name or the index of one of ${menu}` };
+    const near = suggestion(a.toLowerCase(), items.flatMap(names));
+    return {
+      ok: false,
+      problem: `given ${JSON.stringify(answer)}${near}; allowed: a name or the index of one of ${menu}`,
+    };
   }
   return { ok: true, value: chosen };
 }

@@ -6,8 +6,9 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { runNpm } from '../../testing/run';
-import { closest } from '../../cli/cli';
+import { spawnSync } from 'child_process';
+import { PROJECT_DIR, runNpm } from '../../testing/run';
+import { closest } from '../../core/didYouMean';
 
 const TOOLS = ['node', 'init', 'plan', 'keygen', 'identity', 'monitoring'];
 
@@ -144,5 +145,26 @@ describe('npm run bench -- --help', () => {
     const wrong = runNpm('bench', ['--onyl', 'cli']);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/^error: .*--onyl/);
+  });
+});
+
+describe('a reader that stops early', () => {
+  it('ends the tool quietly (npm run init … | head -1): no EPIPE stack trace, exit 0', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-epipe-'));
+    for (const file of ['Pulumi.yaml', 'Pulumi.testnet.yaml'])
+      fs.copyFileSync(path.join(PROJECT_DIR, file), path.join(dir, file));
+    fs.cpSync(path.join(PROJECT_DIR, 'values'), path.join(dir, 'values'), { recursive: true });
+    const init = [
+      'npm run --silent init -- --dir "$1" --stack testnet --typenode 0 --network 1 --target ssh --host 198.51.100.7',
+      '--node-name org-validator --node-email ops@example.org --user ubuntu --keygen no --name v9',
+    ].join(' ');
+    const result = spawnSync('bash', ['-c', `${init} | head -1; exit "\${PIPESTATUS[0]}"`, 'bash', dir], {
+      cwd: PROJECT_DIR,
+      encoding: 'utf8',
+    });
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(result.stderr).not.toMatch(/EPIPE|Error/);
+    expect(result.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(result.status).toBe(0);
   });
 });

@@ -755,6 +755,10 @@ describe('npm run init with flags', () => {
       /--typenode: given "5"; allowed: a name or the index of one of \[0\] validator \[1\] bootnode \[2\] writer/,
     ],
     [['--typenode', 'miner'], /--typenode: given "miner"; allowed: a name or the index of one of/],
+    [
+      ['--typenode', 'validtor'],
+      /--typenode: given "validtor" \(did you mean validator\?\); allowed: a name or the index/,
+    ],
     [['--typenode', '0', '--network', '2'], /--network: legacy-protestnet .* is deprecated/],
     [['--typenode', '0', '--network', '0'], /--network: this stack deploys to open-protestnet/],
     [['--typenode', '0', '--network', '1', '--target', 'vm'], /--target: given "vm"; allowed: kubernetes or ssh/],
