@@ -3,7 +3,7 @@
  *
  * Workers: most of a full run's time is the end-to-end and cluster suites waiting on their test hosts and API servers
  * (SSH round trips, systemd, apt), not on the cores, so three suites run side by side on the 2 cores of this kind of
- * machine (jest's default there is one); the slowest files start first. LACCHAIN_TEST_WORKERS sets another number.
+ * machine (jest's default there is one); the slowest files start first (tests/sequencer.js). LACCHAIN_TEST_WORKERS sets another number.
  */
 module.exports = {
   preset: 'ts-jest',
@@ -12,4 +12,5 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: { warnOnly: false } }] },
   maxWorkers: Number(process.env.LACCHAIN_TEST_WORKERS || 3),
+  testSequencer: '<rootDir>/tests/sequencer.js',
 };

@@ -1,0 +1,153 @@
+/**
+ * A writer provisioned on a real test host, as the SSH end-to-end suites start from it (tests/e2e/sshNode.test.ts,
+ * tests/e2e/sshNodeDay2.test.ts): the Besu stand-in's releases packed and served to the host, the monitoring
+ * stand-ins (the client's image in a registry of the test's, the network's monitoring server), the network's push
+ * gateway routed to a stand-in, the program declared as `pulumi up` declares it and its remote commands run over real
+ * SSH, the node permissioned. Each suite gets a host of its own (its name and index), so the suites run side by side.
+ * Registers the suite's beforeAll and afterAll; the state is read through `state()` once they ran.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { DEFAULT_NODE_HOME } from '../core/catalog/defaults';
+import { METRICS_PUSH_PORT, NETWORKS } from '../core/catalog/networks';
+import { settle } from '../tools/recording/engine';
+import type { EthstatsServer } from './ethstatsServer';
+import type { FileServer } from './host/fileServer';
+import { canBuildHosts, startTestHost, TestHost } from './host/testHost';
+import { progress } from './hostSuite';
+import type { ImageRegistry } from './imageRegistry';
+import { MonitoringStandins, startMonitoringStandins } from './monitoringStandins';
+import { permissioned, Registration, registerOnHost } from './permissioning';
+import { declareProgram, Declared } from './program';
+import { recordProgram } from './pulumi';
+import { PushGateway, startPushGateway } from './pushGateway';
+import { remoteCommands, RemoteStep, runRemoteStep, runRemoteSteps } from './replay';
+import { sshWriterStack } from './sshStacks';
+import { packStandinReleases, startReleaseServer } from './standinReleases';
+
+/** The node's name in the stack, and its home (the catalog's default, as the stacks under test leave it). */
+export const NODE = 'writer';
+export const HOME = DEFAULT_NODE_HOME;
+/** The bearer token of the machine's metrics endpoint (lacchain:metricsToken). */
+export const METRICS_TOKEN = 'e2e-metrics-token-0123456789abcdef0123456789';
+
+/** What the suite's tests reach once the host is provisioned. */
+export interface SshNodeHostState {
+  host: TestHost;
+  files: FileServer;
+  standins: MonitoringStandins;
+  registry: ImageRegistry;
+  monitor: EthstatsServer;
+  gateway: PushGateway;
+  /** The folder of the packed releases and the suite's files. */
+  work: string;
+  /** The declaration the host was provisioned from, and the node's identity. */
+  first: Declared;
+  enode: string;
+  address: string;
+}
+
+export interface SshNodeHostOptions {
+  hostName: string;
+  hostIndex: number;
+  /** The release the host is provisioned with. */
+  release: string;
+  /** The releases packed and served (the provisioned one among them). */
+  releases: string[];
+  /** Archives served under another release's name: `{ name: release }`. */
+  aliases?: Record<string, string>;
+}
+
+/** Provisions a writer on a host of the suite's own: registers the suite's beforeAll and afterAll. */
+export function provisionedWriter(options: SshNodeHostOptions) {
+  const recorded = recordProgram();
+  let state: SshNodeHostState | undefined;
+  const now = () => {
+    if (!state) throw new Error('the SSH test host is not provisioned');
+    return state;
+  };
+
+  const stack = (version: string) =>
+    sshWriterStack(now().host, {
+      version,
+      releaseBaseUrl: now().files.url,
+      releaseDir: now().work,
+      nodeName: 'e2e-writer',
+      dnsName: 'writer.e2e.test',
+      ethstats: now().standins.ethstats,
+      metricsToken: METRICS_TOKEN,
+    });
+  const declare = (version: string) => declareProgram(recorded, 'testnet', stack(version), {});
+  const run = (step: RemoteStep) => runRemoteStep(now().host, step);
+  const runAll = (steps: RemoteStep[]) => runRemoteSteps(now().host, steps);
+  const sh = async (command: string) => {
+    progress(`ssh: ${command.slice(0, 100)}`);
+    return (await now().host.ssh(command, { timeoutMs: 60_000 })).stdout.trim();
+  };
+  const rpc = async (method: string) =>
+    JSON.parse(
+      await sh(
+        `curl -s -H 'Host: localhost' -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","method":"${method}","params":[],"id":1}' http://127.0.0.1:4545/`,
+      ),
+    );
+  /** What the network's node-permissioning contract holds (the stand-in's registry, part of the chain data). */
+  const register = (nodes: Registration[]) => registerOnHost(now().host, `${HOME}/data`, nodes);
+  /** The node and the network's bootnodes registered from the first block: the node is permissioned. */
+  const permission = () => register(permissioned(now().enode, 'open-protestnet', NODE));
+  /** Waits (15 s at most) until the node answers net_enode again, and returns what it answers. */
+  const answersWithEnode = async (): Promise<string | undefined> => {
+    for (let i = 0; i < 30 && (await rpc('net_enode').catch(() => ({}))).result !== now().enode; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    return (await rpc('net_enode')).result;
+  };
+
+  beforeAll(async () => {
+    const check = await canBuildHosts();
+    if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-e2e-'));
+    await packStandinReleases(options.releases, work);
+    for (const [name, release] of Object.entries(options.aliases ?? {})) {
+      fs.copyFileSync(path.join(work, `besu-${release}.tar.gz`), path.join(work, `besu-${name}.tar.gz`));
+    }
+    const host = await startTestHost(options.hostName, options.hostIndex);
+    const files = await startReleaseServer(host, work);
+    const standins = await startMonitoringStandins(host, work);
+    const gateway = await startPushGateway(host.gateway);
+    state = {
+      host,
+      files,
+      standins,
+      registry: standins.registry,
+      monitor: standins.monitor,
+      gateway,
+      work,
+    } as SshNodeHostState;
+    const first = await declare(options.release);
+    state.first = first;
+    state.enode = (await settle(first.outputs.nodes[NODE].enode)).value as string;
+    state.address = (await settle(first.outputs.nodes[NODE].address)).value as string;
+    await runAll(remoteCommands(first));
+    // The network's push gateway: its address routed to this machine and turned to the stand-in's, on the host only
+    // (with the nftables the deployment installed).
+    const pushHost = NETWORKS['open-protestnet'].metricsPushHost;
+    const routed = await host.ssh(
+      `ip route add ${pushHost}/32 via ${host.gateway} && nft add table ip e2e_gateway && ` +
+        "nft add chain ip e2e_gateway output '{ type nat hook output priority -100; }' && " +
+        `nft add rule ip e2e_gateway output ip daddr ${pushHost} tcp dport ${METRICS_PUSH_PORT} dnat to ${host.gateway}:${gateway.port}`,
+    );
+    if (routed.code !== 0) throw new Error(`cannot route the push gateway: ${routed.stderr}`);
+    await permission();
+  });
+
+  afterAll(async () => {
+    await state?.files?.close();
+    await state?.gateway?.close();
+    await state?.standins?.close();
+    await state?.host?.stop();
+    if (state?.work) fs.rmSync(state.work, { recursive: true, force: true });
+  });
+
+  return { state: now, recorded, stack, declare, run, runAll, sh, rpc, register, permission, answersWithEnode };
+}
