@@ -14,7 +14,7 @@ import { nodePaths } from '../core/remote/paths';
 import { shellQuote } from '../core/remote/shell';
 import { loadStack } from '../core/settings/load';
 import type { SshNodeSettings } from '../core/settings/model';
-import { memoryFiles, rawConfig, sshValidatorEntry, sshValidatorStack } from './fixtures';
+import { KEY_ONE_PUBLIC, memoryFiles, rawConfig, sshValidatorEntry, sshValidatorStack } from './fixtures';
 import type { TestHost } from './host/testHost';
 
 /** The node's service user. */
@@ -33,6 +33,17 @@ export function layoutNode(entry: Record<string, unknown> = {}): SshNodeSettings
   if (entry.keyCustody === 'machine') delete config['lacchain:nodeKeys'];
   const { settings } = loadStack('testnet', rawConfig(config, 'Pulumi.testnet.yaml'), memoryFiles({}));
   return settings.nodes[0] as SshNodeSettings;
+}
+
+/** Where the layout's files of `node` are, its backup command, the enode it records (KEY_ONE's) and its chain data. */
+export function layoutPaths(node: SshNodeSettings) {
+  const paths = nodePaths(node);
+  return {
+    paths,
+    command: backupPaths(node).command,
+    enode: `enode://${KEY_ONE_PUBLIC}@${node.p2pHost}:${node.p2pPort}`,
+    dbFile: `${paths.dataDir}/database/chain.txt`,
+  };
 }
 
 /** Runs a root shell script on the host; throws with its output when it fails, else gives its standard output. */
@@ -85,7 +96,7 @@ chmod 0755 ${paths.releasesDir}/besu-${files.release}/bin/besu
 ln -sfn ${paths.releasesDir}/besu-${files.release} ${paths.releasesDir}/current
 ${writeAsUser(paths.key, files.key)}
 ${writeAsUser(paths.enode, `${files.enode}\n`)}
-${writeAsUser(`${paths.dataDir}/database/chain.txt`, files.data)}
+${writeAsUser(layoutPaths(node).dbFile, files.data)}
 install -m 0640 -o root -g ${user} /dev/null ${paths.config}
 install -d -m 0755 /etc/lacchain
 printf 'RESTIC_REPOSITORY=%s\\nRESTIC_PASSWORD=%s\\n' ${node.backups.repository} test-password >${environment}

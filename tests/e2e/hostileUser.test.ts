@@ -20,7 +20,6 @@ import { BACKUP_MARK, BACKUP_REASONS, BACKUP_TAGS, MACHINE_BACKUP_FILES } from '
 import { MACHINE_RUN_DIR } from '../../core/catalog/remote';
 import { describeNode } from '../../core/node/description';
 import { publicKeyHex } from '../../core/identity/nodeKey';
-import { backupPaths } from '../../core/remote/backups';
 import { nodePaths } from '../../core/remote/paths';
 import { shellQuote } from '../../core/remote/shell';
 import { BACKUP_PASSWORD_PARAMETER, NODE_KEY_PARAMETER, remoteSteps } from '../../core/remote/steps';
@@ -28,7 +27,7 @@ import type { SshNodeSettings } from '../../core/settings/model';
 import { KEY_ONE, KEY_ONE_PUBLIC } from '../../testing/fixtures';
 import { canBuildHosts, SshResult, startTestHost, TestHost } from '../../testing/host/testHost';
 import { hostSuite } from '../../testing/hostSuite';
-import { asRoot, layOutNode, layoutNode, SERVICE_USER, writeAsUser } from '../../testing/nodeLayout';
+import { asRoot, layOutNode, layoutNode, layoutPaths, SERVICE_USER, writeAsUser } from '../../testing/nodeLayout';
 import { remoteStepInput } from '../../testing/remoteStep';
 import { PROJECT_DIR } from '../../testing/run';
 
@@ -46,10 +45,7 @@ const OTHER_KEY = `0x${'0'.repeat(63)}2`;
 
 suite('a hostile service user cannot turn what root does against the machine', () => {
   const node = layoutNode();
-  const paths = nodePaths(node);
-  const command = backupPaths(node).command;
-  const enode = `enode://${KEY_ONE_PUBLIC}@${node.p2pHost}:${node.p2pPort}`;
-  const dbFile = `${paths.dataDir}/database/chain.txt`;
+  const { paths, command, enode, dbFile } = layoutPaths(node);
   let host: TestHost | undefined;
 
   const root = (script: string) => asRoot(host!, script);

@@ -10,11 +10,9 @@
  */
 import { randomBytes } from 'crypto';
 import { BEFORE_RESTORE_SUFFIX } from '../../core/catalog/backups';
-import { backupPaths } from '../../core/remote/backups';
-import { nodePaths } from '../../core/remote/paths';
 import { shellQuote } from '../../core/remote/shell';
-import { KEY_ONE, KEY_ONE_PUBLIC } from '../../testing/fixtures';
-import { asRoot, layOutNode, layoutNode, SERVICE_USER, writeAsUser } from '../../testing/nodeLayout';
+import { KEY_ONE } from '../../testing/fixtures';
+import { asRoot, layOutNode, layoutNode, layoutPaths, SERVICE_USER, writeAsUser } from '../../testing/nodeLayout';
 import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
 import { hostSuite } from '../../testing/hostSuite';
 
@@ -34,10 +32,7 @@ const SWAP_DIR = '/usr/local/lib/keyswap';
 
 suite('the machine restore copies the node key as the service user reads it, never a linked root-only file', () => {
   const node = layoutNode();
-  const paths = nodePaths(node);
-  const command = backupPaths(node).command;
-  const enode = `enode://${KEY_ONE_PUBLIC}@${node.p2pHost}:${node.p2pPort}`;
-  const dbFile = `${paths.dataDir}/database/chain.txt`;
+  const { paths, command, enode, dbFile } = layoutPaths(node);
   let host: TestHost | undefined;
   let backupId = '';
 
