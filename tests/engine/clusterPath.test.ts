@@ -200,6 +200,35 @@ engine.describe(
     });
 
     itWithCluster(
+      '3b. a config.toml change patches the ConfigMaps in place and rolls each pod by its checksum annotation',
+      async () => {
+        const uid = (type: NodeType) => get('configmap', kubernetesNames(type).configMap, '{.metadata.uid}');
+        const checksum = (type: NodeType) =>
+          get(
+            'statefulset',
+            kubernetesNames(type).statefulSet,
+            "{.spec.template.metadata.annotations['lacchain\\.net/config-checksum']}",
+          );
+        const before = await Promise.all(NODE_TYPES.map(async (type) => [await uid(type), await checksum(type)]));
+        await stack.setConfig('lacchain:rpc.hostAllowlist[0]', { value: 'rpc.engine.test' }, true);
+        try {
+          const { steps } = await upWithSteps();
+          // Updated, never replaced (a replacement would delete each ConfigMap and make the pod lose its files).
+          expect(steps.filter((step) => !step.startsWith('update '))).toEqual([]);
+          expect(steps.filter((step) => step.includes(':ConfigMap '))).toHaveLength(NODE_TYPES.length);
+          const after = await Promise.all(NODE_TYPES.map(async (type) => [await uid(type), await checksum(type)]));
+          NODE_TYPES.forEach((type, i) => {
+            expect([type, after[i][0]]).toEqual([type, before[i][0]]);
+            expect([type, after[i][1]]).not.toEqual([type, before[i][1]]);
+          });
+        } finally {
+          await stack.removeConfig('lacchain:rpc.hostAllowlist', true);
+          await upWithSteps();
+        }
+      },
+    );
+
+    itWithCluster(
       "4. preview shows, for a change that opens a port, the node's reachableFromOutside difference",
       async () => {
         const bootnode = NODE_TYPES.indexOf('bootnode');
