@@ -2,6 +2,7 @@
  * The questions of the guided setup (`npm run init`), in the order the reference installer asks them, each with its
  * flag, its meaning, its default and the same validation the program applies to the settings files.
  */
+import { nonPublicIpv4Range } from '../settings/fields';
 import { suggestion } from '../didYouMean';
 import { z } from 'zod';
 import { NETWORK_MENU, Network } from '../catalog/networks';
@@ -176,13 +177,25 @@ export function checkField(
 }
 
 /** The default of a field question: the node's current value, the program's, or one made from what is known. */
+/**
+ * A value a settings file holds that is never offered as the answer (Enter would keep it): an address in a
+ * documentation range (the stock files' examples: no peer reaches it, no network permissions it), or a worker (one is
+ * offered only when kubectl lists it).
+ */
+function placeholder(key: string, value: unknown): boolean {
+  if (key === 'workerName') return true;
+  return nonPublicIpv4Range(String(value))?.includes('documentation') ?? false;
+}
+
 export function fieldDefault(
   question: FieldQuestion,
   known: Record<string, unknown>,
   network: Network,
   current?: unknown,
 ): FieldDefault | undefined {
-  if (current !== undefined && current !== null) return { value: String(current), implicit: false };
+  if (current !== undefined && current !== null && !placeholder(question.key, current)) {
+    return { value: String(current), implicit: false };
+  }
   const ruled = ruleDefault(question.schema);
   if (ruled !== undefined) return { value: String(ruled), implicit: true };
   const suggested = (value: unknown) => (value === undefined ? undefined : { value: String(value), implicit: false });

@@ -654,9 +654,10 @@ describe('npm run init in a terminal', () => {
         [/replace it\? \[y\/N\]/, 'y'],
         // Its current values are the defaults.
         [/\[1\] worker-a \(203\.0\.113\.61\)[\s\S]*workerName — .*\(index or name\):/, '1'],
-        [/publicIP — .*\[203\.0\.113\.10\]:/, '300.1.1.1'],
+        // The stock file's documentation address is no default: Enter would keep an address nobody reaches.
+        [/publicIP — [^[\n]*:/, '300.1.1.1'],
         [/allowed: an IPv4 address/, '203.0.113.61'],
-        [/p2p\.host — .*\[203\.0\.113\.10\]:/, '203.0.113.61'],
+        [/p2p\.host — .*\[203\.0\.113\.61\]:/, ''],
         [/p2p\.port — .*\[60606\]:/, ''],
         [/nodeName — .*\[my-org-writer\]:/, 'my org writer'],
         [/allowed: a node name/, 'my-org-writer'],
