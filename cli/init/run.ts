@@ -29,6 +29,7 @@ import {
   checkNodeType,
   currentAnswers,
   fieldDefault,
+  isPlaceholder,
   FieldQuestion,
   isOptionalQuestion,
   KUBERNETES_QUESTIONS,
@@ -44,6 +45,7 @@ import type { Problem } from '../../core/settings/problems';
 import { readFileFromDisk } from '../../core/settings/settingsFiles';
 import { shellQuote } from '../../core/remote/shell';
 import { CommandLine, UsageError } from '../cli';
+import { suggestion } from '../../core/didYouMean';
 import { expandHome, gitWorkTreeOf, readKeyFile, writeNewKeyFile } from '../keyFile';
 import type { InitOptions } from './spec';
 import {
@@ -53,6 +55,7 @@ import {
   StackFileNode,
   stackFileNodes,
   stackFileText,
+  stackFileWithout,
   valuesFileForNode,
   valuesFileOf,
   valuesFilesInUse,
@@ -184,6 +187,7 @@ async function setup(
   const stackFile = path.join(dir, stackFileName);
   const oldStack = readText(stackFile);
   const listed = stackFileNodes(oldStack, stackFileName);
+  if (values.remove !== undefined) return removeNode(values.remove, listed, oldStack, stackFile, stackFileName);
   if (asker.interactive) process.stdout.write(`Stack ${stack}: nodes on ${network.name} (the stack's network).\n`);
 
   // A re-run names the node: its type and target are the defaults.
@@ -236,7 +240,10 @@ async function setup(
   const known: Record<string, unknown> = {};
 
   const askField = async (question: FieldQuestion) => {
-    const fallback = fieldDefault(question, { ...answers, ...known }, network, current[question.key]);
+    // At the terminal, a placeholder of the files (the stock example's) is no default: the suggestion without it is.
+    const fromFile = current[question.key];
+    const placeholder = asker.interactive && fromFile != null && isPlaceholder(question.key, String(fromFile));
+    const fallback = fieldDefault(question, { ...answers, ...known }, network, placeholder ? undefined : fromFile);
     const optional = isOptionalQuestion(question);
     const hint = fallback !== undefined ? ` [${fallback.value}]` : optional ? ' [none]' : '';
     answers[question.key] = await asker.ask(
@@ -452,6 +459,7 @@ async function setup(
       'the node key lives in the stack state: back up ~/.pulumi-lacchain and PULUMI_CONFIG_PASSPHRASE together (docs/operations.md#losing-the-state-is-losing-the-key)\n',
     );
   }
+  process.stdout.write(otherNodesNote(listed, name, stack));
   if (items.length === 0) {
     process.stdout.write(`next: pulumi up --stack ${stack}\n`);
     return;
@@ -460,6 +468,40 @@ async function setup(
     `\nStill to do before pulumi up --stack ${stack}${elsewhere ? ` (run the commands in ${dir})` : ''}:\n${formatToDo(items)}\n` +
       `then: pulumi up --stack ${stack}\n`,
   );
+}
+
+/** --remove NAME: the node's entry out of the stack file, so pulumi up no longer deploys it; its files are kept. */
+function removeNode(
+  name: string,
+  listed: StackFileNode[],
+  oldStack: string | undefined,
+  stackFile: string,
+  stackFileName: string,
+): void {
+  const node = listed.find((n) => n.name === name);
+  if (oldStack === undefined || node === undefined) {
+    const names = listed.map((n) => n.name);
+    throw new UsageError(
+      `--remove: given ${JSON.stringify(name)}${suggestion(name, names)}; allowed: a node of ${stackFileName} (${names.join(', ') || 'it has none'})`,
+    );
+  }
+  writeIfChanged(stackFile, stackFileWithout(oldStack, stackFileName, name));
+  const values = valuesFileOf(node);
+  process.stdout.write(
+    `removed node ${name} (a ${String(node.typenode)} on ${String(node.target)}) from ${stackFile}: pulumi up no longer deploys it${values ? `; ${values} is kept` : ''}\n` +
+      `(a node already deployed leaves the stack at the next pulumi up: docs/kubernetes.md and docs/ssh.md say what is kept)\n`,
+  );
+}
+
+/** The other nodes of the stack, each with the command that removes it, after a node was added or changed. */
+function otherNodesNote(listed: StackFileNode[], name: string, stack: string): string {
+  const others = listed.filter((n) => n.name !== name);
+  if (others.length === 0) return '';
+  const rows = others.map(
+    (n) =>
+      `  ${n.name} (a ${String(n.typenode)} on ${String(n.target)}): npm run init -- --stack ${stack} --remove ${n.name}`,
+  );
+  return `the stack also holds nodes this run did not add, which pulumi up deploys too; to remove one:\n${rows.join('\n')}\n`;
 }
 
 /**

@@ -147,6 +147,15 @@ function nodeList(document: Document): YAMLSeq {
   return list;
 }
 
+/** The text of `Pulumi.<stack>.yaml` without the node named `name` (its comment goes with it); the rest as it was. */
+export function stackFileWithout(old: string, file: string, name: string): string {
+  const document = parse(old, file);
+  const list = nodeList(document);
+  const index = list.items.findIndex((item) => isMap(item) && item.get('name') === name);
+  if (index >= 0) list.items.splice(index, 1);
+  return document.toString();
+}
+
 /**
  * The text of `Pulumi.<stack>.yaml` with the network set and one node added, or replaced in place (its entry keeps
  * its place, its own extra keys such as `rpc`, and the inventory keys the setup does not ask while it stays an SSH

@@ -51,6 +51,11 @@ export const INIT_TOOL: ToolSpec<InitOptions> = {
     'store-secret': { type: 'string', value: '<yes|no>', help: 'store the key as a stack secret now (runs pulumi)' },
     dir: { type: 'string', value: 'DIR', help: 'the project folder to write into (default: here)' },
     'key-dir': { type: 'string', value: 'DIR', help: 'where to write the key (outside any repository)' },
+    remove: {
+      type: 'string',
+      value: 'NAME',
+      help: 'remove node NAME from the stack file (nothing else asked; its values file and key file are kept)',
+    },
     replace: {
       type: 'boolean',
       help: 'replace the node of that name if the stack has one (its current values are the defaults)',
@@ -62,6 +67,10 @@ export const INIT_TOOL: ToolSpec<InitOptions> = {
     },
   },
   examples: [
+    [
+      '--stack testnet --remove writer',
+      'remove the stock example writer from the stack: pulumi up no longer deploys it',
+    ],
     ['--stack testnet', 'answer the questions on the terminal'],
     [
       '--stack testnet --typenode 0 --network 1 --target ssh --host 198.51.100.7 --node-name org-validator ' +

@@ -178,13 +178,13 @@ export function checkField(
 
 /** The default of a field question: the node's current value, the program's, or one made from what is known. */
 /**
- * A value a settings file holds that is never offered as the answer (Enter would keep it): an address in a
+ * A value of a settings file never offered at the terminal as the answer (Enter would keep it): an address in a
  * documentation range (the stock files' examples: no peer reaches it, no network permissions it), or a worker (one is
- * offered only when kubectl lists it).
+ * offered only when kubectl lists it). Without a terminal, a re-run keeps the node's values as they are.
  */
-function placeholder(key: string, value: unknown): boolean {
+export function isPlaceholder(key: string, value: string): boolean {
   if (key === 'workerName') return true;
-  return nonPublicIpv4Range(String(value))?.includes('documentation') ?? false;
+  return nonPublicIpv4Range(value)?.includes('documentation') ?? false;
 }
 
 export function fieldDefault(
@@ -193,9 +193,7 @@ export function fieldDefault(
   network: Network,
   current?: unknown,
 ): FieldDefault | undefined {
-  if (current !== undefined && current !== null && !placeholder(question.key, current)) {
-    return { value: String(current), implicit: false };
-  }
+  if (current !== undefined && current !== null) return { value: String(current), implicit: false };
   const ruled = ruleDefault(question.schema);
   if (ruled !== undefined) return { value: String(ruled), implicit: true };
   const suggested = (value: unknown) => (value === undefined ? undefined : { value: String(value), implicit: false });

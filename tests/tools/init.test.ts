@@ -451,6 +451,43 @@ describe('following the list gives a stack whose plan passes', () => {
   });
 });
 
+describe('--remove, and the nodes this run did not add', () => {
+  it('says the stock stack holds the example writer, and --remove takes it out of the stack file only', async () => {
+    const dir = project('remove', 'testnet');
+    const added = await init([
+      ...['--stack', 'testnet', '--dir', dir, '--typenode', '0', '--network', '1', '--target', 'ssh'],
+      ...[
+        '--host',
+        '198.51.100.7',
+        '--node-name',
+        'org-validator',
+        '--node-email',
+        'ops@example.org',
+        '--keygen',
+        'no',
+      ],
+    ]);
+    expect(added.code).toBe(0);
+    expect(added.stdout).toContain(
+      'the stack also holds nodes this run did not add, which pulumi up deploys too; to remove one:\n' +
+        '  writer (a writer on kubernetes): npm run init -- --stack testnet --remove writer\n',
+    );
+    const writerValues = read(path.join(dir, 'values/writer.yml'));
+    const removed = await init(['--stack', 'testnet', '--dir', dir, '--remove', 'writer']);
+    expect([removed.code, removed.stderr]).toEqual([0, '']);
+    expect(removed.stdout).toContain(
+      `removed node writer (a writer on kubernetes) from ${path.join(dir, 'Pulumi.testnet.yaml')}`,
+    );
+    expect(stackOf(dir).config['lacchain:nodes'].map((n: { name: string }) => n.name)).toEqual(['validator']);
+    expect(read(path.join(dir, 'values/writer.yml'))).toBe(writerValues);
+    const wrong = await init(['--stack', 'testnet', '--dir', dir, '--remove', 'validtor']);
+    expect([wrong.code, wrong.stderr.trim()]).toEqual([
+      2,
+      'error: --remove: given "validtor" (did you mean validator?); allowed: a node of Pulumi.testnet.yaml (validator)',
+    ]);
+  });
+});
+
 describe('--context', () => {
   it('is written as lacchain:kubeContext: pulumi up deploys to the cluster whose workers were listed, not the current one', async () => {
     const dir = project('context', 'testnet');
