@@ -70,12 +70,20 @@ export async function trustedCertificate(host: TestHost, dir: string): Promise<{
   if (code !== 0) throw new Error(`openssl could not make a certificate for the test host (${code}): ${said}`);
   const certificate = fs.readFileSync(cert, 'utf8');
   const name = path.basename(tlsDir).replace(/[^A-Za-z0-9-]/g, '');
-  const trusted = await host.ssh(
-    'mkdir -p /etc/ssl/certs /usr/local/share/ca-certificates && ' +
-      `tee /usr/local/share/ca-certificates/lacchain-test${name}.crt >> /etc/ssl/certs/ca-certificates.crt`,
-    { input: certificate },
-  );
-  if (trusted.code !== 0) throw new Error(`the test host does not trust the certificate: ${trusted.stderr}`);
+  // Written whole to the host's own file first, then added to the bundle once: a retried session (an SSH connection
+  // lost while a freshly booted host is busy) never leaves half a certificate or one twice.
+  const file = `/usr/local/share/ca-certificates/lacchain-test${name}.crt`;
+  let trusted = { code: -1, stdout: '', stderr: '' };
+  for (let attempt = 1; attempt <= 3 && trusted.code !== 0; attempt++) {
+    trusted = await host.ssh(
+      `mkdir -p /etc/ssl/certs /usr/local/share/ca-certificates && cat >${file}.new && mv -f ${file}.new ${file} && ` +
+        `{ grep -qxF "$(sed -n 2p ${file})" /etc/ssl/certs/ca-certificates.crt 2>/dev/null || cat ${file} >> /etc/ssl/certs/ca-certificates.crt; }`,
+      { input: certificate },
+    );
+  }
+  if (trusted.code !== 0) {
+    throw new Error(`the test host does not trust the certificate (exit ${trusted.code}): ${trusted.stderr}`);
+  }
   return { key: fs.readFileSync(key, 'utf8'), cert: certificate };
 }
 

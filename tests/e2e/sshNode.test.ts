@@ -76,6 +76,15 @@ suite('an SSH node on a real host', () => {
   /** The declaration of the node as it runs after the update (release NEXT). */
   const current = () => writer.declare(NEXT);
 
+  /**
+   * A unit's state once it settled (a start or restart in progress, `activating`, waited out for 30 s at most) and
+   * whether it is enabled: what a reader of `systemctl status` sees once the machine is idle.
+   */
+  const settledState = (unit: string) =>
+    sh(
+      `for i in $(seq 60); do s=$(systemctl is-active ${unit}); [ "$s" = activating ] || break; sleep 0.5; done; echo "$s"; systemctl is-enabled ${unit}`,
+    );
+
   beforeAll(() => {
     ({ host, files, standins, registry, monitor, gateway, work, first, enode, address } = writer.state());
   });
@@ -601,7 +610,7 @@ suite('an SSH node on a real host', () => {
       );
 
     it('is installed by version with its pinned digest, configured for the network, and runs as the service user', async () => {
-      expect(await sh(`systemctl is-active ${unit}; systemctl is-enabled ${unit}`)).toBe('active\nenabled');
+      expect(await settledState(unit)).toBe('active\nenabled');
       expect(await sh(`readlink ${dir}/releases/current`)).toBe(`${dir}/releases/${RELAY_SIGNER.defaultVersion}`);
       expect(
         await sh(`stat -c '%U:%G %a' ${dir}/releases/current/${RELAY_SIGNER.executable} ${dir}/config.toml ${dir}/log`),
@@ -752,7 +761,7 @@ suite('an SSH node on a real host', () => {
     }
 
     it("is pulled by its digest, runs as the service user and registers the node's name and e-mail", async () => {
-      expect(await sh(`systemctl is-active ${unit}; systemctl is-enabled ${unit}`)).toBe('active\nenabled');
+      expect(await settledState(unit)).toBe('active\nenabled');
       expect(registry.requests()).toContain(`/v2/lacchain/ethstats-cli-standin/manifests/${registry.digest}`);
       await loginsAfter(0);
       expect(registrations().map((m) => m.payload)).toEqual([
