@@ -77,13 +77,15 @@ suite('an SSH node on a real host', () => {
   const current = () => writer.declare(NEXT);
 
   /**
-   * A unit's state once it settled (a start or restart in progress, `activating`, waited out for 30 s at most) and
-   * whether it is enabled: what a reader of `systemctl status` sees once the machine is idle.
+   * A unit's state once it settled: a start or stop in progress (`activating`, `deactivating`: a companion waits for
+   * Besu to answer before it is up) waited out for 30 s at most; what `systemctl status` shows on an idle machine.
    */
-  const settledState = (unit: string) =>
+  const unitState = (unit: string) =>
     sh(
-      `for i in $(seq 60); do s=$(systemctl is-active ${unit}); [ "$s" = activating ] || break; sleep 0.5; done; echo "$s"; systemctl is-enabled ${unit}`,
+      `for i in $(seq 60); do s=$(systemctl is-active ${unit}); case "$s" in activating | deactivating) sleep 0.5 ;; *) break ;; esac; done; echo "$s"`,
     );
+  /** The settled state and whether the unit is enabled, one a line. */
+  const settledState = async (unit: string) => `${await unitState(unit)}\n${await sh(`systemctl is-enabled ${unit}`)}`;
 
   beforeAll(() => {
     ({ host, files, standins, registry, monitor, gateway, work, first, enode, address } = writer.state());
@@ -716,9 +718,9 @@ suite('an SSH node on a real host', () => {
       expect(now).not.toBe(pid);
       expect(now).not.toBe('0');
       await sh('systemctl stop besu');
-      expect(await sh(`systemctl is-active ${unit} || true`)).toBe('inactive');
+      expect(await unitState(unit)).toBe('inactive');
       await sh('systemctl start besu');
-      expect(await sh(`systemctl is-active ${unit} || true`)).toBe('active');
+      expect(await unitState(unit)).toBe('active');
       expect(await answersWithEnode()).toBe(enode);
       expect(await answering()).toBe('up');
     });
@@ -786,18 +788,18 @@ suite('an SSH node on a real host', () => {
       const before = logins().length;
       await sh('pkill -KILL -x ethstats-cli.js');
       expect(await loginsAfter(before)).toBeGreaterThan(before);
-      expect(await sh(`systemctl is-active ${unit}`)).toBe('active');
+      expect(await unitState(unit)).toBe('active');
       expect(registrations()).toHaveLength(1);
       expect(logins().at(-1)?.payload.secretKey).toBe(monitor.registered().get('e2e-writer'));
     });
 
     it('is stopped and started with Besu', async () => {
       await sh('systemctl stop besu');
-      expect(await sh(`systemctl is-active ${unit} || true`)).toBe('inactive');
+      expect(await unitState(unit)).toBe('inactive');
       expect(await sh('podman ps --format {{.Names}}')).toBe('');
       const before = logins().length;
       await sh('systemctl start besu');
-      expect(await sh(`systemctl is-active ${unit} || true`)).toBe('active');
+      expect(await unitState(unit)).toBe('active');
       expect(await answersWithEnode()).toBe(enode);
       expect(await loginsAfter(before)).toBeGreaterThan(before);
     });
@@ -838,7 +840,7 @@ suite('an SSH node on a real host', () => {
       const result = await run(commands(changed).find((s) => s.name === `${NODE}-companions`)!);
       expect(result.code).not.toBe(0);
       expect(result.stderr).toContain(`cannot pull ${registry.image}@${wrong}`);
-      expect(await sh(`systemctl is-active ${unit}`)).toBe('active');
+      expect(await unitState(unit)).toBe('active');
       expect(await sh(`grep -c ${registry.digest} /etc/systemd/system/${unit}.service`)).toBe('1');
     });
   });
