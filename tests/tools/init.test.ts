@@ -456,16 +456,8 @@ describe('--remove, and the nodes this run did not add', () => {
     const dir = project('remove', 'testnet');
     const added = await init([
       ...['--stack', 'testnet', '--dir', dir, '--typenode', '0', '--network', '1', '--target', 'ssh'],
-      ...[
-        '--host',
-        '198.51.100.7',
-        '--node-name',
-        'org-validator',
-        '--node-email',
-        'ops@example.org',
-        '--keygen',
-        'no',
-      ],
+      ...['--host', '198.51.100.7', '--node-name', 'org-validator'],
+      ...['--node-email', 'ops@example.org', '--keygen', 'no'],
     ]);
     expect(added.code).toBe(0);
     expect(added.stdout).toContain(
