@@ -70,3 +70,19 @@ export async function startPrometheus(binary: string, config: (folder: string) =
     },
   };
 }
+
+/**
+ * The rule file `rules` written into `folder` with the hold (`for:`) of the alerts named cut to `seconds`: their
+ * expressions as they are, judged against what a real endpoint serves, without waiting out the real hold in real time
+ * (the holds are judged by promtool's unit tests in simulated time: monitoring/alerts.test.yml,
+ * tests/tools/alerts.test.ts). The other rules keep theirs.
+ */
+export function rulesHeldFor(rules: string, folder: string, alerts: string[], seconds: number): string {
+  const file = yaml.load(fs.readFileSync(rules, 'utf8')) as { groups: { rules: { alert?: string; for?: string }[] }[] };
+  const cut = file.groups.flatMap((group) => group.rules).filter((rule) => alerts.includes(rule.alert ?? ''));
+  if (cut.length === 0) throw new Error(`${rules} has no rule ${alerts.join(', ')}`);
+  for (const rule of cut) rule.for = `${seconds}s`;
+  const written = path.join(folder, `held-${path.basename(rules)}`);
+  fs.writeFileSync(written, yaml.dump(file));
+  return written;
+}

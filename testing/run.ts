@@ -94,3 +94,8 @@ export function startNpm(
     },
   };
 }
+
+/** A command's outcome in one line: `exit 0`, or the exit code with the end of what it said on stderr (for expect). */
+export function outcome(result: { code: number; stderr: string }): string {
+  return result.code === 0 ? 'exit 0' : `exit ${result.code}: ${result.stderr.trim().slice(-600)}`;
+}

@@ -14,7 +14,7 @@ import { METRICS_PUSH_PORT, NETWORKS } from '../core/catalog/networks';
 import { settle } from '../tools/recording/engine';
 import type { EthstatsServer } from './ethstatsServer';
 import type { FileServer } from './host/fileServer';
-import { canBuildHosts, startTestHost, TestHost } from './host/testHost';
+import { canBuildHosts, startTestHost, TestHost, TestHostSystem } from './host/testHost';
 import { progress } from './hostSuite';
 import type { ImageRegistry } from './imageRegistry';
 import { MonitoringStandins, startMonitoringStandins } from './monitoringStandins';
@@ -57,6 +57,8 @@ export interface SshNodeHostOptions {
   releases: string[];
   /** Archives served under another release's name: `{ name: release }`. */
   aliases?: Record<string, string>;
+  /** The host's Debian release (default: Debian 12). */
+  system?: TestHostSystem;
 }
 
 /** Provisions a writer on a host of the suite's own: registers the suite's beforeAll and afterAll. */
@@ -111,7 +113,7 @@ export function provisionedWriter(options: SshNodeHostOptions) {
     for (const [name, release] of Object.entries(options.aliases ?? {})) {
       fs.copyFileSync(path.join(work, `besu-${release}.tar.gz`), path.join(work, `besu-${name}.tar.gz`));
     }
-    const host = await startTestHost(options.hostName, options.hostIndex);
+    const host = await startTestHost(options.hostName, options.hostIndex, { system: options.system });
     const files = await startReleaseServer(host, work);
     const standins = await startMonitoringStandins(host, work);
     const gateway = await startPushGateway(host.gateway);

@@ -64,15 +64,17 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
-# The root file system the SSH test hosts boot from (testing/host/build-rootfs.sh: debootstrap, mostly waiting on the
-# Debian mirror and dpkg) is built in the background while the Go builds below use the cores; the e2e tests would
-# otherwise build it on their first host. Cached; a warm machine only checks its marker.
+# The root file systems the SSH test hosts boot from, Debian 12's and 13's (testing/host/build-rootfs.sh: debootstrap,
+# mostly waiting on the Debian mirror and dpkg), are built in the background while the Go builds below use the cores;
+# the e2e tests would otherwise build them on their first host. Cached; a warm machine only checks their markers.
 rootfs_log=$(mktemp)
 rootfs_pid=
 if [ "$(id -u)" = 0 ] && [ "${LACCHAIN_E2E_HOSTS:-1}" != 0 ] && command -v debootstrap >/dev/null 2>&1; then
   # (Its own messages go to a log, shown only when it fails; the time it took to this script's standard error.)
   # shellcheck disable=SC2016 # expanded by the inner bash
-  timed "the test hosts' root file system" bash -c 'exec bash testing/host/build-rootfs.sh 2>"$1"' _ "$rootfs_log" &
+  timed "the test hosts' root file systems (Debian 12 and 13)" bash -c \
+    'LACCHAIN_TEST_SYSTEM=bookworm bash testing/host/build-rootfs.sh 2>"$1" && LACCHAIN_TEST_SYSTEM=trixie exec bash testing/host/build-rootfs.sh 2>>"$1"' \
+    _ "$rootfs_log" &
   rootfs_pid=$!
 fi
 

@@ -37,7 +37,7 @@ export const SUPPORTED_SYSTEMS: readonly SupportedSystem[] = [
     id: 'debian',
     name: 'Debian',
     versions: ['10', '11', '12', '13'],
-    tested: { '12': 'real host' },
+    tested: { '12': 'real host', '13': 'real host' },
   },
   {
     id: 'rhel',

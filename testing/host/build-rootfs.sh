@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# build-rootfs.sh — build (once, cached) the Debian bookworm root file system that the e2e
-# test hosts boot from, with debootstrap, into $LACCHAIN_TEST_CACHE/rootfs-bookworm
-# (default /var/cache/lacchain-test/rootfs-bookworm).
+# build-rootfs.sh — build (once, cached) the Debian root file system that the e2e test hosts
+# boot from, with debootstrap, into $LACCHAIN_TEST_CACHE/rootfs-SYSTEM (default
+# /var/cache/lacchain-test/rootfs-bookworm): SYSTEM is LACCHAIN_TEST_SYSTEM, bookworm (Debian 12,
+# the default) or trixie (Debian 13).
 #
 # The image looks like a fresh cloud server: systemd as init, dbus, openssh-server, sudo,
 # iproute2, python3 (>= 3.11, so tomllib exists), ca-certificates, procps — and deliberately
@@ -15,12 +16,12 @@
 #   - apt uses this machine's Debian mirrors; start-host.sh writes /etc/apt/apt.conf.d/01proxy
 #     (the proxy on the host's gateway address) into each host's copy at boot time.
 #
-# Idempotent: the build happens in rootfs-bookworm.partial and is renamed when complete; the
-# marker rootfs-bookworm.done records the recipe. A missing/other marker means rebuild; an
+# Idempotent: the build happens in rootfs-SYSTEM.partial and is renamed when complete; the
+# marker rootfs-SYSTEM.done records the recipe. A missing/other marker means rebuild; an
 # interrupted build is thrown away and redone. Concurrent callers serialize on a lock.
 #
 # Usage: build-rootfs.sh [--force]      (needs root; prints timing on stderr)
-# Env:   LACCHAIN_TEST_CACHE, LACCHAIN_TEST_MIRROR, LACCHAIN_TEST_SECURITY_MIRROR
+# Env:   LACCHAIN_TEST_SYSTEM, LACCHAIN_TEST_CACHE, LACCHAIN_TEST_MIRROR, LACCHAIN_TEST_SECURITY_MIRROR
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 
@@ -30,7 +31,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=common.sh
 . "$HERE/common.sh"
 
-SUITE=bookworm
+SUITE="$LCT_SYSTEM"
 PACKAGES="systemd,systemd-sysv,dbus,libpam-systemd,openssh-server,sudo,iproute2,python3,ca-certificates,procps,netbase,less"
 # Bump RECIPE_VERSION whenever the preparation steps below change: cached images are rebuilt.
 RECIPE_VERSION=5
@@ -42,8 +43,8 @@ FORCE=0
 lct_require_root
 mkdir -p "$LCT_CACHE" "$LCT_CACHE/debs"
 
-# One build at a time (parallel test workers all call this).
-exec 9>"$LCT_CACHE/.build.lock"
+# One build of a system at a time (parallel test workers all call this).
+exec 9>"$LCT_CACHE/.build-$SUITE.lock"
 flock 9
 
 if [ "$FORCE" = 0 ] && [ -f "$LCT_ROOTFS_DONE" ] && [ -d "$LCT_ROOTFS" ] &&

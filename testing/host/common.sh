@@ -2,10 +2,11 @@
 # common.sh — shared settings and helpers for the e2e test-host scripts
 # (build-rootfs.sh, start-host.sh, stop-host.sh). Sourced, never run directly.
 #
-# Layout (all under LACCHAIN_TEST_CACHE, default /var/cache/lacchain-test):
-#   rootfs-bookworm/          the cached, pristine Debian bookworm root file system
-#   rootfs-bookworm.done      marker: the build finished (holds the recipe it was built from)
-#   rootfs-bookworm.partial/  a build in progress (removed and redone if a build was interrupted)
+# Layout (all under LACCHAIN_TEST_CACHE, default /var/cache/lacchain-test), per Debian release SYSTEM (bookworm,
+# Debian 12, the default; trixie, Debian 13; LACCHAIN_TEST_SYSTEM chooses):
+#   rootfs-SYSTEM/            the cached, pristine root file system
+#   rootfs-SYSTEM.done        marker: the build finished (holds the recipe it was built from)
+#   rootfs-SYSTEM.partial/    a build in progress (removed and redone if a build was interrupted)
 #   debs/                     debootstrap's package cache (makes a re-build after a failure fast)
 #   hosts/NAME/               one booted test host: rootfs/ (fresh copy), SSH keys, pid, log, host.json
 #   logs/NAME.nspawn.log      the console log of the last host called NAME, kept after stop
@@ -15,9 +16,6 @@
 # host has no default route: it can reach only the gateway address.
 
 LCT_CACHE="${LACCHAIN_TEST_CACHE:-/var/cache/lacchain-test}"
-LCT_ROOTFS="$LCT_CACHE/rootfs-bookworm"
-LCT_ROOTFS_DONE="$LCT_ROOTFS.done"
-LCT_ROOTFS_PARTIAL="$LCT_ROOTFS.partial"
 LCT_HOSTS="$LCT_CACHE/hosts"
 LCT_LOGS="$LCT_CACHE/logs"
 LCT_APT_PROXY_PORT="${LACCHAIN_TEST_APT_PROXY_PORT:-3142}"
@@ -28,6 +26,23 @@ lct_die() {
   lct_log "ERROR: $*"
   exit 1
 }
+
+# The Debian releases a test host can boot, by code name.
+LCT_SYSTEMS="bookworm trixie"
+
+# lct_use_system SYSTEM: the root file system the scripts build, boot or save from (LCT_SYSTEM, LCT_ROOTFS…).
+lct_use_system() {
+  case " $LCT_SYSTEMS " in
+    *" ${1:-} "*) ;;
+    *) lct_die "unknown test host system '${1:-}': one of $LCT_SYSTEMS" ;;
+  esac
+  LCT_SYSTEM="$1"
+  LCT_ROOTFS="$LCT_CACHE/rootfs-$LCT_SYSTEM"
+  LCT_ROOTFS_DONE="$LCT_ROOTFS.done"
+  LCT_ROOTFS_PARTIAL="$LCT_ROOTFS.partial"
+  export LACCHAIN_TEST_SYSTEM="$LCT_SYSTEM"
+}
+lct_use_system "${LACCHAIN_TEST_SYSTEM:-bookworm}"
 
 lct_require_root() {
   [ "$(id -u)" -eq 0 ] || lct_die "must run as root (needs debootstrap, network namespaces and systemd-nspawn)"

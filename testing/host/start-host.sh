@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# start-host.sh NAME INDEX — boot one real Debian bookworm test host (systemd + sshd) with
-# systemd-nspawn inside its own network namespace, reachable by SSH from this machine.
+# start-host.sh NAME INDEX — boot one real Debian test host (systemd + sshd) with
+# systemd-nspawn inside its own network namespace, reachable by SSH from this machine: Debian 12
+# (bookworm) by default, LACCHAIN_TEST_SYSTEM=trixie for Debian 13; a saved host boots on its own.
 #
 #   - fresh copy of the cached rootfs (build-rootfs.sh) in $LACCHAIN_TEST_CACHE/hosts/NAME/rootfs:
 #     an overlayfs mount over the read-only cache (changes in hosts/NAME/upper), or a cp -a copy
@@ -21,7 +22,7 @@
 #     the failed units are reported on stderr).
 # On success it prints ONE line of JSON on stdout:
 #   {"name","ip","gateway","user","sudoUser","privateKeyFile","knownHostsFile","hostPublicKey","pid","stateDir",
-#    "status": "running" or "degraded"}   (also saved as hosts/NAME/host.json)
+#    "status": "running" or "degraded", "system": bookworm or trixie}   (also saved as hosts/NAME/host.json)
 # Everything else goes to stderr. On failure the host is torn down (stop-host.sh) unless
 # LACCHAIN_TEST_KEEP_FAILED=1, and the exit status is non-zero.
 set -euo pipefail
@@ -56,6 +57,11 @@ BOOT_TIMEOUT="${LACCHAIN_TEST_BOOT_TIMEOUT:-90}"
 # Fresh every start: stop whatever ran under this name before.
 "$HERE/stop-host.sh" "$NAME" >&2
 
+# A saved host boots on the system it was saved from.
+BASE="${LACCHAIN_TEST_HOST_BASE:-}"
+[ -z "$BASE" ] || [ -f "$BASE/mode" ] || lct_die "$BASE is not a saved host (no $BASE/mode)"
+if [ -n "$BASE" ] && [ -f "$BASE/system" ]; then lct_use_system "$(cat "$BASE/system")"; fi
+
 # The /30 must not be in use by another host (e.g. a different NAME with the same INDEX).
 if [ -n "$(ip -o -4 addr show to "$GW/32" 2>/dev/null)" ]; then
   lct_die "$GW is already configured on this machine ($(ip -o -4 addr show to "$GW/32" | awk '{print $2}')): index $INDEX is in use by another host"
@@ -87,9 +93,8 @@ trap on_failure EXIT
 # LACCHAIN_TEST_ROOTFS_MODE=copy forces the copy.
 # LACCHAIN_TEST_HOST_BASE=DIR starts from a host saved by stop-host.sh (LACCHAIN_TEST_SAVE_HOST=DIR) instead of the
 # bare root file system: its changes (overlay) or its whole file system (copy), as DIR/fs and DIR/mode.
-BASE="${LACCHAIN_TEST_HOST_BASE:-}"
-[ -z "$BASE" ] || [ -f "$BASE/mode" ] || lct_die "$BASE is not a saved host (no $BASE/mode)"
 mkdir -p "$STATE/upper" "$STATE/work" "$ROOT" "$LCT_LOGS"
+printf '%s\n' "$LCT_SYSTEM" >"$STATE/system"
 MODE=copy
 # A saved overlay host is one more read-only layer over the cached root file system: nothing to copy.
 LOWER="$LCT_ROOTFS"
@@ -165,8 +170,9 @@ json_str() {
   s="${s//\"/\\\"}"
   printf '"%s"' "$s"
 }
-printf '{"name":%s,"ip":%s,"gateway":%s,"user":"root","sudoUser":"operator","privateKeyFile":%s,"knownHostsFile":%s,"hostPublicKey":%s,"pid":%s,"stateDir":%s,"status":%s}\n' \
+printf '{"name":%s,"ip":%s,"gateway":%s,"user":"root","sudoUser":"operator","privateKeyFile":%s,"knownHostsFile":%s,"hostPublicKey":%s,"pid":%s,"stateDir":%s,"status":%s,"system":%s}\n' \
   "$(json_str "$NAME")" "$(json_str "$IP")" "$(json_str "$GW")" "$(json_str "$KEY")" \
-  "$(json_str "$KNOWN")" "$(json_str "$HOST_PUB")" "$PID" "$(json_str "$STATE")" "$(json_str "$STATUS")" |
+  "$(json_str "$KNOWN")" "$(json_str "$HOST_PUB")" "$PID" "$(json_str "$STATE")" "$(json_str "$STATUS")" \
+  "$(json_str "$LCT_SYSTEM")" |
   tee "$STATE/host.json"
 trap - EXIT

@@ -88,8 +88,11 @@ lct_remove_tree "/run/systemd/nspawn/propagate/$NS"
 # changes over the cached root file system (overlay) or its whole file system (copy).
 SAVE="${LACCHAIN_TEST_SAVE_HOST:-}"
 if [ -n "$SAVE" ] && [ -d "$STATE" ]; then
+  # The system it booted (start-host.sh wrote it): the root file system its overlay lies on.
+  if [ -f "$STATE/system" ]; then lct_use_system "$(cat "$STATE/system")"; fi
   lct_remove_tree "$SAVE"
   mkdir -p "$SAVE/fs"
+  printf '%s\n' "$LCT_SYSTEM" >"$SAVE/system"
   if [ -d "$STATE/upper" ]; then
     # The saved disk is the lower layers this host had (a saved disk it was booted over) with its own changes on top.
     for layer in $(findmnt -rn -o OPTIONS "$ROOT" | tr ',' '\n' | sed -n 's/^lowerdir=//p' | tr ':' ' '); do

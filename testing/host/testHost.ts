@@ -39,8 +39,21 @@ export interface SshOptions {
   timeoutMs?: number;
 }
 
+/** The Debian releases a test host boots: bookworm (Debian 12, the default) and trixie (Debian 13). */
+export type TestHostSystem = 'bookworm' | 'trixie';
+
+/** How a test host is booted. */
+export interface TestHostOptions {
+  /** A disk saved by stopAndSave(): the host boots a copy of it (on the system it was saved from). */
+  base?: string;
+  /** The Debian release of a host booted bare (default: bookworm). */
+  system?: TestHostSystem;
+}
+
 export interface TestHost {
   name: string;
+  /** The Debian release it runs. */
+  system: TestHostSystem;
   /** The host's address, e.g. 10.231.1.2. */
   ip: string;
   /** This machine's end of the veth pair, e.g. 10.231.1.1 (apt proxy on :3142; serve files here). */
@@ -198,13 +211,15 @@ function str(o: Record<string, unknown>, k: string): string {
  * proxy on 10.231.INDEX.1:3142, and return a handle. NAME: 1-11 chars [a-z0-9-]; INDEX: 1..254,
  * unique among hosts running at the same time. A previous host with the same NAME is replaced.
  */
-export async function startTestHost(name: string, index: number, options: { base?: string } = {}): Promise<TestHost> {
+export async function startTestHost(name: string, index: number, options: TestHostOptions = {}): Promise<TestHost> {
   if (!/^[a-z][a-z0-9-]{0,10}$/.test(name)) throw new Error(`bad test host name "${name}"`);
   if (!Number.isInteger(index) || index < 1 || index > 254) throw new Error(`bad test host index ${index}`);
 
+  const system: Record<string, string> = options.system ? { LACCHAIN_TEST_SYSTEM: options.system } : {};
   const build = await run('bash', [path.join(HERE, 'build-rootfs.sh')], {
     timeoutMs: 20 * 60_000,
     echoStderr: verbose,
+    env: system,
   });
   if (build.code !== 0) throw new Error(`build-rootfs.sh failed (${build.code}):\n${build.stderr.slice(-4000)}`);
 
@@ -212,7 +227,7 @@ export async function startTestHost(name: string, index: number, options: { base
   const start = await run('bash', [path.join(HERE, 'start-host.sh'), name, String(index)], {
     timeoutMs: 5 * 60_000,
     echoStderr: verbose,
-    env: options.base ? { LACCHAIN_TEST_HOST_BASE: options.base } : undefined,
+    env: { ...system, ...(options.base ? { LACCHAIN_TEST_HOST_BASE: options.base } : {}) },
   });
   if (start.code !== 0) {
     await run('bash', [stopScript, name]);
@@ -258,6 +273,7 @@ export async function startTestHost(name: string, index: number, options: { base
     let stopped: Promise<void> | undefined;
     const host: TestHost = {
       name,
+      system: str(info, 'system') as TestHostSystem,
       ip,
       gateway,
       user: str(info, 'user'),
