@@ -3,8 +3,9 @@
  *
  * Workers: most of a full run's time is the end-to-end and cluster suites waiting on their test hosts and API servers
  * (SSH round trips, systemd, apt), not on the cores, so two suites run side by side on the 2 cores of this kind of
- * machine (jest's default there is one); the slowest files start first (tests/sequencer.js). Three were measured
- * quicker (15 min warm against 22) but left the timing of the end-to-end suites' waits to chance (tests/README.md). LACCHAIN_TEST_WORKERS sets another number.
+ * machine (jest's default there is one), in CI too; the slowest files start first (tests/sequencer.js). Three were
+ * measured quicker (15 min warm against 18) but left more of the end-to-end suites' waits to chance (tests/README.md).
+ * LACCHAIN_TEST_WORKERS sets another number.
  */
 module.exports = {
   preset: 'ts-jest',

@@ -17,6 +17,20 @@ if (files.length > 0) {
   for (const file of files) console.log(`${file.seconds.toFixed(1).padStart(8)} s  ${file.name}`);
   console.log('');
 }
+// The end-to-end tests that failed once and passed when run again (testing/hostSuite.ts): named, with the first error.
+const retried = report.testResults.flatMap((file) =>
+  file.assertionResults
+    .filter((test) => test.status === 'passed' && (test.invocations ?? 1) > 1)
+    .map((test) => ({ file: path.relative(process.cwd(), file.name), test })),
+);
+if (retried.length > 0) {
+  console.log(`passed on a second try (${retried.length}): the first try's error is in the log above`);
+  for (const { file, test } of retried) {
+    const first = (test.retryReasons ?? [])[0] ?? '';
+    console.log(`  ${file}: ${test.fullName}\n    ${first.split('\n').find((line) => line.trim()) ?? ''}`);
+  }
+  console.log('');
+}
 const failed = report.numFailedTests + report.numRuntimeErrorTestSuites;
 const skipped = report.numPendingTests + report.numTodoTests;
 console.log(`${report.numPassedTests} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
