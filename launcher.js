@@ -20,6 +20,7 @@ const SOURCES = [
   'cli',
   'tools/programRun',
   'tools/recording',
+  'tools/docs.ts',
 ];
 
 /** The newest modification time of the TypeScript sources under `entry`, a file or a folder. */

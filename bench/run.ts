@@ -16,14 +16,21 @@
  */
 import { parseArgs } from 'util';
 import { Part, PartResult, PARTS, progress, RESULTS_FILE, writeResults } from './common';
-import { benchPlan } from './plan';
-import { benchProgram } from './programRun';
-import { benchSsh } from './ssh';
-import { benchSuite } from './suite';
-import { benchProxy } from './proxyLoad';
-import { benchBackups } from './backups';
-import { benchCli } from './cli';
-import { benchCuts } from './cuts';
+
+/**
+ * Each part's measurement, loaded only when the part runs: `--help` and a usage error start without compiling the
+ * parts and the test fixtures they use.
+ */
+const MEASURE: Record<Part, (runs: number | undefined, before: string | undefined) => Promise<PartResult>> = {
+  plan: async (runs) => (await import('./plan')).benchPlan(runs),
+  program: async (runs, before) => (await import('./programRun')).benchProgram(runs, before),
+  ssh: async (runs) => (await import('./ssh')).benchSsh(runs),
+  backups: async () => (await import('./backups')).benchBackups(),
+  proxy: async () => (await import('./proxyLoad')).benchProxy(),
+  cli: async (runs, before) => (await import('./cli')).benchCli(runs, before),
+  cuts: async () => (await import('./cuts')).benchCuts(),
+  suite: async () => (await import('./suite')).benchSuite(),
+};
 
 const USAGE = 'npm run bench [-- --only plan|program|ssh|backups|proxy|cli|cuts|suite] [--runs N] [--before REF]';
 
@@ -74,22 +81,7 @@ async function main(): Promise<number> {
   for (const part of parts) {
     progress(`part ${part}: starting`);
     try {
-      const result =
-        part === 'plan'
-          ? await benchPlan(runs)
-          : part === 'program'
-            ? await benchProgram(runs, values.before)
-            : part === 'ssh'
-              ? await benchSsh(runs)
-              : part === 'backups'
-                ? await benchBackups()
-                : part === 'proxy'
-                  ? await benchProxy()
-                  : part === 'cli'
-                    ? await benchCli(runs, values.before)
-                    : part === 'cuts'
-                      ? await benchCuts()
-                      : await benchSuite();
+      const result = await MEASURE[part](runs, values.before);
       results.push(result);
       process.stdout.write(`\n${result.markdown.trim()}\n\n`);
       // Written after each part, so that a later part's failure keeps what was measured.

@@ -9,6 +9,7 @@ import * as path from 'path';
 import { GENERATED_DOCS, withSettingsTables } from '../core/settings/settingsTables';
 import { runCli, ToolFailure, ToolSpec } from '../cli/cli';
 import { monitoringFiles } from '../core/monitoring/files';
+import { PROJECT_DIR } from '../core/projectDir';
 
 const SPEC = {
   command: 'npm run docs --',
@@ -20,12 +21,11 @@ const SPEC = {
     ['--check', 'what CI runs: fail on a drifted file'],
   ],
 } as const satisfies ToolSpec;
-const PROJECT = path.resolve(__dirname, '..');
 
 runCli(SPEC, ({ values }) => {
   const drifted: string[] = [];
   for (const doc of GENERATED_DOCS) {
-    const file = path.join(PROJECT, doc);
+    const file = path.join(PROJECT_DIR, doc);
     const text = fs.readFileSync(file, 'utf8');
     const written = withSettingsTables(doc, text);
     if (written === text) continue;
@@ -33,7 +33,7 @@ runCli(SPEC, ({ values }) => {
     if (!values.check) fs.writeFileSync(file, written);
   }
   for (const { file, text } of monitoringFiles()) {
-    const target = path.join(PROJECT, file);
+    const target = path.join(PROJECT_DIR, file);
     if (fs.existsSync(target) && fs.readFileSync(target, 'utf8') === text) continue;
     drifted.push(file);
     if (!values.check) {

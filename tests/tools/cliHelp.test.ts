@@ -136,6 +136,15 @@ describe('closest', () => {
   });
 });
 
+describe('npm run docs -- --help', () => {
+  it('starts from its build, as the other tools do (no ts-node note), and names a mistyped option', () => {
+    const help = runNpm('docs', ['--help']);
+    expect([help.code, help.stderr]).toEqual([0, '']);
+    expect(help.stdout).toMatch(/^usage: npm run docs -- \[--check\]/);
+    expectOneLineError(runNpm('docs', ['--chekc']), /unknown option "--chekc".*did you mean --check\?/);
+  });
+});
+
 describe('npm run bench -- --help', () => {
   it('prints the usage, the parts and the options, and exits 0; an unknown option is a usage error', () => {
     const help = runNpm('bench', ['--help']);
