@@ -124,7 +124,7 @@ export const KUBERNETES_QUESTIONS: FieldQuestion[] = questionsOf(deploySchema.sh
 /** The inventory elements of an SSH node (the SSH port's flag says which port; the release's is the values file's). */
 export const SSH_QUESTIONS: FieldQuestion[] = questionsOf(
   inventorySchema.shape,
-  ['host', 'node_ip', 'node_name', 'node_email', 'user', 'port', 'host_key', 'node_release_version', 'dns_name'],
+  ['host', 'node_ip', 'node_name', 'node_email', 'user', 'port', 'host_key', 'node_release_version', 'dns_name', 'os'],
   { port: 'ssh-port', node_release_version: 'release-version' },
 );
 

@@ -10,6 +10,7 @@ import { defaultMachineRepository, REPOSITORY_REFUSED_FOLDERS } from '../catalog
 import { DEFAULT_NODE_SERVICE } from '../catalog/defaults';
 import { Network, networkOfStack, STACK_NAMES } from '../catalog/networks';
 import { MAX_NODE_SERVICE_LENGTH, SHARED_TOP_FOLDERS, SYSTEM_FOLDERS } from '../catalog/remote';
+import { supportedSystem, supportedSystemIdsText } from '../catalog/systems';
 import type { Problem } from './problems';
 import { parsePublicKey } from '../identity/nodeKey';
 
@@ -35,6 +36,16 @@ export function isReachableIpv4(ip: string): boolean {
 
 /** An IPv4 address another machine can reach. */
 export const ipv4 = z.string({ error: IPV4 }).refine(isReachableIpv4, { error: IPV4 });
+
+const OPERATING_SYSTEM = `the machine's system as the ID and VERSION_ID of its /etc/os-release, such as "ubuntu 24.04", one the preflight step accepts: ${supportedSystemIdsText()}`;
+/** A machine's system, `<ID> <VERSION_ID>` of its os-release: one the preflight step accepts. */
+export const operatingSystem = z.string({ error: OPERATING_SYSTEM }).refine(
+  (value) => {
+    const [id, version, ...rest] = value.split(' ');
+    return rest.length === 0 && version !== undefined && supportedSystem(id, version) !== undefined;
+  },
+  { error: OPERATING_SYSTEM },
+);
 
 /**
  * The IPv4 ranges no peer on the Internet reaches a node at: a production network refuses them as a node's public IP

@@ -11,6 +11,8 @@ import type { BackupsInput, StackNodeInput } from './schema';
 import { machineBackups } from './backups';
 import { publicAddressProblem } from './fields';
 import { readKeyCustody } from './keyCustody';
+import { supportedSystem } from '../catalog/systems';
+import type { NodeType } from '../catalog/nodeTypes';
 
 /** An SSH node of the stack, from its entry in `lacchain:nodes`. */
 export function sshNode(
@@ -45,6 +47,8 @@ export function sshNode(
   checkHostKey(inventory, `${key}.inventory`, network, file, problems);
   const nodeIp = publicAddressProblem(inventory.node_ip, network, file, `${key}.inventory.node_ip`);
   if (nodeIp) problems.push(nodeIp);
+  const system = systemProblem(inventory.os, entry.typenode, file, `${key}.inventory.os`);
+  if (system) problems.push(system);
   const releaseSha256 = releaseDigest(inventory, releaseVersion, releaseUrl, `${key}.inventory`, file, problems);
   return {
     name: entry.name,
@@ -63,6 +67,7 @@ export function sshNode(
     host: inventory.host,
     sshPort: inventory.port,
     user: inventory.user,
+    system: inventory.os,
     hostKey: inventory.host_key,
     acceptAnyHostKey: inventory.accept_any_host_key,
     nodeHome: inventory.node_home ?? DEFAULT_NODE_HOME,
@@ -169,4 +174,18 @@ function releaseDigest(
     });
   }
   return given;
+}
+
+/** The machine's system as the inventory names it (`os`), when the packages step would refuse the node type there. */
+function systemProblem(os: string | undefined, typenode: NodeType, file: string, key: string): Problem | undefined {
+  if (os === undefined) return undefined;
+  const [id, version] = os.split(' ');
+  const system = supportedSystem(id, version);
+  if (!system?.refuses?.includes(typenode)) return undefined;
+  return {
+    file,
+    key,
+    given: `given ${JSON.stringify(os)} for a ${typenode}`,
+    allowed: `on ${system.name}, ${system.limits}; a ${typenode} on another system (Debian or Ubuntu)`,
+  };
 }

@@ -215,6 +215,8 @@ export interface SshNodeSettings extends NodeSettingsBase {
   sshPort: number;
   /** The login user. */
   user: string;
+  /** The machine's system as the inventory names it (`os`: `<ID> <VERSION_ID>`), checked before any `pulumi up`. */
+  system?: string;
   /** Pinned SSH host key; absent only when the operator opted out (acceptAnyHostKey, test networks). */
   hostKey?: string;
   /** The operator's explicit opt-out of host key pinning (inventory accept_any_host_key): flagged by plan and policy. */

@@ -54,6 +54,7 @@ import {
   hostAddress,
   HOSTNAME_PATTERN,
   hostname,
+  operatingSystem,
   httpsUrl,
   imageDigest,
   ipv4,
@@ -119,6 +120,10 @@ export const inventorySchema = strict({
     description: 'The Besu release.',
   }),
   dns_name: setting(hostname.optional(), { description: 'A DNS name of the machine (added to the TLS certificate).' }),
+  os: setting(operatingSystem.optional(), {
+    description:
+      "The machine's system, `<ID> <VERSION_ID>` of its `/etc/os-release` (e.g. `ubuntu 24.04`): `npm run init` and `npm run plan` refuse, before any `pulumi up`, a system the `preflight` step would refuse or one that refuses the node type. Without it the `preflight` step is the first to check.",
+  }),
   node_home: setting(nodeHome.optional(), {
     default: `\`${DEFAULT_NODE_HOME}\``,
     description:

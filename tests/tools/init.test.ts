@@ -747,6 +747,7 @@ describe('npm run init in a terminal', () => {
         [/an answer is required: the key ssh-keyscan -p 2222 -t ed25519 190\.0\.2\.40 prints, or "later"/, 'later'],
         [/node_release_version — .*\[/, ''],
         [/dns_name — .*\[none\]:/, ''],
+        [/os — .*\[none\]:/, 'debian 13'],
         // The loader's rule for mainnet, asked again.
         [/inventory\.node_ip: given "10\.1\.2\.3", a private address[\s\S]*node_ip — .*:/, '190.0.2.40'],
       ],
@@ -763,6 +764,7 @@ describe('npm run init in a terminal', () => {
       node_name: 'org-boot',
       node_email: 'ops@example.org',
       port: 2222,
+      os: 'debian 13',
     });
   });
 });

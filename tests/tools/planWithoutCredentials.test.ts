@@ -12,7 +12,7 @@ import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
 import { KEY_ONE, sshValidatorEntry, TEST_COMPANIONS, TEST_GENESIS_FILE } from '../../testing/fixtures';
 import { freePort } from '../../testing/ports';
 import { projectFolder } from '../../testing/projects';
-import { PROJECT_DIR, runNpm, runNpmAsync } from '../../testing/run';
+import { outcome, PROJECT_DIR, runNpm, runNpmAsync } from '../../testing/run';
 import { runProgram } from '../../tools/programRun/run';
 
 jest.setTimeout(180_000);
@@ -48,6 +48,20 @@ describe('the offline plan of an SSH stack without lacchain:sshPrivateKey', () =
     const commands = resources.filter((r: any) => r.type === 'command:remote:Command');
     expect(commands).toHaveLength(REMOTE_STEP_NAMES.length);
     for (const command of commands) expect(command.inputs.connection).toBe('[known after pulumi up]');
+  });
+});
+
+describe('the offline plan of an SSH node whose inventory names a system the preflight step refuses (os)', () => {
+  it('refuses it before any pulumi up, naming the file, the key, the value and the systems allowed', () => {
+    const config = projectFolder(work, settings({ os: 'ubuntu 25.10' }));
+    const result = runNpm('plan', ['--stack', 'testnet', '--config', config, '--out', path.join(work, 'plan-os')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /Pulumi\.testnet\.yaml: lacchain:nodes\[0\]\.inventory\.os: given "ubuntu 25\.10"; allowed: .*one the preflight step accepts: ubuntu 16\.04, 18\.04, 20\.04, 22\.04, 24\.04, 26\.04; debian 10, 11, 12, 13/,
+    );
+    const accepted = projectFolder(work, settings({ os: 'ubuntu 24.04' }));
+    const planned = runNpm('plan', ['--stack', 'testnet', '--config', accepted, '--out', path.join(work, 'plan-os2')]);
+    expect(outcome(planned)).toBe('exit 0');
   });
 });
 

@@ -8,7 +8,13 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { SUPPORTED_SYSTEMS, supportedSystemsParameter, supportedSystemsText } from '../../core/catalog/systems';
+import {
+  SUPPORTED_SYSTEMS,
+  supportedSystem,
+  supportedSystemsParameter,
+  supportedSystemsText,
+} from '../../core/catalog/systems';
+import { operatingSystem } from '../../core/settings/fields';
 import { remoteStepInput } from '../../testing/remoteStep';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-preflight-'));
@@ -76,6 +82,14 @@ describe('the preflight step on the systems operators run in 2026', () => {
       expect(result.stderr).toBe(`preflight: ${PRETTY_NAME} is not supported (supported: ${supportedSystemsText()})`);
     }
   });
+
+  it.each(SYSTEMS)(
+    "%s %s: the inventory's os is judged as the step judges the machine (npm run init and plan, before any pulumi up)",
+    (ID, VERSION_ID, PRETTY_NAME, accepted) => {
+      expect([PRETTY_NAME, supportedSystem(ID, VERSION_ID) !== undefined]).toEqual([PRETTY_NAME, accepted]);
+      expect([PRETTY_NAME, operatingSystem.safeParse(`${ID} ${VERSION_ID}`).success]).toEqual([PRETTY_NAME, accepted]);
+    },
+  );
 
   it('says every supported family and version in its refusal, from the one catalog', () => {
     for (const system of SUPPORTED_SYSTEMS) expect(supportedSystemsText()).toContain(system.name);

@@ -380,6 +380,37 @@ const cases: Case[] = [
   },
   // Inventory of an SSH node.
   {
+    name: 'os a system the preflight step refuses',
+    config: (c) => (inventory(c).os = 'ubuntu 14.04'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.os',
+      given: 'given "ubuntu 14.04"',
+      allowed:
+        /one the preflight step accepts: ubuntu 16\.04, .*; debian 10, 11, 12, 13; rhel, rocky or almalinux 9, 10/,
+    },
+  },
+  {
+    name: 'os not <ID> <VERSION_ID>',
+    config: (c) => (inventory(c).os = 'Ubuntu 24.04 LTS'),
+    expected: {
+      key: 'lacchain:nodes[1].inventory.os',
+      given: 'given "Ubuntu 24.04 LTS"',
+      allowed: /such as "ubuntu 24.04"/,
+    },
+  },
+  {
+    name: 'os a system that refuses a writer',
+    config: (c) => {
+      nodes(c)[1].typenode = 'writer';
+      inventory(c).os = 'rocky 9.6';
+    },
+    expected: {
+      key: 'lacchain:nodes[1].inventory.os',
+      given: 'given "rocky 9.6" for a writer',
+      allowed: /a writer is refused .*Lua module for nginx/,
+    },
+  },
+  {
     name: 'node_ip not an IP',
     config: (c) => (inventory(c).node_ip = '300.1.2.3'),
     expected: { key: 'lacchain:nodes[1].inventory.node_ip', given: 'given "300.1.2.3"', allowed: /IPv4 address/ },
@@ -1223,5 +1254,19 @@ describe("a node's public address on mainnet (the address in the enode sent for 
     values.deploy.publicIP = '192.168.1.10';
     values.deploy.p2p.host = '203.0.113.10';
     expect(load(config, values).settings.nodes.map((n) => n.p2pHost)).toEqual(['203.0.113.10', '10.0.0.5']);
+  });
+});
+
+describe("an SSH node's system (inventory os)", () => {
+  it('takes a validator on the RHEL family (by its major version) and keeps the system for the plan', () => {
+    const config = validTestnetConfig();
+    inventory(config).os = 'rocky 9.6';
+    const ssh = load(config).settings.nodes.find((n) => n.target === 'ssh');
+    expect(ssh && 'system' in ssh ? ssh.system : undefined).toBe('rocky 9.6');
+  });
+
+  it('leaves the system unknown when not given: the preflight step is the first to check it', () => {
+    const ssh = load(validTestnetConfig()).settings.nodes.find((n) => n.target === 'ssh');
+    expect(ssh && 'system' in ssh ? ssh.system : 'absent').toBeUndefined();
   });
 });
