@@ -7,7 +7,16 @@ const fs = require('fs');
 const path = require('path');
 
 /** The slowest files, slowest first (tests/README.md, "How long CI takes"). */
-const SLOWEST = ['e2e/sshNode', 'e2e/cuts', 'e2e/companionNodes', 'engine/clusterPath', 'e2e/keyCustody'];
+const SLOWEST = [
+  'e2e/cuts',
+  'e2e/sshNode',
+  'e2e/sshNodeDay2',
+  'e2e/companionNodes',
+  'engine/clusterPath',
+  'e2e/rpcAccess',
+  'e2e/keyCustody',
+  'e2e/debian13',
+];
 /** The tiers, slowest first. */
 const TIERS = ['e2e', 'engine', 'cluster', 'cli', 'tools', 'program', 'unit'];
 
