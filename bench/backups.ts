@@ -9,7 +9,6 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import * as yaml from 'js-yaml';
 import { DEFAULT_NODE_HOME } from '../core/catalog/defaults';
 import { recordProgram } from '../testing/pulumi';
 import { declareProgram } from '../testing/program';
@@ -19,6 +18,7 @@ import type { FileServer } from '../testing/host/fileServer';
 import { packStandinReleases, startReleaseServer } from '../testing/standinReleases';
 import { sshWriterStack } from '../testing/sshStacks';
 import { fixed, machine, now, PartResult, progress, runTimed, table } from './common';
+import { nodeToolArgs, operatorStackFile } from '../testing/nodeTool';
 
 const HOST_NAME = 'benchbackup';
 const HOST_INDEX = 44;
@@ -55,8 +55,7 @@ export async function benchBackups(): Promise<PartResult> {
     const key = nodeKeyOf(steps);
     const keyFile = path.join(work, 'writer.key');
     fs.writeFileSync(keyFile, key, { mode: 0o600 });
-    const configFile = path.join(work, 'Pulumi.testnet.yaml');
-    fs.writeFileSync(configFile, yaml.dump({ config: { ...config, 'lacchain:sshPrivateKey': { secure: 'v1:x' } } }));
+    const configFile = operatorStackFile(work, config);
     const sh = async (command: string) => {
       const result = await host!.ssh(command, { timeoutMs: 600_000 });
       if (result.code !== 0) throw new Error(`ssh ${command}: exit ${result.code}: ${result.stderr}`);
@@ -73,12 +72,7 @@ export async function benchBackups(): Promise<PartResult> {
         'node',
         '--',
         ...args,
-        '--stack',
-        'testnet',
-        '--config',
-        configFile,
-        '--ssh-key',
-        host!.privateKeyFile,
+        ...nodeToolArgs(configFile, host!.privateKeyFile),
       ]);
       if (result.code !== 0)
         throw new Error(`npm run node -- ${args.join(' ')}: exit ${result.code}\n${result.stdout}${result.stderr}`);

@@ -11,8 +11,11 @@ import { resourcePolicies } from './crossguard';
 import { POLICY_PACK_NAME } from './offline';
 import { RULES } from './rules';
 
-/** The project folder: the policy pack lives in its `policy/` folder. */
-const PROJECT_DIR = path.resolve(__dirname, '..');
+/**
+ * The folder of the stack files the expected values come from: the project folder (the pack lives in its `policy/`
+ * folder), or the one LACCHAIN_POLICY_STACK_DIR names (the tests serve the pack a copy of the example stack).
+ */
+const PROJECT_DIR = process.env.LACCHAIN_POLICY_STACK_DIR || path.resolve(__dirname, '..');
 
 const contexts = new Map<string, PolicyContext>();
 function contextOf(stack: string): PolicyContext {

@@ -1,5 +1,6 @@
 /**
- * The example stacks as an operator completes them before a deploy: the commented image digests their comments ask
+ * The example stacks as an operator completes them before a deploy: their example nodes in (the stock files hold none),
+ * the commented image digests their comments ask
  * for (values files: `# imageDigest: sha256:<64 hex digits>`, and the backups' `# backupImageDigest: …` and
  * `# kubectlImageDigest: …`; stack file: the commented `lacchain:companions` block)
  * uncommented and given, and, on mainnet, which refuses the examples' documentation addresses, the node's public
@@ -11,6 +12,22 @@ import { stackConfigFileName } from '../core/catalog/defaults';
 import { networkOfStack, StackName } from '../core/catalog/networks';
 import { testPublicIp, TEST_BACKUP_IMAGE_DIGESTS, TEST_KEY_IMAGE_DIGESTS } from './fixtures';
 import { PROJECT_DIR } from './run';
+
+/** The Kubernetes nodes the stock stack files show as examples (commented out there: the files hold no node). */
+export const EXAMPLE_NODES = { testnet: ['writer'], mainnet: ['validator', 'bootnode'] } as const;
+
+/** The stock stack file's text with its example nodes in, as an operator who added them (`npm run init`) has it. */
+export function stockStackWithExamples(stack: StackName): string {
+  const stock = fs.readFileSync(path.join(PROJECT_DIR, stackConfigFileName(stack)), 'utf8');
+  const empty = '  lacchain:nodes: []\n';
+  if (!stock.includes(empty)) throw new Error(`${stackConfigFileName(stack)} no longer ships with ${empty.trim()}`);
+  const entries = EXAMPLE_NODES[stack].map(
+    (type) =>
+      `    # A ${type} on your Kubernetes cluster; its settings are in values/${type}.yml (deploy section).\n` +
+      `    - name: ${type}\n      typenode: ${type}\n      target: kubernetes\n`,
+  );
+  return stock.replace(empty, `  lacchain:nodes:\n${entries.join('')}`);
+}
 
 /** What the examples write where a digest goes. */
 const PLACEHOLDER = 'sha256:<64 hex digits>';
@@ -32,7 +49,7 @@ function replaceIn(file: string, pattern: RegExp, replacement: string, text: str
 export function completedExample(stack: StackName, { pin = true }: { pin?: boolean } = {}): Record<string, string> {
   const stackFile = stackConfigFileName(stack);
   const network = networkOfStack(stack);
-  let config = fs.readFileSync(path.join(PROJECT_DIR, stackFile), 'utf8');
+  let config = stockStackWithExamples(stack);
   const block = /^ {2}# lacchain:companions:\n {2}# {3}(relaySigner|rotationValidator):\n {2}# {5}imageDigest: (.*)$/m;
   const companion = block.exec(config)?.[1] as 'relaySigner' | 'rotationValidator' | undefined;
   if (pin) {
@@ -62,6 +79,15 @@ export function completedExample(stack: StackName, { pin = true }: { pin?: boole
       values = values.replace(EXAMPLE_ADDRESS, (_, last: string) => testPublicIp(Number(last)));
     }
     files[name] = values;
+  }
+  return files;
+}
+
+/** The files of the example stack `stack` as shipped, its example nodes in: nothing else completed. */
+export function exampleAsGiven(stack: StackName): Record<string, string> {
+  const files: Record<string, string> = { [stackConfigFileName(stack)]: stockStackWithExamples(stack) };
+  for (const file of fs.readdirSync(path.join(PROJECT_DIR, 'values'))) {
+    files[path.join('values', file)] = fs.readFileSync(path.join(PROJECT_DIR, 'values', file), 'utf8');
   }
   return files;
 }

@@ -67,10 +67,7 @@ export const INIT_TOOL: ToolSpec<InitOptions> = {
     },
   },
   examples: [
-    [
-      '--stack testnet --remove writer',
-      'remove the stock example writer from the stack: pulumi up no longer deploys it',
-    ],
+    ['--stack testnet --remove writer', 'remove node writer from the stack file: pulumi up no longer deploys it'],
     ['--stack testnet', 'answer the questions on the terminal'],
     [
       '--stack testnet --typenode 0 --network 1 --target ssh --host 198.51.100.7 --node-name org-validator ' +

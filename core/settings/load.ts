@@ -71,7 +71,14 @@ export function loadStack(
     checkStackNetwork(ours[networkKey] as string, stack, network, raw.file, networkKey, problems);
   }
   if (!parsed.success) {
-    problems.push(...problemsFromZod(raw.file, '', parsed.error, SECRET_KEYS));
+    problems.push(
+      ...problemsFromZod(raw.file, '', parsed.error, SECRET_KEYS).map((problem) =>
+        // The stock stack holds no node: say which command adds one to this stack.
+        problem.key === configKey('nodes') && problem.given === 'given []'
+          ? { ...problem, allowed: problem.allowed.replace('<stack>', stack) }
+          : problem,
+      ),
+    );
     // Still check the values files of the nodes that can be read, so the operator sees everything at once.
     const rawNodes = Array.isArray(ours[configKey('nodes')]) ? (ours[configKey('nodes')] as unknown[]) : [];
     const entries = rawNodes.filter((e): e is Partial<StackNodeInput> => typeof e === 'object' && e !== null);

@@ -94,6 +94,8 @@ const PINNED_RELEASES = Object.keys(RELEASE_ARCHIVE_SHA256).join(', ');
 const TARGET = TARGETS.join(' or ');
 /** Where a node's key lives. */
 const KEY_CUSTODY = KEY_CUSTODIES.map((c) => `${c} (${KEY_CUSTODY_FACTS[c].targets.join(' or ')} nodes)`).join(', ');
+const NO_NODE =
+  'a list of at least one node: the stack holds none yet; `npm run init -- --stack <stack>` adds yours (README, "First steps")';
 const START_TIMEOUT = `a whole number of seconds from ${MIN_START_TIMEOUT_SECONDS} to ${MAX_START_TIMEOUT_SECONDS}`;
 
 /** An SSH node's inventory: the seed's inventory elements, plus how to reach the machine. */
@@ -502,7 +504,7 @@ const STACK_KEYS = {
     'text',
   ),
   'lacchain:nodes': key(
-    setting(z.array(stackNodeSchema, { error: 'a list of nodes' }).min(1, { error: 'a list of at least one node' }), {
+    setting(z.array(stackNodeSchema, { error: 'a list of nodes' }).min(1, { error: NO_NODE }), {
       description: 'The nodes of the stack: a list of entries (below).',
     }),
     'list',

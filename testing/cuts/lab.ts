@@ -47,8 +47,8 @@ import {
   serviceActive,
   HOME,
 } from './machineState';
-import * as yaml from 'js-yaml';
 import { startNpm } from '../run';
+import { nodeToolArgs, operatorStackFile } from '../nodeTool';
 import { BACKUP_REASONS, BACKUP_TAGS } from '../../core/catalog/backups';
 import { shellQuote } from '../../core/remote/shell';
 import { DEFAULT_SERVICE_USER } from '../../core/catalog/defaults';
@@ -392,17 +392,8 @@ export class CutLab {
    */
   private operation(host: TestHost, change: Change) {
     const config = sshWriterStack(host, this.stackOptions(change.before[change.before.length - 1]));
-    const configFile = path.join(this.work, 'Pulumi.testnet.yaml');
-    fs.writeFileSync(configFile, yaml.dump({ config: { ...config, 'lacchain:sshPrivateKey': { secure: 'v1:x' } } }));
-    return startNpm('node', [
-      change.operation!,
-      '--stack',
-      'testnet',
-      '--config',
-      configFile,
-      '--ssh-key',
-      host.privateKeyFile,
-    ]);
+    const configFile = operatorStackFile(this.work, config);
+    return startNpm('node', [change.operation!, ...nodeToolArgs(configFile, host.privateKeyFile)]);
   }
 
   /** Installs the releases one after the other, as `pulumi up` of each would. */

@@ -23,7 +23,7 @@ import { connectsAs, withLoopbackListener } from '../../testing/host/loopbackPro
 import type { FileServer } from '../../testing/host/fileServer';
 import type { EthstatsServer } from '../../testing/ethstatsServer';
 import { MonitoringStandins, startMonitoringStandins } from '../../testing/monitoringStandins';
-import { hostSuite } from '../../testing/hostSuite';
+import { hostsPossible, hostSuite } from '../../testing/hostSuite';
 import { packStandinReleases, startReleaseServer } from '../../testing/standinReleases';
 import { remoteCommands as commands, runRemoteSteps } from '../../testing/replay';
 import { sshNodeStack } from '../../testing/sshStacks';
@@ -68,12 +68,65 @@ const CASES: { typenode: NodeType; stack: StackName; network: NetworkName; index
   { typenode: 'bootnode', stack: 'testnet', network: 'open-protestnet', index: 45 },
 ];
 
-suite.each(CASES)('a $typenode on $network, deployed with its companions', ({ typenode, stack, network, index }) => {
+type Case = (typeof CASES)[number];
+
+/** A node deployed on its host, with what its tests reach. */
+interface Deployed {
+  host: TestHost;
+  files: FileServer;
+  standins: MonitoringStandins;
+  work: string;
+  enode: string;
+}
+
+/** Boots the case's host and deploys the node on it with every step as `pulumi up` declares it. */
+async function deploy({ typenode, stack, network, index }: Case, deployed: Partial<Deployed>): Promise<void> {
+  deployed.work = fs.mkdtempSync(path.join(os.tmpdir(), `lacchain-e2e-${typenode}-`));
+  await packStandinReleases([VERSION], deployed.work);
+  const host = (deployed.host = await startTestHost(`co-${typenode.slice(0, 4)}`, index));
+  const files = (deployed.files = await startReleaseServer(host, deployed.work));
+  const standins = (deployed.standins = await startMonitoringStandins(host, deployed.work));
+  const declared = await declareProgram(
+    recorded,
+    stack,
+    sshNodeStack(host, {
+      typenode,
+      network,
+      version: VERSION,
+      releaseBaseUrl: files.url,
+      releaseDir: deployed.work,
+      nodeName: `e2e-${typenode}`,
+      dnsName: `${typenode}.e2e.test`,
+      ethstats: standins.ethstats,
+    }),
+    {},
+  );
+  deployed.enode = (await settle(declared.outputs.nodes[typenode].enode)).value as string;
+  await runRemoteSteps(host, commands(declared));
+}
+
+/** The nodes, by type: both deployed at once, each on its own host (their steps wait on their machines, not the cores). */
+const nodes = new Map<string, Partial<Deployed>>(CASES.map((c) => [c.typenode, {}]));
+
+beforeAll(async () => {
+  if (!hostsPossible()) return;
+  const check = await canBuildHosts();
+  if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
+  await Promise.all(CASES.map((c) => deploy(c, nodes.get(c.typenode)!)));
+});
+
+afterAll(async () => {
+  for (const { files, standins, host, work } of nodes.values()) {
+    await files?.close();
+    await standins?.close();
+    await host?.stop();
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  }
+});
+
+suite.each(CASES)('a $typenode on $network, deployed with its companions', ({ typenode, network }) => {
   let host: TestHost;
-  let files: FileServer;
-  let standins: MonitoringStandins;
   let monitor: EthstatsServer;
-  let work: string;
   let enode: string;
   const nodeName = `e2e-${typenode}`;
 
@@ -89,39 +142,13 @@ suite.each(CASES)('a $typenode on $network, deployed with its companions', ({ ty
     return pid;
   }
 
-  beforeAll(async () => {
-    const check = await canBuildHosts();
-    if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
-    work = fs.mkdtempSync(path.join(os.tmpdir(), `lacchain-e2e-${typenode}-`));
-    await packStandinReleases([VERSION], work);
-    host = await startTestHost(`co-${typenode.slice(0, 4)}`, index);
-    files = await startReleaseServer(host, work);
-    standins = await startMonitoringStandins(host, work);
-    ({ monitor } = standins);
-    const declared = await declareProgram(
-      recorded,
-      stack,
-      sshNodeStack(host, {
-        typenode,
-        network,
-        version: VERSION,
-        releaseBaseUrl: files.url,
-        releaseDir: work,
-        nodeName,
-        dnsName: `${typenode}.e2e.test`,
-        ethstats: standins.ethstats,
-      }),
-      {},
-    );
-    enode = (await settle(declared.outputs.nodes[typenode].enode)).value as string;
-    await runRemoteSteps(host, commands(declared));
-  });
-
-  afterAll(async () => {
-    await files?.close();
-    await standins?.close();
-    await host?.stop();
-    if (work) fs.rmSync(work, { recursive: true, force: true });
+  beforeAll(() => {
+    const deployed = nodes.get(typenode)!;
+    if (!deployed.host || !deployed.standins || deployed.enode === undefined) {
+      throw new Error(`the ${typenode} was not deployed`);
+    }
+    ({ host, enode } = deployed as Deployed);
+    ({ monitor } = deployed.standins);
   });
 
   it('runs the node with the identity of the stack', async () => {

@@ -7,12 +7,12 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import * as yaml from 'js-yaml';
 import { javaMajorFor } from '../../core/catalog/besu';
 import { ETHSTATS, RELAY_SIGNER } from '../../core/catalog/companions';
 import { hostSuite, progress } from '../../testing/hostSuite';
 import { changedCommands, nodeKeyOf, remoteCommands as commands } from '../../testing/replay';
-import { outcome, runNpmAsync } from '../../testing/run';
+import { nodeTool, operatorStackFile } from '../../testing/nodeTool';
+import { outcome } from '../../testing/run';
 import { HOME, NODE, provisionedWriter } from '../../testing/sshNodeHost';
 
 const suite = hostSuite('Debian 13 (trixie) end-to-end tests');
@@ -94,30 +94,12 @@ suite('a writer on Debian 13, with the Java of its own package sources', () => {
   });
 
   describe("backup and restore with npm run node (Debian 13's restic)", () => {
-    let configFile: string;
     let keyFile: string;
-    const node = async (...args: string[]) => {
-      const result = await runNpmAsync('node', [
-        ...args,
-        '--stack',
-        'testnet',
-        '--config',
-        configFile,
-        '--ssh-key',
-        writer.state().host.privateKeyFile,
-      ]);
-      progress(`npm run node -- ${args.join(' ')} (exit ${result.code}):\n${result.stdout}${result.stderr}`);
-      return result;
-    };
+    let node: ReturnType<typeof nodeTool>;
 
     beforeAll(() => {
-      const config = writer.stack(LATEST);
-      // The secrets as the stack file holds them (encrypted: the tool never needs them to reach the machine).
-      for (const secret of ['lacchain:sshPrivateKey', 'lacchain:metricsToken']) {
-        config[secret] = { secure: 'v1:encrypted' } as unknown as string;
-      }
-      configFile = path.join(writer.state().work, 'Pulumi.testnet.yaml');
-      fs.writeFileSync(configFile, yaml.dump({ config }));
+      const { work, host } = writer.state();
+      node = nodeTool(operatorStackFile(work, writer.stack(LATEST)), host.privateKeyFile);
       keyFile = path.join(writer.state().work, 'writer.key');
       fs.writeFileSync(keyFile, nodeKeyOf(commands(writer.state().first)), { mode: 0o600 });
     });

@@ -32,8 +32,8 @@ import { packStandinReleases, startReleaseServer } from '../../testing/standinRe
 import { sshWriterStack } from '../../testing/sshStacks';
 import { testGenesisText } from '../../testing/fixtures';
 import { JAVA_STANDIN_ARCHIVE, packJavaStandin } from '../../testing/javaStandin';
-import { outcome, runNpmAsync } from '../../testing/run';
-import * as yaml from 'js-yaml';
+import { outcome } from '../../testing/run';
+import { nodeTool, operatorStackFile } from '../../testing/nodeTool';
 import { createHash, X509Certificate } from 'crypto';
 import { tlsIdentityOf } from '../../core/remote/tlsIdentity';
 import { PushGateway, seriesNames } from '../../testing/pushGateway';
@@ -911,26 +911,9 @@ suite('an SSH node on a real host', () => {
   });
   describe('backups, restore and rollback with npm run node (restic from Debian 12)', () => {
     const LATEST = '25.5.0';
-    let configFile: string;
     let keyFile: string;
     let javaSha256: string;
-    const node = async (...args: string[]) => {
-      const started = Date.now();
-      const result = await runNpmAsync('node', [
-        ...args,
-        '--stack',
-        'testnet',
-        '--config',
-        configFile,
-        '--ssh-key',
-        host.privateKeyFile,
-      ]);
-      const seconds = (Date.now() - started) / 1000;
-      progress(
-        `npm run node -- ${args.join(' ')} (exit ${result.code}, ${seconds.toFixed(1)} s):\n${result.stdout}${result.stderr}`,
-      );
-      return { ...result, seconds };
-    };
+    let node: ReturnType<typeof nodeTool>;
     const head = async () => parseInt((await rpc('eth_blockNumber')).result, 16);
     const releaseInUse = () => sh(`readlink ${HOME}/releases/current`);
     /** The stack as the node runs now (25.5.0, its Java from the test's server), with `backups` set. */
@@ -952,10 +935,7 @@ suite('an SSH node on a real host', () => {
       javaSha256 = createHash('sha256')
         .update(fs.readFileSync(path.join(work, JAVA_STANDIN_ARCHIVE)))
         .digest('hex');
-      const config = stackWith();
-      config['lacchain:sshPrivateKey'] = { secure: 'v1:encrypted' } as unknown as string;
-      configFile = path.join(work, 'Pulumi.testnet.yaml');
-      fs.writeFileSync(configFile, yaml.dump({ config }));
+      node = nodeTool(operatorStackFile(work, stackWith()), host.privateKeyFile);
       // The operator's own copy of the node key, as npm run keygen or init writes it.
       keyFile = path.join(work, 'writer.key');
       fs.writeFileSync(keyFile, nodeKeyOf(commands(first)), { mode: 0o600 });

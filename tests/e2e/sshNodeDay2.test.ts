@@ -11,6 +11,7 @@ import { NETWORKS } from '../../core/catalog/networks';
 import { hostSuite, progress } from '../../testing/hostSuite';
 import { runNpmAsync } from '../../testing/run';
 import { HOME, provisionedWriter } from '../../testing/sshNodeHost';
+import { nodeTool, nodeToolArgs, operatorStackFile } from '../../testing/nodeTool';
 import type { TestHost } from '../../testing/host/testHost';
 import { PORTS } from '../../core/catalog/ports';
 import { deriveIdentity } from '../../core/identity/nodeKey';
@@ -44,24 +45,13 @@ suite('an SSH node on a real host: day-2 operations', () => {
   });
 
   describe('day-2 operations with npm run node', () => {
-    let configFile: string;
-    const operation = (...args: string[]) =>
-      runNpmAsync('node', [...args, '--stack', 'testnet', '--config', configFile, '--ssh-key', host.privateKeyFile]);
-    const node = async (...args: string[]) => {
-      // The check watches the head for 5 s instead of 10 (--window is the check's only).
-      const result = await operation(...args, ...(args[0] === 'check' ? ['--window', '5'] : []));
-      progress(`npm run node -- ${args.join(' ')} (exit ${result.code}):\n${result.stdout}${result.stderr}`);
-      return result;
-    };
+    let operation: ReturnType<typeof nodeTool>;
+    // The check watches the head for 5 s instead of 10 (--window is the check's only).
+    const node = (...args: string[]) => operation(...args, ...(args[0] === 'check' ? ['--window', '5'] : []));
     const setState = (state: object) => sh(`echo '${JSON.stringify(state)}' > ${HOME}/data/standin-state.json`);
 
     beforeAll(() => {
-      const config = stack(NEXT);
-      // The operator's machine has the stack config with the SSH key encrypted: the operations never need it.
-      config['lacchain:sshPrivateKey'] = { secure: 'v1:encrypted' } as unknown as string;
-      config['lacchain:metricsToken'] = { secure: 'v1:encrypted' } as unknown as string;
-      configFile = path.join(work, 'Pulumi.testnet.yaml');
-      fs.writeFileSync(configFile, yaml.dump({ config }));
+      operation = nodeTool(operatorStackFile(work, stack(NEXT)), host.privateKeyFile);
     });
 
     it('status: the service, peers, block, version and enode', async () => {
@@ -335,12 +325,7 @@ suite('an SSH node on a real host: day-2 operations', () => {
           const args = [
             'status',
             '--all',
-            '--stack',
-            'testnet',
-            '--config',
-            fleetConfig,
-            '--ssh-key',
-            host.privateKeyFile,
+            ...nodeToolArgs(fleetConfig, host.privateKeyFile),
             ...kubernetesNodes.flatMap(({ type }, i) => ['--rpc-url', `${type}=${standinsOf[i].rpcUrl}`]),
           ];
           const env = { KUBECONFIG: cluster().kubeconfig, PATH: `${cluster().binDir}:${process.env.PATH}` };

@@ -5,6 +5,9 @@
  * the way a bad change would alter them, which fail with the rule's own violation. Every failing case runs the whole
  * rule list, so removing a rule makes its cases fail.
  */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { NETWORKS } from '../../core/catalog/networks';
 import { exportLines } from '../../core/remote/shell';
 import { redact } from '../../tools/recording/engine';
@@ -42,6 +45,7 @@ import { declareProgram, Declared } from '../../testing/program';
 import { recordProgram } from '../../testing/pulumi';
 import { kubernetesStack } from '../../testing/values';
 import { PROJECT_DIR } from '../../testing/run';
+import { exampleAsGiven, writeProject } from '../../testing/examples';
 
 const recorded = recordProgram();
 
@@ -538,7 +542,10 @@ describe('reading the facts', () => {
     expect(stackOfUrn('urn:pulumi:testnet::lacchain-besu-node::kubernetes:core/v1:Service::writer-service')).toBe(
       'testnet',
     );
-    const context = loadPolicyContext(PROJECT_DIR, 'testnet');
+    const example = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-policy-context-'));
+    writeProject('testnet', exampleAsGiven('testnet'), example);
+    const context = loadPolicyContext(example, 'testnet');
+    fs.rmSync(example, { recursive: true, force: true });
     expect(context.settingsProblem).toBeUndefined();
     expect(context.network?.name).toBe('open-protestnet');
     expect(context.nodes?.writer).toMatchObject({ target: 'kubernetes', workerName: 'worker-1', rpcPublic: true });

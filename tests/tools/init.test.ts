@@ -14,6 +14,7 @@ import { parseWorkers, checkNetworkAnswer, checkNodeType } from '../../core/init
 import { NETWORKS } from '../../core/catalog/networks';
 import { parsePrivateKey, deriveIdentity } from '../../core/identity/nodeKey';
 import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
+import { EXAMPLE_NODES, stockStackWithExamples } from '../../testing/examples';
 import {
   FAKE_HOST_KEY,
   TEST_BACKUP_IMAGE_DIGESTS,
@@ -27,14 +28,13 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-init-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 const kubectlDir = path.join(PROJECT_DIR, 'tests/fixtures/recorded-kubectl');
 
-/** A project folder: empty, or with the shipped stack of `withExample` and its values files. */
+/** A project folder: empty, or with the shipped stack of `withExample`, its example nodes in, and their values files. */
 function project(name: string, withExample?: 'testnet' | 'mainnet'): string {
   const dir = path.join(work, name);
   fs.mkdirSync(path.join(dir, 'values'), { recursive: true });
   if (withExample) {
-    const stackFile = `Pulumi.${withExample}.yaml`;
-    fs.copyFileSync(path.join(PROJECT_DIR, stackFile), path.join(dir, stackFile));
-    for (const file of withExample === 'testnet' ? ['writer'] : ['validator', 'bootnode']) {
+    fs.writeFileSync(path.join(dir, `Pulumi.${withExample}.yaml`), stockStackWithExamples(withExample));
+    for (const file of EXAMPLE_NODES[withExample]) {
       fs.copyFileSync(path.join(PROJECT_DIR, `values/${file}.yml`), path.join(dir, `values/${file}.yml`));
     }
   }
@@ -452,7 +452,7 @@ describe('following the list gives a stack whose plan passes', () => {
 });
 
 describe('--remove, and the nodes this run did not add', () => {
-  it('says the stock stack holds the example writer, and --remove takes it out of the stack file only', async () => {
+  it('says the stack holds a writer this run did not add, and --remove takes it out of the stack file only', async () => {
     const dir = project('remove', 'testnet');
     const added = await init([
       ...['--stack', 'testnet', '--dir', dir, '--typenode', '0', '--network', '1', '--target', 'ssh'],

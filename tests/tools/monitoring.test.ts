@@ -10,6 +10,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { PROJECT_DIR, runNpm } from '../../testing/run';
+import { exampleAsGiven, writeProject } from '../../testing/examples';
 import { secretSettings, sshValidatorStack } from '../../testing/fixtures';
 
 const CERTIFICATE = path.join(PROJECT_DIR, 'tests/fixtures/monitoring/validator.crt');
@@ -95,9 +96,10 @@ describe('npm run monitoring', () => {
     expect(fs.existsSync(path.join(PROJECT_DIR, 'monitoring', 'testnet'))).toBe(false);
   });
 
-  it('says so, and writes nothing, when no node can be scraped (the stock testnet stack)', () => {
+  it('says so, and writes nothing, when no node can be scraped (the example testnet stack: a writer on a cluster)', () => {
     const out = path.join(work, 'stock');
-    const result = run(['--stack', 'testnet', '--out', out]);
+    const config = writeProject('testnet', exampleAsGiven('testnet'), fs.mkdtempSync(path.join(work, 'example-')));
+    const result = run(['--stack', 'testnet', '--config', config, '--out', out]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('writer (Kubernetes, namespace lacchain): not scraped');
     expect(result.stderr.trimEnd()).toBe(

@@ -11,6 +11,7 @@ import * as path from 'path';
 import { diffPlans, diffValues, formatDiff, isEmptyDiff, lineChanges, PlannedResource } from '../../cli/plan/diff';
 import { KEY_ONE, sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
 import { PROJECT_DIR, runNpm } from '../../testing/run';
+import { exampleAsGiven, stockStackWithExamples, writeProject } from '../../testing/examples';
 import { projectFolder, writerProject } from '../../testing/projects';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-diff-'));
@@ -284,6 +285,8 @@ function projectRepository(): string {
     });
     if (result.status !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr}`);
   };
+  // The stack file with its example writer in, as an operator who added it has it (the stock one holds no node).
+  fs.writeFileSync(path.join(dir, 'Pulumi.testnet.yaml'), stockStackWithExamples('testnet'));
   git('init', '-q');
   git('add', '-A');
   git('commit', '-q', '-m', 'base');
@@ -294,6 +297,7 @@ function projectRepository(): string {
 describe('plan --diff-ref REF: a bootnode change', () => {
   it("shows the changed bootnodes line of config.toml, and the pod's config checksum rolling it", () => {
     const repo = projectRepository();
+    expect(fs.readFileSync(path.join(repo, 'Pulumi.testnet.yaml'), 'utf8')).toBe(stockStackWithExamples('testnet'));
     const catalog = path.join(repo, 'core/catalog/networks.ts');
     const text = fs.readFileSync(catalog, 'utf8');
     const before = 'bootnodes: { writer: [o.O1, o.O2],';
@@ -323,7 +327,8 @@ describe('plan --diff-ref REF: a bootnode change', () => {
   }, 120_000);
 
   it('refuses a ref that is not a commit', () => {
-    const result = plan(['--stack', 'testnet', '--diff-ref', 'no-such-ref-anywhere']);
+    const config = writeProject('testnet', exampleAsGiven('testnet'), fs.mkdtempSync(path.join(work, 'as-given-')));
+    const result = plan(['--stack', 'testnet', '--config', config, '--diff-ref', 'no-such-ref-anywhere']);
     expect([result.code, result.stderr]).toEqual([
       1,
       expect.stringContaining('--diff-ref no-such-ref-anywhere: not a commit'),

@@ -86,11 +86,15 @@ describe('the pack served as the Pulumi CLI serves it', () => {
   beforeAll(async () => {
     // The example with its images pinned as its comments ask (the tests' digests), so that every resource passes.
     const config = pinnedExample('testnet', fs.mkdtempSync(path.join(work, 'example-')));
+    // The pack reads its expected values from the example's stack files, as from an operator's project folder.
     const planned = runNpm('plan', ['--stack', 'testnet', '--config', config, '--out', work]);
     expect(planned.code).toBe(0);
     resources = JSON.parse(fs.readFileSync(path.join(work, 'resources.json'), 'utf8'));
     const runner = require.resolve('@pulumi/pulumi/cmd/run-policy-pack', { paths: [PROJECT_DIR] });
-    pack = spawn(process.execPath, [runner, '127.0.0.1:0', '.'], { cwd: path.join(PROJECT_DIR, 'policy') });
+    pack = spawn(process.execPath, [runner, '127.0.0.1:0', '.'], {
+      cwd: path.join(PROJECT_DIR, 'policy'),
+      env: { ...process.env, LACCHAIN_POLICY_STACK_DIR: path.dirname(config) },
+    });
     let stderr = '';
     pack.stderr?.on('data', (d) => (stderr += d));
     const port = await new Promise<number>((resolve, reject) => {

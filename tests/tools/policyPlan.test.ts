@@ -19,7 +19,7 @@ import {
   TEST_COMPANIONS,
   TEST_KEY_IMAGE_DIGESTS,
 } from '../../testing/fixtures';
-import { completedExample, pinnedExample, writeProject } from '../../testing/examples';
+import { completedExample, exampleAsGiven, pinnedExample, writeProject } from '../../testing/examples';
 import { runNpm } from '../../testing/run';
 import { projectFolder } from '../../testing/projects';
 import { valuesFor } from '../../testing/values';
@@ -67,8 +67,24 @@ describe('the example stacks as given, their images by tag (no digest: the opera
       /container (\S+) (?:receives the node key|touches the node's data) .*image (\S+?),? /.exec(v.message)?.slice(1),
     ]);
 
+  /** The example stack's files as shipped, its example nodes in, in a folder of their own: its stack file. */
+  const asGiven = (stack: 'testnet' | 'mainnet') =>
+    writeProject(stack, exampleAsGiven(stack), fs.mkdtempSync(path.join(work, 'as-given-')));
+
+  it.each(['testnet', 'mainnet'])(
+    '%s as shipped: refused, holding no node, naming the command that adds one',
+    (stack) => {
+      const result = plan(['--stack', stack]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `Pulumi.${stack}.yaml: lacchain:nodes: given []; allowed: a list of at least one node: the stack holds none yet; \`npm run init -- --stack ${stack}\` adds yours`,
+      );
+      expect(fs.readdirSync(result.out)).toEqual([]);
+    },
+  );
+
   it('testnet: plans, warning about the writer, its relay signer and the init containers on its data running from a tag', () => {
-    const result = plan(['--stack', 'testnet']);
+    const result = plan(['--stack', 'testnet', '--config', asGiven('testnet')]);
     expect(result.code).toBe(0);
     expect(findings(result.out)).toEqual([
       ['node-key-images-by-tag', 'writer-node', ['backup-before-release-change', 'restic/restic:0.18.1']],
@@ -86,7 +102,7 @@ describe('the example stacks as given, their images by tag (no digest: the opera
   });
 
   it("mainnet: refused before anything is planned, its values files' documentation addresses named", () => {
-    const result = plan(['--stack', 'mainnet']);
+    const result = plan(['--stack', 'mainnet', '--config', asGiven('mainnet')]);
     expect(result.code).toBe(2);
     const refused = (file: string, key: string, ip: string) =>
       `${file}: ${key}: given "${ip}", a documentation address (203.0.113.0/24); allowed: on mainnet-omega, a public IPv4 address`;

@@ -7,6 +7,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import * as os from 'os';
+import { exampleAsGiven, writeProject } from '../../testing/examples';
 import * as yaml from 'js-yaml';
 import { alertRulesDocument } from '../../core/monitoring/alerts';
 import {
@@ -224,13 +226,12 @@ describe("a stack's cluster nodes", () => {
   });
 });
 
-describe('the stock testnet stack', () => {
+describe('the example testnet stack', () => {
   it('has one Kubernetes writer without lacchain:monitoring: nothing to scrape, and how to change that', () => {
-    const { settings } = loadStack(
-      'testnet',
-      readStackConfigFile(path.join(PROJECT, 'Pulumi.testnet.yaml')),
-      readFileFromDisk,
-    );
+    const example = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-scrape-'));
+    const file = writeProject('testnet', exampleAsGiven('testnet'), example);
+    const { settings } = loadStack('testnet', readStackConfigFile(file), readFileFromDisk);
+    fs.rmSync(example, { recursive: true, force: true });
     const result = scrape(settings);
     expect([result.files, result.nodes.length, result.todo.length]).toEqual([[], 1, 1]);
   });
