@@ -25,7 +25,7 @@ import type { EthstatsServer } from '../../testing/ethstatsServer';
 import { MonitoringStandins, startMonitoringStandins } from '../../testing/monitoringStandins';
 import { hostsPossible, hostSuite } from '../../testing/hostSuite';
 import { packStandinReleases, startReleaseServer } from '../../testing/standinReleases';
-import { remoteCommands as commands, runRemoteSteps } from '../../testing/replay';
+import { remoteCommands as commands, RemoteStep, runRemoteSteps } from '../../testing/replay';
 import { sshNodeStack } from '../../testing/sshStacks';
 
 const recorded = recordProgram();
@@ -79,8 +79,11 @@ interface Deployed {
   enode: string;
 }
 
-/** Boots the case's host and deploys the node on it with every step as `pulumi up` declares it. */
-async function deploy({ typenode, stack, network, index }: Case, deployed: Partial<Deployed>): Promise<void> {
+/**
+ * Boots the case's host and declares its node as `pulumi up` declares it: the steps to run there. (Declared one case
+ * at a time: the declarations share one recording of the program.)
+ */
+async function declare({ typenode, stack, network, index }: Case, deployed: Partial<Deployed>) {
   deployed.work = fs.mkdtempSync(path.join(os.tmpdir(), `lacchain-e2e-${typenode}-`));
   await packStandinReleases([VERSION], deployed.work);
   const host = (deployed.host = await startTestHost(`co-${typenode.slice(0, 4)}`, index));
@@ -102,17 +105,20 @@ async function deploy({ typenode, stack, network, index }: Case, deployed: Parti
     {},
   );
   deployed.enode = (await settle(declared.outputs.nodes[typenode].enode)).value as string;
-  await runRemoteSteps(host, commands(declared));
+  return commands(declared);
 }
 
-/** The nodes, by type: both deployed at once, each on its own host (their steps wait on their machines, not the cores). */
+/** The nodes, by type: deployed at once, each on its own host (their steps wait on their machines, not the cores). */
 const nodes = new Map<string, Partial<Deployed>>(CASES.map((c) => [c.typenode, {}]));
 
 beforeAll(async () => {
   if (!hostsPossible()) return;
   const check = await canBuildHosts();
   if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
-  await Promise.all(CASES.map((c) => deploy(c, nodes.get(c.typenode)!)));
+  const steps: RemoteStep[][] = [];
+  for (const c of CASES) steps.push(await declare(c, nodes.get(c.typenode)!));
+  // The steps of both run at once, each on its own host.
+  await Promise.all(CASES.map((c, i) => runRemoteSteps(nodes.get(c.typenode)!.host!, steps[i])));
 });
 
 afterAll(async () => {
