@@ -134,12 +134,20 @@ export function provisionedWriter(options: SshNodeHostOptions) {
     // The network's push gateway: its address routed to this machine and turned to the stand-in's, on the host only
     // (with the nftables the deployment installed).
     const pushHost = NETWORKS['open-protestnet'].metricsPushHost;
-    const routed = await host.ssh(
-      `ip route add ${pushHost}/32 via ${host.gateway} && nft add table ip e2e_gateway && ` +
-        "nft add chain ip e2e_gateway output '{ type nat hook output priority -100; }' && " +
-        `nft add rule ip e2e_gateway output ip daddr ${pushHost} tcp dport ${METRICS_PUSH_PORT} dnat to ${host.gateway}:${gateway.port}`,
-    );
-    if (routed.code !== 0) throw new Error(`cannot route the push gateway: ${routed.stderr}`);
+    // (Idempotent, and tried again: it once failed on a freshly booted host, with nothing on its standard error.)
+    const route =
+      `ip route replace ${pushHost}/32 via ${host.gateway} && nft add table ip e2e_gateway && ` +
+      "nft add chain ip e2e_gateway output '{ type nat hook output priority -100; }' && " +
+      'nft flush chain ip e2e_gateway output && ' +
+      `nft add rule ip e2e_gateway output ip daddr ${pushHost} tcp dport ${METRICS_PUSH_PORT} dnat to ${host.gateway}:${gateway.port}`;
+    let routed = await host.ssh(route);
+    for (let attempt = 1; attempt < 3 && routed.code !== 0; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      routed = await host.ssh(route);
+    }
+    if (routed.code !== 0) {
+      throw new Error(`cannot route the push gateway: exit ${routed.code}: ${routed.stdout}${routed.stderr}`);
+    }
     await permission();
   });
 
