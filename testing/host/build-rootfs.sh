@@ -35,7 +35,11 @@ SUITE="$LCT_SYSTEM"
 PACKAGES="systemd,systemd-sysv,dbus,libpam-systemd,openssh-server,sudo,iproute2,python3,ca-certificates,procps,netbase,less"
 # Bump RECIPE_VERSION whenever the preparation steps below change: cached images are rebuilt.
 RECIPE_VERSION=5
-RECIPE="v$RECIPE_VERSION $SUITE minbase $PACKAGES"
+# Debian 13's user manager for root (user@0.service, started by pam_systemd for each SSH session) starts slowly in
+# the container and every session waits for it: there it is kept running (lingering), as on a server with linger.
+LINGER_USERS=""
+if [ "$SUITE" = trixie ]; then LINGER_USERS="root operator"; fi
+RECIPE="v$RECIPE_VERSION $SUITE minbase $PACKAGES${LINGER_USERS:+ linger=$LINGER_USERS}"
 
 FORCE=0
 [ "${1:-}" = "--force" ] && FORCE=1
@@ -136,6 +140,12 @@ printf '127.0.0.1\tlocalhost\n127.0.1.1\tlacchain-test\n::1\tlocalhost ip6-local
 rm -f "$R/etc/resolv.conf"
 printf '# e2e test host: no DNS server; the host reaches only its gateway (apt uses its HTTP proxy)\n' \
   >"$R/etc/resolv.conf"
+
+# --- the user managers kept running (see LINGER_USERS) ---
+for user in $LINGER_USERS; do
+  install -d -m 0755 "$R/var/lib/systemd/linger"
+  : >"$R/var/lib/systemd/linger/$user"
+done
 
 # --- quiet, container-friendly boot ---
 # (getty on the container console is harmless; nothing else needs masking in bookworm)
