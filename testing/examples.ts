@@ -75,7 +75,7 @@ export function completedExample(stack: StackName, { pin = true }: { pin?: boole
         );
       }
     }
-    if (!network.allowsNonPublicAddresses && new RegExp(`^ {2}network: ${network.helmName}\\b`, 'm').test(values)) {
+    if (new RegExp(`^ {2}network: ${network.helmName}\\b`, 'm').test(values)) {
       values = values.replace(EXAMPLE_ADDRESS, (_, last: string) => testPublicIp(Number(last)));
     }
     files[name] = values;

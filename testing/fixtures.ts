@@ -39,9 +39,9 @@ export function sshValidatorEntry(inventory: Record<string, unknown> = {}) {
     typenode: 'validator',
     target: 'ssh',
     inventory: {
-      host: '198.51.100.7',
+      host: '190.51.100.7',
       host_key: FAKE_HOST_KEY,
-      node_ip: '198.51.100.7',
+      node_ip: '190.51.100.7',
       node_name: 'org-validator',
       node_email: 'ops@example.org',
       ...inventory,
@@ -153,8 +153,8 @@ export function validWriterValues(): Record<string, unknown> {
     deploy: {
       network: 'open-protest-net',
       typenode: 'writer',
-      publicIP: '203.0.113.10',
-      p2p: { host: '203.0.113.10', port: 60606 },
+      publicIP: '190.113.0.10',
+      p2p: { host: '190.113.0.10', port: 60606 },
       workerName: 'worker-1',
       nodeName: 'org-writer',
       nodeEmail: 'ops@example.org',

@@ -20,7 +20,7 @@ import { request, residentKiB } from './nginx';
 export function sshWriter(rpc?: Record<string, unknown>, secrets: Record<string, unknown> = {}): NodeSettings {
   const config = { ...validTestnetConfig(), ...secrets };
   config['lacchain:nodes'] = [
-    { ...sshValidatorEntry({ host: '198.51.100.8', node_ip: '198.51.100.8' }), name: 'gateway', typenode: 'writer' },
+    { ...sshValidatorEntry({ host: '190.51.100.8', node_ip: '190.51.100.8' }), name: 'gateway', typenode: 'writer' },
   ];
   if (rpc) config['lacchain:rpc'] = rpc;
   const files = memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) });

@@ -7,9 +7,12 @@ import * as path from 'path';
 /** The project folder. */
 export const PROJECT_DIR = path.resolve(__dirname, '..');
 
-/** The command-line tools' build in bin/ made current once per test process (tests/run.sh builds it first). */
+/**
+ * The program's and tools' build in bin/ made current once per test process (tests/run.sh builds it first): built only
+ * when stale, never rewritten under the suites running beside this one.
+ */
 let built = false;
-function ensureBuilt(): void {
+export function ensureBuilt(): void {
   if (built) return;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { staleBuild } = require(path.join(PROJECT_DIR, 'launcher.js')) as {

@@ -2,7 +2,7 @@
  * The questions of the guided setup (`npm run init`), in the order the reference installer asks them, each with its
  * flag, its meaning, its default and the same validation the program applies to the settings files.
  */
-import { nonPublicIpv4Range } from '../settings/fields';
+import { isDocumentationAddress } from '../settings/fields';
 import { suggestion } from '../didYouMean';
 import { z } from 'zod';
 import { NETWORK_MENU, Network } from '../catalog/networks';
@@ -184,7 +184,7 @@ export function checkField(
  */
 export function isPlaceholder(key: string, value: string): boolean {
   if (key === 'workerName') return true;
-  return nonPublicIpv4Range(value)?.includes('documentation') ?? false;
+  return isDocumentationAddress(value);
 }
 
 export function fieldDefault(

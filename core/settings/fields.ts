@@ -23,9 +23,12 @@ export function strict<S extends z.ZodRawShape>(shape: S) {
   });
 }
 
+/** The kind of the example address ranges (RFC 5737). */
+const DOCUMENTATION = 'documentation';
+
 /** The networks of a stack that take public addresses only (production). */
 const PUBLIC_ONLY = STACK_NAMES.map(networkOfStack).filter((n) => !n.allowsNonPublicAddresses);
-const IPV4 = `an IPv4 address such as 203.0.113.10 (not 0.0.0.0, loopback or multicast); on ${PUBLIC_ONLY.map((n) => n.name).join(', ')} a public one (no private, shared, link-local or documentation range)`;
+const IPV4 = `an IPv4 address such as 203.0.113.10 (not 0.0.0.0, loopback or multicast); for a node's enode not a documentation one (192.0.2/24, 198.51.100/24, 203.0.113/24), and on ${PUBLIC_ONLY.map((n) => n.name).join(', ')} a public one (no private, shared, link-local or documentation range)`;
 
 /** True for a dotted-quad IPv4 address another machine can reach: not unspecified, loopback, multicast or broadcast. */
 export function isReachableIpv4(ip: string): boolean {
@@ -49,7 +52,8 @@ export const operatingSystem = z.string({ error: OPERATING_SYSTEM }).refine(
 
 /**
  * The IPv4 ranges no peer on the Internet reaches a node at: a production network refuses them as a node's public IP
- * or p2p host (the address in the enode sent for permissioning). Test networks accept them (ipv4 above).
+ * or p2p host (the address in the enode sent for permissioning). A test network accepts them but the documentation
+ * ones (an example address: no peer reaches it and no network permissions it).
  */
 const NON_PUBLIC_IPV4_RANGES: readonly { cidr: string; kind: string }[] = [
   { cidr: '0.0.0.0/8', kind: 'unspecified' },
@@ -58,41 +62,50 @@ const NON_PUBLIC_IPV4_RANGES: readonly { cidr: string; kind: string }[] = [
   { cidr: '127.0.0.0/8', kind: 'loopback' },
   { cidr: '169.254.0.0/16', kind: 'link-local' },
   { cidr: '172.16.0.0/12', kind: 'private' },
-  { cidr: '192.0.2.0/24', kind: 'documentation' },
+  { cidr: '192.0.2.0/24', kind: DOCUMENTATION },
   { cidr: '192.168.0.0/16', kind: 'private' },
   { cidr: '198.18.0.0/15', kind: 'benchmarking' },
-  { cidr: '198.51.100.0/24', kind: 'documentation' },
-  { cidr: '203.0.113.0/24', kind: 'documentation' },
+  { cidr: '198.51.100.0/24', kind: DOCUMENTATION },
+  { cidr: '203.0.113.0/24', kind: DOCUMENTATION },
 ];
 
 /** An IPv4 address as a 32-bit number. */
 const ipv4Number = (ip: string) => ip.split('.').reduce((n, part) => n * 256 + Number(part), 0);
 
-/** The range that makes an IPv4 address unreachable from the Internet (`a private address (10.0.0.0/8)`), if any. */
-export function nonPublicIpv4Range(ip: string): string | undefined {
+/** The non-public range an IPv4 address is in, if any. */
+function rangeOf(ip: string): { cidr: string; kind: string } | undefined {
   if (!z.ipv4().safeParse(ip).success) return undefined;
   const address = ipv4Number(ip);
-  const range = NON_PUBLIC_IPV4_RANGES.find(({ cidr }) => {
+  return NON_PUBLIC_IPV4_RANGES.find(({ cidr }) => {
     const [base, bits] = cidr.split('/');
     const size = 2 ** (32 - Number(bits));
     return Math.floor(address / size) === Math.floor(ipv4Number(base) / size);
   });
+}
+
+/** The range that makes an IPv4 address unreachable from the Internet (`a private address (10.0.0.0/8)`), if any. */
+export function nonPublicIpv4Range(ip: string): string | undefined {
+  const range = rangeOf(ip);
   return range && `${/^[aeiou]/.test(range.kind) ? 'an' : 'a'} ${range.kind} address (${range.cidr})`;
 }
 
+/** True for an address of a documentation range (RFC 5737): an example, never a real node's. */
+export function isDocumentationAddress(ip: string): boolean {
+  return rangeOf(ip)?.kind === DOCUMENTATION;
+}
+
 /**
- * A node's public IP or p2p host (`key` in `file`) on a network that takes public addresses only: the problem when it
- * is in a range no peer on the Internet reaches (a test network accepts it).
+ * A node's public IP or p2p host (`key` in `file`), the address in the enode sent for permissioning: the problem when
+ * it is a documentation (example) address on any network, or, on a network that takes public addresses only, in any
+ * range no peer on the Internet reaches.
  */
 export function publicAddressProblem(ip: string, network: Network, file: string, key: string): Problem | undefined {
-  const range = network.allowsNonPublicAddresses ? undefined : nonPublicIpv4Range(ip);
-  if (!range) return undefined;
-  return {
-    file,
-    key,
-    given: `given ${JSON.stringify(ip)}, ${range}`,
-    allowed: `on ${network.name}, a public IPv4 address that peers reach and the network permissions (it is in the enode): not in a private (10/8, 172.16/12, 192.168/16), shared (100.64/10), loopback, link-local (169.254/16), unspecified, benchmarking (198.18/15) or documentation (192.0.2/24, 198.51.100/24, 203.0.113/24) range`,
-  };
+  const range = rangeOf(ip);
+  if (!range || (network.allowsNonPublicAddresses && range.kind !== DOCUMENTATION)) return undefined;
+  const allowed = network.allowsNonPublicAddresses
+    ? `on ${network.name}, an IPv4 address peers reach (a private one too, on this test network), not in a documentation range (192.0.2/24, 198.51.100/24, 203.0.113/24): it is in the enode, and no network permissions an example address`
+    : `on ${network.name}, a public IPv4 address that peers reach and the network permissions (it is in the enode): not in a private (10/8, 172.16/12, 192.168/16), shared (100.64/10), loopback, link-local (169.254/16), unspecified, benchmarking (198.18/15) or documentation (192.0.2/24, 198.51.100/24, 203.0.113/24) range`;
+  return { file, key, given: `given ${JSON.stringify(ip)}, ${nonPublicIpv4Range(ip)}`, allowed };
 }
 
 /**

@@ -6,7 +6,6 @@
  * `config set --secret [--path]`) and on a stack with bad values, the engine's result must equal what the offline
  * reader and the unit tests' helpers (testing/fixtures.ts, rawConfig) make of the same stack.
  */
-import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import type { Stack } from '@pulumi/pulumi/automation';
@@ -14,7 +13,7 @@ import { loadPulumiStack } from '../../components/pulumiSettings';
 import { loadStack, LoadedStack } from '../../core/settings/load';
 import { SettingsError } from '../../core/settings/problems';
 import { readFileFromDisk, readStackConfigFile } from '../../core/settings/settingsFiles';
-import { engineConfigOf, secretSettings, validTestnetConfig } from '../../testing/fixtures';
+import { engineConfigOf, secretSettings, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
 import { everySettingConfig, everySettingFiles } from '../fixtures/stacks/everySetting';
 import { cliSuite, inlineStack, projectCopy } from './pulumiCli';
 import { completedExample } from '../../testing/examples';
@@ -124,9 +123,7 @@ suite("the engine's view of the config", () => {
       ...config,
       'lacchain:sshPrivateKey': { secure: config['lacchain:sshPrivateKey'] },
     });
-    const values = yaml.dump({
-      deploy: { ...(yaml.load(fs.readFileSync('values/writer.yml', 'utf8')) as any).deploy },
-    });
+    const values = yaml.dump(validWriterValues());
     const { stack, dir } = await stackOf(
       'testnet',
       { 'Pulumi.testnet.yaml': yaml.dump({ config: plain }), 'values/writer.yml': values },
@@ -158,7 +155,7 @@ suite("the engine's view of the config", () => {
       'testnet',
       {
         'Pulumi.testnet.yaml': yaml.dump({ config }),
-        'values/writer.yml': fs.readFileSync('values/writer.yml', 'utf8'),
+        'values/writer.yml': yaml.dump(validWriterValues()),
       },
       [{ key: 'lacchain:nodeKeys.writer', value: `0x${'0'.repeat(63)}1`, path: true }],
     );

@@ -10,7 +10,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { loadPulumiStack } from '../../components/pulumiSettings';
 import { loadStack } from '../../core/settings/load';
-import { stockStackWithExamples } from '../../testing/examples';
+import { completedExample } from '../../testing/examples';
 import { readFileFromDisk, readStackConfigFile } from '../../core/settings/settingsFiles';
 import { FAKE_SSH_KEY, KEY_ONE } from '../../testing/fixtures';
 import { PROJECT_DIR } from '../../testing/run';
@@ -61,8 +61,9 @@ suite('the README set-up, as a new user with a fresh home folder', () => {
   beforeAll(() => {
     const { cli } = findPulumiCli();
     user = newUser();
-    // The README's first step, npm run init, adds the node: here the Kubernetes writer the stock file shows.
-    project = projectCopy({ 'Pulumi.testnet.yaml': stockStackWithExamples('testnet') });
+    // The README's first step, npm run init, adds the node: here the Kubernetes writer the stock file shows, its
+    // values completed.
+    project = projectCopy(completedExample('testnet', { pin: false }));
     // The CLI's cache may sit in a home folder the new user cannot enter: give it a copy it can run.
     binDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-cli-bin-'));
     fs.chmodSync(binDir, 0o755);

@@ -27,7 +27,7 @@ import { freePort } from '../../testing/ports';
 function sshWriter() {
   const config = validTestnetConfig();
   config['lacchain:nodes'] = [
-    { ...sshValidatorEntry({ host: '198.51.100.8', node_ip: '198.51.100.8' }), name: 'gateway', typenode: 'writer' },
+    { ...sshValidatorEntry({ host: '190.51.100.8', node_ip: '190.51.100.8' }), name: 'gateway', typenode: 'writer' },
   ];
   const files = memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) });
   return loadStack('testnet', rawConfig(config), files).settings.nodes[0];

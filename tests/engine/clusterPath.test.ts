@@ -135,7 +135,7 @@ engine.describe(
         ]);
         for (const type of NODE_TYPES) {
           const names = kubernetesNames(type);
-          const ip = addressFor(STACK, type);
+          const ip = addressFor(type);
           first[type] = { enode: outputs.nodes[type].enode, address: outputs.nodes[type].address };
           expect([type, first[type]]).toEqual([type, identityOf(KEYS[type], ip, PORTS.p2p)]);
           expect([type, await get('statefulset', names.statefulSet, '{.spec.template.spec.nodeName}')]).toEqual([

@@ -52,7 +52,7 @@ describe('node identity in the program', () => {
     );
     expect(random.map((r) => [r.name, r.inputs])).toEqual([['writer-identity-key', { length: 32 }]]);
     const expectedKey = privateKeyFromRandomHex(deterministicHex('writer-identity-key', 32));
-    const expected = deriveIdentity(expectedKey, '203.0.113.10', 60606);
+    const expected = deriveIdentity(expectedKey, '190.113.0.10', 60606);
     const enode = await settle(outputs.nodes.writer.enode);
     expect(enode).toEqual({ known: true, value: expected.enode, secret: false });
     expect(await settle(outputs.nodes.writer.address)).toEqual({ known: true, value: expected.address, secret: false });
@@ -60,7 +60,7 @@ describe('node identity in the program', () => {
 
   it('keeps an imported key: no random material, the published identity of key 1', async () => {
     expect(resources.some((r) => r.name === 'validator-identity-key')).toBe(false);
-    expect((await settle(outputs.nodes.validator.enode)).value).toBe(`enode://${KEY_ONE_PUBLIC}@198.51.100.7:60606`);
+    expect((await settle(outputs.nodes.validator.enode)).value).toBe(`enode://${KEY_ONE_PUBLIC}@190.51.100.7:60606`);
     expect((await settle(outputs.nodes.validator.address)).value).toBe(KEY_ONE_ADDRESS);
     expect((await settle(outputs.nodes.validator.publicKey)).value).toBe(`0x${KEY_ONE_PUBLIC}`);
   });
@@ -74,7 +74,7 @@ describe('node identity in the program', () => {
       nodeType: 'validator',
       nodeName: 'org-validator',
       email: 'ops@example.org',
-      enode: `enode://${KEY_ONE_PUBLIC}@198.51.100.7:60606`,
+      enode: `enode://${KEY_ONE_PUBLIC}@190.51.100.7:60606`,
       address: KEY_ONE_ADDRESS,
       procedure: expect.stringMatching(/e-mail the signed agreement form/),
     });
@@ -94,7 +94,7 @@ describe('node identity in the program', () => {
   it('marks the random key material secret in the engine', async () => {
     // The random resource's hex output is declared secret (additionalSecretOutputs); the identity's privateKey too.
     const { NodeIdentity } = await import('../../components/nodeIdentity');
-    const identity = new NodeIdentity('probe', { p2pHost: '203.0.113.99', p2pPort: 60606 });
+    const identity = new NodeIdentity('probe', { p2pHost: '190.113.0.99', p2pPort: 60606 });
     expect((await settle(identity.privateKey!)).secret).toBe(true);
     expect((await settle(identity.enode)).secret).toBe(false);
     expect(isWrappedSecret({ '4dabf18193072939515e22adb298388d': '1b47061264138c4ac30d75fd1eb44270', value: 1 })).toBe(

@@ -24,7 +24,6 @@ import {
 } from '../../testing/fixtures';
 import { declareProgram, Declared } from '../../testing/program';
 import { flush, recordProgram } from '../../testing/pulumi';
-import { PROJECT_DIR } from '../../testing/run';
 import { valuesFor } from '../../testing/values';
 import { redact, type RecordedResource } from '../../tools/recording/engine';
 
@@ -58,8 +57,15 @@ function loadProgram(config: Record<string, unknown>, stack = 'testnet', genesis
 
 describe('index.ts', () => {
   const cwd = process.cwd();
-  beforeAll(() => process.chdir(PROJECT_DIR));
-  afterAll(() => process.chdir(cwd));
+  // A project whose writer has a values file made for the tests (the stock one gives example addresses, refused).
+  const project = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-index-project-'));
+  fs.mkdirSync(path.join(project, 'values'));
+  fs.writeFileSync(path.join(project, 'values', 'writer.yml'), yaml.dump(valuesFor('testnet', 'writer')));
+  beforeAll(() => process.chdir(project));
+  afterAll(() => {
+    process.chdir(cwd);
+    fs.rmSync(project, { recursive: true, force: true });
+  });
 
   it('ends the run with every settings problem, declaring nothing', async () => {
     const { program, engine, resources } = loadProgram({

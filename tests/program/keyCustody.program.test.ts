@@ -123,7 +123,7 @@ describe('keyCustody machine (SSH): the key is made on the machine and only its 
 
   it('exports the identity the machine reports, and the start step checks the node answers with it', async () => {
     const outputs = declared.outputs.nodes.validator;
-    const expected = identityOfPublicKey(MACHINE_PUBLIC_KEY, '198.51.100.7', 60606);
+    const expected = identityOfPublicKey(MACHINE_PUBLIC_KEY, '190.51.100.7', 60606);
     expect((await settle(outputs.publicKey)).value).toBe(expected.publicKey);
     expect((await settle(outputs.enode)).value).toBe(expected.enode);
     expect((await settle(outputs.address)).value).toBe(KEY_ONE_ADDRESS);
@@ -131,7 +131,7 @@ describe('keyCustody machine (SSH): the key is made on the machine and only its 
     expect(command('start').stdin).toContain(`export EXPECTED_ENODE='${expected.enode}'`);
     // The node-key step writes the identity files from the key it holds; node-files gets no identity to write.
     expect(command('node-files').stdin).not.toContain('NODE_ENODE=');
-    expect(command('node-key').stdin).toContain("export P2P_ENDPOINT='198.51.100.7:60606'");
+    expect(command('node-key').stdin).toContain("export P2P_ENDPOINT='190.51.100.7:60606'");
   });
 
   it('sends the pinned public key, when the settings give one, and exports it before the machine answers', async () => {
@@ -182,7 +182,7 @@ describe("keyCustody secret (Kubernetes): the operator's Secret is mounted, neve
 
   it('exports the identity of the given public key, and keeps the backup password the operator set', async () => {
     const outputs = declared.outputs.nodes.writer;
-    expect((await settle(outputs.enode)).value).toBe(`enode://${KEY_ONE_PUBLIC.replace(/^0x/, '')}@203.0.113.10:60606`);
+    expect((await settle(outputs.enode)).value).toBe(`enode://${KEY_ONE_PUBLIC.replace(/^0x/, '')}@190.113.0.10:60606`);
     expect((await settle(outputs.address)).value).toBe(KEY_ONE_ADDRESS);
     const backup = declared.resources.find((r) => (r.inputs as any).metadata?.name === 'besu-node-writer-backup');
     expect(JSON.stringify(unwrapSecrets(backup!.inputs))).toContain(BACKUP_PASSWORD);
@@ -314,8 +314,8 @@ describe('the settings of a custody are checked against the node', () => {
       const config = secretStack();
       config['lacchain:nodes'].push({ name: 'other', typenode: 'writer', target: 'kubernetes', ...other } as any);
       const otherValues = validWriterValues() as any;
-      otherValues.deploy.p2p.host = '203.0.113.11';
-      otherValues.deploy.publicIP = '203.0.113.11';
+      otherValues.deploy.p2p.host = '190.113.0.11';
+      otherValues.deploy.publicIP = '190.113.0.11';
       return problemsOf(
         {
           ...config,
@@ -353,8 +353,8 @@ describe('the settings of a custody are checked against the node', () => {
       const config = secretStack({ keySecret: 'besu-node-other-key' });
       config['lacchain:nodes'].push({ name: 'other', typenode: 'writer', target: 'kubernetes' } as any);
       const otherValues = validWriterValues() as any;
-      otherValues.deploy.p2p.host = '203.0.113.11';
-      otherValues.deploy.publicIP = '203.0.113.11';
+      otherValues.deploy.p2p.host = '190.113.0.11';
+      otherValues.deploy.publicIP = '190.113.0.11';
       const problems = problemsOf(
         {
           ...config,

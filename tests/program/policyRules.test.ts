@@ -45,7 +45,7 @@ import { declareProgram, Declared } from '../../testing/program';
 import { recordProgram } from '../../testing/pulumi';
 import { kubernetesStack } from '../../testing/values';
 import { PROJECT_DIR } from '../../testing/run';
-import { exampleAsGiven, writeProject } from '../../testing/examples';
+import { completedExample, writeProject } from '../../testing/examples';
 
 const recorded = recordProgram();
 
@@ -198,16 +198,16 @@ describe('pod-pinned-to-worker', () => {
 describe('service-static-public-ip', () => {
   it('refuses another load-balancer IP, a stray annotation, no IP and another Service type', () => {
     const other = copy(testnet, T.service, 'writer-service');
-    (other.inputs as any).spec.loadBalancerIP = '203.0.113.99';
+    (other.inputs as any).spec.loadBalancerIP = '190.113.0.99';
     expect(of(check(other), 'service-static-public-ip')).toEqual([
-      'Service writer-service: spec.loadBalancerIP is "203.0.113.99", but deploy.publicIP is "203.0.113.10"',
+      'Service writer-service: spec.loadBalancerIP is "190.113.0.99", but deploy.publicIP is "190.113.0.10"',
     ]);
     const annotated = copy(testnet, T.service, 'writer-service');
-    (annotated.inputs as any).metadata.annotations['metallb.universe.tf/loadBalancerIPs'] = '203.0.113.99';
+    (annotated.inputs as any).metadata.annotations['metallb.universe.tf/loadBalancerIPs'] = '190.113.0.99';
     delete (annotated.inputs as any).metadata.annotations['service.beta.kubernetes.io/azure-load-balancer-ipv4'];
     expect(of(check(annotated), 'service-static-public-ip')).toEqual([
-      'Service writer-service: annotation metallb.universe.tf/loadBalancerIPs is "203.0.113.99", not the public IP "203.0.113.10"',
-      'Service writer-service: annotation service.beta.kubernetes.io/azure-load-balancer-ipv4 is missing, not the public IP "203.0.113.10"',
+      'Service writer-service: annotation metallb.universe.tf/loadBalancerIPs is "190.113.0.99", not the public IP "190.113.0.10"',
+      'Service writer-service: annotation service.beta.kubernetes.io/azure-load-balancer-ipv4 is missing, not the public IP "190.113.0.10"',
     ]);
     const dynamic = copy(testnet, T.service, 'writer-service');
     delete (dynamic.inputs as any).spec.loadBalancerIP;
@@ -223,11 +223,11 @@ describe('p2p-host-is-permissioned-ip', () => {
   it('refuses a config.toml advertising another address or port, or detecting it by NAT', () => {
     const other = editConfig(copy(testnet, T.configMap, 'writer-config'), (toml) =>
       toml
-        .replace('p2p-host = "203.0.113.10"', 'p2p-host = "198.51.100.200"')
+        .replace('p2p-host = "190.113.0.10"', 'p2p-host = "190.51.100.200"')
         .replace('nat-method = "NONE"', 'nat-method = "UPNP"'),
     );
     expect(of(check(other), 'p2p-host-is-permissioned-ip')).toEqual([
-      'ConfigMap writer-config: config.toml p2p-host is "198.51.100.200", not the permissioned address "203.0.113.10"',
+      'ConfigMap writer-config: config.toml p2p-host is "190.51.100.200", not the permissioned address "190.113.0.10"',
       'ConfigMap writer-config: config.toml nat-method is "UPNP": Besu would advertise a detected address, not p2p-host',
     ]);
   });
@@ -235,11 +235,11 @@ describe('p2p-host-is-permissioned-ip', () => {
   it('refuses a Service annotated with an enode on another address; skips one known only after pulumi up', () => {
     const service = copy(testnet, T.service, 'writer-service');
     const annotations = (service.inputs as any).metadata.annotations;
-    expect(enodeEndpoint(annotations['lacchain.net/enode'])).toEqual({ host: '203.0.113.10', port: 60606 });
-    annotations['lacchain.net/enode'] = annotations['lacchain.net/enode'].replace('203.0.113.10', '198.51.100.1');
+    expect(enodeEndpoint(annotations['lacchain.net/enode'])).toEqual({ host: '190.113.0.10', port: 60606 });
+    annotations['lacchain.net/enode'] = annotations['lacchain.net/enode'].replace('190.113.0.10', '190.51.100.1');
     expect(of(check(service), 'p2p-host-is-permissioned-ip')).toEqual([
       expect.stringMatching(
-        /^Service writer-service: annotation lacchain.net\/enode enode:\/\/\w+@198.51.100.1:60606 does not end in @203.0.113.10:60606$/,
+        /^Service writer-service: annotation lacchain.net\/enode enode:\/\/\w+@190.51.100.1:60606 does not end in @190.113.0.10:60606$/,
       ),
     ]);
     annotations['lacchain.net/enode'] = UNKNOWN_MARKER;
@@ -248,17 +248,17 @@ describe('p2p-host-is-permissioned-ip', () => {
 
   it('refuses an SSH node whose config.toml or expected enode name another address', () => {
     const files = editStep(copy(testnet, T.command, 'validator-node-files'), 'CONFIG_TOML', (toml) =>
-      toml.replace('p2p-host = "198.51.100.7"', 'p2p-host = "198.51.100.8"'),
+      toml.replace('p2p-host = "190.51.100.7"', 'p2p-host = "190.51.100.8"'),
     );
     expect(of(check(files), 'p2p-host-is-permissioned-ip')).toEqual([
-      'remote step node-files of node validator (validator-node-files): config.toml p2p-host is "198.51.100.8", not the permissioned address "198.51.100.7"',
+      'remote step node-files of node validator (validator-node-files): config.toml p2p-host is "190.51.100.8", not the permissioned address "190.51.100.7"',
     ]);
     const start = editStep(copy(testnet, T.command, 'validator-start'), 'EXPECTED_ENODE', (enode) =>
-      enode.replace('@198.51.100.7:', '@198.51.100.8:'),
+      enode.replace('@190.51.100.7:', '@190.51.100.8:'),
     );
     expect(of(check(start), 'p2p-host-is-permissioned-ip')).toEqual([
       expect.stringMatching(
-        /^remote step start of node validator \(validator-start\): EXPECTED_ENODE .* does not end in @198.51.100.7:60606$/,
+        /^remote step start of node validator \(validator-start\): EXPECTED_ENODE .* does not end in @190.51.100.7:60606$/,
       ),
     ]);
   });
@@ -543,7 +543,7 @@ describe('reading the facts', () => {
       'testnet',
     );
     const example = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-policy-context-'));
-    writeProject('testnet', exampleAsGiven('testnet'), example);
+    writeProject('testnet', completedExample('testnet', { pin: false }), example);
     const context = loadPolicyContext(example, 'testnet');
     fs.rmSync(example, { recursive: true, force: true });
     expect(context.settingsProblem).toBeUndefined();
@@ -561,7 +561,7 @@ describe('ssh-host-key-pinned and ssh-host-key-opt-out', () => {
   /** A step whose connection can be read (as CrossGuard reads it), without a host key. */
   const unpinned = () => ({
     ...step(),
-    inputs: { ...step().inputs, connection: { host: '198.51.100.7', user: 'root' } },
+    inputs: { ...step().inputs, connection: { host: '190.51.100.7', user: 'root' } },
   });
   const withNode = (node: Partial<ExpectedNode>, base: PolicyContext = testnetContext): PolicyContext => ({
     ...base,

@@ -53,7 +53,7 @@ describe('an SSH node', () => {
         isWrappedSecret(command.inputs.connection) || isWrappedSecret((command.inputs.connection as any).privateKey),
       ).toBe(true);
       const sent = unwrapSecrets(command.inputs) as Record<string, any>;
-      expect(sent.connection).toMatchObject({ host: '198.51.100.7', port: 22, user: 'root', privateKey: FAKE_SSH_KEY });
+      expect(sent.connection).toMatchObject({ host: '190.51.100.7', port: 22, user: 'root', privateKey: FAKE_SSH_KEY });
       expect(sent.connection.hostKey).toBe(FAKE_HOST_KEY);
       expect(sent.create).toBe(stepCommand('root'));
       expect(sent.environment).toBeUndefined();

@@ -363,9 +363,9 @@ describe('config.toml per choice and per Besu release', () => {
     typenode: 'writer',
     releaseVersion,
     nodeName: 'org-node',
-    p2pHost: '203.0.113.10',
+    p2pHost: '190.113.0.10',
     p2pPort: 60606,
-    rpcHosts: ['203.0.113.10'],
+    rpcHosts: ['190.113.0.10'],
     paths: {
       dataPath: '/data',
       genesisFile: '/g.json',
@@ -392,7 +392,7 @@ describe('config.toml per choice and per Besu release', () => {
     expect(config[version < '1.5.2' && version.startsWith('1.') ? 'host-whitelist' : 'host-allowlist']).toEqual([
       'localhost',
       '127.0.0.1',
-      '203.0.113.10',
+      '190.113.0.10',
       'rpc.example.org',
     ]);
     expect(config['rpc-http-authentication-enabled']).toBeUndefined();
@@ -480,7 +480,7 @@ describe('the credentials file', () => {
 
 describe('the proxy configuration per choice', () => {
   const access: ProxyAccess = {
-    hosts: ['localhost', '127.0.0.1', '203.0.113.10'],
+    hosts: ['localhost', '127.0.0.1', '190.113.0.10'],
     login: false,
     cors: false,
     maxBodySize: '512k',
@@ -499,7 +499,7 @@ describe('the proxy configuration per choice', () => {
     expect(text).toContain('listen 443 ssl default_server;');
     expect(text).toContain('listen 80 default_server;');
     expect(text.match(/return 403 '\{"message":"Host not authorized\."\}';/g)).toHaveLength(2);
-    expect(text.match(/server_name localhost 127\.0\.0\.1 203\.0\.113\.10;/g)).toHaveLength(2);
+    expect(text.match(/server_name localhost 127\.0\.0\.1 190\.113\.0\.10;/g)).toHaveLength(2);
     expect(text).toContain('client_max_body_size 512k;');
     expect(text).toContain('limit_req zone=lacchain_besu burst=10 nodelay;');
     expect(text).toContain('proxy_set_header Authorization $http_authorization;');
@@ -531,7 +531,7 @@ describe('the proxy configuration per choice', () => {
     expect(plain).toBeDefined();
     const block = plain.slice(0, plain.indexOf('\n}'));
     expect(block).toContain('location / { return 308 https://$host$request_uri; }');
-    expect(block).toContain('server_name localhost 127.0.0.1 203.0.113.10;');
+    expect(block).toContain('server_name localhost 127.0.0.1 190.113.0.10;');
     expect(block).not.toContain('proxy_pass');
     // Credentials sent in clear (a token, a login) are refused, never redirected: the client notices.
     expect(block).toMatch(
@@ -668,9 +668,9 @@ describe('SSH nodes per choice', () => {
         typenode: 'writer',
         target: 'ssh',
         inventory: {
-          host: '198.51.100.7',
+          host: '190.51.100.7',
           host_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHhvc3Qta2V5LW9mLXRoZS13cml0ZXI writer',
-          node_ip: '198.51.100.7',
+          node_ip: '190.51.100.7',
           node_name: 'org-writer',
           node_email: 'ops@example.org',
         },
@@ -702,7 +702,7 @@ describe('SSH nodes per choice', () => {
     expect(exported(declared, 'node-files', 'CONFIG_TOML')).toContain('rpc-http-host = "127.0.0.1"');
     const site = exported(declared, 'proxy', 'PROXY_SITE')!;
     expect(site).toContain('listen 443 ssl default_server;');
-    expect(site).toContain('server_name localhost 127.0.0.1 198.51.100.7;');
+    expect(site).toContain('server_name localhost 127.0.0.1 190.51.100.7;');
     expect(site).toContain('limit_req_zone $binary_remote_addr zone=lacchain_besu:10m rate=20r/s;');
     // Without authentication the writer's 80 serves the RPC (the gas-model entry point): no redirect.
     expect(site).not.toContain('return 308');

@@ -56,7 +56,7 @@ function machineWriter(password: string) {
       'lacchain:network': 'open-protestnet',
       'lacchain:nodes': [
         {
-          ...sshValidatorEntry({ host: '198.51.100.8', node_ip: '198.51.100.8', node_name: 'org-writer' }),
+          ...sshValidatorEntry({ host: '190.51.100.8', node_ip: '190.51.100.8', node_name: 'org-writer' }),
           name: 'writer',
           typenode: 'writer',
         },

@@ -106,8 +106,8 @@ describe('npm run node: operations and options', () => {
             '      typenode: writer',
             '      target: ssh',
             '      inventory:',
-            `        host: 198.51.100.${i + 1}`,
-            `        node_ip: 198.51.100.${i + 1}`,
+            `        host: 190.51.100.${i + 1}`,
+            `        node_ip: 190.51.100.${i + 1}`,
             '        host_key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl',
             `        node_name: org-${name}`,
             '        node_email: ops@example.org',
@@ -164,7 +164,7 @@ describe('a reader that stops early', () => {
       fs.copyFileSync(path.join(PROJECT_DIR, file), path.join(dir, file));
     fs.cpSync(path.join(PROJECT_DIR, 'values'), path.join(dir, 'values'), { recursive: true });
     const init = [
-      'npm run --silent init -- --dir "$1" --stack testnet --typenode 0 --network 1 --target ssh --host 198.51.100.7',
+      'npm run --silent init -- --dir "$1" --stack testnet --typenode 0 --network 1 --target ssh --host 190.51.100.7',
       '--node-name org-validator --node-email ops@example.org --user ubuntu --keygen no --name v9',
     ].join(' ');
     const result = spawnSync('bash', ['-c', `${init} | head -1; exit "\${PIPESTATUS[0]}"`, 'bash', dir], {

@@ -23,7 +23,7 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-ops-'));
 const CONTAINERS_READY = 'writer-besu=true\nwriter-nginx=true\nwriter-relay-signer=true\nwriter-ethstats=true\n';
 const record = path.join(work, 'kubectl.calls');
 const answers = path.join(work, 'answers');
-const enode = deriveIdentity(KEY_ONE, '203.0.113.10', 60606).enode;
+const enode = deriveIdentity(KEY_ONE, '190.113.0.10', 60606).enode;
 let standin: RunningStandin;
 let rpcUrl: string;
 
@@ -47,7 +47,7 @@ beforeAll(async () => {
   );
   fs.writeFileSync(path.join(work, 'project', 'values', 'writer.yml'), yaml.dump(valuesFor('testnet', 'writer')));
   // The node's RPC: the Besu stand-in with the node key, advertising the node's p2p address.
-  standin = await startBesuStandin(KEY_ONE, '203.0.113.10', 60606);
+  standin = await startBesuStandin(KEY_ONE, '190.113.0.10', 60606);
   rpcUrl = standin.rpcUrl;
 });
 

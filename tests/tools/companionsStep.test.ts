@@ -79,7 +79,7 @@ function stage() {
       CONTAINER_LAUNCHER_FILE: path.join(home, 'bin', 'start-container-companion.sh'),
       WEBSOCKET_FENCE_FILE: path.join(companions, 'websocket-fence.nft'),
       LOGROTATE_CONF: '# rotation\n',
-      NODE_IP: '203.0.113.7',
+      NODE_IP: '190.113.0.7',
       WEBSOCKET_FENCE: '# websocket fence\n',
       RELAY_SIGNER_UNIT: '[Service]\n',
       RELAY_SIGNER_VERSION: '1.0.1',
@@ -152,7 +152,7 @@ function stage() {
     expect(fs.readdirSync(elsewhere)).toEqual([]);
   });
 
-  it.each(['10.0.0.5', '2001:db8::5', '203.0.113.7'])(
+  it.each(['10.0.0.5', '2001:db8::5', '190.113.0.7'])(
     'fails when the relay signer answers on %s, an address of the machine other than the loopback',
     (address) => {
       const s = stage();

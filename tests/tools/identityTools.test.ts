@@ -18,10 +18,10 @@ const file = (name: string, contents?: string) => {
 
 describe('identity', () => {
   it('prints the published identity of private key 1', () => {
-    const result = runNpm('identity', ['--key-file', file('one', KEY_ONE), '--host', '203.0.113.10']);
+    const result = runNpm('identity', ['--key-file', file('one', KEY_ONE), '--host', '190.113.0.10']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
-      `{"publicKey":"0x${KEY_ONE_PUBLIC}","enode":"enode://${KEY_ONE_PUBLIC}@203.0.113.10:60606","address":"${KEY_ONE_ADDRESS}"}\n`,
+      `{"publicKey":"0x${KEY_ONE_PUBLIC}","enode":"enode://${KEY_ONE_PUBLIC}@190.113.0.10:60606","address":"${KEY_ONE_ADDRESS}"}\n`,
     );
   });
 
@@ -45,7 +45,7 @@ describe('identity', () => {
     ['two lines', `${KEY_ONE}\n${KEY_ONE}`, /more than one line/],
   ])('refuses a key file that is %s, naming the file', (name, contents, problem) => {
     const keyFile = file(name.replace(/ /g, '-'), contents);
-    const result = runNpm('identity', ['--key-file', keyFile, '--host', '203.0.113.10']);
+    const result = runNpm('identity', ['--key-file', keyFile, '--host', '190.113.0.10']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(`key file ${keyFile}`);
@@ -63,7 +63,7 @@ describe('identity', () => {
     expect([badPort.code, badPort.stderr]).toEqual([2, expect.stringMatching(/--port: given "70000"/)]);
   });
 
-  it.each(['203.0.113.999', '300.1.1.1', '10.0.0', 'node..example.org'])(
+  it.each(['190.113.0.999', '300.1.1.1', '10.0.0', 'node..example.org'])(
     'refuses --host %s (no IPv4 address and no DNS name): no enode to send',
     (host) => {
       const result = runNpm('identity', ['--key-file', file('one'), '--host', host]);
@@ -79,7 +79,7 @@ describe('identity', () => {
 describe('keygen', () => {
   it('writes a new key file with mode 0600 and prints the identity, never the key', () => {
     const out = file('new-key');
-    const result = runNpm('keygen', ['--out', out, '--host', '203.0.113.10']);
+    const result = runNpm('keygen', ['--out', out, '--host', '190.113.0.10']);
     expect(result.code).toBe(0);
     const key = fs.readFileSync(out, 'utf8');
     expect(key).toMatch(/^0x[0-9a-f]{64}$/);
@@ -89,7 +89,7 @@ describe('keygen', () => {
     expect(Object.keys(shown).sort()).toEqual(['address', 'enode', 'keyFile', 'publicKey']);
     expect(result.stdout).not.toContain(key.slice(2));
     // The printed identity is the key's: identity agrees.
-    const again = JSON.parse(runNpm('identity', ['--key-file', out, '--host', '203.0.113.10']).stdout);
+    const again = JSON.parse(runNpm('identity', ['--key-file', out, '--host', '190.113.0.10']).stdout);
     expect(again).toEqual({ publicKey: shown.publicKey, enode: shown.enode, address: shown.address });
   });
 

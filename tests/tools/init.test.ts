@@ -14,7 +14,7 @@ import { parseWorkers, checkNetworkAnswer, checkNodeType } from '../../core/init
 import { NETWORKS } from '../../core/catalog/networks';
 import { parsePrivateKey, deriveIdentity } from '../../core/identity/nodeKey';
 import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
-import { EXAMPLE_NODES, stockStackWithExamples } from '../../testing/examples';
+import { completedExample, EXAMPLE_NODES, stockStackWithExamples } from '../../testing/examples';
 import {
   FAKE_HOST_KEY,
   TEST_BACKUP_IMAGE_DIGESTS,
@@ -29,13 +29,17 @@ afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 const kubectlDir = path.join(PROJECT_DIR, 'tests/fixtures/recorded-kubectl');
 
 /** A project folder: empty, or with the shipped stack of `withExample`, its example nodes in, and their values files. */
-function project(name: string, withExample?: 'testnet' | 'mainnet'): string {
+function project(name: string, withExample?: 'testnet' | 'mainnet', { asShipped = false } = {}): string {
   const dir = path.join(work, name);
   fs.mkdirSync(path.join(dir, 'values'), { recursive: true });
   if (withExample) {
     fs.writeFileSync(path.join(dir, `Pulumi.${withExample}.yaml`), stockStackWithExamples(withExample));
+    // Their values as shipped (example addresses, refused) or as an operator completes them.
+    const completed = completedExample(withExample, { pin: false });
     for (const file of EXAMPLE_NODES[withExample]) {
-      fs.copyFileSync(path.join(PROJECT_DIR, `values/${file}.yml`), path.join(dir, `values/${file}.yml`));
+      const values = `values/${file}.yml`;
+      if (asShipped) fs.copyFileSync(path.join(PROJECT_DIR, values), path.join(dir, values));
+      else fs.writeFileSync(path.join(dir, values), completed[values]);
     }
   }
   return dir;
@@ -153,7 +157,7 @@ async function follow(dir: string, stack: 'testnet' | 'mainnet', items: Item[], 
       } else if (command.startsWith('npm run init -- ') && hostKeyThroughInit) {
         const args = command
           .slice('npm run init -- '.length)
-          .replace("'<the line ssh-keyscan printed>'", `'198.51.100.7 ${FAKE_HOST_KEY}'`);
+          .replace("'<the line ssh-keyscan printed>'", `'190.51.100.7 ${FAKE_HOST_KEY}'`);
         const words = [...args.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]);
         const again = await init(words);
         expect(again.stderr).toBe('');
@@ -182,13 +186,13 @@ async function follow(dir: string, stack: 'testnet' | 'mainnet', items: Item[], 
 const WORKERS = [
   'NAME       STATUS   ROLES           AGE   VERSION   INTERNAL-IP   EXTERNAL-IP     OS-IMAGE             KERNEL-VERSION',
   'cp-1       Ready    control-plane   10d   v1.30.2   10.0.0.10     <none>          Ubuntu 22.04.4 LTS   5.15.0',
-  'worker-a   Ready    <none>          10d   v1.30.2   10.0.0.11     203.0.113.61    Ubuntu 22.04.4 LTS   5.15.0',
-  'worker-b   Ready    <none>          10d   v1.30.2   10.0.0.12     203.0.113.62    Ubuntu 22.04.4 LTS   5.15.0',
+  'worker-a   Ready    <none>          10d   v1.30.2   10.0.0.11     190.113.0.61    Ubuntu 22.04.4 LTS   5.15.0',
+  'worker-b   Ready    <none>          10d   v1.30.2   10.0.0.12     190.113.0.62    Ubuntu 22.04.4 LTS   5.15.0',
 ].join('\n');
 
-/** The README's example, in a project folder and with its own key folder. */
+/** The README's example (the machine's address in place of its example one), in a project folder and with its own key folder. */
 const README_EXAMPLE = [
-  ...['--typenode', '0', '--network', '1', '--target', 'ssh', '--host', '198.51.100.7'],
+  ...['--typenode', '0', '--network', '1', '--target', 'ssh', '--host', '190.51.100.7'],
   ...['--node-name', 'org-validator', '--node-email', 'ops@example.org', '--user', 'ubuntu'],
   ...['--keygen', 'yes', '--store-secret', 'no'],
 ];
@@ -208,7 +212,7 @@ describe('the README example', () => {
   it('exits 0 with the stack and the key written, the enode and the address printed', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    const identity = deriveIdentity(parsePrivateKey(read(keyFile)), '198.51.100.7', 60606);
+    const identity = deriveIdentity(parsePrivateKey(read(keyFile)), '190.51.100.7', 60606);
     expect(first.stdout).toContain(`enode:   ${identity.enode}\naddress: ${identity.address}\n`);
     expect(first.stdout).toContain(
       '\nnode validator: validator on open-protestnet, ssh (named org-validator on the network)\n',
@@ -219,8 +223,8 @@ describe('the README example', () => {
       typenode: 'validator',
       target: 'ssh',
       inventory: {
-        host: '198.51.100.7',
-        node_ip: '198.51.100.7',
+        host: '190.51.100.7',
+        node_ip: '190.51.100.7',
         node_name: 'org-validator',
         node_email: 'ops@example.org',
         user: 'ubuntu',
@@ -235,14 +239,14 @@ describe('the README example', () => {
     const items = stillToDo(first.stdout);
     const commands = items.flatMap((i) => i.commands);
     expect(commands).toEqual([
-      'ssh-keyscan -t ed25519 198.51.100.7',
+      'ssh-keyscan -t ed25519 190.51.100.7',
       `npm run init -- --stack testnet --dir '${dir}' --key-dir '${keys}' --name validator --replace --keygen yes --store-secret no --host-key '<the line ssh-keyscan printed>'`,
       "pulumi config set --stack testnet --path 'lacchain:companions.ethstats.imageDigest' sha256:<digest>",
       "pulumi config set --stack testnet --path 'lacchain:companions.rotationValidator.sha256' <sha256>",
       'pulumi config set --stack testnet --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519',
       `pulumi config set --stack testnet --secret --path 'lacchain:nodeKeys.validator' < '${keyFile}'`,
     ]);
-    expect(items[0].what).toMatch(/the SSH host key of 198\.51\.100\.7 \(host_key of node validator\)/);
+    expect(items[0].what).toMatch(/the SSH host key of 190\.51\.100\.7 \(host_key of node validator\)/);
     expect(items[0].text.join(' ')).toMatch(/as host_key in the inventory of node validator in Pulumi\.testnet\.yaml/);
     // Where each digest comes from: the settings' own sentence, and the catalog.
     expect(items[2].what).toMatch(
@@ -256,7 +260,7 @@ describe('the README example', () => {
     const planned = await planOffline(dir, 'testnet', `validator=${keyFile}`);
     expect(planned.stderr).not.toMatch(/policy violation/);
     expect(planned.code).toBe(0);
-    const identity = deriveIdentity(parsePrivateKey(read(keyFile)), '198.51.100.7', 60606);
+    const identity = deriveIdentity(parsePrivateKey(read(keyFile)), '190.51.100.7', 60606);
     expect(JSON.parse(planned.stdout).nodes.validator.enode).toBe(identity.enode);
     expect(fs.readdirSync(path.join(planned.out, 'remote', 'validator'))).toContain('10-companions.sh');
     expect(stackOf(dir).config['lacchain:nodes'][1].inventory.host_key).toBe(FAKE_HOST_KEY);
@@ -271,7 +275,7 @@ describe('the README example', () => {
     expect(again.stdout).toContain(`${path.join(dir, 'Pulumi.testnet.yaml')}: no change`);
     expect(again.stdout).not.toMatch(/^wrote /m);
     expect(read(path.join(dir, 'Pulumi.testnet.yaml'))).toBe(before);
-    const identity = deriveIdentity(parsePrivateKey(read(keyFile)), '198.51.100.7', 60606);
+    const identity = deriveIdentity(parsePrivateKey(read(keyFile)), '190.51.100.7', 60606);
     expect(again.stdout).toContain(`enode:   ${identity.enode}`);
     // What was done is no longer on the list: the host key is kept as the node's current value.
     expect(stillToDo(again.stdout).flatMap((i) => i.commands)).toEqual([
@@ -287,14 +291,14 @@ describe('the README example', () => {
       'validator',
       '--replace',
       '--host',
-      '198.51.100.8',
+      '190.51.100.8',
       '--keygen',
       'no',
     ]);
     expect(moved.code).toBe(0);
     expect(stackOf(dir).config['lacchain:nodes'][1].inventory).toEqual({
-      host: '198.51.100.8',
-      node_ip: '198.51.100.7',
+      host: '190.51.100.8',
+      node_ip: '190.51.100.7',
       node_name: 'org-validator',
       node_email: 'ops@example.org',
       user: 'ubuntu',
@@ -428,7 +432,7 @@ describe('following the list gives a stack whose plan passes', () => {
     const writerValues = read(path.join(dir, 'values/writer.yml'));
     const result = await init([
       ...['--stack', 'testnet', '--dir', dir, '--typenode', 'writer', '--target', 'kubernetes', '--name', 'w2'],
-      ...['--worker-name', 'worker-3', '--public-ip', '203.0.113.40', '--node-name', 'org-w2'],
+      ...['--worker-name', 'worker-3', '--public-ip', '190.113.0.40', '--node-name', 'org-w2'],
       ...['--node-email', 'ops@example.org', '--keygen', 'no'],
     ]);
     expect(result.stderr).toBe('');
@@ -456,7 +460,7 @@ describe('--remove, and the nodes this run did not add', () => {
     const dir = project('remove', 'testnet');
     const added = await init([
       ...['--stack', 'testnet', '--dir', dir, '--typenode', '0', '--network', '1', '--target', 'ssh'],
-      ...['--host', '198.51.100.7', '--node-name', 'org-validator'],
+      ...['--host', '190.51.100.7', '--node-name', 'org-validator'],
       ...['--node-email', 'ops@example.org', '--keygen', 'no'],
     ]);
     expect(added.code).toBe(0);
@@ -488,7 +492,7 @@ describe('--context', () => {
       'init',
       [
         ...['--stack', 'testnet', '--dir', dir, '--typenode', 'writer', '--target', 'kubernetes', '--name', 'w2'],
-        ...['--context', 'my-cluster', '--worker-name', 'worker-3', '--public-ip', '203.0.113.40'],
+        ...['--context', 'my-cluster', '--worker-name', 'worker-3', '--public-ip', '190.113.0.40'],
         ...['--node-name', 'org-w2', '--node-email', 'ops@example.org', '--keygen', 'no'],
       ],
       { env },
@@ -512,7 +516,7 @@ describe('a node already in the stack', () => {
     const dir = project('replace', 'testnet');
     const stackText = read(path.join(dir, 'Pulumi.testnet.yaml'));
     const args = [
-      ...['--stack', 'testnet', '--dir', dir, '--typenode', 'writer', '--target', 'ssh', '--host', '198.51.100.9'],
+      ...['--stack', 'testnet', '--dir', dir, '--typenode', 'writer', '--target', 'ssh', '--host', '190.51.100.9'],
       ...['--node-email', 'ops@example.org', '--keygen', 'no'],
     ];
     const refused = await init(args);
@@ -537,8 +541,8 @@ describe('a node already in the stack', () => {
         typenode: 'writer',
         target: 'ssh',
         inventory: {
-          host: '198.51.100.9',
-          node_ip: '198.51.100.9',
+          host: '190.51.100.9',
+          node_ip: '190.51.100.9',
           node_name: 'my-org-writer',
           node_email: 'ops@example.org',
         },
@@ -571,7 +575,7 @@ describe('the host key', () => {
     '--target',
     'ssh',
     '--host',
-    '198.51.100.7',
+    '190.51.100.7',
     '--node-name',
     'org-validator',
     '--node-email',
@@ -594,7 +598,7 @@ describe('the host key', () => {
     ]);
     expect(result.code).toBe(0);
     expect(stackOf(dir).config['lacchain:nodes'][0].inventory.accept_any_host_key).toBe(true);
-    expect(stillToDo(result.stdout).map((i) => i.commands[0])).not.toContain('ssh-keyscan -t ed25519 198.51.100.7');
+    expect(stillToDo(result.stdout).map((i) => i.commands[0])).not.toContain('ssh-keyscan -t ed25519 190.51.100.7');
   });
 
   it('takes the line ssh-keyscan prints', async () => {
@@ -608,7 +612,7 @@ describe('the host key', () => {
       'validator',
       ...ssh,
       '--host-key',
-      `198.51.100.7 ${FAKE_HOST_KEY}`,
+      `190.51.100.7 ${FAKE_HOST_KEY}`,
       '--keygen',
       'no',
     ]);
@@ -668,7 +672,7 @@ describe('mainnet refuses an address peers cannot reach, with the settings rule,
 
 describe('npm run init in a terminal', () => {
   it('asks the installer questions, asks again after wrong answers, asks before replacing a node, offers the workers', async () => {
-    const dir = project('typed', 'testnet');
+    const dir = project('typed', 'testnet', { asShipped: true });
     const keys = `${dir}-keys`;
     const result = await typeInTerminal(
       ['--stack', 'testnet', '--dir', dir, '--key-dir', keys],
@@ -682,11 +686,11 @@ describe('npm run init in a terminal', () => {
         [/name — .*\[writer\]:/, 'writer'],
         [/replace it\? \[y\/N\]/, 'y'],
         // Its current values are the defaults.
-        [/\[1\] worker-a \(203\.0\.113\.61\)[\s\S]*workerName — .*\(index or name\):/, '1'],
+        [/\[1\] worker-a \(190\.113\.0\.61\)[\s\S]*workerName — .*\(index or name\):/, '1'],
         // The stock file's documentation address is no default: Enter would keep an address nobody reaches.
         [/publicIP — [^[\n]*:/, '300.1.1.1'],
-        [/allowed: an IPv4 address/, '203.0.113.61'],
-        [/p2p\.host — .*\[203\.0\.113\.61\]:/, ''],
+        [/allowed: an IPv4 address/, '190.113.0.61'],
+        [/p2p\.host — .*\[190\.113\.0\.61\]:/, ''],
         [/p2p\.port — .*\[60606\]:/, ''],
         [/nodeName — .*\[my-org-writer\]:/, 'my org writer'],
         [/allowed: a node name/, 'my-org-writer'],
@@ -708,8 +712,8 @@ describe('npm run init in a terminal', () => {
       network: 'open-protest-net',
       typenode: 'writer',
       workerName: 'worker-a',
-      publicIP: '203.0.113.61',
-      p2p: { host: '203.0.113.61', port: 60606 },
+      publicIP: '190.113.0.61',
+      p2p: { host: '190.113.0.61', port: 60606 },
       nodeName: 'my-org-writer',
       nodeEmail: 'ops@example.org',
     });
@@ -722,7 +726,7 @@ describe('npm run init in a terminal', () => {
     expect(result.transcript).toContain(
       `pulumi config set --stack testnet --secret --path 'lacchain:nodeKeys.writer' < '${keyFile}'`,
     );
-    const identity = deriveIdentity(parsePrivateKey(read(keyFile)), '203.0.113.61', 60606);
+    const identity = deriveIdentity(parsePrivateKey(read(keyFile)), '190.113.0.61', 60606);
     expect(result.transcript).toContain(`enode:   ${identity.enode}`);
     const planned = await planOffline(dir, 'testnet', `writer=${keyFile}`);
     expect(planned.code).toBe(0);
@@ -774,7 +778,7 @@ describe('npm run init with flags', () => {
     const dir = project('by-name');
     const result = await init([
       ...['--stack', 'testnet', '--dir', dir, '--typenode', 'boot', '--network', 'open-protestnet'],
-      ...['--target', 'ssh', '--host', '198.51.100.7', '--node-name', 'org-boot', '--node-email', 'ops@example.org'],
+      ...['--target', 'ssh', '--host', '190.51.100.7', '--node-name', 'org-boot', '--node-email', 'ops@example.org'],
       ...['--keygen', 'no'],
     ]);
     expect(result.code).toBe(0);
@@ -796,7 +800,7 @@ describe('npm run init with flags', () => {
     [['--typenode', '0', '--network', '1', '--target', 'vm'], /--target: given "vm"; allowed: kubernetes or ssh/],
     [['--typenode', '0', '--network', '1', '--target', 'ssh'], /--host is required without a terminal/],
     [
-      ['--typenode', '0', '--network', '1', '--target', 'ssh', '--host', '198.51.100.7', '--node-ip', '127.0.0.1'],
+      ['--typenode', '0', '--network', '1', '--target', 'ssh', '--host', '190.51.100.7', '--node-ip', '127.0.0.1'],
       /--node-ip: given "127.0.0.1"; allowed: an IPv4 address/,
     ],
     [
@@ -806,7 +810,7 @@ describe('npm run init with flags', () => {
         '--target',
         'ssh',
         '--host',
-        '198.51.100.7',
+        '190.51.100.7',
         '--node-name',
         'org-validator',
         '--node-email',
@@ -818,11 +822,11 @@ describe('npm run init with flags', () => {
     ],
     [['--typenode'], /--typenode needs a value/],
     [
-      ['--typenode', '0', '--target', 'kubernetes', '--host', '198.51.100.7'],
+      ['--typenode', '0', '--target', 'kubernetes', '--host', '190.51.100.7'],
       /--host is for ssh nodes, not kubernetes ones/,
     ],
     [
-      ['--typenode', '0', '--target', 'ssh', '--public-ip', '198.51.100.7'],
+      ['--typenode', '0', '--target', 'ssh', '--public-ip', '190.51.100.7'],
       /--public-ip is for kubernetes nodes, not ssh ones/,
     ],
   ])('refuses %j with the allowed values, nothing written', async (args, message) => {
@@ -851,8 +855,8 @@ describe('the menus', () => {
   it('read the workers and their external IPs from kubectl get nodes -o wide', () => {
     expect(parseWorkers(WORKERS)).toEqual([
       { name: 'cp-1', externalIP: undefined },
-      { name: 'worker-a', externalIP: '203.0.113.61' },
-      { name: 'worker-b', externalIP: '203.0.113.62' },
+      { name: 'worker-a', externalIP: '190.113.0.61' },
+      { name: 'worker-b', externalIP: '190.113.0.62' },
     ]);
   });
 });

@@ -35,7 +35,7 @@ let output = '';
 beforeAll(async () => {
   besuPort = await freePort();
   relayPort = await freePort();
-  standin = await startBesuStandin(KEY_ONE, '203.0.113.10', 60606, undefined, besuPort);
+  standin = await startBesuStandin(KEY_ONE, '190.113.0.10', 60606, undefined, besuPort);
   gateway = await startPushGateway('127.0.0.1');
   relay = spawn('java', [...METRICS.podRelayJavaOptions, RELAY], {
     env: {

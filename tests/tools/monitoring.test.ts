@@ -10,11 +10,11 @@ import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { PROJECT_DIR, runNpm } from '../../testing/run';
-import { exampleAsGiven, writeProject } from '../../testing/examples';
+import { completedExample, writeProject } from '../../testing/examples';
 import { secretSettings, sshValidatorStack } from '../../testing/fixtures';
 
 const CERTIFICATE = path.join(PROJECT_DIR, 'tests/fixtures/monitoring/validator.crt');
-const FINGERPRINT = '5A:C5:3A:8D:51:20:25:B4:DA:01:75:BF:23:F4:60:F6:7C:C1:E6:C0:38:CB:F8:99:0B:85:31:6B:CB:26:58:E7';
+const FINGERPRINT = 'C4:04:30:EB:DB:7B:B7:C8:63:C9:DB:79:A4:6D:E0:5B:FB:14:6B:BF:70:06:8A:2A:2F:29:E9:1A:52:49:F0:0C';
 const PROMTOOL = spawnSync('sh', ['-c', 'command -v promtool'], { encoding: 'utf8' }).stdout.trim();
 const withPromtool = PROMTOOL || process.env.CI === 'true' ? it : it.skip;
 
@@ -46,7 +46,7 @@ describe('npm run monitoring', () => {
       `wrote ${out}/alerts.yml: the alert rules (as monitoring/alerts.yml)`,
     ]);
     expect(result.stdout).toContain(
-      `save validator's certificate: openssl s_client -connect 198.51.100.7:9443 -showcerts </dev/null 2>/dev/null | openssl x509 > ${out}/validator.crt`,
+      `save validator's certificate: openssl s_client -connect 190.51.100.7:9443 -showcerts </dev/null 2>/dev/null | openssl x509 > ${out}/validator.crt`,
     );
     expect(result.stdout).toContain(
       `(umask 077 && pulumi config get lacchain:metricsToken --stack testnet > ${out}/metrics-token)`,
@@ -75,7 +75,7 @@ describe('npm run monitoring', () => {
     const refused = monitoring(['--out', out, '--outputs', outputs]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
-      /^error: .*validator\.crt: its SHA-256 fingerprint is 5A:C5:.*not the node's certificate/,
+      /^error: .*validator\.crt: its SHA-256 fingerprint is C4:04:.*not the node's certificate/,
     );
   });
 
@@ -98,7 +98,11 @@ describe('npm run monitoring', () => {
 
   it('says so, and writes nothing, when no node can be scraped (the example testnet stack: a writer on a cluster)', () => {
     const out = path.join(work, 'stock');
-    const config = writeProject('testnet', exampleAsGiven('testnet'), fs.mkdtempSync(path.join(work, 'example-')));
+    const config = writeProject(
+      'testnet',
+      completedExample('testnet', { pin: false }),
+      fs.mkdtempSync(path.join(work, 'example-')),
+    );
     const result = run(['--stack', 'testnet', '--config', config, '--out', out]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('writer (Kubernetes, namespace lacchain): not scraped');

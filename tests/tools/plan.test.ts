@@ -29,6 +29,7 @@ import {
 import { PROJECT_DIR, runNpm } from '../../testing/run';
 import { pinnedExample } from '../../testing/examples';
 import { projectFolder, writerProject } from '../../testing/projects';
+import { addressFor } from '../../testing/values';
 import { valuesFor } from '../../testing/values';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-plan-'));
@@ -110,9 +111,11 @@ describe('plan with a node key file', () => {
     const result = plan(['--stack', 'testnet', '--config', writerStack(), '--node-key-file', keyFile]);
     expect(result.code).toBe(0);
     const outputs = JSON.parse(result.stdout);
-    const identity = deriveIdentity(KEY_ONE, '203.0.113.10', 60606);
+    const identity = deriveIdentity(KEY_ONE, addressFor('writer'), 60606);
     expect(outputs.nodes.writer).toMatchObject({ enode: identity.enode, address: identity.address });
-    expect(outputs.nodes.writer.permissioningRequest.enode).toBe(`enode://${KEY_ONE_PUBLIC}@203.0.113.10:60606`);
+    expect(outputs.nodes.writer.permissioningRequest.enode).toBe(
+      `enode://${KEY_ONE_PUBLIC}@${addressFor('writer')}:60606`,
+    );
     const resources = JSON.parse(fs.readFileSync(path.join(result.out, 'resources.json'), 'utf8'));
     // The Secret keeps its keys (each a file name), never their values: a valid object for kubeconform or kubectl.
     expect(resources.find((r: any) => r.type === 'kubernetes:core/v1:Secret').inputs.stringData).toEqual({
@@ -223,9 +226,9 @@ describe('plan of an SSH node', () => {
         fs.readFileSync(path.join(PROJECT_DIR, 'scripts/remote/start.sh'), 'utf8'),
     );
     expect(fs.readFileSync(path.join(dir, 'STEPS.txt'), 'utf8')).toContain(
-      `ssh -p 22 ubuntu@198.51.100.7 ${stepCommand('ubuntu')}`,
+      `ssh -p 22 ubuntu@190.51.100.7 ${stepCommand('ubuntu')}`,
     );
-    const identity = deriveIdentity(KEY_ONE, '198.51.100.7', 60606);
+    const identity = deriveIdentity(KEY_ONE, '190.51.100.7', 60606);
     expect(fs.readFileSync(path.join(dir, '09-start.env'), 'utf8')).toContain(
       `export EXPECTED_ENODE='${identity.enode}'`,
     );

@@ -11,7 +11,7 @@ import * as path from 'path';
 import { diffPlans, diffValues, formatDiff, isEmptyDiff, lineChanges, PlannedResource } from '../../cli/plan/diff';
 import { KEY_ONE, sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
 import { PROJECT_DIR, runNpm } from '../../testing/run';
-import { exampleAsGiven, stockStackWithExamples, writeProject } from '../../testing/examples';
+import { completedExample, stockStackWithExamples, writeProject } from '../../testing/examples';
 import { projectFolder, writerProject } from '../../testing/projects';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-diff-'));
@@ -285,8 +285,11 @@ function projectRepository(): string {
     });
     if (result.status !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr}`);
   };
-  // The stack file with its example writer in, as an operator who added it has it (the stock one holds no node).
-  fs.writeFileSync(path.join(dir, 'Pulumi.testnet.yaml'), stockStackWithExamples('testnet'));
+  // The stack file with its example writer in and its values completed, as an operator who added it has them (the
+  // stock stack holds no node; the stock values give example addresses).
+  for (const [file, text] of Object.entries(completedExample('testnet', { pin: false }))) {
+    fs.writeFileSync(path.join(dir, file), text);
+  }
   git('init', '-q');
   git('add', '-A');
   git('commit', '-q', '-m', 'base');
@@ -327,7 +330,8 @@ describe('plan --diff-ref REF: a bootnode change', () => {
   }, 120_000);
 
   it('refuses a ref that is not a commit', () => {
-    const config = writeProject('testnet', exampleAsGiven('testnet'), fs.mkdtempSync(path.join(work, 'as-given-')));
+    const example = completedExample('testnet', { pin: false });
+    const config = writeProject('testnet', example, fs.mkdtempSync(path.join(work, 'completed-')));
     const result = plan(['--stack', 'testnet', '--config', config, '--diff-ref', 'no-such-ref-anywhere']);
     expect([result.code, result.stderr]).toEqual([
       1,

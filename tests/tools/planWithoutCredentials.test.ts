@@ -4,7 +4,6 @@
  * key): the offline plan works without it, showing the key as a value only `pulumi up` knows, and so does `npm run
  * node` (which logs in with the operator's own ssh); `pulumi up` still refuses to run without it, as before.
  */
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -12,7 +11,7 @@ import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
 import { KEY_ONE, sshValidatorEntry, TEST_COMPANIONS, TEST_GENESIS_FILE } from '../../testing/fixtures';
 import { freePort } from '../../testing/ports';
 import { projectFolder } from '../../testing/projects';
-import { outcome, PROJECT_DIR, runNpm, runNpmAsync } from '../../testing/run';
+import { ensureBuilt, outcome, PROJECT_DIR, runNpm, runNpmAsync } from '../../testing/run';
 import { runProgram } from '../../tools/programRun/run';
 
 jest.setTimeout(180_000);
@@ -67,7 +66,7 @@ describe('the offline plan of an SSH node whose inventory names a system the pre
 
 describe("pulumi up's own run of the same stack", () => {
   beforeAll(() => {
-    execFileSync('npm', ['run', '--silent', 'build:program'], { cwd: PROJECT_DIR, stdio: 'ignore' });
+    ensureBuilt();
   });
 
   it('still refuses it, with the message it always gave', async () => {

@@ -157,7 +157,7 @@ describe('the pack served as the Pulumi CLI serves it', () => {
 
   it('reports a violation as mandatory, naming the policy', async () => {
     const service = structuredClone(resources.find((r) => r.type === 'kubernetes:core/v1:Service'));
-    service.inputs.spec.loadBalancerIP = '198.51.100.99';
+    service.inputs.spec.loadBalancerIP = '190.51.100.99';
     const secret = structuredClone(resources.find((r) => r.type === 'kubernetes:core/v1:Secret'));
     secret.options.protect = true;
     const diagnostics = [...(await analyze(service)), ...(await analyze(secret))];
@@ -165,7 +165,7 @@ describe('the pack served as the Pulumi CLI serves it', () => {
       ['service-static-public-ip', EnforcementLevel.MANDATORY, POLICY_PACK_NAME],
       ['node-key-secret-kept', EnforcementLevel.MANDATORY, POLICY_PACK_NAME],
     ]);
-    expect(diagnostics[0].getMessage()).toContain('spec.loadBalancerIP is "198.51.100.99", but deploy.publicIP is');
+    expect(diagnostics[0].getMessage()).toContain('spec.loadBalancerIP is "190.51.100.99", but deploy.publicIP is');
   });
 
   it('reports a container getting the node key from an image tag as advisory on testnet', async () => {

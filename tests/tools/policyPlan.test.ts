@@ -8,6 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
+import { networkOfStack } from '../../core/catalog/networks';
 import { loadStack } from '../../core/settings/load';
 import { readFileFromDisk, readStackConfigFile } from '../../core/settings/settingsFiles';
 import { planGenesisPlaceholder } from '../../policy/inspect';
@@ -83,8 +84,14 @@ describe('the example stacks as given, their images by tag (no digest: the opera
     },
   );
 
-  it('testnet: plans, warning about the writer, its relay signer and the init containers on its data running from a tag', () => {
-    const result = plan(['--stack', 'testnet', '--config', asGiven('testnet')]);
+  it('testnet, its addresses given: plans, warning about the writer, its relay signer and the init containers on its data running from a tag', () => {
+    const example = completedExample('testnet', { pin: false });
+    const result = plan([
+      '--stack',
+      'testnet',
+      '--config',
+      writeProject('testnet', example, fs.mkdtempSync(path.join(work, 'example-'))),
+    ]);
     expect(result.code).toBe(0);
     expect(findings(result.out)).toEqual([
       ['node-key-images-by-tag', 'writer-node', ['backup-before-release-change', 'restic/restic:0.18.1']],
@@ -101,20 +108,30 @@ describe('the example stacks as given, their images by tag (no digest: the opera
     );
   });
 
-  it("mainnet: refused before anything is planned, its values files' documentation addresses named", () => {
-    const result = plan(['--stack', 'mainnet', '--config', asGiven('mainnet')]);
-    expect(result.code).toBe(2);
-    const refused = (file: string, key: string, ip: string) =>
-      `${file}: ${key}: given "${ip}", a documentation address (203.0.113.0/24); allowed: on mainnet-omega, a public IPv4 address`;
-    for (const [file, ip] of [
-      ['values/validator.yml', '203.0.113.20'],
-      ['values/bootnode.yml', '203.0.113.21'],
-    ]) {
-      expect(result.stderr).toContain(refused(file, 'deploy.publicIP', ip));
-      expect(result.stderr).toContain(refused(file, 'deploy.p2p.host', ip));
-    }
-    expect(fs.readdirSync(result.out)).toEqual([]);
-  });
+  it.each([
+    ['testnet', [['values/writer.yml', '203.0.113.10']]],
+    [
+      'mainnet',
+      [
+        ['values/validator.yml', '203.0.113.20'],
+        ['values/bootnode.yml', '203.0.113.21'],
+      ],
+    ],
+  ] as const)(
+    "%s: refused before anything is planned, its values files' documentation addresses named",
+    (stack, given) => {
+      const result = plan(['--stack', stack, '--config', asGiven(stack)]);
+      expect(result.code).toBe(2);
+      const network = networkOfStack(stack).name;
+      const refused = (file: string, key: string, ip: string) =>
+        `${file}: ${key}: given "${ip}", a documentation address (203.0.113.0/24); allowed: on ${network}, `;
+      for (const [file, ip] of given) {
+        expect(result.stderr).toContain(refused(file, 'deploy.publicIP', ip));
+        expect(result.stderr).toContain(refused(file, 'deploy.p2p.host', ip));
+      }
+      expect(fs.readdirSync(result.out)).toEqual([]);
+    },
+  );
 
   it('mainnet, its public addresses given: fails the policy on Besu, the rotation client and restic, after writing the whole plan', () => {
     const example = completedExample('mainnet', { pin: false });

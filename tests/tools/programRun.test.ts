@@ -4,13 +4,12 @@
  * (made by npm install) while it is current, from its sources through ts-node, transpiling only, when they are newer;
  * a stack loads only the provider SDKs its nodes use.
  */
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { ProgramRunError, runProgram } from '../../tools/programRun/run';
-import { PROJECT_DIR } from '../../testing/run';
+import { ensureBuilt, PROJECT_DIR } from '../../testing/run';
 import {
   FAKE_SSH_KEY,
   TEST_GENESIS_FILE,
@@ -27,7 +26,7 @@ jest.setTimeout(120_000);
 const { staleBuild } = require('../../launcher.js') as { staleBuild(dir: string, entry: string): string | undefined };
 
 beforeAll(() => {
-  execFileSync('npm', ['run', '--silent', 'build:program'], { cwd: PROJECT_DIR, stdio: 'ignore' });
+  ensureBuilt();
 });
 
 const run = (nodes: unknown[], extra: Record<string, string> = {}, throughTsNode = false) =>
@@ -41,6 +40,14 @@ const run = (nodes: unknown[], extra: Record<string, string> = {}, throughTsNode
   });
 
 describe('the program as pulumi up runs it', () => {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-program-run-'));
+  afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+  /** The cluster writer, its values file outside the project (the stock one gives example addresses, refused). */
+  const writer = () => {
+    const values = path.join(work, 'writer.yml');
+    fs.writeFileSync(values, yaml.dump(valuesFor('testnet', 'writer')));
+    return { name: 'writer', typenode: 'writer', target: 'kubernetes', values };
+  };
   it('an SSH-only stack: transpiled only, @pulumi/kubernetes never loaded', async () => {
     const result = await run([sshValidatorEntry()], {
       'lacchain:sshPrivateKey': FAKE_SSH_KEY,
@@ -51,14 +58,14 @@ describe('the program as pulumi up runs it', () => {
   });
 
   it('a cluster-only stack with an imported key: neither @pulumi/command nor @pulumi/random loaded', async () => {
-    const result = await run([{ name: 'writer', typenode: 'writer', target: 'kubernetes' }], {
+    const result = await run([writer()], {
       'lacchain:nodeKeys': JSON.stringify({ writer: `0x${'0'.repeat(63)}1` }),
     });
     expect(result.outputs.runtime).toEqual({ compiled: true, loadedSdks: ['kubernetes'], typeChecked: false });
   });
 
   it('the same outputs through ts-node, transpiling only, as from the build', async () => {
-    const nodes = [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }];
+    const nodes = [writer()];
     const built = await run(nodes);
     const sources = await run(nodes, {}, true);
     expect(sources.outputs.runtime).toEqual({

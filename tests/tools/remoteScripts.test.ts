@@ -203,7 +203,7 @@ function startStage() {
         BESU_VERSION: version,
         RELEASES_DIR: releases,
         DATA_DIR: data,
-        EXPECTED_ENODE: 'enode://ab@203.0.113.1:60606',
+        EXPECTED_ENODE: 'enode://ab@190.113.0.1:60606',
         RPC_PORT: '4545',
         START_TIMEOUT: '30',
         CONFIG_DIGEST: 'x',

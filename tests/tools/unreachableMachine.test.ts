@@ -42,7 +42,7 @@ async function node(config: string, args: string[], env: NodeJS.ProcessEnv = {})
 
 const OPERATIONS = ['status', 'check', 'logs', 'start', 'restart', 'backup', 'backups', 'restore', 'rollback'];
 const NOT_DEPLOYED =
-  'node validator is not deployed on root@198.51.100.7:22 (no service besu there): run pulumi up --stack testnet';
+  'node validator is not deployed on root@190.51.100.7:22 (no service besu there): run pulumi up --stack testnet';
 
 describe('a machine where the node is not deployed', () => {
   const config = stack({});

@@ -330,7 +330,7 @@ describe('a repository on the machine', () => {
     '/root/backups',
     '/var/lib/lacchain-backups',
     '/opt/lacchain-backups',
-    'sftp:backup@198.51.100.9:/srv/backups/validator',
+    'sftp:backup@190.51.100.9:/srv/backups/validator',
   ])('takes %s', (repository) => {
     expect(problemsOf(repository)).toBe('');
   });

@@ -20,7 +20,7 @@ const kubectl = runClient as jest.MockedFunction<typeof runClient>;
 const DIGEST = `sha256:${'ab'.repeat(32)}`;
 const IN_USE = '25.5.0';
 const OLDER = '24.1.0';
-const ENODE = `enode://${'1'.repeat(128)}@203.0.113.10:60606`;
+const ENODE = `enode://${'1'.repeat(128)}@190.113.0.10:60606`;
 
 /** The stack's writer on the cluster, its values file's deploy section changed by `deploy`, on `network`'s rules. */
 function writer(deploy: Record<string, unknown>, network: keyof typeof NETWORKS): KubernetesNodeSettings {

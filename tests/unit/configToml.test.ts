@@ -16,9 +16,9 @@ const input = (
   typenode,
   releaseVersion,
   nodeName: 'org-node',
-  p2pHost: '203.0.113.10',
+  p2pHost: '190.113.0.10',
   p2pPort: 60606,
-  rpcHosts: ['203.0.113.10', 'node.example.org'],
+  rpcHosts: ['190.113.0.10', 'node.example.org'],
   paths: { dataPath: '/data', genesisFile: '/config/genesis.json', nodeKeyFile: '/key/key' },
 });
 
@@ -40,7 +40,7 @@ describe('release differences', () => {
     expect(besuConfig(input('1.4.4'))['host-whitelist']).toEqual([
       'localhost',
       '127.0.0.1',
-      '203.0.113.10',
+      '190.113.0.10',
       'node.example.org',
     ]);
     expect(besuConfig(input('1.4.4'))['host-allowlist']).toBeUndefined();

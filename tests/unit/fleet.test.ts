@@ -30,7 +30,7 @@ const validator: FleetRow = {
   path: 'ssh',
   service: 'unreachable',
   problem:
-    'node validator-1: cannot reach root@203.0.113.7:22 over SSH: ssh: connect to host 203.0.113.7 port 22: Connection refused',
+    'node validator-1: cannot reach root@190.113.0.7:22 over SSH: ssh: connect to host 190.113.0.7 port 22: Connection refused',
   running: false,
   companionsUp: 0,
   companions: 2,

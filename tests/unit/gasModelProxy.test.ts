@@ -33,8 +33,8 @@ function nodes(rpc?: Record<string, unknown>): NodeSettings[] {
   const config = validTestnetConfig();
   const entries = config['lacchain:nodes'] as Record<string, unknown>[];
   entries.push(
-    { ...sshValidatorEntry({ host: '198.51.100.8', node_ip: '198.51.100.8' }), name: 'gateway', typenode: 'writer' },
-    { ...sshValidatorEntry({ host: '198.51.100.9', node_ip: '198.51.100.9' }), name: 'boot', typenode: 'bootnode' },
+    { ...sshValidatorEntry({ host: '190.51.100.8', node_ip: '190.51.100.8' }), name: 'gateway', typenode: 'writer' },
+    { ...sshValidatorEntry({ host: '190.51.100.9', node_ip: '190.51.100.9' }), name: 'boot', typenode: 'bootnode' },
   );
   if (rpc) {
     // Authentication is refused while a cluster writer's plain port is reachable: this stack has SSH nodes only.
@@ -175,7 +175,7 @@ describe('what the routing is made of', () => {
 
   it('keeps the Host allowlist, the rate limit, server_tokens off and the method rule', () => {
     expect(text).toContain('listen 80 default_server;');
-    expect(plain).toContain('server_name localhost 127.0.0.1 198.51.100.8;');
+    expect(plain).toContain('server_name localhost 127.0.0.1 190.51.100.8;');
     expect(plain).toContain('limit_req zone=lacchain_besu burst=40 nodelay;');
     expect(plain).toContain('server_tokens off;');
     expect(plain).toContain('location = / {\n        limit_except POST { deny all; }');

@@ -18,7 +18,7 @@ import {
 } from '../../testing/fixtures';
 import * as yaml from 'js-yaml';
 
-const ENODE = `enode://${'a'.repeat(128)}@203.0.113.10:60606`;
+const ENODE = `enode://${'a'.repeat(128)}@190.113.0.10:60606`;
 const good = healthyObservations(ENODE);
 const failing = (o: Partial<Observations>) =>
   evaluateHealth({ ...good, ...o }, FIXES)
@@ -87,7 +87,7 @@ describe('reading the node', () => {
   });
 
   it('decodes JSON-RPC answers', () => {
-    const at = 'http://127.0.0.1:4545/ on 198.51.100.7';
+    const at = 'http://127.0.0.1:4545/ on 190.51.100.7';
     expect(hexQuantity(rpcResult('net_peerCount', '{"jsonrpc":"2.0","id":1,"result":"0x1a"}', at))).toBe(26);
     expect(() =>
       rpcResult('admin_peers', '{"jsonrpc":"2.0","id":1,"error":{"code":-32604,"message":"Method not enabled"}}', at),
@@ -98,8 +98,8 @@ describe('reading the node', () => {
   });
 
   it('names the address that did not answer, instead of calling nothing an answer', () => {
-    expect(() => rpcResult('net_peerCount', '', 'http://127.0.0.1:4545/ on 198.51.100.7')).toThrow(
-      'net_peerCount: no answer from http://127.0.0.1:4545/ on 198.51.100.7',
+    expect(() => rpcResult('net_peerCount', '', 'http://127.0.0.1:4545/ on 190.51.100.7')).toThrow(
+      'net_peerCount: no answer from http://127.0.0.1:4545/ on 190.51.100.7',
     );
     expect(syncState(false)).toBe(false);
     expect(syncState({ startingBlock: '0x0', currentBlock: '0x10', highestBlock: '0x20' })).toEqual({
@@ -127,7 +127,7 @@ describe('client commands', () => {
 
   it('runs systemctl and reads the log through sudo for a non-root user', () => {
     const commands = sshCommands(validator);
-    expect(commands.destination).toEqual(['-p', '22', 'ubuntu@198.51.100.7']);
+    expect(commands.destination).toEqual(['-p', '22', 'ubuntu@190.51.100.7']);
     expect(commands.restart).toBe("sudo -n systemctl restart 'besu'");
     // Files the service user owns are read as root refusing a symlink (O_NOFOLLOW) or a FIFO; followed, as that user.
     expect(commands.logs).toBe(

@@ -21,7 +21,7 @@ import { PROJECT_DIR } from '../../testing/run';
 function nodes() {
   const config = validTestnetConfig();
   (config['lacchain:nodes'] as unknown[]).push({
-    ...sshValidatorEntry({ host: '198.51.100.8', node_ip: '198.51.100.8' }),
+    ...sshValidatorEntry({ host: '190.51.100.8', node_ip: '190.51.100.8' }),
     name: 'gateway',
     typenode: 'writer',
   });

@@ -174,18 +174,18 @@ describe('the one line of a cluster node that cannot be acted on', () => {
 });
 
 describe('the one line of a machine that cannot be acted on', () => {
-  const machine = { node: 'validator', stack: 'testnet', destination: 'admin@198.51.100.7:22', serviceName: 'besu' };
+  const machine = { node: 'validator', stack: 'testnet', destination: 'admin@190.51.100.7:22', serviceName: 'besu' };
 
   it("ssh's exit 255: cannot reach, with ssh's last line", () => {
     expect(
       machineUnreachable(
         machine,
-        "Warning: Permanently added '198.51.100.7' (ED25519) to the list of known hosts.\r\nssh: connect to host 198.51.100.7 port 22: Connection refused\r\n",
+        "Warning: Permanently added '190.51.100.7' (ED25519) to the list of known hosts.\r\nssh: connect to host 190.51.100.7 port 22: Connection refused\r\n",
       ),
     ).toEqual({
       state: 'unreachable',
       message:
-        'node validator: cannot reach admin@198.51.100.7:22 over SSH: ssh: connect to host 198.51.100.7 port 22: Connection refused',
+        'node validator: cannot reach admin@190.51.100.7:22 over SSH: ssh: connect to host 190.51.100.7 port 22: Connection refused',
     });
   });
 
@@ -193,7 +193,7 @@ describe('the one line of a machine that cannot be acted on', () => {
     expect(machineNotDeployed(machine)).toEqual({
       state: 'not deployed',
       message:
-        'node validator is not deployed on admin@198.51.100.7:22 (no service besu there): run pulumi up --stack testnet',
+        'node validator is not deployed on admin@190.51.100.7:22 (no service besu there): run pulumi up --stack testnet',
     });
   });
 

@@ -554,7 +554,7 @@ const cases: Case[] = [
         name: 'second',
         inventory: {
           ...inventory(c),
-          node_ip: '198.51.100.9',
+          node_ip: '190.51.100.9',
           node_home: '/srv/second',
           node_service: 'besu-ethstats',
         },
@@ -563,7 +563,7 @@ const cases: Case[] = [
       key: 'node second inventory.node_service',
       given: 'given "besu-ethstats"',
       allowed:
-        'a service name whose units (besu-ethstats, besu-ethstats-relay-signer, besu-ethstats-rotation-validator, besu-ethstats-ethstats) no other node on 198.51.100.7 uses (node validator uses it)',
+        'a service name whose units (besu-ethstats, besu-ethstats-relay-signer, besu-ethstats-rotation-validator, besu-ethstats-ethstats) no other node on 190.51.100.7 uses (node validator uses it)',
     },
   },
   {
@@ -573,13 +573,13 @@ const cases: Case[] = [
       nodes(c).push({
         ...nodes(c)[1],
         name: 'second',
-        inventory: { ...inventory(c), node_ip: '198.51.100.9', node_home: '/srv/second', node_service: 'besu' },
+        inventory: { ...inventory(c), node_ip: '190.51.100.9', node_home: '/srv/second', node_service: 'besu' },
       });
     },
     expected: {
       key: 'node second inventory.node_service',
       given: 'given "besu"',
-      allowed: /no other node on 198\.51\.100\.7 uses \(node validator uses besu-rotation-validator\)$/,
+      allowed: /no other node on 190\.51\.100\.7 uses \(node validator uses besu-rotation-validator\)$/,
     },
   },
   ...(
@@ -595,13 +595,13 @@ const cases: Case[] = [
       nodes(c).push({
         ...nodes(c)[1],
         name: 'second',
-        inventory: { ...inventory(c), node_ip: '198.51.100.9', node_home: second, node_service: 'besu-second' },
+        inventory: { ...inventory(c), node_ip: '190.51.100.9', node_home: second, node_service: 'besu-second' },
       });
     },
     expected: {
       key: 'node second inventory.node_home',
       given: `given "${second}"`,
-      allowed: `a node home that is not, nor holds, nor lies inside, the home of another node on 198.51.100.7 (node validator uses ${used})`,
+      allowed: `a node home that is not, nor holds, nor lies inside, the home of another node on 190.51.100.7 (node validator uses ${used})`,
     },
   })),
   {
@@ -610,13 +610,13 @@ const cases: Case[] = [
       nodes(c).push({
         ...nodes(c)[1],
         name: 'second',
-        inventory: { ...inventory(c), node_ip: '198.51.100.9', node_home: '/srv/second' },
+        inventory: { ...inventory(c), node_ip: '190.51.100.9', node_home: '/srv/second' },
       }),
     expected: {
       key: 'node second inventory.node_service',
       given: 'given "besu"',
       allowed:
-        'a service name whose units (besu, besu-relay-signer, besu-rotation-validator, besu-ethstats) no other node on 198.51.100.7 uses (node validator uses it)',
+        'a service name whose units (besu, besu-relay-signer, besu-rotation-validator, besu-ethstats) no other node on 190.51.100.7 uses (node validator uses it)',
     },
   },
   {
@@ -750,12 +750,12 @@ const cases: Case[] = [
   },
   {
     name: 'host a mistyped IPv4 address (no DNS name either)',
-    config: (c) => (inventory(c).host = '198.51.100.999'),
+    config: (c) => (inventory(c).host = '190.51.100.999'),
     expected: { key: 'lacchain:nodes[1].inventory.host', allowed: /an IPv4 address or a DNS name/ },
   },
   {
     name: 'dns_name all digits',
-    config: (c) => (inventory(c).dns_name = '203.0.113.999'),
+    config: (c) => (inventory(c).dns_name = '190.113.0.999'),
     expected: { key: 'lacchain:nodes[1].inventory.dns_name', allowed: /DNS name/ },
   },
   {
@@ -954,10 +954,10 @@ const cases: Case[] = [
   },
   {
     name: 'same p2p address on two nodes',
-    config: (c) => (inventory(c).node_ip = '203.0.113.10'),
+    config: (c) => (inventory(c).node_ip = '190.113.0.10'),
     expected: {
       key: 'node validator inventory.node_ip',
-      given: 'given "203.0.113.10:60606"',
+      given: 'given "190.113.0.10:60606"',
       allowed: /node writer uses it/,
     },
   },
@@ -1000,12 +1000,12 @@ describe('settings validation', () => {
     nodes(config).push({
       ...nodes(config)[1],
       name: 'second',
-      inventory: { ...inventory(config), node_ip: '198.51.100.9', node_home: '/opt/lacchain-2', node_service: 'besu' },
+      inventory: { ...inventory(config), node_ip: '190.51.100.9', node_home: '/opt/lacchain-2', node_service: 'besu' },
     });
     const loaded = load(config).settings.nodes.filter((n) => n.target === 'ssh');
     expect(loaded.map((n) => [n.name, n.host, n.serviceName, n.nodeHome])).toEqual([
-      ['validator', '198.51.100.7', 'besu-validator-1', '/opt/lacchain'],
-      ['second', '198.51.100.7', 'besu', '/opt/lacchain-2'],
+      ['validator', '190.51.100.7', 'besu-validator-1', '/opt/lacchain'],
+      ['second', '190.51.100.7', 'besu', '/opt/lacchain-2'],
     ]);
   });
 
@@ -1048,7 +1048,7 @@ describe('settings validation', () => {
     const config = validTestnetConfig();
     inventory(config).node_ip = '300.1.2.3';
     expect(() => load(config)).toThrow(
-      'Pulumi.testnet.yaml: lacchain:nodes[1].inventory.node_ip: given "300.1.2.3"; allowed: an IPv4 address such as 203.0.113.10 (not 0.0.0.0, loopback or multicast)',
+      `Pulumi.testnet.yaml: lacchain:nodes[1].inventory.node_ip: given "300.1.2.3"; allowed: an IPv4 address such as 203.0.113.10 (not 0.0.0.0, loopback or multicast); for a node's enode not a documentation one`,
     );
   });
 });
@@ -1065,8 +1065,8 @@ describe('valid settings', () => {
       name: 'writer',
       target: 'kubernetes',
       valuesFile: VALUES,
-      publicIP: '203.0.113.10',
-      p2pHost: '203.0.113.10',
+      publicIP: '190.113.0.10',
+      p2pHost: '190.113.0.10',
       p2pPort: 60606,
       workerName: 'worker-1',
       namespace: 'lacchain',
@@ -1076,10 +1076,10 @@ describe('valid settings', () => {
     expect(validator).toMatchObject({
       name: 'validator',
       target: 'ssh',
-      host: '198.51.100.7',
+      host: '190.51.100.7',
       sshPort: 22,
       user: 'ubuntu',
-      p2pHost: '198.51.100.7',
+      p2pHost: '190.51.100.7',
       nodeHome: '/opt/lacchain',
       serviceName: 'besu',
     });
@@ -1247,13 +1247,28 @@ describe("a node's public address on mainnet (the address in the enode sent for 
     expect(settings.nodes.map((n) => n.p2pHost)).toEqual(['200.10.20.20', '200.10.20.7']);
   });
 
-  it('testnet: private and documentation addresses stay allowed, as before', () => {
+  it('testnet: private addresses stay allowed (a lab network), the address in the enode', () => {
     const config = validTestnetConfig();
     inventory(config).node_ip = '10.0.0.5';
     const values = validWriterValues() as Values;
     values.deploy.publicIP = '192.168.1.10';
-    values.deploy.p2p.host = '203.0.113.10';
-    expect(load(config, values).settings.nodes.map((n) => n.p2pHost)).toEqual(['203.0.113.10', '10.0.0.5']);
+    values.deploy.p2p.host = '172.16.0.10';
+    expect(load(config, values).settings.nodes.map((n) => n.p2pHost)).toEqual(['172.16.0.10', '10.0.0.5']);
+  });
+
+  it('testnet: a documentation address is refused too (an example: no peer reaches it, no network permissions it)', () => {
+    const config = validTestnetConfig();
+    inventory(config).node_ip = '198.51.100.7';
+    const values = validWriterValues() as Values;
+    values.deploy.publicIP = '203.0.113.10';
+    values.deploy.p2p.host = '192.0.2.10';
+    const allowed =
+      'on open-protestnet, an IPv4 address peers reach (a private one too, on this test network), not in a documentation range (192.0.2/24, 198.51.100/24, 203.0.113/24): it is in the enode, and no network permissions an example address';
+    expect(problemsOf(config, values).map((p) => `${p.file}: ${p.key}: ${p.given}; allowed: ${p.allowed}`)).toEqual([
+      `values/writer.yml: deploy.publicIP: given "203.0.113.10", a documentation address (203.0.113.0/24); allowed: ${allowed}`,
+      `values/writer.yml: deploy.p2p.host: given "192.0.2.10", a documentation address (192.0.2.0/24); allowed: ${allowed}`,
+      `Pulumi.testnet.yaml: lacchain:nodes[1].inventory.node_ip: given "198.51.100.7", a documentation address (198.51.100.0/24); allowed: ${allowed}`,
+    ]);
   });
 });
 

@@ -8,7 +8,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as os from 'os';
-import { exampleAsGiven, writeProject } from '../../testing/examples';
+import { completedExample, writeProject } from '../../testing/examples';
 import * as yaml from 'js-yaml';
 import { alertRulesDocument } from '../../core/monitoring/alerts';
 import {
@@ -30,12 +30,12 @@ import {
 } from '../../testing/fixtures';
 
 const PROJECT = path.resolve(__dirname, '../..');
-/** A self-signed certificate naming 198.51.100.7, the validator's node_ip (its key was thrown away). */
+/** A self-signed certificate naming 190.51.100.7, the validator's node_ip (its key was thrown away). */
 const CERTIFICATE = fs.readFileSync(path.join(PROJECT, 'tests/fixtures/monitoring/validator.crt'), 'utf8');
-const FINGERPRINT = '5A:C5:3A:8D:51:20:25:B4:DA:01:75:BF:23:F4:60:F6:7C:C1:E6:C0:38:CB:F8:99:0B:85:31:6B:CB:26:58:E7';
+const FINGERPRINT = 'C4:04:30:EB:DB:7B:B7:C8:63:C9:DB:79:A4:6D:E0:5B:FB:14:6B:BF:70:06:8A:2A:2F:29:E9:1A:52:49:F0:0C';
 const DIR = '/home/you/.lacchain-besu-node/monitoring/testnet';
 const FETCH =
-  'openssl s_client -connect 198.51.100.7:9443 -showcerts </dev/null 2>/dev/null | openssl x509 > ' +
+  'openssl s_client -connect 190.51.100.7:9443 -showcerts </dev/null 2>/dev/null | openssl x509 > ' +
   `${DIR}/validator.crt`;
 
 const files = memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) });
@@ -77,7 +77,7 @@ describe("a stack's machines", () => {
         authorization: { type: 'Bearer', credentials_file: 'metrics-token' },
         tls_config: { ca_file: 'validator.crt' },
         static_configs: [
-          { targets: ['198.51.100.7:9443'], labels: { lacchain_stack: 'testnet', lacchain_node: 'validator' } },
+          { targets: ['190.51.100.7:9443'], labels: { lacchain_stack: 'testnet', lacchain_node: 'validator' } },
         ],
         relabel_configs: [{ target_label: 'job', replacement: job }],
       })),
@@ -89,7 +89,7 @@ describe("a stack's machines", () => {
 
   it('name the certificate to fetch with the exact command, and the token file to fill', () => {
     const result = scrape(machineStack(), {}, 'missing');
-    expect(result.nodes).toEqual([expect.stringMatching(/^validator \(machine 198\.51\.100\.7\): .*still to fetch$/)]);
+    expect(result.nodes).toEqual([expect.stringMatching(/^validator \(machine 190\.51\.100\.7\): .*still to fetch$/)]);
     expect(result.todo).toEqual([
       `put the metrics token in ${DIR}/metrics-token: (umask 077 && pulumi config get lacchain:metricsToken --stack testnet > ${DIR}/metrics-token)`,
       `save validator's certificate: ${FETCH}, then run this again to check it (with --outputs, against its tlsCertificateSha256 output)`,
@@ -115,7 +115,7 @@ describe("a stack's machines", () => {
     });
     expect(wrong.problems).toEqual([
       `${DIR}/validator.crt: its SHA-256 fingerprint is ${FINGERPRINT}, but the node's tlsCertificateSha256 output is ${other}: ` +
-        `not the node's certificate (another machine answered at 198.51.100.7?); remove it and save the node's again: ${FETCH}`,
+        `not the node's certificate (another machine answered at 190.51.100.7?); remove it and save the node's again: ${FETCH}`,
     ]);
   });
 
@@ -129,12 +129,12 @@ describe("a stack's machines", () => {
       expect.stringMatching(/validator\.crt: not a PEM certificate \(the fetch failed\?\); remove it/),
     ]);
     const elsewhere = settingsOf(
-      sshValidatorStack(sshValidatorEntry({ host: '198.51.100.8', node_ip: '198.51.100.8' }), {
+      sshValidatorStack(sshValidatorEntry({ host: '190.51.100.8', node_ip: '190.51.100.8' }), {
         'lacchain:metricsToken': 'a'.repeat(64),
       }),
     );
     expect(scrape(elsewhere, { certificates: { validator: CERTIFICATE } }).problems).toEqual([
-      expect.stringContaining("validator.crt: it does not name the node's address 198.51.100.8"),
+      expect.stringContaining("validator.crt: it does not name the node's address 190.51.100.8"),
     ]);
   });
 
@@ -142,7 +142,7 @@ describe("a stack's machines", () => {
     const result = scrape(machineStack(false), {}, 'missing');
     expect(result.files).toEqual([]);
     expect(result.nodes).toEqual([
-      'validator (machine 198.51.100.7): not scraped: lacchain:metricsToken is not set, so the machine serves no metrics',
+      'validator (machine 190.51.100.7): not scraped: lacchain:metricsToken is not set, so the machine serves no metrics',
     ]);
     expect(result.todo).toEqual([
       `give the machines a metrics endpoint (9443, TLS, the bearer token): openssl rand -hex 32 > ${DIR}/metrics-token && ` +
@@ -229,7 +229,7 @@ describe("a stack's cluster nodes", () => {
 describe('the example testnet stack', () => {
   it('has one Kubernetes writer without lacchain:monitoring: nothing to scrape, and how to change that', () => {
     const example = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-scrape-'));
-    const file = writeProject('testnet', exampleAsGiven('testnet'), example);
+    const file = writeProject('testnet', completedExample('testnet', { pin: false }), example);
     const { settings } = loadStack('testnet', readStackConfigFile(file), readFileFromDisk);
     fs.rmSync(example, { recursive: true, force: true });
     const result = scrape(settings);

@@ -13,7 +13,7 @@ describe('the TLS identity in the proxy step output', () => {
 
   it('takes the last fingerprint and pin printed, and nothing else', () => {
     const output = [
-      'proxy: made a self-signed certificate for IP:198.51.100.8',
+      'proxy: made a self-signed certificate for IP:190.51.100.8',
       `${TLS_IDENTITY_LINES.certificateSha256} ${'00:'.repeat(31)}00`,
       `${TLS_IDENTITY_LINES.certificateSha256} ${fingerprint}`,
       `${TLS_IDENTITY_LINES.publicKeyPin} ${pin}`,
