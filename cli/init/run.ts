@@ -15,6 +15,8 @@ import * as readline from 'readline';
 import {
   CONFIG_NAMESPACE,
   DEFAULT_KEY_FOLDER,
+  DEFAULT_SSH_PORT,
+  DEFAULT_SSH_USER,
   defaultValuesFile,
   stackConfigFileName,
 } from '../../core/catalog/defaults';
@@ -48,6 +50,7 @@ import { CommandLine, UsageError } from '../cli';
 import { suggestion } from '../../core/didYouMean';
 import { expandHome, gitWorkTreeOf, readKeyFile, writeNewKeyFile } from '../keyFile';
 import type { InitOptions } from './spec';
+import { readMachineSystem } from './machineSystem';
 import {
   deploySection,
   NodeEdit,
@@ -275,9 +278,34 @@ async function setup(
     known.workerExternalIP = worker.externalIP;
   };
 
+  // The machine's system, read over SSH when it is not given and the host key is pinned (never trusting another key).
+  let systemFromMachine = false;
+  const readSystem = async (): Promise<boolean> => {
+    if (flags.os !== undefined || hostKey.key === undefined) return false;
+    const machine = {
+      host: String(answers.host),
+      port: Number(answers.port ?? DEFAULT_SSH_PORT),
+      user: String(answers.user ?? DEFAULT_SSH_USER),
+      hostKey: hostKey.key,
+      keyFile: values['ssh-key'] === undefined ? undefined : path.resolve(expandHome(values['ssh-key'])),
+    };
+    const read = await readMachineSystem(machine);
+    if ('reason' in read) {
+      process.stdout.write(
+        `os: not read from ${machine.host} (${read.reason}): the preflight step checks the system at pulumi up (--os gives it now)\n`,
+      );
+      return false;
+    }
+    answers.os = read.system;
+    systemFromMachine = true;
+    process.stdout.write(`os: ${read.system} (read from ${machine.host}'s /etc/os-release over SSH)\n`);
+    return true;
+  };
+
   /** Asks one question of the node's fields (again, after the loader refused its answer). */
   const ask = async (question: FieldQuestion) => {
     if (question.key === 'host_key') return askHostKey();
+    if (question.key === 'os' && !systemFromMachine && (await readSystem())) return;
     if (question.key === 'workerName' && workers.length > 0 && flags[question.flag] === undefined) {
       return askWorker(question);
     }
@@ -337,6 +365,11 @@ async function setup(
       .filter((w): w is { problem: Problem; question: FieldQuestion } => w.question !== undefined);
     if (wrong.length === 0) break;
     for (const { problem, question } of wrong) {
+      if (question.key === 'os' && systemFromMachine) {
+        throw new UsageError(
+          `the machine ${String(answers.host)} runs ${String(answers.os)} (its /etc/os-release): ${problem.given}; allowed: ${problem.allowed}`,
+        );
+      }
       const anyKey = question.key === 'host_key' && switchOn(values, 'accept-any-host-key');
       const flag = anyKey ? 'accept-any-host-key' : question.flag;
       const fromFlag = anyKey || flags[flag] !== undefined;

@@ -65,6 +65,11 @@ export const INIT_TOOL: ToolSpec<InitOptions> = {
       type: 'boolean',
       help: 'test networks only (refused on mainnet): connect without a pinned host_key (accept_any_host_key)',
     },
+    'ssh-key': {
+      type: 'string',
+      value: 'FILE',
+      help: "the private key to read an SSH machine's system with, when os is not given and its host key is pinned (default: ssh's own)",
+    },
   },
   examples: [
     ['--stack testnet --remove writer', 'remove node writer from the stack file: pulumi up no longer deploys it'],

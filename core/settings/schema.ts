@@ -124,7 +124,7 @@ export const inventorySchema = strict({
   dns_name: setting(hostname.optional(), { description: 'A DNS name of the machine (added to the TLS certificate).' }),
   os: setting(operatingSystem.optional(), {
     description:
-      "The machine's system, `<ID> <VERSION_ID>` of its `/etc/os-release` (e.g. `ubuntu 24.04`): `npm run init` and `npm run plan` refuse, before any `pulumi up`, a system the `preflight` step would refuse or one that refuses the node type. Without it the `preflight` step is the first to check.",
+      "The machine's system, `<ID> <VERSION_ID>` of its `/etc/os-release` (e.g. `ubuntu 24.04`): `npm run init` and `npm run plan` refuse, before any `pulumi up`, a system the `preflight` step would refuse or one that refuses the node type. `npm run init` writes it, read from the machine over SSH, when the host key is pinned. Without it the `preflight` step is the first to check.",
   }),
   node_home: setting(nodeHome.optional(), {
     default: `\`${DEFAULT_NODE_HOME}\``,

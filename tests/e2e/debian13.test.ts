@@ -12,7 +12,7 @@ import { ETHSTATS, RELAY_SIGNER } from '../../core/catalog/companions';
 import { hostSuite, progress } from '../../testing/hostSuite';
 import { changedCommands, nodeKeyOf, remoteCommands as commands } from '../../testing/replay';
 import { nodeTool, operatorStackFile } from '../../testing/nodeTool';
-import { outcome } from '../../testing/run';
+import { outcome, runNpm } from '../../testing/run';
 import { HOME, NODE, provisionedWriter } from '../../testing/sshNodeHost';
 
 const suite = hostSuite('Debian 13 (trixie) end-to-end tests');
@@ -57,6 +57,19 @@ suite('a writer on Debian 13, with the Java of its own package sources', () => {
     const candidate = (name: string) => sh(`apt-cache policy ${name} | awk '/Candidate:/ { print $2 }'`);
     expect(await candidate('openjdk-17-jre-headless')).toMatch(/^(\(none\))?$/);
     expect(await candidate(SYSTEM_JAVA)).toMatch(/^21\./);
+  });
+
+  it('npm run init reads its system over SSH, trusting the pinned host key alone, and writes it as os', async () => {
+    const { host } = writer.state();
+    const dir = fs.mkdtempSync(path.join(writer.state().work, 'init-'));
+    const result = runNpm('init', [
+      ...['--stack', 'testnet', '--dir', dir, '--typenode', 'validator', '--target', 'ssh', '--host', host.ip],
+      ...['--user', host.sudoUser, '--host-key', host.hostPublicKey, '--ssh-key', host.privateKeyFile],
+      ...['--node-name', 'org-validator', '--node-email', 'ops@example.org', '--keygen', 'no'],
+    ]);
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(result.stdout).toContain(`os: debian 13 (read from ${host.ip}'s /etc/os-release over SSH)`);
+    expect(fs.readFileSync(path.join(dir, 'Pulumi.testnet.yaml'), 'utf8')).toMatch(/^ +os: debian 13$/m);
   });
 
   it(`installs Besu ${FIRST} (Java ${javaMajorFor(FIRST)}) on the system's Java 21, with no pinned runtime`, async () => {

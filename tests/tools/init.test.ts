@@ -27,6 +27,7 @@ jest.setTimeout(180_000);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-init-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 const kubectlDir = path.join(PROJECT_DIR, 'tests/fixtures/recorded-kubectl');
+const sshDir = path.join(PROJECT_DIR, 'tests/fixtures/recorded-ssh');
 
 /** A project folder: empty, or with the shipped stack of `withExample`, its example nodes in, and their values files. */
 function project(name: string, withExample?: 'testnet' | 'mainnet', { asShipped = false } = {}): string {
@@ -45,14 +46,20 @@ function project(name: string, withExample?: 'testnet' | 'mainnet', { asShipped 
   return dir;
 }
 
-/** Kubectl answers: no cluster unless a node table is given. */
-function kubectlEnv(nodes?: string) {
+/**
+ * Kubectl's and ssh's answers: no cluster unless a node table is given, no machine answering over SSH unless its
+ * os-release is given.
+ */
+function kubectlEnv(nodes?: string, osRelease?: string) {
   const answers = fs.mkdtempSync(path.join(work, 'kubectl-'));
   if (nodes) fs.writeFileSync(path.join(answers, 'nodes'), nodes);
+  if (osRelease) fs.writeFileSync(path.join(answers, 'os-release'), osRelease);
   return {
-    PATH: `${kubectlDir}:${process.env.PATH}`,
+    PATH: `${kubectlDir}:${sshDir}:${process.env.PATH}`,
     KUBECTL_RECORD: path.join(answers, 'calls'),
     KUBECTL_ANSWERS: answers,
+    SSH_RECORD: path.join(answers, 'ssh-calls'),
+    SSH_ANSWERS: answers,
   };
 }
 
@@ -567,6 +574,63 @@ describe('a node already in the stack', () => {
       ['bootnode', undefined],
       ['v2', 'values/v2.yml'],
     ]);
+  });
+});
+
+describe("the machine's system, read over SSH with the pinned host key (cat /etc/os-release)", () => {
+  const DEBIAN_13 = 'PRETTY_NAME="Debian GNU/Linux 13 (trixie)"\nNAME="Debian GNU/Linux"\nVERSION_ID="13"\nID=debian\n';
+  const UBUNTU_14 =
+    'NAME="Ubuntu"\nVERSION="14.04.6 LTS, Trusty Tahr"\nID=ubuntu\nID_LIKE=debian\nVERSION_ID="14.04"\n';
+  const writer = (dir: string, extra: string[] = []) => [
+    ...['--stack', 'testnet', '--dir', dir, '--typenode', 'writer', '--target', 'ssh', '--host', '190.51.100.7'],
+    ...['--node-name', 'org-writer', '--node-email', 'ops@example.org', '--keygen', 'no', ...extra],
+  ];
+  const withHostKey = ['--host-key', FAKE_HOST_KEY];
+  const run = (args: string[], osRelease?: string) => {
+    const env = kubectlEnv(undefined, osRelease);
+    return runNpmAsync('init', args, { env }).then((result) => ({
+      ...result,
+      calls: fs.existsSync(env.SSH_RECORD) ? read(env.SSH_RECORD).trim().split('\n') : [],
+    }));
+  };
+
+  it('is written as the inventory os, the pinned key the only one trusted', async () => {
+    const dir = project('os-read');
+    const result = await run(writer(dir, withHostKey), DEBIAN_13);
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(result.stdout).toContain("os: debian 13 (read from 190.51.100.7's /etc/os-release over SSH)");
+    expect(stackOf(dir).config['lacchain:nodes'][0].inventory.os).toBe('debian 13');
+    expect(result.calls).toHaveLength(1);
+    expect(result.calls[0]).toMatch(
+      /^-o BatchMode=yes .*-o UserKnownHostsFile=\S+known_hosts -o GlobalKnownHostsFile=\/dev\/null -o KnownHostsCommand=none -o StrictHostKeyChecking=yes -p 22 root@190\.51\.100\.7 cat \/etc\/os-release$/,
+    );
+  });
+
+  it('refuses a system the preflight step would refuse, naming the machine, nothing written', async () => {
+    const dir = project('os-refused');
+    const result = await run(writer(dir, withHostKey), UBUNTU_14);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^error: the machine 190\.51\.100\.7 runs ubuntu 14\.04 \(its \/etc\/os-release\): given "ubuntu 14\.04"; allowed: the machine's system/,
+    );
+    expect(fs.existsSync(path.join(dir, 'Pulumi.testnet.yaml'))).toBe(false);
+  });
+
+  it('goes on without it when the machine does not answer, saying the preflight step checks it', async () => {
+    const dir = project('os-unreachable');
+    const result = await run(writer(dir, withHostKey));
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'os: not read from 190.51.100.7 (ssh: connect to host 190.51.100.7: Connection refused): the preflight step checks the system at pulumi up (--os gives it now)',
+    );
+    expect(stackOf(dir).config['lacchain:nodes'][0].inventory.os).toBeUndefined();
+  });
+
+  it('is not read without a pinned host key, nor when --os gives it', async () => {
+    const unpinned = await run(writer(project('os-unpinned')), DEBIAN_13);
+    const given = await run(writer(project('os-given'), [...withHostKey, '--os', 'ubuntu 24.04']), DEBIAN_13);
+    expect([unpinned.code, unpinned.calls, given.code, given.calls]).toEqual([0, [], 0, []]);
+    expect(stackOf(path.join(work, 'os-given')).config['lacchain:nodes'][0].inventory.os).toBe('ubuntu 24.04');
   });
 });
 
