@@ -646,20 +646,13 @@ describe('the host key', () => {
     'ops@example.org',
   ];
 
+  /** A testnet validator over SSH, no key made, with the flags given. */
+  const validator = (dir: string, ...extra: string[]) =>
+    init(['--stack', 'testnet', '--dir', dir, '--typenode', 'validator', ...ssh, ...extra, '--keygen', 'no']);
+
   it('--accept-any-host-key opts a test network out of pinning it', async () => {
     const dir = project('any-key');
-    const result = await init([
-      '--stack',
-      'testnet',
-      '--dir',
-      dir,
-      '--typenode',
-      'validator',
-      ...ssh,
-      '--accept-any-host-key',
-      '--keygen',
-      'no',
-    ]);
+    const result = await validator(dir, '--accept-any-host-key');
     expect(result.code).toBe(0);
     expect(stackOf(dir).config['lacchain:nodes'][0].inventory.accept_any_host_key).toBe(true);
     expect(stillToDo(result.stdout).map((i) => i.commands[0])).not.toContain('ssh-keyscan -t ed25519 190.51.100.7');
@@ -667,19 +660,7 @@ describe('the host key', () => {
 
   it('takes the line ssh-keyscan prints', async () => {
     const dir = project('keyscan-line');
-    const result = await init([
-      '--stack',
-      'testnet',
-      '--dir',
-      dir,
-      '--typenode',
-      'validator',
-      ...ssh,
-      '--host-key',
-      `190.51.100.7 ${FAKE_HOST_KEY}`,
-      '--keygen',
-      'no',
-    ]);
+    const result = await validator(dir, '--host-key', `190.51.100.7 ${FAKE_HOST_KEY}`);
     expect(result.code).toBe(0);
     expect(stackOf(dir).config['lacchain:nodes'][0].inventory.host_key).toBe(FAKE_HOST_KEY);
   });

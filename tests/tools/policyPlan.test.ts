@@ -71,6 +71,9 @@ describe('the example stacks as given, their images by tag (no digest: the opera
   /** The example stack's files as shipped, its example nodes in, in a folder of their own: its stack file. */
   const asGiven = (stack: 'testnet' | 'mainnet') =>
     writeProject(stack, exampleAsGiven(stack), fs.mkdtempSync(path.join(work, 'as-given-')));
+  /** The same files as an operator completes them, addresses given (images by tag unless pinned): its stack file. */
+  const completed = (stack: 'testnet' | 'mainnet') =>
+    writeProject(stack, completedExample(stack, { pin: false }), fs.mkdtempSync(path.join(work, 'example-')));
 
   it.each(['testnet', 'mainnet'])(
     '%s as shipped: refused, holding no node, naming the command that adds one',
@@ -85,13 +88,7 @@ describe('the example stacks as given, their images by tag (no digest: the opera
   );
 
   it('testnet, its addresses given: plans, warning about the writer, its relay signer and the init containers on its data running from a tag', () => {
-    const example = completedExample('testnet', { pin: false });
-    const result = plan([
-      '--stack',
-      'testnet',
-      '--config',
-      writeProject('testnet', example, fs.mkdtempSync(path.join(work, 'example-'))),
-    ]);
+    const result = plan(['--stack', 'testnet', '--config', completed('testnet')]);
     expect(result.code).toBe(0);
     expect(findings(result.out)).toEqual([
       ['node-key-images-by-tag', 'writer-node', ['backup-before-release-change', 'restic/restic:0.18.1']],
@@ -134,13 +131,7 @@ describe('the example stacks as given, their images by tag (no digest: the opera
   );
 
   it('mainnet, its public addresses given: fails the policy on Besu, the rotation client and restic, after writing the whole plan', () => {
-    const example = completedExample('mainnet', { pin: false });
-    const result = plan([
-      '--stack',
-      'mainnet',
-      '--config',
-      writeProject('mainnet', example, fs.mkdtempSync(path.join(work, 'example-'))),
-    ]);
+    const result = plan(['--stack', 'mainnet', '--config', completed('mainnet')]);
     expect(result.code).toBe(1);
     // In the order the resources were registered, which the nodes' asynchronous identities decide: compared sorted.
     expect(findings(result.out).sort()).toEqual(

@@ -1247,21 +1247,23 @@ describe("a node's public address on mainnet (the address in the enode sent for 
     expect(settings.nodes.map((n) => n.p2pHost)).toEqual(['200.10.20.20', '200.10.20.7']);
   });
 
-  it('testnet: private addresses stay allowed (a lab network), the address in the enode', () => {
+  /** The testnet stack of a writer on a cluster and a validator over SSH, with the given addresses. */
+  function testnet(addresses: { publicIP: string; p2pHost: string; nodeIp: string }) {
     const config = validTestnetConfig();
-    inventory(config).node_ip = '10.0.0.5';
+    inventory(config).node_ip = addresses.nodeIp;
     const values = validWriterValues() as Values;
-    values.deploy.publicIP = '192.168.1.10';
-    values.deploy.p2p.host = '172.16.0.10';
+    values.deploy.publicIP = addresses.publicIP;
+    values.deploy.p2p.host = addresses.p2pHost;
+    return { config, values };
+  }
+
+  it('testnet: private addresses stay allowed (a lab network), the address in the enode', () => {
+    const { config, values } = testnet({ publicIP: '192.168.1.10', p2pHost: '172.16.0.10', nodeIp: '10.0.0.5' });
     expect(load(config, values).settings.nodes.map((n) => n.p2pHost)).toEqual(['172.16.0.10', '10.0.0.5']);
   });
 
   it('testnet: a documentation address is refused too (an example: no peer reaches it, no network permissions it)', () => {
-    const config = validTestnetConfig();
-    inventory(config).node_ip = '198.51.100.7';
-    const values = validWriterValues() as Values;
-    values.deploy.publicIP = '203.0.113.10';
-    values.deploy.p2p.host = '192.0.2.10';
+    const { config, values } = testnet({ publicIP: '203.0.113.10', p2pHost: '192.0.2.10', nodeIp: '198.51.100.7' });
     const allowed =
       'on open-protestnet, an IPv4 address peers reach (a private one too, on this test network), not in a documentation range (192.0.2/24, 198.51.100/24, 203.0.113/24): it is in the enode, and no network permissions an example address';
     expect(problemsOf(config, values).map((p) => `${p.file}: ${p.key}: ${p.given}; allowed: ${p.allowed}`)).toEqual([
