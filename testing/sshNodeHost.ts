@@ -15,6 +15,7 @@ import { settle } from '../tools/recording/engine';
 import type { EthstatsServer } from './ethstatsServer';
 import type { FileServer } from './host/fileServer';
 import { canBuildHosts, startTestHost, TestHost, TestHostSystem } from './host/testHost';
+import { packagesInstalledDisk } from './host/packagesDisk';
 import { progress } from './hostSuite';
 import type { ImageRegistry } from './imageRegistry';
 import { MonitoringStandins, startMonitoringStandins } from './monitoringStandins';
@@ -59,6 +60,11 @@ export interface SshNodeHostOptions {
   aliases?: Record<string, string>;
   /** The host's Debian release (default: Debian 12). */
   system?: TestHostSystem;
+  /**
+   * Boot from the disk with the packages already installed (testing/host/packagesDisk.ts; Debian 12 only), for suites
+   * that test what comes after a first install: the deployment's packages step then finds them there.
+   */
+  packagesInstalled?: boolean;
 }
 
 /** Provisions a writer on a host of the suite's own: registers the suite's beforeAll and afterAll. */
@@ -113,7 +119,8 @@ export function provisionedWriter(options: SshNodeHostOptions) {
     for (const [name, release] of Object.entries(options.aliases ?? {})) {
       fs.copyFileSync(path.join(work, `besu-${release}.tar.gz`), path.join(work, `besu-${name}.tar.gz`));
     }
-    const host = await startTestHost(options.hostName, options.hostIndex, { system: options.system });
+    const base = options.packagesInstalled ? await packagesInstalledDisk() : undefined;
+    const host = await startTestHost(options.hostName, options.hostIndex, { system: options.system, base });
     const files = await startReleaseServer(host, work);
     const standins = await startMonitoringStandins(host, work);
     const gateway = await startPushGateway(host.gateway);

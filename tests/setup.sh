@@ -71,10 +71,19 @@ rootfs_log=$(mktemp)
 rootfs_pid=
 if [ "$(id -u)" = 0 ] && [ "${LACCHAIN_E2E_HOSTS:-1}" != 0 ] && command -v debootstrap >/dev/null 2>&1; then
   # (Its own messages go to a log, shown only when it fails; the time it took to this script's standard error.)
-  # shellcheck disable=SC2016 # expanded by the inner bash
-  timed "the test hosts' root file systems (Debian 12 and 13)" bash -c \
-    'LACCHAIN_TEST_SYSTEM=bookworm bash testing/host/build-rootfs.sh 2>"$1" && LACCHAIN_TEST_SYSTEM=trixie exec bash testing/host/build-rootfs.sh 2>>"$1"' \
-    _ "$rootfs_log" &
+  # Then the disk with a writer's packages installed that the suites testing what comes after a first install boot
+  # (testing/host/packagesDisk.ts: made by the real packages step on a Debian 12 host; cached, none warm).
+  hosts_chain() {
+    # shellcheck disable=SC2016 # expanded by the inner bash
+    timed "the test hosts' root file systems (Debian 12 and 13)" bash -c \
+      'LACCHAIN_TEST_SYSTEM=bookworm bash testing/host/build-rootfs.sh 2>"$1" && LACCHAIN_TEST_SYSTEM=trixie exec bash testing/host/build-rootfs.sh 2>>"$1"' \
+      _ "$rootfs_log" || return 1
+    if [ -d node_modules/ts-node ]; then
+      timed "the packages-installed test host disk" \
+        node -r ts-node/register/transpile-only testing/host/packagesDisk.ts >/dev/null 2>>"$rootfs_log"
+    fi
+  }
+  hosts_chain &
   rootfs_pid=$!
 fi
 

@@ -19,6 +19,7 @@ import { settle } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram } from '../../testing/program';
 import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
+import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
 import { connectsAs, withLoopbackListener } from '../../testing/host/loopbackProbe';
 import type { FileServer } from '../../testing/host/fileServer';
 import type { EthstatsServer } from '../../testing/ethstatsServer';
@@ -86,7 +87,9 @@ interface Deployed {
 async function declare({ typenode, stack, network, index }: Case, deployed: Partial<Deployed>) {
   deployed.work = fs.mkdtempSync(path.join(os.tmpdir(), `lacchain-e2e-${typenode}-`));
   await packStandinReleases([VERSION], deployed.work);
-  const host = (deployed.host = await startTestHost(`co-${typenode.slice(0, 4)}`, index));
+  const host = (deployed.host = await startTestHost(`co-${typenode.slice(0, 4)}`, index, {
+    base: await packagesInstalledDisk(),
+  }));
   const files = (deployed.files = await startReleaseServer(host, deployed.work));
   const standins = (deployed.standins = await startMonitoringStandins(host, deployed.work));
   const declared = await declareProgram(

@@ -26,6 +26,7 @@ import { BACKUP_PASSWORD_PARAMETER, NODE_KEY_PARAMETER, remoteSteps } from '../.
 import type { SshNodeSettings } from '../../core/settings/model';
 import { KEY_ONE, KEY_ONE_PUBLIC } from '../../testing/fixtures';
 import { canBuildHosts, SshResult, startTestHost, TestHost } from '../../testing/host/testHost';
+import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
 import { hostSuite } from '../../testing/hostSuite';
 import { asRoot, layOutNode, layoutNode, layoutPaths, SERVICE_USER, writeAsUser } from '../../testing/nodeLayout';
 import { remoteStepInput } from '../../testing/remoteStep';
@@ -96,7 +97,7 @@ systemctl start ${node.serviceName}
   beforeAll(async () => {
     const check = await canBuildHosts();
     if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
-    host = await startTestHost('hostile', 53);
+    host = await startTestHost('hostile', 53, { base: await packagesInstalledDisk() });
     await layOutNode(host, node, { release: RELEASE, key: KEY_ONE, enode, data: 'backed-up data' });
     await root(`
 (umask 077 && printf %s ${shellQuote(SENTINEL_TEXT)} >${SENTINEL})

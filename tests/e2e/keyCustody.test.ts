@@ -22,6 +22,7 @@ import { derivedBackupPassword } from '../../components/backupPassword';
 import { settle, unwrapSecrets } from '../../tools/recording/engine';
 import { COMPANIONS_OFF, KEY_ONE_PUBLIC } from '../../testing/fixtures';
 import { canBuildHosts, SshResult, startTestHost, TestHost } from '../../testing/host/testHost';
+import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
 import type { FileServer } from '../../testing/host/fileServer';
 import { hostSuite, progress } from '../../testing/hostSuite';
 import { declareProgram, Declared, recordRun } from '../../testing/program';
@@ -149,7 +150,7 @@ suite('a machine that makes and keeps its own node key (keyCustody machine)', ()
     if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-custody-'));
     await packStandinReleases([RELEASE], work);
-    host = await startTestHost('custody', 51);
+    host = await startTestHost('custody', 51, { base: await packagesInstalledDisk() });
     files = await startReleaseServer(host, work);
     up = await upReadingBack(host, 'testnet', stack({ custody: 'machine' }));
     for (const r of up.runs) printed.push(r.stdout, r.stderr);

@@ -14,6 +14,7 @@ import { shellQuote } from '../../core/remote/shell';
 import { KEY_ONE } from '../../testing/fixtures';
 import { asRoot, layOutNode, layoutNode, layoutPaths, SERVICE_USER, writeAsUser } from '../../testing/nodeLayout';
 import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
+import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
 import { hostSuite } from '../../testing/hostSuite';
 
 const suite = hostSuite("the machine restore's key copy");
@@ -42,7 +43,7 @@ suite('the machine restore copies the node key as the service user reads it, nev
   beforeAll(async () => {
     const check = await canBuildHosts();
     if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
-    host = await startTestHost('keycopy', 46);
+    host = await startTestHost('keycopy', 46, { base: await packagesInstalledDisk() });
     await layOutNode(host, node, { release: RELEASE, key: KEY_ONE, enode, data: BACKED_UP_DATA });
     await root(`(umask 077 && printf %s ${shellQuote(SECRET)} >${SECRET_FILE})`);
     // The service user winning the race: just before root opens the key (cp for the copy of old, runuser for the

@@ -20,6 +20,7 @@ import { settle } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram, Declared } from '../../testing/program';
 import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
+import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
 import type { FileServer } from '../../testing/host/fileServer';
 import { changedCommands, remoteCommands as commands, runRemoteStep, runRemoteSteps } from '../../testing/replay';
 import { hostSuite, progress } from '../../testing/hostSuite';
@@ -121,7 +122,7 @@ suite('RPC access and authentication on a real host', () => {
     if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-e2e-rpc-'));
     await packStandinReleases([VERSION], work);
-    host = await startTestHost('rpcauth', 43);
+    host = await startTestHost('rpcauth', 43, { base: await packagesInstalledDisk() });
     target = host.ip;
     files = await startReleaseServer(host, work);
     declared = await declareProgram(recorded, 'testnet', stack(), {});

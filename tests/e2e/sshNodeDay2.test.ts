@@ -32,7 +32,13 @@ const NEXT = '24.1.0';
 const BOOTNODES = NETWORKS['open-protestnet'].bootnodes.writer;
 
 suite('an SSH node on a real host: day-2 operations', () => {
-  const writer = provisionedWriter({ hostName: 'sshday2', hostIndex: 54, release: NEXT, releases: [NEXT] });
+  const writer = provisionedWriter({
+    hostName: 'sshday2',
+    hostIndex: 54,
+    release: NEXT,
+    releases: [NEXT],
+    packagesInstalled: true,
+  });
   const { stack, runAll, sh, rpc, register, permission, answersWithEnode, recorded } = writer;
   let host: TestHost;
   let work: string;
