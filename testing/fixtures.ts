@@ -6,7 +6,9 @@ import type { Observations } from '../core/operations/health';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { PinnedGenesis } from '../core/catalog/networks';
-import type { FileReader, RawStackConfig } from '../core/settings/load';
+import { loadStack, type FileReader, type RawStackConfig } from '../core/settings/load';
+import type { StackSettings } from '../core/settings/model';
+import * as yaml from 'js-yaml';
 import { EngineConfig, engineView } from '../core/settings/engineConfig';
 import { SECRET_CONFIG_KEYS } from '../core/settings/schema';
 
@@ -247,3 +249,12 @@ export const EXPECTED_ALERTS = [
   'CompanionDown',
   'MetricsPushFailing',
 ] as const;
+
+/**
+ * A testnet stack's settings as `pulumi up` loads them from its stack file's `config` (validTestnetConfig unless
+ * given), beside the valid writer values file (values/writer.yml: validWriterValues).
+ */
+export function loadTestnet(config: Record<string, unknown> = validTestnetConfig()): StackSettings {
+  const files = memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) });
+  return loadStack('testnet', rawConfig(config), files).settings;
+}

@@ -6,14 +6,12 @@
  * legitimate request is sent from another address. Loopback only, bounded in count and time, and it stops by itself.
  */
 import * as net from 'net';
-import * as yaml from 'js-yaml';
 import { LOCAL_HOSTS, PORTS } from '../core/catalog/ports';
 import { describeNode } from '../core/node/description';
 import { renderNginxServers } from '../core/proxy/nginxConf';
 import { proxyAccess } from '../core/rpc/access';
-import { loadStack } from '../core/settings/load';
 import type { NodeSettings } from '../core/settings/model';
-import { memoryFiles, rawConfig, sshValidatorEntry, validTestnetConfig, validWriterValues } from './fixtures';
+import { loadTestnet, sshValidatorEntry, validTestnetConfig } from './fixtures';
 import { request, residentKiB } from './nginx';
 
 /** The SSH writer `gateway` of a test stack, with the schema's defaults unless `rpc` (lacchain:rpc) is given. */
@@ -23,8 +21,7 @@ export function sshWriter(rpc?: Record<string, unknown>, secrets: Record<string,
     { ...sshValidatorEntry({ host: '190.51.100.8', node_ip: '190.51.100.8' }), name: 'gateway', typenode: 'writer' },
   ];
   if (rpc) config['lacchain:rpc'] = rpc;
-  const files = memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) });
-  return loadStack('testnet', rawConfig(config), files).settings.nodes[0];
+  return loadTestnet(config).nodes[0];
 }
 
 /** Where the proxy under load listens and passes to. */

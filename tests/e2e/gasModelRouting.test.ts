@@ -6,20 +6,12 @@
  * through the renderer's inputs, then wrapped in a minimal `http {}`. Needs root (nginx is started as root, as on a
  * machine); elsewhere skipped with the reason printed, and under CI=true it must run.
  */
-import * as yaml from 'js-yaml';
 import { GAS_MODEL_METHODS, RELAY_SIGNER_PATH } from '../../core/catalog/gasModel';
 import { LOCAL_HOSTS, PORTS } from '../../core/catalog/ports';
 import { describeNode } from '../../core/node/description';
 import { renderNginxServers } from '../../core/proxy/nginxConf';
 import { proxyAccess } from '../../core/rpc/access';
-import { loadStack } from '../../core/settings/load';
-import {
-  memoryFiles,
-  rawConfig,
-  sshValidatorEntry,
-  validTestnetConfig,
-  validWriterValues,
-} from '../../testing/fixtures';
+import { loadTestnet, sshValidatorEntry, validTestnetConfig } from '../../testing/fixtures';
 import { realNginxSuite, request, RunningNginx, StandIn, standIn, startNginx } from '../../testing/nginx';
 import { freePort } from '../../testing/ports';
 
@@ -29,8 +21,7 @@ function sshWriter() {
   config['lacchain:nodes'] = [
     { ...sshValidatorEntry({ host: '190.51.100.8', node_ip: '190.51.100.8' }), name: 'gateway', typenode: 'writer' },
   ];
-  const files = memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) });
-  return loadStack('testnet', rawConfig(config), files).settings.nodes[0];
+  return loadTestnet(config).nodes[0];
 }
 
 const call = (method: string, params: unknown[] = [], id: number = 1) =>

@@ -16,9 +16,8 @@ import { PROJECT_DIR } from '../../testing/run';
 import * as yaml from 'js-yaml';
 import { NO_PEERS_FOR_MINUTES, COMPANION_DOWN_FOR_MINUTES } from '../../core/catalog/health';
 import { prometheusOperatorManifests } from '../../core/kubernetes/monitoring';
-import { loadStack } from '../../core/settings/load';
 import type { KubernetesNodeSettings } from '../../core/settings/model';
-import { EXPECTED_ALERTS, memoryFiles, rawConfig, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
+import { EXPECTED_ALERTS, loadTestnet, validTestnetConfig } from '../../testing/fixtures';
 
 const PROMTOOL = spawnSync('sh', ['-c', 'command -v promtool'], { encoding: 'utf8' }).stdout.trim();
 /** Without promtool the promtool tests say why they are skipped; under CI=true they run, and fail. */
@@ -90,17 +89,13 @@ describe('the alert rules under promtool', () => {
 });
 
 describe("a cluster node's PrometheusRule under promtool", () => {
-  const node = loadStack(
-    'testnet',
-    rawConfig({
-      ...validTestnetConfig(),
-      'lacchain:monitoring': {
-        scraper: { namespace: 'monitoring', podLabels: { app: 'prometheus' } },
-        prometheusOperator: true,
-      },
-    }),
-    memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) }),
-  ).settings.nodes.find((n) => n.target === 'kubernetes') as KubernetesNodeSettings;
+  const node = loadTestnet({
+    ...validTestnetConfig(),
+    'lacchain:monitoring': {
+      scraper: { namespace: 'monitoring', podLabels: { app: 'prometheus' } },
+      prometheusOperator: true,
+    },
+  }).nodes.find((n) => n.target === 'kubernetes') as KubernetesNodeSettings;
   const rule = prometheusOperatorManifests(node)!.prometheusRule;
   /** The labels its ServiceMonitor gives the node's Besu series, and the Prometheus Operator's own. */
   const besu = (name: string) =>

@@ -3,7 +3,6 @@
  * not Kubernetes labels, and what each choice makes — the metrics relay beside Besu always, the scraper's rule in the
  * pod's NetworkPolicy, the `prometheus.io` annotations, or the Prometheus Operator's ServiceMonitor and PrometheusRule.
  */
-import * as yaml from 'js-yaml';
 import { METRICS } from '../../core/catalog/metrics';
 import {
   metricsRelayContainer,
@@ -13,20 +12,14 @@ import {
 import { networkPolicyManifest } from '../../core/kubernetes/networkPolicy';
 import { statefulSetManifest } from '../../core/kubernetes/manifests';
 import { describeNode } from '../../core/node/description';
-import { loadStack } from '../../core/settings/load';
 import type { KubernetesNodeSettings } from '../../core/settings/model';
-import { memoryFiles, rawConfig, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
+import { loadTestnet, validTestnetConfig } from '../../testing/fixtures';
 
 const SCRAPER = { namespace: 'monitoring', podLabels: { 'app.kubernetes.io/name': 'prometheus' } };
-const files = memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) });
 const load = (monitoring?: unknown) =>
-  loadStack(
-    'testnet',
-    rawConfig({ ...validTestnetConfig(), ...(monitoring === undefined ? {} : { 'lacchain:monitoring': monitoring }) }),
-    files,
-  );
+  loadTestnet({ ...validTestnetConfig(), ...(monitoring === undefined ? {} : { 'lacchain:monitoring': monitoring }) });
 const writer = (monitoring?: unknown) =>
-  load(monitoring).settings.nodes.find((n) => n.target === 'kubernetes') as KubernetesNodeSettings;
+  load(monitoring).nodes.find((n) => n.target === 'kubernetes') as KubernetesNodeSettings;
 const refusal = (monitoring: unknown) => {
   try {
     load(monitoring);

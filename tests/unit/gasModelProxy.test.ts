@@ -7,23 +7,14 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import * as yaml from 'js-yaml';
 import { GAS_MODEL_METHODS, RELAY_SIGNER_PATH } from '../../core/catalog/gasModel';
 import { PROXY_CONTAINER_PORT } from '../../core/catalog/kubernetes';
 import { PORTS } from '../../core/catalog/ports';
 import { describeNode } from '../../core/node/description';
 import { renderNginxServers } from '../../core/proxy/nginxConf';
 import { remoteSteps } from '../../core/remote/steps';
-import { loadStack } from '../../core/settings/load';
 import type { NodeSettings, SshNodeSettings } from '../../core/settings/model';
-import {
-  memoryFiles,
-  rawConfig,
-  sshValidatorEntry,
-  validTestnetConfig,
-  validWriterValues,
-  COMPANIONS_OFF,
-} from '../../testing/fixtures';
+import { COMPANIONS_OFF, loadTestnet, sshValidatorEntry, validTestnetConfig } from '../../testing/fixtures';
 import { PROJECT_DIR } from '../../testing/run';
 
 const PASSWORD = 'correct horse battery';
@@ -44,8 +35,7 @@ function nodes(rpc?: Record<string, unknown>): NodeSettings[] {
     // The companions call Besu without credentials: with authentication on, the relay signer is off, so no routing.
     config['lacchain:companions'] = structuredClone(COMPANIONS_OFF);
   }
-  return loadStack('testnet', rawConfig(config), memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) }))
-    .settings.nodes;
+  return loadTestnet(config).nodes;
 }
 
 const node = (all: NodeSettings[], name: string) => all.find((n) => n.name === name)!;

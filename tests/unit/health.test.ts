@@ -6,17 +6,8 @@ import { hexQuantity, rpcResult, syncState } from '../../core/operations/rpc';
 import { diskUsageCommand, parseDiskUsage } from '../../core/operations/disk';
 import { DISK_FREE } from '../../core/catalog/health';
 import { kubectlCommands, sshArguments, sshCommands } from '../../core/operations/clients';
-import { loadStack } from '../../core/settings/load';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
-import {
-  FIXES,
-  healthyObservations,
-  memoryFiles,
-  rawConfig,
-  validTestnetConfig,
-  validWriterValues,
-} from '../../testing/fixtures';
-import * as yaml from 'js-yaml';
+import { FIXES, healthyObservations, loadTestnet } from '../../testing/fixtures';
 
 const ENODE = `enode://${'a'.repeat(128)}@190.113.0.10:60606`;
 const good = healthyObservations(ENODE);
@@ -110,11 +101,7 @@ describe('reading the node', () => {
 });
 
 describe('client commands', () => {
-  const { settings } = loadStack(
-    'testnet',
-    rawConfig(validTestnetConfig()),
-    memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) }),
-  );
+  const settings = loadTestnet();
   const writer = settings.nodes[0] as KubernetesNodeSettings;
   const validator = settings.nodes[1] as SshNodeSettings;
 

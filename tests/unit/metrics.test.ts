@@ -3,7 +3,6 @@
  * `lacchain:metricsToken`, the TLS endpoint on 9443 to the bearer token only (the proxy's server, the firewall, the
  * node's reachableFromOutside, the node-key step's secret).
  */
-import * as yaml from 'js-yaml';
 import { parse as parseToml } from 'smol-toml';
 import { METRICS } from '../../core/catalog/metrics';
 import { describeNode } from '../../core/node/description';
@@ -11,15 +10,12 @@ import { reachableFromOutside } from '../../core/node/exposure';
 import { metricsRelayUnit, metricsTokenCheckFile } from '../../core/remote/metricsRelay';
 import { metricsPushUrl } from '../../core/node/metrics';
 import { METRICS_TOKEN_PARAMETER, remoteSteps } from '../../core/remote/steps';
-import { loadStack } from '../../core/settings/load';
 import type { SshNodeSettings } from '../../core/settings/model';
 import { SettingsError } from '../../core/settings/problems';
-import { memoryFiles, rawConfig, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
+import { loadTestnet, validTestnetConfig } from '../../testing/fixtures';
 
 const TOKEN = 'a'.repeat(40);
-const files = memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) });
-const load = (extra: Record<string, unknown> = {}) =>
-  loadStack('testnet', rawConfig({ ...validTestnetConfig(), ...extra }), files).settings;
+const load = (extra: Record<string, unknown> = {}) => loadTestnet({ ...validTestnetConfig(), ...extra });
 const machineOf = (extra: Record<string, unknown> = {}) =>
   load(extra).nodes.find((n) => n.target === 'ssh') as SshNodeSettings;
 const values = { genesis: '{}', genesisSha256: 'x', enode: 'enode://x', address: '0x' };

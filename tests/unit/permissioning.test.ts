@@ -22,16 +22,7 @@ import {
 } from '../../core/operations/permissioning';
 import { NETWORKS } from '../../core/catalog/networks';
 import { MAX_CLOCK_OFFSET_SECONDS } from '../../core/catalog/health';
-import { loadStack } from '../../core/settings/load';
-import * as yaml from 'js-yaml';
-import {
-  FIXES,
-  healthyObservations,
-  memoryFiles,
-  rawConfig,
-  validTestnetConfig,
-  validWriterValues,
-} from '../../testing/fixtures';
+import { FIXES, healthyObservations, loadTestnet } from '../../testing/fixtures';
 
 const NODE = `enode://${'ab'.repeat(32)}${'cd'.repeat(32)}@203.0.113.10:60606`;
 const BOOTNODE = `enode://${'12'.repeat(64)}@198.51.100.7:60606`;
@@ -236,11 +227,7 @@ describe('the causes of no peers, each with its fix', () => {
   });
 
   it("names the node's own commands and settings", () => {
-    const { settings } = loadStack(
-      'testnet',
-      rawConfig(validTestnetConfig()),
-      memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) }),
-    );
+    const settings = loadTestnet();
     for (const node of settings.nodes) {
       const fixes = fixesFor(node, 'testnet');
       expect(fixes.request).toContain(

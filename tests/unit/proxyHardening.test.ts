@@ -5,17 +5,9 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import * as yaml from 'js-yaml';
 import { describeNode } from '../../core/node/description';
 import { TLS_POLICY } from '../../core/catalog/remote';
-import { loadStack } from '../../core/settings/load';
-import {
-  memoryFiles,
-  rawConfig,
-  sshValidatorEntry,
-  validTestnetConfig,
-  validWriterValues,
-} from '../../testing/fixtures';
+import { loadTestnet, sshValidatorEntry, validTestnetConfig } from '../../testing/fixtures';
 import { PROJECT_DIR } from '../../testing/run';
 
 function nodes() {
@@ -25,8 +17,7 @@ function nodes() {
     name: 'gateway',
     typenode: 'writer',
   });
-  return loadStack('testnet', rawConfig(config), memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) }))
-    .settings.nodes;
+  return loadTestnet(config).nodes;
 }
 
 describe('the proxy configuration', () => {

@@ -20,14 +20,7 @@ import {
 import { loadStack } from '../../core/settings/load';
 import type { StackSettings } from '../../core/settings/model';
 import { readFileFromDisk, readStackConfigFile } from '../../core/settings/settingsFiles';
-import {
-  memoryFiles,
-  rawConfig,
-  sshValidatorEntry,
-  sshValidatorStack,
-  validTestnetConfig,
-  validWriterValues,
-} from '../../testing/fixtures';
+import { loadTestnet, sshValidatorEntry, sshValidatorStack, validTestnetConfig } from '../../testing/fixtures';
 
 const PROJECT = path.resolve(__dirname, '../..');
 /** A self-signed certificate naming 190.51.100.7, the validator's node_ip (its key was thrown away). */
@@ -38,9 +31,7 @@ const FETCH =
   'openssl s_client -connect 190.51.100.7:9443 -showcerts </dev/null 2>/dev/null | openssl x509 > ' +
   `${DIR}/validator.crt`;
 
-const files = memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) });
-const settingsOf = (config: Record<string, unknown>): StackSettings =>
-  loadStack('testnet', rawConfig(config), files).settings;
+const settingsOf = (config: Record<string, unknown>): StackSettings => loadTestnet(config);
 /** A testnet stack of the validator machine, with lacchain:metricsToken unless told. */
 const machineStack = (token = true) =>
   settingsOf(sshValidatorStack(undefined, token ? { 'lacchain:metricsToken': 'a'.repeat(64) } : {}));
