@@ -197,6 +197,12 @@ const WORKERS = [
   'worker-b   Ready    <none>          10d   v1.30.2   10.0.0.12     190.113.0.62    Ubuntu 22.04.4 LTS   5.15.0',
 ].join('\n');
 
+/** A validator over SSH at a made-up public address, by its flags (the node type and the stack aside). */
+const SSH_VALIDATOR = [
+  ...['--target', 'ssh', '--host', '190.51.100.7'],
+  ...['--node-name', 'org-validator', '--node-email', 'ops@example.org'],
+];
+
 /** The README's example (the machine's address in place of its example one), in a project folder and with its own key folder. */
 const README_EXAMPLE = [
   ...['--typenode', '0', '--network', '1', '--target', 'ssh', '--host', '190.51.100.7'],
@@ -635,16 +641,7 @@ describe("the machine's system, read over SSH with the pinned host key (cat /etc
 });
 
 describe('the host key', () => {
-  const ssh = [
-    '--target',
-    'ssh',
-    '--host',
-    '190.51.100.7',
-    '--node-name',
-    'org-validator',
-    '--node-email',
-    'ops@example.org',
-  ];
+  const ssh = SSH_VALIDATOR;
 
   /** A testnet validator over SSH, no key made, with the flags given. */
   const validator = (dir: string, ...extra: string[]) =>
@@ -848,23 +845,7 @@ describe('npm run init with flags', () => {
       ['--typenode', '0', '--network', '1', '--target', 'ssh', '--host', '190.51.100.7', '--node-ip', '127.0.0.1'],
       /--node-ip: given "127.0.0.1"; allowed: an IPv4 address/,
     ],
-    [
-      [
-        '--typenode',
-        '0',
-        '--target',
-        'ssh',
-        '--host',
-        '190.51.100.7',
-        '--node-name',
-        'org-validator',
-        '--node-email',
-        'ops@example.org',
-        '--keygen',
-        'maybe',
-      ],
-      /--keygen: given "maybe"; allowed: yes or no/,
-    ],
+    [['--typenode', '0', ...SSH_VALIDATOR, '--keygen', 'maybe'], /--keygen: given "maybe"; allowed: yes or no/],
     [['--typenode'], /--typenode needs a value/],
     [
       ['--typenode', '0', '--target', 'kubernetes', '--host', '190.51.100.7'],
