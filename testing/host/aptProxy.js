@@ -24,6 +24,7 @@ const http = require('http');
 const net = require('net');
 const fs = require('fs');
 const path = require('path');
+const { checkBindAddress, listen, runUntilSignal } = require('./testServer');
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -68,15 +69,6 @@ function defaultAllowHosts() {
   return [...new Set(['deb.debian.org', 'security.debian.org', ...aptSourceHosts()])];
 }
 
-/** Only a test host's gateway (10.231.N.1) or loopback; never a wildcard. */
-function checkBindAddress(host) {
-  if (typeof host !== 'string' || host === '') throw new Error('aptProxy: host (bind address) is required');
-  const ok = /^10\.231\.(\d{1,3})\.1$/.test(host) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host === '::1';
-  if (!ok) {
-    throw new Error(`aptProxy: refusing to bind to ${host}: only a test host gateway (10.231.N.1) or loopback`);
-  }
-}
-
 function makeAllowed(allowHosts) {
   const list = (allowHosts || defaultAllowHosts()).map((h) => String(h).toLowerCase());
   if (list.includes('*')) return () => true;
@@ -95,11 +87,10 @@ function makeAllowed(allowHosts) {
  */
 function startAptProxy(opts) {
   const { host, port } = opts || {};
-  checkBindAddress(host);
+  checkBindAddress('aptProxy', host);
   const log = (opts && opts.log) || (() => {});
   const allowed = makeAllowed(opts && opts.allowHosts);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
-  const sockets = new Set();
   let count = 0;
 
   const server = http.createServer((req, res) => {
@@ -193,39 +184,17 @@ function startAptProxy(opts) {
     clientSocket.on('close', () => up.destroy());
   });
 
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
   });
 
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.removeListener('error', reject);
-      const addr = server.address();
-      const actualPort = typeof addr === 'object' && addr ? addr.port : port;
-      let closed = null;
-      resolve({
-        host,
-        port: actualPort,
-        url: `http://${host}:${actualPort}`,
-        requests: () => count,
-        close() {
-          if (!closed) {
-            closed = new Promise((done) => {
-              server.close(() => done());
-              for (const s of sockets) s.destroy();
-              agent.destroy();
-            });
-          }
-          return closed;
-        },
-      });
-    });
-  });
+  return listen(server, host, port, () => agent.destroy()).then((listening) => ({
+    host,
+    port: listening.port,
+    url: `http://${host}:${listening.port}`,
+    requests: () => count,
+    close: listening.close,
+  }));
 }
 
 module.exports = { startAptProxy, defaultAllowHosts };
@@ -237,21 +206,11 @@ if (require.main === module) {
     process.exit(2);
   }
   const extra = (process.env.APT_PROXY_ALLOW || '').split(',').filter(Boolean);
-  startAptProxy({
+  const started = startAptProxy({
     host,
     port: Number(portText),
     allowHosts: extra.length ? [...defaultAllowHosts(), ...extra] : undefined,
     log: (line) => process.stderr.write(`aptProxy ${new Date().toISOString()} ${line}\n`),
-  }).then(
-    (p) => {
-      process.stderr.write(`aptProxy listening on ${p.url}\n`);
-      const stop = () => p.close().then(() => process.exit(0));
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    },
-    (err) => {
-      process.stderr.write(`aptProxy: ${err.message}\n`);
-      process.exit(1);
-    },
-  );
+  });
+  runUntilSignal('aptProxy', started, (p) => `listening on ${p.url}`);
 }

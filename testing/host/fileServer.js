@@ -19,6 +19,7 @@ const http = require('http');
 const https = require('https');
 const fs = require('fs');
 const path = require('path');
+const { checkBindAddress, listen, runUntilSignal } = require('./testServer');
 
 const TYPES = {
   '.json': 'application/json',
@@ -34,26 +35,17 @@ const TYPES = {
   '.asc': 'text/plain; charset=utf-8',
 };
 
-function checkBindAddress(host) {
-  if (typeof host !== 'string' || host === '') throw new Error('fileServer: host (bind address) is required');
-  const ok = /^10\.231\.(\d{1,3})\.1$/.test(host) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host === '::1';
-  if (!ok) {
-    throw new Error(`fileServer: refusing to bind to ${host}: only a test host gateway (10.231.N.1) or loopback`);
-  }
-}
-
 /**
  * @param {{host: string, port: number, root: string, log?: (line: string) => void}} opts
  * @returns {Promise<{url: string, port: number, requests: () => string[], close: () => Promise<void>}>}
  */
 function startFileServer(opts) {
   const { host, port, root } = opts || {};
-  checkBindAddress(host);
+  checkBindAddress('fileServer', host);
   if (!root) throw new Error('fileServer: root is required');
   const realRoot = fs.realpathSync(root);
   const log = (opts && opts.log) || (() => {});
   const seen = [];
-  const sockets = new Set();
 
   const redirects = (opts && opts.redirects) || {};
   const handler = (req, res) => {
@@ -131,35 +123,13 @@ function startFileServer(opts) {
   };
   const server = opts.tls ? https.createServer(opts.tls, handler) : http.createServer(handler);
 
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.removeListener('error', reject);
-      const addr = server.address();
-      const actualPort = typeof addr === 'object' && addr ? addr.port : port;
-      const urlHost = host.includes(':') ? `[${host}]` : host;
-      let closed = null;
-      resolve({
-        url: `${opts.tls ? 'https' : 'http'}://${urlHost}:${actualPort}`,
-        port: actualPort,
-        requests: () => [...seen],
-        close() {
-          if (!closed) {
-            closed = new Promise((done) => {
-              server.close(() => done());
-              for (const s of sockets) s.destroy();
-            });
-          }
-          return closed;
-        },
-      });
-    });
-  });
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return listen(server, host, port).then((listening) => ({
+    url: `${opts.tls ? 'https' : 'http'}://${urlHost}:${listening.port}`,
+    port: listening.port,
+    requests: () => [...seen],
+    close: listening.close,
+  }));
 }
 
 module.exports = { startFileServer };
@@ -170,21 +140,11 @@ if (require.main === module) {
     process.stderr.write('usage: node fileServer.js HOST PORT ROOT\n');
     process.exit(2);
   }
-  startFileServer({
+  const started = startFileServer({
     host,
     port: Number(portText),
     root,
     log: (line) => process.stderr.write(`fileServer ${line}\n`),
-  }).then(
-    (s) => {
-      process.stderr.write(`fileServer serving ${root} on ${s.url}\n`);
-      const stop = () => s.close().then(() => process.exit(0));
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    },
-    (err) => {
-      process.stderr.write(`fileServer: ${err.message}\n`);
-      process.exit(1);
-    },
-  );
+  });
+  runUntilSignal('fileServer', started, (s) => `serving ${root} on ${s.url}`);
 }
