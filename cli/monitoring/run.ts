@@ -5,7 +5,6 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { stackConfigFileName } from '../../core/catalog/defaults';
 import {
   certificateFile,
   DEFAULT_MONITORING_FOLDER,
@@ -14,8 +13,7 @@ import {
   stackScrape,
   TokenFileState,
 } from '../../core/monitoring/stackScrape';
-import { checkStackName, loadStack } from '../../core/settings/load';
-import { readFileFromDisk, readStackConfigFile } from '../../core/settings/settingsFiles';
+import { loadOperatorStack } from '../operatorStack';
 import { CommandLine, EXIT, ToolFailure, UsageError } from '../cli';
 import { expandHome, gitWorkTreeOf } from '../keyFile';
 import type { MONITORING_TOOL } from '../monitoring';
@@ -53,14 +51,8 @@ function tokenFileState(file: string): TokenFileState {
 
 export async function run({ values }: CommandLine<(typeof MONITORING_TOOL)['options']>): Promise<number> {
   if (!values.stack) throw new UsageError('--stack is required: the stack whose nodes are scraped (testnet, mainnet)');
-  const stack = checkStackName(values.stack, '--stack');
-  const { settings } = loadStack(
-    stack,
-    readStackConfigFile(values.config ?? stackConfigFileName(stack)),
-    readFileFromDisk,
-    // The scrape configuration logs in nowhere: the SSH key may not be set on the machine that writes it.
-    { sshKeyOptional: true },
-  );
+  // The scrape configuration logs in nowhere: the SSH key may not be set on the machine that writes it.
+  const { stack, settings } = loadOperatorStack(values.stack, values.config);
   const dir = path.resolve(expandHome(values.out ?? `${DEFAULT_MONITORING_FOLDER}/${stack}`));
   const tokenGiven = values['token-file'] === undefined ? undefined : path.resolve(expandHome(values['token-file']));
   const tokenShown = tokenGiven ?? path.join(dir, STACK_MONITORING_FILES.token);

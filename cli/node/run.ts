@@ -11,13 +11,11 @@ import {
   recoveryRule,
   Verdict,
 } from '../../core/operations/health';
-import { stackConfigFileName } from '../../core/catalog/defaults';
 import { hexQuantity, syncState } from '../../core/operations/rpc';
 import { diskText } from '../../core/operations/disk';
 import { withoutControlSequences } from '../../core/operations/terminalText';
-import { checkStackName, loadStack } from '../../core/settings/load';
+import { loadOperatorStack } from '../operatorStack';
 import type { NodeSettings, StackSettings } from '../../core/settings/model';
-import { readFileFromDisk, readStackConfigFile } from '../../core/settings/settingsFiles';
 import { CommandLine, EXIT, UsageError } from '../cli';
 import { suggestion } from '../../core/didYouMean';
 import { NODE_OPTIONS, NODE_TOOL, Operation } from './spec';
@@ -48,14 +46,8 @@ export async function run(line: CommandLine<typeof NODE_OPTIONS>): Promise<numbe
   if (!Number.isInteger(window) || window < 1 || window > 600) {
     throw new UsageError(`--window: given ${JSON.stringify(values.window)}; allowed: whole seconds from 1 to 600`);
   }
-  const stack = checkStackName(values.stack, '--stack');
   // The operator's own ssh logs in (agent or --ssh-key): the stack's SSH private key is pulumi up's, not needed here.
-  const { settings } = loadStack(
-    stack,
-    readStackConfigFile(values.config ?? stackConfigFileName(stack)),
-    readFileFromDisk,
-    { sshKeyOptional: true },
-  );
+  const { stack, settings } = loadOperatorStack(values.stack, values.config);
   const rpcUrls = readRpcUrls(values['rpc-url'] ?? [], settings);
   const clientOf = (node: NodeSettings) =>
     nodeClient(node, {

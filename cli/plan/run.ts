@@ -1,13 +1,13 @@
 /** The body of `npm run plan` (cli/plan.ts holds its options and help): the offline plan. */
 import * as fs from 'fs';
 import { PROJECT_DIR } from '../../core/projectDir';
-import { configKey, stackConfigFileName } from '../../core/catalog/defaults';
+import { configKey } from '../../core/catalog/defaults';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import * as pulumi from '@pulumi/pulumi';
 import { unknown } from '@pulumi/pulumi/output';
-import { checkStackName, loadStack } from '../../core/settings/load';
-import { ENCRYPTED_VALUE, readFileFromDisk, readStackConfigFile } from '../../core/settings/settingsFiles';
+import { loadOperatorStack } from '../operatorStack';
+import { ENCRYPTED_VALUE } from '../../core/settings/settingsFiles';
 import { loadGenesis } from '../../core/genesis';
 import type { StackSettings } from '../../core/settings/model';
 import { declareStack, StackOutputs } from '../../program';
@@ -29,10 +29,8 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
   if (!values.stack) throw new UsageError('--stack is required (npm run plan -- --help shows the usage)');
   if (!values.out) throw new UsageError('--out is required: the folder to write the plan into');
   if (values.diff && values['diff-ref']) throw new UsageError('--diff and --diff-ref: give one');
-  const stack = checkStackName(values.stack, '--stack');
-  const raw = readStackConfigFile(values.config ?? stackConfigFileName(stack));
   // No credential is needed to plan: an SSH private key not set yet is shown as a value only pulumi up knows.
-  const { settings, secrets } = loadStack(stack, raw, readFileFromDisk, { sshKeyOptional: true });
+  const { stack, settings, secrets } = loadOperatorStack(values.stack, values.config);
   const sshKeyMissing = secrets.sshPrivateKey === undefined && settings.nodes.some((n) => n.target === 'ssh');
   const sshKey = sshKeyMissing ? ENCRYPTED_VALUE : secrets.sshPrivateKey;
   const nodeKeys = { ...secrets.nodeKeys, ...keyFilesByNode(values['node-key-file'] ?? [], settings) };
