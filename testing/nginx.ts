@@ -207,7 +207,10 @@ export interface Answer {
   body: string;
 }
 
-/** Sends one request to 127.0.0.1:port (POST / with a JSON body unless told otherwise) and waits for the answer. */
+/**
+ * Sends one request to port `port` of 127.0.0.1 or of `address` (POST / with a JSON body unless told otherwise) and
+ * waits for the answer.
+ */
 export function request(
   port: number,
   body: string,
@@ -218,12 +221,14 @@ export function request(
     headers?: Record<string, string>;
     /** The local address to send from (any of 127.0.0.0/8 on lo). */
     localAddress?: string;
+    /** The machine to send to (default 127.0.0.1). */
+    address?: string;
   } = {},
 ): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
     const sent = http.request(
       {
-        host: '127.0.0.1',
+        host: options.address ?? '127.0.0.1',
         port,
         method: options.method ?? 'POST',
         path: options.path ?? '/',
@@ -237,7 +242,7 @@ export function request(
         response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
       },
     );
-    sent.setTimeout(10_000, () => sent.destroy(new Error('no answer within 10 s')));
+    sent.setTimeout(10_000, () => sent.destroy(new Error(`no answer on ${port} within 10 s`)));
     sent.on('error', reject);
     sent.end(options.method === 'GET' ? undefined : body);
   });

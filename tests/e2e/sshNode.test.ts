@@ -33,6 +33,7 @@ import { sshWriterStack } from '../../testing/sshStacks';
 import { testGenesisText } from '../../testing/fixtures';
 import { JAVA_STANDIN_ARCHIVE, packJavaStandin } from '../../testing/javaStandin';
 import { outcome } from '../../testing/run';
+import { request } from '../../testing/nginx';
 import { nodeTool, operatorStackFile } from '../../testing/nodeTool';
 import { createHash, X509Certificate } from 'crypto';
 import { tlsIdentityOf } from '../../core/remote/tlsIdentity';
@@ -51,6 +52,8 @@ jest.setTimeout(15 * 60 * 1000);
 
 const FIRST = '23.4.1';
 const NEXT = '24.1.0';
+/** The newest release the networks run: Java 21, which Debian 12 lacks (the node gets the pinned runtime). */
+const LATEST = '25.5.0';
 /** A release whose archive the tests serve (the 24.1.0 stand-in under its name) but never unpack. */
 const UNPACKED = '24.1.2';
 
@@ -75,6 +78,31 @@ suite('an SSH node on a real host', () => {
   let address: string;
   /** The declaration of the node as it runs after the update (release NEXT). */
   const current = () => writer.declare(NEXT);
+  /** The node's stack on release LATEST, its Java runtime served by the test (the archive's digest given). */
+  const latestStack = (javaSha256: string) =>
+    sshWriterStack(host, {
+      version: LATEST,
+      releaseBaseUrl: files.url,
+      releaseDir: work,
+      nodeName: 'e2e-writer',
+      dnsName: 'writer.e2e.test',
+      ethstats: standins.ethstats,
+      javaRuntime: { url: `${files.url}/${JAVA_STANDIN_ARCHIVE}`, sha256: javaSha256 },
+    });
+  /** The same node with one companion's settings replaced. */
+  const withCompanion = (companion: string, settings: Record<string, unknown>) =>
+    declareProgram(
+      recorded,
+      'testnet',
+      {
+        ...stack(NEXT),
+        'lacchain:companions': {
+          ...(stack(NEXT)['lacchain:companions'] as Record<string, unknown>),
+          [companion]: settings,
+        },
+      },
+      {},
+    );
 
   /**
    * A unit's state once it settled: a start or stop in progress (`activating`, `deactivating`: a companion waits for
@@ -202,25 +230,7 @@ suite('an SSH node on a real host', () => {
 
   it("serves the writer's entry point on 80 and RPC on 4545 from outside", async () => {
     const post = (port: number) =>
-      new Promise<{ status?: number; body: string }>((resolve, reject) => {
-        const request = http.request(
-          {
-            host: host.ip,
-            port,
-            method: 'POST',
-            path: '/',
-            headers: { 'content-type': 'application/json', host: 'localhost' },
-          },
-          (response) => {
-            let body = '';
-            response.on('data', (chunk) => (body += chunk));
-            response.on('end', () => resolve({ status: response.statusCode, body }));
-          },
-        );
-        request.setTimeout(10_000, () => request.destroy(new Error(`no answer on ${port} within 10 s`)));
-        request.on('error', reject);
-        request.end('{"jsonrpc":"2.0","method":"net_enode","params":[],"id":1}');
-      });
+      request(port, '{"jsonrpc":"2.0","method":"net_enode","params":[],"id":1}', { address: host.ip });
     expect(JSON.parse((await post(80)).body).result).toBe(enode);
     expect(JSON.parse((await post(4545)).body).result).toBe(enode);
   });
@@ -640,26 +650,7 @@ suite('an SSH node on a real host', () => {
     it("receives the gas model's transactions from port 80, and Besu everything else", async () => {
       expect(await answering()).toBe('up');
       await sh(`rm -f ${dir}/log/requests.log`);
-      const post = (body: string) =>
-        new Promise<{ status?: number; body: string }>((resolve, reject) => {
-          const request = http.request(
-            {
-              host: host.ip,
-              port: 80,
-              method: 'POST',
-              path: '/',
-              headers: { 'content-type': 'application/json', host: 'localhost' },
-            },
-            (response) => {
-              let text = '';
-              response.on('data', (chunk) => (text += chunk));
-              response.on('end', () => resolve({ status: response.statusCode, body: text }));
-            },
-          );
-          request.setTimeout(10_000, () => request.destroy(new Error('no answer on 80 within 10 s')));
-          request.on('error', reject);
-          request.end(body);
-        });
+      const post = (body: string) => request(80, body, { address: host.ip });
       const transactions = GAS_MODEL_METHODS.map((method, id) =>
         JSON.stringify({ jsonrpc: '2.0', method, params: ['0xf86b80'], id }),
       );
@@ -730,18 +721,7 @@ suite('an SSH node on a real host', () => {
     });
 
     it('is stopped and its service removed when turned off, its files kept', async () => {
-      const off = await declareProgram(
-        recorded,
-        'testnet',
-        {
-          ...stack(NEXT),
-          'lacchain:companions': {
-            ...(stack(NEXT)['lacchain:companions'] as Record<string, unknown>),
-            relaySigner: { enabled: false },
-          },
-        },
-        {},
-      );
+      const off = await withCompanion('relaySigner', { enabled: false });
       const step = commands(off).find((s) => s.name === `${NODE}-companions`)!;
       const result = await run(step);
       expect(result.code).toBe(0);
@@ -809,13 +789,7 @@ suite('an SSH node on a real host', () => {
     });
 
     it('keeps its registration when turned off and on again: it never registers twice', async () => {
-      const companions = stack(NEXT)['lacchain:companions'] as Record<string, unknown>;
-      const off = await declareProgram(
-        recorded,
-        'testnet',
-        { ...stack(NEXT), 'lacchain:companions': { ...companions, ethstats: { enabled: false } } },
-        {},
-      );
+      const off = await withCompanion('ethstats', { enabled: false });
       const result = await run(commands(off).find((s) => s.name === `${NODE}-companions`)!);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`stopped and removed ${unit}`);
@@ -829,18 +803,11 @@ suite('an SSH node on a real host', () => {
 
     it('refuses an image that is not the pinned one, and changes nothing', async () => {
       const wrong = `sha256:${'0'.repeat(64)}`;
-      const changed = await declareProgram(
-        recorded,
-        'testnet',
-        {
-          ...stack(NEXT),
-          'lacchain:companions': {
-            ...(stack(NEXT)['lacchain:companions'] as Record<string, unknown>),
-            ethstats: { image: registry.image, imageDigest: wrong, serverUrl: monitor.url },
-          },
-        },
-        {},
-      );
+      const changed = await withCompanion('ethstats', {
+        image: registry.image,
+        imageDigest: wrong,
+        serverUrl: monitor.url,
+      });
       const result = await run(commands(changed).find((s) => s.name === `${NODE}-companions`)!);
       expect(result.code).not.toBe(0);
       expect(result.stderr).toContain(`cannot pull ${registry.image}@${wrong}`);
@@ -850,26 +817,12 @@ suite('an SSH node on a real host', () => {
   });
 
   describe('a release whose Java the system lacks: Besu 25.5.0 on Debian 12, which has no Java 21', () => {
-    const LATEST = '25.5.0';
     let latest: Declared;
 
     beforeAll(async () => {
       await packStandinReleases([LATEST], work);
       const sha256 = packJavaStandin(work);
-      latest = await declareProgram(
-        recorded,
-        'testnet',
-        sshWriterStack(host, {
-          version: LATEST,
-          releaseBaseUrl: files.url,
-          releaseDir: work,
-          nodeName: 'e2e-writer',
-          dnsName: 'writer.e2e.test',
-          ethstats: standins.ethstats,
-          javaRuntime: { url: `${files.url}/${JAVA_STANDIN_ARCHIVE}`, sha256 },
-        }),
-        {},
-      );
+      latest = await declareProgram(recorded, 'testnet', latestStack(sha256), {});
     });
 
     it('installs the pinned runtime for the launcher only, and the node runs the release on it', async () => {
@@ -910,7 +863,6 @@ suite('an SSH node on a real host', () => {
     });
   });
   describe('backups, restore and rollback with npm run node (restic from Debian 12)', () => {
-    const LATEST = '25.5.0';
     let keyFile: string;
     let javaSha256: string;
     let node: ReturnType<typeof nodeTool>;
@@ -918,15 +870,7 @@ suite('an SSH node on a real host', () => {
     const releaseInUse = () => sh(`readlink ${HOME}/releases/current`);
     /** The stack as the node runs now (25.5.0, its Java from the test's server), with `backups` set. */
     const stackWith = (backups?: object) => {
-      const config = sshWriterStack(host, {
-        version: LATEST,
-        releaseBaseUrl: files.url,
-        releaseDir: work,
-        nodeName: 'e2e-writer',
-        dnsName: 'writer.e2e.test',
-        ethstats: standins.ethstats,
-        javaRuntime: { url: `${files.url}/${JAVA_STANDIN_ARCHIVE}`, sha256: javaSha256 },
-      });
+      const config = latestStack(javaSha256);
       if (backups) config['lacchain:backups'] = backups;
       return config;
     };
