@@ -113,19 +113,21 @@ echo "leftovers: $(ls -A ${paths.home} | grep -E '^\\.restore-|${BEFORE_RESTORE_
     };
   };
 
+  /** What a refused restore leaves when the key is the service user's symlink: nothing copied, nothing changed. */
+  const UNTOUCHED_BESIDE_A_LINK = {
+    holders: '',
+    key: expect.stringMatching(new RegExp(`^symbolic link \\d+ ${USER}$`)),
+    secret: expect.stringMatching(/^regular file \d+ root$/),
+    data: LIVE_DATA,
+    leftovers: '',
+  };
+
   it('refuses a symlink to a root-only file and copies nothing', async () => {
     await root(`rm -f ${paths.key} && runuser -u ${USER} -- ln -s ${SECRET_FILE} ${paths.key}`);
     const result = await restore();
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`node-backup: the node key ${paths.key}`);
-    const after = await aftermath();
-    expect(after).toEqual({
-      holders: '',
-      key: expect.stringMatching(new RegExp(`^symbolic link \\d+ ${USER}$`)),
-      secret: expect.stringMatching(/^regular file \d+ root$/),
-      data: LIVE_DATA,
-      leftovers: '',
-    });
+    expect(await aftermath()).toEqual(UNTOUCHED_BESIDE_A_LINK);
   });
 
   it('refuses a symlink swapped in just before root opens the key, and copies nothing', async () => {
@@ -134,14 +136,7 @@ echo "leftovers: $(ls -A ${paths.home} | grep -E '^\\.restore-|${BEFORE_RESTORE_
     expect(result.stderr).toContain(
       `node-backup: the node key ${paths.key} cannot be read as ${USER} (a link, or not that user's file): nothing was changed`,
     );
-    const after = await aftermath();
-    expect(after).toEqual({
-      holders: '',
-      key: expect.stringMatching(new RegExp(`^symbolic link \\d+ ${USER}$`)),
-      secret: expect.stringMatching(/^regular file \d+ root$/),
-      data: LIVE_DATA,
-      leftovers: '',
-    });
+    expect(await aftermath()).toEqual(UNTOUCHED_BESIDE_A_LINK);
   });
 
   it('refuses a hard link to a root-only file (no race needed) and copies nothing', async () => {
