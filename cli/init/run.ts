@@ -373,8 +373,10 @@ async function setup(
       const anyKey = question.key === 'host_key' && switchOn(values, 'accept-any-host-key');
       const flag = anyKey ? 'accept-any-host-key' : question.flag;
       const fromFlag = anyKey || flags[flag] !== undefined;
+      // A value the operator did not give is its default (node_ip: the host), said so, or the flag looks ignored.
+      const named = fromFlag ? `--${flag}` : `--${flag} (not given: its default)`;
       if (!asker.interactive || fromFlag)
-        throw new UsageError(`--${flag}: ${problem.given}; allowed: ${problem.allowed}`);
+        throw new UsageError(`${named}: ${problem.given}; allowed: ${problem.allowed}`);
     }
     const asked = new Set<FieldQuestion>();
     for (const { problem, question } of wrong) {

@@ -697,7 +697,12 @@ describe('mainnet refuses an address peers cannot reach, with the settings rule,
       '--node-ip',
       /a private address \(192\.168\.0\.0\/16\)/,
     ],
-    [['--target', 'ssh', '--host', '198.51.100.7'], '--node-ip', /a documentation address \(198\.51\.100\.0\/24\)/],
+    // No --node-ip: the host is its default, and the message says the value was not given.
+    [
+      ['--target', 'ssh', '--host', '198.51.100.7'],
+      '--node-ip \\(not given: its default\\)',
+      /a documentation address \(198\.51\.100\.0\/24\)/,
+    ],
   ])('%j', async (args, flag, why) => {
     const dir = project(`address-${Math.random()}`);
     const result = await init([
