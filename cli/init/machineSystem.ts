@@ -6,7 +6,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { sshArguments } from '../../core/operations/clients';
+import { knownHostsLine, sshArguments } from '../../core/operations/clients';
 import { runClient } from '../operations/process';
 
 /** How long init waits for the machine's answer. */
@@ -38,8 +38,7 @@ export async function readMachineSystem(machine: MachineAddress): Promise<{ syst
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-init-ssh-'));
   try {
     const knownHosts = path.join(folder, 'known_hosts');
-    const hostName = machine.port === 22 ? machine.host : `[${machine.host}]:${machine.port}`;
-    fs.writeFileSync(knownHosts, `${hostName} ${machine.hostKey}\n`);
+    fs.writeFileSync(knownHosts, knownHostsLine(machine.host, machine.port, machine.hostKey));
     const args = [
       ...sshArguments({ keyFile: machine.keyFile, knownHostsFile: knownHosts, options: [] }),
       ...['-p', String(machine.port), `${machine.user}@${machine.host}`, 'cat /etc/os-release'],

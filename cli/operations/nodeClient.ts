@@ -6,7 +6,13 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { kubernetesNames } from '../../core/catalog/kubernetes';
-import { kubectlCommands, REACH_TIMEOUT_SECONDS, sshArguments, sshCommands } from '../../core/operations/clients';
+import {
+  knownHostsLine,
+  kubectlCommands,
+  REACH_TIMEOUT_SECONDS,
+  sshArguments,
+  sshCommands,
+} from '../../core/operations/clients';
 import { nodePaths } from '../../core/remote/paths';
 import { withoutControlSequences } from '../../core/operations/terminalText';
 import { hexQuantity, rpcRequest, rpcResult } from '../../core/operations/rpc';
@@ -152,8 +158,7 @@ function sshClient(node: SshNodeSettings, context: ClientContext, restartHint: s
     // Removed when the command ends, however it ends (process.exit included).
     process.once('exit', () => fs.rmSync(folder, { recursive: true, force: true }));
     knownHostsFile = path.join(folder, 'known_hosts');
-    const hostName = node.sshPort === 22 ? node.host : `[${node.host}]:${node.sshPort}`;
-    fs.writeFileSync(knownHostsFile, `${hostName} ${node.hostKey}\n`);
+    fs.writeFileSync(knownHostsFile, knownHostsLine(node.host, node.sshPort, node.hostKey));
   } else if (node.acceptAnyHostKey) {
     // The operator's explicit opt-out (test networks only), as in `pulumi up`: said every time.
     process.stderr.write(

@@ -2,7 +2,7 @@
  * The exact client commands of the day-2 operations, as argument lists: `kubectl` for a Kubernetes node (the seed's
  * commands, with the names the program created), `ssh` plus a remote shell command for an SSH node.
  */
-import { DEFAULT_SERVICE_USER } from '../catalog/defaults';
+import { DEFAULT_SERVICE_USER, DEFAULT_SSH_PORT } from '../catalog/defaults';
 import { kubernetesNames, IDENTITY_ANNOTATIONS, POD_PATHS } from '../catalog/kubernetes';
 import { diskUsageCommand } from './disk';
 import { PORTS } from '../catalog/ports';
@@ -118,6 +118,11 @@ export interface SshArgumentsInput {
   options: readonly string[];
   /** A known_hosts file holding the node's pinned host key (inventory host_key), when it has one. */
   knownHostsFile?: string;
+}
+
+/** A known_hosts line pinning `hostKey` for the machine at `host`:`port` (a port other than 22 in brackets). */
+export function knownHostsLine(host: string, port: number, hostKey: string): string {
+  return `${port === DEFAULT_SSH_PORT ? host : `[${host}]:${port}`} ${hostKey}\n`;
 }
 
 /**
