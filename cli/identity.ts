@@ -3,8 +3,7 @@
  */
 import { deriveIdentity } from '../core/identity/nodeKey';
 import { runCli, ToolSpec, UsageError } from './cli';
-import { PORTS } from '../core/catalog/ports';
-import { hostAndPort } from './hostPort';
+import { hostAndPort, hostPortOptions } from './hostPort';
 import { readKeyFile } from './keyFile';
 
 const IDENTITY_TOOL = {
@@ -15,8 +14,7 @@ const IDENTITY_TOOL = {
     '(one line of 64 hex digits, with or without 0x). Never prints the private key.',
   options: {
     'key-file': { type: 'string', value: 'FILE', help: 'the node key file (required)' },
-    host: { type: 'string', value: 'HOST', help: "the node's public IP or DNS name, as in its enode (required)" },
-    port: { type: 'string', value: 'PORT', help: `the p2p port of the enode (default ${PORTS.p2p})` },
+    ...hostPortOptions("the node's public IP or DNS name, as in its enode (required)"),
   },
   examples: [
     ['--key-file ~/.lacchain-besu-node/keys/testnet-writer.key --host 203.0.113.10', 'the enode to permission'],

@@ -6,7 +6,7 @@
 import { deriveIdentity, generatePrivateKey } from '../core/identity/nodeKey';
 import { PORTS } from '../core/catalog/ports';
 import { runCli, ToolSpec, UsageError } from './cli';
-import { hostAndPort } from './hostPort';
+import { hostAndPort, hostPortOptions } from './hostPort';
 import { expandHome, writeNewKeyFile } from './keyFile';
 
 const KEYGEN_TOOL = {
@@ -17,8 +17,7 @@ const KEYGEN_TOOL = {
     "node's identity as JSON: keyFile, publicKey, address, and with --host its enode. Never prints the private key.",
   options: {
     out: { type: 'string', value: 'FILE', help: 'where to write the key (required; ~ is your home folder)' },
-    host: { type: 'string', value: 'HOST', help: "the node's public IP or DNS name, to print its enode" },
-    port: { type: 'string', value: 'PORT', help: `the p2p port of the enode (default ${PORTS.p2p})` },
+    ...hostPortOptions("the node's public IP or DNS name, to print its enode"),
   },
   examples: [
     ['--out ~/.lacchain-besu-node/keys/testnet-writer.key', 'a new key and its address'],
