@@ -18,7 +18,7 @@ import {
 import { kubernetesNames, POD_PATHS } from '../catalog/kubernetes';
 import { readScript } from '../scripts';
 import type { KubernetesNodeSettings } from '../settings/model';
-import { BESU_POD_SECURITY, metadata, nodeVolumeClaim, RESTRICTED_CONTAINER } from './podBasics';
+import { BESU_POD_SECURITY, metadata, nodeSecret, nodeVolumeClaim, RESTRICTED_CONTAINER } from './podBasics';
 
 /** The snapshot API (the external-snapshotter's CRDs). */
 export const SNAPSHOT_API = { group: 'snapshot.storage.k8s.io', version: 'snapshot.storage.k8s.io/v1' } as const;
@@ -110,13 +110,10 @@ export function backupVolumeManifest(node: KubernetesNodeSettings) {
 
 /** The repository's settings and password (a secret). */
 export function backupSecretManifest<V>(node: KubernetesNodeSettings, password: V) {
-  return {
-    apiVersion: 'v1' as const,
-    kind: 'Secret' as const,
-    metadata: metadata(node, backupNames(node.name).secret),
-    type: 'Opaque',
-    stringData: { RESTIC_REPOSITORY: CLUSTER_REPOSITORY_MOUNT, RESTIC_PASSWORD: password },
-  };
+  return nodeSecret(node, backupNames(node.name).secret, {
+    RESTIC_REPOSITORY: CLUSTER_REPOSITORY_MOUNT,
+    RESTIC_PASSWORD: password,
+  });
 }
 
 /** What a backup holds, as tags (restic) or annotations (a snapshot). */

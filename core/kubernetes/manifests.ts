@@ -38,6 +38,7 @@ import {
   BESU_POD_SECURITY,
   metadata,
   nodeLabels,
+  nodeSecret,
   nodeVolumeClaim,
   overrideAnnotations,
   RESTRICTED_CONTAINER,
@@ -67,24 +68,12 @@ export function namespaceManifest(namespace: string) {
 
 /** The Secret holding the node key (outside the data volume, so losing the volume never loses the identity). */
 export function keySecretManifest<V>(node: KubernetesNodeSettings, privateKey: V) {
-  return {
-    apiVersion: 'v1' as const,
-    kind: 'Secret' as const,
-    metadata: metadata(node, kubernetesNames(node.name).keySecret),
-    type: 'Opaque',
-    stringData: { [POD_FILES.key]: privateKey },
-  };
+  return nodeSecret(node, kubernetesNames(node.name).keySecret, { [POD_FILES.key]: privateKey });
 }
 
 /** The Secret holding the RPC credentials file (password authentication): bcrypt hashes, mounted read-only. */
 export function rpcAuthSecretManifest<V>(node: KubernetesNodeSettings, credentials: V) {
-  return {
-    apiVersion: 'v1' as const,
-    kind: 'Secret' as const,
-    metadata: metadata(node, kubernetesNames(node.name).rpcAuthSecret),
-    type: 'Opaque',
-    stringData: { [RPC_AUTH_FILES.credentials]: credentials },
-  };
+  return nodeSecret(node, kubernetesNames(node.name).rpcAuthSecret, { [RPC_AUTH_FILES.credentials]: credentials });
 }
 
 /** The files of the ConfigMap. */

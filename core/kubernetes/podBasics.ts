@@ -47,6 +47,17 @@ export function metadata(node: KubernetesNodeSettings, name: string) {
   };
 }
 
+/** A node's Secret (Opaque): its files or variables by name, as plain strings the API server encodes. */
+export function nodeSecret<D>(node: KubernetesNodeSettings, name: string, stringData: D) {
+  return {
+    apiVersion: 'v1' as const,
+    kind: 'Secret' as const,
+    metadata: metadata(node, name),
+    type: 'Opaque',
+    stringData,
+  };
+}
+
 /** A pod that runs as Besu's image user (the data volume's owner) under the restricted Pod Security Standard. */
 export const BESU_POD_SECURITY = {
   runAsUser: BESU_IMAGE_UID,
