@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sourced by the scripts that build or fetch the tests' tools into a cache outside the work tree, keyed by version
-# (tools/kubernetes/build.sh, tools/kubernetes/crds.sh, tools/monitoring/build.sh); not run on its own.
+# (tools/kubernetes/build.sh, tools/kubernetes/crds.sh, tools/monitoring/build.sh, tools/pulumi-kubernetes/build.sh);
+# not run on its own.
 
 # The versions of the cluster tests' tools (one home: testing/cluster/versions.json, read by the harness too).
 tool_version() {
@@ -12,17 +13,23 @@ tool_cache() {
   echo "${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/$1"
 }
 
+# stop_when_made TEST FILE PRINTED MISSING [--check]: prints PRINTED and exits when `test TEST FILE` holds (the tool is
+# made); with --check exits 3 instead of going on to make it, saying MISSING on stderr.
+stop_when_made() {
+  if test "$1" "$2"; then
+    echo "$3"
+    exit 0
+  fi
+  if [ "${5:-}" = "--check" ]; then
+    echo "$4" >&2
+    exit 3
+  fi
+}
+
 # Prints the cache folder $1 and exits when it is complete; with --check ($3) exits 3 instead of going on to make it,
 # saying that $2 (what it holds) is not there yet.
 stop_when_cached() {
-  if [ -f "$1/.complete" ]; then
-    echo "$1"
-    exit 0
-  fi
-  if [ "${3:-}" = "--check" ]; then
-    echo "$2 not there yet (tests/setup.sh makes them in $1)" >&2
-    exit 3
-  fi
+  stop_when_made -f "$1/.complete" "$1" "$2 not there yet (tests/setup.sh makes them in $1)" "${3:-}"
 }
 
 # Go, as the builds from the module proxy need it: without the checksum database (not reachable everywhere) or

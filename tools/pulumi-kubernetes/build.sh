@@ -29,14 +29,8 @@ plugin=$(node -p "require('@pulumi/kubernetes/package.json').version" 2>/dev/nul
 }
 cache=$(tool_cache "pulumi-kubernetes/${provider}-as-${plugin}")
 binary="$cache/bin/pulumi-resource-kubernetes"
-if [ -x "$binary" ]; then
-  echo "$binary"
-  exit 0
-fi
-if [ "${1:-}" = "--check" ]; then
-  echo "the Kubernetes provider is not built yet (tests/setup.sh builds it into $cache)" >&2
-  exit 3
-fi
+stop_when_made -x "$binary" "$binary" "the Kubernetes provider is not built yet (tests/setup.sh builds it into $cache)" \
+  "${1:-}"
 use_module_proxy "no Kubernetes provider"
 
 work=$(mktemp -d)
