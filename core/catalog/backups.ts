@@ -3,6 +3,7 @@
  * the schedules an operator may choose, the retention default and the tags every backup carries, so that `npm run
  * node -- backups` can say what each one holds and `restore` which release to start on it.
  */
+import { SYSTEM_TOP_FOLDERS } from './systemFolders';
 
 /** The backup tool: Debian's, Ubuntu's and EPEL's package of that name; the image the cluster's Job runs. */
 export const BACKUP_TOOL = { package: 'restic', image: 'restic/restic:0.18.1' } as const;
@@ -24,28 +25,7 @@ export function defaultMachineRepository(serviceName: string): string {
  */
 export const REPOSITORY_REFUSED_FOLDERS = {
   /** Neither these nor any folder inside them: the system's own, the kernel's, and the volatile or world-writable. */
-  withInside: [
-    '/bin',
-    '/boot',
-    '/dev',
-    '/etc',
-    '/lib',
-    '/lib32',
-    '/lib64',
-    '/libx32',
-    '/lost+found',
-    '/proc',
-    '/run',
-    '/sbin',
-    '/snap',
-    '/sys',
-    '/tmp',
-    '/usr',
-    '/var/cache',
-    '/var/lock',
-    '/var/run',
-    '/var/tmp',
-  ],
+  withInside: [...SYSTEM_TOP_FOLDERS, '/var/cache', '/var/lock', '/var/run', '/var/tmp'],
   /** These themselves, which hold others' folders (a folder inside them, such as a disk mounted under /mnt, is fine). */
   itself: [
     '/',

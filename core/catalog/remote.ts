@@ -1,6 +1,7 @@
 /**
  * Remote-machine facts (the supported systems are checked by scripts/remote/preflight.sh): file locations relative to the node home, packages per package manager.
  */
+import { SYSTEM_TOP_FOLDERS } from './systemFolders';
 
 /**
  * The folder of the markers and locks of a machine's steps and operations (the backup's lock, the marker of a node a
@@ -130,26 +131,11 @@ export const TLS_IDENTITY_LINES = {
  * step there could follow another user's symlink).
  */
 export const SYSTEM_FOLDERS = [
-  '/bin',
-  '/boot',
-  '/dev',
-  '/etc',
+  ...SYSTEM_TOP_FOLDERS,
   '/home',
-  '/lib',
-  '/lib32',
-  '/lib64',
-  '/libx32',
-  '/lost+found',
   '/media',
   '/mnt',
-  '/proc',
   '/root',
-  '/run',
-  '/sbin',
-  '/snap',
-  '/sys',
-  '/tmp',
-  '/usr',
   '/var/lib',
   '/var/log',
   '/var/run',
