@@ -11,9 +11,9 @@ import type { StackConfigInput } from './schema';
 import { ENCRYPTED_VALUE } from './settingsFiles';
 import { S3_REPOSITORY } from './fields';
 
-/** Stands for an encrypted SSH key while its shape is checked (the engine checks the real one). */
 const RPC_KEY = configKey('rpc');
 
+/** Stands for an encrypted SSH key while its shape is checked (the engine checks the real one). */
 export const ENCRYPTED_PEM_STAND_IN = `-----BEGIN ${ENCRYPTED_VALUE}`;
 
 /**
@@ -46,7 +46,7 @@ export function readSecrets(
     problems,
   );
   checkKeysOutsideTheStack(nodes, nodeKeys, file, problems);
-  const rpcPasswords = readRpcPasswords(config[configKey('rpcPasswords')] ?? {}, config, file, problems);
+  const rpcPasswords = readRpcPasswords(config, file, problems);
   const backupPassword = config[configKey('backupPassword')];
   const inSecrets = nodes.filter((n) => n.keyCustody === 'secret');
   if (backupPassword === undefined && inSecrets.length > 0) {
@@ -91,6 +91,56 @@ function checkKeysOutsideTheStack(
   }
 }
 
+/** A map of secrets by name in the stack file: the names it may hold, and what each value must be. */
+interface SecretMap {
+  /** Its configuration key: `<key>.<name>` is one entry. */
+  key: string;
+  /** The names it may hold. */
+  names: readonly string[];
+  /** How an entry of another name is refused: what it was given, what is allowed instead. */
+  unknownName: { given: string; allowed: string };
+  /** What a value may be, said when one is refused. */
+  allowedValue: string;
+  /** The value to keep, or why it is refused (`is not a text`). */
+  parse(value: unknown): { value: string } | { problem: string };
+}
+
+/**
+ * The entries of a secret map: one of a name it may not hold is refused, an encrypted value (the offline plan's
+ * marker) passed on, any other parsed; a refused value is never shown.
+ */
+function readSecretMap(
+  given: Record<string, unknown>,
+  map: SecretMap,
+  file: string,
+  problems: Problem[],
+): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given)) {
+    const key = `${map.key}.${name}`;
+    if (!map.names.includes(name)) {
+      problems.push({ file, key, ...map.unknownName });
+      continue;
+    }
+    if (value === ENCRYPTED_VALUE) {
+      secrets[name] = value;
+      continue;
+    }
+    const parsed = map.parse(value);
+    if ('problem' in parsed) {
+      problems.push({
+        file,
+        key,
+        given: `given a value that ${parsed.problem} (secret, not shown)`,
+        allowed: map.allowedValue,
+      });
+      continue;
+    }
+    secrets[name] = parsed.value;
+  }
+  return secrets;
+}
+
 /** Validates imported node keys: each names a node of the stack and is a valid private key. */
 export function readNodeKeys(
   given: Record<string, unknown>,
@@ -98,88 +148,58 @@ export function readNodeKeys(
   file: string,
   problems: Problem[],
 ): Record<string, string> {
-  const keysKey = configKey('nodeKeys');
-  const nodeKeys: Record<string, string> = {};
-  const names = new Set(nodeNames);
-  for (const [name, value] of Object.entries(given)) {
-    const key = `${keysKey}.${name}`;
-    if (!names.has(name)) {
-      problems.push({
-        file,
-        key,
-        given: 'given a key for a node that is not in the stack',
-        allowed: `a node name of this stack: ${[...names].join(', ')}`,
-      });
-      continue;
-    }
-    if (value === ENCRYPTED_VALUE) {
-      nodeKeys[name] = value;
-      continue;
-    }
-    try {
-      if (typeof value !== 'string') throw new InvalidNodeKeyError('is not a text');
-      nodeKeys[name] = parsePrivateKey(value);
-    } catch (error) {
-      if (!(error instanceof InvalidNodeKeyError)) throw error;
-      problems.push({
-        file,
-        key,
-        given: `given a value that ${error.message} (secret, not shown)`,
-        allowed: 'a secp256k1 private key: 64 hex digits, optionally 0x, nonzero and below the curve order',
-      });
-    }
-  }
-  return nodeKeys;
+  const names = [...new Set(nodeNames)];
+  const map: SecretMap = {
+    key: configKey('nodeKeys'),
+    names,
+    unknownName: {
+      given: 'given a key for a node that is not in the stack',
+      allowed: `a node name of this stack: ${names.join(', ')}`,
+    },
+    allowedValue: 'a secp256k1 private key: 64 hex digits, optionally 0x, nonzero and below the curve order',
+    parse(value) {
+      try {
+        if (typeof value !== 'string') throw new InvalidNodeKeyError('is not a text');
+        return { value: parsePrivateKey(value) };
+      } catch (error) {
+        if (!(error instanceof InvalidNodeKeyError)) throw error;
+        return { problem: error.message };
+      }
+    },
+  };
+  return readSecretMap(given, map, file, problems);
 }
 
 /** RPC passwords: one per password user, never shown. */
-function readRpcPasswords(
-  given: Record<string, unknown>,
-  config: StackConfigInput,
-  file: string,
-  problems: Problem[],
-): Record<string, string> {
+function readRpcPasswords(config: StackConfigInput, file: string, problems: Problem[]): Record<string, string> {
   const passwordsKey = configKey('rpcPasswords');
+  const given: Record<string, unknown> = config[passwordsKey] ?? {};
   const auth = config[RPC_KEY]?.authentication;
   const users = auth?.method === 'password' ? (auth.users ?? []).map((u) => u.name) : [];
-  const passwords: Record<string, string> = {};
-  for (const [name, value] of Object.entries(given)) {
-    const key = `${passwordsKey}.${name}`;
-    if (!users.includes(name)) {
-      problems.push({
-        file,
-        key,
-        given: 'given a password for a user that is not an RPC user',
-        allowed:
-          users.length > 0
-            ? `a user of ${RPC_KEY}.authentication.users: ${users.join(', ')}`
-            : `no passwords unless ${RPC_KEY}.authentication.method is password`,
-      });
-      continue;
-    }
-    if (value === ENCRYPTED_VALUE) {
-      passwords[name] = value;
-      continue;
-    }
-    const problem =
-      typeof value !== 'string'
-        ? 'is not a text'
-        : value.length < 12
-          ? 'is shorter than 12 characters'
-          : Buffer.byteLength(value) > 72
-            ? 'is longer than 72 bytes (bcrypt reads no further)'
-            : undefined;
-    if (problem) {
-      problems.push({
-        file,
-        key,
-        given: `given a value that ${problem} (secret, not shown)`,
-        allowed: 'a password of 12 characters to 72 bytes, set with --secret',
-      });
-      continue;
-    }
-    passwords[name] = value as string;
-  }
+  const map: SecretMap = {
+    key: passwordsKey,
+    names: users,
+    unknownName: {
+      given: 'given a password for a user that is not an RPC user',
+      allowed:
+        users.length > 0
+          ? `a user of ${RPC_KEY}.authentication.users: ${users.join(', ')}`
+          : `no passwords unless ${RPC_KEY}.authentication.method is password`,
+    },
+    allowedValue: 'a password of 12 characters to 72 bytes, set with --secret',
+    parse(value) {
+      const problem =
+        typeof value !== 'string'
+          ? 'is not a text'
+          : value.length < 12
+            ? 'is shorter than 12 characters'
+            : Buffer.byteLength(value) > 72
+              ? 'is longer than 72 bytes (bcrypt reads no further)'
+              : undefined;
+      return problem ? { problem } : { value: value as string };
+    },
+  };
+  const passwords = readSecretMap(given, map, file, problems);
   for (const name of users) {
     if (!(name in given)) {
       problems.push({
