@@ -5,7 +5,6 @@
  */
 import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { StatefulSet } from 'kubernetes-models/apps/v1';
@@ -28,22 +27,12 @@ import {
 } from '../../testing/fixtures';
 import { PROJECT_DIR, runNpm } from '../../testing/run';
 import { pinnedExample } from '../../testing/examples';
-import { projectFolder, writerProject } from '../../testing/projects';
+import { writerProject } from '../../testing/projects';
 import { addressFor } from '../../testing/values';
 import { valuesFor } from '../../testing/values';
+import { planWorkspace } from '../../testing/planWorkspace';
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-plan-'));
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
-
-function plan(args: string[]) {
-  const out = fs.mkdtempSync(path.join(work, 'out-'));
-  const result = runNpm('plan', [...args, '--out', out]);
-  return { ...result, out };
-}
-
-/** A project folder with a stack config and values files. */
-const project = (config: Record<string, unknown>, files: Record<string, unknown> = {}) =>
-  projectFolder(work, config, files);
+const { work, plan, project } = planWorkspace('lacchain-plan-');
 
 const writerStack = (extra: Record<string, unknown> = {}) => writerProject(work, { config: extra });
 

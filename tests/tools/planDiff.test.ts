@@ -6,16 +6,15 @@
 import { RELEASE_ARCHIVE_SHA256 } from '../../core/catalog/besu';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { diffPlans, diffValues, formatDiff, isEmptyDiff, lineChanges, PlannedResource } from '../../cli/plan/diff';
 import { KEY_ONE, sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
-import { PROJECT_DIR, runNpm } from '../../testing/run';
+import { PROJECT_DIR } from '../../testing/run';
 import { completedExample, stockStackWithExamples, writeProject } from '../../testing/examples';
-import { projectFolder, writerProject } from '../../testing/projects';
+import { writerProject } from '../../testing/projects';
+import { planWorkspace } from '../../testing/planWorkspace';
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-diff-'));
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const { work, plan, project } = planWorkspace('lacchain-diff-');
 
 const resource = (type: string, name: string, inputs: unknown, options: Record<string, unknown> = {}) => ({
   type,
@@ -102,10 +101,6 @@ describe('diffPlans', () => {
   });
 });
 
-/** A stack folder holding a config and values files. */
-const project = (config: Record<string, unknown>, files: Record<string, unknown> = {}) =>
-  projectFolder(work, config, files);
-
 const writerStack = (deploy: Record<string, unknown> = {}) => writerProject(work, { deploy });
 
 const sshStack = (inventory: Record<string, unknown> = {}) =>
@@ -131,11 +126,6 @@ function withoutTagWarnings(stderr: string): string {
     'writer-relay-signer',
   ]);
   return stderr.replace(warning, '');
-}
-
-function plan(args: string[], options: { cwd?: string } = {}) {
-  const out = fs.mkdtempSync(path.join(work, 'out-'));
-  return { ...runNpm('plan', [...args, '--out', out], options), out };
 }
 
 const diffJson = (out: string) => JSON.parse(fs.readFileSync(path.join(out, 'diff.json'), 'utf8'));

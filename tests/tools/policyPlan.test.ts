@@ -5,7 +5,6 @@
  */
 import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { networkOfStack } from '../../core/catalog/networks';
@@ -21,23 +20,12 @@ import {
   TEST_KEY_IMAGE_DIGESTS,
 } from '../../testing/fixtures';
 import { completedExample, exampleAsGiven, pinnedExample, writeProject } from '../../testing/examples';
-import { runNpm } from '../../testing/run';
-import { projectFolder } from '../../testing/projects';
 import { valuesFor } from '../../testing/values';
+import { planWorkspace } from '../../testing/planWorkspace';
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-policy-plan-'));
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
-
-function plan(args: string[]) {
-  const out = fs.mkdtempSync(path.join(work, 'out-'));
-  return { ...runNpm('plan', [...args, '--out', out]), out };
-}
+const { work, plan, project } = planWorkspace('lacchain-policy-plan-');
 
 const read = (out: string, file: string) => JSON.parse(fs.readFileSync(path.join(out, file), 'utf8'));
-
-/** A project folder with a testnet stack config and values files. */
-const project = (config: Record<string, unknown>, files: Record<string, unknown> = {}) =>
-  projectFolder(work, config, files);
 
 /** The advisory a mainnet validator with keyCustody stack gets (policy/rules/keyCustody.ts). */
 const ADVICE_TO_VALIDATOR =

@@ -6,7 +6,6 @@
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import {
   SUPPORTED_SYSTEMS,
@@ -16,9 +15,9 @@ import {
 } from '../../core/catalog/systems';
 import { operatingSystem } from '../../core/settings/fields';
 import { remoteStepInput } from '../../testing/remoteStep';
+import { workFolder } from '../../testing/workFolder';
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-preflight-'));
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const work = workFolder('lacchain-preflight-');
 
 /** The preflight on a machine whose os-release holds `fields`: its exit code and messages. */
 function preflight(fields: Record<string, string>) {
