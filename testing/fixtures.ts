@@ -251,10 +251,15 @@ export const EXPECTED_ALERTS = [
 ] as const;
 
 /**
- * A testnet stack's settings as `pulumi up` loads them from its stack file's `config` (validTestnetConfig unless
- * given), beside the valid writer values file (values/writer.yml: validWriterValues).
+ * A testnet stack as `pulumi up` loads it (its settings and secrets) from its stack file's `config`
+ * (validTestnetConfig unless given), beside the valid writer values file (values/writer.yml: validWriterValues).
  */
-export function loadTestnet(config: Record<string, unknown> = validTestnetConfig()): StackSettings {
+export function loadTestnetStack(config: Record<string, unknown> = validTestnetConfig()) {
   const files = memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) });
-  return loadStack('testnet', rawConfig(config), files).settings;
+  return loadStack('testnet', rawConfig(config), files);
+}
+
+/** A testnet stack's settings, as loadTestnetStack loads them. */
+export function loadTestnet(config: Record<string, unknown> = validTestnetConfig()): StackSettings {
+  return loadTestnetStack(config).settings;
 }

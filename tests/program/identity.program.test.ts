@@ -3,7 +3,6 @@
  * secret, and the public identity and permissioning request are outputs.
  */
 import * as pulumi from '@pulumi/pulumi';
-import { loadStack } from '../../core/settings/load';
 import { deriveIdentity, privateKeyFromRandomHex } from '../../core/identity/nodeKey';
 import { deterministicHex, settle, unwrapSecrets, isWrappedSecret } from '../../tools/recording/engine';
 import { flush, recordProgram } from '../../testing/pulumi';
@@ -11,13 +10,10 @@ import {
   KEY_ONE,
   KEY_ONE_ADDRESS,
   KEY_ONE_PUBLIC,
-  memoryFiles,
-  rawConfig,
+  loadTestnetStack,
   testGenesisText,
   validTestnetConfig,
-  validWriterValues,
 } from '../../testing/fixtures';
-import * as yaml from 'js-yaml';
 
 const resources = recordProgram();
 
@@ -25,11 +21,7 @@ const resources = recordProgram();
 const { declareStack } = require('../../program') as typeof import('../../program');
 
 function declare(config = validTestnetConfig()) {
-  const loaded = loadStack(
-    'testnet',
-    rawConfig(config),
-    memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) }),
-  );
+  const loaded = loadTestnetStack(config);
   return declareStack(
     loaded.settings,
     {

@@ -15,8 +15,7 @@ import { bytesText, durationText } from '../../core/operations/units';
 import { snapshotBackups } from '../../cli/operations/clusterBackups';
 import { loadStack } from '../../core/settings/load';
 import { SettingsError } from '../../core/settings/problems';
-import * as yaml from 'js-yaml';
-import { memoryFiles, rawConfig, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
+import { loadTestnetStack, memoryFiles, rawConfig, validTestnetConfig } from '../../testing/fixtures';
 
 const snapshot = (id: string, time: string, tags: string[]) => ({ short_id: id, id: `${id}ffff`, time, tags });
 const tags = (release: string, reason: string, head?: number) => [
@@ -162,15 +161,8 @@ describe('the progress of a transfer', () => {
 });
 
 describe('the backup settings', () => {
-  const load = (config: Record<string, unknown>) =>
-    loadStack(
-      'testnet',
-      rawConfig(config, 'Pulumi.testnet.yaml'),
-      memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) }),
-    );
-
   it('back up before every release change, schedule nothing and keep 7 by default, each node in its own place', () => {
-    const { settings } = load(validTestnetConfig());
+    const { settings } = loadTestnetStack(validTestnetConfig());
     for (const node of settings.nodes) {
       expect(node.backups).toEqual({
         beforeReleaseChange: true,
@@ -186,7 +178,7 @@ describe('the backup settings', () => {
     config['lacchain:backups'] = { schedule: 'nightly', keep: 0, repository: 'relative/folder' };
     let error: SettingsError | undefined;
     try {
-      load(config);
+      loadTestnetStack(config);
     } catch (e) {
       error = e as SettingsError;
     }
@@ -198,12 +190,6 @@ describe('the backup settings', () => {
 });
 
 describe('an S3 repository', () => {
-  const load = (config: Record<string, unknown>) =>
-    loadStack(
-      'testnet',
-      rawConfig(config, 'Pulumi.testnet.yaml'),
-      memoryFiles({ 'values/writer.yml': yaml.dump(validWriterValues()) }),
-    );
   const sshOnly = (extra: Record<string, unknown>) => {
     const config = validTestnetConfig();
     config['lacchain:nodes'] = (config['lacchain:nodes'] as { target: string }[]).filter((n) => n.target === 'ssh');
@@ -211,7 +197,7 @@ describe('an S3 repository', () => {
   };
   const problemsOf = (config: Record<string, unknown>) => {
     try {
-      load(config);
+      loadTestnetStack(config);
       return '';
     } catch (error) {
       return (error as SettingsError).message;
@@ -219,7 +205,7 @@ describe('an S3 repository', () => {
   };
 
   it('is taken with its keys, as restic names it', () => {
-    const { settings, secrets } = load(
+    const { settings, secrets } = loadTestnetStack(
       sshOnly({
         'lacchain:backups': { repository: 's3:https://s3.example.org/lacchain-backups/validator' },
         'lacchain:backupS3Keys': { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'a-secret-key' },
