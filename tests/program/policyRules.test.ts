@@ -138,8 +138,9 @@ const check = (resource: PolicyResource, context: PolicyContext = testnetContext
 const of = (violations: Violation[], policy: string) =>
   violations.filter((v) => v.policy === policy).map((v) => v.message);
 
-/** Rewrites the config.toml of a ConfigMap. */
-function editConfig(resource: PolicyResource, edit: (toml: string) => string): PolicyResource {
+/** A copy of the testnet writer's ConfigMap, its config.toml rewritten. */
+function editConfig(edit: (toml: string) => string): PolicyResource {
+  const resource = copy(testnet, T.configMap, 'writer-config');
   const data = resource.inputs.data as Record<string, string>;
   data['config.toml'] = edit(data['config.toml']);
   return resource;
@@ -221,7 +222,7 @@ describe('service-static-public-ip', () => {
 
 describe('p2p-host-is-permissioned-ip', () => {
   it('refuses a config.toml advertising another address or port, or detecting it by NAT', () => {
-    const other = editConfig(copy(testnet, T.configMap, 'writer-config'), (toml) =>
+    const other = editConfig((toml) =>
       toml
         .replace('p2p-host = "190.113.0.10"', 'p2p-host = "190.51.100.200"')
         .replace('nat-method = "NONE"', 'nat-method = "UPNP"'),
@@ -266,7 +267,7 @@ describe('p2p-host-is-permissioned-ip', () => {
 
 describe('rpc-safe-on-public-ports', () => {
   it('refuses ADMIN, DEBUG or TXPOOL and "*" CORS on a public RPC port, in config.toml', () => {
-    const unsafe = editConfig(copy(testnet, T.configMap, 'writer-config'), (toml) =>
+    const unsafe = editConfig((toml) =>
       toml.replace(
         'rpc-http-api = [ "ETH",',
         'rpc-http-cors-origins = [ "*" ]\nrpc-http-api = [ "ADMIN", "debug", "ETH",',
@@ -280,7 +281,7 @@ describe('rpc-safe-on-public-ports', () => {
   });
 
   it('allows them where the RPC is not reachable from outside (loopback without settings, or settings saying so)', () => {
-    const local = editConfig(copy(testnet, T.configMap, 'writer-config'), (toml) =>
+    const local = editConfig((toml) =>
       toml.replace('rpc-http-host = "0.0.0.0"', 'rpc-http-host = "127.0.0.1"').replace('"ETH",', '"ADMIN", "ETH",'),
     );
     expect(
@@ -288,9 +289,7 @@ describe('rpc-safe-on-public-ports', () => {
     ).toEqual([]);
     const internal: PolicyContext = structuredClone(testnetContext);
     internal.nodes!.writer.rpcPublic = false;
-    const bound = editConfig(copy(testnet, T.configMap, 'writer-config'), (toml) =>
-      toml.replace('"ETH",', '"TXPOOL", "ETH",'),
-    );
+    const bound = editConfig((toml) => toml.replace('"ETH",', '"TXPOOL", "ETH",'));
     expect(of(check(bound, internal), 'rpc-safe-on-public-ports')).toEqual([]);
     expect(of(check(bound), 'rpc-safe-on-public-ports')).toHaveLength(1);
   });
@@ -321,7 +320,7 @@ describe('rpc-safe-on-public-ports', () => {
   });
 
   it('reports a config.toml that cannot be read', () => {
-    const broken = editConfig(copy(testnet, T.configMap, 'writer-config'), (toml) => `${toml}\n[[[`);
+    const broken = editConfig((toml) => `${toml}\n[[[`);
     expect(of(check(broken), 'rpc-safe-on-public-ports')).toEqual([
       expect.stringMatching(/^ConfigMap writer-config: config.toml is not valid TOML/),
     ]);
@@ -335,7 +334,7 @@ describe('rpc-auth-not-in-plain-text', () => {
     'logins and tokens would cross the network in clear; use exposure tls-only on a machine, or internal behind your own TLS ingress on a cluster (lacchain:rpc.exposure)';
 
   it("refuses authentication on a node whose settings reach its RPC in plain HTTP (4545, a cluster writer's 80)", () => {
-    const cluster = editConfig(copy(testnet, T.configMap, 'writer-config'), withAuth);
+    const cluster = editConfig(withAuth);
     expect(of(check(cluster), 'rpc-auth-not-in-plain-text')).toEqual([
       `ConfigMap writer-config: RPC authentication is on while the RPC is reachable from outside in plain HTTP (4545, 80): ${FIX}`,
     ]);
@@ -350,10 +349,10 @@ describe('rpc-auth-not-in-plain-text', () => {
   it('allows it where no plain-HTTP port is reachable: settings saying so, or a loopback binding without settings', () => {
     const inside: PolicyContext = structuredClone(testnetContext);
     inside.nodes!.writer.rpcPlainTextPorts = [];
-    const cluster = editConfig(copy(testnet, T.configMap, 'writer-config'), withAuth);
+    const cluster = editConfig(withAuth);
     expect(of(check(cluster, inside), 'rpc-auth-not-in-plain-text')).toEqual([]);
     const unread = { network: testnetContext.network, settingsProblem: 'unread' };
-    const local = editConfig(copy(testnet, T.configMap, 'writer-config'), (toml) =>
+    const local = editConfig((toml) =>
       withAuth(toml).replace('rpc-http-host = "0.0.0.0"', 'rpc-http-host = "127.0.0.1"'),
     );
     expect(of(check(local, unread), 'rpc-auth-not-in-plain-text')).toEqual([]);
@@ -510,7 +509,7 @@ describe('genesis-digest-pinned', () => {
 
 describe('node-permissioning-enabled', () => {
   it('refuses a config.toml without on-chain node permissioning, or with another contract', () => {
-    const off = editConfig(copy(testnet, T.configMap, 'writer-config'), (toml) =>
+    const off = editConfig((toml) =>
       toml
         .replace('permissions-nodes-contract-enabled = true', 'permissions-nodes-contract-enabled = false')
         .replace('0x0000000000000000000000000000000000009999', '0x0000000000000000000000000000000000001234'),
