@@ -1,7 +1,10 @@
-// Prints, from jest's JSON report: each test file's wall time, slowest first (where a run's time goes), then the plain
-// summary line CI reads, "N passed, N failed[, N skipped]", last.
+// Prints, from jest's JSON report: each test file's wall time, slowest first (where a run's time goes), the slowest
+// tests, then the plain summary line CI reads, "N passed, N failed[, N skipped]", last.
 const fs = require('fs');
 const path = require('path');
+
+/** How many of the slowest tests are listed after the files. */
+const SLOWEST_TESTS = 20;
 
 const report = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const files = report.testResults
@@ -15,6 +18,17 @@ if (files.length > 0) {
     `\ntest files by wall time (${files.length} files, ${sum.toFixed(0)} s in all, ${wall.toFixed(0)} s of jest):`,
   );
   for (const file of files) console.log(`${file.seconds.toFixed(1).padStart(8)} s  ${file.name}`);
+  console.log('');
+  // And the slowest tests themselves: where inside those files the time goes.
+  const tests = report.testResults
+    .flatMap((file) => file.assertionResults.map((test) => ({ file: path.relative(process.cwd(), file.name), test })))
+    .filter(({ test }) => Number.isFinite(test.duration))
+    .sort((a, b) => b.test.duration - a.test.duration)
+    .slice(0, SLOWEST_TESTS);
+  console.log(`the ${tests.length} slowest tests:`);
+  for (const { file, test } of tests) {
+    console.log(`${(test.duration / 1000).toFixed(1).padStart(8)} s  ${file}: ${test.title}`);
+  }
   console.log('');
 }
 // The end-to-end tests that failed once and passed when run again (testing/hostSuite.ts): named, with the first error.

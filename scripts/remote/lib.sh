@@ -220,6 +220,54 @@ rpc_result() {
     | sed -n 's/.*"result"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' || true
 }
 
+# start_and_wait SERVICE: starts the node's service and waits, until START_TIMEOUT seconds have passed, for the node to
+# answer net_enode on the loopback's RPC_PORT; prints the enode, or nothing when it did not answer (say_journal tells
+# why). A start that failed at once (systemd's "unavailable resources", seen on busy machines) is tried once more, what
+# systemd said on standard error.
+start_and_wait() {
+  local service=$1 deadline enode
+  deadline=$((SECONDS + START_TIMEOUT))
+  start_unit "$service"
+  enode=$(enode_until "$service" "$deadline")
+  if [ -z "$enode" ] && systemctl is-failed --quiet "$service"; then
+    echo "$STEP_NAME: $service failed to start ($(unit_state "$service")): starting it once more" >&2
+    systemctl reset-failed "$service" 2>/dev/null || true
+    start_unit "$service"
+    enode=$(enode_until "$service" "$deadline")
+  fi
+  printf '%s' "$enode"
+}
+
+# say_journal SERVICE: the unit's state and its journal's last lines, on standard error (why a node did not answer).
+say_journal() {
+  echo "$STEP_NAME: $1 is $(unit_state "$1"); its journal's last lines:" >&2
+  journalctl -u "$1" -n 20 --no-pager 2>/dev/null | sed "s/^/$STEP_NAME: journal: /" >&2 || true
+}
+
+# start_unit SERVICE: systemctl start, its refusal said on standard error (never fails: the wait tells).
+start_unit() {
+  local said
+  said=$(systemctl start "$1" 2>&1) || echo "$STEP_NAME: systemd: ${said:-the start failed}" >&2
+}
+
+# enode_until SERVICE DEADLINE: the node's net_enode answer, polled each second until DEADLINE (in SECONDS) or the unit
+# failed; nothing when it did not answer.
+enode_until() {
+  local enode=""
+  while [ "$SECONDS" -lt "$2" ]; do
+    enode=$(rpc_result net_enode)
+    [ -n "$enode" ] && break
+    if systemctl is-failed --quiet "$1"; then break; fi
+    sleep 1
+  done
+  printf '%s' "$enode"
+}
+
+# unit_state SERVICE: systemd's words for the unit's state, e.g. "failed, result resources".
+unit_state() {
+  printf '%s, result %s' "$(systemctl show -p ActiveState --value "$1")" "$(systemctl show -p Result --value "$1")"
+}
+
 # put_back_data_of_cut_restore DATA_DIR SUFFIX: a restore cut between moving the node's data aside (to DATA_DIR plus
 # SUFFIX) and moving the restored data into its place leaves no DATA_DIR. The data the node had goes back first, so
 # that nothing (a step making the folder, the node key written into it, a start) ever starts the node on an empty

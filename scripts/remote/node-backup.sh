@@ -100,7 +100,7 @@ cmd_init() {
 }
 
 cmd_backup() {
-  local reason=$1 release head was_active=false tags status=0 full errors
+  local reason=$1 release head was_active=false tags status=0 full errors taken
   take_lock
   repository_exists || cmd_init >&2
   release=$(release_in_use)
@@ -124,8 +124,16 @@ cmd_backup() {
     "$DATA_DIR" "$CONFIG_FILE" \
     2>"$errors" || status=$?
   cat "$errors" >&2
+  # However the copy ended, the node runs again before this command ends, and answers: a backup never leaves it stopped
+  # without saying so (then the marker stays, and the next backup or npm run node -- start starts it).
   if [ "$was_active" = true ]; then
-    systemctl start "$SERVICE_NAME"
+    if [ -z "$(start_and_wait "$SERVICE_NAME")" ]; then
+      say_journal "$SERVICE_NAME"
+      taken="no backup was taken"
+      if [ "$status" = 0 ]; then taken="the backup was taken"; fi
+      rm -f "$errors"
+      fail "$SERVICE_NAME did not answer within $START_TIMEOUT s of being started again after the copy ($taken): see the journal above, then start it with npm run node -- start"
+    fi
     rm -f "$STOPPED_FILE"
     echo "node-backup: started $SERVICE_NAME again" >&2
   fi
@@ -169,7 +177,6 @@ cleanup_restore() {
 
 cmd_restore() {
   local id=$1 release=$2 head=$3 snapshot parent restored_key key_copy total restored metadata enode expected answer
-  local deadline
   take_lock
   [ -x "$RELEASES_DIR/besu-$release/bin/besu" ] || fail "Besu $release is not installed in $RELEASES_DIR"
   # (restic ignores the filters when a backup is named: its tags are read instead.)
@@ -255,15 +262,9 @@ cmd_restore() {
     mv -Tf "$RELEASES_DIR/current.new" "$RELEASES_DIR/current"
     echo "node-backup: switched the node to Besu $release, the release of the backup" >&2
   fi
-  systemctl start "$SERVICE_NAME"
-  deadline=$((SECONDS + START_TIMEOUT))
-  enode=""
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    enode=$(rpc_result net_enode)
-    [ -n "$enode" ] && break
-    sleep 1
-  done
+  enode=$(start_and_wait "$SERVICE_NAME")
   if [ "$enode" != "$expected" ]; then
+    if [ -z "$enode" ]; then say_journal "$SERVICE_NAME"; fi
     systemctl stop "$SERVICE_NAME"
     fail "the restored node answers ${enode:-nothing} but its recorded enode is $expected: stopped; the data before the restore is in $DATA_DIR$BEFORE_RESTORE_SUFFIX"
   fi

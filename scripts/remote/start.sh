@@ -32,9 +32,6 @@ switch_to() {
   mv -Tf "$current_link.new" "$current_link"
 }
 
-# node_enode: the enode the running node reports, or nothing.
-node_enode() { rpc_result net_enode; }
-
 # write_record PREVIOUS TARGET: records, before switching, the release in use and the one being switched to.
 write_record() {
   local tmp
@@ -53,18 +50,9 @@ database_touched() {
 
 # restart_and_wait: restarts the service and waits until the node answers its enode; prints it.
 restart_and_wait() {
-  local deadline enode=""
   systemctl stop "$SERVICE_NAME" || true
   if [ -f "$record" ]; then touch "$record"; fi
-  systemctl start "$SERVICE_NAME" || true
-  deadline=$((SECONDS + START_TIMEOUT))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    enode=$(node_enode)
-    [ -n "$enode" ] && break
-    if systemctl is-failed --quiet "$SERVICE_NAME"; then break; fi
-    sleep 1
-  done
-  printf '%s' "$enode"
+  start_and_wait "$SERVICE_NAME"
 }
 
 previous=""
@@ -108,8 +96,8 @@ if [ "$enode" != "$EXPECTED_ENODE" ]; then
   fi
   if [ "$switched" = true ] && [ -n "$previous" ]; then
     if database_touched; then
+      say_journal "$SERVICE_NAME"
       systemctl stop "$SERVICE_NAME" || true
-      journalctl -u "$SERVICE_NAME" -n 20 --no-pager 2>/dev/null | sed 's/^/start: journal: /' >&2 || true
       fail "$problem; Besu $BESU_VERSION has already written to $DATA_DIR, so going back to Besu $(version_of "$previous") could corrupt the database: the node is stopped on Besu $BESU_VERSION. Fix the cause (journal above) and run pulumi up again, or restore the data folder from a backup before going back"
     fi
     switch_to "$previous"
@@ -117,7 +105,7 @@ if [ "$enode" != "$EXPECTED_ENODE" ]; then
     restart_and_wait >/dev/null || true
     fail "$problem; switched back to Besu $(version_of "$previous")"
   fi
-  journalctl -u "$SERVICE_NAME" -n 20 --no-pager 2>/dev/null | sed 's/^/start: journal: /' >&2 || true
+  say_journal "$SERVICE_NAME"
   fail "$problem"
 fi
 

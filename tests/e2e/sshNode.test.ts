@@ -56,6 +56,11 @@ const NEXT = '24.1.0';
 const LATEST = '25.5.0';
 /** A release whose archive the tests serve (the 24.1.0 stand-in under its name) but never unpack. */
 const UNPACKED = '24.1.2';
+/** A drop-in of the node's unit that the backup tests write to make its start fail. */
+const FAILING_START = {
+  dir: '/etc/systemd/system/besu.service.d',
+  file: '/etc/systemd/system/besu.service.d/test-failing-start.conf',
+};
 
 suite('an SSH node on a real host', () => {
   const writer = provisionedWriter({
@@ -922,6 +927,47 @@ suite('an SSH node on a real host', () => {
       expect(listing).toContain(`${HOME}/data/standin-chain.json`);
       expect(listing).toContain(`${HOME}/config.toml`);
       expect(listing).not.toContain(`${HOME}/data/key`);
+    });
+
+    /** Runs `body` with a drop-in that makes the node's start fail (as root: `+`): `once` the next start only, else every one. */
+    const withFailingStart = async (once: boolean, body: () => Promise<void>) => {
+      const marker = '/run/besu-failed-once';
+      const check = once ? `test -e ${marker} || { touch ${marker}; exit 1; }` : 'exit 1';
+      await sh(
+        `mkdir -p ${FAILING_START.dir} && printf '[Service]\\nRestart=no\\nExecStartPre=+/bin/sh -c "${check}"\\n' > ${FAILING_START.file} && systemctl daemon-reload`,
+      );
+      try {
+        await body();
+      } finally {
+        await sh(`rm -f ${FAILING_START.file} ${marker} && systemctl daemon-reload`);
+      }
+    };
+
+    it('starts the node again when its first start after the copy fails, saying what systemd said', async () => {
+      await withFailingStart(true, async () => {
+        const result = await node('backup');
+        expect(outcome(result)).toBe('exit 0');
+        expect(`${result.stdout}${result.stderr}`).toMatch(
+          /besu failed to start \(failed, result exit-code\): starting it once more/,
+        );
+      });
+      expect(await sh('systemctl is-active besu')).toBe('active');
+      expect(await answersWithEnode()).toBe(enode);
+    });
+
+    it('says so, and how to start it, when the node does not start again after the copy', async () => {
+      await withFailingStart(false, async () => {
+        const result = await node('backup');
+        expect(result.code).toBe(1);
+        expect(result.stderr).toMatch(
+          /besu did not answer within \d+ s of being started again after the copy \(the backup was taken\): see the journal above, then start it with npm run node -- start/,
+        );
+        expect(`${result.stdout}${result.stderr}`).toMatch(
+          /node-backup: besu is failed, result exit-code; its journal's last lines:/,
+        );
+      });
+      expect(outcome(await node('start'))).toBe('exit 0');
+      expect(await answersWithEnode()).toBe(enode);
     });
 
     it("restores after data/ is gone: same enode, head at least the backup's (the drill)", async () => {
