@@ -23,6 +23,7 @@ import { configDigest, describeNode } from '../core/node/description';
 import type { KubernetesNodeSettings } from '../core/settings/model';
 import { rpcCredentials } from './rpcCredentials';
 import { backupPassword } from './backupPassword';
+import type { NodeArgs } from './nodeArgs';
 import {
   backupAccessManifests,
   backupCronJobManifest,
@@ -32,13 +33,7 @@ import {
   usesSnapshots,
 } from '../core/kubernetes/backups';
 
-export interface KubernetesNodeArgs {
-  /** The node's validated settings. */
-  node: KubernetesNodeSettings;
-  /** The node's private key (a secret) when the stack holds it (key custody `stack`); none with `secret` custody. */
-  privateKey?: pulumi.Input<string>;
-  /** The network's verified genesis. */
-  genesis: pulumi.Input<string>;
+export interface KubernetesNodeArgs extends NodeArgs<KubernetesNodeSettings> {
   /** The node's enode and address (annotated on its Service). */
   enode: pulumi.Input<string>;
   address: pulumi.Input<string>;
@@ -48,10 +43,6 @@ export interface KubernetesNodeArgs {
   namespace: k8s.core.v1.Namespace;
   /** Let `pulumi destroy` delete the key Secret. Default false: destroy leaves the Secret in the cluster. */
   allowKeyDeletion?: boolean;
-  /** RPC passwords by user (secrets), for password authentication. */
-  rpcPasswords?: Record<string, pulumi.Input<string>>;
-  /** The backup repository's password (a secret); derived from the node key when absent. */
-  backupPassword?: pulumi.Input<string>;
 }
 
 /**

@@ -26,26 +26,17 @@ import { describeNode } from '../core/node/description';
 import type { SshNodeSettings } from '../core/settings/model';
 import { rpcCredentials } from './rpcCredentials';
 import { backupPassword } from './backupPassword';
+import type { NodeArgs } from './nodeArgs';
 
-export interface RemoteNodeArgs {
-  /** The node's validated settings. */
-  node: SshNodeSettings;
-  /** The node's private key (a secret) when the stack holds it (key custody `stack`): written to data/key. */
-  privateKey?: pulumi.Input<string>;
+export interface RemoteNodeArgs extends NodeArgs<SshNodeSettings> {
   /** The SSH private key to log in with (a secret). */
   sshPrivateKey: pulumi.Input<string>;
-  /** The network's verified genesis. */
-  genesis: pulumi.Input<string>;
   /**
    * The enode the node must answer with once started, and the node address (written to data/nodeAddress). Absent for
    * a machine that makes its own key (machine custody, no `publicKey` pinned): read back from the node-key step.
    */
   enode?: pulumi.Input<string>;
   address?: pulumi.Input<string>;
-  /** RPC passwords by user (secrets), for password authentication. */
-  rpcPasswords?: Record<string, pulumi.Input<string>>;
-  /** The backup repository's password (a secret); derived from the node key when absent. */
-  backupPassword?: pulumi.Input<string>;
   /** An S3 repository's keys (a secret). */
   backupS3Keys?: pulumi.Input<{ accessKeyId: string; secretAccessKey: string }>;
   /** The bearer token of the machine's metrics endpoint (a secret, `lacchain:metricsToken`); no endpoint without. */
