@@ -159,6 +159,11 @@ export function now(): string {
   return `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** The top of a part's section: its heading, when and on what machine it was measured, and how. */
+export async function sectionTop(title: string, method: string): Promise<string[]> {
+  return [`## ${title}`, '', `Measured ${now()} on ${await machine()}.`, '', method];
+}
+
 /** The result of one part: its markdown section (heading included) and a short summary for the console. */
 export interface PartResult {
   name: Part;

@@ -9,7 +9,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
-import { fixed, median, PartResult, progress, PROJECT_DIR, runTimed, table, verdict, machine, now } from './common';
+import { fixed, median, PartResult, progress, PROJECT_DIR, runTimed, sectionTop, table, verdict } from './common';
+import { valuesAt } from '../testing/values';
 
 /** Stack sizes measured. */
 export const PLAN_SIZES = [1, 10, 50, 100];
@@ -32,17 +33,7 @@ function writeStack(dir: string, kind: Kind, count: number): string {
     if (kind === 'kubernetes') {
       // Documentation addresses: 203.0.113.1-100 (TEST-NET-3), one per node.
       const ip = `203.0.113.${i}`;
-      const values = {
-        deploy: {
-          network: 'open-protest-net',
-          typenode,
-          publicIP: ip,
-          p2p: { host: ip, port: 60606 },
-          workerName: `worker-${i}`,
-          nodeName: `bench-${name}`,
-          nodeEmail: 'ops@example.org',
-        },
-      };
+      const values = valuesAt('testnet', typenode, ip, { workerName: `worker-${i}`, nodeName: `bench-${name}` });
       fs.writeFileSync(path.join(dir, 'values', `${name}.yml`), yaml.dump(values));
       nodes.push({ name, typenode, target: 'kubernetes', values: `values/${name}.yml` });
     } else {
@@ -185,12 +176,8 @@ async function report(measured: Measured[], runs: number): Promise<string> {
     ];
   });
   const mbOf = (mib: number) => mib * 1.048576;
-  const lines: string[] = [];
-  lines.push('## Program evaluation: the offline plan');
-  lines.push('');
-  lines.push(`Measured ${now()} on ${await machine()}.`);
-  lines.push('');
-  lines.push(
+  const lines: string[] = await sectionTop(
+    'Program evaluation: the offline plan',
     `Each figure is the median of ${runs} runs of the node process that does the work (\`node ts-node ` +
       '--transpile-only cli/plan.ts --stack testnet --config … --out …`, what `npm run plan` runs, without the npm ' +
       'wrapper), from spawn to exit, files written; one warm-up run of each stack is not counted, and the runs go ' +

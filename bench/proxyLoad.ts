@@ -9,7 +9,7 @@
  * on connections per address, no time-outs of its own). Needs root; loopback only.
  */
 import { PROXY_CLIENT_BOUNDS } from '../core/catalog/rpc';
-import { fixed, machine, now, PartResult, progress, table } from './common';
+import { fixed, PartResult, progress, sectionTop, table } from './common';
 import { nginxMissing, standIn, startNginx } from '../testing/nginx';
 import { freePort } from '../testing/ports';
 import { loadTestSite, loopbackAddresses, slowLoad, SlowLoadResult } from '../testing/proxyLoad';
@@ -133,11 +133,10 @@ export async function benchProxy(): Promise<PartResult> {
   }
   const peakNow = mib(results[results.length - 1][1].rssPeakKiB);
   const markdown = [
-    '## The reverse proxy under many slow clients (bench/proxyLoad.ts)',
-    '',
-    `Measured ${now()} on ${await machine()}.`,
-    '',
-    `Debian's nginx with its Lua module and cjson (the packages the SSH path installs; the pod runs OpenResty), one worker, running the file core/proxy/nginxConf.ts renders for an SSH writer with the schema's defaults: its gas-model server (port 80, moved to a loopback port) and a plain server with the same rules, in front of stand-ins for Besu and the relay signer. ${LOAD.addresses} loopback addresses (127.0.0.2 onwards) open ${LOAD.perAddress} connections each, alternately to the two servers; each sends its headers in two pieces, announces a ${LOAD.bodyBytes}-byte body, sends ${LOAD.sentBytes / 1024} KiB of it, then one byte a second, and is held ${LOAD.holdMs / 1000} s. Worker memory is the sum of VmRSS of nginx's workers (/proc/<pid>/status), sampled every 50 ms. Meanwhile one legitimate request (eth_chainId) is sent from 127.0.0.200 to the gas-model server. "before" is the same file with the bounds this change added taken out again (previousBounds: the gas-model server's body buffer as large as the 1 MiB body limit in one buffer, no limit_conn, nginx's own time-outs).`,
+    ...(await sectionTop(
+      'The reverse proxy under many slow clients (bench/proxyLoad.ts)',
+      `Debian's nginx with its Lua module and cjson (the packages the SSH path installs; the pod runs OpenResty), one worker, running the file core/proxy/nginxConf.ts renders for an SSH writer with the schema's defaults: its gas-model server (port 80, moved to a loopback port) and a plain server with the same rules, in front of stand-ins for Besu and the relay signer. ${LOAD.addresses} loopback addresses (127.0.0.2 onwards) open ${LOAD.perAddress} connections each, alternately to the two servers; each sends its headers in two pieces, announces a ${LOAD.bodyBytes}-byte body, sends ${LOAD.sentBytes / 1024} KiB of it, then one byte a second, and is held ${LOAD.holdMs / 1000} s. Worker memory is the sum of VmRSS of nginx's workers (/proc/<pid>/status), sampled every 50 ms. Meanwhile one legitimate request (eth_chainId) is sent from 127.0.0.200 to the gas-model server. "before" is the same file with the bounds this change added taken out again (previousBounds: the gas-model server's body buffer as large as the 1 MiB body limit in one buffer, no limit_conn, nginx's own time-outs).`,
+    )),
     '',
     table(
       [

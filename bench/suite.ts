@@ -9,7 +9,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { fixed, machine, now, PartResult, progress, runTimed, table } from './common';
+import { fixed, PartResult, progress, runTimed, sectionTop, table } from './common';
 
 /** The test tiers, in the order `npm test` reports them: each a folder of tests/ (tests/README.md says what each needs). */
 const TEST_TIERS = ['unit', 'program', 'tools', 'cli', 'cluster', 'engine', 'e2e'] as const;
@@ -96,12 +96,8 @@ async function report(runs: SuiteRun[]): Promise<string> {
       `+${fixed(run.seconds - floor, 1)} s (${fixed(run.seconds / floor)}x)`,
     ];
   });
-  const lines: string[] = [];
-  lines.push("## The test suite's own time");
-  lines.push('');
-  lines.push(`Measured ${now()} on ${await machine()}.`);
-  lines.push('');
-  lines.push(
+  const lines: string[] = await sectionTop(
+    "The test suite's own time",
     'One run each, jest and ts-jest caches as earlier runs left them, from spawn to exit of `npx jest …` ' +
       '(what `npm run test:<tier>` runs, without the summary line). "Files total" adds up the time jest reports ' +
       'for each test file.',
