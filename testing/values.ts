@@ -16,9 +16,13 @@ export function addressFor(typenode: NodeType): string {
   return testPublicIp(LAST[typenode]);
 }
 
-/** A valid values file for a node type on a stack's network. */
+/** A valid values file for a node type on a stack's network, at its address in the test stacks (addressFor). */
 export function valuesFor(stack: StackName, typenode: NodeType, extra: Record<string, unknown> = {}) {
-  const ip = addressFor(typenode);
+  return valuesAt(stack, typenode, addressFor(typenode), extra);
+}
+
+/** A valid values file for a node type on a stack's network, the node's public IP and p2p host `ip`. */
+export function valuesAt(stack: StackName, typenode: NodeType, ip: string, extra: Record<string, unknown> = {}) {
   return {
     deploy: {
       network: NETWORKS[STACK_NETWORKS[stack]].helmName,
