@@ -128,21 +128,20 @@ function withoutTagWarnings(stderr: string): string {
   return stderr.replace(warning, '');
 }
 
+/** Plans the testnet stack file `before`, then `after` with --diff against that plan (`extra` arguments to both): both plan. */
+function planBump(before: string, after: string, extra: string[] = []) {
+  const base = plan(['--stack', 'testnet', '--config', before, ...extra]);
+  expect(base.code).toBe(0);
+  const bumped = plan(['--stack', 'testnet', '--config', after, ...extra, '--diff', base.out]);
+  expect(bumped.code).toBe(0);
+  return { base, bumped };
+}
+
 const diffJson = (out: string) => JSON.parse(fs.readFileSync(path.join(out, 'diff.json'), 'utf8'));
 
 describe('plan --diff BASE_DIR: a release bump', () => {
   it('on Kubernetes changes only the StatefulSet: the images and the pod version label', () => {
-    const base = plan(['--stack', 'testnet', '--config', writerStack()]);
-    expect(base.code).toBe(0);
-    const bumped = plan([
-      '--stack',
-      'testnet',
-      '--config',
-      writerStack({ releaseVersion: '23.4.2' }),
-      '--diff',
-      base.out,
-    ]);
-    expect(bumped.code).toBe(0);
+    const { base, bumped } = planBump(writerStack(), writerStack({ releaseVersion: '23.4.2' }));
     const diff = diffJson(bumped.out);
     expect(diff).toMatchObject({ base: base.out, created: [], deleted: [] });
     expect(diff.changed).toEqual([
@@ -200,19 +199,7 @@ describe('plan --diff BASE_DIR: a release bump', () => {
   it("on an SSH node changes only the preflight's check, the release and start steps", () => {
     const keyFile = path.join(work, 'validator.key');
     fs.writeFileSync(keyFile, KEY_ONE);
-    const base = plan(['--stack', 'testnet', '--config', sshStack(), '--node-key-file', keyFile]);
-    expect(base.code).toBe(0);
-    const bumped = plan([
-      '--stack',
-      'testnet',
-      '--config',
-      sshStack({ node_release_version: '23.4.4' }),
-      '--node-key-file',
-      keyFile,
-      '--diff',
-      base.out,
-    ]);
-    expect(bumped.code).toBe(0);
+    const { bumped } = planBump(sshStack(), sshStack({ node_release_version: '23.4.4' }), ['--node-key-file', keyFile]);
     const diff = diffJson(bumped.out);
     expect(diff.changed.map((c: any) => [c.name, c.fields.map((f: any) => f.path)])).toEqual([
       ['validator-preflight', ['stdin', 'triggers[0]']],
