@@ -7,6 +7,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { itAnswers } from '../../testing/answers';
 
 const PROJECT = path.resolve(__dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(PROJECT, file), 'utf8');
@@ -136,14 +137,12 @@ describe('the check itself', () => {
 });
 
 describe("GitHub's anchors", () => {
-  it.each([
+  itAnswers('%s → #%s', githubSlug, [
     ["The writer's gas-model routing", 'the-writers-gas-model-routing'],
     ["The network's companion services (`lacchain:companions`)", 'the-networks-companion-services-lacchaincompanions'],
     ['Backups, restore and rollback', 'backups-restore-and-rollback'],
     ['Day-2 in five lines', 'day-2-in-five-lines'],
     ['[Linked](x.md) and *stressed*', 'linked-and-stressed'],
     ['Stack config (`Pulumi.<stack>.yaml`, namespace `lacchain`)', 'stack-config-pulumistackyaml-namespace-lacchain'],
-  ])('%s → #%s', (heading, slug) => {
-    expect(githubSlug(heading)).toBe(slug);
-  });
+  ]);
 });

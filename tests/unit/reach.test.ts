@@ -13,6 +13,7 @@ import {
   machineUnreachable,
   podNotRunning,
 } from '../../core/operations/reach';
+import { itAnswers } from '../../testing/answers';
 
 /** kubectl 1.32's output for a server that refuses connections: discovery's five klog lines, then its own line. */
 const klog = (err: string) =>
@@ -70,7 +71,7 @@ describe("a client's error output, one line", () => {
 });
 
 describe("what kubectl's error says", () => {
-  it.each([
+  itAnswers('%j: %s', kubectlTrouble, [
     [REFUSED, 'unreachable'],
     [NO_SUCH_HOST, 'unreachable'],
     [TIMEOUT, 'unreachable'],
@@ -85,9 +86,7 @@ describe("what kubectl's error says", () => {
     [UNAUTHORIZED, 'denied'],
     [FORBIDDEN, 'denied'],
     ['error: something else\n', 'other'],
-  ])('%j: %s', (stderr, trouble) => {
-    expect(kubectlTrouble(stderr)).toBe(trouble);
-  });
+  ]);
 });
 
 describe('the one line of a cluster node that cannot be acted on', () => {
