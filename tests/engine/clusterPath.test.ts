@@ -77,6 +77,19 @@ engine.describe(
 
     const get = (kind: string, name: string, jsonpath: string) =>
       fieldOf(cluster(), { kind, name, namespace: NAMESPACE }, jsonpath);
+
+    /** Expects every node's StatefulSet to run Besu's image of `release`. */
+    async function expectBesuImages(release: string) {
+      for (const type of NODE_TYPES) {
+        const image = await get(
+          'statefulset',
+          kubernetesNames(type).statefulSet,
+          '{.spec.template.spec.containers[0].image}',
+        );
+        expect([type, image]).toEqual([type, `hyperledger/besu:${release}`]);
+      }
+    }
+
     const exists = async (kind: string, name: string) =>
       (await cluster().kubectl(['get', kind, name, '-n', NAMESPACE])).code === 0;
 
@@ -189,14 +202,7 @@ engine.describe(
       expect(steps).toEqual(planned);
       expect(steps).toEqual(NODE_TYPES.map((type) => `update ${STATEFUL_SET} ${type}-node`).sort());
       expect(changes).toEqual({ update: NODE_TYPES.length, same: expect.any(Number) });
-      for (const type of NODE_TYPES) {
-        const image = await get(
-          'statefulset',
-          kubernetesNames(type).statefulSet,
-          '{.spec.template.spec.containers[0].image}',
-        );
-        expect([type, image]).toEqual([type, 'hyperledger/besu:24.1.0']);
-      }
+      await expectBesuImages('24.1.0');
     });
 
     itWithCluster(
@@ -315,14 +321,7 @@ engine.describe(
         await stack.refresh();
         const { outputs } = await upWithSteps();
         expect(identities(outputs)).toEqual(first);
-        for (const type of NODE_TYPES) {
-          const image = await get(
-            'statefulset',
-            kubernetesNames(type).statefulSet,
-            '{.spec.template.spec.containers[0].image}',
-          );
-          expect([type, image]).toEqual([type, 'hyperledger/besu:25.5.0']);
-        }
+        await expectBesuImages('25.5.0');
         // Converged: nothing left to do.
         const again = await stack.preview();
         expect(Object.keys(again.changeSummary)).toEqual(['same']);
