@@ -66,6 +66,14 @@ function kubectlEnv(nodes?: string, osRelease?: string) {
 /** `npm run init` without a terminal. */
 const init = (args: string[]) => runNpmAsync('init', args, { env: kubectlEnv() });
 
+/** `npm run init` without a terminal, expected to pass: nothing on stderr, exit 0. */
+async function initPasses(args: string[]) {
+  const result = await init(args);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return result;
+}
+
 /** Types answers at the prompts in a real pseudo-terminal. */
 function typeInTerminal(args: string[], steps: Array<[RegExp, string]>, env: Record<string, string>) {
   const plan = {
@@ -166,9 +174,7 @@ async function follow(dir: string, stack: 'testnet' | 'mainnet', items: Item[], 
           .slice('npm run init -- '.length)
           .replace("'<the line ssh-keyscan printed>'", `'190.51.100.7 ${FAKE_HOST_KEY}'`);
         const words = [...args.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]);
-        const again = await init(words);
-        expect(again.stderr).toBe('');
-        expect(again.code).toBe(0);
+        await initPasses(words);
         done.push(command);
       } else if (/^ {2}(imageDigest|backupImageDigest|kubectlImageDigest): sha256:<digest>$/.test(command)) {
         const file = /then in (\S+), under deploy:/.exec(item.text.join(' '))?.[1];
@@ -217,9 +223,11 @@ describe('the README example', () => {
   const dir = project('readme', 'testnet');
   const keys = `${dir}-keys`;
   const keyFile = path.join(keys, 'testnet-validator.key');
+  /** The README's command line, into this project folder and key folder. */
+  const readmeArgs = ['--stack', 'testnet', '--dir', dir, '--key-dir', keys, ...README_EXAMPLE];
   let first: { code: number; stdout: string; stderr: string };
   beforeAll(async () => {
-    first = await init(['--stack', 'testnet', '--dir', dir, '--key-dir', keys, ...README_EXAMPLE]);
+    first = await init(readmeArgs);
   });
 
   it('exits 0 with the stack and the key written, the enode and the address printed', () => {
@@ -281,9 +289,7 @@ describe('the README example', () => {
 
   it('run again, reuses the key and its enode, keeps the values, and says when nothing changed', async () => {
     const before = read(path.join(dir, 'Pulumi.testnet.yaml'));
-    const again = await init(['--stack', 'testnet', '--dir', dir, '--key-dir', keys, ...README_EXAMPLE, '--replace']);
-    expect(again.stderr).toBe('');
-    expect(again.code).toBe(0);
+    const again = await initPasses([...readmeArgs, '--replace']);
     expect(again.stdout).toContain(`using the node key ${keyFile}`);
     expect(again.stdout).toContain(`${path.join(dir, 'Pulumi.testnet.yaml')}: no change`);
     expect(again.stdout).not.toMatch(/^wrote /m);
@@ -322,16 +328,19 @@ describe('the README example', () => {
 });
 
 describe('following the list gives a stack whose plan passes', () => {
+  /** init's arguments for a mainnet validator on the machine at `host`, into project `dir` and key folder `keys`. */
+  const mainnetSshValidator = (dir: string, keys: string, host: string) => [
+    ...['--stack', 'mainnet', '--dir', dir, '--key-dir', keys, '--typenode', 'validator', '--target', 'ssh'],
+    ...['--host', host, '--node-name', 'org-validator', '--node-email', 'ops@example.org'],
+  ];
+
   it('mainnet, ssh: a public address, the host key written into the inventory', async () => {
     const dir = project('mainnet-ssh');
     const keys = `${dir}-keys`;
-    const result = await init([
-      ...['--stack', 'mainnet', '--dir', dir, '--key-dir', keys, '--typenode', 'validator', '--target', 'ssh'],
-      ...['--host', '190.0.2.10', '--node-name', 'org-validator', '--node-email', 'ops@example.org'],
+    const result = await initPasses([
+      ...mainnetSshValidator(dir, keys, '190.0.2.10'),
       ...['--keygen', 'yes', '--store-secret', 'no'],
     ]);
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
     const items = stillToDo(result.stdout);
     expect(items.map((i) => i.commands[0]).sort()).toEqual([
       "pulumi config set --stack mainnet --path 'lacchain:companions.ethstats.imageDigest' sha256:<digest>",
@@ -354,13 +363,7 @@ describe('following the list gives a stack whose plan passes', () => {
   it('mainnet, ssh, the key kept on the machine (--key-custody machine): no key made here, no advice in the plan', async () => {
     const dir = project('mainnet-ssh-machine');
     const keys = `${dir}-keys`;
-    const result = await init([
-      ...['--stack', 'mainnet', '--dir', dir, '--key-dir', keys, '--typenode', 'validator', '--target', 'ssh'],
-      ...['--host', '190.0.2.11', '--node-name', 'org-validator', '--node-email', 'ops@example.org'],
-      ...['--key-custody', 'machine'],
-    ]);
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
+    const result = await initPasses([...mainnetSshValidator(dir, keys, '190.0.2.11'), ...['--key-custody', 'machine']]);
     expect(stackOf(dir, 'mainnet').config['lacchain:nodes'][0]).toMatchObject({
       name: 'validator',
       keyCustody: 'machine',
@@ -396,13 +399,11 @@ describe('following the list gives a stack whose plan passes', () => {
 
   it('mainnet, kubernetes: every image digest the policy requires, where it goes', async () => {
     const dir = project('mainnet-kubernetes');
-    const result = await init([
+    const result = await initPasses([
       ...['--stack', 'mainnet', '--dir', dir, '--typenode', 'writer', '--target', 'kubernetes'],
       ...['--worker-name', 'worker-1', '--public-ip', '190.0.2.20', '--node-name', 'org-writer'],
       ...['--node-email', 'ops@example.org', '--keygen', 'no'],
     ]);
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
     expect(result.stdout).toContain('no node key yet: pulumi up makes one');
     const items = stillToDo(result.stdout);
     expect(items.map((i) => i.commands)).toEqual([
@@ -443,13 +444,11 @@ describe('following the list gives a stack whose plan passes', () => {
   it('testnet, kubernetes: a second writer beside the shipped one, with its own values file', async () => {
     const dir = project('testnet-kubernetes', 'testnet');
     const writerValues = read(path.join(dir, 'values/writer.yml'));
-    const result = await init([
+    const result = await initPasses([
       ...['--stack', 'testnet', '--dir', dir, '--typenode', 'writer', '--target', 'kubernetes', '--name', 'w2'],
       ...['--worker-name', 'worker-3', '--public-ip', '190.113.0.40', '--node-name', 'org-w2'],
       ...['--node-email', 'ops@example.org', '--keygen', 'no'],
     ]);
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
     expect(result.stdout).toContain(`wrote ${path.join(dir, 'values/w2.yml')}`);
     expect(read(path.join(dir, 'values/writer.yml'))).toBe(writerValues);
     expect(stackOf(dir).config['lacchain:nodes'][1]).toEqual({
@@ -539,9 +538,7 @@ describe('a node already in the stack', () => {
     );
     expect(read(path.join(dir, 'Pulumi.testnet.yaml'))).toBe(stackText);
 
-    const replaced = await init([...args, '--replace']);
-    expect(replaced.stderr).toBe('');
-    expect(replaced.code).toBe(0);
+    const replaced = await initPasses([...args, '--replace']);
     const text = read(path.join(dir, 'Pulumi.testnet.yaml'));
     expect(text).toContain(
       '    # A writer on a remote machine over SSH; its settings are in its inventory.\n    - name: writer\n',
