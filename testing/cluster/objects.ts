@@ -1,5 +1,6 @@
 /**
- * Reading the test cluster's objects: a field by its JSONPath, and waiting until a field reads as wanted.
+ * Reading the test cluster's objects: a field by its JSONPath, and waiting until a field reads as wanted (a pod's phase
+ * Running).
  */
 import { TestCluster } from './cluster';
 
@@ -41,4 +42,14 @@ export async function fieldWhen(
     value = await fieldOf(cluster, object, jsonpath);
   }
   return value;
+}
+
+/** The writer's pod of the test stacks, in `namespace`. */
+export function writerPod(namespace: string): ObjectRef {
+  return { kind: 'pod', name: 'besu-node-writer-0', namespace };
+}
+
+/** Reads a pod's phase until it is Running (60 s at most) and returns the last phase read. */
+export function phaseWhenRunning(cluster: TestCluster, pod: ObjectRef): Promise<string> {
+  return fieldWhen(cluster, pod, '{.status.phase}', (phase) => phase === 'Running');
 }

@@ -16,7 +16,7 @@ import type { KubernetesNodeSettings } from '../../core/settings/model';
 import { loadStack } from '../../core/settings/load';
 import { RunningStandin, startBesuStandin } from '../../testing/besuStandin';
 import { applyServerSide, kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
-import { fieldOf, fieldWhen } from '../../testing/cluster/objects';
+import { fieldOf, fieldWhen, phaseWhenRunning, writerPod } from '../../testing/cluster/objects';
 import { clusterForSuite } from '../../testing/cluster/suite';
 import { HELD_POD_LABEL } from '../../testing/cluster/cluster';
 import { KEY_ONE, memoryFiles, rawConfig } from '../../testing/fixtures';
@@ -97,8 +97,8 @@ describe('backups on a real API server', () => {
         ]),
       );
       // The node's pod, its first init container the backup before a release change, admitted and Running.
-      const pod = { kind: 'pod', name: 'besu-node-writer-0', namespace: COPIES };
-      expect(await fieldWhen(cluster(), pod, '{.status.phase}', (v) => v === 'Running')).toBe('Running');
+      const pod = writerPod(COPIES);
+      expect(await phaseWhenRunning(cluster(), pod)).toBe('Running');
       expect(await fieldOf(cluster(), pod, '{.spec.initContainers[0].name}')).toBe('backup-before-release-change');
       // A run of the schedule, as the CronJob starts one: its pod is admitted (restricted) and created.
       await cluster().kubectlOk(['create', 'job', '--from=cronjob/besu-node-writer-backup', 'run-1', '-n', COPIES]);
@@ -364,8 +364,8 @@ describe('backups on a real API server', () => {
       expect(await fieldOf(cluster(), volume, '{.spec.dataSource.kind}/{.spec.dataSource.name}')).toBe(
         `VolumeSnapshot/${snapshot}`,
       );
-      const pod = { kind: 'pod', name: 'besu-node-writer-0', namespace: SNAPSHOTS };
-      expect(await fieldWhen(cluster(), pod, '{.status.phase}', (v) => v === 'Running')).toBe('Running');
+      const pod = writerPod(SNAPSHOTS);
+      expect(await phaseWhenRunning(cluster(), pod)).toBe('Running');
 
       // A restore cut after it deleted the data volume, before it made the new one: run again, it finishes.
       const inSnapshots = (...args: string[]) => cluster().kubectlOk([...args, '-n', SNAPSHOTS]);
@@ -375,7 +375,7 @@ describe('backups on a real API server', () => {
       const again = await node('restore');
       expect([again.code, again.stderr]).toEqual([0, '']);
       expect(await fieldOf(cluster(), volume, '{.spec.dataSource.name}')).toBe(snapshot);
-      expect(await fieldWhen(cluster(), pod, '{.status.phase}', (v) => v === 'Running')).toBe('Running');
+      expect(await phaseWhenRunning(cluster(), pod)).toBe('Running');
     },
   );
   itWithCluster(
@@ -386,8 +386,8 @@ describe('backups on a real API server', () => {
       const digest = `sha256:${'4d'.repeat(32)}`;
       const { values, config } = stackOf(ROLLBACK, 'csi-snapshots');
       await apply(ROLLBACK, 'csi-snapshots');
-      const pod = { kind: 'pod', name: 'besu-node-writer-0', namespace: ROLLBACK };
-      expect(await fieldWhen(cluster(), pod, '{.status.phase}', (v) => v === 'Running')).toBe('Running');
+      const pod = writerPod(ROLLBACK);
+      expect(await phaseWhenRunning(cluster(), pod)).toBe('Running');
       standin ??= await startBesuStandin(KEY_ONE, values.deploy.p2p.host, values.deploy.p2p.port);
       // Before the rollback the operator names, in the values file, the release it goes back to and its digest.
       const rolledBack = { deploy: { ...values.deploy, releaseVersion: older, imageDigest: digest } };

@@ -19,7 +19,7 @@ import { startPrometheus, TestPrometheus } from '../../testing/prometheus';
 import { PROJECT_DIR } from '../../testing/run';
 import { applyServerSide, kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
 import { monitoringTools, prometheusOperatorCrds } from '../../testing/cluster/cluster';
-import { fieldOf, fieldWhen } from '../../testing/cluster/objects';
+import { fieldOf, fieldWhen, phaseWhenRunning, writerPod } from '../../testing/cluster/objects';
 import { clusterForSuite } from '../../testing/cluster/suite';
 import { EXPECTED_ALERTS, KEY_ONE } from '../../testing/fixtures';
 import { recordProgram } from '../../testing/pulumi';
@@ -102,8 +102,8 @@ describe("a cluster node's metrics and alerts on a real API server", () => {
         ]),
       );
       // The pod runs its metrics relay beside Besu, every container ready.
-      const pod = { kind: 'pod', name: 'besu-node-writer-0', namespace: OPERATOR };
-      expect(await fieldWhen(cluster(), pod, '{.status.phase}', (v) => v === 'Running')).toBe('Running');
+      const pod = writerPod(OPERATOR);
+      expect(await phaseWhenRunning(cluster(), pod)).toBe('Running');
       expect(await fieldOf(cluster(), pod, '{.spec.containers[*].name}')).toContain('writer-metrics-relay');
       expect(await fieldOf(cluster(), pod, "{.metadata.annotations['prometheus\\.io/scrape']}")).toBe('');
       // The Service's endpoints: the pod's metrics port.
@@ -144,8 +144,8 @@ describe("a cluster node's metrics and alerts on a real API server", () => {
   itWithCluster('without it: the prometheus.io annotations, no ServiceMonitor', async () => {
     const manifests = await apply(ANNOTATED, false);
     expect(manifests.some((m) => m.kind === 'ServiceMonitor' || m.kind === 'PrometheusRule')).toBe(false);
-    const pod = { kind: 'pod', name: 'besu-node-writer-0', namespace: ANNOTATED };
-    expect(await fieldWhen(cluster(), pod, '{.status.phase}', (v) => v === 'Running')).toBe('Running');
+    const pod = writerPod(ANNOTATED);
+    expect(await phaseWhenRunning(cluster(), pod)).toBe('Running');
     const annotations = JSON.parse(await fieldOf(cluster(), pod, '{.metadata.annotations}'));
     expect(annotations).toMatchObject({
       'prometheus.io/scrape': 'true',
@@ -169,11 +169,7 @@ describe("a cluster node's metrics and alerts on a real API server", () => {
       const prometheus = await startPrometheus(monitoringTools().binary('prometheus'), () => config);
       running.push(prometheus);
       const targets = await prometheus.targets();
-      const podIP = await fieldOf(
-        cluster(),
-        { kind: 'pod', name: 'besu-node-writer-0', namespace: ANNOTATED },
-        '{.status.podIP}',
-      );
+      const podIP = await fieldOf(cluster(), writerPod(ANNOTATED), '{.status.podIP}');
       // One target: the annotated pod's metrics port (not its other ports, not the pod without annotations).
       expect(targets.map((t) => [t.labels, t.scrapeUrl])).toEqual([
         [
@@ -262,11 +258,7 @@ describe("a cluster node's metrics and alerts on a real API server", () => {
       running.push(prometheus);
       const targets = await prometheus.targets();
       const ruleNames = await prometheus.ruleNames();
-      const podIP = await fieldOf(
-        cluster(),
-        { kind: 'pod', name: 'besu-node-writer-0', namespace: OPERATOR },
-        '{.status.podIP}',
-      );
+      const podIP = await fieldOf(cluster(), writerPod(OPERATOR), '{.status.podIP}');
       expect(targets.map((t) => [t.labels, t.scrapeUrl])).toEqual([
         [
           expect.objectContaining({
