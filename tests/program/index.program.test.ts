@@ -26,6 +26,7 @@ import { declareProgram, Declared } from '../../testing/program';
 import { flush, recordProgram } from '../../testing/pulumi';
 import { valuesFor } from '../../testing/values';
 import { redact, type RecordedResource } from '../../tools/recording/engine';
+import { workFolder } from '../../testing/workFolder';
 
 /**
  * Loads index.ts in a fresh module registry with the engine's config set as `pulumi up` gives it, for `stack`. With
@@ -83,8 +84,7 @@ describe('index.ts', () => {
   });
 
   describe("mainnet's mandatory policy rules, on every run (no policy pack)", () => {
-    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-index-'));
-    afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+    const work = workFolder('lacchain-index-');
     const FIX =
       'pin it by its registry digest (values file deploy.imageDigest for Besu, lacchain:companions.<companion>.imageDigest for a companion; docs/kubernetes.md, "Pinning images")';
     const RULES_BROKEN =

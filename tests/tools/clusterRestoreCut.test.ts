@@ -7,14 +7,13 @@
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { readScript } from '../../core/scripts';
 import { BACKUP_TAGS, RESTORE_UNFINISHED_MARKER } from '../../core/catalog/backups';
 import { RELEASE_MARKER } from '../../core/kubernetes/backups';
+import { workFolder } from '../../testing/workFolder';
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-cluster-restore-'));
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const work = workFolder('lacchain-cluster-restore-');
 
 const NODE = 'writer';
 const RELEASE = '24.1.0';

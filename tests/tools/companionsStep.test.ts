@@ -9,15 +9,14 @@
 import { spawnSync } from 'child_process';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { RELAY_SIGNER } from '../../core/catalog/companions';
 import { PROXY_WORKER_USER } from '../../core/catalog/remote';
 import { stepCommand } from '../../core/remote/shell';
 import { remoteStepInput } from '../../testing/remoteStep';
+import { workFolder } from '../../testing/workFolder';
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-companions-step-'));
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const work = workFolder('lacchain-companions-step-');
 const has = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 const asRoot = process.getuid?.() === 0 && has('unshare') && has('runuser');
 if (!asRoot) console.warn('companions step tests skipped: they need root, unshare and runuser');

@@ -2,14 +2,13 @@
  * The operator commands `keygen` and `identity`, run as an operator runs them.
  */
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { parsePrivateKey, CURVE_ORDER } from '../../core/identity/nodeKey';
 import { KEY_ONE, KEY_ONE_ADDRESS, KEY_ONE_PUBLIC } from '../../testing/fixtures';
 import { runNpm } from '../../testing/run';
+import { workFolder } from '../../testing/workFolder';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-identity-'));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const dir = workFolder('lacchain-identity-');
 const file = (name: string, contents?: string) => {
   const p = path.join(dir, name);
   if (contents !== undefined) fs.writeFileSync(p, contents);

@@ -6,7 +6,6 @@
  */
 import { spawn } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { parseDocument } from 'yaml';
@@ -21,11 +20,11 @@ import {
   TEST_COMPANIONS,
   TEST_KEY_IMAGE_DIGESTS,
 } from '../../testing/fixtures';
+import { workFolder } from '../../testing/workFolder';
 
 jest.setTimeout(180_000);
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-init-'));
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const work = workFolder('lacchain-init-');
 const kubectlDir = path.join(PROJECT_DIR, 'tests/fixtures/recorded-kubectl');
 const sshDir = path.join(PROJECT_DIR, 'tests/fixtures/recorded-ssh');
 

@@ -6,17 +6,16 @@
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { publicKeyHex } from '../../core/identity/nodeKey';
 import { SCRIPTS_DIR } from '../../core/scripts';
 import { KEY_ONE } from '../../testing/fixtures';
 import { PROJECT_DIR } from '../../testing/run';
+import { workFolder } from '../../testing/workFolder';
 
 const script = path.join(SCRIPTS_DIR, 'kubernetes/check-node-key.sh');
 const besu = path.join(PROJECT_DIR, 'tests/fixtures/besu-standin/bin/besu');
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-key-check-'));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const dir = workFolder('lacchain-key-check-');
 
 const PUBLIC_KEY = `0x${publicKeyHex(KEY_ONE).replace(/^0x/, '')}`;
 const OTHER_KEY = `0x${'0'.repeat(63)}2`;

@@ -7,15 +7,14 @@
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { derivedBackupPassword } from '../../components/backupPassword';
 import { BACKUP_PASSWORD_DERIVATION_LABEL } from '../../core/catalog/keyCustody';
 import { KEY_ONE } from '../../testing/fixtures';
 import { PROJECT_DIR } from '../../testing/run';
+import { workFolder } from '../../testing/workFolder';
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-hmac-'));
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const work = workFolder('lacchain-hmac-');
 
 /** Runs lib.sh's hmac_sha256_of_key on a key file holding `text`, with the node-key step's label. */
 function machineDerived(text: string): { code: number | null; stdout: string } {

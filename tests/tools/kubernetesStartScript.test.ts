@@ -3,14 +3,13 @@
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { MISSING_KEY_EXIT_CODE, MISSING_KEY_EXIT_VARIABLE } from '../../core/catalog/remote';
 import { SCRIPTS_DIR, START_NODE_SCRIPT } from '../../core/scripts';
+import { workFolder } from '../../testing/workFolder';
 
 const script = path.join(SCRIPTS_DIR, START_NODE_SCRIPT);
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-start-'));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const dir = workFolder('lacchain-start-');
 // A recording stand-in for the Besu binary: writes its arguments to a file.
 const fakeBesu = path.join(dir, 'besu');
 fs.writeFileSync(fakeBesu, `#!/bin/sh\necho "$@" > "${dir}/ran"\n`, { mode: 0o755 });

@@ -5,7 +5,6 @@
  * node` (which logs in with the operator's own ssh); `pulumi up` still refuses to run without it, as before.
  */
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
 import { KEY_ONE, sshValidatorEntry, TEST_COMPANIONS, TEST_GENESIS_FILE } from '../../testing/fixtures';
@@ -13,11 +12,11 @@ import { freePort } from '../../testing/ports';
 import { projectFolder } from '../../testing/projects';
 import { ensureBuilt, outcome, PROJECT_DIR, runNpm, runNpmAsync } from '../../testing/run';
 import { runProgram } from '../../tools/programRun/run';
+import { workFolder } from '../../testing/workFolder';
 
 jest.setTimeout(180_000);
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-no-ssh-key-'));
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const work = workFolder('lacchain-no-ssh-key-');
 
 /** The stack's settings: one SSH validator, its companions' digests, no SSH private key. */
 const settings = (inventory: Record<string, unknown> = {}) => ({

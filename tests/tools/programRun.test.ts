@@ -19,6 +19,7 @@ import {
   TEST_KEY_IMAGE_DIGESTS,
 } from '../../testing/fixtures';
 import { valuesFor } from '../../testing/values';
+import { workFolder } from '../../testing/workFolder';
 
 jest.setTimeout(120_000);
 
@@ -40,8 +41,7 @@ const run = (nodes: unknown[], extra: Record<string, string> = {}, throughTsNode
   });
 
 describe('the program as pulumi up runs it', () => {
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-program-run-'));
-  afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+  const work = workFolder('lacchain-program-run-');
   /** The cluster writer, its values file outside the project (the stock one gives example addresses, refused). */
   const writer = () => {
     const values = path.join(work, 'writer.yml');
@@ -78,8 +78,7 @@ describe('the program as pulumi up runs it', () => {
 });
 
 describe("mainnet's mandatory rules, on every run of the program (no policy pack)", () => {
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-program-run-'));
-  afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+  const work = workFolder('lacchain-program-run-');
 
   /**
    * A mainnet validator on a cluster (its values file outside the project), its images that receive the key or touch

@@ -8,15 +8,14 @@
 import { spawnSync } from 'child_process';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { MISSING_KEY_EXIT_CODE, MISSING_KEY_EXIT_VARIABLE } from '../../core/catalog/remote';
 import { stepCommand, stepInput } from '../../core/remote/shell';
 import { remoteStepInput } from '../../testing/remoteStep';
 import { PROJECT_DIR } from '../../testing/run';
+import { workFolder } from '../../testing/workFolder';
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-scripts-'));
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const work = workFolder('lacchain-scripts-');
 
 let folders = 0;
 const folder = (name: string) => {

@@ -5,17 +5,16 @@
  * The same for a cluster node is in tests/cluster/unreachableNodes.test.ts, with the real kubectl.
  */
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
 import { freePort } from '../../testing/ports';
 import { projectFolder } from '../../testing/projects';
 import { runNpmAsync } from '../../testing/run';
+import { workFolder } from '../../testing/workFolder';
 
 jest.setTimeout(180_000);
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-unreachable-machine-'));
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const work = workFolder('lacchain-unreachable-machine-');
 
 /** A stand-in ssh: a machine without the node's service (never deployed); it answers nothing else. */
 const standinDir = path.join(work, 'bin');

@@ -4,7 +4,6 @@
  * the file's contents. The genesis too: a local copy that is a folder, and a download that never answers.
  */
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { loadStack } from '../../core/settings/load';
@@ -12,9 +11,9 @@ import { SettingsError } from '../../core/settings/problems';
 import { readFileFromDisk, readStackConfigFile, MAX_SETTINGS_FILE_BYTES } from '../../core/settings/settingsFiles';
 import { GenesisError, loadGenesis } from '../../core/genesis';
 import { rawConfig, TEST_GENESIS, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
+import { workFolder } from '../../testing/workFolder';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-badfiles-'));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const dir = workFolder('lacchain-badfiles-');
 
 const PRIVATE_KEY =
   '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n';
