@@ -2,6 +2,7 @@
  * One node seen from the operator's machine: the same questions asked through ssh (SSH node) or kubectl and the
  * node's RPC URL (Kubernetes node). Used by `npm run node`.
  */
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -151,31 +152,50 @@ export function nodeClient(node: NodeSettings, context: ClientContext): NodeClie
 function sshClient(node: SshNodeSettings, context: ClientContext, restartHint: string): NodeClient {
   const options = context.ssh;
   const commands = sshCommands(node);
+  if (!node.hostKey && !node.acceptAnyHostKey) {
+    throw new ToolFailure(`node ${node.name}: no pinned SSH host key (inventory host_key): refusing to connect`);
+  }
+  // The command's own folder: the pinned host key's file and the shared connection's socket.
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-ssh-'));
+  const sharedConnection = path.join(folder, 'connection');
   let knownHostsFile: string | undefined;
   if (node.hostKey) {
     // The pinned host key is the only one accepted, as in `pulumi up`.
-    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-ssh-'));
-    // Removed when the command ends, however it ends (process.exit included).
-    process.once('exit', () => fs.rmSync(folder, { recursive: true, force: true }));
     knownHostsFile = path.join(folder, 'known_hosts');
     fs.writeFileSync(knownHostsFile, knownHostsLine(node.host, node.sshPort, node.hostKey));
-  } else if (node.acceptAnyHostKey) {
+  } else {
     // The operator's explicit opt-out (test networks only), as in `pulumi up`: said every time.
     process.stderr.write(
       `warning: node ${node.name}: the SSH host key of ${node.host} is not checked (inventory accept_any_host_key)\n`,
     );
-  } else {
-    throw new ToolFailure(`node ${node.name}: no pinned SSH host key (inventory host_key): refusing to connect`);
   }
-  const args = sshArguments({ keyFile: options.keyFile, options: options.options, knownHostsFile });
+  const args = sshArguments({ keyFile: options.keyFile, options: options.options, knownHostsFile, sharedConnection });
+  // The shared connection is closed and the folder removed when the command ends, however it ends (process.exit too).
+  process.once('exit', () => {
+    if (fs.existsSync(sharedConnection)) {
+      spawnSync('ssh', [...args, '-O', 'exit', ...commands.destination], { stdio: 'ignore', timeout: 10_000 });
+    }
+    fs.rmSync(folder, { recursive: true, force: true });
+  });
   const place = {
     node: node.name,
     stack: context.stack,
     destination: `${node.user}@${node.host}:${node.sshPort}`,
     serviceName: node.serviceName,
   };
+  let first: Promise<unknown> | undefined;
   const ssh = async (command: string, input?: string) => {
-    const result = await runClient('ssh', [...args, ...commands.destination, command], input);
+    const session = () => runClient('ssh', [...args, ...commands.destination, command], input);
+    // The first session makes the shared connection; the sessions asked meanwhile wait for it, so that only one does.
+    let result: Awaited<ReturnType<typeof session>>;
+    if (first) {
+      await first;
+      result = await session();
+    } else {
+      const made = session();
+      first = made.catch(() => undefined);
+      result = await made;
+    }
     if (result.code === 255) throw new NodeUnreachable(machineUnreachable(place, result.stderr));
     return result;
   };

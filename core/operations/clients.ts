@@ -118,7 +118,12 @@ export interface SshArgumentsInput {
   options: readonly string[];
   /** A known_hosts file holding the node's pinned host key (inventory host_key), when it has one. */
   knownHostsFile?: string;
+  /** The socket of the one connection every session of the command shares (ssh ControlPath), when it has one. */
+  sharedConnection?: string;
 }
+
+/** How long a shared connection outlives its last session when the command that made it could not close it. */
+export const SHARED_CONNECTION_IDLE_SECONDS = 60;
 
 /** A known_hosts line pinning `hostKey` for the machine at `host`:`port` (a port other than 22 in brackets). */
 export function knownHostsLine(host: string, port: number, hostKey: string): string {
@@ -148,6 +153,18 @@ export function sshArguments(input: SshArgumentsInput): string[] {
     args.push('-o', 'UserKnownHostsFile=/dev/null', '-o', 'StrictHostKeyChecking=no');
   }
   for (const option of input.options) args.push('-o', option);
+  // One connection for all of a command's sessions (a check asks a dozen questions): a session over it takes
+  // milliseconds, a new connection a handshake and a login each. After the operator's options, so theirs win.
+  if (input.sharedConnection) {
+    args.push(
+      '-o',
+      'ControlMaster=auto',
+      '-o',
+      `ControlPath=${input.sharedConnection}`,
+      '-o',
+      `ControlPersist=${SHARED_CONNECTION_IDLE_SECONDS}`,
+    );
+  }
   return args;
 }
 

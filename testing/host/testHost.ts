@@ -269,6 +269,20 @@ export async function startTestHost(name: string, index: number, options: TestHo
       '-o',
       'LogLevel=ERROR',
     ];
+    // Root's sessions (the tests' own looks at the machine) share one SSH connection: a session over it takes
+    // milliseconds, a new connection a quarter of a second or more. The steps and commands under test run as the sudo
+    // user, each its own connection and login session, as the provider and the node tool make them (a cut kills
+    // those sessions, never root's). Closed before the host stops or crashes, and by itself when idle.
+    const rootSocket = path.join(str(info, 'stateDir'), 'root-connection');
+    const rootShared = ['-o', `ControlPath=${rootSocket}`, '-o', 'ControlPersist=300'];
+    let rootConnection: Promise<RunResult> | undefined;
+    const closeRootConnection = () => {
+      spawnSync('ssh', [...sshOptions, '-o', `ControlPath=${rootSocket}`, '-O', 'exit', `root@${ip}`], {
+        stdio: 'ignore',
+        timeout: 10_000,
+      });
+      rootConnection = undefined;
+    };
     const theProxy = proxy;
     let stopped: Promise<void> | undefined;
     const host: TestHost = {
@@ -288,12 +302,34 @@ export async function startTestHost(name: string, index: number, options: TestHo
       sshOptions,
       ssh(command: string, opts: SshOptions = {}): Promise<SshResult> {
         const user = opts.user ?? 'root';
-        return run('ssh', [...sshOptions, `${user}@${ip}`, command], {
-          input: opts.input,
-          timeoutMs: opts.timeoutMs ?? 600_000,
-        });
+        const call = () =>
+          run(
+            'ssh',
+            [
+              ...sshOptions,
+              ...(user === 'root' ? [...rootShared, '-o', 'ControlMaster=auto'] : []),
+              `${user}@${ip}`,
+              command,
+            ],
+            {
+              input: opts.input,
+              timeoutMs: opts.timeoutMs ?? 600_000,
+            },
+          );
+        if (user !== 'root') return call();
+        // The shared connection is made once, before root's first session (not by several sessions at once); a session
+        // that finds it gone (the machine rebooted) makes a new one by itself (ControlMaster=auto).
+        rootConnection ??= run(
+          'ssh',
+          [...sshOptions, ...rootShared, '-o', 'ControlMaster=yes', '-f', '-N', `root@${ip}`],
+          {
+            timeoutMs: 60_000,
+          },
+        );
+        return rootConnection.then(call);
       },
       async crash(): Promise<void> {
+        closeRootConnection();
         const r = await run('bash', [path.join(HERE, 'crash-host.sh'), name], {
           timeoutMs: 5 * 60_000,
           echoStderr: verbose,
@@ -310,6 +346,7 @@ export async function startTestHost(name: string, index: number, options: TestHo
     };
     const stopWith = (env: Record<string, string>): Promise<void> => {
       if (!stopped) {
+        closeRootConnection();
         stopped = (async () => {
           await theProxy.close();
           const r = await run('bash', [stopScript, name], { timeoutMs: 300_000, echoStderr: verbose, env });

@@ -5,7 +5,12 @@ import { evaluateHealth, healthy, lastImportAge, Observations, recoveryRule } fr
 import { hexQuantity, rpcResult, syncState } from '../../core/operations/rpc';
 import { diskUsageCommand, parseDiskUsage } from '../../core/operations/disk';
 import { DISK_FREE } from '../../core/catalog/health';
-import { kubectlCommands, sshArguments, sshCommands } from '../../core/operations/clients';
+import {
+  kubectlCommands,
+  SHARED_CONNECTION_IDLE_SECONDS,
+  sshArguments,
+  sshCommands,
+} from '../../core/operations/clients';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
 import { FIXES, healthyObservations, loadTestnet } from '../../testing/fixtures';
 
@@ -157,6 +162,17 @@ describe('client commands', () => {
       'StrictHostKeyChecking=yes',
       '-o',
       'Port=2222',
+    ]);
+    // One connection shared by the command's sessions, after the operator's options (so theirs win: ControlMaster=no).
+    expect(sshArguments({ options: ['ControlMaster=no'], sharedConnection: '/tmp/k/connection' }).slice(-8)).toEqual([
+      '-o',
+      'ControlMaster=no',
+      '-o',
+      'ControlMaster=auto',
+      '-o',
+      'ControlPath=/tmp/k/connection',
+      '-o',
+      `ControlPersist=${SHARED_CONNECTION_IDLE_SECONDS}`,
     ]);
     // Without a pinned key (the operator's explicit accept_any_host_key), nothing is checked.
     expect(sshArguments({ options: [] }).slice(4)).toEqual([
