@@ -25,7 +25,6 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 
-export LCT_SCRIPT=build-rootfs
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=common.sh
 # shellcheck source=common.sh

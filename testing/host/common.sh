@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034
 # common.sh — shared settings and helpers for the e2e test-host scripts
-# (build-rootfs.sh, start-host.sh, stop-host.sh). Sourced, never run directly.
+# (build-rootfs.sh, start-host.sh, stop-host.sh, crash-host.sh). Sourced, never run directly.
 #
 # Layout (all under LACCHAIN_TEST_CACHE, default /var/cache/lacchain-test), per Debian release SYSTEM (bookworm,
 # Debian 12, the default; trixie, Debian 13; LACCHAIN_TEST_SYSTEM chooses):
@@ -20,6 +20,9 @@ LCT_HOSTS="$LCT_CACHE/hosts"
 LCT_LOGS="$LCT_CACHE/logs"
 LCT_APT_PROXY_PORT="${LACCHAIN_TEST_APT_PROXY_PORT:-3142}"
 export PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:${PATH:-}"
+
+# The script's name in its messages (the one run: a script another one runs says its own).
+LCT_SCRIPT=$(basename "$0" .sh)
 
 lct_log() { printf '[%s %s] %s\n' "$(date +%H:%M:%S)" "${LCT_SCRIPT:-lct}" "$*" >&2; }
 lct_die() {
@@ -71,6 +74,26 @@ lct_ensure_tools() {
 lct_validate_name() {
   [[ "${1:-}" =~ ^[a-z][a-z0-9-]{0,10}$ ]] ||
     lct_die "bad host name '${1:-}': use 1-11 characters [a-z0-9-], starting with a letter"
+}
+
+# lct_host_argument NAME: the one argument of a script that acts on one host (its usage otherwise), as lct_host.
+lct_host_argument() {
+  [ "$#" -eq 1 ] || lct_die "usage: $LCT_SCRIPT.sh NAME"
+  lct_host "$1"
+}
+
+# lct_host NAME: as root, checks NAME and names the host's parts (globals): NS, the network namespace; VETH, its veth
+# pair; STATE, its folder; ROOT, its file system; PIDFILE, its nspawn's pid.
+lct_host() {
+  lct_validate_name "$1"
+  lct_require_root
+  NAME=$1
+  NS="lct-$NAME"
+  VETH="lct-$NAME"
+  STATE="$LCT_HOSTS/$NAME"
+  ROOT="$STATE/rootfs"
+  PIDFILE="$STATE/nspawn.pid"
+  export NAME NS VETH STATE ROOT PIDFILE
 }
 
 lct_validate_index() {

@@ -10,22 +10,9 @@
 # not of the disk.
 # On success it prints the host's JSON line again (hosts/NAME/host.json, with the new nspawn pid).
 set -euo pipefail
-# shellcheck source-path=SCRIPTDIR
-
-export LCT_SCRIPT=crash-host
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=common.sh
-. "$HERE/common.sh"
-
-[ "$#" -eq 1 ] || lct_die "usage: crash-host.sh NAME"
-NAME="$1"
-lct_validate_name "$NAME"
-lct_require_root
-
-NS="lct-$NAME"
-STATE="$LCT_HOSTS/$NAME"
-ROOT="$STATE/rootfs"
-PIDFILE="$STATE/nspawn.pid"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+lct_host_argument "$@"
 [ -f "$STATE/host.json" ] || lct_die "no running test host $NAME (start it with start-host.sh)"
 IP=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["ip"])' "$STATE/host.json")
 PID="$(cat "$PIDFILE")"

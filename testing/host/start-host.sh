@@ -28,29 +28,20 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 
-export LCT_SCRIPT=start-host
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=common.sh
 # shellcheck source=common.sh
 . "$HERE/common.sh"
 
 [ "$#" -eq 2 ] || lct_die "usage: start-host.sh NAME INDEX"
-NAME="$1"
 INDEX="$2"
-lct_validate_name "$NAME"
 lct_validate_index "$INDEX"
-lct_require_root
+lct_host "$1"
 T0=$(lct_now)
 
-NS="lct-$NAME"
-VETH="lct-$NAME"
 GW="10.231.$INDEX.1"
 IP="10.231.$INDEX.2"
-STATE="$LCT_HOSTS/$NAME"
-ROOT="$STATE/rootfs"
 KEY="$STATE/id_ed25519"
 KNOWN="$STATE/known_hosts"
-PIDFILE="$STATE/nspawn.pid"
 LOG="$STATE/nspawn.log"
 BOOT_TIMEOUT="${LACCHAIN_TEST_BOOT_TIMEOUT:-90}"
 

@@ -14,24 +14,9 @@
 # With LACCHAIN_TEST_SAVE_HOST=DIR, the host's disk is saved in DIR before 4 (start-host.sh can boot a copy of it).
 # Idempotent: anything already gone is skipped; it exits 0 unless NAME is invalid.
 set -euo pipefail
-# shellcheck source-path=SCRIPTDIR
-
-export LCT_SCRIPT=stop-host
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=common.sh
-# shellcheck source=common.sh
-. "$HERE/common.sh"
-
-[ "$#" -eq 1 ] || lct_die "usage: stop-host.sh NAME"
-NAME="$1"
-lct_validate_name "$NAME"
-lct_require_root
-
-NS="lct-$NAME"
-VETH="lct-$NAME"
-STATE="$LCT_HOSTS/$NAME"
-ROOT="$STATE/rootfs"
-PIDFILE="$STATE/nspawn.pid"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+lct_host_argument "$@"
 STOP_TIMEOUT="${LACCHAIN_TEST_STOP_TIMEOUT:-20}"
 
 STOPPED=0
