@@ -7,15 +7,13 @@
  * Registers the suite's beforeAll and afterAll; the state is read through `state()` once they ran.
  */
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { DEFAULT_NODE_HOME } from '../core/catalog/defaults';
 import { METRICS_PUSH_PORT, NETWORKS } from '../core/catalog/networks';
 import { settle } from '../tools/recording/engine';
 import type { EthstatsServer } from './ethstatsServer';
 import type { FileServer } from './host/fileServer';
-import { canBuildHosts, startTestHost, TestHost, TestHostSystem } from './host/testHost';
-import { packagesInstalledDisk } from './host/packagesDisk';
+import { TestHost, TestHostSystem } from './host/testHost';
 import { progress } from './hostSuite';
 import type { ImageRegistry } from './imageRegistry';
 import { MonitoringStandins, startMonitoringStandins } from './monitoringStandins';
@@ -25,7 +23,7 @@ import { recordProgram } from './pulumi';
 import { PushGateway, startPushGateway } from './pushGateway';
 import { remoteCommands, RemoteStep, runRemoteStep, runRemoteSteps } from './replay';
 import { sshWriterStack } from './sshStacks';
-import { packStandinReleases, startReleaseServer } from './standinReleases';
+import { startReleaseHost } from './releaseHost';
 
 /** The node's name in the stack, and its home (the catalog's default, as the stacks under test leave it). */
 export const NODE = 'writer';
@@ -112,16 +110,13 @@ export function provisionedWriter(options: SshNodeHostOptions) {
   };
 
   beforeAll(async () => {
-    const check = await canBuildHosts();
-    if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
-    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-e2e-'));
-    await packStandinReleases(options.releases, work);
+    const { host, files, work } = await startReleaseHost(options.hostName, options.hostIndex, options.releases, {
+      packagesInstalled: options.packagesInstalled,
+      system: options.system,
+    });
     for (const [name, release] of Object.entries(options.aliases ?? {})) {
       fs.copyFileSync(path.join(work, `besu-${release}.tar.gz`), path.join(work, `besu-${name}.tar.gz`));
     }
-    const base = options.packagesInstalled ? await packagesInstalledDisk() : undefined;
-    const host = await startTestHost(options.hostName, options.hostIndex, { system: options.system, base });
-    const files = await startReleaseServer(host, work);
     const standins = await startMonitoringStandins(host, work);
     const gateway = await startPushGateway(host.gateway);
     state = {

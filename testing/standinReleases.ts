@@ -11,6 +11,12 @@ import { RELAY_SIGNER } from '../core/catalog/companions';
 import { PROJECT_DIR } from './run';
 import type { TestHost } from './host/testHost';
 
+/**
+ * The releases the end-to-end suites install and update through, in order: the first (Java 17), a 24.x, and the newest
+ * the networks run (Java 21, which Debian 12 lacks: the node gets the pinned runtime there).
+ */
+export const UPGRADE_PATH = ['23.4.1', '24.1.0', '25.5.0'] as const;
+
 /** Packs the Besu stand-in (a test fixture) as the release archive of each version into `dir`. */
 export async function packStandinReleases(versions: string[], dir: string): Promise<void> {
   for (const version of versions) {

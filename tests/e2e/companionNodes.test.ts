@@ -18,7 +18,7 @@ import type { NodeType } from '../../core/catalog/nodeTypes';
 import { settle } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram } from '../../testing/program';
-import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
+import { startTestHost, TestHost } from '../../testing/host/testHost';
 import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
 import { connectsAs, withLoopbackListener } from '../../testing/host/loopbackProbe';
 import type { FileServer } from '../../testing/host/fileServer';
@@ -28,6 +28,7 @@ import { hostsPossible, hostSuite } from '../../testing/hostSuite';
 import { packStandinReleases, startReleaseServer } from '../../testing/standinReleases';
 import { remoteCommands as commands, RemoteStep, runRemoteSteps } from '../../testing/replay';
 import { sshNodeStack } from '../../testing/sshStacks';
+import { requireTestHosts } from '../../testing/releaseHost';
 
 const recorded = recordProgram();
 
@@ -116,8 +117,7 @@ const nodes = new Map<string, Partial<Deployed>>(CASES.map((c) => [c.typenode, {
 
 beforeAll(async () => {
   if (!hostsPossible()) return;
-  const check = await canBuildHosts();
-  if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
+  await requireTestHosts();
   const steps: RemoteStep[][] = [];
   for (const c of CASES) steps.push(await declare(c, nodes.get(c.typenode)!));
   // The steps of both run at once, each on its own host.

@@ -6,9 +6,10 @@
  */
 import { hostSuite } from '../../testing/hostSuite';
 import { execFileSync } from 'child_process';
-import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
+import { startTestHost, TestHost } from '../../testing/host/testHost';
 import { changeName, CutLab, momentName, Reference } from '../../testing/cuts/lab';
 import { CHANGES, RELEASES, SAMPLE } from '../../testing/cuts/cases';
+import { requireTestHosts } from '../../testing/releaseHost';
 
 const suite = hostSuite('cut anywhere (the fixed sample)');
 jest.setTimeout(10 * 60 * 1000);
@@ -23,8 +24,7 @@ suite('a change cut part-way keeps every invariant and converges when run again'
   };
 
   beforeAll(async () => {
-    const check = await canBuildHosts();
-    if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
+    await requireTestHosts();
     lab = await CutLab.open('cutsample', 48, RELEASES);
   });
 

@@ -14,14 +14,13 @@ import { changedCommands, nodeKeyOf, remoteCommands as commands } from '../../te
 import { nodeTool, operatorStackFile } from '../../testing/nodeTool';
 import { outcome, runNpm } from '../../testing/run';
 import { HOME, NODE, provisionedWriter } from '../../testing/sshNodeHost';
+import { UPGRADE_PATH } from '../../testing/standinReleases';
 
 const suite = hostSuite('Debian 13 (trixie) end-to-end tests');
 jest.setTimeout(10 * 60 * 1000);
 
 /** The install, an update to a 24.x, and one to the newest release the networks can run. */
-const FIRST = '23.4.1';
-const NEXT = '24.1.0';
-const LATEST = '25.5.0';
+const [FIRST, NEXT, LATEST] = UPGRADE_PATH;
 /** The Java Debian 13's package sources offer (its only one at or above 17 for a headless server by default). */
 const SYSTEM_JAVA = 'openjdk-21-jre-headless';
 

@@ -25,12 +25,13 @@ import { shellQuote } from '../../core/remote/shell';
 import { BACKUP_PASSWORD_PARAMETER, NODE_KEY_PARAMETER, remoteSteps } from '../../core/remote/steps';
 import type { SshNodeSettings } from '../../core/settings/model';
 import { KEY_ONE, KEY_ONE_PUBLIC } from '../../testing/fixtures';
-import { canBuildHosts, SshResult, startTestHost, TestHost } from '../../testing/host/testHost';
+import { SshResult, startTestHost, TestHost } from '../../testing/host/testHost';
 import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
 import { hostSuite } from '../../testing/hostSuite';
 import { asRoot, layOutNode, layoutNode, layoutPaths, SERVICE_USER, writeAsUser } from '../../testing/nodeLayout';
 import { remoteStepInput } from '../../testing/remoteStep';
 import { PROJECT_DIR } from '../../testing/run';
+import { requireTestHosts } from '../../testing/releaseHost';
 
 const suite = hostSuite('the hostile service user suite');
 jest.setTimeout(10 * 60 * 1000);
@@ -95,8 +96,7 @@ systemctl start ${node.serviceName}
 `);
 
   beforeAll(async () => {
-    const check = await canBuildHosts();
-    if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
+    await requireTestHosts();
     host = await startTestHost('hostile', 53, { base: await packagesInstalledDisk() });
     await layOutNode(host, node, { release: RELEASE, key: KEY_ONE, enode, data: 'backed-up data' });
     await root(`

@@ -8,9 +8,6 @@
  * second run, guarded by a pinned public key and against a lost key, kept when a node is switched from stack custody,
  * and not replaced when switched back. Light: one release, no companions, the shortest start time-out.
  */
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import { DEFAULT_NODE_HOME } from '../../core/catalog/defaults';
 import { NODE_PUBLIC_KEY_LINE } from '../../core/catalog/keyCustody';
 import { PORTS } from '../../core/catalog/ports';
@@ -21,8 +18,7 @@ import type { SshNodeSettings } from '../../core/settings/model';
 import { derivedBackupPassword } from '../../components/backupPassword';
 import { settle, unwrapSecrets } from '../../tools/recording/engine';
 import { COMPANIONS_OFF, KEY_ONE_PUBLIC } from '../../testing/fixtures';
-import { canBuildHosts, SshResult, startTestHost, TestHost } from '../../testing/host/testHost';
-import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
+import { SshResult, TestHost } from '../../testing/host/testHost';
 import type { FileServer } from '../../testing/host/fileServer';
 import { hostSuite, progress } from '../../testing/hostSuite';
 import { declareProgram, Declared, recordRun } from '../../testing/program';
@@ -39,7 +35,7 @@ import {
   upToNodeKey,
 } from '../../testing/replay';
 import { sshWriterStack } from '../../testing/sshStacks';
-import { packStandinReleases, startReleaseServer } from '../../testing/standinReleases';
+import { startReleaseHost, stopReleaseHost } from '../../testing/releaseHost';
 
 const suite = hostSuite('key custody machine on a real host');
 jest.setTimeout(10 * 60 * 1000);
@@ -146,12 +142,10 @@ suite('a machine that makes and keeps its own node key (keyCustody machine)', ()
   const holdsKey = (text: string) => text.toLowerCase().includes(key.slice(2).toLowerCase());
 
   beforeAll(async () => {
-    const check = await canBuildHosts();
-    if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
-    work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-custody-'));
-    await packStandinReleases([RELEASE], work);
-    host = await startTestHost('custody', 51, { base: await packagesInstalledDisk() });
-    files = await startReleaseServer(host, work);
+    ({ host, files, work } = await startReleaseHost('custody', 51, [RELEASE], {
+      packagesInstalled: true,
+      workPrefix: 'lacchain-custody-',
+    }));
     up = await upReadingBack(host, 'testnet', stack({ custody: 'machine' }));
     for (const r of up.runs) printed.push(r.stdout, r.stderr);
     // Read as root, kept out of `printed` (which is searched for it).
@@ -159,11 +153,7 @@ suite('a machine that makes and keeps its own node key (keyCustody machine)', ()
     if (!/^0x[0-9a-f]{64}$/.test(key)) throw new Error('data/key on the machine is not a node key');
   });
 
-  afterAll(async () => {
-    await files?.close();
-    await host?.stop();
-    if (work) fs.rmSync(work, { recursive: true, force: true });
-  });
+  afterAll(() => stopReleaseHost({ files, host, work }));
 
   it("deploys the node: it runs and answers with the identity the stack outputs, its key the service user's, 0600", async () => {
     const { publicKey, enode, address } = await identity(up.declared);

@@ -5,18 +5,15 @@
  * cut while being unpacked (`reinstreq half-installed`, which `dpkg --configure -a` cannot finish) is installed again.
  * Either way the step succeeds and dpkg is left with nothing to audit. apt and dpkg are the real ones.
  */
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import { COMPANIONS_OFF } from '../../testing/fixtures';
-import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
+import { TestHost } from '../../testing/host/testHost';
 import type { FileServer } from '../../testing/host/fileServer';
 import { hostSuite, progress } from '../../testing/hostSuite';
 import { declareProgram } from '../../testing/program';
 import { recordProgram } from '../../testing/pulumi';
 import { remoteCommands, RemoteStep, runRemoteStep } from '../../testing/replay';
 import { sshWriterStack } from '../../testing/sshStacks';
-import { packStandinReleases, startReleaseServer } from '../../testing/standinReleases';
+import { startReleaseHost, stopReleaseHost } from '../../testing/releaseHost';
 
 const suite = hostSuite('the packages step after a cut dpkg');
 jest.setTimeout(10 * 60 * 1000);
@@ -50,12 +47,7 @@ suite('the packages step finishes what a cut dpkg left', () => {
     );
 
   beforeAll(async () => {
-    const check = await canBuildHosts();
-    if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
-    work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-dpkgcut-'));
-    await packStandinReleases([RELEASE], work);
-    host = await startTestHost('dpkgcut', 52);
-    files = await startReleaseServer(host, work);
+    ({ host, files, work } = await startReleaseHost('dpkgcut', 52, [RELEASE], { workPrefix: 'lacchain-dpkgcut-' }));
     const config = sshWriterStack(host, {
       version: RELEASE,
       releaseBaseUrl: files.url,
@@ -75,11 +67,7 @@ suite('the packages step finishes what a cut dpkg left', () => {
     expect(await status()).toBe('install ok installed');
   });
 
-  afterAll(async () => {
-    await files?.close();
-    await host?.stop();
-    if (work) fs.rmSync(work, { recursive: true, force: true });
-  });
+  afterAll(() => stopReleaseHost({ files, host, work }));
 
   it.each([
     ['unpacked, not configured', 'install ok unpacked', 'finishing the package changes'],

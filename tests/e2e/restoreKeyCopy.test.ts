@@ -13,9 +13,10 @@ import { BEFORE_RESTORE_SUFFIX } from '../../core/catalog/backups';
 import { shellQuote } from '../../core/remote/shell';
 import { KEY_ONE } from '../../testing/fixtures';
 import { asRoot, layOutNode, layoutNode, layoutPaths, SERVICE_USER, writeAsUser } from '../../testing/nodeLayout';
-import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
+import { startTestHost, TestHost } from '../../testing/host/testHost';
 import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
 import { hostSuite } from '../../testing/hostSuite';
+import { requireTestHosts } from '../../testing/releaseHost';
 
 const suite = hostSuite("the machine restore's key copy");
 jest.setTimeout(10 * 60 * 1000);
@@ -41,8 +42,7 @@ suite('the machine restore copies the node key as the service user reads it, nev
   const root = (script: string) => asRoot(host!, script);
 
   beforeAll(async () => {
-    const check = await canBuildHosts();
-    if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
+    await requireTestHosts();
     host = await startTestHost('keycopy', 46, { base: await packagesInstalledDisk() });
     await layOutNode(host, node, { release: RELEASE, key: KEY_ONE, enode, data: BACKED_UP_DATA });
     await root(`(umask 077 && printf %s ${shellQuote(SECRET)} >${SECRET_FILE})`);

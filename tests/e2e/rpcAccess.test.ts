@@ -12,21 +12,17 @@ import { CREDENTIALS_IN_CLEAR } from '../../core/proxy/nginxConf';
 import { COMPANIONS_OFF } from '../../testing/fixtures';
 import * as http from 'http';
 import * as https from 'https';
-import * as fs from 'fs';
 import * as net from 'net';
-import * as os from 'os';
-import * as path from 'path';
 import { settle } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram, Declared } from '../../testing/program';
-import { canBuildHosts, startTestHost, TestHost } from '../../testing/host/testHost';
-import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
+import { TestHost } from '../../testing/host/testHost';
 import type { FileServer } from '../../testing/host/fileServer';
 import { changedCommands, remoteCommands as commands, runRemoteStep, runRemoteSteps } from '../../testing/replay';
 import { hostSuite, progress } from '../../testing/hostSuite';
-import { packStandinReleases, startReleaseServer } from '../../testing/standinReleases';
 import { sshWriterStack } from '../../testing/sshStacks';
 import { permissioned, registerOnHost } from '../../testing/permissioning';
+import { startReleaseHost, stopReleaseHost } from '../../testing/releaseHost';
 
 const recorded = recordProgram();
 const suite = hostSuite('RPC access end-to-end tests');
@@ -118,13 +114,11 @@ suite('RPC access and authentication on a real host', () => {
   }
 
   beforeAll(async () => {
-    const check = await canBuildHosts();
-    if (!check.ok) throw new Error(`cannot build a test host: ${check.reason}`);
-    work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-e2e-rpc-'));
-    await packStandinReleases([VERSION], work);
-    host = await startTestHost('rpcauth', 43, { base: await packagesInstalledDisk() });
+    ({ host, files, work } = await startReleaseHost('rpcauth', 43, [VERSION], {
+      packagesInstalled: true,
+      workPrefix: 'lacchain-e2e-rpc-',
+    }));
     target = host.ip;
-    files = await startReleaseServer(host, work);
     declared = await declareProgram(recorded, 'testnet', stack(), {});
     enode = (await settle(declared.outputs.nodes[NODE].enode)).value as string;
     await runRemoteSteps(host, commands(declared));
@@ -132,11 +126,7 @@ suite('RPC access and authentication on a real host', () => {
     await registerOnHost(host, `${DEFAULT_NODE_HOME}/data`, permissioned(enode, 'open-protestnet', 'writer'));
   });
 
-  afterAll(async () => {
-    await files?.close();
-    await host?.stop();
-    if (work) fs.rmSync(work, { recursive: true, force: true });
-  });
+  afterAll(() => stopReleaseHost({ files, host, work }));
 
   /** A token from POST /login through the TLS proxy, after the rate limit's window has passed. */
   const login = async (password = PASSWORD) => {

@@ -28,7 +28,7 @@ import type { ImageRegistry } from '../../testing/imageRegistry';
 import type { FileServer } from '../../testing/host/fileServer';
 import { changedCommands, nodeKeyOf, remoteCommands as commands, RemoteStep } from '../../testing/replay';
 import { hostSuite, progress } from '../../testing/hostSuite';
-import { packStandinReleases, startReleaseServer } from '../../testing/standinReleases';
+import { packStandinReleases, startReleaseServer, UPGRADE_PATH } from '../../testing/standinReleases';
 import { sshWriterStack } from '../../testing/sshStacks';
 import { testGenesisText } from '../../testing/fixtures';
 import { JAVA_STANDIN_ARCHIVE, packJavaStandin } from '../../testing/javaStandin';
@@ -50,10 +50,7 @@ import { HOME, METRICS_TOKEN, NODE, provisionedWriter } from '../../testing/sshN
 const suite = hostSuite('SSH end-to-end tests');
 jest.setTimeout(15 * 60 * 1000);
 
-const FIRST = '23.4.1';
-const NEXT = '24.1.0';
-/** The newest release the networks run: Java 21, which Debian 12 lacks (the node gets the pinned runtime). */
-const LATEST = '25.5.0';
+const [FIRST, NEXT, LATEST] = UPGRADE_PATH;
 /** A release whose archive the tests serve (the 24.1.0 stand-in under its name) but never unpack. */
 const UNPACKED = '24.1.2';
 /** A drop-in of the node's unit that the backup tests write to make its start fail. */

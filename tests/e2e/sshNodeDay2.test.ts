@@ -22,12 +22,13 @@ import { clusterForSuite } from '../../testing/cluster/suite';
 import { declareProgram } from '../../testing/program';
 import { remoteCommands as commands } from '../../testing/replay';
 import { valuesFor } from '../../testing/values';
+import { UPGRADE_PATH } from '../../testing/standinReleases';
 
 const suite = hostSuite('SSH day-2 end-to-end tests');
 jest.setTimeout(15 * 60 * 1000);
 
 /** The release the node runs (the one sshNode.test.ts updates to). */
-const NEXT = '24.1.0';
+const NEXT = UPGRADE_PATH[1];
 /** The network's bootnodes a writer asks the node-permissioning contract for a connection to. */
 const BOOTNODES = NETWORKS['open-protestnet'].bootnodes.writer;
 
