@@ -13,11 +13,11 @@ import { DEFAULT_NODE_HOME } from '../core/catalog/defaults';
 import { recordProgram } from '../testing/pulumi';
 import { declareProgram } from '../testing/program';
 import { nodeKeyOf, remoteCommands, runRemoteSteps } from '../testing/replay';
-import { canBuildHosts, startTestHost, TestHost } from '../testing/host/testHost';
+import { startTestHost, TestHost } from '../testing/host/testHost';
 import type { FileServer } from '../testing/host/fileServer';
 import { packStandinReleases, startReleaseServer } from '../testing/standinReleases';
 import { sshWriterStack } from '../testing/sshStacks';
-import { fixed, machine, now, PartResult, progress, runTimed, table } from './common';
+import { fixed, machine, now, PartResult, progress, runTimed, table, withoutTestHosts } from './common';
 import { nodeToolArgs, operatorStackFile } from '../testing/nodeTool';
 
 const HOST_NAME = 'benchbackup';
@@ -28,12 +28,8 @@ const FILLER_MIB = 1024;
 
 export async function benchBackups(): Promise<PartResult> {
   const heading = '## Backups and restore on the real SSH test host';
-  const hostsPossible = process.platform === 'linux' && process.getuid?.() === 0;
-  const check = hostsPossible ? await canBuildHosts() : { ok: false, reason: 'needs root on Linux' };
-  if (!check.ok) {
-    progress(`backups: skipped: ${check.reason}`);
-    return { name: 'backups', markdown: `${heading}\n\nNot measured (${now()}): ${check.reason}.\n` };
-  }
+  const skipped = await withoutTestHosts('backups', heading);
+  if (skipped) return skipped;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-bench-backups-'));
   let host: TestHost | undefined;
   let files: FileServer | undefined;

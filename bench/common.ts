@@ -9,6 +9,7 @@ import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { canBuildHosts } from '../testing/host/testHost';
 
 /** The project folder. */
 export const PROJECT_DIR = path.resolve(__dirname, '..');
@@ -168,6 +169,18 @@ export async function sectionTop(title: string, method: string): Promise<string[
 export interface PartResult {
   name: Part;
   markdown: string;
+}
+
+/**
+ * The part's result when this machine cannot boot test hosts (not root on Linux, or a tool missing): "not measured",
+ * and why; nothing when it can.
+ */
+export async function withoutTestHosts(name: Part, heading: string): Promise<PartResult | undefined> {
+  const possible = process.platform === 'linux' && process.getuid?.() === 0;
+  const check = possible ? await canBuildHosts() : { ok: false, reason: 'needs root on Linux' };
+  if (check.ok) return undefined;
+  progress(`${name}: skipped: ${check.reason}`);
+  return { name, markdown: `${heading}\n\nNot measured (${now()}): ${check.reason}.\n` };
 }
 
 export const PARTS = ['plan', 'program', 'ssh', 'backups', 'proxy', 'cli', 'cuts', 'suite'] as const;

@@ -7,7 +7,7 @@
  * LACCHAIN_CUTS_CHANGES: a comma-separated list of change names (as the table names them, e.g. "upgrade 23.4.1 ->
  * 24.1.0,backup on 24.1.0") runs only those.
  */
-import { canBuildHosts } from '../testing/host/testHost';
+
 import { changeName, CutCase, CutLab, CutResult, momentName } from '../testing/cuts/lab';
 import type { CutKind } from '../testing/cuts/cut';
 import {
@@ -20,7 +20,7 @@ import {
   OPERATIONS,
   RELEASES,
 } from '../testing/cuts/cases';
-import { fixed, machine, median, now, PartResult, progress, table } from './common';
+import { fixed, machine, median, now, PartResult, progress, table, withoutTestHosts } from './common';
 
 const HOST_NAME = 'benchcuts';
 const KIND_NAMES: Record<CutKind, string> = {
@@ -32,12 +32,8 @@ const HOST_INDEX = 49;
 const HEADING = '## Cut anywhere: the fault-injection matrix on the real SSH test host (bench/cuts.ts)';
 
 export async function benchCuts(): Promise<PartResult> {
-  const hostsPossible = process.platform === 'linux' && process.getuid?.() === 0;
-  const check = hostsPossible ? await canBuildHosts() : { ok: false, reason: 'needs root on Linux' };
-  if (!check.ok) {
-    progress(`cuts: skipped: ${check.reason}`);
-    return { name: 'cuts', markdown: `${HEADING}\n\nNot measured (${now()}): ${check.reason}.\n` };
-  }
+  const skipped = await withoutTestHosts('cuts', HEADING);
+  if (skipped) return skipped;
   const started = Date.now();
   const lab = await CutLab.open(HOST_NAME, HOST_INDEX, RELEASES);
   const results: CutResult[] = [];

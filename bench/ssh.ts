@@ -17,7 +17,7 @@ import { REMOTE_STEP_NAMES, type RemoteStepName } from '../core/remote/steps';
 import { RecordedResource, settle } from '../tools/recording/engine';
 import { recordProgram } from '../testing/pulumi';
 import { declareProgram } from '../testing/program';
-import { canBuildHosts, startTestHost, TestHost } from '../testing/host/testHost';
+import { startTestHost, TestHost } from '../testing/host/testHost';
 import type { FileServer } from '../testing/host/fileServer';
 import {
   changedCommands as changed,
@@ -27,7 +27,7 @@ import {
 } from '../testing/replay';
 import { packStandinReleases, startReleaseServer } from '../testing/standinReleases';
 import { sshWriterStack } from '../testing/sshStacks';
-import { fixed, machine, median, now, PartResult, progress, since, table, verdict } from './common';
+import { fixed, machine, median, now, PartResult, progress, since, table, verdict, withoutTestHosts } from './common';
 
 const HOST_NAME = 'bench';
 const HOST_INDEX = 42;
@@ -211,12 +211,8 @@ interface Cycle {
  */
 export async function benchSsh(cycles = 3): Promise<PartResult> {
   const heading = '## A deploy on the real SSH test host';
-  const hostsPossible = process.platform === 'linux' && process.getuid?.() === 0;
-  const check = hostsPossible ? await canBuildHosts() : { ok: false, reason: 'needs root on Linux' };
-  if (!check.ok) {
-    progress(`ssh: skipped: ${check.reason}`);
-    return { name: 'ssh', markdown: `${heading}\n\nNot measured (${now()}): ${check.reason}.\n` };
-  }
+  const skipped = await withoutTestHosts('ssh', heading);
+  if (skipped) return skipped;
   const recorded = recordProgram();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-bench-ssh-'));
   try {
@@ -456,6 +452,24 @@ async function report(cycles: Cycle[]): Promise<string> {
     cycles.map((c) => pick(c).find((t) => t.name === name)?.seconds ?? NaN);
   const stepRows = (pick: (c: Cycle) => Timed[]) =>
     pick(cycles[0]).map((t) => [t.name, spread(stepSamples(pick, t.name)), STEP_NOTES[t.name as RemoteStepName] ?? '']);
+  /** The table of the first provisioning's or the update's steps, then its total and the program's evaluation. */
+  const stepsTable = (run: 'first' | 'update') => {
+    const first = run === 'first';
+    const pick = (c: Cycle) => (first ? c.firstTimed : c.updateTimed);
+    const total = (c: Cycle) => (first ? c.firstSeconds : c.updateSeconds);
+    const declare = (c: Cycle) => (first ? c.firstDeclareSeconds : c.nextDeclareSeconds);
+    const declared = first
+      ? 'declaring the stack in-process (recording engine); `pulumi up` adds its engine'
+      : 'declaring the stack with the new release';
+    return table(
+      ['Step', 'Time (s)', 'What it does'],
+      [
+        ...stepRows(pick),
+        [`**total (${pick(cycles[0]).length} steps)**`, `**${spread(cycles.map(total))}**`, ''],
+        ['program evaluation', spread(cycles.map(declare)), declared],
+      ],
+    );
+  };
 
   const sshSeconds = median(all((c) => c.sshSamples));
   const fetchSeconds = median(all((c) => c.fetchSamples));
@@ -493,14 +507,7 @@ async function report(cycles: Cycle[]): Promise<string> {
   lines.push('');
   lines.push('### First provisioning');
   lines.push('');
-  const firstRows = stepRows((c) => c.firstTimed);
-  firstRows.push([`**total (${STEPS} steps)**`, `**${spread(cycles.map((c) => c.firstSeconds))}**`, '']);
-  firstRows.push([
-    'program evaluation',
-    spread(cycles.map((c) => c.firstDeclareSeconds)),
-    'declaring the stack in-process (recording engine); `pulumi up` adds its engine',
-  ]);
-  lines.push(table(['Step', 'Time (s)', 'What it does'], firstRows));
+  lines.push(stepsTable('first'));
   lines.push('');
   lines.push(
     `Lower bound: ${fixed(firstFloor)} s = the packages step ${fixed(packages)} s (package download and install, which ` +
@@ -557,18 +564,7 @@ async function report(cycles: Cycle[]): Promise<string> {
   lines.push('');
   lines.push(`### Release update ${FIRST} -> ${NEXT}`);
   lines.push('');
-  const updateRows = stepRows((c) => c.updateTimed);
-  updateRows.push([
-    `**total (${cycles[0].updateTimed.length} steps)**`,
-    `**${spread(cycles.map((c) => c.updateSeconds))}**`,
-    '',
-  ]);
-  updateRows.push([
-    'program evaluation',
-    spread(cycles.map((c) => c.nextDeclareSeconds)),
-    'declaring the stack with the new release',
-  ]);
-  lines.push(table(['Step', 'Time (s)', 'What it does'], updateRows));
+  lines.push(stepsTable('update'));
   lines.push('');
   lines.push(
     `Commands run: ${cycles[0].updateTimed.map((t) => t.name).join(', ')} (the other steps' inputs did not change). ` +
