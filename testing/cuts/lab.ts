@@ -161,9 +161,10 @@ export class CutLab {
       filesAfter: await fileDigests(host),
       reachableAfter: await reachableTcpPorts(host),
     };
-    // Its end state is the state before the next change: kept as that change's saved disk when booted bare.
+    // Its end state is the state before the next change: kept as that change's saved disk (over the disk it was
+    // booted from, for an upgrade), so that no later case installs the releases again from a bare host.
     const next = beforeDisk([...change.before, change.release]);
-    if (change.before.length === 0) await this.save(next);
+    if (!this.bases.has(next)) await this.save(next);
     return {
       change,
       stepSeconds: Object.fromEntries(timed.map((t) => [t.name.slice(NODE.length + 1), t.seconds])),
@@ -342,7 +343,7 @@ export class CutLab {
     change: Change,
     at: CutMoment | undefined,
   ): Promise<{ host: TestHost; before: Before }> {
-    await this.bootFrom(beforeDisk(change.before), (host) => this.installAll(host, change.before));
+    await this.bootBefore(change.before);
     const host = this.host!;
     if (change.operation === 'backup') {
       // A data folder big enough for restic to be seen at work (the stand-in's own data is a few bytes): random bytes,
@@ -396,9 +397,9 @@ export class CutLab {
     return startNpm('node', [change.operation!, ...nodeToolArgs(configFile, host.privateKeyFile)]);
   }
 
-  /** Installs the releases one after the other, as `pulumi up` of each would. */
-  private async installAll(host: TestHost, releases: string[]): Promise<void> {
-    let previous: RemoteStep[] = [];
+  /** Installs the releases one after the other, as `pulumi up` of each would (over the release `from`, if any). */
+  private async installAll(host: TestHost, releases: string[], from?: string): Promise<void> {
+    let previous: RemoteStep[] = from ? await this.steps(host, from) : [];
     for (const release of releases) {
       const steps = await this.steps(host, release);
       await rerun(host, changedCommands(previous, steps));
@@ -426,7 +427,7 @@ export class CutLab {
   ): Promise<{ host: TestHost; steps: RemoteStep[]; before: Before; done: number }> {
     let done = 0;
     if (change.before.length > 0) {
-      await this.bootFrom(beforeDisk(change.before), (host) => this.installAll(host, change.before));
+      await this.bootBefore(change.before);
     } else if (cutAt > PACKAGES_AT) {
       await this.bootFrom(`packages-${change.release}`, async (host) =>
         rerun(host, (await this.steps(host, change.release)).slice(0, PACKAGES_AT + 1)),
@@ -468,14 +469,35 @@ export class CutLab {
       await make(await this.boot());
       await this.save(name);
     }
-    await this.boot(path.join(this.work, 'disks', name));
+    await this.boot(this.disk(name));
   }
 
-  /** Stops the host (booted bare) in order and keeps its disk as the saved disk `name`. */
+  /**
+   * Boots a host with `releases` installed one after the other, from their saved disk; makes it first when there is
+   * none, over the saved disk of the most of them already installed (a reference's end state), else on a bare host.
+   */
+  private async bootBefore(releases: string[]): Promise<void> {
+    const name = beforeDisk(releases);
+    if (!this.bases.has(name)) {
+      let installed = releases.length - 1;
+      while (installed > 0 && !this.bases.has(beforeDisk(releases.slice(0, installed)))) installed--;
+      const host = await this.boot(installed > 0 ? this.disk(beforeDisk(releases.slice(0, installed))) : undefined);
+      await this.installAll(host, releases.slice(installed), releases[installed - 1]);
+      await this.save(name);
+    }
+    await this.boot(this.disk(name));
+  }
+
+  /** The folder of the saved disk `name`. */
+  private disk(name: string): string {
+    return path.join(this.work, 'disks', name);
+  }
+
+  /** Stops the host in order and keeps its disk as the saved disk `name` (over the saved disk it was booted from). */
   private async save(name: string): Promise<void> {
     await this.files?.close();
     this.files = undefined;
-    await this.host!.stopAndSave(path.join(this.work, 'disks', name));
+    await this.host!.stopAndSave(this.disk(name));
     this.host = undefined;
     this.bases.add(name);
   }

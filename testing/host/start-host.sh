@@ -89,7 +89,11 @@ printf '%s\n' "$LCT_SYSTEM" >"$STATE/system"
 MODE=copy
 # A saved overlay host is one more read-only layer over the cached root file system: nothing to copy.
 LOWER="$LCT_ROOTFS"
-if [ -n "$BASE" ] && [ "$(cat "$BASE/mode")" = overlay ]; then LOWER="$BASE/fs:$LCT_ROOTFS"; fi
+# A saved disk made over other saved disks lies on them too (stop-host.sh names them in DIR/lower).
+if [ -n "$BASE" ] && [ "$(cat "$BASE/mode")" = overlay ]; then
+  BELOW=$(cat "$BASE/lower" 2>/dev/null || true)
+  LOWER="$BASE/fs:${BELOW:+$BELOW:}$LCT_ROOTFS"
+fi
 if [ "${LACCHAIN_TEST_ROOTFS_MODE:-overlay}" = overlay ] && { [ -z "$BASE" ] || [ "$(cat "$BASE/mode")" = overlay ]; } &&
   mount -t overlay "lct-$NAME" -o "lowerdir=$LOWER,upperdir=$STATE/upper,workdir=$STATE/work" "$ROOT" 2>/dev/null; then
   MODE=overlay

@@ -79,11 +79,12 @@ if [ -n "$SAVE" ] && [ -d "$STATE" ]; then
   mkdir -p "$SAVE/fs"
   printf '%s\n' "$LCT_SYSTEM" >"$SAVE/system"
   if [ -d "$STATE/upper" ]; then
-    # The saved disk is the lower layers this host had (a saved disk it was booted over) with its own changes on top.
-    for layer in $(findmnt -rn -o OPTIONS "$ROOT" | tr ',' '\n' | sed -n 's/^lowerdir=//p' | tr ':' ' '); do
-      [ "$layer" = "$LCT_ROOTFS" ] || lct_die "$NAME was booted over the saved disk $layer: save hosts booted from the bare root file system only"
-    done
+    # The saved disk is this host's own changes, over the layers it was booted on (the saved disks below it, named in
+    # $SAVE/lower, then the cached root file system): those must stay where they are while it is used.
     cp -a "$STATE/upper/." "$SAVE/fs/"
+    BELOW=$(findmnt -rn -o OPTIONS "$ROOT" | tr ',' '\n' | sed -n 's/^lowerdir=//p' | tr ':' '\n' | grep -vxF "$LCT_ROOTFS" |
+      paste -sd: || true)
+    printf '%s' "$BELOW" >"$SAVE/lower"
     echo overlay >"$SAVE/mode"
   else
     cp -a "$ROOT/." "$SAVE/fs/"
