@@ -149,6 +149,15 @@ export function nodeClient(node: NodeSettings, context: ClientContext): NodeClie
   return node.target === 'ssh' ? sshClient(node, context, restartHint) : kubernetesClient(node, context, restartHint);
 }
 
+/** What is undone when the command ends, however it ends (process.exit included): one exit listener for all nodes. */
+const AT_EXIT: Array<() => void> = [];
+
+/** Runs `cleanup` when the command ends. */
+function atExit(cleanup: () => void): void {
+  if (AT_EXIT.length === 0) process.once('exit', () => AT_EXIT.splice(0).forEach((each) => each()));
+  AT_EXIT.push(cleanup);
+}
+
 function sshClient(node: SshNodeSettings, context: ClientContext, restartHint: string): NodeClient {
   const options = context.ssh;
   const commands = sshCommands(node);
@@ -171,7 +180,7 @@ function sshClient(node: SshNodeSettings, context: ClientContext, restartHint: s
   }
   const args = sshArguments({ keyFile: options.keyFile, options: options.options, knownHostsFile, sharedConnection });
   // The shared connection is closed and the folder removed when the command ends, however it ends (process.exit too).
-  process.once('exit', () => {
+  atExit(() => {
     if (fs.existsSync(sharedConnection)) {
       spawnSync('ssh', [...args, '-O', 'exit', ...commands.destination], { stdio: 'ignore', timeout: 10_000 });
     }
