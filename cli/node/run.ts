@@ -36,6 +36,8 @@ const EVERY_NODE: readonly Operation[] = ['backup', 'backups'];
 const DEFAULT_WINDOW_SECONDS = 10;
 /** How long `--fix` waits for a restarted node to answer before checking again. */
 const FIX_WAIT_SECONDS = 120;
+/** How often the fix asks whether the restarted node answers (a question is one SSH session, or one kubectl call). */
+const FIX_POLL_MS = 250;
 
 /** Runs one operation of `npm run node`. */
 export async function run(line: CommandLine<typeof NODE_OPTIONS>): Promise<number> {
@@ -296,6 +298,6 @@ async function waitForRpc(client: NodeClient): Promise<void> {
       )
     )
       return;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await new Promise((resolve) => setTimeout(resolve, FIX_POLL_MS));
   }
 }

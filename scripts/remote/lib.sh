@@ -250,15 +250,15 @@ start_unit() {
   said=$(systemctl start "$1" 2>&1) || echo "$STEP_NAME: systemd: ${said:-the start failed}" >&2
 }
 
-# enode_until SERVICE DEADLINE: the node's net_enode answer, polled each second until DEADLINE (in SECONDS) or the unit
-# failed; nothing when it did not answer.
+# enode_until SERVICE DEADLINE: the node's net_enode answer, polled four times a second (a start is seen when it
+# happens, not up to a second later) until DEADLINE (in SECONDS) or the unit failed; nothing when it did not answer.
 enode_until() {
   local enode=""
   while [ "$SECONDS" -lt "$2" ]; do
     enode=$(rpc_result net_enode)
     [ -n "$enode" ] && break
     if systemctl is-failed --quiet "$1"; then break; fi
-    sleep 1
+    sleep 0.25
   done
   printf '%s' "$enode"
 }

@@ -301,7 +301,11 @@ suite('an SSH node on a real host', () => {
   });
 
   it('refuses to start the node without its key instead of creating a new identity', async () => {
-    await sh(`mv ${HOME}/data/key /root/key.saved && systemctl restart besu; sleep 2`);
+    // Until systemd has given up on it (the launcher's refusal is not restarted).
+    await sh(
+      `mv ${HOME}/data/key /root/key.saved && systemctl restart besu; ` +
+        'for i in $(seq 50); do systemctl is-failed --quiet besu && break; sleep 0.1; done',
+    );
     expect(await sh('systemctl is-active besu || true')).not.toBe('active');
     expect(await sh('systemctl show -p ExecMainStatus --value besu')).toBe('78');
     expect(await sh(`test -e ${HOME}/data/key && echo present || echo absent`)).toBe('absent');
