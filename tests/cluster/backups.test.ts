@@ -7,7 +7,6 @@
  * the node's JSON-RPC is the Besu stand-in with the node's key, given as --rpc-url.
  */
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { NETWORKS } from '../../core/catalog/networks';
@@ -24,6 +23,7 @@ import { recordProgram } from '../../testing/pulumi';
 import { declareProgram } from '../../testing/program';
 import { PROJECT_DIR, runNpmAsync, startNpm } from '../../testing/run';
 import { valuesFor } from '../../testing/values';
+import { workFolder } from '../../testing/workFolder';
 
 jest.setTimeout(300_000);
 
@@ -35,7 +35,7 @@ const ROLLBACK = 'backups-rollback';
 const CRD = path.join(PROJECT_DIR, 'testing/cluster/crds/volume-snapshots.yaml');
 /** The release the pods run: the network's. */
 const RELEASE = NETWORKS['open-protestnet'].defaultBesuVersion;
-let work: string;
+const work = workFolder('lacchain-cluster-backups-');
 let standin: RunningStandin | undefined;
 
 /** The stack of one writer in `namespace`, scheduled daily, with or without a snapshot class. */
@@ -70,15 +70,11 @@ const clusterEnv = () => ({ KUBECONFIG: cluster().kubeconfig, PATH: `${cluster()
 
 beforeAll(async () => {
   if (itWithCluster === it.skip) return;
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-cluster-backups-'));
   await cluster().kubectlOk(['apply', '-f', CRD]);
   await cluster().kubectlOk(['wait', '--for=condition=Established', 'crd/volumesnapshots.snapshot.storage.k8s.io']);
 });
 
-afterAll(() => {
-  standin?.stop();
-  if (work) fs.rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => standin?.stop());
 
 describe('backups on a real API server', () => {
   itWithCluster(

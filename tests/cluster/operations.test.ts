@@ -8,7 +8,6 @@
  */
 import { spawn } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { deriveIdentity } from '../../core/identity/nodeKey';
@@ -22,6 +21,7 @@ import { declareProgram } from '../../testing/program';
 import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
 import { valuesFor } from '../../testing/values';
 import { NETWORKS } from '../../core/catalog/networks';
+import { workFolder } from '../../testing/workFolder';
 
 jest.setTimeout(300_000);
 
@@ -35,7 +35,7 @@ const NETWORK = NETWORKS['open-protestnet'];
 const BOOTNODES = NETWORK.bootnodes.writer;
 /** The writer and the network's bootnodes registered in the contract from the first block. */
 const PERMISSIONED = [enode, ...BOOTNODES].map((each) => ({ enode: each, fromBlock: 0 }));
-let work: string;
+const work = workFolder('lacchain-cluster-ops-');
 let standin: RunningStandin | undefined;
 
 /** The CRI log lines kwok serves as every container's log. */
@@ -65,7 +65,6 @@ async function runningAgain(previousUid: string) {
 
 beforeAll(async () => {
   if (itWithCluster === it.skip) return;
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-cluster-ops-'));
   const config = {
     'lacchain:network': 'open-protestnet',
     'lacchain:kubeContext': cluster().context,
@@ -90,10 +89,7 @@ beforeAll(async () => {
   await runningAgain('');
 });
 
-afterAll(() => {
-  standin?.stop();
-  if (work) fs.rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => standin?.stop());
 
 describe('npm run node against a real API server', () => {
   itWithCluster(
