@@ -292,11 +292,13 @@ engine.describe(
         writeValues({ releaseVersion: '25.5.0' });
         const events = path.join(scratch, 'killed-run.events');
         const killed = project.startUp(STACK, NETWORK, genesis.url, events);
+        // The engine is still writing the log: only its whole lines (the last one may be half written).
         const updating = () =>
           fs.existsSync(events) &&
           fs
             .readFileSync(events, 'utf8')
             .split('\n')
+            .slice(0, -1)
             .filter((line) => line.startsWith('{'))
             .some((line) => {
               const step = (JSON.parse(line) as EngineEvent).resourcePreEvent?.metadata;
