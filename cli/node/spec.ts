@@ -30,7 +30,12 @@ export const NODE_OPTIONS = {
   },
   config: { type: 'string', value: 'FILE', help: 'the stack file to read (default Pulumi.<stack>.yaml)' },
   'ssh-key': { type: 'string', value: 'FILE', help: "an SSH node's private key (default: ssh's own)" },
-  'ssh-option': { type: 'string', multiple: true, value: 'OPTION', help: 'an option for ssh, as ssh -o takes it' },
+  'ssh-option': {
+    type: 'string',
+    multiple: true,
+    value: 'OPTION',
+    help: 'an option for ssh, as ssh -o takes it (ControlMaster=no: a connection per question, not one shared)',
+  },
   'rpc-url': {
     type: 'string',
     multiple: true,
