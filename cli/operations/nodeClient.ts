@@ -196,15 +196,9 @@ function sshClient(node: SshNodeSettings, context: ClientContext, restartHint: s
   const ssh = async (command: string, input?: string) => {
     const session = () => runClient('ssh', [...args, ...commands.destination, command], input);
     // The first session makes the shared connection; the sessions asked meanwhile wait for it, so that only one does.
-    let result: Awaited<ReturnType<typeof session>>;
-    if (first) {
-      await first;
-      result = await session();
-    } else {
-      const made = session();
-      first = made.catch(() => undefined);
-      result = await made;
-    }
+    const asked = first ? first.then(session) : session();
+    first ??= asked.catch(() => undefined);
+    const result = await asked;
     if (result.code === 255) throw new NodeUnreachable(machineUnreachable(place, result.stderr));
     return result;
   };

@@ -429,9 +429,10 @@ export class CutLab {
     if (change.before.length > 0) {
       await this.bootBefore(change.before);
     } else if (cutAt > PACKAGES_AT) {
-      await this.bootFrom(`packages-${change.release}`, async (host) =>
-        rerun(host, (await this.steps(host, change.release)).slice(0, PACKAGES_AT + 1)),
-      );
+      await this.bootFrom(`packages-${change.release}`, async () => {
+        const host = await this.boot();
+        await rerun(host, (await this.steps(host, change.release)).slice(0, PACKAGES_AT + 1));
+      });
       done = PACKAGES_AT + 1;
     } else {
       await this.boot();
@@ -463,10 +464,10 @@ export class CutLab {
     return this.host;
   }
 
-  /** Boots from the saved disk `name`, making it first (`make` on a bare host, then saved) when there is none. */
-  private async bootFrom(name: string, make: (host: TestHost) => Promise<void>): Promise<void> {
+  /** Boots from the saved disk `name`, making it first (`make` boots a host and changes it, then it is saved). */
+  private async bootFrom(name: string, make: () => Promise<void>): Promise<void> {
     if (!this.bases.has(name)) {
-      await make(await this.boot());
+      await make();
       await this.save(name);
     }
     await this.boot(this.disk(name));
@@ -478,14 +479,12 @@ export class CutLab {
    */
   private async bootBefore(releases: string[]): Promise<void> {
     const name = beforeDisk(releases);
-    if (!this.bases.has(name)) {
+    await this.bootFrom(name, async () => {
       let installed = releases.length - 1;
       while (installed > 0 && !this.bases.has(beforeDisk(releases.slice(0, installed)))) installed--;
       const host = await this.boot(installed > 0 ? this.disk(beforeDisk(releases.slice(0, installed))) : undefined);
       await this.installAll(host, releases.slice(installed), releases[installed - 1]);
-      await this.save(name);
-    }
-    await this.boot(this.disk(name));
+    });
   }
 
   /** The folder of the saved disk `name`. */

@@ -277,7 +277,7 @@ export async function startTestHost(name: string, index: number, options: TestHo
     const rootShared = ['-o', `ControlPath=${rootSocket}`, '-o', 'ControlPersist=300'];
     let rootConnection: Promise<RunResult> | undefined;
     const closeRootConnection = () => {
-      spawnSync('ssh', [...sshOptions, '-o', `ControlPath=${rootSocket}`, '-O', 'exit', `root@${ip}`], {
+      spawnSync('ssh', [...sshOptions, ...rootShared, '-O', 'exit', `root@${ip}`], {
         stdio: 'ignore',
         timeout: 10_000,
       });
