@@ -252,7 +252,7 @@ suite('RPC access and authentication on a real host', () => {
     expect(changed(rotated)).toEqual([`${NODE}-node-key`]);
     const keyStep = commands(rotated).find((s) => s.name === `${NODE}-node-key`)!;
     const result = await runRemoteStep(host, keyStep);
-    expect(result.code).toBe(0);
+    expect(result).toMatchObject({ code: 0 }); // on failure, shows what the step printed
     expect(result.stdout).toMatch(/restarted besu for the new RPC credentials/);
     for (let i = 0; i < 30; i++) {
       const up = await local(`-H 'Host: localhost' http://127.0.0.1:4545/liveness`).catch(() => '');
