@@ -2,9 +2,9 @@
  * Jest: TypeScript tests under tests/, compiled by ts-jest (CommonJS).
  *
  * Workers: most of a full run's time is the end-to-end and cluster suites waiting on their test hosts and API servers
- * (SSH round trips, systemd, apt), not on the cores, so two suites run side by side on the 2 cores of this kind of
- * machine (jest's default there is one), in CI too; the slowest files start first (tests/sequencer.js). Three were
- * measured quicker (15 min warm against 18) but left more of the end-to-end suites' waits to chance (tests/README.md).
+ * (SSH round trips, systemd, apt), not on the cores, so three suites run side by side on the 2 cores of this kind of
+ * machine (jest's default there is one), in CI too; the slowest files start first (tests/sequencer.js). Measured in
+ * tests/README.md: with two the cores were a third idle and a warm run took 14 minutes, with three 11.
  * LACCHAIN_TEST_WORKERS sets another number.
  */
 module.exports = {
@@ -13,6 +13,6 @@ module.exports = {
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: { warnOnly: false } }] },
-  maxWorkers: Number(process.env.LACCHAIN_TEST_WORKERS || 2),
+  maxWorkers: Number(process.env.LACCHAIN_TEST_WORKERS || 3),
   testSequencer: '<rootDir>/tests/sequencer.js',
 };

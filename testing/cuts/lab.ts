@@ -19,6 +19,7 @@ import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
 import { javaMajorFor } from '../../core/catalog/besu';
 import { JAVA_STANDIN_ARCHIVE, packJavaStandin } from '../javaStandin';
 import { startTestHost, TestHost } from '../host/testHost';
+import { packagesInstalledDisk } from '../host/packagesDisk';
 import type { FileServer } from '../host/fileServer';
 import { packStandinReleases, startReleaseServer } from '../standinReleases';
 import { sshWriterStack } from '../sshStacks';
@@ -151,10 +152,15 @@ export class CutLab {
     fs.rmSync(this.work, { recursive: true, force: true });
   }
 
-  /** The uncut change on a host in the state before it: each step's time and the state it leaves. */
-  async reference(change: Change): Promise<Reference> {
+  /**
+   * The uncut change on a host in the state before it: each step's time and the state it leaves. With
+   * `packagesInstalled`, a first install runs on the packages-installed disk (testing/host/packagesDisk.ts), whose
+   * packages step then finds everything there: its time is not a bare host's, so only for cuts that wait for a moment
+   * of their own rather than a share of the step's time.
+   */
+  async reference(change: Change, options: { packagesInstalled?: boolean } = {}): Promise<Reference> {
     if (change.operation) return this.operationReference(change);
-    const { host, steps, before } = await this.prepare(change, 0);
+    const { host, steps, before } = await this.prepare(change, 0, options.packagesInstalled);
     const timed = await runRemoteSteps(host, steps);
     const expected: Expected = {
       ...before,
@@ -419,15 +425,19 @@ export class CutLab {
    * A host in the state before the change, with the change's steps (every step for a first install, the ones whose
    * inputs change for an upgrade: what `pulumi up` runs), and how many of them are already done: booted from a saved
    * disk with the releases before the change installed, or, for a step after the packages of a first install, with the
-   * packages installed (the slowest step, the same for every later cut).
+   * packages installed (the slowest step, the same for every later cut); `packagesInstalled`: a first install on the
+   * packages-installed disk.
    */
   private async prepare(
     change: Change,
     cutAt: number,
+    packagesInstalled = false,
   ): Promise<{ host: TestHost; steps: RemoteStep[]; before: Before; done: number }> {
     let done = 0;
     if (change.before.length > 0) {
       await this.bootBefore(change.before);
+    } else if (packagesInstalled) {
+      await this.boot(await packagesInstalledDisk());
     } else if (cutAt > PACKAGES_AT) {
       await this.bootFrom(`packages-${change.release}`, async () => {
         const host = await this.boot();

@@ -5,8 +5,8 @@
  * system's recipe and build, the packages step's scripts, the Java catalog and the builder. The suites that test what
  * comes after a first install boot a copy of it instead of a bare host, and their own packages step then finds
  * everything installed (a disk older than a change of what the step installs costs time only: the step installs the
- * rest); the suites that test the first install itself (sshNode, debian13, the cut lab, packagesRecovery) keep booting
- * bare hosts.
+ * rest); the suites that test the first install itself (sshNode, debian13, the cut lab's cuts, packagesRecovery) keep
+ * booting bare hosts (the cut sample's uncut first install, which no cut of it is timed by, boots this disk).
  */
 import { spawn, spawnSync } from 'child_process';
 import { createHash } from 'crypto';

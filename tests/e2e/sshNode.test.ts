@@ -458,10 +458,18 @@ suite('an SSH node on a real host', () => {
   describe("the node's metrics: Besu serves them on the loopback, the relay pushes them to the network's gateway", () => {
     const job = `/metrics/job/e2e-writer`;
     const posts = () => gateway.pushes.filter((p) => p.method === 'POST' && p.path === job);
+    /** The relay's unit on the machine (the node's service is `besu`). */
+    const RELAY_UNIT = `besu-${METRICS.relayName}`;
 
     it('pushes what Besu serves, as Besu would: POST every 5 s, job = the node name, text format', async () => {
-      // Measured from now: the deployment restarted Besu and the relay with it before.
-      const since = Date.now();
+      // Measured from one interval after the relay's last start (the deployment and the tests before restarted Besu,
+      // and the relay with it; Besu itself starts in that first interval): the pushes made since count, so the test
+      // waits only for the ones still missing.
+      const started = await sh(
+        `date -d "$(systemctl show --timestamp=us -p ActiveEnterTimestamp --value ${RELAY_UNIT})" +%s%3N`,
+      );
+      expect(started).toMatch(/^\d+$/);
+      const since = Number(started) + METRICS.pushIntervalSeconds * 1000;
       const steady = () => posts().filter((push) => push.at >= since);
       for (let i = 0; i < 60 && steady().length < 5; i++) await new Promise((resolve) => setTimeout(resolve, 1000));
       const served = await sh(`curl -sf -H 'Host: localhost' http://127.0.0.1:${METRICS.besuPort}/metrics`);
@@ -599,7 +607,7 @@ suite('an SSH node on a real host', () => {
       // The node and its relay went on meanwhile: the gateway still receives the node's pushes.
       const since = Date.now();
       for (let i = 0; i < 15 && !posts().some((p) => p.at >= since); i++) await new Promise((r) => setTimeout(r, 1000));
-      progress(await sh('systemctl is-active besu besu-metrics-relay || true'));
+      progress(await sh(`systemctl is-active besu ${RELAY_UNIT} || true`));
       expect(posts().some((p) => p.at >= since)).toBe(true);
     });
 
@@ -608,7 +616,7 @@ suite('an SSH node on a real host', () => {
       const deleted = () => gateway.pushes.slice(before).some((p) => p.method === 'DELETE' && p.path === job);
       try {
         await sh('systemctl stop besu');
-        expect(await sh('systemctl is-active besu-metrics-relay || true')).toBe('inactive');
+        expect(await sh(`systemctl is-active ${RELAY_UNIT} || true`)).toBe('inactive');
         // The DELETE may reach this process's gateway a moment after the unit is reported stopped.
         for (let i = 0; i < 10 && !deleted(); i++) await new Promise((r) => setTimeout(r, 500));
         expect(deleted()).toBe(true);
@@ -617,7 +625,7 @@ suite('an SSH node on a real host', () => {
         await sh('systemctl start besu');
       }
       expect(await answersWithEnode()).toBe(enode);
-      expect(await sh('systemctl is-active besu-metrics-relay')).toBe('active');
+      expect(await sh(`systemctl is-active ${RELAY_UNIT}`)).toBe('active');
     });
   });
 
