@@ -4,7 +4,7 @@
  * Workers: most of a full run's time is the end-to-end and cluster suites waiting on their test hosts and API servers
  * (SSH round trips, systemd, apt), not on the cores, so three suites run side by side on the 2 cores of this kind of
  * machine (jest's default there is one), in CI too; the slowest files start first (tests/sequencer.js). Measured in
- * tests/README.md: with two the cores were a third idle and a warm run took 14 minutes, with three 11.
+ * tests/README.md: with two the cores were a third idle and a warm run took 14 minutes, with three 10.
  * LACCHAIN_TEST_WORKERS sets another number.
  */
 module.exports = {
