@@ -52,20 +52,28 @@ export const CLI_ENV = {
   PULUMI_CONFIG_PASSPHRASE: 'a passphrase only these tests use',
 };
 
-/** A temporary folder holding a copy of the project's Pulumi files (and any extra files), removed by `remove`. */
+/** The project's Pulumi files: Pulumi.yaml and the stack files. */
+const PULUMI_FILE = /^Pulumi(\.[\w-]+)?\.yaml$/;
+
+/**
+ * A temporary folder holding a copy of the project's Pulumi files (and any extra files, which may be stack files made
+ * from the project's), removed by `remove`. The stack files lose the operator's own secrets provider (made by their
+ * `pulumi stack select --create`, with their passphrase): the tests' stacks get their own.
+ */
 export function projectCopy(extra: Record<string, string> = {}): { dir: string; remove(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-cli-'));
-  for (const file of fs.readdirSync(PROJECT_DIR).filter((f) => /^Pulumi(\.[\w-]+)?\.yaml$/.test(f))) {
-    // Without the operator's own secrets provider (made by their `pulumi stack select --create`, with their
-    // passphrase): the tests' stacks get their own.
-    const text = fs.readFileSync(path.join(PROJECT_DIR, file), 'utf8');
-    fs.writeFileSync(path.join(dir, file), text.replace(/^(encryptionsalt|encryptedkey|secretsprovider):.*\n?/gm, ''));
+  const write = (file: string, text: string) => {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    const own = PULUMI_FILE.test(file)
+      ? text.replace(/^(encryptionsalt|encryptedkey|secretsprovider):.*\n?/gm, '')
+      : text;
+    fs.writeFileSync(path.join(dir, file), own);
+  };
+  for (const file of fs.readdirSync(PROJECT_DIR).filter((f) => PULUMI_FILE.test(f))) {
+    write(file, fs.readFileSync(path.join(PROJECT_DIR, file), 'utf8'));
   }
   fs.cpSync(path.join(PROJECT_DIR, 'values'), path.join(dir, 'values'), { recursive: true });
-  for (const [file, text] of Object.entries(extra)) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), text);
-  }
+  for (const [file, text] of Object.entries(extra)) write(file, text);
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
