@@ -150,7 +150,7 @@ suite('an SSH node on a real host: day-2 operations', () => {
       await register([{ enode, fromBlock: head + 1 }, ...BOOTNODES.map((each) => ({ enode: each }))]);
       await new Promise((resolve) => setTimeout(resolve, 2500)); // the block that registers the node comes
       const fixed = await node('check', '--fix');
-      expect(fixed.stderr).toBe(''); // a failed restart or question says why there
+      expect(fixed.stderr).toBe('');
       expect(fixed.stdout).toMatch(
         /permissioning +ok +permissioned, no peers \(at block \d+, allowed to connect to 2 of/,
       );
@@ -204,7 +204,7 @@ suite('an SSH node on a real host: day-2 operations', () => {
       expect(down.code).toBe(1);
       expect(down.stdout).toMatch(/service {2}inactive/);
       const fixed = await node('check', '--fix');
-      expect(fixed.stderr).toBe(''); // a failed restart or question says why there
+      expect(fixed.stderr).toBe('');
       expect(fixed.stdout).toMatch(/service +FAIL +inactive/);
       expect(fixed.stdout).toMatch(/verdict: healthy/);
       expect(fixed.code).toBe(0);
