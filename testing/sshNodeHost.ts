@@ -109,6 +109,15 @@ export function provisionedWriter(options: SshNodeHostOptions) {
     return (await rpc('net_enode')).result;
   };
 
+  /**
+   * A unit's state once it settled: a start or stop in progress (`activating`, `deactivating`: a companion waits for
+   * Besu to answer before it is up) waited out for 30 s at most; what `systemctl status` shows on an idle machine.
+   */
+  const unitState = (unit: string) =>
+    sh(
+      `for i in $(seq 60); do s=$(systemctl is-active ${unit}); case "$s" in activating | deactivating) sleep 0.5 ;; *) break ;; esac; done; echo "$s"`,
+    );
+
   beforeAll(async () => {
     const { host, files, work } = await startReleaseHost(options.hostName, options.hostIndex, options.releases, {
       packagesInstalled: options.packagesInstalled,
@@ -161,5 +170,18 @@ export function provisionedWriter(options: SshNodeHostOptions) {
     if (state?.work) fs.rmSync(state.work, { recursive: true, force: true });
   });
 
-  return { state: now, recorded, stack, declare, run, runAll, sh, rpc, register, permission, answersWithEnode };
+  return {
+    state: now,
+    recorded,
+    stack,
+    declare,
+    run,
+    runAll,
+    sh,
+    rpc,
+    register,
+    permission,
+    answersWithEnode,
+    unitState,
+  };
 }

@@ -198,7 +198,13 @@ suite.each(CASES)('a $typenode on $network, deployed with its companions', ({ ty
 
   it("runs the monitoring client as a user of its own, on Besu's WebSocket, which no other user reaches", async () => {
     await runningPid(`besu-${ETHSTATS.name}`);
-    expect(await sh('ps -o user= -C ethstats-cli.js')).toBe(ETHSTATS.systemUser);
+    // The unit's main process is podman's (restarted by the test before); the client in its container starts after it.
+    let user = '';
+    for (let i = 0; i < 120 && user === ''; i++) {
+      user = await sh('ps -o user= -C ethstats-cli.js');
+      if (user === '') await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(user).toBe(ETHSTATS.systemUser);
     const connects = (user: string, port: number) => connectsAs(sh, user, port);
     // (No relay signer runs on these nodes: its fence, which keeps this user off 9001, is checked on the writer in
     // sshNode.test.ts.)

@@ -67,7 +67,7 @@ suite('an SSH node on a real host', () => {
     releases: [FIRST, NEXT],
     aliases: { [UNPACKED]: NEXT },
   });
-  const { stack, run, runAll, sh, rpc, answersWithEnode, recorded } = writer;
+  const { stack, run, runAll, sh, rpc, answersWithEnode, unitState, recorded } = writer;
   let host: TestHost;
   let files: FileServer;
   let standins: MonitoringStandins;
@@ -106,14 +106,6 @@ suite('an SSH node on a real host', () => {
       {},
     );
 
-  /**
-   * A unit's state once it settled: a start or stop in progress (`activating`, `deactivating`: a companion waits for
-   * Besu to answer before it is up) waited out for 30 s at most; what `systemctl status` shows on an idle machine.
-   */
-  const unitState = (unit: string) =>
-    sh(
-      `for i in $(seq 60); do s=$(systemctl is-active ${unit}); case "$s" in activating | deactivating) sleep 0.5 ;; *) break ;; esac; done; echo "$s"`,
-    );
   /** The settled state and whether the unit is enabled, one a line. */
   const settledState = async (unit: string) => `${await unitState(unit)}\n${await sh(`systemctl is-enabled ${unit}`)}`;
 

@@ -23,6 +23,7 @@ import { declareProgram } from '../../testing/program';
 import { remoteCommands as commands } from '../../testing/replay';
 import { valuesFor } from '../../testing/values';
 import { UPGRADE_PATH } from '../../testing/standinReleases';
+import { ETHSTATS, RELAY_SIGNER } from '../../core/catalog/companions';
 
 const suite = hostSuite('SSH day-2 end-to-end tests');
 jest.setTimeout(15 * 60 * 1000);
@@ -42,7 +43,7 @@ suite('an SSH node on a real host: day-2 operations', () => {
     releases: [NEXT],
     packagesInstalled: true,
   });
-  const { stack, runAll, sh, rpc, register, permission, answersWithEnode, recorded } = writer;
+  const { stack, runAll, sh, rpc, register, permission, answersWithEnode, unitState, recorded } = writer;
   let host: TestHost;
   let work: string;
   let enode: string;
@@ -314,6 +315,8 @@ suite('an SSH node on a real host: day-2 operations', () => {
         config['lacchain:sshPrivateKey'] = { secure: 'v1:encrypted' };
         config['lacchain:metricsToken'] = { secure: 'v1:encrypted' };
         fs.writeFileSync(fleetConfig, yaml.dump({ config }));
+        // The writer's companions settled after the restarts of the tests before (each starts once Besu answers).
+        for (const companion of [RELAY_SIGNER, ETHSTATS]) await unitState(`besu-${companion.name}`);
         // Each cluster node's RPC: the Besu stand-in with its key, registered in the contract with its bootnodes.
         for (const { type, key, values } of kubernetesNodes) {
           const bootnodes = NETWORKS['open-protestnet'].bootnodes[type];
