@@ -17,6 +17,12 @@ import type { TestHost } from './host/testHost';
  */
 export const UPGRADE_PATH = ['23.4.1', '24.1.0', '25.5.0'] as const;
 
+/**
+ * The options each release accepts, as the stand-in is told them: the developers' guide facts (a copy, see its
+ * README.md), not the product's catalog, so that a wrong catalog entry is refused as Besu would refuse it.
+ */
+const BESU_OPTIONS_DIR = 'tests/fixtures/besu-options';
+
 /** Packs the Besu stand-in (a test fixture) as the release archive of each version into `dir`. */
 export async function packStandinReleases(versions: string[], dir: string): Promise<void> {
   for (const version of versions) {
@@ -24,7 +30,7 @@ export async function packStandinReleases(versions: string[], dir: string): Prom
       path.join(PROJECT_DIR, 'tests/fixtures/besu-standin/pack.sh'),
       version,
       dir,
-      path.join(PROJECT_DIR, 'core/catalog/besu-options', `${version}.txt`),
+      path.join(PROJECT_DIR, BESU_OPTIONS_DIR, `${version}.txt`),
     ];
     const code = await new Promise<number>((resolve) => {
       const child = spawn('sh', args, { stdio: ['ignore', 'ignore', 'inherit'] });
