@@ -14,6 +14,8 @@ export interface Push {
   body: string;
   /** When it arrived, epoch milliseconds. */
   at: number;
+  /** When it was answered, epoch milliseconds (later than `at` for an answer held by `holdNextAnswer`). */
+  answeredAt?: number;
 }
 
 /** A running push gateway stand-in. */
@@ -22,6 +24,8 @@ export interface PushGateway {
   port: number;
   /** Every request received, oldest first. */
   readonly pushes: readonly Push[];
+  /** Holds the answer to the next POST for `ms` milliseconds, as a slow gateway would: the push that gets it is late. */
+  holdNextAnswer(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -30,18 +34,25 @@ export async function startPushGateway(host: string): Promise<PushGateway> {
     throw new Error(`pushGateway: refusing to bind to ${host}: only a test host gateway (10.231.N.1) or loopback`);
   }
   const pushes: Push[] = [];
+  let hold = 0;
   const server = http.createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
-      pushes.push({
+      const push: Push = {
         method: request.method ?? '',
         path: request.url ?? '',
         contentType: request.headers['content-type'] ?? '',
         body,
         at: Date.now(),
-      });
-      response.writeHead(request.method === 'DELETE' ? 202 : 200).end();
+      };
+      pushes.push(push);
+      const held = push.method === 'POST' ? hold : 0;
+      if (push.method === 'POST') hold = 0;
+      setTimeout(() => {
+        push.answeredAt = Date.now();
+        response.writeHead(push.method === 'DELETE' ? 202 : 200).end();
+      }, held);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
@@ -49,6 +60,9 @@ export async function startPushGateway(host: string): Promise<PushGateway> {
     host,
     port: (server.address() as AddressInfo).port,
     pushes,
+    holdNextAnswer: (ms) => {
+      hold = ms;
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -60,5 +74,19 @@ export function seriesNames(text: string): Set<string> {
       .split('\n')
       .filter((line) => line && !line.startsWith('#'))
       .map((line) => line.split(/[{ ]/)[0]),
+  );
+}
+
+/**
+ * Whether the gateway answered a POST in the `intervalSeconds` up to the second a relay's last-push series names
+ * (`seconds`: the relay reads its clock once the answer came): the series tells of a push the gateway took.
+ */
+export function answeredPushAt(gateway: PushGateway, seconds: number, intervalSeconds: number): boolean {
+  return gateway.pushes.some(
+    (push) =>
+      push.method === 'POST' &&
+      push.answeredAt !== undefined &&
+      push.answeredAt < (seconds + 1) * 1000 &&
+      push.answeredAt >= (seconds - intervalSeconds) * 1000,
   );
 }
