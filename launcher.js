@@ -23,6 +23,21 @@ const SOURCES = [
   'tools/docs.ts',
 ];
 
+/**
+ * Ends the process quietly when the reader of its output goes away (`npm run node -- --help | head`), as `cat` ends:
+ * without it, the next write after the pipe closed throws an EPIPE stack trace. Installed once, before any output.
+ */
+function endQuietlyOnBrokenPipe() {
+  if (process.lacchainBrokenPipe) return;
+  process.lacchainBrokenPipe = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error) => {
+      if (error.code !== 'EPIPE') throw error;
+      process.exit(process.exitCode ?? 0);
+    });
+  }
+}
+
 /** The newest modification time of the TypeScript sources under `entry`, a file or a folder. */
 function newestSource(entry) {
   const stat = fs.statSync(entry, { throwIfNoEntry: false });
@@ -39,25 +54,48 @@ function staleBuild(dir, entry) {
   return newest > stamp.mtimeMs ? 'the build in bin/ is older than the sources' : undefined;
 }
 
+/** The project's packages are not installed (`npm install` was not run in the project folder). */
+class NotInstalledError extends Error {}
+
+/** Refuses to go on, in one line, when a package the program or the tools need (`name`) is not installed in `dir`. */
+function requireInstalled(dir, name) {
+  try {
+    require.resolve(name, { paths: [dir] });
+  } catch {
+    throw new NotInstalledError(
+      `the project's packages are not installed in ${dir} (no ${name}): run npm install first, there`,
+    );
+  }
+}
+
 /** The module of a program entry (a path without extension, relative to the project folder). */
 function load(entry) {
+  requireInstalled(__dirname, '@pulumi/pulumi');
   const stale = staleBuild(__dirname, entry);
   if (!stale) return require(path.join(__dirname, BUILD_DIR, `${entry}.js`));
+  requireInstalled(__dirname, 'ts-node');
   process.stderr.write(`${stale}: running the TypeScript sources through ts-node (npm run build:program builds it)\n`);
   require('ts-node').register({ transpileOnly: true, project: path.join(__dirname, 'tsconfig.json') });
   return require(path.join(__dirname, `${entry}.ts`));
 }
 
-module.exports = { load, staleBuild };
+module.exports = { load, staleBuild, endQuietlyOnBrokenPipe };
 
 // `node launcher.js cli/<tool> ARGS...` (package.json's scripts): runs a command-line tool the same way, with ARGS as
 // its own arguments.
 if (require.main === module) {
+  endQuietlyOnBrokenPipe();
   const [entry] = process.argv.splice(2, 1);
   if (!entry) {
     process.stderr.write('usage: node launcher.js <entry, e.g. cli/node> [arguments]\n');
     process.exitCode = 2;
   } else {
-    load(entry);
+    try {
+      load(entry);
+    } catch (error) {
+      if (!(error instanceof NotInstalledError)) throw error;
+      process.stderr.write(`error: ${error.message}\n`);
+      process.exitCode = 2;
+    }
   }
 }

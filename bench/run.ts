@@ -16,6 +16,7 @@
  */
 import { parseArgs } from 'util';
 import { Part, PartResult, PARTS, progress, RESULTS_FILE, writeResults } from './common';
+import { endQuietlyOnBrokenPipe } from '../cli/cli';
 
 /**
  * Each part's measurement, loaded only when the part runs: `--help` and a usage error start without compiling the
@@ -45,6 +46,7 @@ Benchmarks report; they never fail because a target is missed.
 `;
 
 async function main(): Promise<number> {
+  endQuietlyOnBrokenPipe();
   let values: { only?: string; runs?: string; before?: string; help?: boolean };
   try {
     values = parseArgs({

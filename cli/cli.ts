@@ -11,6 +11,8 @@ import { parseArgs } from 'util';
 import { SettingsError } from '../core/settings/problems';
 import { GenesisError } from '../core/genesis';
 import { withoutControlSequences } from '../core/operations/terminalText';
+import * as path from 'path';
+import { PROJECT_DIR } from '../core/projectDir';
 
 /** Exit codes of the tools. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -171,6 +173,16 @@ function wantsHelp(args: readonly string[]): boolean {
 }
 
 /**
+ * Ends the tool quietly when the reader of its output goes away (`npm run init -- --help | head`), as `cat` ends: the
+ * launcher's handler (launcher.js), installed here too for a tool started without it (the bench, a test).
+ */
+export function endQuietlyOnBrokenPipe(): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const launcher = require(path.join(PROJECT_DIR, 'launcher.js')) as { endQuietlyOnBrokenPipe(): void };
+  launcher.endQuietlyOnBrokenPipe();
+}
+
+/**
  * Runs a tool: `--help` prints its help; otherwise the command line is checked against the spec and handed to the
  * body (loaded only then), whose errors are printed as one plain message with the matching exit code.
  */
@@ -179,6 +191,7 @@ export function runCli<O extends Record<string, OptionSpec>>(
   body: (line: CommandLine<O>) => Promise<number | void> | number | void,
   args: readonly string[] = process.argv.slice(2),
 ): void {
+  endQuietlyOnBrokenPipe();
   if (wantsHelp(args)) {
     process.stdout.write(helpText(spec as unknown as ToolSpec));
     return;
@@ -193,13 +206,7 @@ function sayError(text: string): void {
 
 /** Runs a tool's main function: prints errors as plain messages and exits with the matching code. */
 export function runTool(main: () => Promise<number | void> | number | void): void {
-  // A reader that stops early (`npm run init … | head`) closes the pipe: that ends the tool quietly, as it ends `cat`.
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EPIPE') throw error;
-      process.exit(process.exitCode ?? EXIT.ok);
-    });
-  }
+  endQuietlyOnBrokenPipe();
   Promise.resolve()
     .then(main)
     .then(

@@ -157,7 +157,52 @@ describe('npm run bench -- --help', () => {
   });
 });
 
+describe('a tool run before npm install', () => {
+  it('says in one line to run npm install first (exit 2), not a stack trace about ts-node', () => {
+    const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-fresh-'));
+    try {
+      // A fresh clone: the sources and the launcher, no node_modules, no build.
+      for (const file of ['launcher.js', 'package.json'])
+        fs.copyFileSync(path.join(PROJECT_DIR, file), path.join(fresh, file));
+      fs.cpSync(path.join(PROJECT_DIR, 'cli'), path.join(fresh, 'cli'), { recursive: true });
+      const result = spawnSync('node', ['launcher.js', 'cli/init', '--stack', 'testnet'], {
+        cwd: fresh,
+        encoding: 'utf8',
+      });
+      expect(result.stderr).toBe(
+        `error: the project's packages are not installed in ${fresh} (no @pulumi/pulumi): run npm install first, there\n`,
+      );
+      expect([result.status, result.stdout]).toEqual([2, '']);
+    } finally {
+      fs.rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
+  it('is not where the README leads: its first command is npm install, before the stack and the first steps', () => {
+    const readme = fs.readFileSync(path.join(PROJECT_DIR, 'README.md'), 'utf8');
+    const commands = [...readme.matchAll(/```sh\n([^`]*)```/g)].map((m) => m[1].trim());
+    expect(commands[0]).toBe('npm install');
+    const createStack = commands.findIndex((c) => c.includes('pulumi stack select --create'));
+    const firstTool = commands.findIndex((c) => /^npm run /m.test(c));
+    expect(createStack).toBeGreaterThan(0);
+    expect(firstTool).toBeGreaterThan(createStack);
+  });
+});
+
 describe('a reader that stops early', () => {
+  it.each([...TOOLS, 'docs', 'bench'])(
+    'ends npm run %s -- --help quietly when the reader has gone before the help is written',
+    (tool) => {
+      // `true` reads nothing and exits at once: the help is written to a closed pipe, as `| head` of a long text does.
+      const result = spawnSync('bash', ['-c', `npm run --silent ${tool} -- --help | true; exit "\${PIPESTATUS[0]}"`], {
+        cwd: PROJECT_DIR,
+        encoding: 'utf8',
+      });
+      expect(result.stderr).not.toMatch(/EPIPE|Error/);
+      expect(result.status).toBe(0);
+    },
+  );
+
   it('ends the tool quietly (npm run init … | head -1): no EPIPE stack trace, exit 0', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-epipe-'));
     for (const file of ['Pulumi.yaml', 'Pulumi.testnet.yaml'])
