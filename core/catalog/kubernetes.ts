@@ -58,8 +58,13 @@ export function companionConfigEntry(companion: string): string {
 export const POD_PATHS = {
   /** ConfigMap: config.toml, genesis.json, the start script and the proxy config. */
   configDir: '/etc/besu/config',
-  /** Secret: the node key. */
+  /**
+   * Secret: the node key. With key custody `secret`, a memory volume holding the key that passed the key check
+   * (core/kubernetes/keyCheck.ts), and the operator's Secret is mounted at `secretKeyDir` for the check alone.
+   */
   keyDir: '/etc/besu/key',
+  /** Key custody `secret`: the operator's Secret, read by the key check alone. */
+  secretKeyDir: '/etc/besu/secret-key',
   /** Secret: the RPC credentials file. */
   rpcAuthDir: '/etc/besu/rpc-auth',
   /** The data volume. */

@@ -3,7 +3,8 @@
  * image directly (the reference image's entry script prints the node key to the log, so it is not used), in an empty
  * working folder holding its config.toml from the node's ConfigMap, as the pod's unprivileged user on a read-only
  * root filesystem. The relay signer gets the node key from the key Secret in its environment (the one way it reads
- * it); the rotation client reads the Secret's file, mounted read-only. Neither is reachable from outside the pod: the
+ * it); the rotation client reads the Secret's file, mounted read-only. When the key is the operator's Secret, both
+ * read only the copy that passed the key check instead (core/kubernetes/keyCheck.ts). Neither is reachable from outside the pod: the
  * Service does not name their ports and the pod's NetworkPolicy admits none of them. The monitoring client runs its
  * own image with its arguments, and keeps its registration on the node's data volume.
  */
@@ -20,6 +21,7 @@ import type {
   ReleasedCompanionDescription,
 } from '../node/companions';
 import type { KubernetesNodeSettings } from '../settings/model';
+import { checkedKeyCompanion } from './keyCheck';
 import { nodeKeySecret } from './nodeKeySecret';
 
 /** The name of a companion's working-folder (or scratch) volume. */
@@ -42,14 +44,19 @@ const COMMON = {
 function releasedContainer(node: KubernetesNodeSettings, companion: ReleasedCompanionDescription) {
   const names = kubernetesNames(node.name);
   const keySecret = nodeKeySecret(node);
+  // A node whose key is the operator's Secret: the companion reads only the key that passed the key check.
+  const checked = checkedKeyCompanion(node, companion);
   return {
     name: names.companionContainer(companion.settings.name),
     image: companion.image,
-    command: [companion.imageExecutable],
+    command: checked?.command ?? [companion.imageExecutable],
+    ...(checked?.args ? { args: checked.args, terminationMessagePolicy: 'FallbackToLogsOnError' } : {}),
     workingDir: COMPANION_POD_DIR,
-    env: companion.keyVariable
-      ? [{ name: companion.keyVariable, valueFrom: { secretKeyRef: { name: keySecret.name, key: keySecret.entry } } }]
-      : [],
+    env:
+      checked?.env ??
+      (companion.keyVariable
+        ? [{ name: companion.keyVariable, valueFrom: { secretKeyRef: { name: keySecret.name, key: keySecret.entry } } }]
+        : []),
     ...(companion.port ? { ports: [{ containerPort: companion.port, protocol: 'TCP' }] } : {}),
     resources: COMMON.resources,
     volumeMounts: [
@@ -60,7 +67,8 @@ function releasedContainer(node: KubernetesNodeSettings, companion: ReleasedComp
         subPath: companionConfigEntry(companion.settings.name),
         readOnly: true,
       },
-      ...(companion.keyVariable ? [] : [{ name: 'key', mountPath: POD_PATHS.keyDir, readOnly: true }]),
+      ...(checked?.keyMounts ??
+        (companion.keyVariable ? [] : [{ name: 'key', mountPath: POD_PATHS.keyDir, readOnly: true }])),
     ],
     securityContext: COMMON.securityContext,
   };

@@ -29,7 +29,7 @@ import { reachablePorts } from '../rpc/access';
 import type { NodeDescription } from '../node/description';
 import type { KubernetesNodeSettings } from '../settings/model';
 import { backupConfigEntries, beforeReleaseChangeInit } from './backups';
-import { keyCheckConfigEntries, keyCheckInit } from './keyCheck';
+import { besuStart, keyCheckConfigEntries, keyCheckInit, keyCheckVolumes } from './keyCheck';
 import { nodeKeySecret } from './nodeKeySecret';
 import { MAX_BLOCKS_BEHIND } from '../catalog/health';
 import { stackOfNetwork } from '../catalog/networks';
@@ -165,11 +165,20 @@ export function statefulSetManifest<V = string>(
   const passwordAuth = description.rpc.authentication?.method === 'password';
   const names = kubernetesNames(node.name);
   const hardware = node.network;
+  // The start step; for a node whose key is the operator's Secret, the key check first (core/kubernetes/keyCheck.ts).
+  const start = besuStart(node, [
+    '/bin/sh',
+    `${POD_PATHS.configDir}/${POD_FILES.startScript}`,
+    POD_PATHS.besuBinary,
+    description.files.paths.nodeKeyFile,
+    `${POD_PATHS.configDir}/${POD_FILES.config}`,
+  ]);
   const besu = {
     name: names.besuContainer,
     image: besuImage(node.releaseVersion, node.imageDigest),
-    command: ['/bin/sh', `${POD_PATHS.configDir}/${POD_FILES.startScript}`],
-    args: [POD_PATHS.besuBinary, description.files.paths.nodeKeyFile, `${POD_PATHS.configDir}/${POD_FILES.config}`],
+    command: start.command,
+    args: start.args,
+    ...(start.terminationMessagePolicy ? { terminationMessagePolicy: start.terminationMessagePolicy } : {}),
     env: [
       { name: 'BESU_OPTS', value: description.jvmOptions },
       { name: MISSING_KEY_EXIT_VARIABLE, value: String(MISSING_KEY_EXIT_CODE) },
@@ -196,7 +205,7 @@ export function statefulSetManifest<V = string>(
     ),
     volumeMounts: [
       { name: 'config', mountPath: POD_PATHS.configDir, readOnly: true },
-      { name: 'key', mountPath: POD_PATHS.keyDir, readOnly: true },
+      ...start.keyMounts,
       ...(passwordAuth ? [{ name: 'rpc-auth', mountPath: POD_PATHS.rpcAuthDir, readOnly: true }] : []),
       { name: 'data', mountPath: POD_PATHS.dataDir },
       // The root filesystem is read-only; the JVM unpacks its native libraries (RocksDB) into /tmp.
@@ -216,6 +225,7 @@ export function statefulSetManifest<V = string>(
   const volumes = [
     { name: 'config', configMap: { name: names.configMap, defaultMode: 0o444 } },
     keyVolume(node),
+    ...keyCheckVolumes(node),
     ...(passwordAuth ? [{ name: 'rpc-auth', secret: { secretName: names.rpcAuthSecret, defaultMode: 0o440 } }] : []),
     { name: 'data', persistentVolumeClaim: { claimName: names.dataVolume } },
     { name: 'besu-tmp', emptyDir: {} },

@@ -3,6 +3,7 @@
  * exported variables, then the steps' shared library and the step's script file, each byte for byte).
  */
 import { readScript, REMOTE_LIBRARY_SCRIPT } from '../scripts';
+import { SECRET_PARAMETERS } from './secretParameters';
 
 /** A value as one single-quoted shell word. */
 export function shellQuote(value: string): string {
@@ -12,12 +13,16 @@ export function shellQuote(value: string): string {
 /** The names a step parameter may have. */
 export const PARAMETER_NAME = /^[A-Z][A-Z0-9_]*$/;
 
-/** The parameter lines of a step: `export NAME='value'`, one per parameter, in the given order. */
+/**
+ * The parameter lines of a step, one per parameter, in the given order: `export NAME='value'`, but a secret parameter
+ * (core/remote/secretParameters.ts) is a plain `NAME='value'`, never exported: no command the step runs inherits it,
+ * and no process of another user can read it in that command's environment (/proc/PID/environ).
+ */
 export function exportLines(env: Record<string, string>): string {
   return Object.entries(env)
     .map(([name, value]) => {
       if (!PARAMETER_NAME.test(name)) throw new Error(`not a step parameter name: ${name}`);
-      return `export ${name}=${shellQuote(value)}\n`;
+      return `${SECRET_PARAMETERS.has(name) ? '' : 'export '}${name}=${shellQuote(value)}\n`;
     })
     .join('');
 }

@@ -59,19 +59,13 @@ export const REMOTE_STEP_NAMES = [
 ] as const;
 export type RemoteStepName = (typeof REMOTE_STEP_NAMES)[number];
 
-/** The name of the one secret parameter (the node key), given only to the node-key step. */
-export const NODE_KEY_PARAMETER = 'NODE_KEY';
-/** The secret RPC credentials file (password authentication), also given only to the node-key step. */
-export const RPC_CREDENTIALS_PARAMETER = 'RPC_CREDENTIALS';
-/** The backup repository's password, also given only to the node-key step (it writes the backup environment). */
-export const BACKUP_PASSWORD_PARAMETER = 'BACKUP_PASSWORD';
-/** The metrics endpoint's bearer token (`lacchain:metricsToken`), given to the node-key step too (it writes the check). */
-export const METRICS_TOKEN_PARAMETER = 'METRICS_TOKEN';
-/** An S3 repository's keys, given to the node-key step too (with an `s3:` repository). */
-export const BACKUP_S3_PARAMETERS = {
-  accessKeyId: 'BACKUP_S3_ACCESS_KEY_ID',
-  secretAccessKey: 'BACKUP_S3_SECRET_ACCESS_KEY',
-} as const;
+export {
+  BACKUP_PASSWORD_PARAMETER,
+  BACKUP_S3_PARAMETERS,
+  METRICS_TOKEN_PARAMETER,
+  NODE_KEY_PARAMETER,
+  RPC_CREDENTIALS_PARAMETER,
+} from './secretParameters';
 
 /** One step: its script and parameters. Values the program learns late (identity, genesis) are of type V. */
 export interface RemoteStep<V = string> {

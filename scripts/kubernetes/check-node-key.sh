@@ -1,12 +1,18 @@
 #!/bin/sh
-# The key check of a cluster node whose key is the operator's own Secret (key custody secret): an init container of
-# the node's pod, on the node's own (pinned) Besu image. The program never reads that Secret, so it cannot know what
-# key it holds; the node's enode and address come from the `publicKey` setting. Before Besu starts, this compares the
-# public key of the mounted key (as the release's own `besu public-key export` reads it) with that setting, and
-# refuses to start the pod otherwise: a wrong entry, a key swapped in the Secret (or upstream, in a vault), or another
-# node's key would run the node under an identity it does not advertise (for a validator: two signers with one key).
-# The reason is one line on standard error and in the container's termination message (kubectl describe pod).
-# Usage: check-node-key.sh BESU_BINARY KEY_FILE EXPECTED_PUBLIC_KEY SECRET_NAME SECRET_ENTRY
+# The key check of a cluster node whose key is the operator's own Secret (key custody secret), on the node's own
+# (pinned) Besu image: the pod's `<node>-key-check` init container, and the start of its Besu container every time it
+# starts (the kubelet updates a Secret's volume in place, so a key swapped in the Secret reaches the next container
+# start, not only a new pod). The program never reads that Secret, so it cannot know what key it holds; the node's
+# enode and address come from the `publicKey` setting. This compares the public key of the mounted key (as the
+# release's own `besu public-key export` reads it) with that setting, and refuses to start otherwise: a wrong entry, a
+# key swapped in the Secret (or upstream, in a vault), or another node's key would run the node under an identity it
+# does not advertise (for a validator: two signers with one key).
+# A key that passes is copied to CHECKED_KEY (a memory volume of the pod's): the node's companions read their key
+# there, never from the Secret, so they only ever get a checked key. A refusal removes that copy, so a companion that
+# starts again after it refuses too. The reason is one line on standard error and in the container's termination
+# message (kubectl describe pod).
+# Usage: check-node-key.sh BESU_BINARY KEY_FILE EXPECTED_PUBLIC_KEY SECRET_NAME SECRET_ENTRY CHECKED_KEY [COMMAND ARGS...]
+# (with COMMAND: runs it, in place of this script, once the key passed: the Besu container's start)
 set -eu
 
 besu_binary=$1
@@ -14,10 +20,13 @@ key_file=$2
 expected=$3
 secret=$4
 entry=$5
+checked_key=$6
+shift 6
 work=${TMPDIR:-/tmp}/lacchain-key-check
 
-# refuse REASON: says why the pod does not start, where kubectl shows it, and stops.
+# refuse REASON: says why the node does not start, where kubectl shows it, and stops.
 refuse() {
+  rm -f "$checked_key"
   message="lacchain: $1: the node does not start (key custody secret, docs/security.md#key-custody)"
   echo "$message" >&2
   printf '%s\n' "$message" >/dev/termination-log 2>/dev/null || true
@@ -29,14 +38,22 @@ if [ ! -s "$key_file" ]; then
 fi
 rm -rf "$work"
 mkdir -p "$work"
-# Besu would make a key where none is; the file is there (checked above) and mounted read-only.
-if ! "$besu_binary" --data-path="$work/data" --node-private-key-file="$key_file" public-key export \
+umask 077
+# The key is read once, into the check's own file: what is checked is what the companions get.
+cp "$key_file" "$work/key"
+# Besu would make a key where none is; the file is there (checked above).
+if ! "$besu_binary" --data-path="$work/data" --node-private-key-file="$work/key" public-key export \
   --to="$work/public-key" >/dev/null 2>&1; then
+  rm -rf "$work"
   refuse "entry $entry of Secret $secret is not a node key Besu can read (one line of 64 hex digits)"
 fi
 actual=$(cat "$work/public-key")
-rm -rf "$work"
 if [ "$actual" != "$expected" ]; then
+  rm -rf "$work"
   refuse "the key in entry $entry of Secret $secret has public key $actual, not the node's publicKey $expected"
 fi
+mv -f "$work/key" "$checked_key.new"
+mv -f "$checked_key.new" "$checked_key"
+rm -rf "$work"
 echo "lacchain: the key in entry $entry of Secret $secret is the node's (public key $expected)"
+if [ "$#" -gt 0 ]; then exec "$@"; fi

@@ -122,7 +122,7 @@ hmac_sha256_of_key() {
 # that user reads it: a symlink is refused (whatever it names), a FIFO gives nothing at once instead of waiting, a
 # file that user may not read (a hard link to a root-only file) is refused. Fails (non-zero) when it reads nothing.
 read_as_service_user() {
-  runuser -u "$SERVICE_USER" -- dd if="$1" iflag=nofollow,nonblock bs="$2" count=1 status=none 2>/dev/null
+  run_as_service_user dd if="$1" iflag=nofollow,nonblock bs="$2" count=1 status=none 2>/dev/null
 }
 
 # read_plain_file PATH MAX: as root, prints at most MAX bytes of PATH, a file in a folder only root can reach whose
@@ -153,7 +153,18 @@ move_into_place() {
 as_service_user() {
   local function=$1
   shift
-  runuser -u "$SERVICE_USER" -- bash -c "set -euo pipefail; $(declare -f "$function"); $function \"\$@\"" "$function" "$@"
+  run_as_service_user bash -c "set -euo pipefail; $(declare -f "$function"); $function \"\$@\"" "$function" "$@"
+}
+
+# run_as_service_user COMMAND ARGS...: runs COMMAND as SERVICE_USER (standard input passed on) with an environment of
+# its own making: root's PATH and the two names the step's helpers read, nothing else of root's. Any process of that
+# user can read another's environment (/proc/PID/environ), and root's holds the step's parameters; the secret ones are
+# never exported (core/remote/shell.ts), and none of the others reaches the service user either. The environment is
+# emptied before runuser starts, so no process of the service user ever had root's.
+run_as_service_user() {
+  env -i PATH="$PATH" \
+    STEP_NAME="${STEP_NAME:-}" SIBLING_TEMP_SUFFIX="$SIBLING_TEMP_SUFFIX" \
+    runuser -u "$SERVICE_USER" -- "$@"
 }
 
 # download_checked URL SHA256 FILE WHAT: fetches URL into FILE over https only (redirects too) or from a local file:

@@ -24,11 +24,22 @@
 
 [ "$(id -u)" = 0 ] || fail "run as root (sudo)"
 [ -f "$ENV_FILE" ] || fail "no backup settings in $ENV_FILE: run pulumi up first"
-set -a
-# shellcheck source=/dev/null # written by the node-key step: the repository and its password
+# The repository and its password (written by the node-key step), as this shell's variables only: never exported, so
+# that no command of the backup but restic (below) has them in its environment, where any process of its user could
+# read them (/proc/PID/environ).
+# shellcheck source=/dev/null
 . "$ENV_FILE"
-set +a
 export RESTIC_CACHE_DIR=/var/cache/lacchain-restic
+
+# restic ARGS...: the real restic, given the repository's settings in its own environment alone.
+restic() {
+  if [ -n "${AWS_ACCESS_KEY_ID:-}" ]; then
+    RESTIC_REPOSITORY=$RESTIC_REPOSITORY RESTIC_PASSWORD=$RESTIC_PASSWORD AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID \
+      AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-} command restic "$@"
+  else
+    RESTIC_REPOSITORY=$RESTIC_REPOSITORY RESTIC_PASSWORD=$RESTIC_PASSWORD command restic "$@"
+  fi
+}
 
 
 # head_block: the node's chain head as a decimal number, or nothing when it does not answer.

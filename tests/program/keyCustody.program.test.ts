@@ -113,10 +113,10 @@ describe('keyCustody machine (SSH): the key is made on the machine and only its 
 
   it('holds no private key: no random key material, no NODE_KEY sent, the key nowhere in what is recorded', async () => {
     expect(declared.resources.filter((r) => r.type.startsWith('random:'))).toEqual([]);
-    expect(command('node-key').stdin).not.toContain('export NODE_KEY=');
+    expect(command('node-key').stdin).not.toMatch(/^(export )?NODE_KEY=/m);
     expect(command('node-key').stdin).toContain("export KEY_CUSTODY='machine'");
     // The backup password is derived on the machine: none is sent.
-    expect(command('node-key').stdin).not.toContain('export BACKUP_PASSWORD=');
+    expect(command('node-key').stdin).not.toMatch(/^(export )?BACKUP_PASSWORD=/m);
     const text = await everything(declared);
     expect(text).not.toContain(KEY_ONE.slice(2));
   });
@@ -149,7 +149,9 @@ describe('keyCustody machine (SSH): the key is made on the machine and only its 
     const stdin = (
       unwrapSecrets(withPassword.resources.find((r) => r.name === 'validator-node-key')!.inputs) as Record<string, any>
     ).stdin;
-    expect(stdin).toContain(`export BACKUP_PASSWORD='${BACKUP_PASSWORD}'`);
+    // A plain shell variable of the step, never exported (core/remote/secretParameters.ts).
+    expect(stdin).toContain(`\nBACKUP_PASSWORD='${BACKUP_PASSWORD}'\n`);
+    expect(stdin).not.toContain('export BACKUP_PASSWORD=');
   });
 });
 
@@ -172,12 +174,65 @@ describe("keyCustody secret (Kubernetes): the operator's Secret is mounted, neve
       secret: { secretName: 'vault-writer-key', defaultMode: 0o440, items: [{ key: 'nodekey', path: 'key' }] },
     });
     expect(set.metadata.annotations[KEY_SECRET_ANNOTATION]).toBe('vault-writer-key');
-    // The writer's relay signer takes the key from the same entry.
+    // Only the key check reads the Secret: no container takes the key from it in its environment.
     const variables = set.spec.template.spec.containers.flatMap((c: any) => c.env ?? []);
-    const fromSecrets = variables.filter((v: any) => v.valueFrom?.secretKeyRef);
-    expect(fromSecrets.map((v: any) => v.valueFrom.secretKeyRef)).toEqual([
-      { name: 'vault-writer-key', key: 'nodekey' },
+    expect(variables.filter((v: any) => v.valueFrom?.secretKeyRef)).toEqual([]);
+    const pod = set.spec.template.spec;
+    const mountsOf = (volume: string) =>
+      [...pod.initContainers, ...pod.containers].flatMap((c: any) =>
+        (c.volumeMounts ?? []).filter((m: any) => m.name === volume).map((m: any) => [c.name, m.mountPath]),
+      );
+    expect(mountsOf('key')).toEqual([
+      ['writer-key-check', '/etc/besu/secret-key'],
+      ['writer-besu', '/etc/besu/secret-key'],
     ]);
+  });
+
+  it('gives every container the checked copy of the key, a memory volume the check writes, where they read the key', () => {
+    const pod = statefulSet().spec.template.spec;
+    expect(pod.volumes.find((v: any) => v.name === 'checked-key')).toEqual({
+      name: 'checked-key',
+      emptyDir: { medium: 'Memory', sizeLimit: '1Mi' },
+    });
+    const mounts = [...pod.initContainers, ...pod.containers].flatMap((c: any) =>
+      (c.volumeMounts ?? [])
+        .filter((m: any) => m.name === 'checked-key')
+        .map((m: any) => [c.name, m.mountPath, m.readOnly ?? false]),
+    );
+    expect(mounts).toEqual([
+      ['writer-key-check', '/etc/besu/key', false],
+      ['writer-besu', '/etc/besu/key', false],
+      ['writer-relay-signer', '/etc/besu/key', true],
+    ]);
+    // The relay signer reads the checked copy into its environment (start-companion.sh), refusing without one.
+    const signer = pod.containers.find((c: any) => c.name === 'writer-relay-signer');
+    expect(signer).toMatchObject({
+      command: ['/bin/sh', '/etc/besu/config/start-companion.sh'],
+      args: ['/opt/lacchain/gas-relay-signer/gas-relay-signer', 'WRITER_KEY', '/etc/besu/key/key'],
+      terminationMessagePolicy: 'FallbackToLogsOnError',
+    });
+  });
+
+  it('checks the key again at every start of the Besu container, then runs the start step in its place', () => {
+    const pod = statefulSet().spec.template.spec;
+    const besu = pod.containers.find((c: any) => c.name === 'writer-besu');
+    expect(besu).toMatchObject({
+      command: ['/bin/sh', '/etc/besu/config/check-node-key.sh'],
+      args: [
+        '/opt/besu/bin/besu',
+        '/etc/besu/secret-key/key',
+        MACHINE_PUBLIC_KEY,
+        'vault-writer-key',
+        'nodekey',
+        '/etc/besu/key/key',
+        '/bin/sh',
+        '/etc/besu/config/start-node.sh',
+        '/opt/besu/bin/besu',
+        '/etc/besu/key/key',
+        '/etc/besu/config/config.toml',
+      ],
+      terminationMessagePolicy: 'FallbackToLogsOnError',
+    });
   });
 
   it('exports the identity of the given public key, and keeps the backup password the operator set', async () => {
@@ -195,12 +250,20 @@ describe("keyCustody secret (Kubernetes): the operator's Secret is mounted, neve
     expect(check).toMatchObject({
       image: besu.image,
       command: ['/bin/sh', '/etc/besu/config/check-node-key.sh'],
-      args: ['/opt/besu/bin/besu', '/etc/besu/key/key', MACHINE_PUBLIC_KEY, 'vault-writer-key', 'nodekey'],
+      args: [
+        '/opt/besu/bin/besu',
+        '/etc/besu/secret-key/key',
+        MACHINE_PUBLIC_KEY,
+        'vault-writer-key',
+        'nodekey',
+        '/etc/besu/key/key',
+      ],
       terminationMessagePolicy: 'FallbackToLogsOnError',
     });
     expect(check.volumeMounts.map((m: any) => [m.name, m.readOnly ?? false])).toEqual([
       ['config', true],
       ['key', true],
+      ['checked-key', false],
       ['besu-tmp', false],
     ]);
     // Before Besu: the release bump's backup stays the first init container.
@@ -210,6 +273,7 @@ describe("keyCustody secret (Kubernetes): the operator's Secret is mounted, neve
         .inputs,
     ) as any;
     expect(configMap.data['check-node-key.sh']).toContain('besu_binary" --data-path');
+    expect(configMap.data['start-companion.sh']).toContain('export "$2=$key"');
   });
 
   it('has no key check for a key the stack holds (its enode is computed from the key itself)', async () => {

@@ -8,7 +8,8 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { publicKeyHex } from '../../core/identity/nodeKey';
-import { SCRIPTS_DIR } from '../../core/scripts';
+import { MISSING_KEY_EXIT_CODE, MISSING_KEY_EXIT_VARIABLE } from '../../core/catalog/remote';
+import { SCRIPTS_DIR, START_COMPANION_SCRIPT } from '../../core/scripts';
 import { KEY_ONE } from '../../testing/fixtures';
 import { PROJECT_DIR } from '../../testing/run';
 import { workFolder } from '../../testing/workFolder';
@@ -20,36 +21,63 @@ const dir = workFolder('lacchain-key-check-');
 const PUBLIC_KEY = `0x${publicKeyHex(KEY_ONE).replace(/^0x/, '')}`;
 const OTHER_KEY = `0x${'0'.repeat(63)}2`;
 
-/** Runs the check on a key file holding `text`, expecting the public key of KEY_ONE. */
-function check(text: string) {
+/** Where the check copies a key that passed (the pod's memory volume), and a start it runs then (Besu's). */
+const checkedKey = path.join(dir, 'checked-key');
+const started = path.join(dir, 'started');
+const START = ['/bin/sh', '-c', `echo "started with $1" >${started}`, 'start', 'the start step'];
+
+/** Runs the check on a key file holding `text`, expecting the public key of KEY_ONE; `then` runs once it passed. */
+function check(text: string, then: readonly string[] = []) {
   const keyFile = path.join(dir, 'key');
   fs.writeFileSync(keyFile, text, { mode: 0o400 });
-  const result = spawnSync('/bin/sh', [script, besu, keyFile, PUBLIC_KEY, 'vault-writer-key', 'nodekey'], {
-    encoding: 'utf8',
-    env: { ...process.env, TMPDIR: dir },
-    timeout: 60_000,
-  });
+  const result = spawnSync(
+    '/bin/sh',
+    [script, besu, keyFile, PUBLIC_KEY, 'vault-writer-key', 'nodekey', checkedKey, ...then],
+    { encoding: 'utf8', env: { ...process.env, TMPDIR: dir }, timeout: 60_000 },
+  );
   fs.rmSync(keyFile, { force: true });
   return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim() };
 }
 
+/** The relay signer's launcher as the pod runs it: the checked copy into WRITER_KEY, then the signer (here `env`). */
+function startSigner() {
+  const result = spawnSync(
+    '/bin/sh',
+    [path.join(SCRIPTS_DIR, START_COMPANION_SCRIPT), '/usr/bin/env', 'WRITER_KEY', checkedKey],
+    { encoding: 'utf8', env: { PATH: process.env.PATH, [MISSING_KEY_EXIT_VARIABLE]: String(MISSING_KEY_EXIT_CODE) } },
+  );
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr.trim() };
+}
+
 describe('check-node-key.sh (the key check of keyCustody secret)', () => {
-  it('lets the pod start on the key of publicKey, and leaves no file behind', () => {
+  beforeEach(() => fs.rmSync(started, { force: true }));
+
+  it('lets the pod start on the key of publicKey, copying it where the pod reads it, and leaves no other file behind', () => {
     const result = check(`${KEY_ONE}\n`);
     expect(result).toEqual({
       code: 0,
       stdout: `lacchain: the key in entry nodekey of Secret vault-writer-key is the node's (public key ${PUBLIC_KEY})`,
       stderr: '',
     });
-    expect(fs.readdirSync(dir)).toEqual([]);
+    expect(fs.readFileSync(checkedKey, 'utf8')).toBe(`${KEY_ONE}\n`);
+    // Readable by the pod's user alone (the Secret's file here is 0400, as its defaultMode 0440 less the check's umask).
+    expect(fs.statSync(checkedKey).mode & 0o077).toBe(0);
+    expect(fs.readdirSync(dir)).toEqual(['checked-key']);
+  });
+
+  it('runs the start it is given in its place once the key passed (the Besu container, at every start)', () => {
+    const result = check(`${KEY_ONE}\n`, START);
+    expect(result.code).toBe(0);
+    expect(fs.readFileSync(started, 'utf8')).toBe('started with the start step\n');
   });
 
   it('refuses another key, naming both public keys, the Secret and its entry, in one line', () => {
-    const result = check(OTHER_KEY);
+    const result = check(OTHER_KEY, START);
     expect(result.code).toBe(1);
     expect(result.stderr.split('\n')).toEqual([
       `lacchain: the key in entry nodekey of Secret vault-writer-key has public key 0x${publicKeyHex(OTHER_KEY).replace(/^0x/, '')}, not the node's publicKey ${PUBLIC_KEY}: the node does not start (key custody secret, docs/security.md#key-custody)`,
     ]);
+    expect(fs.existsSync(started)).toBe(false);
   });
 
   it.each([
@@ -60,9 +88,29 @@ describe('check-node-key.sh (the key check of keyCustody secret)', () => {
       'entry nodekey of Secret vault-writer-key is not a node key Besu can read',
     ],
   ])('refuses %s', (_what, text, reason) => {
-    const result = check(text);
+    const result = check(text, START);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`lacchain: ${reason}`);
     expect(result.stderr.split('\n')).toHaveLength(1);
+    expect(fs.existsSync(started)).toBe(false);
+  });
+
+  it('refuses a key swapped in the Secret between two starts, and the relay signer started after that refuses too', () => {
+    // The first start: the right key passes, and the signer starts with it.
+    expect(check(`${KEY_ONE}\n`, START).code).toBe(0);
+    const signer = startSigner();
+    expect(signer.code).toBe(0);
+    expect(signer.stdout.split('\n')).toContain(`WRITER_KEY=${KEY_ONE}`);
+    // The Secret now holds another key (a refresh, a mistaken kubectl apply): Besu's next start refuses it...
+    fs.rmSync(started, { force: true });
+    expect(check(OTHER_KEY, START).code).toBe(1);
+    expect(fs.existsSync(started)).toBe(false);
+    // ...and removes the checked copy, so the signer's next start refuses, in one line, instead of signing with it.
+    const again = startSigner();
+    expect(again.code).toBe(MISSING_KEY_EXIT_CODE);
+    expect(again.stdout).toBe('');
+    expect(again.stderr).toBe(
+      `lacchain: node key ${checkedKey} is missing or empty: the companion cannot start without it.`,
+    );
   });
 });
