@@ -103,6 +103,31 @@ export function helpText(spec: ToolSpec): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** A PEM private key's first line (`-----BEGIN OPENSSH PRIVATE KEY-----`, `-----BEGIN EC PRIVATE KEY-----`, …). */
+const PEM_PRIVATE_KEY = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/;
+/** A node key as Besu's key file holds it: 64 hex digits, with or without 0x. */
+const NODE_KEY = /^\s*(0x)?[0-9a-fA-F]{64}\s*$/;
+
+/** True when a word of the command line looks like a private key (PEM, or a node key's 64 hex digits). */
+function looksLikePrivateKey(word: string): boolean {
+  return PEM_PRIVATE_KEY.test(word) || NODE_KEY.test(word);
+}
+
+/** What an error says instead of a value that looks like a private key: never the key itself. */
+const PRIVATE_KEY_NOT_SHOWN =
+  'what looks like a private key (not shown; a key on a command line is seen by the shell history and other users)';
+
+/**
+ * A message with every PEM private key in it (as given, or as JSON writes it) cut out: an error never echoes one,
+ * whatever flag or file it came from.
+ */
+function withoutPrivateKeys(text: string): string {
+  return text.replace(
+    /"?-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----"?|(?="|$))/g,
+    `[${PRIVATE_KEY_NOT_SHOWN}]`,
+  );
+}
+
 /** Checks a command line against the spec; every mistake is a one-line UsageError naming the word given. */
 export function parseCommandLine<O extends Record<string, OptionSpec>>(
   spec: ToolSpec<O>,
@@ -111,6 +136,7 @@ export function parseCommandLine<O extends Record<string, OptionSpec>>(
   const lists = `${spec.command} --help lists them`;
   const more = `(${lists})`;
   const names = Object.keys(spec.options);
+  refusePrivateKeys(spec, args);
   const loose = parseArgs({ args: [...args], strict: false, allowPositionals: true, tokens: true });
   for (const token of loose.tokens ?? []) {
     if (token.kind !== 'option' || names.includes(token.name)) continue;
@@ -153,6 +179,22 @@ export function parseCommandLine<O extends Record<string, OptionSpec>>(
     }
   }
   return { operation, values: parsed.values as OptionValues<O> };
+}
+
+/**
+ * No option takes a private key (keys come from files and standard input): a word that looks like one is refused,
+ * naming the option it was given to and what that option takes, and never echoed.
+ */
+function refusePrivateKeys(spec: ToolSpec, args: readonly string[]): void {
+  const inline = /^--([\w-]+)=/;
+  const at = args.findIndex((arg) => looksLikePrivateKey(arg.replace(inline, '')));
+  if (at < 0) return;
+  const flag = inline.exec(args[at])?.[1] ?? /^--([\w-]+)$/.exec(args[at - 1] ?? '')?.[1];
+  const option = flag === undefined ? undefined : spec.options[flag];
+  if (flag === undefined || option?.type !== 'string') {
+    throw new UsageError(`given ${PRIVATE_KEY_NOT_SHOWN}; ${spec.command} --help lists what it takes`);
+  }
+  throw new UsageError(`--${flag}: given ${PRIVATE_KEY_NOT_SHOWN}; allowed: ${option.help}`);
 }
 
 /** Node's parseArgs messages, made one line and without its advice about positionals (which does not apply). */
@@ -201,7 +243,7 @@ export function runCli<O extends Record<string, OptionSpec>>(
 
 /** Writes an error for the terminal: one message, whatever text from outside it carries cannot drive the terminal. */
 function sayError(text: string): void {
-  process.stderr.write(`${withoutControlSequences(text)}\n`);
+  process.stderr.write(`${withoutControlSequences(withoutPrivateKeys(text))}\n`);
 }
 
 /** Runs a tool's main function: prints errors as plain messages and exits with the matching code. */

@@ -157,6 +157,38 @@ describe('npm run bench -- --help', () => {
   });
 });
 
+describe('a private key given on the command line', () => {
+  /** A private key's shape, as `cat ~/.ssh/id_ed25519` prints it (its body made up). */
+  const body = 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW';
+  const pem = `-----BEGIN OPENSSH PRIVATE KEY-----\n${body}\n-----END OPENSSH PRIVATE KEY-----`;
+  const nodeKey = `0x${'5e'.repeat(32)}`;
+
+  it.each([
+    [
+      'init',
+      ['--stack', 'testnet', '--host-key', pem],
+      /^error: --host-key: given what looks like a private key \(not shown.*allowed: host_key: The machine's SSH host key, e\.g\. from ssh-keyscan/,
+    ],
+    [
+      'init',
+      ['--stack', 'testnet', `--host-key=${pem}`],
+      /^error: --host-key: given what looks like a private key \(not shown/,
+    ],
+    [
+      'keygen',
+      ['--out', '/tmp/k', '--host', nodeKey],
+      /^error: --host: given what looks like a private key \(not shown.*allowed: the node's public IP/,
+    ],
+    ['identity', [pem], /^error: given what looks like a private key \(not shown.*--help lists what it takes/],
+    ['node', ['status', '--stack', 'testnet', '--node', pem], /^error: --node: given what looks like a private key/],
+  ])('npm run %s: refused without echoing it, saying what the option takes', (tool, args, message) => {
+    const result = runNpm(tool, args as string[]);
+    expectOneLineError(result, message as RegExp);
+    expect(result.stderr).not.toContain(body);
+    expect(result.stderr).not.toContain('5e5e5e');
+  });
+});
+
 describe('a tool run before npm install', () => {
   it('says in one line to run npm install first (exit 2), not a stack trace about ts-node', () => {
     const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-fresh-'));
