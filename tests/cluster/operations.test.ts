@@ -21,6 +21,7 @@ import { declareProgram } from '../../testing/program';
 import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
 import { valuesFor } from '../../testing/values';
 import { NETWORKS } from '../../core/catalog/networks';
+import { IDENTITY_ANNOTATIONS, kubernetesNames } from '../../core/catalog/kubernetes';
 import { workFolder } from '../../testing/workFolder';
 
 jest.setTimeout(300_000);
@@ -50,6 +51,19 @@ async function node(...args: string[]) {
     env: clusterEnv(),
   });
 }
+
+/** Waits until the stand-in's chain head is past `block` (a block every 2 s; 30 s at most) and returns the head. */
+async function headPast(block: number): Promise<number> {
+  let head = await standin!.head();
+  for (let i = 0; i < 120 && head <= block; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    head = await standin!.head();
+  }
+  return head;
+}
+
+/** `text` matched literally in a regular expression. */
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const POD_REF = { kind: 'pod', name: POD, namespace: NAMESPACE };
 const podUid = () => fieldOf(cluster(), POD_REF, '{.metadata.uid}');
@@ -128,7 +142,11 @@ describe('npm run node against a real API server', () => {
   });
 
   itWithCluster("check: healthy, the node's enode equal to the one annotated on its Service", async () => {
+    const service = { kind: 'service', name: kubernetesNames('writer').service, namespace: NAMESPACE };
+    const annotation = IDENTITY_ANNOTATIONS.enode.replace(/\./g, '\\.');
+    expect(await fieldOf(cluster(), service, `{.metadata.annotations.${annotation}}`)).toBe(enode);
     const result = await node('check', '--window', '3');
+    expect(result.stdout).toMatch(new RegExp(`^ *enode +ok +${escapeRegExp(enode)}$`, 'm'));
     expect(result.stdout).toMatch(/verdict: healthy/);
     expect(result.code).toBe(0);
   });
@@ -194,7 +212,7 @@ describe('npm run node against a real API server', () => {
     itWithCluster('permissioned after the pod started, no peers: a restart is due', async () => {
       const head = await standin!.head();
       standin!.register([{ enode, fromBlock: head + 1 }, ...BOOTNODES.map((each) => ({ enode: each }))]);
-      await new Promise((resolve) => setTimeout(resolve, 2500)); // the registration's block comes
+      expect(await headPast(head)).toBeGreaterThan(head); // the registration's block comes
       const result = await node('check', '--window', '3');
       expect(result.stdout).toMatch(/permissioning +ok +permissioned, no peers/);
       expect(result.stdout).toMatch(
