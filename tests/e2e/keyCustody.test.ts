@@ -217,7 +217,8 @@ rm -rf "$dir"
 
   it('keeps the same key when the steps run again with nothing changed', async () => {
     const before = await keyState();
-    // A second `pulumi up`: the engine has the node-key step's stdout from the first; nothing changed, nothing runs.
+    // A second `pulumi up`: the engine has the node-key step's stdout from the first; nothing changed, no step is
+    // declared to run again (the declared inputs' diff, as the engine compares them).
     const again = await declareProgram(
       recordRun({ preview: false, nodeKeyStdout: up.nodeKeyStdout }),
       'testnet',

@@ -241,7 +241,7 @@ suite('RPC access and authentication on a real host', () => {
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(10);
   });
 
-  it('runs nothing again when nothing changed; a new password runs only the node-key step', async () => {
+  it('declares no step to run again when nothing changed; a new password declares only the node-key step, which applies it', async () => {
     const again = await declareProgram(recorded, 'testnet', stack(), {});
     const before = commands(declared);
     const changed = (next: Declared) => changedCommands(before, commands(next)).map((step) => step.name);
