@@ -7,10 +7,13 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { knownHostsLine, sshArguments } from '../../core/operations/clients';
+import { withoutControlSequences } from '../../core/operations/terminalText';
 import { runClient } from '../operations/process';
 
 /** How long init waits for the machine's answer. */
 const READ_TIMEOUT_MS = 10_000;
+/** How much of the answer init reads at most: an os-release file is well under 4 KiB. */
+const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** Where the machine is, as the inventory answers say. */
 export interface MachineAddress {
@@ -43,10 +46,11 @@ export async function readMachineSystem(machine: MachineAddress): Promise<{ syst
       ...sshArguments({ keyFile: machine.keyFile, knownHostsFile: knownHosts, options: [] }),
       ...['-p', String(machine.port), `${machine.user}@${machine.host}`, 'cat /etc/os-release'],
     ];
-    const result = await runClient('ssh', args, undefined, READ_TIMEOUT_MS);
+    const result = await runClient('ssh', args, undefined, READ_TIMEOUT_MS, MAX_ANSWER_BYTES);
     const system = result.code === 0 ? systemOfOsRelease(result.stdout) : undefined;
     if (system) return { system };
-    const said = result.stderr.trim().split('\n').pop();
+    // The machine is not trusted yet: what it (or ssh for it) said must not drive the operator's terminal.
+    const said = withoutControlSequences(result.stderr).trim().split('\n').pop();
     return {
       reason: result.code === 0 ? 'its /etc/os-release names no ID and VERSION_ID' : said || `ssh exit ${result.code}`,
     };

@@ -13,15 +13,35 @@ export interface ClientResult {
   stderr: string;
 }
 
-/** Runs a client and captures its output. */
-export function runClient(client: string, args: string[], input?: string, timeoutMs = 60_000): Promise<ClientResult> {
+/**
+ * Runs a client and captures its output. A client that prints more than `maxOutputBytes` on either stream (a machine
+ * not yet trusted may answer without end) is stopped there, and its result says so on standard error.
+ */
+export function runClient(
+  client: string,
+  args: string[],
+  input?: string,
+  timeoutMs = 60_000,
+  maxOutputBytes = Infinity,
+): Promise<ClientResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(client, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
+    let tooMuch = false;
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    const bounded = (text: string, more: Buffer) => {
+      if (tooMuch) return text;
+      if (text.length + more.length <= maxOutputBytes) return text + more.toString();
+      tooMuch = true;
+      child.kill('SIGKILL');
+      // And stop reading: whatever the client started may still hold the pipes (then SIGPIPE ends it).
+      child.stdout.destroy();
+      child.stderr.destroy();
+      return text;
+    };
+    child.stdout.on('data', (d: Buffer) => (stdout = bounded(stdout, d)));
+    child.stderr.on('data', (d: Buffer) => (stderr = bounded(stderr, d)));
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       reject(
@@ -32,6 +52,7 @@ export function runClient(client: string, args: string[], input?: string, timeou
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      if (tooMuch) stderr += `\n${client} printed more than ${maxOutputBytes} bytes: stopped`;
       resolve({ code: code ?? (signal ? 124 : 1), stdout, stderr });
     });
     // A client that exits before reading its input closes the pipe: that is not an error of the operation.

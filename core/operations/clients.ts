@@ -17,6 +17,12 @@ import { rpcRequest } from './rpc';
 export const POD_READY_TIMEOUT = '300s';
 /** Lines of the info log shown by `logs` and read by `check`. */
 export const LOG_LINES = 100;
+/** How much of the end of a node's log a day-2 command reads at most (the log lines shown are among them). */
+const LOG_READ_BYTES = 1024 * 1024;
+/** How much of data/enode is read at most: an enode is under 200 bytes. */
+const ENODE_READ_BYTES = 512;
+/** How long a read of a service user's file may take (a FIFO planted there would make it wait for ever). */
+const SERVICE_FILE_READ_SECONDS = 10;
 /** How long kubectl waits for the cluster's answer when an operation first looks at a node. */
 export const REACH_TIMEOUT_SECONDS = 10;
 
@@ -131,12 +137,24 @@ export function knownHostsLine(host: string, port: number, hostKey: string): str
 }
 
 /**
- * The ssh options of the day-2 operations, before the destination: non-interactive; with a pinned host key, that key
+ * The ssh options of every ssh the tools open to a node, before the destination: non-interactive, forwarding nothing
+ * (no agent, no ports); with a pinned host key, that key
  * alone (no global known_hosts file, no KnownHostsCommand: nothing else on the operator's machine can vouch for another
  * key); without one (the operator's explicit inventory accept_any_host_key), no check at all.
  */
 export function sshArguments(input: SshArgumentsInput): string[] {
-  const args = ['-o', 'BatchMode=yes', '-o', 'ConnectTimeout=15'];
+  // Nothing of the operator's machine is handed to the node: no agent, no forwarded port, whatever ~/.ssh/config says
+  // (ssh takes the first value given for an option, and these come before the operator's own).
+  const args = [
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    'ConnectTimeout=15',
+    '-o',
+    'ForwardAgent=no',
+    '-o',
+    'ClearAllForwardings=yes',
+  ];
   if (input.keyFile) args.push('-i', input.keyFile);
   if (input.knownHostsFile) {
     args.push(
@@ -175,13 +193,14 @@ export function sshCommands(node: SshNodeSettings) {
   const service = shellQuote(node.serviceName);
   const backup = backupPaths(node).command;
   /**
-   * A file the service user owns, read as root: a symlink there is refused (O_NOFOLLOW), and so is a FIFO that would
-   * block the read, so nothing the service user plants makes root read another file.
+   * A command run as the service user: its own files are read with its rights alone (docs/security.md, "What the
+   * service user can write, and how root treats it"), so whatever it plants there (a symlink, a hard link) leads
+   * nowhere it could not read itself.
    */
-  const readServiceFile = (file: string) => `${sudo}dd if=${shellQuote(file)} iflag=nofollow,nonblock status=none`;
-  /** A command run as the service user (its own log, followed across rotations: a symlink leads nowhere it cannot read). */
   const asServiceUser =
     node.user === 'root' ? `runuser -u ${DEFAULT_SERVICE_USER} -- ` : `sudo -n -u ${DEFAULT_SERVICE_USER} `;
+  /** The end of the service user's log, as that user reads it: at most LOG_READ_BYTES, and never waiting on a FIFO. */
+  const logEnd = `${asServiceUser}timeout ${SERVICE_FILE_READ_SECONDS} tail -c ${LOG_READ_BYTES} -- ${shellQuote(paths.infoLog)}`;
   return {
     destination: ['-p', String(node.sshPort), `${node.user}@${node.host}`],
     /** Whether the node's service is installed (`deployed` or `missing`), looked at once before an operation. */
@@ -193,10 +212,11 @@ export function sshCommands(node: SshNodeSettings) {
       .join('; '),
     start: `${sudo}systemctl start ${service}`,
     restart: `${sudo}systemctl restart ${service}`,
-    logs: `${readServiceFile(paths.infoLog)} | tail -n ${LOG_LINES}`,
+    logs: `${logEnd} | tail -n ${LOG_LINES}`,
     followLogs: `${asServiceUser}tail -n ${LOG_LINES} -F ${shellQuote(paths.infoLog)}`,
-    recentLog: `${readServiceFile(paths.infoLog)} | tail -n ${LOG_LINES * 2}`,
-    recordedEnode: readServiceFile(paths.enode),
+    recentLog: `${logEnd} | tail -n ${LOG_LINES * 2}`,
+    /** The enode recorded in data/enode, as the service user reads it: no link followed, no FIFO waited on, bounded. */
+    recordedEnode: `${asServiceUser}dd if=${shellQuote(paths.enode)} iflag=nofollow,nonblock bs=${ENODE_READ_BYTES} count=1 status=none`,
     /** The release folder `releases/current` points at: the release in use. */
     releaseInUse: `${sudo}readlink ${shellQuote(`${paths.releasesDir}/current`)}`,
     clock: 'date +%s',

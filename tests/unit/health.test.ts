@@ -121,32 +121,39 @@ describe('client commands', () => {
     const commands = sshCommands(validator);
     expect(commands.destination).toEqual(['-p', '22', 'ubuntu@190.51.100.7']);
     expect(commands.restart).toBe("sudo -n systemctl restart 'besu'");
-    // Files the service user owns are read as root refusing a symlink (O_NOFOLLOW) or a FIFO; followed, as that user.
+    // Files the service user owns are read as that user, bounded in size and time (a FIFO planted there ends it).
     expect(commands.logs).toBe(
-      "sudo -n dd if='/opt/lacchain/logs/besu_info.log' iflag=nofollow,nonblock status=none | tail -n 100",
+      "sudo -n -u besu timeout 10 tail -c 1048576 -- '/opt/lacchain/logs/besu_info.log' | tail -n 100",
     );
     expect(commands.recentLog).toBe(
-      "sudo -n dd if='/opt/lacchain/logs/besu_info.log' iflag=nofollow,nonblock status=none | tail -n 200",
+      "sudo -n -u besu timeout 10 tail -c 1048576 -- '/opt/lacchain/logs/besu_info.log' | tail -n 200",
     );
-    expect(commands.recordedEnode).toBe("sudo -n dd if='/opt/lacchain/data/enode' iflag=nofollow,nonblock status=none");
+    expect(commands.recordedEnode).toBe(
+      "sudo -n -u besu dd if='/opt/lacchain/data/enode' iflag=nofollow,nonblock bs=512 count=1 status=none",
+    );
     expect(commands.followLogs).toBe("sudo -n -u besu tail -n 100 -F '/opt/lacchain/logs/besu_info.log'");
     expect(commands.rpc('net_peerCount')).toBe(
       `curl -s --max-time 5 -H 'Host: localhost' -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","method":"net_peerCount","params":[],"id":1}' http://127.0.0.1:4545/`,
     );
   });
 
-  it('as root, follows the log as the service user with runuser', () => {
+  it('as root, reads and follows the log and the enode as the service user with runuser', () => {
     const commands = sshCommands({ ...validator, user: 'root' });
     expect(commands.logs).toBe(
-      "dd if='/opt/lacchain/logs/besu_info.log' iflag=nofollow,nonblock status=none | tail -n 100",
+      "runuser -u besu -- timeout 10 tail -c 1048576 -- '/opt/lacchain/logs/besu_info.log' | tail -n 100",
+    );
+    expect(commands.recordedEnode).toBe(
+      "runuser -u besu -- dd if='/opt/lacchain/data/enode' iflag=nofollow,nonblock bs=512 count=1 status=none",
     );
     expect(commands.followLogs).toBe("runuser -u besu -- tail -n 100 -F '/opt/lacchain/logs/besu_info.log'");
   });
 
-  it('trusts the pinned host key alone: no global known_hosts file, no KnownHostsCommand', () => {
+  it('trusts the pinned host key alone (no global known_hosts file, no KnownHostsCommand) and forwards nothing', () => {
+    // Before the operator's options: ssh keeps the first value of an option, so ForwardAgent=yes in theirs is ignored.
     const args = sshArguments({ keyFile: 'id', options: ['Port=2222'], knownHostsFile: '/tmp/k/known_hosts' });
     expect(args.join(' ')).toBe(
-      '-o BatchMode=yes -o ConnectTimeout=15 -i id -o UserKnownHostsFile=/tmp/k/known_hosts ' +
+      '-o BatchMode=yes -o ConnectTimeout=15 -o ForwardAgent=no -o ClearAllForwardings=yes -i id ' +
+        '-o UserKnownHostsFile=/tmp/k/known_hosts ' +
         '-o GlobalKnownHostsFile=/dev/null -o KnownHostsCommand=none -o StrictHostKeyChecking=yes -o Port=2222',
     );
     // One connection shared by the command's sessions, after the operator's options (so theirs win: ControlMaster=no).
@@ -158,7 +165,7 @@ describe('client commands', () => {
       `-o ControlMaster=no -o ControlMaster=auto -o ControlPath=/tmp/k/c -o ControlPersist=${SHARED_CONNECTION_IDLE_SECONDS}`,
     );
     // Without a pinned key (the operator's explicit accept_any_host_key), nothing is checked.
-    expect(sshArguments({ options: [] }).slice(4).join(' ')).toBe(
+    expect(sshArguments({ options: [] }).slice(8).join(' ')).toBe(
       '-o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no',
     );
   });
