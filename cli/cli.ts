@@ -155,7 +155,7 @@ export function parseCommandLine<O extends Record<string, OptionSpec>>(
       strict: true,
     });
   } catch (error) {
-    throw new UsageError(`${oneLine((error as Error).message, spec)} (${spec.command} --help shows the usage)`);
+    throw new UsageError(`${oneLine((error as Error).message, spec, args)} (${spec.command} --help shows the usage)`);
   }
   let operation = '';
   if (spec.operations) {
@@ -198,11 +198,19 @@ function refusePrivateKeys(spec: ToolSpec, args: readonly string[]): void {
 }
 
 /** Node's parseArgs messages, made one line and without its advice about positionals (which does not apply). */
-function oneLine(message: string, spec: ToolSpec): string {
+function oneLine(message: string, spec: ToolSpec, args: readonly string[]): string {
   const unexpected = /^Unexpected argument '([^']*)'/.exec(message);
   if (unexpected) return `unexpected argument ${JSON.stringify(unexpected[1])}: ${spec.command} takes options only`;
   const missing = /^Option '(-[-\w]+)[^']*' argument missing/.exec(message);
   if (missing) return `${missing[1]} needs a value`;
+  // `--host --node-name x`: the value left out, the next option taken for it.
+  const ambiguous = /^Option '--([-\w]+)[^']*' argument is ambiguous/.exec(message);
+  if (ambiguous) {
+    const flag = `--${ambiguous[1]}`;
+    const next = args[args.indexOf(flag) + 1];
+    const allowed = spec.options[ambiguous[1]]?.help ?? 'a value';
+    return `${flag} needs a value: given the option ${JSON.stringify(next)} after it; allowed: ${allowed} (a value that starts with a dash: ${flag}=VALUE)`;
+  }
   return message.split('\n')[0].replace(/\. To specify a positional argument.*$/, '');
 }
 

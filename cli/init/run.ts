@@ -14,6 +14,7 @@ import * as path from 'path';
 import * as readline from 'readline';
 import {
   CONFIG_NAMESPACE,
+  configKey,
   DEFAULT_KEY_FOLDER,
   DEFAULT_SSH_PORT,
   DEFAULT_SSH_USER,
@@ -43,6 +44,8 @@ import {
   Worker,
 } from '../../core/init/questions';
 import { checkStackName } from '../../core/settings/load';
+import { ETHSTATS_KEY } from '../../core/settings/companions';
+import { ETHSTATS } from '../../core/catalog/companions';
 import type { Problem } from '../../core/settings/problems';
 import { readFileFromDisk } from '../../core/settings/settingsFiles';
 import { shellQuote } from '../../core/remote/shell';
@@ -102,7 +105,7 @@ class Asker {
     if (!this.interactive) {
       const byDefault = hasDefault ? check('') : undefined;
       if (byDefault?.ok) return byDefault.value;
-      throw new UsageError(`--${flag} is required without a terminal; allowed: ${allowed}`);
+      throw new UsageError(`--${flag}: not given, and without a terminal it cannot be asked; allowed: ${allowed}`);
     }
     return this.typed(prompt, check);
   }
@@ -140,6 +143,12 @@ const orDefault =
   <T>(check: (answer: string) => Checked<T>, fallback: string | undefined) =>
   (answer: string) =>
     check(answer.trim() === '' && fallback !== undefined ? fallback : answer);
+
+/** What a required question takes, as its rule in the schema says it (what a missing answer is refused with). */
+function allowedAnswers(question: FieldQuestion): string {
+  const checked = question.schema.safeParse(undefined);
+  return checked.success ? 'any value' : checked.error.issues[0].message;
+}
 
 /** A path as the operator reads it: relative to the folder they ran the command in when inside it. */
 const shown = (file: string) => {
@@ -253,7 +262,7 @@ async function setup(
       question.flag,
       `${question.key} — ${questionMeaning(question)}${hint}:`,
       (a) => checkField(question, a, fallback),
-      optional ? 'optional' : 'see docs/settings.md',
+      optional ? 'optional' : `${allowedAnswers(question)} (${question.key}: ${questionMeaning(question)})`,
       fallback !== undefined || optional,
     );
   };
@@ -355,13 +364,23 @@ async function setup(
   // The loader, as pulumi up runs it, on the files as they would be written: a problem with one of this node's
   // answers is that answer's (asked again, or its flag refused); the rest is on the still-to-do list.
   let texts = build();
+  const networkName = () => (target === 'kubernetes' ? answers.nodeName : answers.node_name);
+  const nodeOf = (index: number) => ({ name, index, target, stackFileName, valuesFile, onNetwork: networkName() });
+  // The ethstats server's refusal of the node's name is said of the name given, as a field's rule says it.
+  const asAnswered = (problem: Problem): Problem =>
+    ethstatsNameProblem(problem, name, networkName())
+      ? {
+          ...problem,
+          given: `given ${JSON.stringify(networkName())}, a name the network's ethstats server does not register`,
+        }
+      : problem;
   for (;;) {
     const index = stackFileNodes(texts.stack, stackFileName).find((n) => n.name === name)?.index ?? -1;
     const valuesPath = valuesFile === undefined ? undefined : path.resolve(dir, valuesFile);
     const raw = rawStackConfig(texts.stack, stackFileName, dir);
     const problems = stackProblems(stack, raw, (file) => (file === valuesPath ? texts.values : readFileFromDisk(file)));
     const wrong = problems
-      .map((problem) => ({ problem, question: answerOf(problem, { name, index, target, stackFileName, valuesFile }) }))
+      .map((problem) => ({ problem: asAnswered(problem), question: answerOf(problem, { ...nodeOf(index) }) }))
       .filter((w): w is { problem: Problem; question: FieldQuestion } => w.question !== undefined);
     if (wrong.length === 0) break;
     for (const { problem, question } of wrong) {
@@ -371,10 +390,14 @@ async function setup(
         );
       }
       const anyKey = question.key === 'host_key' && switchOn(values, 'accept-any-host-key');
-      const flag = anyKey ? 'accept-any-host-key' : question.flag;
-      const fromFlag = anyKey || flags[flag] !== undefined;
+      if (anyKey) {
+        throw new UsageError(
+          `--accept-any-host-key: given, on ${network.name}, which refuses it (test networks only); allowed: --host-key with ${problem.allowed}`,
+        );
+      }
+      const fromFlag = flags[question.flag] !== undefined;
       // A value the operator did not give is its default (node_ip: the host), said so, or the flag looks ignored.
-      const named = fromFlag ? `--${flag}` : `--${flag} (not given: its default)`;
+      const named = fromFlag ? `--${question.flag}` : `--${question.flag} (not given: its default)`;
       if (!asker.interactive || fromFlag)
         throw new UsageError(`${named}: ${problem.given}; allowed: ${problem.allowed}`);
     }
@@ -677,6 +700,21 @@ function nodeComment(typenode: NodeType, target: 'kubernetes' | 'ssh', valuesFil
     : ` A ${typenode} on a remote machine over SSH; its settings are in its inventory.`;
 }
 
+/** The node name question's flag, on both paths (`nodeName` of a values file, `node_name` of an inventory). */
+const NODE_NAME_FLAG = 'node-name';
+
+/**
+ * True when a loader problem is the network's ethstats server refusing this node's name on the network (`a.b`): the
+ * settings refuse it beside the monitoring client, so the node name question refuses it too.
+ */
+function ethstatsNameProblem(problem: Problem, node: string, onNetwork: unknown): boolean {
+  return (
+    problem.key === `${configKey('companions')}.${ETHSTATS_KEY}.enabled` &&
+    problem.given.includes(`${node} (${String(onNetwork)})`) &&
+    !ETHSTATS.nodeNamePattern.test(String(onNetwork))
+  );
+}
+
 /**
  * The question whose answer a loader problem is about, when it is one of this node's fields: on the SSH path its
  * inventory (`lacchain:nodes[i].inventory.node_ip`, or `node <name> inventory.node_ip` across nodes), on the
@@ -684,8 +722,19 @@ function nodeComment(typenode: NodeType, target: 'kubernetes' | 'ssh', valuesFil
  */
 function answerOf(
   problem: Problem,
-  node: { name: string; index: number; target: 'kubernetes' | 'ssh'; stackFileName: string; valuesFile?: string },
+  node: {
+    name: string;
+    index: number;
+    target: 'kubernetes' | 'ssh';
+    stackFileName: string;
+    valuesFile?: string;
+    /** Its name on the network, as answered. */
+    onNetwork: unknown;
+  },
 ): FieldQuestion | undefined {
+  if (ethstatsNameProblem(problem, node.name, node.onNetwork)) {
+    return (node.target === 'ssh' ? SSH_QUESTIONS : KUBERNETES_QUESTIONS).find((q) => q.flag === NODE_NAME_FLAG);
+  }
   if (node.target === 'ssh' && problem.file === node.stackFileName) {
     const prefix = [`${CONFIG_NAMESPACE}:nodes[${node.index}].inventory.`, `node ${node.name} inventory.`].find((p) =>
       problem.key.startsWith(p),

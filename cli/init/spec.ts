@@ -17,6 +17,12 @@ const FIELD_OPTIONS = Object.fromEntries(
   [NODE_NAME_QUESTION, ...KUBERNETES_QUESTIONS, ...SSH_QUESTIONS].map(fieldOption),
 ) as InitOptions;
 
+/**
+ * The machine of the help's examples: a private address, which open-protestnet takes as a node's (its peers may share
+ * the network), so the examples run as printed; a documentation address (198.51.100.7) is refused as a node's.
+ */
+const EXAMPLE_HOST = '10.0.0.7';
+
 /** What `npm run init` is, for its help and its errors. */
 export const INIT_TOOL: ToolSpec<InitOptions> = {
   command: 'npm run init --',
@@ -72,18 +78,18 @@ export const INIT_TOOL: ToolSpec<InitOptions> = {
     },
   },
   examples: [
-    ['--stack testnet --remove writer', 'remove node writer from the stack file: pulumi up no longer deploys it'],
     ['--stack testnet', 'answer the questions on the terminal'],
     [
-      '--stack testnet --typenode 0 --network 1 --target ssh --host 198.51.100.7 --node-name org-validator ' +
+      `--stack testnet --typenode 0 --network 1 --target ssh --host ${EXAMPLE_HOST} --node-name org-validator ` +
         '--node-email ops@example.org --user ubuntu --keygen yes --store-secret no',
       'an SSH validator on testnet, every answer from the flags; the host key and digests go on the list',
     ],
     [
       '--stack testnet --name validator --replace --keygen yes --store-secret no ' +
-        '--host-key "$(ssh-keyscan -t ed25519 198.51.100.7)"',
+        `--host-key "$(ssh-keyscan -t ed25519 ${EXAMPLE_HOST})"`,
       'the same node again, with its host key: its current values are the defaults, its key is reused',
     ],
+    ['--stack testnet --remove validator', 'remove node validator from the stack file: pulumi up no longer deploys it'],
   ],
   exitCodes: '0 written (with what is still to do listed), 2 a wrong answer or flag (nothing written).',
 };

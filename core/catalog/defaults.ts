@@ -27,6 +27,12 @@ export const DEFAULT_NAMESPACE = 'lacchain';
 /** SSH: the user the program logs in as, and the port. */
 export const DEFAULT_SSH_USER = 'root';
 export const DEFAULT_SSH_PORT = 22;
+/**
+ * SSH: the login user the guided setup (`npm run init`) offers and writes, the safer one: a user of its own with
+ * passwordless sudo, as cloud images of Ubuntu make it, rather than root (whose SSH login many machines refuse). An
+ * inventory without `user` still logs in as DEFAULT_SSH_USER, so the stacks already deployed keep their login.
+ */
+export const GUIDED_SSH_USER = 'ubuntu';
 
 /** SSH: the node's home folder (config.toml, data/, logs/). */
 export const DEFAULT_NODE_HOME = '/opt/lacchain';

@@ -7,7 +7,7 @@ import { suggestion } from '../didYouMean';
 import { z } from 'zod';
 import { NETWORK_MENU, Network } from '../catalog/networks';
 import { NODE_TYPE_FACTS, NODE_TYPES, NodeType } from '../catalog/nodeTypes';
-import { DEFAULT_NAMESPACE } from '../catalog/defaults';
+import { DEFAULT_NAMESPACE, GUIDED_SSH_USER } from '../catalog/defaults';
 import { deploySchema, inventorySchema, stackNodeSchema } from '../settings/schema';
 import { isNumeric, isOptional, plainMeaning, ruleDefault, shapeOf } from '../settings/settingDoc';
 
@@ -194,6 +194,8 @@ export function fieldDefault(
   current?: unknown,
 ): FieldDefault | undefined {
   if (current !== undefined && current !== null) return { value: String(current), implicit: false };
+  // The login user offered is not root (the settings' default, for stacks written before): written, so it is seen.
+  if (question.key === 'user') return { value: GUIDED_SSH_USER, implicit: false };
   const ruled = ruleDefault(question.schema);
   if (ruled !== undefined) return { value: String(ruled), implicit: true };
   const suggested = (value: unknown) => (value === undefined ? undefined : { value: String(value), implicit: false });

@@ -15,7 +15,8 @@ import type { CompanionsInput } from './schema';
 
 const COMPANIONS_KEY = configKey('companions');
 /** The setting key of the monitoring client. */
-const ETHSTATS_KEY = 'ethstats';
+/** The monitoring client's key under lacchain:companions. */
+export const ETHSTATS_KEY = 'ethstats';
 
 /** Each companion's setting key and the network contract it defaults to. */
 const SETTING = {

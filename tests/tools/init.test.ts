@@ -4,7 +4,7 @@
  * writes planned offline as `pulumi up` would take them: after doing what its still-to-do list says, as printed, the
  * plan (with the policy rules) passes on both paths and both networks.
  */
-import { spawn } from 'child_process';
+import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
@@ -21,6 +21,7 @@ import {
   TEST_KEY_IMAGE_DIGESTS,
 } from '../../testing/fixtures';
 import { workFolder } from '../../testing/workFolder';
+import { INIT_TOOL } from '../../cli/init/spec';
 
 jest.setTimeout(180_000);
 
@@ -554,6 +555,7 @@ describe('a node already in the stack', () => {
           node_ip: '190.51.100.9',
           node_name: 'my-org-writer',
           node_email: 'ops@example.org',
+          user: 'ubuntu',
         },
       },
     ]);
@@ -604,7 +606,7 @@ describe("the machine's system, read over SSH with the pinned host key (cat /etc
     expect(stackOf(dir).config['lacchain:nodes'][0].inventory.os).toBe('debian 13');
     expect(result.calls).toHaveLength(1);
     expect(result.calls[0]).toMatch(
-      /^-o BatchMode=yes .*-o UserKnownHostsFile=\S+known_hosts -o GlobalKnownHostsFile=\/dev\/null -o KnownHostsCommand=none -o StrictHostKeyChecking=yes -p 22 root@190\.51\.100\.7 cat \/etc\/os-release$/,
+      /^-o BatchMode=yes .*-o UserKnownHostsFile=\S+known_hosts -o GlobalKnownHostsFile=\/dev\/null -o KnownHostsCommand=none -o StrictHostKeyChecking=yes -p 22 ubuntu@190\.51\.100\.7 cat \/etc\/os-release$/,
     );
   });
 
@@ -661,7 +663,7 @@ describe('the host key', () => {
   it.each([
     [
       ['--accept-any-host-key'],
-      /--accept-any-host-key: missing \(accept_any_host_key is for test networks only\); allowed: the machine's SSH host key/,
+      /--accept-any-host-key: given, on mainnet-omega, which refuses it \(test networks only\); allowed: --host-key with the machine's SSH host key/,
     ],
     [['--accept-any-host-key', '--host-key', FAKE_HOST_KEY], /--accept-any-host-key: not with --host-key/],
   ])('on mainnet, %j is refused naming the flag, nothing written', async (args, message) => {
@@ -788,7 +790,8 @@ describe('npm run init in a terminal', () => {
         [/node_ip — .*\[190\.0\.2\.40\]:/, '10.1.2.3'],
         [/node_name/, 'org-boot'],
         [/node_email/, 'ops@example.org'],
-        [/user — .*\[root\]:/, ''],
+        // The login user offered is not root, and it is written.
+        [/user — .*\[ubuntu\]:/, ''],
         [/port — .*\[22\]:/, '2222'],
         [/host_key — .*ssh-keyscan -p 2222 -t ed25519 190\.0\.2\.40 .*\(required; "later" to add it after init\):/, ''],
         [/an answer is required: the key ssh-keyscan -p 2222 -t ed25519 190\.0\.2\.40 prints, or "later"/, 'later'],
@@ -810,6 +813,7 @@ describe('npm run init in a terminal', () => {
       node_ip: '190.0.2.40',
       node_name: 'org-boot',
       node_email: 'ops@example.org',
+      user: 'ubuntu',
       port: 2222,
       os: 'debian 13',
     });
@@ -841,7 +845,10 @@ describe('npm run init with flags', () => {
     [['--typenode', '0', '--network', '2'], /--network: legacy-protestnet .* is deprecated/],
     [['--typenode', '0', '--network', '0'], /--network: this stack deploys to open-protestnet/],
     [['--typenode', '0', '--network', '1', '--target', 'vm'], /--target: given "vm"; allowed: kubernetes or ssh/],
-    [['--typenode', '0', '--network', '1', '--target', 'ssh'], /--host is required without a terminal/],
+    [
+      ['--typenode', '0', '--network', '1', '--target', 'ssh'],
+      /--host: not given, and without a terminal it cannot be asked; allowed: an IPv4 address or a DNS name/,
+    ],
     [
       ['--typenode', '0', '--network', '1', '--target', 'ssh', '--host', '190.51.100.7', '--node-ip', '127.0.0.1'],
       /--node-ip: given "127.0.0.1"; allowed: an IPv4 address/,
@@ -862,6 +869,71 @@ describe('npm run init with flags', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(fs.existsSync(path.join(dir, 'Pulumi.testnet.yaml'))).toBe(false);
+  });
+});
+
+describe("the newcomer's frictions (#53)", () => {
+  it('runs the examples of init --help as printed, in their order: none uses an address init refuses', async () => {
+    const dir = project('help-examples');
+    fs.copyFileSync(path.join(PROJECT_DIR, 'Pulumi.testnet.yaml'), path.join(dir, 'Pulumi.testnet.yaml'));
+    // ssh-keyscan, as the machine of the examples answers it.
+    const bin = fs.mkdtempSync(path.join(work, 'keyscan-'));
+    fs.writeFileSync(path.join(bin, 'ssh-keyscan'), `#!/bin/sh\necho "$3 ${FAKE_HOST_KEY}"\n`, { mode: 0o755 });
+    const env = { ...kubectlEnv(), PATH: `${bin}:${kubectlEnv().PATH}` };
+    const own = `--dir ${dir} --key-dir ${path.join(work, 'help-keys')}`;
+    const examples = INIT_TOOL.examples.filter(([args]) => args !== '--stack testnet');
+    expect(examples.length).toBeGreaterThanOrEqual(3);
+    for (const [args] of examples) {
+      const result = spawnSync('bash', ['-c', `npm run --silent init -- ${args} ${own}`], {
+        cwd: PROJECT_DIR,
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+      });
+      expect({ args, code: result.status, stderr: result.stderr }).toEqual({ args, code: 0, stderr: '' });
+    }
+  });
+
+  it('refuses a node name the network will not register at the question, as the settings do, naming the flag', async () => {
+    const dir = project('dotted-name');
+    const result = await init([
+      ...['--stack', 'testnet', '--dir', dir, '--typenode', 'validator', '--target', 'ssh', '--host', '190.51.100.7'],
+      ...['--node-name', 'a.b', '--node-email', 'ops@example.org', '--keygen', 'no'],
+    ]);
+    expect([result.code, result.stdout]).toEqual([2, '']);
+    expect(result.stderr.trimEnd()).toBe(
+      `error: --node-name: given "a.b", a name the network's ethstats server does not register; allowed: node names of 3 to 64 letters, digits, hyphens and underscores (the ethstats server's rule), or enabled: false`,
+    );
+    expect(fs.existsSync(path.join(dir, 'Pulumi.testnet.yaml'))).toBe(false);
+  });
+
+  it('says what was given and what is allowed: a flag without its value, a required flag left out, a test-network opt-out on mainnet', async () => {
+    const dir = project('messages');
+    const base = ['--dir', dir, '--typenode', 'validator', '--target', 'ssh', '--keygen', 'no'];
+    const noValue = await init(['--stack', 'testnet', ...base, '--host', '--node-name', 'org-v']);
+    expect(noValue.stderr.trimEnd()).toBe(
+      'error: --host needs a value: given the option "--node-name" after it; allowed: host: The address this machine uses to reach the remote one (a value that starts with a dash: --host=VALUE) (npm run init -- --help shows the usage)',
+    );
+    const noEmail = await init(['--stack', 'testnet', ...base, '--host', '190.51.100.7', '--node-name', 'org-v']);
+    expect(noEmail.stderr.trimEnd()).toBe(
+      'error: --node-email: not given, and without a terminal it cannot be asked; allowed: an e-mail address such as ops@example.org (node_email: Your contact e-mail)',
+    );
+    const anyKey = await init([
+      ...['--stack', 'mainnet', ...base, '--host', '190.0.2.40', '--node-name', 'org-v'],
+      ...['--node-email', 'ops@example.org', '--accept-any-host-key'],
+    ]);
+    expect(anyKey.stderr.trimEnd()).toMatch(
+      /^error: --accept-any-host-key: given, on mainnet-omega, which refuses it \(test networks only\); allowed: --host-key with the machine's SSH host key, e\.g\. the output of: ssh-keyscan -t ed25519 190\.0\.2\.40/,
+    );
+    for (const result of [noValue, noEmail, anyKey]) expect(result.code).toBe(2);
+  });
+
+  it('offers and writes a login user that is not root', async () => {
+    const dir = project('user');
+    await initPasses([
+      ...['--stack', 'testnet', '--dir', dir, '--typenode', 'validator', '--target', 'ssh', '--host', '190.51.100.7'],
+      ...['--node-name', 'org-v', '--node-email', 'ops@example.org', '--keygen', 'no'],
+    ]);
+    expect(stackOf(dir).config['lacchain:nodes'][0].inventory.user).toBe('ubuntu');
   });
 });
 
