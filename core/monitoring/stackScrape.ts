@@ -63,6 +63,15 @@ export interface StackScrape {
 
 /** A shell word: quoted unless it is plainly safe. */
 const word = (text: string) => (/^[\w@%+=:,./~-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * A shell command that writes `producer`'s output to the token's file, kept from other users: its folder made first
+ * (0700) and the file 0600, under umask 077 in a subshell, so the token is never readable by others, not even briefly.
+ */
+const privateFileCommand = (file: string, producer: string) =>
+  `(umask 077 && mkdir -p ${word(dirname(file))} && ${producer} > ${word(file)})`;
+/** The folder of a file's path (`.` for a bare name). */
+const dirname = (file: string) => (file.includes('/') ? file.replace(/\/[^/]*$/, '') || '/' : '.');
 const join = (dir: string, file: string) => `${dir.replace(/\/+$/, '')}/${file}`;
 
 const header = (stack: string, lines: string[]) =>
@@ -119,7 +128,7 @@ export function stackScrape(input: StackScrapeInput): StackScrape {
   const tokenKey = configKey('metricsToken');
   if (machines.length > 0 && scraped.length === 0) {
     todo.push(
-      `give the machines a metrics endpoint (9443, TLS, the bearer token): openssl rand -hex 32 > ${word(tokenFile.shown)} && ` +
+      `give the machines a metrics endpoint (9443, TLS, the bearer token): ${privateFileCommand(tokenFile.shown, 'openssl rand -hex 32')} && ` +
         `pulumi config set --secret ${tokenKey} --stack ${stack} < ${word(tokenFile.shown)}, then pulumi up --stack ${stack} ` +
         'and run this again',
     );
@@ -174,7 +183,7 @@ export function stackScrape(input: StackScrapeInput): StackScrape {
   if (targets.length > 0) {
     if (tokenFile.state === 'missing' || tokenFile.state === 'empty') {
       todo.push(
-        `put the metrics token in ${tokenFile.shown}: (umask 077 && pulumi config get ${tokenKey} --stack ${stack} > ${word(tokenFile.shown)})`,
+        `put the metrics token in ${tokenFile.shown}: ${privateFileCommand(tokenFile.shown, `pulumi config get ${tokenKey} --stack ${stack}`)}`,
       );
     } else if (tokenFile.state === 'readable-by-others') {
       todo.push(`${tokenFile.shown} holds the metrics token and other users can read it: chmod 600 ${word(tokenFile.shown)}`);

@@ -49,7 +49,7 @@ describe('npm run monitoring', () => {
       `save validator's certificate: openssl s_client -connect 190.51.100.7:9443 -showcerts </dev/null 2>/dev/null | openssl x509 > ${out}/validator.crt`,
     );
     expect(result.stdout).toContain(
-      `(umask 077 && pulumi config get lacchain:metricsToken --stack testnet > ${out}/metrics-token)`,
+      `(umask 077 && mkdir -p ${out} && pulumi config get lacchain:metricsToken --stack testnet > ${out}/metrics-token)`,
     );
     expect(fs.readdirSync(out).sort()).toEqual(['alerts.yml', 'prometheus.yml']);
     expect(fs.readFileSync(path.join(out, 'alerts.yml'), 'utf8')).toContain('alert: BesuNoPeers');
@@ -110,6 +110,32 @@ describe('npm run monitoring', () => {
       'error: nothing written: no node of stack testnet can be scraped yet (still to do, above)',
     );
     expect(fs.existsSync(out)).toBe(false);
+  });
+
+  it('prints a token recipe that works as printed, into a folder not made yet, leaving a file only its owner reads', () => {
+    const withoutToken = path.join(work, 'Pulumi.testnet.yaml.notoken');
+    fs.writeFileSync(withoutToken, yaml.dump({ config: secretSettings(sshValidatorStack()) }));
+    const out = path.join(work, 'recipe', 'not-made-yet');
+    const first = run(['--stack', 'testnet', '--config', withoutToken, '--out', out]);
+    const recipe = /give the machines a metrics endpoint \([^)]*\): (.*), then pulumi up --stack testnet/.exec(
+      first.stdout,
+    )?.[1];
+    expect(recipe).toMatch(/openssl rand -hex 32/);
+    // pulumi as the recipe runs it: it reads the token on standard input (the stack itself is not at hand here).
+    const bin = fs.mkdtempSync(path.join(work, 'bin-'));
+    fs.writeFileSync(path.join(bin, 'pulumi'), '#!/bin/sh\ncat > /dev/null\n', { mode: 0o755 });
+    const ran = spawnSync('sh', ['-c', recipe as string], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+    });
+    expect([ran.status, ran.stderr]).toEqual([0, '']);
+    const token = path.join(out, 'metrics-token');
+    expect(fs.readFileSync(token, 'utf8')).toMatch(/^[0-9a-f]{64}\n$/);
+    expect(fs.statSync(token).mode & 0o777).toBe(0o600);
+    // With the token set, the file the recipe made is taken as it is: nothing to chmod.
+    const second = monitoring(['--out', out]);
+    expect([second.code, second.stderr]).toEqual([0, '']);
+    expect(second.stdout).not.toMatch(/other users can read it|put the metrics token in/);
   });
 
   it('has --help, and needs --stack', () => {

@@ -82,7 +82,7 @@ describe("a stack's machines", () => {
     const result = scrape(machineStack(), {}, 'missing');
     expect(result.nodes).toEqual([expect.stringMatching(/^validator \(machine 190\.51\.100\.7\): .*still to fetch$/)]);
     expect(result.todo).toEqual([
-      `put the metrics token in ${DIR}/metrics-token: (umask 077 && pulumi config get lacchain:metricsToken --stack testnet > ${DIR}/metrics-token)`,
+      `put the metrics token in ${DIR}/metrics-token: (umask 077 && mkdir -p ${DIR} && pulumi config get lacchain:metricsToken --stack testnet > ${DIR}/metrics-token)`,
       `save validator's certificate: ${FETCH}, then run this again to check it (with --outputs, against its tlsCertificateSha256 output)`,
       `load them: prometheus --config.file=${DIR}/prometheus.yml, or merge their scrape_configs and rule_files into your Prometheus's configuration (monitoring/README.md)`,
     ]);
@@ -136,7 +136,7 @@ describe("a stack's machines", () => {
       'validator (machine 190.51.100.7): not scraped: lacchain:metricsToken is not set, so the machine serves no metrics',
     ]);
     expect(result.todo).toEqual([
-      `give the machines a metrics endpoint (9443, TLS, the bearer token): openssl rand -hex 32 > ${DIR}/metrics-token && ` +
+      `give the machines a metrics endpoint (9443, TLS, the bearer token): (umask 077 && mkdir -p ${DIR} && openssl rand -hex 32 > ${DIR}/metrics-token) && ` +
         `pulumi config set --secret lacchain:metricsToken --stack testnet < ${DIR}/metrics-token, then pulumi up --stack testnet and run this again`,
     ]);
   });
