@@ -20,8 +20,13 @@ export interface PermissioningRequest {
   enode: string;
   /** The node's address. */
   address: string;
-  /** How to send it, for this network. */
+  /** How to send it, for this network, and where. */
   procedure: string;
+}
+
+/** How a network's permissioning request is sent, and where: one text for the stack output, init and the docs. */
+export function permissioningHowAndWhere(network: Network): string {
+  return `${network.permissioningProcedure} ${network.permissioningRequestTo}`;
 }
 
 /** Builds the request for one node. */
@@ -41,6 +46,6 @@ export function permissioningRequest(args: {
     email: args.email,
     enode: args.enode,
     address: args.address,
-    procedure: args.network.permissioningProcedure,
+    procedure: permissioningHowAndWhere(args.network),
   };
 }

@@ -46,6 +46,7 @@ import {
 import { checkStackName } from '../../core/settings/load';
 import { ETHSTATS_KEY } from '../../core/settings/companions';
 import { ETHSTATS } from '../../core/catalog/companions';
+import { permissioningHowAndWhere } from '../../core/permissioning';
 import type { Problem } from '../../core/settings/problems';
 import { readFileFromDisk } from '../../core/settings/settingsFiles';
 import { shellQuote } from '../../core/remote/shell';
@@ -518,13 +519,22 @@ async function setup(
     );
   }
   process.stdout.write(otherNodesNote(listed, name, stack));
+  const permissioning = permissioningStep(network, stack, name);
   if (items.length === 0) {
-    process.stdout.write(`next: pulumi up --stack ${stack}\n`);
+    process.stdout.write(`next: pulumi up --stack ${stack}\n${permissioning}`);
     return;
   }
   process.stdout.write(
     `\nStill to do before pulumi up --stack ${stack}${elsewhere ? ` (run the commands in ${dir})` : ''}:\n${formatToDo(items)}\n` +
-      `then: pulumi up --stack ${stack}\n`,
+      `then: pulumi up --stack ${stack}\n${permissioning}`,
+  );
+}
+
+/** The last step, for the network to let the node in: its permissioning request, how and where it is sent. */
+function permissioningStep(network: Network, stack: string, name: string): string {
+  return (
+    `and get node ${name} permissioned: send its request (pulumi stack output nodes --stack ${stack} --json: ` +
+    `${name}.permissioningRequest, its enode and address). ${permissioningHowAndWhere(network)}\n`
   );
 }
 

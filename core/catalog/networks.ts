@@ -95,6 +95,11 @@ export interface Network {
   validatorRotationContract: string;
   /** How the permissioning request reaches the network operator. */
   permissioningProcedure: string;
+  /**
+   * Where the request goes, and what comes before it (LACNetNetworks/besu-networks, permissioning_process of the
+   * network, read 2026-11-28): the address or page it is sent to, the forms first, and where to ask.
+   */
+  permissioningRequestTo: string;
   /** Where an operator opens a support request when a restart does not help (lacchain:supportContact overrides). */
   supportContact: string;
 }
@@ -165,6 +170,10 @@ export const NETWORKS: Record<NetworkName, Network> = {
       'Mainnet: complete the registration, name a focal point and sign the adscription contract, then send the enode ' +
       'and address through the LACChain support portal. After approval, restart the node.',
     supportContact: 'the LACChain support portal',
+    permissioningRequestTo:
+      'Where: first the registration form, https://lacnet.lacchain.net/lead-form-eng/ (a focal point answers by e-mail; ' +
+      'then the adscription contract and the membership payment), then the enode and address through the customer and ' +
+      'ticket portal, https://lacnet.lacchain.net/customer-and-support-portal/; questions to afiliaciones@lac-net.net.',
   },
   'open-protestnet': {
     name: 'open-protestnet',
@@ -196,6 +205,11 @@ export const NETWORKS: Record<NetworkName, Network> = {
     permissioningProcedure:
       'Testnet: e-mail the signed agreement form with the enode and address to the network operator.',
     supportContact: 'the network operator (the e-mail address your agreement form went to)',
+    permissioningRequestTo:
+      'Where: tech.support@lac-net.net. First agree to the terms and conditions ' +
+      '(https://github.com/LACNetNetworks/besu-networks/tree/master/testnet/terms_and_conditions) and send the node ' +
+      "authorization form they link, signed, to that address; then the enode and address, to the same address. A validator's " +
+      'organization must first be a partner of the LACChain Alliance.',
   },
   'legacy-protestnet': {
     name: 'legacy-protestnet',
@@ -229,6 +243,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     validatorRotationContract: '',
     permissioningProcedure: '',
     supportContact: '',
+    permissioningRequestTo: '',
   },
 };
 

@@ -927,6 +927,22 @@ describe("the newcomer's frictions (#53)", () => {
     for (const result of [noValue, noEmail, anyKey]) expect(result.code).toBe(2);
   });
 
+  it.each(['testnet', 'mainnet'] as const)(
+    '%s: ends with where the permissioning request goes and how, from the catalog',
+    async (stack) => {
+      const dir = project(`permissioning-${stack}`);
+      const result = await initPasses([
+        ...['--stack', stack, '--dir', dir, '--typenode', 'writer', '--target', 'ssh', '--host', '190.0.2.40'],
+        ...['--node-name', 'org-w', '--node-email', 'ops@example.org', '--keygen', 'no'],
+      ]);
+      const network = NETWORKS[stack === 'testnet' ? 'open-protestnet' : 'mainnet-omega'];
+      expect(result.stdout.trimEnd().split('\n').pop()).toBe(
+        `and get node writer permissioned: send its request (pulumi stack output nodes --stack ${stack} --json: ` +
+          `writer.permissioningRequest, its enode and address). ${network.permissioningProcedure} ${network.permissioningRequestTo}`,
+      );
+    },
+  );
+
   it('offers and writes a login user that is not root', async () => {
     const dir = project('user');
     await initPasses([

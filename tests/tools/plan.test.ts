@@ -105,6 +105,8 @@ describe('plan with a node key file', () => {
     expect(outputs.nodes.writer.permissioningRequest.enode).toBe(
       `enode://${KEY_ONE_PUBLIC}@${addressFor('writer')}:60606`,
     );
+    // Where to send it, from the catalog.
+    expect(outputs.nodes.writer.permissioningRequest.procedure).toContain('Where: tech.support@lac-net.net.');
     const resources = JSON.parse(fs.readFileSync(path.join(result.out, 'resources.json'), 'utf8'));
     // The Secret keeps its keys (each a file name), never their values: a valid object for kubeconform or kubectl.
     expect(resources.find((r: any) => r.type === 'kubernetes:core/v1:Secret').inputs.stringData).toEqual({

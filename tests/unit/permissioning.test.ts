@@ -21,6 +21,10 @@ import {
   permissioningState,
 } from '../../core/operations/permissioning';
 import { NETWORKS } from '../../core/catalog/networks';
+import { permissioningRequest } from '../../core/permissioning';
+import * as fs from 'fs';
+import * as path from 'path';
+import { PROJECT_DIR } from '../../core/projectDir';
 import { MAX_CLOCK_OFFSET_SECONDS } from '../../core/catalog/health';
 import { FIXES, healthyObservations, loadTestnet } from '../../testing/fixtures';
 
@@ -237,6 +241,35 @@ describe('the causes of no peers, each with its fix', () => {
       expect(fixes.restart).toBe(`npm run node -- check --stack testnet --node ${node.name} --fix (or restart)`);
       expect(fixes.p2pHost).toContain(node.settingsFile);
       expect(fixes.nodeKey).toContain(node.target === 'ssh' ? `::${node.name}-node-key` : `Secret::${node.name}-key`);
+    }
+  });
+});
+
+describe('where the permissioning request goes (the catalog, the stack output, the README)', () => {
+  const live = Object.values(NETWORKS).filter((n) => !n.deprecated);
+  /** The addresses and pages a network's request goes to, as the catalog names them. */
+  const destinations = (text: string) => text.match(/[\w.-]+@[\w.-]+\.\w+|https:\/\/\S+?(?=[),;]?(\s|$))/g) ?? [];
+
+  it.each(live.map((n) => [n.name, n] as const))('%s: the request names where it is sent and how', (_, network) => {
+    const request = permissioningRequest({
+      network,
+      nodeType: 'writer',
+      nodeName: 'org-writer',
+      email: 'ops@example.org',
+      enode: 'enode://x',
+      address: '0x0',
+    });
+    expect(request.procedure).toContain(network.permissioningProcedure);
+    expect(request.procedure).toContain(network.permissioningRequestTo);
+    expect(destinations(network.permissioningRequestTo).length).toBeGreaterThan(0);
+  });
+
+  it('the README names the same places, per network', () => {
+    const readme = fs.readFileSync(path.join(PROJECT_DIR, 'README.md'), 'utf8');
+    expect(NETWORKS['open-protestnet'].permissioningRequestTo).toContain('tech.support@lac-net.net');
+    for (const network of live) {
+      for (const place of destinations(network.permissioningRequestTo))
+        expect({ place, in: readme.includes(place) }).toEqual({ place, in: true });
     }
   });
 });
