@@ -9,6 +9,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { PlannedResource } from './plannedResource';
+import { readRemoteSteps, type RemoteSteps } from './remoteReruns';
 
 export type { PlannedResource } from './plannedResource';
 
@@ -211,12 +212,37 @@ export interface BasePlanArgs {
   genesisFile?: string;
 }
 
+/** The settings files `--diff-ref` reads at the ref: the stack file (when it is the project's) and the values files. */
+const SETTINGS_PATHS = (args: BasePlanArgs) => [args.config ?? `Pulumi.${args.stack}.yaml`, 'values'];
+
+/**
+ * When the stack's settings files differ from the ref's (not committed there), what to do instead: the plan at the ref
+ * planned other settings (often the shipped stack file, which holds no node).
+ */
+function uncommittedAdvice(
+  git: (gitArgs: string[]) => { status: number | null },
+  ref: string,
+  args: BasePlanArgs,
+): string {
+  const same = git(['diff', '--quiet', ref, '--', ...SETTINGS_PATHS(args)]).status === 0;
+  if (same) return '';
+  return (
+    `\n${SETTINGS_PATHS(args).join(' and ')} at ${ref} are not as in your folder: --diff-ref plans the files as committed. ` +
+    `Commit the stack and values files (or keep a copy of them), or plan before a change ` +
+    `(npm run plan -- --stack ${args.stack} --out plan-before/) and compare with --diff plan-before/ (docs/operations.md)`
+  );
+}
+
 /**
  * Plans the same stack as the project stood at a git ref: the ref's files (`git archive`, read-only on the
  * repository) in a temporary folder sharing the project's node_modules, planned there by the ref's own plan tool.
  * A base plan that finds policy violations (exit 1) still counts: only its resources are used.
  */
-export function planAtRef(projectDir: string, ref: string, args: BasePlanArgs): PlannedResource[] {
+export function planAtRef(
+  projectDir: string,
+  ref: string,
+  args: BasePlanArgs,
+): { resources: PlannedResource[]; steps: RemoteSteps } {
   const git = (gitArgs: string[]) => spawnSync('git', ['-C', projectDir, ...gitArgs], { maxBuffer: 1 << 30 });
   const commit = git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
   if (commit.status !== 0) throw new BasePlanError(`--diff-ref ${ref}: not a commit of the repository`);
@@ -252,9 +278,11 @@ export function planAtRef(projectDir: string, ref: string, args: BasePlanArgs): 
     const resources = readPlannedResources(out);
     if (!resources || (run.status !== 0 && run.status !== 1)) {
       const stderr = (run.stderr ?? '').split('\n').filter((l) => l && !l.startsWith('npm warn'));
-      throw new BasePlanError(`the plan at ${ref} failed (exit ${run.status}):\n${stderr.join('\n')}`);
+      throw new BasePlanError(
+        `the plan at ${ref} failed (exit ${run.status}):\n${stderr.join('\n')}${uncommittedAdvice(git, ref, args)}`,
+      );
     }
-    return resources;
+    return { resources, steps: readRemoteSteps(out) };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }

@@ -19,6 +19,7 @@ import { SECRET_MARKER, UNKNOWN_MARKER } from '../../core/planFormat';
 import { plannedInputs, plannedResource } from './plannedResource';
 import { PROGRAM_RESOURCE_TYPES, PROJECT_NAME } from '../../tools/recording/programTypes';
 import { writeRemotePlan } from './remotePlan';
+import { addRemoteReruns, readRemoteSteps, RemoteSteps } from './remoteReruns';
 import { BasePlanError, diffPlans, formatDiff, planAtRef, PlannedResource, readPlannedResources } from './diff';
 import { checkPlan, plannedStepInputs, PlannedNodeValues } from '../../policy/offline';
 import { planGenesisPlaceholder } from '../../policy/inspect';
@@ -80,6 +81,7 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
   fs.writeFileSync(path.join(out, 'policy.json'), `${JSON.stringify(policy, null, 2)}\n`);
   if (base) {
     const diff = diffPlans(base.resources, planned);
+    addRemoteReruns(diff, planned, { base: base.steps, next: readRemoteSteps(out) });
     const text = formatDiff(diff, base.label);
     fs.writeFileSync(path.join(out, 'diff.json'), `${JSON.stringify({ base: base.label, ...diff }, null, 2)}\n`);
     fs.writeFileSync(path.join(out, 'diff.txt'), text);
@@ -116,7 +118,7 @@ function baseResources(
     'diff-ref'?: string;
   },
   stack: string,
-): { label: string; resources: PlannedResource[] } | undefined {
+): { label: string; resources: PlannedResource[]; steps: RemoteSteps } | undefined {
   if (values.diff) {
     const resources = readPlannedResources(path.resolve(values.diff));
     if (!resources) {
@@ -124,18 +126,18 @@ function baseResources(
         `--diff ${values.diff}: no resources.json there (make it with npm run plan -- --out ${values.diff})`,
       );
     }
-    return { label: values.diff, resources };
+    return { label: values.diff, resources, steps: readRemoteSteps(path.resolve(values.diff)) };
   }
   const ref = values['diff-ref'];
   if (!ref) return undefined;
   try {
-    const resources = planAtRef(PROJECT_DIR, ref, {
+    const { resources, steps } = planAtRef(PROJECT_DIR, ref, {
       stack,
       config: values.config,
       nodeKeyFiles: values['node-key-file'],
       genesisFile: values['genesis-file'],
     });
-    return { label: `git ref ${ref}`, resources };
+    return { label: `git ref ${ref}`, resources, steps };
   } catch (error) {
     if (error instanceof BasePlanError) throw new ToolFailure(error.message);
     throw error;

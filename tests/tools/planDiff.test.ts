@@ -230,6 +230,24 @@ describe('plan --diff BASE_DIR: a release bump', () => {
     expect(bumped.stderr).toContain('~ command:remote:Command validator-release: stdin: 3 lines changed (+3 -3)');
   });
 
+  it('on an SSH node whose key is known only at pulumi up, lists the start step as restarting the node', () => {
+    const { base, bumped } = planBump(sshStack(), sshStack({ node_release_version: '23.4.4' }));
+    const diff = diffJson(bumped.out);
+    expect(diff.changed.map((c: any) => [c.name, c.fields.map((f: any) => f.path)])).toEqual([
+      ['validator-preflight', ['stdin', 'triggers[0]']],
+      ['validator-release', ['stdin', 'triggers[0]']],
+      ['validator-start', ['restarts the node (its input is known at pulumi up; its parameters)']],
+    ]);
+    expect(diff.changed[2].fields[0].lines.lines).toEqual([
+      "- export BESU_VERSION='23.4.1'",
+      "+ export BESU_VERSION='23.4.4'",
+    ]);
+    expect(bumped.stderr).toContain(`plan diff against ${base.out}: 0 to create, 3 to change, 0 to delete`);
+    expect(bumped.stderr).toContain(
+      '~ command:remote:Command validator-start: restarts the node (its input is known at pulumi up; its parameters): 1 line changed (+1 -1)',
+    );
+  });
+
   it('needs a plan folder, and one base only', () => {
     const empty = fs.mkdtempSync(path.join(work, 'empty-'));
     const missing = plan(['--stack', 'testnet', '--config', writerStack(), '--diff', empty]);
@@ -303,6 +321,26 @@ describe('plan --diff-ref REF: a bootnode change', () => {
     expect(result.stderr).toMatch(note);
     expect(withoutTagWarnings(result.stderr.replace(note, ''))).toMatch(
       /^plan diff against git ref HEAD: 0 to create, 2 to change, 0 to delete, \d+ unchanged\n~ kubernetes:core\/v1:ConfigMap writer-config: data\["config.toml"\]: 1 line changed \(\+1 -1\)\n {4}- bootnodes = .*\n {4}\+ bootnodes = .*\n~ kubernetes:apps\/v1:StatefulSet writer-node: spec.template.metadata.annotations\["lacchain.net\/config-checksum"\]: "\w+" -> "\w+"\n$/,
+    );
+  }, 120_000);
+
+  it('says what to do when the stack file is not committed: the ref holds other settings', () => {
+    const repo = projectRepository();
+    // The shipped stack file committed, the operator's node added since and not committed.
+    const stackFile = path.join(repo, 'Pulumi.testnet.yaml');
+    const operators = fs.readFileSync(stackFile, 'utf8');
+    fs.copyFileSync(path.join(PROJECT_DIR, 'Pulumi.testnet.yaml'), stackFile);
+    const git = (...args: string[]) =>
+      spawnSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.org', ...args], { cwd: repo });
+    git('commit', '-q', '-am', 'the shipped stack');
+    fs.writeFileSync(stackFile, operators);
+    const result = plan(['--stack', 'testnet', '--diff-ref', 'HEAD'], { cwd: repo });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('the plan at HEAD failed (exit 2)');
+    expect(result.stderr).toContain(
+      'Pulumi.testnet.yaml and values at HEAD are not as in your folder: --diff-ref plans the files as committed. ' +
+        'Commit the stack and values files (or keep a copy of them), or plan before a change ' +
+        '(npm run plan -- --stack testnet --out plan-before/) and compare with --diff plan-before/ (docs/operations.md)',
     );
   }, 120_000);
 
