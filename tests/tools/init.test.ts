@@ -273,7 +273,9 @@ describe('the README example', () => {
     expect(items[2].what).toMatch(
       /the SHA-256 of the executable at https:\/\/raw\.githubusercontent\.com\/LACNetNetworks\/rotation-validator\/.* core\/catalog\/companions\.ts/,
     );
-    expect(first.stdout).toMatch(/\nthen: pulumi up --stack testnet\n$/);
+    expect(first.stdout).toMatch(
+      /\nthen: pulumi up --stack testnet\nand get node \S+ permissioned: .*Where: tech\.support@lac-net\.net\..*\n$/,
+    );
   });
 
   it('following the list as printed (the host key through init again) gives a stack whose plan passes', async () => {
@@ -459,7 +461,7 @@ describe('following the list gives a stack whose plan passes', () => {
     });
     const items = stillToDo(result.stdout);
     expect(items).toEqual([]);
-    expect(result.stdout).toMatch(/\nnext: pulumi up --stack testnet\n$/);
+    expect(result.stdout).toMatch(/\nnext: pulumi up --stack testnet\nand get node \S+ permissioned: .*\n$/);
     const planned = await planOffline(dir, 'testnet');
     expect(planned.stderr).not.toMatch(/policy violation/);
     expect(planned.code).toBe(0);
