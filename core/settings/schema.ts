@@ -336,7 +336,7 @@ export const stackNodeSchema = strict({
   publicKey: setting(nodePublicKey.optional(), {
     required: '`keyCustody: secret`',
     description:
-      "The node's public key, `0x` + 128 hex. `keyCustody: secret`: the public key of the key in `keySecret` (`besu public-key export`): the enode and address come from it, and the pod's key-check init container refuses to start Besu on another key. `keyCustody: machine` (optional, recommended once known): the `publicKey` output of the first `pulumi up`, which pins the key: the node-key step then never makes a new key (on a new machine, say) and refuses a machine holding another. Without it, the key the first `pulumi up` accepted is recorded on the machine (root's `<node_home>/machine-public-key`) and pins it there.",
+      "The node's public key, `0x` + 128 hex. `keyCustody: secret`: the public key of the key in `keySecret` (`besu public-key export`): the enode and address come from it, and the pod's key check refuses to start Besu (at every start of its container) and its companions on another key. `keyCustody: machine` (optional, recommended once known): the `publicKey` output of the first `pulumi up`, which pins the key: the node-key step then never makes a new key (on a new machine, say) and refuses a machine holding another. Without it, the key the first `pulumi up` accepted is recorded on the machine (root's `<node_home>/machine-public-key`) and pins it there.",
   }),
   rpc: setting(rpcSchema.optional(), {
     description:

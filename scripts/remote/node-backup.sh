@@ -78,11 +78,37 @@ repository_exists() {
   esac
 }
 
+# root_path DIR: true when DIR and every folder above it are real folders (no symlink) that only root can change
+# (root's, and writable by nobody else unless sticky, as /tmp is); otherwise sets unsafe_parent and unsafe_reason.
+root_path() {
+  local dir=$1 mode
+  while :; do
+    if [ -e "$dir" ] || [ -L "$dir" ]; then
+      mode=$(stat -c %a "$dir")
+      if [ -L "$dir" ] || [ ! -d "$dir" ]; then
+        unsafe_parent=$dir unsafe_reason="is not a folder but a link or a file"
+        return 1
+      elif [ "$(stat -c %u "$dir")" != 0 ]; then
+        unsafe_parent=$dir unsafe_reason="is $(stat -c %U "$dir")'s, not root's"
+        return 1
+      elif [ $((8#$mode & 8#022)) -ne 0 ] && [ $((8#$mode & 8#1000)) -eq 0 ]; then
+        unsafe_parent=$dir unsafe_reason="others may write in (mode $mode)"
+        return 1
+      fi
+    fi
+    [ "$dir" = / ] && return 0
+    dir=$(dirname "$dir")
+  done
+}
+
 # repository_folder: a repository on this machine's disk is a folder of root's only, made new (mode 0700). One that is
 # there already is never re-owned nor re-moded (it could be a user's home, another program's data or install): it is
 # used only when it is root's and either a repository already or empty.
 repository_folder() {
-  local repository=$RESTIC_REPOSITORY
+  local repository=$RESTIC_REPOSITORY unsafe_parent="" unsafe_reason=""
+  if ! root_path "$(dirname "$repository")"; then
+    fail "the repository $repository lies under $unsafe_parent, which $unsafe_reason: a folder there could be swapped for a link to anywhere; name a folder whose parents are root's alone (lacchain:backups.repository)"
+  fi
   if [ -L "$repository" ]; then
     fail "the repository $repository is a symlink: name the real folder (lacchain:backups.repository)"
   elif [ ! -e "$repository" ]; then
@@ -136,9 +162,12 @@ cmd_backup() {
     2>"$errors" || status=$?
   cat "$errors" >&2
   # However the copy ended, the node runs again before this command ends, and answers: a backup never leaves it stopped
-  # without saying so (then the marker stays, and the next backup or npm run node -- start starts it).
+  # without saying so. The marker goes once the start was tried, answered or not: it stands only for a backup cut
+  # before its start (which the next backup makes), never for a node that failed to start, which the operator starts
+  # once the cause is fixed, and which a later stop on purpose must not see undone by the next backup.
   if [ "$was_active" = true ]; then
     if [ -z "$(start_and_wait "$SERVICE_NAME")" ]; then
+      rm -f "$STOPPED_FILE"
       say_journal "$SERVICE_NAME"
       taken="no backup was taken"
       if [ "$status" = 0 ]; then taken="the backup was taken"; fi

@@ -118,7 +118,12 @@ machine_key() {
   if [ -s "$ENODE_FILE" ] || [ -L "$ENODE_FILE" ]; then
     had=$(read_as_service_user "$ENODE_FILE" 300 | enode_public_key || true)
   fi
-  if [ -f "$KEY_RECORD_FILE" ] && [ ! -L "$KEY_RECORD_FILE" ]; then
+  if [ -e "$KEY_RECORD_FILE" ] || [ -L "$KEY_RECORD_FILE" ]; then
+    # Root's word alone: a record root did not write (planted while an older layout let the service user write the
+    # node home, or a link) vouches for nothing.
+    if [ -L "$KEY_RECORD_FILE" ] || [ ! -f "$KEY_RECORD_FILE" ] || [ "$(stat -c %u "$KEY_RECORD_FILE")" != 0 ]; then
+      fail "the record of the machine's key $KEY_RECORD_FILE is not a file of root's (it is $(stat -c '%F of %U' "$KEY_RECORD_FILE")): refusing to trust it; check that the node key is the permissioned one (npm run --silent identity -- --key-file ...), then remove the record and run pulumi up again, or pin publicKey"
+    fi
     recorded=$(read_plain_file "$KEY_RECORD_FILE" 200 | sed -n 's/^\(0x[0-9a-f]\{128\}\)$/\1/p' || true)
   fi
   if [ ! -s "$KEY_FILE" ]; then

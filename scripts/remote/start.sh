@@ -76,8 +76,13 @@ if [ "$previous" != "$target" ]; then
   if [ "$BACKUP_BEFORE_CHANGE" = true ] && [ -n "$previous" ] && [ "$interrupted" = false ] \
     && [ -n "$(ls -A "$DATA_DIR" 2>/dev/null)" ]; then
     echo "start: backing up the data of Besu $(version_of "$previous") before switching to $BESU_VERSION"
-    "$BACKUP_COMMAND_FILE" backup "$BACKUP_REASON" >/dev/null \
-      || fail "the backup before the release change failed: the node runs Besu $(version_of "$previous") as before (lacchain:backups.beforeReleaseChange false upgrades without one)"
+    if ! "$BACKUP_COMMAND_FILE" backup "$BACKUP_REASON" >/dev/null; then
+      # The backup stops the node for its copy: say how it left it (its own message, above, says why).
+      if systemctl is-active --quiet "$SERVICE_NAME"; then
+        fail "the backup before the release change failed: the node runs Besu $(version_of "$previous") as before (lacchain:backups.beforeReleaseChange false upgrades without one)"
+      fi
+      fail "the backup before the release change failed, and the node is stopped on Besu $(version_of "$previous"): it did not come back after the backup's copy (see above); nothing was switched: fix the cause and start it with npm run node -- start, then run pulumi up again"
+    fi
   fi
   rm -f "$record"
   write_record "$previous" "$target"

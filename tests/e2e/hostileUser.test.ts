@@ -21,13 +21,21 @@ import { MACHINE_RUN_DIR } from '../../core/catalog/remote';
 import { describeNode } from '../../core/node/description';
 import { publicKeyHex } from '../../core/identity/nodeKey';
 import { nodePaths } from '../../core/remote/paths';
-import { shellQuote } from '../../core/remote/shell';
-import { BACKUP_PASSWORD_PARAMETER, NODE_KEY_PARAMETER, remoteSteps } from '../../core/remote/steps';
+import {
+  BACKUP_PASSWORD_PARAMETER,
+  BACKUP_S3_PARAMETERS,
+  METRICS_TOKEN_PARAMETER,
+  NODE_KEY_PARAMETER,
+  RPC_CREDENTIALS_PARAMETER,
+  remoteSteps,
+} from '../../core/remote/steps';
+import { shellQuote, stepCommand } from '../../core/remote/shell';
 import type { SshNodeSettings } from '../../core/settings/model';
 import { KEY_ONE, KEY_ONE_PUBLIC } from '../../testing/fixtures';
 import { SshResult, startTestHost, TestHost } from '../../testing/host/testHost';
 import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
 import { hostSuite } from '../../testing/hostSuite';
+import { secretsShown, tracedCommand } from '../../testing/execTrace';
 import { asRoot, layOutNode, layoutNode, layoutPaths, SERVICE_USER, writeAsUser } from '../../testing/nodeLayout';
 import { remoteStepInput } from '../../testing/remoteStep';
 import { PROJECT_DIR } from '../../testing/run';
@@ -43,7 +51,22 @@ const SENTINEL = '/root/sentinel-of-root';
 const SENTINEL_TEXT = `root-only ${randomBytes(8).toString('hex')}`;
 /** Every operation is bounded: one that waits on a planted FIFO fails the test instead of hanging it. */
 const BOUND_MS = 120_000;
+/** Where the trace of an operation's commands is written on the host (root's). */
+const TRACE = '/root/operation.trace';
 const OTHER_KEY = `0x${'0'.repeat(63)}2`;
+/** The node-key step's other secrets, each unique to this run. */
+const STEP_SECRETS = {
+  [BACKUP_PASSWORD_PARAMETER]: `backup-${randomBytes(12).toString('hex')}`,
+  [RPC_CREDENTIALS_PARAMETER]: `credentials-${randomBytes(12).toString('hex')}`,
+  [METRICS_TOKEN_PARAMETER]: `token-${randomBytes(12).toString('hex')}`,
+  [BACKUP_S3_PARAMETERS.accessKeyId]: `access-${randomBytes(12).toString('hex')}`,
+  [BACKUP_S3_PARAMETERS.secretAccessKey]: `s3secret-${randomBytes(12).toString('hex')}`,
+};
+/**
+ * What no command but restic (for the repository's) may have in its environment, and none in its arguments: the node
+ * key, the layout's backup password, and the step's secrets.
+ */
+const SECRETS = [KEY_ONE.slice(2), 'test-password', ...Object.values(STEP_SECRETS)];
 
 suite('a hostile service user cannot turn what root does against the machine', () => {
   const node = layoutNode();
@@ -51,9 +74,21 @@ suite('a hostile service user cannot turn what root does against the machine', (
   let host: TestHost | undefined;
 
   const root = (script: string) => asRoot(host!, script);
-  /** Runs a command as root on the host within BOUND_MS (124 when it did not end in time). */
-  const run = (commandLine: string, input?: string): Promise<SshResult> =>
-    host!.ssh(commandLine, { timeoutMs: BOUND_MS, ...(input === undefined ? {} : { input }) });
+  /**
+   * Runs an operation as root on the host within BOUND_MS (124 when it did not end in time), every command it starts
+   * traced: none may show a secret in its arguments, nor in its environment (where any process of its user can read
+   * it) but restic's own (secretsShown).
+   */
+  const run = async (commandLine: string, input?: string): Promise<SshResult> => {
+    const result = await host!.ssh(tracedCommand(commandLine, TRACE), {
+      timeoutMs: BOUND_MS,
+      ...(input === undefined ? {} : { input }),
+    });
+    const trace = (await host!.ssh(`cat ${TRACE}; rm -f ${TRACE}`)).stdout;
+    expect(trace).toContain('execve(');
+    expect(secretsShown(trace, SECRETS)).toEqual([]);
+    return result;
+  };
   /** Runs a shell script as the service user. */
   const asUser = (script: string) => root(`runuser -u ${USER} -- sh -c ${shellQuote(script)}`);
 
@@ -100,6 +135,7 @@ systemctl start ${node.serviceName}
     host = await startTestHost('hostile', 53, { base: await packagesInstalledDisk() });
     await layOutNode(host, node, { release: RELEASE, key: KEY_ONE, enode, data: 'backed-up data' });
     await root(`
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q strace >/dev/null
 (umask 077 && printf %s ${shellQuote(SENTINEL_TEXT)} >${SENTINEL})
 cp ${MACHINE_BACKUP_FILES.environment(node.serviceName)} /root/backup-env.orig
 install -d -m 0750 -o ${USER} -g ${USER} ${paths.logsDir}
@@ -190,12 +226,55 @@ sleep 1
     await root(`pkill -u nobody sleep || true; rm -f /run/lock/${node.serviceName}-backup.*`);
   });
 
+  it('leaves no stopped-node marker when the node does not come back after a backup: a later stop on purpose stays a stop (finding 3 of the secrets review)', async () => {
+    const service = node.serviceName;
+    const dropIn = `/run/systemd/system/${service}.service.d`;
+    const marker = `${MACHINE_RUN_DIR}/${service}-backup.node-stopped`;
+    // The node cannot start again after the copy (its start fails at once).
+    await root(
+      `install -d ${dropIn} && printf '[Service]\\nExecStartPre=/bin/false\\n' >${dropIn}/fails.conf && systemctl daemon-reload`,
+    );
+    try {
+      const failed = await run(`${command} backup manual`);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain(`${service} did not answer within`);
+      expect(await root(`test -e ${marker} && echo marker || echo none`)).toBe('none\n');
+    } finally {
+      await root(`rm -rf ${dropIn} && systemctl daemon-reload && systemctl reset-failed ${service} || true`);
+    }
+    // The operator starts it once the cause is fixed, later stops it on purpose: the next timer backup leaves it so.
+    await root(`systemctl start ${service} && systemctl stop ${service}`);
+    const scheduled = await run(`${command} backup ${BACKUP_REASONS.scheduled}`);
+    expect(scheduled.code).toBe(0);
+    expect(scheduled.stderr).not.toContain('started');
+    expect((await run(`systemctl is-active ${service}`)).stdout.trim()).toBe('inactive');
+    await expectUnharmed();
+  });
+
   /** The node-key step as pulumi up runs it, for `settings` (machine custody when it says so), as root. */
   const nodeKeyStep = (settings: SshNodeSettings, secret: Record<string, string>) => {
     const values = { genesis: '{}', genesisSha256: 'x', enode, address: '0x' };
     const step = remoteSteps(describeNode(settings), values).find((s) => s.name === 'node-key')!;
-    return run('bash -s', remoteStepInput('node-key', { ...step.env, ...secret }));
+    return run(stepCommand('root'), remoteStepInput('node-key', { ...step.env, ...secret }));
   };
+
+  it('gives no secret of the node-key step to any command it starts: all of them, the RPC credentials, the metrics token and the S3 keys too', async () => {
+    const result = await nodeKeyStep(node, {
+      [NODE_KEY_PARAMETER]: KEY_ONE,
+      ...STEP_SECRETS,
+      RPC_CREDENTIALS_FILE: `${paths.home}/rpc-credentials.toml`,
+      SERVICE_NAME: node.serviceName,
+      METRICS_TOKEN_CHECK_FILE: '/etc/lacchain/metrics-token.conf',
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    // Each went where it belongs (root's files), and nowhere else.
+    expect(await root(`cat ${paths.home}/rpc-credentials.toml /etc/lacchain/metrics-token.conf`)).toContain(
+      STEP_SECRETS[METRICS_TOKEN_PARAMETER],
+    );
+    await root(`rm -f ${paths.home}/rpc-credentials.toml /etc/lacchain/metrics-token.conf`);
+    await expectUnharmed();
+  });
 
   it('writes the stack key and identity files as the service user whatever is planted (node-key, stack custody)', async () => {
     await plant();
@@ -271,6 +350,24 @@ ${writeAsUser(paths.enode, `enode://${other.slice(2)}@${node.p2pHost}:${node.p2p
       await expectUnharmed();
     });
 
+    it('refuses a record of the machine key that root did not write, naming the key it planted with it (finding 6 of the secrets review)', async () => {
+      // As an older layout let it: the service user's key, enode and a record of its own, all naming another key.
+      const other = `0x${publicKeyHex(OTHER_KEY).replace(/^0x/, '')}`;
+      await root(`
+rm -f ${paths.key} ${paths.enode}
+${writeAsUser(paths.key, OTHER_KEY)}
+${writeAsUser(paths.enode, `enode://${other.slice(2)}@${node.p2pHost}:${node.p2pPort}\n`)}
+printf '%s\\n' ${other} >${paths.machineKeyRecord} && chown ${USER}:${USER} ${paths.machineKeyRecord}
+`);
+      const result = await nodeKeyStep(machine, {});
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `node-key: the record of the machine's key ${paths.machineKeyRecord} is not a file of root's (it is regular file of ${USER}): refusing to trust it`,
+      );
+      expect(result.stdout).not.toContain(other);
+      await expectUnharmed();
+    });
+
     it('refuses a key that is not the one data/enode names, before any record (finding 4, an older machine)', async () => {
       await root(`rm -f ${paths.key} && ${writeAsUser(paths.key, OTHER_KEY)}`);
       const result = await nodeKeyStep(machine, {});
@@ -282,7 +379,7 @@ ${writeAsUser(paths.enode, `enode://${other.slice(2)}@${node.p2pHost}:${node.p2p
     });
   });
 
-  it("takes no folder over as the repository: neither another user's nor one holding other files (finding 6)", async () => {
+  it("takes no folder over as the repository: neither another user's nor one holding other files (finding 6), nor one under a folder another user can change (finding 8 of the secrets review)", async () => {
     const env = MACHINE_BACKUP_FILES.environment(node.serviceName);
     await root(`
 cp ${env} /root/backup-env.saved
@@ -305,8 +402,20 @@ install -d -m 0755 -o root -g root /opt/app && echo app >/opt/app/run.sh
       const app = await attempt('/opt/app');
       expect(app.code).toBe(1);
       expect(app.stderr).toContain('the repository folder /opt/app holds other files and is not a restic repository');
+      // A folder to make under another user's tree, or under a link to one (finding 8 of the secrets review).
+      await root('ln -sfn /home/alice /srv/alice-link');
+      for (const [folder, reason] of [
+        ['/home/alice/backups', "lies under /home/alice, which is alice's, not root's"],
+        ['/srv/alice-link/backups', 'lies under /srv/alice-link, which is not a folder but a link or a file'],
+      ]) {
+        await root(`sed -i 's#^RESTIC_REPOSITORY=.*#RESTIC_REPOSITORY=${folder}#' ${env}`);
+        const under = await run(`${command} init`);
+        expect(under.code).toBe(1);
+        expect(under.stderr).toContain(`the repository ${folder} ${reason}`);
+        expect(await root(`test -e /home/alice/backups && echo made || echo none`)).toBe('none\n');
+      }
     } finally {
-      await root(`cp /root/backup-env.saved ${env}`);
+      await root(`cp /root/backup-env.saved ${env}; rm -f /srv/alice-link`);
     }
     await expectUnharmed();
   });

@@ -160,6 +160,7 @@ function startStage() {
       'case "$1" in',
       `  start) v=$(${inUse}); case " $WRITES_DATA " in *" $v "*) sleep 1; echo "$v" >"${data}/database" ;; esac ;;`,
       `  is-failed) v=$(${inUse}); case " $GOOD " in *" $v "*) exit 1 ;; *) exit 0 ;; esac ;;`,
+      `  is-active) [ ! -e "${root}/stopped" ] || exit 3 ;;`,
       'esac',
       'exit 0',
       '',
@@ -184,6 +185,8 @@ function startStage() {
     [
       '#!/usr/bin/env bash',
       `echo "$* $(${inUse})" >>"${root}/backups.log"`,
+      // With BACKUP_FAILS=stopped, it fails as a backup whose node did not come back after the copy: stopped.
+      `[ "\${BACKUP_FAILS:-}" != stopped ] || { touch "${root}/stopped"; echo "node-backup: besu did not answer" >&2; exit 1; }`,
       '[ -z "${BACKUP_FAILS:-}" ] || { echo "restic: repository unreachable" >&2; exit 1; }',
       '',
     ].join('\n'),
@@ -194,7 +197,7 @@ function startStage() {
   const current = () => path.basename(fs.readlinkSync(path.join(releases, 'current')));
   const start = (
     version: string,
-    stand: { good: string; writesData?: string; backup?: boolean; backupFails?: boolean },
+    stand: { good: string; writesData?: string; backup?: boolean; backupFails?: boolean | 'stopped' },
   ) =>
     runStep(
       remoteStepInput('start', {
@@ -214,7 +217,7 @@ function startStage() {
         PATH: `${bin}:${process.env.PATH}`,
         GOOD: stand.good,
         WRITES_DATA: stand.writesData ?? '',
-        BACKUP_FAILS: stand.backupFails ? 'yes' : '',
+        BACKUP_FAILS: stand.backupFails === 'stopped' ? 'stopped' : stand.backupFails ? 'yes' : '',
       },
     );
   const systemctl = () => fs.readFileSync(path.join(root, 'systemctl.log'), 'utf8');
@@ -282,6 +285,19 @@ describe('the start step', () => {
     expect(result.stderr).toMatch(/the backup before the release change failed: the node runs Besu 1\.0\.0 as before/);
     expect(stage.current()).toBe('besu-1.0.0');
     expect(fs.existsSync(stage.record)).toBe(false);
+  });
+
+  it('says the node is stopped, not running as before, when the failed backup left it stopped', () => {
+    const stage = startStage();
+    stage.link('current', '1.0.0');
+    fs.writeFileSync(path.join(stage.data, 'database'), '1.0.0');
+    const result = stage.start('2.0.0', { good: '1.0.0 2.0.0', backupFails: 'stopped' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toContain('as before');
+    expect(result.stderr).toContain(
+      'start: the backup before the release change failed, and the node is stopped on Besu 1.0.0: it did not come back after the backup',
+    );
+    expect(stage.current()).toBe('besu-1.0.0');
   });
 
   it('switches without a backup when beforeReleaseChange is false', () => {
