@@ -7,14 +7,18 @@
 #   the relay signer's fence (tests/tools/companionsStep.test.ts), and prometheus for promtool (the alert rules'
 #   checks and unit tests, tests/tools/alerts.test.ts) and for the Prometheus that scrapes the SSH test host
 #   (tests/e2e/sshNode.test.ts); a JDK for the pods' metrics relay (tests/tools/metricsRelay.test.ts: run by the source
-#   launcher, compiled for Java 11), unzip for the Prometheus Operator's CRDs;
+#   launcher, compiled for Java 11), unzip for the Prometheus Operator's CRDs; for the real worker of the kubelet tests
+#   (tests/kubelet/), Debian's container runtime (containerd, runc, containernetworking-plugins), gcc and a static libc
+#   for the pod sandbox's pause program, and busybox-static for the shell of the test images (testing/cluster/images.ts);
 # - Go 1.25 or newer and the Pulumi CLI built from its Go module (tools/pulumi-cli/build.sh, cached by version
 #   outside the work tree), unless `pulumi` is on PATH;
 # - the Kubernetes provider the engine tests install as a plugin, built from its Go module
 #   (tools/pulumi-kubernetes/build.sh, cached by version outside the work tree);
 # - the Kubernetes control plane of the cluster tests, built from its Go modules (tools/kubernetes/build.sh, cached
 #   by version outside the work tree), the Prometheus Operator's CRDs they install (tools/kubernetes/crds.sh), and
-#   Prometheus and the Prometheus Operator built from their Go modules (tools/monitoring/build.sh).
+#   Prometheus and the Prometheus Operator built from their Go modules (tools/monitoring/build.sh);
+# - the kubelet and the pause program of the kubelet tests' real worker, built from the same Go module as the control
+#   plane (tools/kubernetes/build-kubelet.sh, cached by version outside the work tree).
 # Without root or Go, the tests that need them say why they are skipped (under CI=true they fail instead).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,11 +42,14 @@ timed() {
 missing=()
 for tool in debootstrap:debootstrap systemd-nspawn:systemd-container ip:iproute2 ssh:openssh-client \
   shellcheck:shellcheck python3:python3 openssl:openssl curl:curl nft:nftables unzip:unzip \
-  javac:openjdk-17-jdk-headless; do
+  javac:openjdk-17-jdk-headless containerd:containerd runc:runc gcc:gcc busybox:busybox-static; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
 done
 [ -e /etc/ssl/certs/ca-certificates.crt ] || missing+=(ca-certificates)
 [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+# The kubelet tests' pod network (the bridge, host-local and loopback plugins) and the pause program's static libc.
+[ -x /usr/lib/cni/bridge ] || missing+=(containernetworking-plugins)
+compgen -G '/usr/lib/*/libc.a' >/dev/null || missing+=(libc6-dev)
 [ -e /usr/lib/nginx/modules/ngx_http_lua_module.so ] || missing+=(libnginx-mod-http-lua)
 compgen -G '/usr/lib/*/lua/5.1/cjson.so' >/dev/null || missing+=(lua-cjson)
 # promtool checks and unit-tests the alert rules (tests/tools/alerts.test.ts), and prometheus scrapes the SSH test
@@ -121,6 +128,11 @@ engine_chain_pid=$!
 # cold on 2 cores, none warm). Without Go the cluster tests say why they are skipped (under CI=true they fail).
 if command -v go >/dev/null 2>&1; then
   timed "the Kubernetes control plane" bash tools/kubernetes/build.sh >/dev/null || echo "cannot build the Kubernetes binaries: the cluster tests will say so" >&2
+fi
+# The kubelet of the kubelet tests' real worker, from the same module as the control plane (its Go build cache warm
+# after it: about half a minute), and the pause program (tools/kubernetes/build-kubelet.sh; nothing warm).
+if command -v go >/dev/null 2>&1; then
+  timed "the kubelet" bash tools/kubernetes/build-kubelet.sh >/dev/null || echo "cannot build the kubelet: the kubelet tests will say so" >&2
 fi
 timed "the Prometheus Operator's CRDs" bash tools/kubernetes/crds.sh >/dev/null || echo "cannot fetch the Prometheus Operator's CRDs: the cluster tests will say so" >&2
 # Prometheus (upstream's, with the Kubernetes service discovery) and the Prometheus Operator for the cluster's

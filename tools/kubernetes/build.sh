@@ -32,62 +32,10 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$cache/bin" "$cache/stages"
 started=$(date +%s)
 
-# The file a package is built into: its last path element, but etcd's main package is its module's root (.../v3).
-binary_name() {
-  case "$1" in
-    go.etcd.io/etcd/server/v3) echo etcd ;;
-    *) basename "$1" ;;
-  esac
-}
-
-# Builds the packages $3... of module $1 at version $2 into $cache/bin, with extra go.mod lines from stdin and the
-# linker flags in $link_flags (besides -s -w).
-build() {
-  local module=$1 version=$2 dir
-  shift 2
-  dir="$work/$(basename "$module")"
-  mkdir -p "$dir"
-  {
-    printf 'module lacchain.local/%s\n\ngo 1.26\n\nrequire %s %s\n' "$(basename "$module")" "$module" "$version"
-    cat
-  } >"$dir/go.mod"
-  {
-    printf '//go:build tools\n\npackage tools\n\n'
-    for package in "$@"; do printf 'import _ "%s"\n' "$package"; done
-  } >"$dir/tools.go"
-  for package in "$@"; do
-    [ -x "$cache/bin/$(binary_name "$package")" ] && continue
-    echo "building $(basename "$package") ($module $version)" >&2
-    (cd "$dir" && go build -trimpath -ldflags "-s -w ${link_flags:-}" \
-      -o "$cache/bin/$(binary_name "$package").partial" "$package") >&2
-    mv "$cache/bin/$(binary_name "$package").partial" "$cache/bin/$(binary_name "$package")"
-  done
-}
-
-# The version the Kubernetes binaries report (`kubectl version`, `kube-apiserver --version`), set as Kubernetes' own
-# release build sets it (hack/lib/version.sh): without it they say v0.0.0-master+$Format:%H$. etcd and kwok report
-# their own version without any flag.
-major=${kubernetes#v}
-major=${major%%.*}
-minor=$(echo "$kubernetes" | cut -d. -f2)
-kubernetes_version_flags=""
-for package in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-  kubernetes_version_flags+=" -X ${package}.gitVersion=${kubernetes} -X ${package}.gitMajor=${major}"
-  kubernetes_version_flags+=" -X ${package}.gitMinor=${minor} -X ${package}.gitTreeState=clean"
-done
-
-# k8s.io/kubernetes replaces every k8s.io/* staging module with a path inside its repository; a dependant must
-# require and replace each at its published version instead (sample-cli-plugin is not published, and nothing needs it).
-staging_modules=$(curl -fsS "$GOPROXY/k8s.io/kubernetes/@v/${kubernetes}.mod" |
-  sed -n 's#^[[:space:]]*\(k8s.io/[a-z0-9-]*\) => ./staging/.*#\1#p' | grep -v '^k8s.io/sample-cli-plugin$')
-{
-  echo 'require ('
-  for module in $staging_modules; do printf '\t%s %s\n' "$module" "$staging"; done
-  echo ')'
-  echo 'replace ('
-  for module in $staging_modules; do printf '\t%s => %s %s\n' "$module" "$module" "$staging"; done
-  echo ')'
-} | link_flags=$kubernetes_version_flags build k8s.io/kubernetes "$kubernetes" \
+# shellcheck source=tools/kubernetes/module.sh
+. tools/kubernetes/module.sh
+kubernetes_staging_lines "$kubernetes" "$staging" |
+  link_flags=$(kubernetes_version_flags "$kubernetes") build k8s.io/kubernetes "$kubernetes" \
   k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
   k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
 
