@@ -91,3 +91,45 @@ export function makeCertificates(dir: string): ClusterCertificates {
     serviceAccountPublicKey: at('sa.pub'),
   };
 }
+
+/**
+ * Signs a new key's certificate for `subject` (`/CN=system:node:worker/O=system:nodes`) with the CA `ca`/`caKey`,
+ * with the extensions in `extensions` (openssl syntax), into `dir` as `<name>.crt` and `<name>.key`.
+ */
+export function signCertificate(
+  dir: string,
+  ca: string,
+  caKey: string,
+  name: string,
+  subject: string,
+  extensions: string,
+): { cert: string; key: string } {
+  openssl(
+    ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-subj', subject, '-out', `${name}.csr`],
+    dir,
+  );
+  fs.writeFileSync(path.join(dir, `${name}.ext`), extensions);
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      ca,
+      '-CAkey',
+      caKey,
+      '-CAcreateserial',
+      '-CAserial',
+      `${name}.srl`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.crt`,
+    ],
+    dir,
+  );
+  return { cert: path.join(dir, `${name}.crt`), key: path.join(dir, `${name}.key`) };
+}

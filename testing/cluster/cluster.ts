@@ -12,6 +12,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { makeCertificates } from './certificates';
+import { KubeletWorker, startKubeletWorker } from './kubelet';
 import { ClusterProcess, startProcess, stopProcess, waitFor } from './processes';
 import { freePort } from '../ports';
 import { PROJECT_DIR } from '../run';
@@ -37,6 +38,8 @@ export interface TestCluster {
   /** The folder of its binaries (kubectl among them). */
   binDir: string;
   workers: TestWorker[];
+  /** The real workers (startCluster's `kubeletWorkers`): a kubelet and containerd each, running real containers. */
+  kubelets: KubeletWorker[];
   /** The log every container of the cluster serves (CRI format: `<RFC 3339 time> stdout F <line>`), for a test to write. */
   containerLog: string;
   /**
@@ -156,8 +159,36 @@ function workerNode(worker: TestWorker) {
   };
 }
 
-/** Starts a cluster with these workers. */
-export async function startCluster(binDir: string, workers: TestWorker[]): Promise<TestCluster> {
+/** What a cluster runs besides its kwok workers. */
+export interface ClusterOptions {
+  /**
+   * Real workers (testing/cluster/kubelet.ts) by Node name, with the kubelet folder of
+   * tools/kubernetes/build-kubelet.sh. A cluster with no kwok workers then runs no kwok: its claims are bound to the
+   * `local` volumes a test makes (testing/cluster/localVolumes.ts), of the default StorageClass LOCAL_STORAGE_CLASS.
+   */
+  kubelets?: { names: string[]; dir: string };
+}
+
+/** The default StorageClass of a cluster without kwok workers: volumes made by the test, bound at once. */
+export const LOCAL_STORAGE_CLASS = 'lacchain-test-local';
+
+/** The default StorageClass of a cluster without kwok: no provisioner, claims bound to the volumes a test makes. */
+function localStorageClass() {
+  return {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: { name: LOCAL_STORAGE_CLASS, annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+    provisioner: 'kubernetes.io/no-provisioner',
+    volumeBindingMode: 'Immediate',
+  };
+}
+
+/** Starts a cluster with these workers (kwok's) and, with `options.kubelets`, real ones. */
+export async function startCluster(
+  binDir: string,
+  workers: TestWorker[],
+  options: ClusterOptions = {},
+): Promise<TestCluster> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-cluster-'));
   const bin = (name: string) => path.join(binDir, 'bin', name);
   const certs = makeCertificates(path.join(dir, 'pki'));
@@ -185,7 +216,10 @@ export async function startCluster(binDir: string, workers: TestWorker[]): Promi
     if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed: ${result.stderr || result.stdout}`);
     return result.stdout;
   };
+  const kubelets: KubeletWorker[] = [];
+  const withKwok = workers.length > 0 || !options.kubelets;
   const stop = async () => {
+    for (const worker of kubelets) await worker.stop();
     for (const proc of [...processes].reverse()) await stopProcess(proc);
     fs.rmSync(dir, { recursive: true, force: true });
   };
@@ -218,7 +252,15 @@ export async function startCluster(binDir: string, workers: TestWorker[]): Promi
       `--tls-cert-file=${certs.serverCert}`,
       `--tls-private-key-file=${certs.serverKey}`,
       `--client-ca-file=${certs.ca}`,
-      '--authorization-mode=RBAC',
+      // Node authorizes the real workers' kubelets (their certificates' system:node:<name>); the API server calls them
+      // (logs, exec, port-forward) with the administrator's certificate.
+      ...(options.kubelets
+        ? [
+            '--authorization-mode=Node,RBAC',
+            `--kubelet-client-certificate=${certs.adminCert}`,
+            `--kubelet-client-key=${certs.adminKey}`,
+          ]
+        : ['--authorization-mode=RBAC']),
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${certs.serviceAccountPublicKey}`,
       `--service-account-signing-key-file=${certs.serviceAccountKey}`,
@@ -272,24 +314,28 @@ export async function startCluster(binDir: string, workers: TestWorker[]): Promi
       }),
     );
     stages.push(logs);
-    processes.push(
-      startProcess(dir, 'kwok', bin('kwok'), [
-        `--kubeconfig=${kubeconfig}`,
-        '--manage-all-nodes=false',
-        '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
-        `--server-address=127.0.0.1:${kwokPort}`,
-        '--node-ip=127.0.0.1',
-        `--node-port=${kwokPort}`,
-        `--tls-cert-file=${certs.serverCert}`,
-        `--tls-private-key-file=${certs.serverKey}`,
-        ...stages.map((file) => `--config=${file}`),
-      ]),
-    );
+    if (withKwok)
+      processes.push(
+        startProcess(dir, 'kwok', bin('kwok'), [
+          `--kubeconfig=${kubeconfig}`,
+          '--manage-all-nodes=false',
+          '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
+          `--server-address=127.0.0.1:${kwokPort}`,
+          '--node-ip=127.0.0.1',
+          `--node-port=${kwokPort}`,
+          `--tls-cert-file=${certs.serverCert}`,
+          `--tls-private-key-file=${certs.serverKey}`,
+          ...stages.map((file) => `--config=${file}`),
+        ]),
+      );
 
-    // The default StorageClass whose claims kwok provisions, and the workers.
-    await kubectlOk(['apply', '-f', path.join(binDir, 'stages', 'volume/fast', 'storage-class.yaml')]);
+    // The default StorageClass whose claims kwok provisions (without kwok, the test's local volumes'), and the workers.
+    if (withKwok) await kubectlOk(['apply', '-f', path.join(binDir, 'stages', 'volume/fast', 'storage-class.yaml')]);
+    else await kubectlOk(['apply', '-f', '-'], JSON.stringify(localStorageClass()));
     const nodes = workers.map(workerNode);
-    await kubectlOk(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: nodes }));
+    if (nodes.length > 0) {
+      await kubectlOk(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: nodes }));
+    }
     for (const node of nodes) {
       await kubectlOk([
         'patch',
@@ -320,6 +366,17 @@ export async function startCluster(binDir: string, workers: TestWorker[]): Promi
       60_000,
       processes[processes.length - 1],
     );
+    for (const name of options.kubelets?.names ?? []) {
+      kubelets.push(
+        await startKubeletWorker(name, options.kubelets!.dir, {
+          server,
+          ca: certs.ca,
+          caKey: certs.caKey,
+          adminKubeconfig: kubeconfig,
+          kubectl: bin('kubectl'),
+        }),
+      );
+    }
     // Namespaced objects need their "default" ServiceAccount, made by the controller manager.
     await waitFor(
       'the default ServiceAccount',
@@ -332,6 +389,7 @@ export async function startCluster(binDir: string, workers: TestWorker[]): Promi
       context: TEST_CONTEXT,
       binDir: path.join(binDir, 'bin'),
       workers,
+      kubelets,
       containerLog,
       auditLog,
       kubectl,

@@ -1,0 +1,258 @@
+/**
+ * The images the kubelet tests' pods run, built here as OCI image archives (no registry is reachable) for
+ * `ctr images import` on the real worker (testing/cluster/kubelet.ts), each named with the exact reference the
+ * program's manifests use:
+ * - the pod sandbox's pause image, from the pause program built from Kubernetes' own source
+ *   (tools/kubernetes/build-kubelet.sh);
+ * - the Besu stand-in (tests/fixtures/besu-standin, a TEST STAND-IN, not Besu) with the official Besu image's layout:
+ *   the release under /opt/besu (owned by the image user, uid 1000), `besu` its entry point on PATH, Besu's image
+ *   environment (RPC hosts, pid file);
+ * - the validator's rotation client stand-in (tests/fixtures/companion-standins/rotation-validator) where the
+ *   reference's image has its client;
+ * - restic's image: its shell (and Debian's restic when this machine has it) for the backup init container.
+ * All but the pause image share one layer: a shell, Python and a Java runtime from this machine's own Debian files
+ * (testing/cluster/image-runtime.sh), cached outside the work tree.
+ */
+import { execFile } from 'child_process';
+import * as crypto from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as os from 'os';
+import { PROJECT_DIR } from '../run';
+
+/** The tools cache of tools/lib/cache.sh: outside the work tree, kept between runs. */
+function toolsCache(): string {
+  const xdgCache = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return process.env.LACCHAIN_TOOLS_CACHE || path.join(xdgCache, 'lacchain-besu-node');
+}
+
+/** One image archive, and the references it is imported under. */
+export interface TestImage {
+  archive: string;
+  /** The manifest's digest (`sha256:…`), which a pinned reference names. */
+  digest: string;
+  /** The normalized name it is imported as (`docker.io/hyperledger/besu:23.4.1`). */
+  reference: string;
+}
+
+/** A layer: the folder whose contents are the layer, and the owner its files get. */
+interface LayerSource {
+  dir: string;
+  owner?: number;
+}
+
+/** What an image runs: the OCI image config's `config`. */
+interface RunConfig {
+  User?: string;
+  Entrypoint?: string[];
+  Cmd?: string[];
+  Env?: string[];
+  WorkingDir?: string;
+}
+
+const TAR_FIXED = ['--format=gnu', '--sort=name', '--numeric-owner', '--mtime=@0'];
+const SYSTEM_PATH = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+function run(command: string, args: string[], options: { cwd?: string } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { ...options, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${stderr || error.message}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+const sha256 = (data: Buffer): string => crypto.createHash('sha256').update(data).digest('hex');
+
+/** `docker.io/library/x` for `x`, `docker.io/a/b` for `a/b`: the name containerd and the kubelet look an image up by. */
+export function normalizedReference(reference: string): string {
+  const first = reference.split('/')[0];
+  const hasRegistry = reference.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
+  if (hasRegistry) return reference;
+  return reference.includes('/') ? `docker.io/${reference}` : `docker.io/library/${reference}`;
+}
+
+/** Writes `data` as a blob of the layout and returns its OCI descriptor. */
+function writeBlob(layout: string, mediaType: string, data: Buffer) {
+  const hex = sha256(data);
+  fs.writeFileSync(path.join(layout, 'blobs', 'sha256', hex), data);
+  return { mediaType, digest: `sha256:${hex}`, size: data.length };
+}
+
+/** The uncompressed tar of a layer's folder, its files owned by `owner` (root by default). */
+async function layerTar(source: LayerSource, file: string): Promise<Buffer> {
+  if (!fs.existsSync(file)) {
+    const owner = String(source.owner ?? 0);
+    await run('tar', [
+      '--create',
+      `--file=${file}.partial`,
+      ...TAR_FIXED,
+      `--owner=${owner}`,
+      `--group=${owner}`,
+      '--directory',
+      source.dir,
+      '.',
+    ]);
+    fs.renameSync(`${file}.partial`, file);
+  }
+  return fs.readFileSync(file);
+}
+
+/**
+ * Writes an OCI image archive of `layers` (bottom first) and `config` into `dir` as `<name>.oci.tar`, named
+ * `reference` (normalized) for `ctr images import`.
+ */
+async function imageArchive(
+  dir: string,
+  name: string,
+  reference: string,
+  layerTars: Buffer[],
+  config: RunConfig,
+): Promise<TestImage> {
+  const layout = fs.mkdtempSync(path.join(dir, `${name}-layout-`));
+  fs.mkdirSync(path.join(layout, 'blobs', 'sha256'), { recursive: true });
+  const layers = layerTars.map((tar) => writeBlob(layout, 'application/vnd.oci.image.layer.v1.tar', tar));
+  const created = new Date(0).toISOString();
+  const imageConfig = {
+    created,
+    architecture: 'amd64',
+    os: 'linux',
+    config,
+    rootfs: { type: 'layers', diff_ids: layers.map((layer) => layer.digest) },
+    history: [{ created, created_by: `lacchain-besu-node tests: ${name} (a test image, testing/cluster/images.ts)` }],
+  };
+  const configBlob = writeBlob(
+    layout,
+    'application/vnd.oci.image.config.v1+json',
+    Buffer.from(JSON.stringify(imageConfig)),
+  );
+  const manifestType = 'application/vnd.oci.image.manifest.v1+json';
+  const manifest = writeBlob(
+    layout,
+    manifestType,
+    Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: manifestType, config: configBlob, layers })),
+  );
+  const full = normalizedReference(reference);
+  const index = {
+    schemaVersion: 2,
+    mediaType: 'application/vnd.oci.image.index.v1+json',
+    manifests: [
+      {
+        ...manifest,
+        platform: { architecture: 'amd64', os: 'linux' },
+        annotations: { 'io.containerd.image.name': full, 'org.opencontainers.image.ref.name': full.split(':').pop() },
+      },
+    ],
+  };
+  fs.writeFileSync(path.join(layout, 'index.json'), JSON.stringify(index));
+  fs.writeFileSync(path.join(layout, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
+  const archive = path.join(dir, `${name}.oci.tar`);
+  await run('tar', [
+    '--create',
+    `--file=${archive}`,
+    ...TAR_FIXED,
+    '--directory',
+    layout,
+    'oci-layout',
+    'index.json',
+    'blobs',
+  ]);
+  fs.rmSync(layout, { recursive: true, force: true });
+  return { archive, digest: manifest.digest, reference: full };
+}
+
+/**
+ * The shared layer (testing/cluster/image-runtime.sh's root file system as a tar), made once and kept in the tools
+ * cache, keyed by the script, the host's Python and its JDK.
+ */
+async function runtimeLayer(): Promise<Buffer> {
+  const script = path.join(__dirname, 'image-runtime.sh');
+  const key = sha256(
+    Buffer.concat([
+      fs.readFileSync(script),
+      Buffer.from(fs.realpathSync('/usr/bin/python3')),
+      Buffer.from(fs.realpathSync('/usr/bin/javac')),
+    ]),
+  ).slice(0, 16);
+  const dir = path.join(toolsCache(), 'kubelet-images', `runtime-${key}`);
+  const tar = path.join(dir, 'layer.tar');
+  if (!fs.existsSync(tar)) {
+    fs.mkdirSync(dir, { recursive: true });
+    await run('bash', [script, path.join(dir, 'rootfs')]);
+    await layerTar({ dir: path.join(dir, 'rootfs') }, tar);
+    fs.rmSync(path.join(dir, 'rootfs'), { recursive: true, force: true });
+  }
+  return fs.readFileSync(tar);
+}
+
+/** The pause image, from the pause program built from Kubernetes' source (build/pause/linux/pause.c). */
+export async function pauseImage(dir: string, pauseBinary: string, reference: string): Promise<TestImage> {
+  const root = fs.mkdtempSync(path.join(dir, 'pause-root-'));
+  fs.copyFileSync(pauseBinary, path.join(root, 'pause'));
+  fs.chmodSync(path.join(root, 'pause'), 0o755);
+  const tar = await layerTar({ dir: root }, path.join(dir, 'pause-layer.tar'));
+  return imageArchive(dir, 'pause', reference, [tar], { User: '65535:65535', Entrypoint: ['/pause'] });
+}
+
+/**
+ * The Besu stand-in as `hyperledger/besu:<version>` with the official image's layout: the release packed by
+ * tests/fixtures/besu-standin/pack.sh (with the options `version` accepts, as the stand-in refuses others) unpacked
+ * as /opt/besu, owned by uid 1000, `besu` on PATH as the entry point, and the official image's environment.
+ */
+export async function besuStandinImage(dir: string, version: string, reference: string): Promise<TestImage> {
+  const packed = fs.mkdtempSync(path.join(dir, 'besu-release-'));
+  const options = path.join(PROJECT_DIR, 'tests', 'fixtures', 'besu-options', `${version}.txt`);
+  const [archive] = (
+    await run('sh', [
+      path.join(PROJECT_DIR, 'tests', 'fixtures', 'besu-standin', 'pack.sh'),
+      version,
+      packed,
+      ...(fs.existsSync(options) ? [options] : []),
+    ])
+  ).split('\n');
+  const root = fs.mkdtempSync(path.join(dir, 'besu-root-'));
+  fs.mkdirSync(path.join(root, 'opt'));
+  await run('tar', ['-xzf', archive, '-C', path.join(root, 'opt')]);
+  fs.renameSync(path.join(root, 'opt', `besu-${version}`), path.join(root, 'opt', 'besu'));
+  const app = await layerTar({ dir: root, owner: 1000 }, path.join(dir, 'besu-layer.tar'));
+  return imageArchive(dir, 'besu', reference, [await runtimeLayer(), app], {
+    User: 'besu',
+    Entrypoint: ['besu'],
+    WorkingDir: '/opt/besu',
+    // The official image's environment (hyperledger/besu's docker/Dockerfile).
+    Env: [
+      'PATH=/opt/besu/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+      'BESU_RPC_HTTP_HOST=0.0.0.0',
+      'BESU_RPC_WS_HOST=0.0.0.0',
+      'BESU_GRAPHQL_HTTP_HOST=0.0.0.0',
+      'BESU_PID_PATH=/tmp/pid',
+    ],
+  });
+}
+
+/** The rotation client's stand-in at `executable` (the reference image's path), as `reference`. */
+export async function rotationStandinImage(dir: string, executable: string, reference: string): Promise<TestImage> {
+  const root = fs.mkdtempSync(path.join(dir, 'rotation-root-'));
+  fs.mkdirSync(path.join(root, path.dirname(executable)), { recursive: true });
+  const target = path.join(root, executable);
+  fs.copyFileSync(path.join(PROJECT_DIR, 'tests', 'fixtures', 'companion-standins', 'rotation-validator'), target);
+  fs.chmodSync(target, 0o755);
+  const app = await layerTar({ dir: root }, path.join(dir, 'rotation-layer.tar'));
+  return imageArchive(dir, 'rotation', reference, [await runtimeLayer(), app], {
+    Entrypoint: [executable],
+    Env: [SYSTEM_PATH],
+  });
+}
+
+/** restic's image: the shared layer's shell, with Debian's restic at /usr/bin/restic when this machine has it. */
+export async function resticImage(dir: string, reference: string): Promise<TestImage> {
+  const layers = [await runtimeLayer()];
+  if (fs.existsSync('/usr/bin/restic')) {
+    const root = fs.mkdtempSync(path.join(dir, 'restic-root-'));
+    fs.mkdirSync(path.join(root, 'usr', 'bin'), { recursive: true });
+    fs.copyFileSync('/usr/bin/restic', path.join(root, 'usr', 'bin', 'restic'));
+    fs.chmodSync(path.join(root, 'usr', 'bin', 'restic'), 0o755);
+    layers.push(await layerTar({ dir: root }, path.join(dir, 'restic-layer.tar')));
+  }
+  return imageArchive(dir, 'restic', reference, layers, { Entrypoint: ['/usr/bin/restic'], Env: [SYSTEM_PATH] });
+}
