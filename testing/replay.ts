@@ -128,7 +128,8 @@ export async function upReadingBack(
 /** The node key a node's node-key step sends (its secret parameter), as the operator's own copy of it would hold it. */
 export function nodeKeyOf(steps: RemoteStep[]): string {
   const keyStep = steps.find((s) => s.name.endsWith('-node-key'));
-  const key = keyStep && /export NODE_KEY='(0x[0-9a-f]{64})'/.exec(keyStep.stdin)?.[1];
+  // A secret parameter's line (core/remote/shell.ts: not exported).
+  const key = keyStep && /^(?:export )?NODE_KEY='(0x[0-9a-f]{64})'$/m.exec(keyStep.stdin)?.[1];
   if (!key) throw new Error('no node-key step with a node key among the steps');
   return key;
 }
