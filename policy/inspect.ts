@@ -112,7 +112,8 @@ export function remoteStepOf(resource: PolicyResource): { node: string; step: st
 
 /**
  * The parameters at the top of a remote step's standard input: `export NAME='value'` lines as written by
- * core/remote/shell.ts (single-quoted, a quote inside written as '\''), after the header comment. Reading stops at
+ * core/remote/shell.ts (single-quoted, a quote inside written as '\''; a secret one without `export`), after the
+ * header comment. Reading stops at
  * the first other line (the script). Undefined when the input is not known.
  */
 export function stepParameters(stdin: unknown): Record<string, string> | undefined {
@@ -126,7 +127,7 @@ export function stepParameters(stdin: unknown): Record<string, string> | undefin
   }
   // The parameters and the script are inside one `{ … }` group (core/remote/shell.ts).
   if (stdin.startsWith('{\n', i)) i += 2;
-  const start = /^export ([A-Z][A-Z0-9_]*)='/;
+  const start = /^(?:export )?([A-Z][A-Z0-9_]*)='/;
   for (;;) {
     const match = start.exec(stdin.slice(i, i + 200));
     if (!match) return parameters;

@@ -3,6 +3,7 @@
  * The SSH path under the recording engine: the ordered remote commands, what each one sends, which are secret, and
  * which run again when a setting changes.
  */
+import { SECRET_PARAMETERS } from '../../core/remote/secretParameters';
 import { createHash, createHmac } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -71,8 +72,13 @@ describe('an SSH node', () => {
       const preamble = stdin.slice(0, stdin.length - script.length - end.length);
       const header = `# lacchain-besu-node: step ${REMOTE_STEP_NAMES.indexOf(step) + 1}/${REMOTE_STEP_NAMES.length} (${step}) of node validator\n{\n`;
       expect(preamble.startsWith(header)).toBe(true);
-      // Nothing but exported, single-quoted parameters between the header and the script.
-      expect(preamble.slice(header.length)).toMatch(/^(export [A-Z][A-Z0-9_]*='([^']|'\\'')*'\n)+$/);
+      // Nothing but single-quoted parameters between the header and the script: exported, but never a secret one
+      // (a plain shell variable of the step, which no command it starts inherits: core/remote/secretParameters.ts).
+      const parameters = preamble.slice(header.length);
+      expect(parameters).toMatch(/^((export )?[A-Z][A-Z0-9_]*='([^']|'\\'')*'\n)+$/);
+      for (const [, exported, name] of parameters.matchAll(/^(export )?([A-Z][A-Z0-9_]*)='/gm)) {
+        expect([name, exported !== undefined]).toEqual([name, !SECRET_PARAMETERS.has(name)]);
+      }
     }
   });
 
@@ -81,7 +87,7 @@ describe('an SSH node', () => {
       const stdin = (unwrapSecrets(command.inputs) as any).stdin as string;
       if (command.name === 'validator-node-key') {
         expect(isWrappedSecret(command.inputs.stdin)).toBe(true);
-        expect(stdin).toContain(`export NODE_KEY='${KEY_ONE}'`);
+        expect(stdin).toContain(`\nNODE_KEY='${KEY_ONE}'\n`);
         expect(command.inputs.logging).toBe('none');
         expect(command.options.additionalSecretOutputs).toEqual(expect.arrayContaining(['stdout', 'stderr']));
       } else {
@@ -96,7 +102,7 @@ describe('an SSH node', () => {
     const derived = createHmac('sha256', Buffer.from(KEY_ONE.slice(2), 'hex'))
       .update('lacchain-besu-node backup repository')
       .digest('hex');
-    expect(inputs(declared, 'node-key').stdin).toContain(`export BACKUP_PASSWORD='${derived}'`);
+    expect(inputs(declared, 'node-key').stdin).toContain(`\nBACKUP_PASSWORD='${derived}'\n`);
     expect(inputs(declared, 'node-key').stdin).toContain("export BACKUP_REPOSITORY='/var/backups/lacchain/besu'");
     const own = await declareProgram(
       recorded,
@@ -105,7 +111,7 @@ describe('an SSH node', () => {
       {},
     );
     const stdin = (unwrapSecrets(commandsOf(own).find((c) => c.name === 'validator-node-key')!.inputs) as any).stdin;
-    expect(stdin).toContain("export BACKUP_PASSWORD='an operator password'");
+    expect(stdin).toContain("\nBACKUP_PASSWORD='an operator password'\n");
     // No other step ever sees it.
     for (const command of commandsOf(own).filter((c) => c.name !== 'validator-node-key')) {
       expect(JSON.stringify(unwrapSecrets(command.inputs))).not.toContain('an operator password');
@@ -122,13 +128,13 @@ describe('an SSH node', () => {
     );
     const keyStep = commandsOf(withToken).find((c) => c.name === 'validator-node-key')!;
     expect(isWrappedSecret(keyStep.inputs.stdin)).toBe(true);
-    expect((unwrapSecrets(keyStep.inputs) as any).stdin).toContain(`export METRICS_TOKEN='${token}'`);
+    expect((unwrapSecrets(keyStep.inputs) as any).stdin).toContain(`\nMETRICS_TOKEN='${token}'\n`);
     for (const command of commandsOf(withToken).filter((c) => c.name !== 'validator-node-key')) {
       expect(JSON.stringify(unwrapSecrets(command.inputs))).not.toContain(token);
     }
     expect(inputs(withToken, 'firewall').stdin).toMatch(/export TCP_PORTS='[^']*\b9443'/);
     // Without it, no token and no endpoint.
-    expect(inputs(declared, 'node-key').stdin).not.toMatch(/^export METRICS_TOKEN/m);
+    expect(inputs(declared, 'node-key').stdin).not.toMatch(/^(export )?METRICS_TOKEN/m);
     expect(inputs(declared, 'firewall').stdin).not.toMatch(/^export TCP_PORTS='[^']*\b9443/m);
   });
 
@@ -149,8 +155,8 @@ describe('an SSH node', () => {
     const keyStep = commandsOf(s3).find((c) => c.name === 'validator-node-key')!;
     expect(isWrappedSecret(keyStep.inputs.stdin)).toBe(true);
     const stdin = (unwrapSecrets(keyStep.inputs) as any).stdin;
-    expect(stdin).toContain("export BACKUP_S3_ACCESS_KEY_ID='AKIAEXAMPLE'");
-    expect(stdin).toContain("export BACKUP_S3_SECRET_ACCESS_KEY='an-s3-secret'");
+    expect(stdin).toContain("\nBACKUP_S3_ACCESS_KEY_ID='AKIAEXAMPLE'\n");
+    expect(stdin).toContain("\nBACKUP_S3_SECRET_ACCESS_KEY='an-s3-secret'\n");
     for (const command of commandsOf(s3).filter((c) => c.name !== 'validator-node-key')) {
       expect(JSON.stringify(unwrapSecrets(command.inputs))).not.toContain('an-s3-secret');
     }

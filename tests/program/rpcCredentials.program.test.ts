@@ -112,7 +112,8 @@ function hashesOf(declared: Declared, node: string): Record<string, string> {
   } else {
     const step = declared.resources.find((r) => r.name === `${node}-node-key`)!;
     const stdin = (unwrapSecrets(step.inputs) as any).stdin as string;
-    const match = /^export RPC_CREDENTIALS='((?:[^']|'\\'')*)'$/m.exec(stdin)!;
+    // A plain shell variable of the step, never exported (core/remote/secretParameters.ts).
+    const match = /^RPC_CREDENTIALS='((?:[^']|'\\'')*)'$/m.exec(stdin)!;
     text = match[1].replace(/'\\''/g, "'");
   }
   const users = (parseToml(text) as any).Users as Record<string, { password: string }>;

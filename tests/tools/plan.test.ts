@@ -223,8 +223,8 @@ describe('plan of an SSH node', () => {
     expect(fs.readFileSync(path.join(dir, '09-start.env'), 'utf8')).toContain(
       `export EXPECTED_ENODE='${identity.enode}'`,
     );
-    expect(fs.readFileSync(path.join(dir, '05-node-key.env'), 'utf8')).toContain("export NODE_KEY='[secret]'");
-    expect(fs.readFileSync(path.join(dir, '05-node-key.env'), 'utf8')).toContain("export BACKUP_PASSWORD='[secret]'");
+    expect(fs.readFileSync(path.join(dir, '05-node-key.env'), 'utf8')).toContain("\nNODE_KEY='[secret]'\n");
+    expect(fs.readFileSync(path.join(dir, '05-node-key.env'), 'utf8')).toContain("\nBACKUP_PASSWORD='[secret]'\n");
   });
 
   it('never writes the node key or the SSH key', () => {
@@ -279,7 +279,7 @@ describe('plan of nodes whose key the stack does not hold (keyCustody machine an
     const nodeKeyEnv = fs.readFileSync(path.join(result.out, 'remote', 'validator', '05-node-key.env'), 'utf8');
     expect(nodeKeyEnv).not.toContain('NODE_KEY=');
     expect(nodeKeyEnv).toContain("export KEY_CUSTODY='machine'");
-    expect(nodeKeyEnv).toContain("export BACKUP_PASSWORD='[secret]'");
+    expect(nodeKeyEnv).toContain("\nBACKUP_PASSWORD='[secret]'\n");
     const resources = JSON.parse(fs.readFileSync(path.join(result.out, 'resources.json'), 'utf8'));
     const secrets = resources.filter((r: any) => r.type === 'kubernetes:core/v1:Secret').map((r: any) => r.name);
     expect(secrets).not.toContain('writer-key');
