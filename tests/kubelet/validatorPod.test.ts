@@ -136,4 +136,28 @@ describe('a validator on a real kubelet', () => {
     expect(fs.existsSync(chain)).toBe(true);
     expect(fs.statSync(chain).uid).toBe(1000);
   });
+
+  itWithKubelet(
+    'the pod deleted (the documented restart) comes back as the same node: same enode, its data kept, head not behind',
+    async () => {
+      const pod = { kind: 'pod', name: POD, namespace: NAMESPACE };
+      const uid = await cluster().kubectlOk(['get', 'pod', '-n', NAMESPACE, POD, '-o', 'jsonpath={.metadata.uid}']);
+      const head = Number(await rpcInPod('eth_blockNumber'));
+      expect(head).toBeGreaterThan(0);
+      await cluster().kubectlOk(['delete', 'pod', '-n', NAMESPACE, POD, '--wait=false']);
+      const containers = manifests.find((m) => m.kind === 'StatefulSet')!.spec.template.spec.containers.length;
+      const expected = `Running ${'true,'.repeat(containers)}`;
+      const seen = await fieldWhen(
+        cluster(),
+        pod,
+        '{.metadata.uid} {.status.phase} {range .status.containerStatuses[*]}{.ready},{end}',
+        (value) => !value.startsWith(uid) && value.endsWith(expected),
+        120_000,
+      );
+      expect(seen.split(' ').slice(1).join(' ')).toBe(expected);
+      expect(await rpcInPod('net_enode')).toBe(enode);
+      // The simulated chain's height is kept in the data volume (standin-chain.json): the node starts from it.
+      expect(Number(await rpcInPod('eth_blockNumber'))).toBeGreaterThanOrEqual(head);
+    },
+  );
 });
