@@ -22,6 +22,11 @@ jest.setTimeout(180_000);
 
 /** The bound the worker's memory must stay under: half the pod's proxy limit (128 MiB). */
 const BOUND_MIB = 64;
+/**
+ * How many times the old file's worker memory is the new one's, at least, under the same load on the same machine
+ * (bench/RESULTS.md measured about 7: a comparison within one run, not with a figure of another machine).
+ */
+const OLD_FILE_FACTOR = 3;
 const mib = (kib: number) => kib / 1024;
 const total = (result: SlowLoadResult, key: 'refused' | 'answered' | 'held') =>
   Object.values(result.perAddress).reduce((sum, counts) => sum + counts[key], 0);
@@ -34,9 +39,9 @@ suite('the proxy under many slow clients', () => {
     before = await benchLoad((ports) => previousBounds(loadTestSite(ports), RPC_DEFAULTS.proxyMaxBodySize));
   });
 
-  it(`keeps the worker's memory under ${BOUND_MIB} MiB, where the old file went past it`, () => {
+  it(`keeps the worker's memory under ${BOUND_MIB} MiB, and under 1/${OLD_FILE_FACTOR} of what the old file took in the same run`, () => {
     expect(mib(now.rssPeakKiB)).toBeLessThan(BOUND_MIB);
-    expect(mib(before.rssPeakKiB)).toBeGreaterThan(BOUND_MIB);
+    expect(before.rssPeakKiB).toBeGreaterThan(OLD_FILE_FACTOR * now.rssPeakKiB);
   });
 
   it('refuses the connections of an address beyond its limit (429), and held them all before', () => {
