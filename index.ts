@@ -7,6 +7,7 @@ import * as pulumi from '@pulumi/pulumi';
 import { loadPulumiStack, secretInputs } from './components/pulumiSettings';
 import { GenesisError, loadGenesis } from './core/genesis';
 import { declareStack } from './program';
+import { describeRollout, ROLLOUT_HEADING } from './core/node/rollout';
 
 export = async () => {
   const loaded = loadPulumiStack();
@@ -18,6 +19,9 @@ export = async () => {
     if (error instanceof GenesisError) throw new pulumi.RunError(error.message);
     throw error;
   }
+  // Said in every preview and update of a stack of several nodes (docs/operations.md#rolling-out-a-change).
+  const rollout = describeRollout(settings.nodes, settings.rollout);
+  if (rollout.length > 0) void pulumi.log.info([ROLLOUT_HEADING, ...rollout].join('\n'));
   const outputs = declareStack(settings, secretInputs(loaded), { genesis: () => genesis });
   return {
     /** The network the stack deploys to. */

@@ -6,6 +6,7 @@
 import { gasModelUrl } from './core/node/companions';
 import { describeNode } from './core/node/description';
 import { reachableFromOutside, ReachableFromOutside } from './core/node/exposure';
+import { rolloutOrder } from './core/node/rollout';
 import * as pulumi from '@pulumi/pulumi';
 import { NodeIdentity } from './components/nodeIdentity';
 import type { StackSecretInputs } from './components/pulumiSettings';
@@ -72,8 +73,13 @@ export interface StackOutputs {
 export function declareStack(settings: StackSettings, secrets: StackSecretInputs, deps: ProgramDeps): StackOutputs {
   const cluster = declareCluster(settings);
   const genesis = settings.nodes.length > 0 ? pulumi.output(deps.genesis()) : undefined;
-  const nodes: Record<string, NodeOutputs> = {};
-  for (const node of settings.nodes) {
+  const declared: Record<string, NodeOutputs> = {};
+  // One node at a time, in the rollout's order (docs/operations.md#rolling-out-a-change): each node's restarting
+  // resources wait for the node before it to pass its gate.
+  const order = rolloutOrder(settings.nodes);
+  let previousGate: pulumi.Resource | undefined;
+  for (const [index, node] of order.entries()) {
+    const nextNodes = order.slice(index + 1).map((next) => next.name);
     const endpoint = { p2pHost: node.p2pHost, p2pPort: node.p2pPort };
     const identityName = `${node.name}-identity`;
     // Key custody (docs/security.md#key-custody): the stack holds the key; or only its public key is known here,
@@ -104,7 +110,9 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
         allowKeyDeletion: settings.allowKeyDeletion,
         rpcPasswords: secrets.rpcPasswords,
         backupPassword: secrets.backupPassword,
+        rolloutAfter: previousGate,
       });
+      previousGate = deployed.rolloutGate;
       Object.assign(outputs, {
         rpcUrl: deployed.rpcUrl,
         namespace: deployed.namespace,
@@ -125,7 +133,14 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
         backupPassword: secrets.backupPassword,
         backupS3Keys: secrets.backupS3Keys,
         metricsToken: secrets.metricsToken,
+        rollout: {
+          after: previousGate,
+          nextNodes,
+          stack: settings.stack,
+          gateTimeoutSeconds: settings.rollout.gateTimeoutSeconds,
+        },
       });
+      previousGate = deployed.rolloutGate;
       Object.assign(outputs, {
         rpcUrl: deployed.rpcUrl,
         serviceName: deployed.serviceName,
@@ -138,8 +153,10 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
       }
     }
     if (!identity) throw new Error(`node ${node.name}: no identity (key custody ${node.keyCustody})`);
-    nodes[node.name] = { ...identityOutputs(node, identity), ...outputs };
+    declared[node.name] = { ...identityOutputs(node, identity), ...outputs };
   }
+  // The outputs in the stack's order.
+  const nodes = Object.fromEntries(settings.nodes.map((node) => [node.name, declared[node.name]]));
   return { network: settings.network.name, nodes };
 }
 

@@ -43,6 +43,11 @@ export interface KubernetesNodeArgs extends NodeArgs<KubernetesNodeSettings> {
   namespace: k8s.core.v1.Namespace;
   /** Let `pulumi destroy` delete the key Secret. Default false: destroy leaves the Secret in the cluster. */
   allowKeyDeletion?: boolean;
+  /**
+   * The node before this one in the stack's rollout (core/node/rollout.ts), passed its gate: the StatefulSet, whose
+   * change restarts the pod, waits for it.
+   */
+  rolloutAfter?: pulumi.Resource;
 }
 
 /**
@@ -58,6 +63,11 @@ export class KubernetesNode extends pulumi.ComponentResource {
   readonly containerName: pulumi.Output<string>;
   /** The JSON-RPC URL on the node's public IP. */
   readonly rpcUrl: pulumi.Output<string>;
+  /**
+   * What the next node of the rollout waits for: the StatefulSet, which the provider counts as changed only once its
+   * pod runs the new revision and is Ready (the readiness probe: a peer, at most MAX_BLOCKS_BEHIND blocks behind).
+   */
+  readonly rolloutGate: pulumi.Resource;
 
   constructor(name: string, args: KubernetesNodeArgs, opts?: pulumi.ComponentResourceOptions) {
     super('lacchain:index:KubernetesNode', name, {}, opts);
@@ -140,8 +150,9 @@ export class KubernetesNode extends pulumi.ComponentResource {
     }
     const statefulSet = new k8s.apps.v1.StatefulSet(`${name}-node`, statefulSetManifest(description, checksum), {
       ...child,
-      dependsOn: podInputs,
+      dependsOn: [...podInputs, ...(args.rolloutAfter ? [args.rolloutAfter] : [])],
     });
+    this.rolloutGate = statefulSet;
     if (node.backups.schedule !== 'off') scheduleBackups(name, node, { ...child, dependsOn: [statefulSet] });
     new k8s.core.v1.Service(
       `${name}-service`,

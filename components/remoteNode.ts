@@ -26,6 +26,9 @@ import { describeNode } from '../core/node/description';
 import type { SshNodeSettings } from '../core/settings/model';
 import { rpcCredentials } from './rpcCredentials';
 import { backupPassword } from './backupPassword';
+import { healthGate } from './healthGate';
+import { RESTARTING_STEPS, ROLLOUT_FIRST_STEP } from '../core/remote/gate';
+import { addressOfPublicKey } from '../core/identity/nodeKey';
 import type { NodeArgs } from './nodeArgs';
 
 export interface RemoteNodeArgs extends NodeArgs<SshNodeSettings> {
@@ -41,6 +44,20 @@ export interface RemoteNodeArgs extends NodeArgs<SshNodeSettings> {
   backupS3Keys?: pulumi.Input<{ accessKeyId: string; secretAccessKey: string }>;
   /** The bearer token of the machine's metrics endpoint (a secret, `lacchain:metricsToken`); no endpoint without. */
   metricsToken?: pulumi.Input<string>;
+  /** The rollout: what this node's restarting steps wait for (the node before it), and its own gate, if any. */
+  rollout?: NodeRollout;
+}
+
+/** A node's place in the stack's rollout (core/node/rollout.ts). */
+export interface NodeRollout {
+  /** The node before it in the rollout, passed its gate: from the node-key step on, this node's steps wait for it. */
+  after?: pulumi.Resource;
+  /** The nodes after it (names), when there are: the node then has a gate, which they wait for. */
+  nextNodes: string[];
+  /** The stack, for the gate's message (the commands to continue or go back). */
+  stack: string;
+  /** How long the gate waits, in seconds. */
+  gateTimeoutSeconds: number;
 }
 
 /**
@@ -60,6 +77,8 @@ export class RemoteNode extends pulumi.ComponentResource {
   readonly tlsPublicKeyPin: pulumi.Output<string | undefined>;
   /** Machine custody: the public key of the key the machine holds, as the node-key step read it back there. */
   readonly machinePublicKey: pulumi.Output<string> | undefined;
+  /** What the next node of the rollout waits for: this node's health gate (none when no node comes after it). */
+  readonly rolloutGate: pulumi.Resource | undefined;
 
   constructor(name: string, args: RemoteNodeArgs, opts?: pulumi.ComponentResourceOptions) {
     super('lacchain:index:RemoteNode', name, {}, opts);
@@ -116,6 +135,8 @@ export class RemoteNode extends pulumi.ComponentResource {
     };
     let previous: command.remote.Command | undefined;
     let proxyStep: command.remote.Command | undefined;
+    /** The triggers of the steps that restart Besu (node-key: new RPC credentials; start): the gate runs after them. */
+    const restarts: pulumi.Output<string>[] = [];
     steps.forEach((step, index) => {
       const header = `lacchain-besu-node: step ${index + 1}/${steps.length} (${step.name}) of node ${node.name}`;
       const script = stepScript(step.scriptFile);
@@ -174,10 +195,15 @@ export class RemoteNode extends pulumi.ComponentResource {
         },
         {
           parent: this,
-          dependsOn: previous ? [previous] : [],
+          // From the first step that may restart Besu on, after the node before this one in the rollout is healthy.
+          dependsOn: [
+            ...(previous ? [previous] : []),
+            ...(step.name === ROLLOUT_FIRST_STEP && args.rollout?.after ? [args.rollout.after] : []),
+          ],
           additionalSecretOutputs: step.takesNodeKey ? ['stdout', 'stderr'] : [],
         },
       );
+      if (RESTARTING_STEPS.includes(step.name)) restarts.push(trigger);
       if (step.name === 'proxy') proxyStep = previous;
       if (step.name === 'node-key' && node.keyCustody === 'machine') {
         // Only the public key is read back; the step prints nothing else of the key. Public, so not secret.
@@ -188,6 +214,20 @@ export class RemoteNode extends pulumi.ComponentResource {
     });
 
     this.machinePublicKey = machinePublicKey;
+    this.rolloutGate =
+      args.rollout && args.rollout.nextNodes.length > 0
+        ? healthGate(name, {
+            connection,
+            node,
+            rollout: args.rollout,
+            enode: args.enode !== undefined ? pulumi.output(args.enode) : readBackEnode(),
+            address:
+              args.address !== undefined ? pulumi.output(args.address) : machinePublicKey!.apply(addressOfPublicKey),
+            restarts,
+            after: previous!,
+            parent: this,
+          })
+        : undefined;
     this.rpcUrl = pulumi.output(remoteRpcUrl(node));
     this.serviceName = pulumi.output(node.serviceName);
     this.nodeHome = pulumi.output(nodePaths(node).home);

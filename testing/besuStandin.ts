@@ -37,7 +37,7 @@ function replaceFile(file: string, content: string): void {
 /**
  * Starts the stand-in with `key`, advertising `p2pHost:p2pPort`, and waits until its RPC answers. With `permissioning`,
  * it checks connections with the contract as the networks' nodes do: it has peers only once registered. With
- * `metricsPort`, it serves Besu's metrics on that loopback port.
+ * `metricsPort`, it serves Besu's metrics on that loopback port; `rpcApis`, the API groups its RPC serves.
  */
 export async function startBesuStandin(
   key: string,
@@ -45,6 +45,7 @@ export async function startBesuStandin(
   p2pPort: number,
   permissioning?: StandinPermissioning,
   metricsPort?: number,
+  rpcApis: readonly string[] = ['ETH', 'NET', 'WEB3'],
 ): Promise<RunningStandin> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-standin-'));
   const port = await freePort();
@@ -60,7 +61,7 @@ export async function startBesuStandin(
       'rpc-http-enabled = true',
       'rpc-http-host = "127.0.0.1"',
       `rpc-http-port = ${port}`,
-      'rpc-http-api = ["ETH", "NET", "WEB3"]',
+      `rpc-http-api = [${rpcApis.map((api) => JSON.stringify(api)).join(', ')}]`,
       // The node's p2p address is elsewhere (a pod, a machine): the stand-in only advertises it.
       'p2p-enabled = false',
       'discovery-enabled = false',

@@ -11,6 +11,9 @@ import { declareProgram, recordRun } from './program';
 import type { Declared } from './program';
 import type { TestHost } from './host/testHost';
 
+/** The name a node's health gate ends with (components/healthGate.ts). */
+const GATE = 'gate';
+
 /** One remote.Command as the provider receives it. */
 export interface RemoteStep {
   name: string;
@@ -27,8 +30,10 @@ export interface RemoteStep {
  */
 export function remoteCommands(declared: Declared): RemoteStep[] {
   const commands = declared.resources.filter((r: RecordedResource) => r.type === 'command:remote:Command');
-  const stepOf = (name: string) => REMOTE_STEP_NAMES.findIndex((step) => name.endsWith(`-${step}`));
-  const nodeOf = (name: string) => name.slice(0, name.length - REMOTE_STEP_NAMES[stepOf(name)].length - 1);
+  // A node's steps, then its health gate (a node the rollout's next one waits for: components/healthGate.ts).
+  const names = [...REMOTE_STEP_NAMES, GATE];
+  const stepOf = (name: string) => names.findIndex((step) => name.endsWith(`-${step}`));
+  const nodeOf = (name: string) => name.slice(0, name.length - names[stepOf(name)].length - 1);
   const nodes = [...new Set(commands.map((r) => nodeOf(r.name)))];
   return [...commands]
     .sort((a, b) => nodes.indexOf(nodeOf(a.name)) - nodes.indexOf(nodeOf(b.name)) || stepOf(a.name) - stepOf(b.name))
@@ -38,10 +43,16 @@ export function remoteCommands(declared: Declared): RemoteStep[] {
     });
 }
 
-/** The commands of `next` whose inputs differ from `before`'s (matched by name): the ones `pulumi up` would run again. */
+/**
+ * The commands of `next` whose inputs differ from `before`'s (matched by name): the ones `pulumi up` would run again,
+ * as it runs them: a command with an `update` text (a node's health gate) is updated, so that text runs; the steps,
+ * whose triggers changed, are replaced, so their `create` runs again.
+ */
 export function changedCommands(before: RemoteStep[], next: RemoteStep[]): RemoteStep[] {
   const previous = new Map(before.map((step) => [step.name, step]));
-  return next.filter((step) => JSON.stringify(step.inputs) !== JSON.stringify(previous.get(step.name)?.inputs));
+  return next
+    .filter((step) => JSON.stringify(step.inputs) !== JSON.stringify(previous.get(step.name)?.inputs))
+    .map((step) => (step.inputs.update && previous.has(step.name) ? { ...step, create: step.inputs.update } : step));
 }
 
 /** Runs one command over SSH as the provider would. */

@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import { PROJECT_DIR } from '../../core/projectDir';
 import { configKey } from '../../core/catalog/defaults';
 import * as path from 'path';
+import { describeRollout, ROLLOUT_HEADING } from '../../core/node/rollout';
 import * as yaml from 'js-yaml';
 import * as pulumi from '@pulumi/pulumi';
 import { unknown } from '@pulumi/pulumi/output';
@@ -20,7 +21,15 @@ import { plannedInputs, plannedResource } from './plannedResource';
 import { PROGRAM_RESOURCE_TYPES, PROJECT_NAME } from '../../tools/recording/programTypes';
 import { writeRemotePlan } from './remotePlan';
 import { addRemoteReruns, readRemoteSteps, RemoteSteps } from './remoteReruns';
-import { BasePlanError, diffPlans, formatDiff, planAtRef, PlannedResource, readPlannedResources } from './diff';
+import {
+  BasePlanError,
+  diffPlans,
+  formatDiff,
+  isEmptyDiff,
+  planAtRef,
+  PlannedResource,
+  readPlannedResources,
+} from './diff';
 import { checkPlan, plannedStepInputs, PlannedNodeValues } from '../../policy/offline';
 import { planGenesisPlaceholder } from '../../policy/inspect';
 import { failingViolations, formatViolation } from '../../policy/rules';
@@ -79,10 +88,16 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
   }
   const policy = checkPlan(planned, settings, plannedStepInputs(settings, nodeValues));
   fs.writeFileSync(path.join(out, 'policy.json'), `${JSON.stringify(policy, null, 2)}\n`);
+  // How a change that restarts several nodes rolls out (docs/operations.md#rolling-out-a-change): plan/rollout.txt.
+  const rollout = describeRollout(settings.nodes, settings.rollout);
+  const rolloutText =
+    rollout.length > 0 ? `${ROLLOUT_HEADING}\n${rollout.map((line) => `  ${line}`).join('\n')}\n` : '';
+  if (rolloutText) fs.writeFileSync(path.join(out, 'rollout.txt'), rolloutText);
   if (base) {
     const diff = diffPlans(base.resources, planned);
     addRemoteReruns(diff, planned, { base: base.steps, next: readRemoteSteps(out) });
-    const text = formatDiff(diff, base.label);
+    // A change of a stack of several nodes rolls out one node at a time: the order and each node's wait, with it.
+    const text = `${formatDiff(diff, base.label)}${isEmptyDiff(diff) ? '' : rolloutText}`;
     fs.writeFileSync(path.join(out, 'diff.json'), `${JSON.stringify({ base: base.label, ...diff }, null, 2)}\n`);
     fs.writeFileSync(path.join(out, 'diff.txt'), text);
     process.stderr.write(text);

@@ -23,8 +23,8 @@ import { RESTRICTED_CONTAINER } from './podBasics';
 const KEY_CHECK_SCRIPT = 'kubernetes/check-node-key.sh';
 const KEY_CHECK_ENTRY = KEY_CHECK_SCRIPT.split('/')[1];
 
-/** The memory volume of the checked key. */
-const CHECKED_KEY_VOLUME = 'checked-key';
+/** The memory volume of the checked key (the policy pack counts a container mounting it as receiving the key). */
+export const CHECKED_KEY_VOLUME = 'checked-key';
 
 /** Where the key file is: the checked copy every container reads, and the Secret's, which only the check reads. */
 const CHECKED_KEY_FILE = `${POD_PATHS.keyDir}/${POD_FILES.key}`;

@@ -20,7 +20,7 @@ import { ENCRYPTED_PEM_STAND_IN, readNodeKeys, readSecrets } from './secrets';
 import { checkStackName, checkStackNetwork } from './stackIdentity';
 import type { NodeSettings, StackSecrets, StackSettings } from './model';
 import { describeGiven, Problem, problemsFromZod, SettingsError } from './problems';
-import { SECRET_CONFIG_KEYS, StackNodeInput, stackConfigSchema } from './schema';
+import { rolloutSchema, SECRET_CONFIG_KEYS, StackNodeInput, stackConfigSchema } from './schema';
 import { clusterMonitoring } from './monitoring';
 import type { FileReader, RawStackConfig } from './sources';
 
@@ -159,6 +159,7 @@ export function loadStack(
       allowKeyDeletion: config['lacchain:allowKeyDeletion'],
       supportContact: config['lacchain:supportContact'] ?? network.supportContact,
       companions,
+      rollout: rolloutSchema.parse(config[configKey('rollout')] ?? {}),
     },
     secrets,
   };
@@ -254,7 +255,8 @@ function setSecretCommand(key: string): string {
 }
 
 /**
- * Two nodes must not share an identity-bearing address; on one machine, nor a systemd unit (a node's service, or one
+ * Two nodes must not share an identity-bearing address, nor two validators a machine or a worker; on one machine, nor
+ * a systemd unit (a node's service, or one
  * of its companions' `<service>-<companion>`, every companion of the catalog: turning one on later must not clash),
  * nor a node home, or a home inside another's (its data/ or anywhere below it).
  */
@@ -286,6 +288,21 @@ function checkDistinctNodes(nodes: NodeSettings[], problems: Problem[]): void {
   const nested = (mine: string, theirs: string) =>
     mine === theirs || mine.startsWith(`${theirs}/`) || theirs.startsWith(`${mine}/`);
   for (const node of nodes) {
+    if (node.typenode === 'validator') {
+      // Two validators of the stack on one machine or worker go down together (its reboot, its upgrade, its disk),
+      // whatever order the rollout changes them in (docs/operations.md#rolling-out-a-change).
+      const machine = node.target === 'ssh' ? node.host : `worker ${node.workerName}`;
+      claim(
+        node,
+        { kind: 'validator machine', machine: '', values: [machine] },
+        {
+          shown: machine,
+          key: node.target === 'ssh' ? `node ${node.name} inventory.host` : 'deploy.workerName',
+          allowed:
+            'a machine (a worker) no other validator of the stack runs on: two validators down at once bring the network closer to the third whose loss stops its blocks',
+        },
+      );
+    }
     const endpoint = `${node.p2pHost}:${node.p2pPort}`;
     const where = node.target === 'kubernetes' ? 'deploy.p2p.host' : `node ${node.name} inventory.node_ip`;
     claim(

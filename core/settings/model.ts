@@ -256,6 +256,14 @@ export interface StackSettings {
   supportContact: string;
   /** The companion services as configured for the stack, enabled or not (`lacchain:companions`). */
   companions: CompanionSettings[];
+  /** How a change that restarts several nodes rolls out (`lacchain:rollout`). */
+  rollout: RolloutSettings;
+}
+
+/** How a change that restarts several nodes rolls out: one node at a time, each healthy before the next. */
+export interface RolloutSettings {
+  /** How long a restarted node's health gate waits for it, in seconds. */
+  gateTimeoutSeconds: number;
 }
 
 /** The secret settings of a stack. */

@@ -36,6 +36,7 @@ import {
 import { NETWORKS, stackOfNetwork } from '../catalog/networks';
 import { NODE_TYPE_FACTS, NODE_TYPES, NodeType, UNSAFE_RPC_APIS } from '../catalog/nodeTypes';
 import { MAX_START_TIMEOUT_SECONDS, MIN_START_TIMEOUT_SECONDS, START_TIMEOUT_SECONDS } from '../catalog/remote';
+import { DEFAULT_GATE_TIMEOUT_SECONDS, MAX_GATE_TIMEOUT_SECONDS, MIN_GATE_TIMEOUT_SECONDS } from '../catalog/rollout';
 import {
   CONSENSUS_RPC_APIS,
   JWT_ALGORITHMS,
@@ -444,6 +445,17 @@ export const backupsSchema = strict({
   ),
 });
 
+/** How a change that restarts several nodes rolls out (`lacchain:rollout`): one node at a time, each healthy first. */
+export const rolloutSchema = strict({
+  gateTimeoutSeconds: setting(
+    whole(MIN_GATE_TIMEOUT_SECONDS, MAX_GATE_TIMEOUT_SECONDS).default(DEFAULT_GATE_TIMEOUT_SECONDS),
+    {
+      description:
+        "How long a restarted node may take to be healthy again (it answers with its enode, has a peer, is within the readiness probe's blocks of the head and its head advances; a validator also proposes again) before the rollout stops there and the nodes after it stay as they were.",
+    },
+  ),
+});
+
 /** How the operator's Prometheus watches the cluster's nodes (`lacchain:monitoring`). Machines: `lacchain:metricsToken`. */
 export const monitoringSchema = strict({
   scraper: setting(
@@ -582,6 +594,14 @@ const STACK_KEYS = {
     setting(backupsSchema.optional(), {
       default: 'a backup before every release change, none scheduled, the last 7 kept, in the default repository',
       description: `Backups of every node's chain data with ${BACKUP_TOOL.package} (fields below; [backups](operations.md#backups-restore-and-rollback)).`,
+    }),
+    'mapping',
+  ),
+  'lacchain:rollout': key(
+    setting(rolloutSchema.optional(), {
+      default: `each node's health gate waits up to ${DEFAULT_GATE_TIMEOUT_SECONDS} s`,
+      description:
+        'How a `pulumi up` that restarts several nodes changes them: one at a time, writers first, then bootnodes, then validators, each healthy again before the next ([rolling out a change](operations.md#rolling-out-a-change)).',
     }),
     'mapping',
   ),

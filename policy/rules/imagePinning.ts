@@ -8,6 +8,7 @@
  * release change), and every container and init container of a Job or CronJob whose pod mounts it or that is one of
  * the node's backups (the schedule, whose kubectl steps stop and start the node, and the Jobs of `npm run node`).
  */
+import { CHECKED_KEY_VOLUME } from '../../core/kubernetes/keyCheck';
 import { BACKUP_LABEL, BACKUP_TOOL, KUBECTL_IMAGE } from '../../core/catalog/backups';
 import { BESU_IMAGE_REPOSITORY } from '../../core/catalog/besu';
 import { KEY_SECRET_ANNOTATION, kubernetesNames } from '../../core/catalog/kubernetes';
@@ -66,12 +67,16 @@ function keySecretTest(resource: PolicyResource): (name: unknown) => boolean {
   return (name) => name === kubernetesNames(node).keySecret || (operators !== undefined && name === operators);
 }
 
-/** Whether a container gets the node key: it mounts a volume of the key Secret, or has a variable from it. */
+/**
+ * Whether a container gets the node key: it mounts a volume of the key Secret or the key check's copy of the key
+ * (core/kubernetes/keyCheck.ts), or has a variable from the key Secret.
+ */
 function receivesKey(container: Container, resource: PolicyResource): boolean {
   const isKey = keySecretTest(resource);
   const keyVolumes = volumesWhere(resource, (volume) => {
     const projected = at(volume, 'projected', 'sources');
     return (
+      at(volume, 'name') === CHECKED_KEY_VOLUME ||
       isKey(at(volume, 'secret', 'secretName')) ||
       (Array.isArray(projected) && projected.some((source) => isKey(at(source, 'secret', 'name'))))
     );

@@ -120,7 +120,7 @@ describe('plan with a node key file', () => {
     expect(fs.readFileSync(path.join(result.out, 'kubernetes', 'writer.yaml'), 'utf8')).not.toContain(KEY_ONE.slice(2));
   });
 
-  it('takes NODE=FILE, and asks for it when the stack has several nodes', () => {
+  it('takes NODE=FILE, and asks for it when the stack has several nodes; writes how a change of both rolls out', () => {
     const config = project(
       {
         'lacchain:network': 'open-protestnet',
@@ -137,6 +137,15 @@ describe('plan with a node key file', () => {
     const named = plan(['--stack', 'testnet', '--config', config, '--node-key-file', `validator=${keyFile}`]);
     expect(named.code).toBe(0);
     expect(JSON.parse(named.stdout).nodes.validator.address).toBe('0x7e5f4552091a69125d5dfcb7b8c2659029395bdf');
+    // Two nodes: the plan says how a change that restarts both rolls out (docs/operations.md#rolling-out-a-change).
+    expect(fs.readFileSync(path.join(named.out, 'rollout.txt'), 'utf8')).toBe(
+      [
+        'rollout: a change that restarts nodes changes them one at a time, in this order, each healthy again before the next:',
+        "  1. writer (writer, kubernetes), then its gate: its pod Ready (readiness: a peer, at most 2 blocks behind), up to the provider's wait",
+        '  2. validator (validator, kubernetes), last: nothing waits for it',
+        '',
+      ].join('\n'),
+    );
     const ambiguous = plan(['--stack', 'testnet', '--config', config, '--node-key-file', keyFile]);
     expect([ambiguous.code, ambiguous.stderr]).toEqual([2, expect.stringMatching(/several nodes .* use NODE=FILE/)]);
   });

@@ -143,7 +143,7 @@ describe('the example stacks as given, their images by tag (no digest: the opera
     expect(result.stderr).toMatch(
       /^policy violation: \[node-key-images-pinned\] StatefulSet validator-node: container validator-besu receives the node key but runs image hyperledger\/besu:23.4.1 by tag: pin it by its registry digest/m,
     );
-    expect(fs.readdirSync(result.out).sort()).toEqual(['kubernetes', 'policy.json', 'resources.json']);
+    expect(fs.readdirSync(result.out).sort()).toEqual(['kubernetes', 'policy.json', 'resources.json', 'rollout.txt']);
   });
 });
 

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The health gate of a node in a rollout (docs/operations.md, "Rolling out a change"): run after a `pulumi up` restarted
+# the node, before the next node of the stack changes. It waits, until GATE_TIMEOUT seconds have passed, for the node
+# to be healthy as `npm run node -- check` judges it: it answers net_enode with EXPECTED_ENODE, has a peer, is at most
+# MAX_BLOCKS_BEHIND blocks behind the best block it knows, and its head advances past the head it had when the gate
+# began; a validator (SIGNER_METRICS, the consensus API's getSignerMetrics) also proposes a block after that head.
+# It passes with one line saying what it saw; it fails with one line naming the node, what was checked, what it saw
+# last, and the commands to continue or go back (the nodes after it are not changed: the engine runs nothing that
+# depends on a failed resource).
+# Parameters (environment): NODE_NAME, STACK, NEXT_NODES (the nodes the rollout changes after this one, for the
+# message), EXPECTED_ENODE, NODE_ADDRESS (the node's address, for its signer metrics), RPC_PORT, GATE_TIMEOUT (seconds),
+# MAX_BLOCKS_BEHIND, SIGNER_METRICS (the method, or empty for a node that proposes no blocks or whose RPC does not
+# serve it), CHANGE (a digest of what restarted the node: it changes whenever the gate must run again).
+set -euo pipefail
+: "${NODE_NAME:?}" "${STACK:?}" "${EXPECTED_ENODE:?}" "${NODE_ADDRESS:?}" "${RPC_PORT:?}" "${GATE_TIMEOUT:?}"
+: "${MAX_BLOCKS_BEHIND:?}" "${CHANGE:?}"
+SIGNER_METRICS=${SIGNER_METRICS:-}
+NEXT_NODES=${NEXT_NODES:-}
+
+# rpc_answer METHOD: the node's whole JSON answer to METHOD (no parameters) on the loopback, or nothing.
+rpc_answer() {
+  curl --silent --max-time 3 -H 'Host: localhost' -H 'Content-Type: application/json' \
+    --data "{\"jsonrpc\":\"2.0\",\"method\":\"$1\",\"params\":[],\"id\":1}" "http://127.0.0.1:$RPC_PORT/" 2>/dev/null \
+    || true
+}
+
+# hex_field NAME: the hex value of "NAME":"0x…" in standard input, as a decimal number, or nothing.
+hex_field() {
+  local hex
+  hex=$(sed -n "s/.*\"$1\"[[:space:]]*:[[:space:]]*\"\\(0x[0-9a-fA-F]*\\)\".*/\\1/p" | head -n 1)
+  if [ -n "$hex" ]; then printf '%d' "$hex"; fi
+}
+
+# last_proposed: the last block the node proposed, from its signer metrics (the entry of NODE_ADDRESS), or nothing.
+last_proposed() {
+  rpc_answer "$SIGNER_METRICS" | sed 's/[{}]/\n/g' | grep -i "\"$NODE_ADDRESS\"" | hex_field lastProposedBlockNumber || true
+}
+
+deadline=$((SECONDS + GATE_TIMEOUT))
+began=""
+seen="it did not answer on 127.0.0.1:$RPC_PORT"
+while :; do
+  enode=$(rpc_result net_enode)
+  peers=$(rpc_answer net_peerCount | hex_field result)
+  head=$(rpc_answer eth_blockNumber | hex_field result)
+  syncing=$(rpc_answer eth_syncing)
+  if [ -z "$began" ] && [ -n "$head" ]; then began=$head; fi
+  behind=0
+  highest=$(hex_field highestBlock <<<"$syncing")
+  current=$(hex_field currentBlock <<<"$syncing")
+  if [ -n "$highest" ] && [ -n "$current" ]; then behind=$((highest - current)); fi
+  proposed=""
+  if [ -n "$SIGNER_METRICS" ] && [ -n "$began" ]; then proposed=$(last_proposed); fi
+  if [ -z "$enode" ] || [ -z "$head" ]; then
+    seen="it did not answer on 127.0.0.1:$RPC_PORT"
+  elif [ "$enode" != "$EXPECTED_ENODE" ]; then
+    seen="it answers net_enode with $enode, not the stack's $EXPECTED_ENODE"
+  elif [ "${peers:-0}" -lt 1 ]; then
+    seen="it has no peer (is it permissioned? npm run node -- check says why)"
+  elif [ "$behind" -gt "$MAX_BLOCKS_BEHIND" ]; then
+    seen="it is $behind blocks behind the best block it knows (at most $MAX_BLOCKS_BEHIND)"
+  elif [ "$head" -le "$began" ]; then
+    seen="its head has not advanced from block $began"
+  elif [ -n "$SIGNER_METRICS" ] && { [ -z "$proposed" ] || [ "$proposed" -le "$began" ]; }; then
+    seen="it has proposed no block since block $began (its last: ${proposed:-none in $SIGNER_METRICS})"
+  else
+    echo "gate: ok: node $NODE_NAME is healthy: its enode, $peers peers, head $head advancing, $behind blocks behind${proposed:+, proposed block $proposed}"
+    exit 0
+  fi
+  if [ "$SECONDS" -ge "$deadline" ]; then break; fi
+  sleep 1
+done
+fail "node $NODE_NAME is not healthy after $GATE_TIMEOUT s (checked: its enode, a peer, at most $MAX_BLOCKS_BEHIND blocks behind, its head advancing${SIGNER_METRICS:+, a block proposed}): $seen. The rollout stops here${NEXT_NODES:+: $NEXT_NODES not changed}. Fix it (npm run node -- check --stack $STACK --node $NODE_NAME), then run pulumi up again to continue from here; or go back (npm run node -- rollback --stack $STACK --node $NODE_NAME, and set its release back)"

@@ -1,0 +1,121 @@
+/**
+ * A node's health gate in a rollout (scripts/remote/gate.sh, run as the command provider runs a step) against the
+ * Besu stand-in on this machine's loopback (tests/fixtures/besu-standin, not Besu): it passes once the node answers
+ * with its enode, has a peer, is not behind and its head advances (a validator: it proposes again), saying what it
+ * saw; otherwise it fails when its time is up, with one line naming the node, what was checked, what it saw last, the
+ * nodes left unchanged and the commands to continue or go back.
+ */
+import { spawn } from 'child_process';
+import { deriveIdentity } from '../../core/identity/nodeKey';
+import { gateParameters, GATE_SCRIPT } from '../../core/remote/gate';
+import { stepCommand, stepInput, stepScript } from '../../core/remote/shell';
+import { startBesuStandin, RunningStandin } from '../../testing/besuStandin';
+import { KEY_ONE, loadTestnet, sshValidatorEntry, sshValidatorStack } from '../../testing/fixtures';
+import type { SshNodeSettings } from '../../core/settings/model';
+
+jest.setTimeout(60_000);
+
+const P2P = { host: '190.51.100.7', port: 60606 };
+const identity = deriveIdentity(KEY_ONE, P2P.host, P2P.port);
+const ENODE = identity.enode;
+
+/** The stack's validator (SSH), whose gate asks for its signer metrics; as a writer, whose gate does not. */
+function nodeOf(typenode: 'validator' | 'writer'): SshNodeSettings {
+  return loadTestnet(sshValidatorStack({ ...sshValidatorEntry(), typenode })).nodes[0] as SshNodeSettings;
+}
+
+let standin: RunningStandin;
+beforeAll(async () => {
+  standin = await startBesuStandin(KEY_ONE, P2P.host, P2P.port, undefined, undefined, ['ETH', 'NET', 'IBFT']);
+});
+afterAll(() => standin.stop());
+
+/** Runs the gate of `node` against the stand-in, for at most `seconds`. */
+function gate(node: SshNodeSettings, seconds: number, enode = ENODE) {
+  const port = new URL(standin.rpcUrl).port;
+  const env = {
+    ...gateParameters(node, {
+      stack: 'testnet',
+      nextNodes: ['bootnode', 'validator-2'],
+      timeoutSeconds: seconds,
+      enode,
+      address: identity.address,
+      change: 'a'.repeat(64),
+    }),
+    RPC_PORT: port,
+  };
+  const input = stepInput('lacchain-besu-node: the health gate of node validator', env, stepScript(GATE_SCRIPT));
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn('sh', ['-c', stepCommand('root')]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout: stdout.trim(), stderr: stderr.trim() }));
+    child.stdin.end(input);
+  });
+}
+
+const HEALTHY = { peers: 3, blockAdvancing: true, syncing: false, proposing: true };
+const STOPS =
+  'The rollout stops here: bootnode, validator-2 not changed. Fix it (npm run node -- check --stack testnet --node validator), then run pulumi up again to continue from here; or go back (npm run node -- rollback --stack testnet --node validator, and set its release back)';
+
+describe("a node's health gate", () => {
+  it('passes a healthy validator once its head advances and it proposed a block since, saying what it saw', async () => {
+    standin.setState(HEALTHY);
+    const result = await gate(nodeOf('validator'), 30);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /^gate: ok: node validator is healthy: its enode, 3 peers, head \d+ advancing, 0 blocks behind, proposed block \d+$/,
+    );
+  });
+
+  it('passes a healthy writer without asking for blocks it proposed', async () => {
+    standin.setState({ ...HEALTHY, proposing: false });
+    const result = await gate(nodeOf('writer'), 30);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /^gate: ok: node validator is healthy: its enode, 3 peers, head \d+ advancing, 0 blocks behind$/,
+    );
+  });
+
+  it.each([
+    ['a node without a peer', { ...HEALTHY, peers: 0 }, ENODE, 'it has no peer'],
+    [
+      'a node far behind',
+      { ...HEALTHY, syncing: true, blocksBehind: 100 },
+      ENODE,
+      'it is 100 blocks behind the best block it knows (at most 2)',
+    ],
+    [
+      'a node whose head stands still',
+      { ...HEALTHY, blockAdvancing: false },
+      ENODE,
+      'its head has not advanced from block',
+    ],
+    [
+      'a validator that proposes no block',
+      { ...HEALTHY, proposing: false },
+      ENODE,
+      'it has proposed no block since block',
+    ],
+    [
+      'a node answering another enode',
+      HEALTHY,
+      ENODE.replace(/^enode:\/\/./, 'enode://f'),
+      'it answers net_enode with enode://',
+    ],
+  ])('stops the rollout at %s, saying what it saw and how to go on', async (_what, state, enode, seen) => {
+    standin.setState(state);
+    const result = await gate(nodeOf('validator'), 4, enode);
+    expect(result.code).toBe(1);
+    const lines = result.stderr.split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(
+      'gate: node validator is not healthy after 4 s (checked: its enode, a peer, at most 2 blocks behind, its head advancing, a block proposed): ',
+    );
+    expect(lines[0]).toContain(seen);
+    expect(lines[0]).toContain(STOPS);
+  });
+});
