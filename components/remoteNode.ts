@@ -195,7 +195,7 @@ export class RemoteNode extends pulumi.ComponentResource {
         },
         {
           parent: this,
-          // From the first step that may restart Besu on, after the node before this one in the rollout is healthy.
+          // From the first step that changes what the node runs on, after the node before it in the rollout is healthy.
           dependsOn: [
             ...(previous ? [previous] : []),
             ...(step.name === ROLLOUT_FIRST_STEP && args.rollout?.after ? [args.rollout.after] : []),

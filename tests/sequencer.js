@@ -12,13 +12,15 @@ const SLOWEST = [
   'e2e/sshNode',
   'e2e/sshNodeDay2',
   'e2e/companionNodes',
+  'e2e/rollout',
+  'kubelet/validatorPod',
   'engine/clusterPath',
   'e2e/rpcAccess',
   'e2e/keyCustody',
   'e2e/debian13',
 ];
 /** The tiers, slowest first. */
-const TIERS = ['e2e', 'engine', 'cluster', 'cli', 'tools', 'program', 'unit'];
+const TIERS = ['e2e', 'kubelet', 'engine', 'cluster', 'cli', 'tools', 'program', 'unit'];
 
 class SlowestFirst extends Sequencer {
   sort(tests) {

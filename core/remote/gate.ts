@@ -15,11 +15,13 @@ export const GATE_SCRIPT = 'remote/gate.sh';
 export const RESTARTING_STEPS: readonly RemoteStepName[] = ['node-key', 'start'];
 
 /**
- * The first of a node's steps that waits for the node before it in the rollout: every step from it on may restart
- * Besu or its companions; the ones before it (the system's packages, the release unpacked beside the one in use, the
- * node's files) change nothing that runs, so every node does them side by side.
+ * The first of a node's steps that waits for the node before it in the rollout: from it on, the steps write what the
+ * node reads when it starts (its config, genesis, key) and restart it or its companions, so a node the rollout has
+ * not reached keeps exactly what it runs, on disk too. The ones before it (the preflight's checks, the system's
+ * packages, the release unpacked beside the one in use) change nothing a node reads, so every node does them side by
+ * side.
  */
-export const ROLLOUT_FIRST_STEP: RemoteStepName = RESTARTING_STEPS[0];
+export const ROLLOUT_FIRST_STEP: RemoteStepName = 'node-files';
 
 /**
  * What the gate runs when it is first made (a node's first install, or a node new to the rollout): nothing but a line.

@@ -51,18 +51,18 @@ describe('a stack of three SSH nodes: one at a time, writer, bootnode, validator
     declared = await declareProgram(recorded, 'testnet', threeMachines(), {});
   });
 
-  it('starts changing each node from its node-key step only after the node before it passed its gate', () => {
-    expect(command(declared, 'writer-node-key')!.options.dependsOn).toEqual(['writer-node-files']);
-    expect(command(declared, 'bootnode-node-key')!.options.dependsOn).toEqual(['bootnode-node-files', 'writer-gate']);
-    expect(command(declared, 'validator-node-key')!.options.dependsOn).toEqual([
-      'validator-node-files',
+  it("starts changing each node's files only after the node before it passed its gate", () => {
+    expect(command(declared, 'writer-node-files')!.options.dependsOn).toEqual(['writer-release']);
+    expect(command(declared, 'bootnode-node-files')!.options.dependsOn).toEqual(['bootnode-release', 'writer-gate']);
+    expect(command(declared, 'validator-node-files')!.options.dependsOn).toEqual([
+      'validator-release',
       'bootnode-gate',
     ]);
   });
 
-  it('lets every node do the steps that restart nothing side by side (packages, release, files)', () => {
+  it('lets every node do the steps that change nothing it reads side by side (preflight, packages, release)', () => {
     for (const node of ['writer', 'bootnode', 'validator']) {
-      for (const step of ['packages', 'release', 'node-files']) {
+      for (const step of ['packages', 'release']) {
         const before = REMOTE_STEP_NAMES[REMOTE_STEP_NAMES.indexOf(step as never) - 1];
         expect(command(declared, `${node}-${step}`)!.options.dependsOn).toEqual([`${node}-${before}`]);
       }
