@@ -279,7 +279,7 @@ async function check(
   if (fix) {
     say(`fix: restarting node ${node.name}`);
     await client.restart();
-    await waitForRpc(client);
+    await waitForStart(client);
     verdicts = evaluateHealth(await observe(node, client, window), fixes);
     report(node, verdicts);
     if (healthy(verdicts)) return EXIT.ok;
@@ -288,16 +288,25 @@ async function check(
   return EXIT.failed;
 }
 
-async function waitForRpc(client: NodeClient): Promise<void> {
+/**
+ * Waits, up to FIX_WAIT_SECONDS, for a restarted node to be started: its RPC answers, and none of its companion
+ * services is still on its way up or down (systemd's `activating`, `deactivating`: a companion restarted with the
+ * node), so the check after a restart judges the node as it settled, not half-way.
+ */
+async function waitForStart(client: NodeClient): Promise<void> {
   const deadline = Date.now() + FIX_WAIT_SECONDS * 1000;
+  const answers = () =>
+    client.rpc('net_enode').then(
+      () => true,
+      () => false,
+    );
+  const settled = async () =>
+    (await client.companionStates()).every((companion) => !TRANSITIONAL_STATES.includes(companion.detail));
   while (Date.now() < deadline) {
-    if (
-      await client.rpc('net_enode').then(
-        () => true,
-        () => false,
-      )
-    )
-      return;
+    if ((await answers()) && (await settled())) return;
     await new Promise((resolve) => setTimeout(resolve, FIX_POLL_MS));
   }
 }
+
+/** The states a service passes through while it starts or stops (systemctl is-active). */
+const TRANSITIONAL_STATES = ['activating', 'deactivating', 'reloading'];

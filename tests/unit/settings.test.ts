@@ -553,6 +553,7 @@ const cases: Case[] = [
       nodes(c).push({
         ...nodes(c)[1],
         name: 'second',
+        typenode: 'bootnode',
         inventory: {
           ...inventory(c),
           node_ip: '190.51.100.9',
@@ -574,6 +575,7 @@ const cases: Case[] = [
       nodes(c).push({
         ...nodes(c)[1],
         name: 'second',
+        typenode: 'bootnode',
         inventory: { ...inventory(c), node_ip: '190.51.100.9', node_home: '/srv/second', node_service: 'besu' },
       });
     },
@@ -596,6 +598,7 @@ const cases: Case[] = [
       nodes(c).push({
         ...nodes(c)[1],
         name: 'second',
+        typenode: 'bootnode',
         inventory: { ...inventory(c), node_ip: '190.51.100.9', node_home: second, node_service: 'besu-second' },
       });
     },
@@ -611,6 +614,7 @@ const cases: Case[] = [
       nodes(c).push({
         ...nodes(c)[1],
         name: 'second',
+        typenode: 'bootnode',
         inventory: { ...inventory(c), node_ip: '190.51.100.9', node_home: '/srv/second' },
       }),
     expected: {
@@ -1001,6 +1005,7 @@ describe('settings validation', () => {
     nodes(config).push({
       ...nodes(config)[1],
       name: 'second',
+      typenode: 'bootnode',
       inventory: { ...inventory(config), node_ip: '190.51.100.9', node_home: '/opt/lacchain-2', node_service: 'besu' },
     });
     const loaded = load(config).settings.nodes.filter((n) => n.target === 'ssh');
