@@ -1,0 +1,73 @@
+/**
+ * Remote commands run as the engine runs them (no command provider is to be had here): each as soon as every resource
+ * it depends on is done, side by side otherwise, each on the test host its connection names; a failed command fails
+ * the ones that depend on it, which never run, and the others go on. What the rollout's order rests on is exactly
+ * this: the resources' `dependsOn` (components/remoteNode.ts, components/healthGate.ts), which the engine keeps.
+ */
+import type { Declared } from './program';
+import type { TestHost } from './host/testHost';
+import { progress } from './hostSuite';
+import { RemoteStep, runRemoteStep } from './replay';
+
+/** One command's run: when it began and ended (ms since the epoch) and what it printed. */
+export interface EngineRun {
+  name: string;
+  began: number;
+  ended: number;
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** How a replay of `pulumi up` ended: the commands run, the one(s) that failed, those never run because of them. */
+export interface EngineReplay {
+  runs: EngineRun[];
+  failed: EngineRun[];
+  notRun: string[];
+}
+
+/**
+ * Runs `steps` (the commands `pulumi up` would run: changedCommands of the declaration) with the dependencies
+ * `declared` gives them. Every other resource of the declaration is unchanged: the engine completes it at once, but
+ * only after what it depends on (the program registers a resource once its dependencies' registrations returned, and
+ * a registration returns once its step is done), so a command waits for everything it depends on, through unchanged
+ * resources too; a failed command stops everything that depends on it, however far.
+ */
+export async function runAsEngine(declared: Declared, steps: RemoteStep[], hosts: TestHost[]): Promise<EngineReplay> {
+  const dependencies = new Map(
+    declared.resources.map((r) => [r.name, ((r.options.dependsOn ?? []) as string[]).filter((d) => d)]),
+  );
+  const hostOf = (step: RemoteStep) => {
+    const host = hosts.find((h) => h.ip === step.inputs.connection.host);
+    if (!host) throw new Error(`no test host at ${step.inputs.connection.host} for ${step.name}`);
+    return host;
+  };
+  const changed = new Map(steps.map((step) => [step.name, step]));
+  const outcome = new Map<string, Promise<boolean>>();
+  const runs: EngineRun[] = [];
+  const notRun: string[] = [];
+  /** Completes resource `name` (runs it when it is one of `steps`): true when it, and all it depends on, succeeded. */
+  const complete = (name: string): Promise<boolean> => {
+    const known = outcome.get(name);
+    if (known) return known;
+    const done = (async () => {
+      const results = await Promise.all((dependencies.get(name) ?? []).map(complete));
+      const step = changed.get(name);
+      if (results.some((ok) => !ok)) {
+        if (step) notRun.push(name);
+        return false;
+      }
+      if (!step) return true;
+      progress(`engine: running ${step.name}`);
+      const began = Date.now();
+      const result = await runRemoteStep(hostOf(step), step);
+      runs.push({ name: step.name, began, ended: Date.now(), ...result });
+      progress(`engine: ${step.name} exited ${result.code}`);
+      return result.code === 0;
+    })();
+    outcome.set(name, done);
+    return done;
+  };
+  await Promise.all(steps.map((step) => complete(step.name)));
+  return { runs, failed: runs.filter((r) => r.code !== 0), notRun };
+}
