@@ -155,6 +155,16 @@ describe('keyCustody machine (SSH): the key is made on the machine and only its 
   });
 });
 
+/** The key check's arguments: Besu, the Secret's key, the node's publicKey, the Secret and entry, the checked copy. */
+const CHECK_ARGUMENTS = [
+  '/opt/besu/bin/besu',
+  '/etc/besu/secret-key/key',
+  MACHINE_PUBLIC_KEY,
+  'vault-writer-key',
+  'nodekey',
+  '/etc/besu/key/key',
+];
+
 describe("keyCustody secret (Kubernetes): the operator's Secret is mounted, never made or read", () => {
   let declared: Declared;
   beforeAll(async () => {
@@ -219,12 +229,7 @@ describe("keyCustody secret (Kubernetes): the operator's Secret is mounted, neve
     expect(besu).toMatchObject({
       command: ['/bin/sh', '/etc/besu/config/check-node-key.sh'],
       args: [
-        '/opt/besu/bin/besu',
-        '/etc/besu/secret-key/key',
-        MACHINE_PUBLIC_KEY,
-        'vault-writer-key',
-        'nodekey',
-        '/etc/besu/key/key',
+        ...CHECK_ARGUMENTS,
         '/bin/sh',
         '/etc/besu/config/start-node.sh',
         '/opt/besu/bin/besu',
@@ -250,14 +255,7 @@ describe("keyCustody secret (Kubernetes): the operator's Secret is mounted, neve
     expect(check).toMatchObject({
       image: besu.image,
       command: ['/bin/sh', '/etc/besu/config/check-node-key.sh'],
-      args: [
-        '/opt/besu/bin/besu',
-        '/etc/besu/secret-key/key',
-        MACHINE_PUBLIC_KEY,
-        'vault-writer-key',
-        'nodekey',
-        '/etc/besu/key/key',
-      ],
+      args: CHECK_ARGUMENTS,
       terminationMessagePolicy: 'FallbackToLogsOnError',
     });
     expect(check.volumeMounts.map((m: any) => [m.name, m.readOnly ?? false])).toEqual([
