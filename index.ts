@@ -8,6 +8,7 @@ import { loadPulumiStack, secretInputs } from './components/pulumiSettings';
 import { GenesisError, loadGenesis } from './core/genesis';
 import { declareStack } from './program';
 import { describeRollout, ROLLOUT_HEADING } from './core/node/rollout';
+import { sshLoginLine } from './core/catalog/sshLogin';
 
 export = async () => {
   const loaded = loadPulumiStack();
@@ -19,6 +20,8 @@ export = async () => {
     if (error instanceof GenesisError) throw new pulumi.RunError(error.message);
     throw error;
   }
+  // How pulumi up logs in to the machines, and so whether the SSH key is in the state (docs/ssh.md#logging-in).
+  if (settings.nodes.some((n) => n.target === 'ssh')) void pulumi.log.info(sshLoginLine(settings.sshAuthentication));
   // Said in every preview and update of a stack of several nodes (docs/operations.md#rolling-out-a-change).
   const rollout = describeRollout(settings.nodes, settings.rollout);
   if (rollout.length > 0) void pulumi.log.info([ROLLOUT_HEADING, ...rollout].join('\n'));

@@ -14,6 +14,8 @@ import type { StackSecretInputs } from './components/pulumiSettings';
 export type { StackSecretInputs } from './components/pulumiSettings';
 import { permissioningRequest, PermissioningRequest } from './core/permissioning';
 import type { KubernetesNodeSettings, NodeSettings, StackSettings } from './core/settings/model';
+import { SSH_AUTHENTICATION_KEY, SSH_PRIVATE_KEY_KEY } from './core/catalog/sshLogin';
+import type { SshLogin } from './components/remoteNode';
 
 /*
  * Each path's components, and the provider SDK behind them, are loaded only when the stack has a node on that path:
@@ -121,11 +123,10 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
       });
     }
     if (node.target === 'ssh' && genesis) {
-      if (secrets.sshPrivateKey === undefined) throw new Error(`node ${node.name}: no SSH private key`);
       const deployed = new (remotePath().RemoteNode)(node.name, {
         node,
         privateKey: identity?.privateKey,
-        sshPrivateKey: secrets.sshPrivateKey,
+        sshLogin: sshLoginOf(settings, secrets, node.name),
         genesis,
         enode: identity?.enode,
         address: identity?.address,
@@ -161,6 +162,15 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
 }
 
 /** The cluster's provider and namespaces, when the stack has Kubernetes nodes. */
+/** How `pulumi up` logs in to an SSH node's machine: the agent, or the stored key the loader required. */
+function sshLoginOf(settings: StackSettings, secrets: StackSecretInputs, nodeName: string): SshLogin {
+  if (settings.sshAuthentication === 'agent') return { agent: true };
+  if (secrets.sshPrivateKey === undefined) {
+    throw new Error(`node ${nodeName}: ${SSH_AUTHENTICATION_KEY} is privateKey but ${SSH_PRIVATE_KEY_KEY} is not set`);
+  }
+  return { privateKey: secrets.sshPrivateKey };
+}
+
 function declareCluster(settings: StackSettings) {
   const kubernetesNodes = settings.nodes.filter((n): n is KubernetesNodeSettings => n.target === 'kubernetes');
   if (kubernetesNodes.length === 0) return undefined;

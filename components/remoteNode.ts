@@ -32,8 +32,8 @@ import { addressOfPublicKey } from '../core/identity/nodeKey';
 import type { NodeArgs } from './nodeArgs';
 
 export interface RemoteNodeArgs extends NodeArgs<SshNodeSettings> {
-  /** The SSH private key to log in with (a secret). */
-  sshPrivateKey: pulumi.Input<string>;
+  /** How `pulumi up` logs in to the machine: the operator's ssh agent, or a stored private key (a secret). */
+  sshLogin: SshLogin;
   /**
    * The enode the node must answer with once started, and the node address (written to data/nodeAddress). Absent for
    * a machine that makes its own key (machine custody, no `publicKey` pinned): read back from the node-key step.
@@ -47,6 +47,9 @@ export interface RemoteNodeArgs extends NodeArgs<SshNodeSettings> {
   /** The rollout: what this node's restarting steps wait for (the node before it), and its own gate, if any. */
   rollout?: NodeRollout;
 }
+
+/** How `pulumi up` logs in to an SSH node's machine (`lacchain:sshAuthentication`). */
+export type SshLogin = { agent: true } | { privateKey: pulumi.Input<string> };
 
 /** A node's place in the stack's rollout (core/node/rollout.ts). */
 export interface NodeRollout {
@@ -87,7 +90,10 @@ export class RemoteNode extends pulumi.ComponentResource {
       host: node.host,
       port: node.sshPort,
       user: node.user,
-      privateKey: pulumi.secret(args.sshPrivateKey),
+      // With the agent, the connection names no key and no socket: the command provider reads SSH_AUTH_SOCK when it
+      // logs in, so the state holds neither the key nor a socket path that changes with each login session (a changed
+      // connection would run every step again).
+      ...('privateKey' in args.sshLogin ? { privateKey: pulumi.secret(args.sshLogin.privateKey) } : {}),
       ...(node.hostKey ? { hostKey: node.hostKey } : {}),
     };
     const genesis = pulumi.output(args.genesis);

@@ -69,7 +69,7 @@ import {
   valuesFileText,
   writeIfChanged,
 } from './settingsFiles';
-import { formatToDo, rawStackConfig, stackProblems, stillToDo, ToDo } from './stillToDo';
+import { agentLoginNote, formatToDo, rawStackConfig, stackProblems, stillToDo, ToDo } from './stillToDo';
 
 /** Asks questions on the terminal, or takes the answers from flags when there is none. */
 class Asker {
@@ -519,6 +519,7 @@ async function setup(
     );
   }
   process.stdout.write(otherNodesNote(listed, name, stack));
+  process.stdout.write(agentLoginNote(dir, stackFileName));
   const permissioning = permissioningStep(network, stack, name);
   if (items.length === 0) {
     process.stdout.write(`next: pulumi up --stack ${stack}\n${permissioning}`);

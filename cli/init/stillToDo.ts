@@ -18,6 +18,13 @@ import type { FileReader } from '../../core/settings/sources';
 import { programRuleViolations } from '../../policy/programRules';
 import { dataImageSetting } from '../../policy/rules/imagePinning';
 import { formatViolation } from '../../policy/rules';
+import {
+  SSH_AUTHENTICATION_KEY,
+  SSH_AUTHENTICATIONS,
+  SSH_PRIVATE_KEY_KEY,
+  sshAuthenticationOf,
+  type SshAuthentication,
+} from '../../core/catalog/sshLogin';
 
 /** A line of an item: a command to run as printed, or a sentence. */
 export type ToDoLine = { command: string } | { text: string };
@@ -85,7 +92,7 @@ export interface ToDoInput {
   node: WrittenNode;
 }
 
-const SSH_KEY = configKey('sshPrivateKey');
+const SSH_KEY = SSH_PRIVATE_KEY_KEY;
 const NODES = configKey('nodes');
 const COMPANIONS = configKey('companions');
 /** A node's missing host key: `lacchain:nodes[1].inventory.host_key`. */
@@ -143,6 +150,27 @@ export function stillToDo(input: ToDoInput): ToDo[] {
     });
   }
   return items;
+}
+
+/**
+ * How `pulumi up` will log in to the SSH nodes of the stack file at `dir/stackFile`, when it is with the agent (the
+ * default): a line saying the agent needs the key, and where the other way is; empty otherwise (the list then names the
+ * stored key when it is missing).
+ */
+export function agentLoginNote(dir: string, stackFile: string): string {
+  const raw = { ...readStackConfigFile(path.join(dir, stackFile)), file: stackFile };
+  const sshNodes = parsedList(raw.values[NODES]).some((n) => n.target === 'ssh');
+  if (!sshNodes || loginAuthentication(raw) !== 'agent') return '';
+  return `login: pulumi up logs in to the machines with your ssh agent (${SSH_AUTHENTICATION_KEY} agent, the default; the private key stays out of the state): load the key the login user accepts into it first (ssh-add ~/.ssh/id_ed25519); a runner without an agent stores it instead (docs/ssh.md#logging-in)\n`;
+}
+
+/** How the stack as written logs in to its SSH nodes (the loader's rule: the agent unless a key is stored). */
+function loginAuthentication(raw: RawStackConfig): SshAuthentication {
+  const named = raw.values[SSH_AUTHENTICATION_KEY];
+  return sshAuthenticationOf(
+    (SSH_AUTHENTICATIONS as readonly string[]).includes(named ?? '') ? (named as SshAuthentication) : undefined,
+    raw.values[SSH_KEY] !== undefined || (raw.encrypted ?? []).includes(SSH_KEY),
+  );
 }
 
 /** The item of the written node's host key: ssh-keyscan, then the key in the inventory or given to init again. */

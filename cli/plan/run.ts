@@ -30,6 +30,7 @@ import {
   PlannedResource,
   readPlannedResources,
 } from './diff';
+import { SSH_PRIVATE_KEY_KEY, sshLoginLine } from '../../core/catalog/sshLogin';
 import { checkPlan, plannedStepInputs, PlannedNodeValues } from '../../policy/offline';
 import { planGenesisPlaceholder } from '../../policy/inspect';
 import { failingViolations, formatViolation } from '../../policy/rules';
@@ -41,7 +42,8 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
   if (values.diff && values['diff-ref']) throw new UsageError('--diff and --diff-ref: give one');
   // No credential is needed to plan: an SSH private key not set yet is shown as a value only pulumi up knows.
   const { stack, settings, secrets } = loadOperatorStack(values.stack, values.config);
-  const sshKeyMissing = secrets.sshPrivateKey === undefined && settings.nodes.some((n) => n.target === 'ssh');
+  const sshNodes = settings.nodes.some((n) => n.target === 'ssh');
+  const sshKeyMissing = sshNodes && settings.sshAuthentication === 'privateKey' && secrets.sshPrivateKey === undefined;
   const sshKey = sshKeyMissing ? ENCRYPTED_VALUE : secrets.sshPrivateKey;
   const nodeKeys = { ...secrets.nodeKeys, ...keyFilesByNode(values['node-key-file'] ?? [], settings) };
   // The base is read before anything is written (it may be the output folder itself).
@@ -109,8 +111,10 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
       `note: ${clusterNodes.join(', ')} deploy${clusterNodes.length === 1 ? 's' : ''} to kubectl context ${settings.kubeContext} (${configKey('kubeContext')})\n`,
     );
   }
+  // How pulumi up logs in to the machines, and so whether the SSH key is in the state (docs/ssh.md).
+  if (sshNodes) process.stderr.write(`note: ${sshLoginLine(settings.sshAuthentication)}\n`);
   if (sshKeyMissing) {
-    const key = configKey('sshPrivateKey');
+    const key = SSH_PRIVATE_KEY_KEY;
     process.stderr.write(
       `note: ${key} is not set: planned as known after pulumi up, which needs it (pulumi config set --secret ${key} < ~/.ssh/id_ed25519)\n`,
     );

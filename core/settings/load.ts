@@ -17,6 +17,7 @@ import { companionServiceName } from '../remote/companionService';
 import { checkRpcForNodes, mergeRpcInput, readRpc, rpcOfNode } from './rpcSetting';
 import { checkCompanionsForNodes, companionsOfNode, readCompanions } from './companions';
 import { ENCRYPTED_PEM_STAND_IN, readNodeKeys, readSecrets } from './secrets';
+import { SSH_AUTHENTICATION_KEY, SSH_PRIVATE_KEY_KEY, sshAuthenticationOf } from '../catalog/sshLogin';
 import { checkStackName, checkStackNetwork } from './stackIdentity';
 import type { NodeSettings, StackSecrets, StackSettings } from './model';
 import { describeGiven, Problem, problemsFromZod, SettingsError } from './problems';
@@ -41,7 +42,8 @@ export interface LoadedStack {
 export interface LoadOptions {
   /**
    * The SSH private key may be missing (`secrets.sshPrivateKey` then undefined): the offline plan shows it as a value
-   * only `pulumi up` knows, and `npm run node` logs in with the operator's own ssh. `pulumi up` requires it.
+   * only `pulumi up` knows, and `npm run node` logs in with the operator's own ssh. `pulumi up` requires it when the
+   * stack logs in with `lacchain:sshAuthentication` `privateKey` (with the agent, the default, there is none).
    */
   sshKeyOptional?: boolean;
 }
@@ -141,7 +143,11 @@ export function loadStack(
   for (const node of nodes) node.companions = companionsOfNode(node, companions);
   checkCompanionsForNodes(nodes, raw.file, problems);
 
-  const secrets = readSecrets(config, nodes, raw.file, problems, options.sshKeyOptional ?? false);
+  const sshAuthentication = sshAuthenticationOf(
+    config[SSH_AUTHENTICATION_KEY],
+    config[SSH_PRIVATE_KEY_KEY] !== undefined,
+  );
+  const secrets = readSecrets(config, nodes, raw.file, problems, sshAuthentication, options.sshKeyOptional ?? false);
   for (const node of nodes) if (node.target === 'ssh') node.metricsEndpoint = secrets.metricsToken !== undefined;
   const monitoring = clusterMonitoring(config[configKey('monitoring')], raw.file, problems);
   for (const node of nodes) if (node.target === 'kubernetes') node.monitoring = monitoring;
@@ -160,6 +166,7 @@ export function loadStack(
       supportContact: config['lacchain:supportContact'] ?? network.supportContact,
       companions,
       rollout: rolloutSchema.parse(config[configKey('rollout')] ?? {}),
+      sshAuthentication,
     },
     secrets,
   };

@@ -7,6 +7,7 @@ import type { NodeType } from '../catalog/nodeTypes';
 import type { ETHSTATS, ReleasedCompanionName } from '../catalog/companions';
 import type { KeyCustody } from '../catalog/keyCustody';
 import type { RpcApiGroup, RpcExposure } from '../catalog/rpc';
+import type { SshAuthentication } from '../catalog/sshLogin';
 
 /** A password user of the RPC (its password is a secret, in StackSecrets.rpcPasswords). */
 export interface RpcUser {
@@ -258,6 +259,8 @@ export interface StackSettings {
   companions: CompanionSettings[];
   /** How a change that restarts several nodes rolls out (`lacchain:rollout`). */
   rollout: RolloutSettings;
+  /** How `pulumi up` logs in to the SSH nodes' machines (`lacchain:sshAuthentication`): the agent unless a key is stored. */
+  sshAuthentication: SshAuthentication;
 }
 
 /** How a change that restarts several nodes rolls out: one node at a time, each healthy before the next. */
@@ -268,7 +271,7 @@ export interface RolloutSettings {
 
 /** The secret settings of a stack. */
 export interface StackSecrets {
-  /** The SSH private key for SSH nodes. */
+  /** The SSH private key for SSH nodes, with `sshAuthentication` `privateKey` (the agent needs none). */
   sshPrivateKey?: string;
   /** Imported node private keys by node name (normalised to 0x + 64 lowercase hex). */
   nodeKeys: Record<string, string>;

@@ -36,6 +36,7 @@ import {
 import { NETWORKS, stackOfNetwork } from '../catalog/networks';
 import { NODE_TYPE_FACTS, NODE_TYPES, NodeType, UNSAFE_RPC_APIS } from '../catalog/nodeTypes';
 import { MAX_START_TIMEOUT_SECONDS, MIN_START_TIMEOUT_SECONDS, START_TIMEOUT_SECONDS } from '../catalog/remote';
+import { SSH_AGENT_VARIABLE, SSH_AUTHENTICATIONS } from '../catalog/sshLogin';
 import { DEFAULT_GATE_TIMEOUT_SECONDS, MAX_GATE_TIMEOUT_SECONDS, MIN_GATE_TIMEOUT_SECONDS } from '../catalog/rollout';
 import {
   CONSENSUS_RPC_APIS,
@@ -482,6 +483,7 @@ export const monitoringSchema = strict({
 });
 
 const SSH_KEY = 'an SSH private key (PEM or OpenSSH, beginning with -----BEGIN), set with pulumi config set --secret';
+const SSH_AUTHENTICATION = `one of ${SSH_AUTHENTICATIONS.join(', ')}`;
 const RPC_PASSWORDS = 'a mapping from RPC user name to password, set with --secret';
 const BACKUP_PASSWORD = 'a password of at least 12 characters, set with --secret';
 const METRICS_TOKEN =
@@ -528,13 +530,20 @@ const STACK_KEYS = {
         .refine((v) => v.trimStart().startsWith('-----BEGIN'), { error: SSH_KEY })
         .optional(),
       {
-        required: 'for SSH nodes',
+        required: 'with `lacchain:sshAuthentication: privateKey`',
         description:
-          'The SSH private key the program logs in with. Secret: `pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519`.',
+          'The SSH private key `pulumi up` logs in with when `lacchain:sshAuthentication` is `privateKey` (a runner without an ssh agent). It is kept in the stack file and the state, encrypted. Secret: `pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519`.',
       },
     ),
     'text',
     true,
+  ),
+  'lacchain:sshAuthentication': key(
+    setting(z.enum(SSH_AUTHENTICATIONS, { error: SSH_AUTHENTICATION }).optional(), {
+      default: '`privateKey` when `lacchain:sshPrivateKey` is set, else `agent`',
+      description: `How \`pulumi up\` logs in to the SSH nodes' machines. \`agent\`: with your ssh agent, through \`${SSH_AGENT_VARIABLE}\` as it is when \`pulumi up\` runs (load a key file into it with \`ssh-add ~/.ssh/id_ed25519\`): the private key stays out of the stack file and the state. \`privateKey\`: with \`lacchain:sshPrivateKey\`, stored encrypted in the stack file and the state, for a runner without an agent. \`npm run plan\` and \`pulumi up\` say which one a stack uses (an \`SSH login:\` line).`,
+    }),
+    'text',
   ),
   // Each key's value is checked by the loader, which knows how to describe a bad key without showing it.
   'lacchain:nodeKeys': key(

@@ -10,6 +10,7 @@ import { Problem } from './problems';
 import type { StackConfigInput } from './schema';
 import { ENCRYPTED_VALUE } from './settingsFiles';
 import { S3_REPOSITORY } from './fields';
+import { SSH_AUTHENTICATION_KEY, SSH_PRIVATE_KEY_KEY, type SshAuthentication } from '../catalog/sshLogin';
 
 const RPC_KEY = configKey('rpc');
 
@@ -18,25 +19,35 @@ export const ENCRYPTED_PEM_STAND_IN = `-----BEGIN ${ENCRYPTED_VALUE}`;
 
 /**
  * The secrets of a stack whose other settings are valid. The SSH private key is required when a node is reached over
- * SSH, unless `sshKeyOptional` (a tool that does not log in with it: the offline plan, `npm run node`).
+ * SSH and the stack logs in with it (`privateKey`), unless `sshKeyOptional` (a tool that does not log in with it: the
+ * offline plan, `npm run node`); with the agent it is refused, since it would sit in the state unused.
  */
 export function readSecrets(
   config: StackConfigInput,
   nodes: NodeSettings[],
   file: string,
   problems: Problem[],
+  sshAuthentication: SshAuthentication,
   sshKeyOptional = false,
 ): StackSecrets {
-  const sshKey = configKey('sshPrivateKey');
+  const sshKey = SSH_PRIVATE_KEY_KEY;
   const keysKey = configKey('nodeKeys');
   const sshPrivateKey = config[sshKey] === ENCRYPTED_PEM_STAND_IN ? ENCRYPTED_VALUE : config[sshKey];
   const sshNodes = nodes.filter((n) => n.target === 'ssh');
-  if (sshNodes.length > 0 && sshPrivateKey === undefined && !sshKeyOptional) {
+  if (sshNodes.length > 0 && sshAuthentication === 'privateKey' && sshPrivateKey === undefined && !sshKeyOptional) {
     problems.push({
       file,
       key: sshKey,
       given: 'missing',
-      allowed: `the SSH private key for node ${sshNodes.map((n) => n.name).join(', ')}: pulumi config set --secret ${sshKey} < ~/.ssh/id_ed25519`,
+      allowed: `the SSH private key for node ${sshNodes.map((n) => n.name).join(', ')} (${SSH_AUTHENTICATION_KEY} is privateKey): pulumi config set --secret ${sshKey} < ~/.ssh/id_ed25519, or log in with your ssh agent: pulumi config rm ${SSH_AUTHENTICATION_KEY}`,
+    });
+  }
+  if (sshAuthentication === 'agent' && sshPrivateKey !== undefined) {
+    problems.push({
+      file,
+      key: sshKey,
+      given: 'given a key (secret, not shown)',
+      allowed: `no stored key when ${SSH_AUTHENTICATION_KEY} is agent (it would sit in the state unused): pulumi config rm ${sshKey}, or set ${SSH_AUTHENTICATION_KEY} to privateKey`,
     });
   }
   const nodeKeys = readNodeKeys(

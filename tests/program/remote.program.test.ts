@@ -62,6 +62,26 @@ describe('an SSH node', () => {
     }
   });
 
+  it("logs in with the operator's ssh agent when the stack stores no key: no key and no socket path in the connection", async () => {
+    const config = sshStack();
+    delete config['lacchain:sshPrivateKey'];
+    const agent = await declareProgram(recorded, 'testnet', config, {});
+    expect(agent.loaded.settings.sshAuthentication).toBe('agent');
+    const commands = commandsOf(agent);
+    expect(commands).toHaveLength(REMOTE_STEP_NAMES.length);
+    for (const command of commands) {
+      // The command provider's SDK keeps every connection secret; this one holds no key, and no socket path: the
+      // provider reads SSH_AUTH_SOCK itself when it logs in (a new login session's path would run every step again).
+      const connection = unwrapSecrets(command.inputs.connection) as Record<string, unknown>;
+      expect(connection).toMatchObject({ host: '190.51.100.7', port: 22, user: 'root', hostKey: FAKE_HOST_KEY });
+      expect(Object.keys(connection)).not.toContain('privateKey');
+      expect(Object.keys(connection)).not.toContain('agentSocketPath');
+    }
+    // The node key step's input stays secret: only the login changed.
+    const nodeKey = commands.find((c) => c.name === 'validator-node-key')!;
+    expect(isWrappedSecret(nodeKey.inputs.stdin)).toBe(true);
+  });
+
   it('sends each step its parameters, then the shared helpers and its script file, byte for byte, in one group ending the input', () => {
     const library = fs.readFileSync(path.join(SCRIPTS_DIR, 'remote', 'lib.sh'), 'utf8');
     for (const step of REMOTE_STEP_NAMES) {

@@ -22,10 +22,16 @@ import {
 } from '../../testing/fixtures';
 import { workFolder } from '../../testing/workFolder';
 import { INIT_TOOL } from '../../cli/init/spec';
+import { sshLoginLine } from '../../core/catalog/sshLogin';
 
 jest.setTimeout(180_000);
 
 const work = workFolder('lacchain-init-');
+/** How the plan says pulumi up logs in to a stack that stores no SSH key (docs/ssh.md#logging-in). */
+const AGENT_NOTE = `note: ${sshLoginLine('agent')}`;
+/** What init says of it, for an SSH node. */
+const AGENT_LOGIN =
+  'login: pulumi up logs in to the machines with your ssh agent (lacchain:sshAuthentication agent, the default; the private key stays out of the state): load the key the login user accepts into it first (ssh-add ~/.ssh/id_ed25519); a runner without an agent stores it instead (docs/ssh.md#logging-in)\n';
 const kubectlDir = path.join(PROJECT_DIR, 'tests/fixtures/recorded-kubectl');
 const sshDir = path.join(PROJECT_DIR, 'tests/fixtures/recorded-ssh');
 
@@ -264,10 +270,11 @@ describe('the README example', () => {
       `npm run init -- --stack testnet --dir '${dir}' --key-dir '${keys}' --name validator --replace --keygen yes --store-secret no --host-key '<the line ssh-keyscan printed>'`,
       "pulumi config set --stack testnet --path 'lacchain:companions.ethstats.imageDigest' sha256:<digest>",
       "pulumi config set --stack testnet --path 'lacchain:companions.rotationValidator.sha256' <sha256>",
-      'pulumi config set --stack testnet --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519',
       `pulumi config set --stack testnet --secret --path 'lacchain:nodeKeys.validator' < '${keyFile}'`,
     ]);
     expect(items[0].what).toMatch(/the SSH host key of 190\.51\.100\.7 \(host_key of node validator\)/);
+    // pulumi up logs in with the agent: no private key to store in the state, only to load into the agent.
+    expect(first.stdout).toContain(`\n${AGENT_LOGIN}`);
     expect(items[0].text.join(' ')).toMatch(/as host_key in the inventory of node validator in Pulumi\.testnet\.yaml/);
     // Where each digest comes from: the settings' own sentence, and the catalog.
     expect(items[2].what).toMatch(
@@ -325,7 +332,7 @@ describe('the README example', () => {
       user: 'ubuntu',
       host_key: FAKE_HOST_KEY,
     });
-    expect(stackOf(dir).config['lacchain:sshPrivateKey']).toEqual({ secure: 'v1:x' });
+    expect(stackOf(dir).config['lacchain:sshPrivateKey']).toBeUndefined();
   });
 });
 
@@ -348,15 +355,16 @@ describe('following the list gives a stack whose plan passes', () => {
       "pulumi config set --stack mainnet --path 'lacchain:companions.ethstats.imageDigest' sha256:<digest>",
       "pulumi config set --stack mainnet --path 'lacchain:companions.rotationValidator.sha256' <sha256>",
       `pulumi config set --stack mainnet --secret --path 'lacchain:nodeKeys.validator' < '${path.join(keys, 'mainnet-validator.key')}'`,
-      'pulumi config set --stack mainnet --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519',
       'ssh-keyscan -t ed25519 190.0.2.10',
     ]);
     // No opt-out offered on mainnet.
     expect(result.stdout).not.toContain('--accept-any-host-key');
     await follow(dir, 'mainnet', items);
     const planned = await planOffline(dir, 'mainnet', `validator=${path.join(keys, 'mainnet-validator.key')}`);
-    // Only the advice to a mainnet validator whose key is in the state (the guided setup's keyCustody: stack).
+    // How pulumi up logs in (the agent), and only the advice to a mainnet validator whose key is in the state (the
+    // guided setup's keyCustody: stack).
     expect(planned.stderr.split('\n').filter(Boolean)).toEqual([
+      AGENT_NOTE,
       expect.stringMatching(/^policy warning: \[validator-key-custody, advisory\] /),
     ]);
     expect(planned.code).toBe(0);
@@ -377,7 +385,7 @@ describe('following the list gives a stack whose plan passes', () => {
     expect(result.stdout).toContain('--key-custody machine --host-key');
     await follow(dir, 'mainnet', items);
     const planned = await planOffline(dir, 'mainnet');
-    expect([planned.code, planned.stderr]).toEqual([0, '']);
+    expect([planned.code, planned.stderr]).toEqual([0, `${AGENT_NOTE}\n`]);
   });
 
   it('refuses machine custody for a kubernetes node, and a key made here for a machine-custody node', async () => {

@@ -277,9 +277,11 @@ describe('plan of nodes whose key the stack does not hold (keyCustody machine an
 
   it('plans them: the machine enode known after pulumi up, the Secret one from publicKey; no key anywhere', () => {
     expect(result.code).toBe(0);
-    // Only the test network's advice on images by tag: the pinning rules know the containers that take the key from
-    // the operator's Secret.
-    expect(result.stderr.split('\n').filter((line) => line && !line.startsWith('policy warning: '))).toEqual([]);
+    // Only how pulumi up logs in, and the test network's advice on images by tag: the pinning rules know the
+    // containers that take the key from the operator's Secret.
+    expect(result.stderr.split('\n').filter((line) => line && !line.startsWith('policy warning: '))).toEqual([
+      'note: SSH login: privateKey (lacchain:sshAuthentication): pulumi up logs in with lacchain:sshPrivateKey, kept encrypted in the stack file and the state',
+    ]);
     expect(result.stderr).toContain('container writer-besu receives the node key');
     expect(result.stderr).toContain('container writer-relay-signer receives the node key');
     const outputs = JSON.parse(result.stdout);

@@ -1,8 +1,9 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
- * A stack with an SSH node and no `lacchain:sshPrivateKey` (as `npm run init` leaves it until the operator stores the
- * key): the offline plan works without it, showing the key as a value only `pulumi up` knows, and so does `npm run
- * node` (which logs in with the operator's own ssh); `pulumi up` still refuses to run without it, as before.
+ * A stack with an SSH node and no `lacchain:sshPrivateKey` (as `npm run init` writes it): `pulumi up` logs in with the
+ * operator's ssh agent, and the plan says so; one that names `lacchain:sshAuthentication: privateKey` without the key
+ * plans with the key as a value only `pulumi up` knows, and `pulumi up` refuses it, as before. `npm run node` logs in
+ * with the operator's own ssh either way.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -25,23 +26,45 @@ const settings = (inventory: Record<string, unknown> = {}) => ({
   'lacchain:companions': structuredClone(TEST_COMPANIONS),
 });
 
-describe('the offline plan of an SSH stack without lacchain:sshPrivateKey', () => {
+const AGENT_NOTE =
+  'note: SSH login: agent (lacchain:sshAuthentication): pulumi up logs in with your ssh agent (SSH_AUTH_SOCK); the private key stays out of the stack file and the state';
+
+describe('the offline plan of an SSH stack without lacchain:sshPrivateKey (the agent logs in)', () => {
   const config = projectFolder(work, settings());
   const out = path.join(work, 'plan');
   const result = runNpm('plan', ['--stack', 'testnet', '--config', config, '--out', out]);
 
-  it('plans: exit 0, the key named as still to set, for pulumi up', () => {
-    expect(result.stderr).not.toMatch(/cannot be deployed|sshPrivateKey: missing/);
-    expect(result.stderr.trim()).toBe(
-      'note: lacchain:sshPrivateKey is not set: planned as known after pulumi up, which needs it (pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519)',
-    );
+  it('plans: exit 0, saying that pulumi up logs in with the agent, the key out of the state', () => {
+    expect(result.stderr.trim()).toBe(AGENT_NOTE);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).nodes.validator.enode).toBe('[known after pulumi up]');
   });
 
-  it('writes the remote steps, their connection a value only pulumi up knows', () => {
+  it('writes the remote steps, their connection holding no key (shown as the SDK keeps it: secret)', () => {
     const dir = path.join(out, 'remote', 'validator');
     expect(fs.readdirSync(dir)).toEqual(expect.arrayContaining(['STEPS.txt', '01-preflight.sh', '01-preflight.env']));
+    const resources = JSON.parse(fs.readFileSync(path.join(out, 'resources.json'), 'utf8'));
+    const commands = resources.filter((r: any) => r.type === 'command:remote:Command');
+    expect(commands).toHaveLength(REMOTE_STEP_NAMES.length);
+    for (const command of commands) expect(command.inputs.connection).toBe('[secret]');
+  });
+});
+
+describe('the offline plan of an SSH stack that logs in with a key not set yet', () => {
+  const config = projectFolder(work, { ...settings(), 'lacchain:sshAuthentication': 'privateKey' });
+  const out = path.join(work, 'plan-key');
+  const result = runNpm('plan', ['--stack', 'testnet', '--config', config, '--out', out]);
+
+  it('plans: exit 0, the key named as still to set, for pulumi up', () => {
+    expect(result.stderr).not.toMatch(/cannot be deployed|sshPrivateKey: missing/);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'note: SSH login: privateKey (lacchain:sshAuthentication): pulumi up logs in with lacchain:sshPrivateKey, kept encrypted in the stack file and the state',
+      'note: lacchain:sshPrivateKey is not set: planned as known after pulumi up, which needs it (pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519)',
+    ]);
+    expect(result.code).toBe(0);
+  });
+
+  it('writes the remote steps, their connection a value only pulumi up knows', () => {
     const resources = JSON.parse(fs.readFileSync(path.join(out, 'resources.json'), 'utf8'));
     const commands = resources.filter((r: any) => r.type === 'command:remote:Command');
     expect(commands).toHaveLength(REMOTE_STEP_NAMES.length);
@@ -68,24 +91,40 @@ describe("pulumi up's own run of the same stack", () => {
     ensureBuilt();
   });
 
-  it('still refuses it, with the message it always gave', async () => {
-    const stack = settings();
+  /** The program run as `pulumi up` runs it, with the environment's agent socket (empty: none). */
+  const up = (extra: Record<string, unknown>, agentSocket: string) => {
+    const stack = { ...settings(), ...extra };
     const config = Object.fromEntries(
       Object.entries({ ...stack, 'lacchain:nodeKeys': { validator: KEY_ONE } }).map(([key, value]) => [
         key,
         typeof value === 'string' ? value : JSON.stringify(value),
       ]),
     );
-    await expect(
-      runProgram({
-        dir: PROJECT_DIR,
-        stack: 'testnet',
-        config,
-        secretKeys: ['lacchain:nodeKeys'],
-        genesisFile: TEST_GENESIS_FILE,
-      }),
-    ).rejects.toThrow(
-      'the settings of stack testnet cannot be deployed:\nPulumi.testnet.yaml: lacchain:sshPrivateKey: missing; allowed: the SSH private key for node validator: pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519',
+    return runProgram({
+      dir: PROJECT_DIR,
+      stack: 'testnet',
+      config,
+      secretKeys: ['lacchain:nodeKeys'],
+      genesisFile: TEST_GENESIS_FILE,
+      env: { SSH_AUTH_SOCK: agentSocket },
+    });
+  };
+
+  it('declares every step with an agent in the environment', async () => {
+    const run = await up({}, path.join(work, 'agent.sock'));
+    expect(Object.keys(run.outputs.nodes as object)).toEqual(['validator']);
+    expect(run.resources).toBeGreaterThan(REMOTE_STEP_NAMES.length);
+  });
+
+  it('stops before declaring anything without one, naming the file, the setting and both ways to log in', async () => {
+    await expect(up({}, '')).rejects.toThrow(
+      'the stack testnet cannot log in to its machines: Pulumi.testnet.yaml: lacchain:sshAuthentication: agent (the default without lacchain:sshPrivateKey), but SSH_AUTH_SOCK is not set, so pulumi up cannot log in to node validator; allowed: an ssh agent holding your key (eval "$(ssh-agent -s)" && ssh-add ~/.ssh/id_ed25519), or a stored key (pulumi config set lacchain:sshAuthentication privateKey && pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519)',
+    );
+  });
+
+  it('still refuses a stack that logs in with a key it does not store, with the message it always gave', async () => {
+    await expect(up({ 'lacchain:sshAuthentication': 'privateKey' }, path.join(work, 'agent.sock'))).rejects.toThrow(
+      'the settings of stack testnet cannot be deployed:\nPulumi.testnet.yaml: lacchain:sshPrivateKey: missing; allowed: the SSH private key for node validator (lacchain:sshAuthentication is privateKey): pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519, or log in with your ssh agent: pulumi config rm lacchain:sshAuthentication',
     );
   });
 });

@@ -28,6 +28,7 @@ describe('a stack that sets every setting', () => {
     const { settings, secrets } = loadEverySetting();
     expect(settings).toMatchObject({
       allowKeyDeletion: true,
+      sshAuthentication: 'privateKey',
       kubeContext: 'org-cluster',
       supportContact: 'noc@example.org',
       genesisFile: '/project/genesis/open-protestnet.json',

@@ -779,13 +779,32 @@ const cases: Case[] = [
   },
   // Secrets.
   {
-    name: 'ssh private key missing',
-    config: (c) => delete c['lacchain:sshPrivateKey'],
+    name: 'ssh private key missing, the stack logging in with one',
+    config: (c) => {
+      delete c['lacchain:sshPrivateKey'];
+      c['lacchain:sshAuthentication'] = 'privateKey';
+    },
     expected: {
       key: 'lacchain:sshPrivateKey',
       given: 'missing',
-      allowed: /pulumi config set --secret lacchain:sshPrivateKey/,
+      allowed:
+        'the SSH private key for node validator (lacchain:sshAuthentication is privateKey): pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519, or log in with your ssh agent: pulumi config rm lacchain:sshAuthentication',
     },
+  },
+  {
+    name: 'ssh private key stored, the stack logging in with the agent',
+    config: (c) => (c['lacchain:sshAuthentication'] = 'agent'),
+    expected: {
+      key: 'lacchain:sshPrivateKey',
+      given: 'given a key (secret, not shown)',
+      allowed:
+        'no stored key when lacchain:sshAuthentication is agent (it would sit in the state unused): pulumi config rm lacchain:sshPrivateKey, or set lacchain:sshAuthentication to privateKey',
+    },
+  },
+  {
+    name: 'ssh authentication not a way to log in',
+    config: (c) => (c['lacchain:sshAuthentication'] = 'password'),
+    expected: { key: 'lacchain:sshAuthentication', given: 'given "password"', allowed: 'one of agent, privateKey' },
   },
   {
     name: 'ssh private key not a key',
@@ -1090,6 +1109,19 @@ describe('valid settings', () => {
       serviceName: 'besu',
     });
     expect(secrets).toEqual({ sshPrivateKey: FAKE_SSH_KEY, nodeKeys: { validator: KEY_ONE } });
+  });
+
+  it('log in to SSH nodes with the agent when no key is stored, with the stored key otherwise, or as named', () => {
+    const config = validTestnetConfig();
+    expect(load(config).settings.sshAuthentication).toBe('privateKey');
+    delete config['lacchain:sshPrivateKey'];
+    const agent = load(config);
+    expect([agent.settings.sshAuthentication, agent.secrets.sshPrivateKey]).toEqual(['agent', undefined]);
+    config['lacchain:sshAuthentication'] = 'agent';
+    expect(load(config).settings.sshAuthentication).toBe('agent');
+    config['lacchain:sshAuthentication'] = 'privateKey';
+    config['lacchain:sshPrivateKey'] = FAKE_SSH_KEY;
+    expect(load(config).settings.sshAuthentication).toBe('privateKey');
   });
 
   it('do not need an SSH key when no node uses SSH', () => {
