@@ -12,12 +12,12 @@ import { runNpmAsync } from './run';
 const STACK = 'testnet';
 /** A secret as the stack file holds it once `pulumi config set --secret` stored it. */
 const ENCRYPTED = { secure: 'v1:encrypted' };
-/** The secrets a test stack may hold; the SSH key always. */
+/** The secrets a test stack may hold (no SSH key in a stack that logs in with the agent). */
 const SECRETS = ['lacchain:sshPrivateKey', 'lacchain:metricsToken'];
 
 /** Writes `config` as the stack file of the operator's machine in `dir`, its secrets encrypted: the file's path. */
 export function operatorStackFile(dir: string, config: Record<string, unknown>): string {
-  const written: Record<string, unknown> = { ...config, 'lacchain:sshPrivateKey': ENCRYPTED };
+  const written: Record<string, unknown> = { ...config };
   for (const secret of SECRETS) if (secret in config) written[secret] = ENCRYPTED;
   const file = path.join(dir, `Pulumi.${STACK}.yaml`);
   fs.writeFileSync(file, yaml.dump({ config: written }));

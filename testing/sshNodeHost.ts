@@ -63,6 +63,8 @@ export interface SshNodeHostOptions {
    * that test what comes after a first install: the deployment's packages step then finds them there.
    */
   packagesInstalled?: boolean;
+  /** The stack stores no SSH key: `pulumi up` would log in with the operator's ssh agent (testing/sshStacks.ts). */
+  sshLogin?: 'agent';
 }
 
 /** Provisions a writer on a host of the suite's own: registers the suite's beforeAll and afterAll. */
@@ -83,6 +85,7 @@ export function provisionedWriter(options: SshNodeHostOptions) {
       dnsName: 'writer.e2e.test',
       ethstats: now().standins.ethstats,
       metricsToken: METRICS_TOKEN,
+      sshLogin: options.sshLogin,
     });
   const declare = (version: string) => declareProgram(recorded, 'testnet', stack(version), {});
   const run = (step: RemoteStep) => runRemoteStep(now().host, step);

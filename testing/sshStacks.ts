@@ -34,6 +34,11 @@ export interface SshNodeStackOptions {
   metricsToken?: string;
   /** The node's own Java runtime archive (inventory java_runtime_url and java_runtime_sha256). */
   javaRuntime?: { url: string; sha256: string };
+  /**
+   * How `pulumi up` would log in: `agent` stores no `lacchain:sshPrivateKey` (the operator's ssh agent, the default);
+   * otherwise the host's key is stored, as a runner without an agent does.
+   */
+  sshLogin?: 'agent';
 }
 
 /**
@@ -88,7 +93,7 @@ export function sshNodeStack(
       rotationValidator: standin(ROTATION_STANDIN_FILE),
       ethstats: options.ethstats ?? { enabled: false },
     },
-    'lacchain:sshPrivateKey': host.privateKey,
+    ...(options.sshLogin === 'agent' ? {} : { 'lacchain:sshPrivateKey': host.privateKey }),
     ...(options.metricsToken ? { 'lacchain:metricsToken': options.metricsToken } : {}),
   };
 }

@@ -3,8 +3,9 @@
  * (testing/host, LACCHAIN_TEST_SYSTEM=trixie), with Java from the system's own package sources (Debian 13 offers
  * Java 21 and no Java 17: the releases that need 17 run on 21, the ones that need 21 need no pinned runtime). Besu and
  * its companions are stand-ins (test fixtures); systemd, sshd, apt, dpkg, nginx, nftables, podman and restic are
- * Debian 13's own.
+ * Debian 13's own. Its stack stores no SSH private key: `pulumi up` would log in with the operator's ssh agent.
  */
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { javaMajorFor } from '../../core/catalog/besu';
@@ -31,6 +32,7 @@ suite('a writer on Debian 13, with the Java of its own package sources', () => {
     release: FIRST,
     releases: [FIRST, NEXT, LATEST],
     system: 'trixie',
+    sshLogin: 'agent',
   });
   const { declare, runAll, sh, rpc, answersWithEnode } = writer;
   const version = async () => (await rpc('web3_clientVersion')).result as string;
@@ -82,6 +84,45 @@ suite('a writer on Debian 13, with the Java of its own package sources', () => {
     // The companions and the proxy run on Debian 13's own nginx, nftables and podman.
     for (const unit of ['nginx', `besu-${RELAY_SIGNER.name}`, `besu-${ETHSTATS.name}`]) {
       expect([unit, await settledState(unit)]).toEqual([unit, 'active']);
+    }
+  });
+
+  it("was deployed from a stack that stores no SSH key: pulumi up's login is the agent, no key in any step", async () => {
+    // What this shows: the stack declares and its steps deploy (replayed over the test host's own ssh, as in every
+    // suite here) without lacchain:sshPrivateKey. The command provider's own login through SSH_AUTH_SOCK is not run
+    // here; what is, is that an ssh agent holding the key, and nothing else, logs in to this machine as the login user.
+    expect(writer.stack(FIRST)).not.toHaveProperty(['lacchain:sshPrivateKey']);
+    const { first, host, work } = writer.state();
+    expect(first.loaded.settings.sshAuthentication).toBe('agent');
+    expect(first.loaded.secrets.sshPrivateKey).toBeUndefined();
+    const steps = commands(first);
+    expect(steps.length).toBeGreaterThan(0);
+    for (const step of steps) {
+      expect([step.name, Object.keys(step.inputs.connection).sort()]).toEqual([
+        step.name,
+        ['dialErrorLimit', 'host', 'hostKey', 'perDialTimeout', 'port', 'user'],
+      ]);
+    }
+    const socket = path.join(work, 'agent.sock');
+    const agent = spawnSync('ssh-agent', ['-a', socket], { encoding: 'utf8' });
+    expect(agent.status).toBe(0);
+    const agentPid = /SSH_AGENT_PID=(\d+)/.exec(agent.stdout)![1];
+    try {
+      const withAgent = { ...process.env, SSH_AUTH_SOCK: socket };
+      expect(spawnSync('ssh-add', [host.privateKeyFile], { env: withAgent, encoding: 'utf8' }).status).toBe(0);
+      // The test host's ssh options, without its key file: only the agent can log in.
+      const pairs = host.sshOptions.flatMap((option, i, all) => (i % 2 === 0 ? [[option, all[i + 1]]] : []));
+      const options = pairs.filter(([flag, value]) => flag !== '-i' && value !== 'IdentitiesOnly=yes').flat();
+      const login = (env: NodeJS.ProcessEnv) =>
+        spawnSync('ssh', [...options, '-o', 'IdentityFile=/dev/null', `${host.sudoUser}@${host.ip}`, 'sudo -n true'], {
+          env,
+          encoding: 'utf8',
+          timeout: 60_000,
+        }).status;
+      expect(login(withAgent)).toBe(0);
+      expect(login({ ...process.env, SSH_AUTH_SOCK: '' })).not.toBe(0);
+    } finally {
+      process.kill(Number(agentPid));
     }
   });
 
