@@ -1,0 +1,290 @@
+/**
+ * The key check of key custody `secret` on a real kubelet (docs/security.md#key-custody,
+ * scripts/kubernetes/check-node-key.sh): a validator whose key is the operator's own Secret, its manifests as the
+ * program declares them (as in validatorPod.test.ts; only the CPU requests lowered, kubeletFit.ts), run by a real
+ * worker. The Secret is the test's, as the operator's own tooling would make it; the program never makes or reads it.
+ * The pod runs the check as its init container and again at every start of its Besu container: a Secret holding
+ * another node's key, junk or nothing never starts Besu, the right key does, and a key swapped in the Secret while the
+ * pod runs is refused at the Besu container's next start, each time with the one-line reason in the pod's status.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { NETWORKS } from '../../core/catalog/networks';
+import { deriveIdentity, publicKeyHex } from '../../core/identity/nodeKey';
+import { KEY_ONE } from '../../testing/fixtures';
+import { recordProgram } from '../../testing/pulumi';
+import { declareProgram } from '../../testing/program';
+import { valuesFor } from '../../testing/values';
+import { kubeletClusterForSuite } from '../../testing/cluster/kubeletSuite';
+import { localVolumesFor } from '../../testing/cluster/localVolumes';
+import { applyServerSide, kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
+import { fieldOf, fieldWhen } from '../../testing/cluster/objects';
+import { withCpuRequestsThatFit } from '../../testing/cluster/kubeletFit';
+import { importValidatorImages } from '../../testing/cluster/validatorImages';
+import { workFolder } from '../../testing/workFolder';
+
+jest.setTimeout(300_000);
+
+const NAMESPACE = 'kubelet-key-check';
+const WORKER = 'worker-validator';
+const POD = 'besu-node-validator-0';
+const BESU = 'validator-besu';
+const KEY_CHECK = 'validator-key-check';
+const SECRET = 'operator-validator-key';
+const ENTRY = 'nodekey';
+const network = NETWORKS['open-protestnet'];
+const recorded = recordProgram();
+const work = workFolder('lacchain-kubelet-key-check-');
+let besuDigest = '';
+let manifests: Manifest[] = [];
+let dataFolder = '';
+
+const { cluster, itWithKubelet } = kubeletClusterForSuite([WORKER], async (running) => {
+  besuDigest = await importValidatorImages(running.kubelets[0], work, network.defaultBesuVersion);
+});
+
+const values = valuesFor('testnet', 'validator', { namespace: NAMESPACE });
+const enode = deriveIdentity(KEY_ONE, values.deploy.p2p.host, values.deploy.p2p.port).enode;
+const PUBLIC_KEY = `0x${publicKeyHex(KEY_ONE)}`;
+/** Another node's key (private key 2), as Besu writes a key file. */
+const OTHER_KEY = `0x${'0'.repeat(63)}2`;
+const OTHER_PUBLIC_KEY = `0x${publicKeyHex(OTHER_KEY)}`;
+
+/** The validator's manifests, its key the operator's Secret SECRET (entry ENTRY) of public key PUBLIC_KEY. */
+async function validatorManifests(): Promise<Manifest[]> {
+  const config = {
+    'lacchain:network': 'open-protestnet',
+    'lacchain:nodes': [
+      {
+        name: 'validator',
+        typenode: 'validator',
+        target: 'kubernetes',
+        keyCustody: 'secret',
+        keySecret: SECRET,
+        keySecretEntry: ENTRY,
+        publicKey: PUBLIC_KEY,
+      },
+    ],
+    'lacchain:backupPassword': 'a backup password of the operator',
+    'lacchain:companions': { ethstats: { enabled: false } },
+  };
+  const files = {
+    'values/validator.yml': valuesFor('testnet', 'validator', { namespace: NAMESPACE, imageDigest: besuDigest }),
+  };
+  return kubernetesManifests(await declareProgram(recorded, 'testnet', config, files));
+}
+
+/** Puts `key` (as is, empty too) in the operator's Secret, as their own tooling would. */
+const putKeyInSecret = (key: string) =>
+  cluster().kubectlOk(
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: SECRET, namespace: NAMESPACE },
+      type: 'Opaque',
+      data: { [ENTRY]: Buffer.from(key).toString('base64') },
+    }),
+  );
+
+const pod = { kind: 'pod', name: POD, namespace: NAMESPACE };
+const podUid = () => fieldOf(cluster(), pod, '{.metadata.uid}');
+
+/**
+ * The key check's termination message in the pod `uid` (of its current run, else its last), read until it is
+ * `expected` (90 s at most: a Secret changed just before the pod was made can reach a later run of the check).
+ */
+async function keyCheckMessage(uid: string, expected: string): Promise<string> {
+  const check = `.status.initContainerStatuses[?(@.name=="${KEY_CHECK}")]`;
+  const messageOf = (value: string) => {
+    const [, , current = '', last = ''] = value.split('|');
+    return (current.trim() || last).trim();
+  };
+  const seen = await fieldWhen(
+    cluster(),
+    pod,
+    `{.metadata.uid}|{${check}.name}|{${check}.state.terminated.message}|{${check}.lastState.terminated.message}`,
+    (value) => value.startsWith(`${uid}|`) && messageOf(value) === expected,
+    90_000,
+  );
+  expect(seen.split('|').slice(0, 2)).toEqual([uid, KEY_CHECK]);
+  return messageOf(seen);
+}
+
+/** Each container of the pod as `name=<started at, or the reason it waits or stopped>/<restart count>`. */
+const containerStates = () =>
+  fieldOf(
+    cluster(),
+    pod,
+    '{range .status.containerStatuses[*]}{.name}={.state.running.startedAt}{.state.waiting.reason}{.state.terminated.reason}/{.restartCount},{end}',
+  );
+
+/** The refusal check-node-key.sh writes, for `reason`. */
+const refusal = (reason: string) =>
+  `lacchain: ${reason}: the node does not start (key custody secret, docs/security.md#key-custody)`;
+
+/** The pod made again by its StatefulSet (the Secret is mounted afresh, the kubelet's back-off starts over); its uid. */
+async function newPod(): Promise<string> {
+  const old = await podUid();
+  await cluster().kubectlOk(['delete', 'pod', '-n', NAMESPACE, POD, '--wait=false']);
+  const uid = await fieldWhen(
+    cluster(),
+    pod,
+    '{.metadata.uid}',
+    (value) => value !== old && /^[0-9a-f-]{36}$/.test(value),
+    60_000,
+  );
+  expect(uid).not.toBe(old);
+  return uid;
+}
+
+/** The pod with a refused key: Besu's container and the companions never started (still waiting for the init). */
+async function expectNothingStarted(): Promise<void> {
+  const states = (await containerStates()).split(',').filter(Boolean);
+  const containers = manifests.find((m) => m.kind === 'StatefulSet')!.spec.template.spec.containers.length;
+  expect(states).toHaveLength(containers);
+  for (const state of states) expect(state).toMatch(/^[a-z-]+=PodInitializing\/0$/);
+  expect(fs.existsSync(path.join(dataFolder, 'standin-chain.json'))).toBe(false);
+}
+
+/** Runs `command` in the Besu container of the pod; returns its standard output. */
+const inBesu = (...command: string[]) =>
+  cluster().kubectlOk(['exec', '-n', NAMESPACE, POD, '-c', BESU, '--', ...command]);
+
+/** The companion container that reads the node key (the rotation client): from the checked copy, never the Secret. */
+function keyCompanion(): string {
+  const containers = manifests.find((m) => m.kind === 'StatefulSet')!.spec.template.spec.containers as {
+    name: string;
+    volumeMounts?: { name: string; mountPath: string }[];
+  }[];
+  const readers = containers.filter(
+    (c) => c.name !== BESU && c.volumeMounts?.some((m) => m.name === 'checked-key' && m.mountPath === '/etc/besu/key'),
+  );
+  expect(readers.map((c) => c.name)).toEqual(['validator-rotation-validator']);
+  return readers[0].name;
+}
+
+/** Whether the checked copy of the key is in the companion's /etc/besu/key, and what it holds. */
+const checkedCopy = () =>
+  cluster().kubectl(['exec', '-n', NAMESPACE, POD, '-c', keyCompanion(), '--', 'cat', '/etc/besu/key/key']);
+
+/** A JSON-RPC call to the node from inside its pod (Python in the image; Besu answers on the pod's loopback). */
+async function rpcInPod(method: string): Promise<unknown> {
+  const script = [
+    'import json, sys, urllib.request',
+    `body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "${method}", "params": []}).encode()`,
+    'request = urllib.request.Request("http://127.0.0.1:4545", data=body, headers={"Content-Type": "application/json", "Host": "localhost"})',
+    'print(urllib.request.urlopen(request, timeout=5).read().decode())',
+  ].join('\n');
+  return JSON.parse(await inBesu('python3', '-c', script)).result;
+}
+
+describe("key custody secret on a real kubelet: the pod checks the operator's Secret's key", () => {
+  itWithKubelet(
+    "a Secret holding another node's key: the key check refuses it, its one-line reason in the pod's status, and no container of the pod starts",
+    async () => {
+      manifests = withCpuRequestsThatFit(await validatorManifests());
+      const set = manifests.find((m) => m.kind === 'StatefulSet')!;
+      expect(set.spec.template.spec.initContainers.map((c: { name: string }) => c.name)).toContain(KEY_CHECK);
+      await cluster().kubectlOk(['apply', '-f', '-'], JSON.stringify(manifests.find((m) => m.kind === 'Namespace')));
+      const folders = await localVolumesFor(cluster(), cluster().kubelets[0], manifests);
+      dataFolder = folders['besu-node-validator-data'];
+      const nodes = [enode, ...network.bootnodes.validator].map((each) => ({ enode: each, fromBlock: 0 }));
+      fs.writeFileSync(path.join(dataFolder, 'standin-permissioning.json'), JSON.stringify({ nodes }));
+      await putKeyInSecret(OTHER_KEY);
+      await applyServerSide(cluster(), manifests);
+      const uid = await fieldWhen(cluster(), pod, '{.metadata.uid}', (value) => /^[0-9a-f-]{36}$/.test(value), 60_000);
+      const reason = refusal(
+        `the key in entry ${ENTRY} of Secret ${SECRET} has public key ${OTHER_PUBLIC_KEY}, not the node's publicKey ${PUBLIC_KEY}`,
+      );
+      expect(await keyCheckMessage(uid, reason)).toBe(reason);
+      await expectNothingStarted();
+    },
+  );
+
+  itWithKubelet(
+    'a Secret holding junk: the key check says it is not a node key Besu can read, and no container of the pod starts',
+    async () => {
+      await putKeyInSecret('not a node key');
+      const uid = await newPod();
+      const reason = refusal(
+        `entry ${ENTRY} of Secret ${SECRET} is not a node key Besu can read (one line of 64 hex digits)`,
+      );
+      expect(await keyCheckMessage(uid, reason)).toBe(reason);
+      await expectNothingStarted();
+    },
+  );
+
+  itWithKubelet(
+    'a Secret whose entry is empty: the key check says it is empty, and no container of the pod starts',
+    async () => {
+      await putKeyInSecret('');
+      const uid = await newPod();
+      const reason = refusal(`entry ${ENTRY} of Secret ${SECRET} is empty or missing`);
+      expect(await keyCheckMessage(uid, reason)).toBe(reason);
+      await expectNothingStarted();
+    },
+  );
+
+  itWithKubelet(
+    "the node's own key in the Secret: every container starts and is ready, the node answers net_enode with the stack's enode, and the rotation client's checked copy is that key",
+    async () => {
+      await putKeyInSecret(KEY_ONE);
+      const uid = await newPod();
+      const containers = manifests.find((m) => m.kind === 'StatefulSet')!.spec.template.spec.containers.length;
+      const expected = `${uid} Running ${'true,'.repeat(containers)}`;
+      const seen = await fieldWhen(
+        cluster(),
+        pod,
+        '{.metadata.uid} {.status.phase} {range .status.containerStatuses[*]}{.ready},{end}',
+        (value) => value === expected,
+        120_000,
+      );
+      expect(seen).toBe(expected);
+      expect(await rpcInPod('net_enode')).toBe(enode);
+      expect((await checkedCopy()).stdout.trim()).toBe(KEY_ONE);
+    },
+  );
+
+  itWithKubelet(
+    "another node's key swapped into the Secret while the pod runs: the Besu container's next start refuses it, its reason in the container's last state, Besu does not run with it, and the checked copy is gone",
+    async () => {
+      await putKeyInSecret(OTHER_KEY);
+      // The kubelet updates the mounted Secret in place (its sync, 5 s on the test worker): the swapped key is on the
+      // pod's file system, where the check reads it, while Besu still runs with the key it checked at its start.
+      const mounted = async () => (await inBesu('cat', '/etc/besu/secret-key/key')).trim();
+      const deadline = Date.now() + 60_000;
+      while ((await mounted()) !== OTHER_KEY && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect(await mounted()).toBe(OTHER_KEY);
+      expect(await rpcInPod('net_enode')).toBe(enode);
+      // The container's main process (Besu, which the start step exec'd) stops on SIGTERM: the kubelet starts the
+      // container again, and that start runs the check first.
+      await inBesu('sh', '-c', 'kill 1');
+      const besuStatus = `.status.containerStatuses[?(@.name=="${BESU}")]`;
+      const last = await fieldWhen(
+        cluster(),
+        pod,
+        `{${besuStatus}.lastState.terminated.exitCode}|{${besuStatus}.lastState.terminated.message}`,
+        (value) => value.startsWith('1|'),
+        120_000,
+      );
+      expect(last.split('|')[1].trim()).toBe(
+        refusal(
+          `the key in entry ${ENTRY} of Secret ${SECRET} has public key ${OTHER_PUBLIC_KEY}, not the node's publicKey ${PUBLIC_KEY}`,
+        ),
+      );
+      // Refused, the container is waiting to start again (or between its runs), never running; the pod is not ready.
+      const state = await fieldOf(
+        cluster(),
+        pod,
+        `{${besuStatus}.state.running.startedAt}|{.status.conditions[?(@.type=="Ready")].status}`,
+      );
+      expect(state).toBe('|False');
+      // The refusal removed the checked copy: the companion reading the key there has no key, never the swapped one.
+      const copy = await checkedCopy();
+      expect([copy.code === 0, copy.stderr]).toEqual([false, expect.stringContaining('No such file')]);
+    },
+  );
+});
