@@ -70,6 +70,13 @@ import {
   writeIfChanged,
 } from './settingsFiles';
 import { agentLoginNote, formatToDo, rawStackConfig, stackProblems, stillToDo, ToDo } from './stillToDo';
+import {
+  FINGERPRINT_ALLOWED,
+  FINGERPRINT_PATTERN,
+  hostKeyFingerprint,
+  keyscanCommand,
+  scanHostKey,
+} from './hostKeyScan';
 
 /** Asks questions on the terminal, or takes the answers from flags when there is none. */
 class Asker {
@@ -235,6 +242,9 @@ async function setup(
   }
   if (target === 'kubernetes' && switchOn(values, 'accept-any-host-key')) {
     throw new UsageError('--accept-any-host-key is for ssh nodes, not kubernetes ones');
+  }
+  if (target === 'kubernetes' && values['host-key-fingerprint'] !== undefined) {
+    throw new UsageError('--host-key-fingerprint is for ssh nodes, not kubernetes ones');
   }
   const { name, existing } = await askName(asker, typenode, listed, stackFileName, {
     replace: switchOn(values, 'replace'),
@@ -671,6 +681,22 @@ async function askHostKeyQuestion(
     }
     return { acceptAny: true };
   }
+  const host = String(answers.host);
+  const sshPort = (answers.port as number | undefined) ?? DEFAULT_SSH_PORT;
+  const known = values['host-key-fingerprint'];
+  if (known !== undefined)
+    return { key: scannedKeyMatching(known, host, sshPort, values['host-key']), acceptAny: false };
+  if (values['host-key'] === undefined && asker.interactive && currentKey === undefined) {
+    // Read by init itself, at this step of the operator's own setup: shown by its fingerprint, written once confirmed.
+    const scanned = scanHostKey(host, sshPort);
+    const confirmed =
+      scanned !== undefined &&
+      (await asker.typed(
+        `host_key — ${host} answers (${keyscanCommand(host, sshPort)}) with the key ${hostKeyFingerprint(scanned)}: is it your machine's, as its console shows (ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub)? [y/N]`,
+        yesNo(false),
+      ));
+    if (confirmed) return { key: scanned, acceptAny: false };
+  }
   const fallback = currentKey !== undefined ? { value: currentKey, implicit: false } : undefined;
   if (values['host-key'] !== undefined || !asker.interactive) {
     if (values['host-key'] === undefined && fallback === undefined) return { acceptAny: acceptAnyBefore };
@@ -696,6 +722,33 @@ async function askHostKeyQuestion(
     const checked = checkField(question, a);
     return checked.ok ? { ok: true, value: { key: checked.value as string, acceptAny: false } } : checked;
   });
+}
+
+/**
+ * The host key `host` answers with, when its fingerprint is the operator's `known` one (--host-key-fingerprint);
+ * refused when it differs, when the machine gives none, or beside --host-key.
+ */
+function scannedKeyMatching(known: string, host: string, port: number, hostKey: string | undefined): string {
+  const flag = '--host-key-fingerprint';
+  if (hostKey !== undefined) {
+    throw new UsageError(`${flag}: not with --host-key: give the key, or its fingerprint for init to read the key`);
+  }
+  if (!FINGERPRINT_PATTERN.test(known)) {
+    throw new UsageError(`${flag}: given a value that is not a fingerprint; allowed: ${FINGERPRINT_ALLOWED}`);
+  }
+  const key = scanHostKey(host, port);
+  if (key === undefined) {
+    throw new UsageError(
+      `${flag}: ${keyscanCommand(host, port)} read no host key; allowed: a machine that answers SSH at ${host}:${port}, or --host-key`,
+    );
+  }
+  const actual = hostKeyFingerprint(key);
+  if (actual !== known) {
+    throw new UsageError(
+      `${flag}: given ${known}, but ${host} answers with ${actual}: refused, nothing written (not the machine you know, or its key changed); allowed: the fingerprint of the key ${host} answers with, checked on a channel you trust`,
+    );
+  }
+  return key;
 }
 
 /** The values a replaced Kubernetes node reads now (its values file's deploy section). */

@@ -71,6 +71,11 @@ export const INIT_TOOL: ToolSpec<InitOptions> = {
       type: 'boolean',
       help: 'test networks only (refused on mainnet): connect without a pinned host_key (accept_any_host_key)',
     },
+    'host-key-fingerprint': {
+      type: 'string',
+      value: 'SHA256:…',
+      help: "the SHA-256 fingerprint of the machine's host key as you know it (ssh-keygen -lf on its console): init reads the key itself (ssh-keyscan to --host only) and writes it only when it matches",
+    },
     'ssh-key': {
       type: 'string',
       value: 'FILE',

@@ -185,6 +185,9 @@ function hostKeyItem(input: ToDoInput): ToDo {
         text: `then write the key it prints (ssh-ed25519 AAAA…, without the host name) as host_key in the inventory of node ${name} in ${input.stackFile}, or give the line to init:`,
       },
       { command: `${input.node.rerun} '<the line ssh-keyscan printed>'` },
+      {
+        text: `(or let init read it and check it: --host-key-fingerprint SHA256:… instead of --host-key, the fingerprint ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub prints on the machine's console)`,
+      },
       ...(input.network.allowsUnpinnedHostKey
         ? [{ text: '(on a test network only, --accept-any-host-key instead sends the node key to whatever answers)' }]
         : []),

@@ -110,7 +110,7 @@ export const inventorySchema = strict({
   host_key: setting(sshHostKey.optional(), {
     required: 'yes, unless `accept_any_host_key`',
     description:
-      "The machine's SSH host key, e.g. from `ssh-keyscan -t ed25519 <host> \\| cut -d' ' -f2-`, checked on a channel you trust. Any other key is refused, by `pulumi up` and `npm run node` alike: the node key is sent over this connection.",
+      "The machine's SSH host key, e.g. from `ssh-keyscan -t ed25519 <host> \\| cut -d' ' -f2-`, checked on a channel you trust; `npm run init` reads it itself and writes it once you confirm its SHA-256 fingerprint (or with `--host-key-fingerprint SHA256:…`, when it matches). Any other key is refused, by `pulumi up` and `npm run node` alike: the node key is sent over this connection.",
   }),
   accept_any_host_key: setting(bool.default(false), {
     description:

@@ -23,6 +23,7 @@ import {
 import { workFolder } from '../../testing/workFolder';
 import { INIT_TOOL } from '../../cli/init/spec';
 import { sshLoginLine } from '../../core/catalog/sshLogin';
+import { hostKeyFingerprint } from '../../cli/init/hostKeyScan';
 
 jest.setTimeout(180_000);
 
@@ -588,6 +589,126 @@ describe('a node already in the stack', () => {
       ['bootnode', undefined],
       ['v2', 'values/v2.yml'],
     ]);
+  });
+});
+
+describe('the host key read by init itself (ssh-keyscan to --host only), written once its fingerprint is confirmed (#53)', () => {
+  const FINGERPRINT = hostKeyFingerprint(FAKE_HOST_KEY);
+  /** Another machine's key: what answers when it is not the operator's machine. */
+  const OTHER_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG90aGVyLW1hY2hpbmUtaG9zdC1rZXktMDEyMzQ1Njc4OQ';
+  /** The environment where the machine answers ssh-keyscan with `key` (none: it does not answer). */
+  const answering = (key?: string) => {
+    const env = kubectlEnv();
+    if (key) fs.writeFileSync(path.join(env.SSH_ANSWERS, 'host-key'), `190.0.2.40 ${key}\n`);
+    return env;
+  };
+  const keyscanCalls = (env: Record<string, string>) => read(`${env.SSH_RECORD}-keyscan`).trim().split('\n');
+  const validator = (dir: string, extra: string[]) => [
+    ...['--stack', 'mainnet', '--dir', dir, '--typenode', 'validator', '--target', 'ssh', '--host', '190.0.2.40'],
+    ...['--node-name', 'org-validator', '--node-email', 'ops@example.org', '--keygen', 'no', '--os', 'debian 13'],
+    ...extra,
+  ];
+
+  it('is the fingerprint ssh-keygen -l prints', () => {
+    expect(FINGERPRINT).toBe('SHA256:P/KkvX2yUj14jrZeTlNQ1wzaNA1etLSZ8leMOlhTsTM');
+  });
+
+  it('--host-key-fingerprint: the key the machine answers with is written when it matches, on mainnet too', async () => {
+    const dir = project('fingerprint-match');
+    const env = answering(FAKE_HOST_KEY);
+    const result = await runNpmAsync('init', validator(dir, ['--host-key-fingerprint', FINGERPRINT]), { env });
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(stackOf(dir, 'mainnet').config['lacchain:nodes'][0].inventory.host_key).toBe(FAKE_HOST_KEY);
+    expect(keyscanCalls(env)).toEqual(['-T 10 -p 22 -t ed25519 190.0.2.40']);
+    expect(stillToDo(result.stdout).map((i) => i.commands[0])).not.toContain('ssh-keyscan -t ed25519 190.0.2.40');
+  });
+
+  it('--host-key-fingerprint: refused, nothing written, when the machine answers with another key or none', async () => {
+    const other = project('fingerprint-other');
+    const differs = await runNpmAsync('init', validator(other, ['--host-key-fingerprint', FINGERPRINT]), {
+      env: answering(OTHER_KEY),
+    });
+    expect([differs.code, differs.stderr.trim()]).toEqual([
+      2,
+      `error: --host-key-fingerprint: given ${FINGERPRINT}, but 190.0.2.40 answers with ${hostKeyFingerprint(OTHER_KEY)}: refused, nothing written (not the machine you know, or its key changed); allowed: the fingerprint of the key 190.0.2.40 answers with, checked on a channel you trust`,
+    ]);
+    expect(fs.existsSync(path.join(other, 'Pulumi.mainnet.yaml'))).toBe(false);
+    const silent = await runNpmAsync(
+      'init',
+      validator(project('fingerprint-none'), ['--host-key-fingerprint', FINGERPRINT]),
+      {
+        env: answering(),
+      },
+    );
+    expect([silent.code, silent.stderr.trim()]).toEqual([
+      2,
+      'error: --host-key-fingerprint: ssh-keyscan -t ed25519 190.0.2.40 read no host key; allowed: a machine that answers SSH at 190.0.2.40:22, or --host-key',
+    ]);
+    const malformed = await runNpmAsync(
+      'init',
+      validator(project('fingerprint-bad'), ['--host-key-fingerprint', 'abc']),
+      {
+        env: answering(FAKE_HOST_KEY),
+      },
+    );
+    expect([malformed.code, malformed.stderr.trim()]).toEqual([
+      2,
+      'error: --host-key-fingerprint: given a value that is not a fingerprint; allowed: SHA256: and 43 base64 characters, as ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub prints it on the machine',
+    ]);
+  });
+
+  it('without a fingerprint and no terminal, trusts nothing: the host key stays on the list', async () => {
+    const dir = project('fingerprint-absent');
+    const env = answering(FAKE_HOST_KEY);
+    const result = await runNpmAsync('init', validator(dir, []), { env });
+    expect(result.code).toBe(0);
+    expect(stackOf(dir, 'mainnet').config['lacchain:nodes'][0].inventory.host_key).toBeUndefined();
+    expect(stillToDo(result.stdout).map((i) => i.commands[0])).toContain('ssh-keyscan -t ed25519 190.0.2.40');
+    expect(fs.existsSync(`${env.SSH_RECORD}-keyscan`)).toBe(false);
+  });
+
+  it('in a terminal: shows the fingerprint, writes the key once confirmed, asks for it as before when not', async () => {
+    const confirmedDir = project('typed-fingerprint');
+    const steps = (answer: string): Array<[RegExp, string]> => [
+      [/name — .*\[validator\]:/, ''],
+      [/Where the node key lives: stack .* or machine .*\[stack\]:/, ''],
+      [/host — /, '190.0.2.40'],
+      [/node_ip — .*\[190\.0\.2\.40\]:/, ''],
+      [/node_name/, 'org-validator'],
+      [/node_email/, 'ops@example.org'],
+      [/user — .*\[ubuntu\]:/, ''],
+      [/port — .*\[22\]:/, ''],
+      [
+        new RegExp(
+          `host_key — 190\\.0\\.2\\.40 answers \\(ssh-keyscan -t ed25519 190\\.0\\.2\\.40\\) with the key ${FINGERPRINT.replace(/[+/]/g, '\\$&')}: is it your machine's, .*\\[y/N\\]`,
+        ),
+        answer,
+      ],
+      [/node_release_version — .*\[/, ''],
+      [/dns_name — .*\[none\]:/, ''],
+    ];
+    const args = (dir: string) => [
+      ...['--stack', 'mainnet', '--dir', dir, '--typenode', 'validator', '--target', 'ssh', '--keygen', 'no'],
+      ...['--os', 'debian 13'],
+    ];
+    const confirmed = await typeInTerminal(args(confirmedDir), steps('y'), answering(FAKE_HOST_KEY));
+    expect([confirmed.code, confirmed.transcript]).toEqual([0, expect.stringContaining('node validator: validator')]);
+    expect(stackOf(confirmedDir, 'mainnet').config['lacchain:nodes'][0].inventory.host_key).toBe(FAKE_HOST_KEY);
+    // Not confirmed: the question of before, where "later" puts the key on the list.
+    const declinedDir = project('typed-fingerprint-declined');
+    const declined = await typeInTerminal(
+      args(declinedDir),
+      [
+        ...steps('n').slice(0, -2),
+        [/host_key — .*\(required; "later" to add it after init\):/, 'later'],
+        [/node_release_version — .*\[/, ''],
+        [/dns_name — .*\[none\]:/, ''],
+      ],
+      answering(FAKE_HOST_KEY),
+    );
+    expect(declined.code).toBe(0);
+    expect(stackOf(declinedDir, 'mainnet').config['lacchain:nodes'][0].inventory.host_key).toBeUndefined();
+    expect(declined.transcript).toContain('ssh-keyscan -t ed25519 190.0.2.40');
   });
 });
 
