@@ -74,9 +74,12 @@ export function kubeletPrerequisites(): string | undefined {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Takes the machine's real-worker lock, waiting (10 minutes at most) while a live process holds it. */
+/**
+ * Takes the machine's real-worker lock, waiting while a live process holds it: 20 minutes at most, the time for the
+ * other kubelet suites of a run (tests/kubelet/, about 3 minutes each) to take it in turn.
+ */
 async function takeLock(): Promise<void> {
-  const deadline = Date.now() + 600_000;
+  const deadline = Date.now() + 1_200_000;
   for (;;) {
     try {
       fs.mkdirSync(LOCK_DIR);

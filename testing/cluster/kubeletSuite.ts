@@ -46,8 +46,8 @@ export function kubeletClusterForSuite(
     const kubelet = kubeletTools() as { dir: string };
     running = await startCluster(tools.dir, [], { kubelets: { names: workers, dir: kubelet.dir } });
     await prepare(running);
-    // The real-worker lock (kubelet.ts) may wait up to 10 minutes for another kubelet suite, before this one starts.
-  }, 900_000);
+    // The real-worker lock (kubelet.ts) may wait up to 20 minutes for the other kubelet suites, before this one starts.
+  }, 1_800_000);
   afterAll(async () => {
     await running?.stop();
   }, 120_000);
