@@ -7,19 +7,18 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { ROTATION_VALIDATOR } from '../../core/catalog/companions';
 import { NETWORKS } from '../../core/catalog/networks';
 import { deriveIdentity } from '../../core/identity/nodeKey';
 import { KEY_ONE } from '../../testing/fixtures';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram } from '../../testing/program';
 import { valuesFor } from '../../testing/values';
-import { besuStandinImage, resticImage, rotationStandinImage } from '../../testing/cluster/images';
 import { kubeletClusterForSuite } from '../../testing/cluster/kubeletSuite';
 import { localVolumesFor } from '../../testing/cluster/localVolumes';
 import { applyServerSide, kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
 import { fieldWhen } from '../../testing/cluster/objects';
 import { withCpuRequestsThatFit } from '../../testing/cluster/kubeletFit';
+import { importValidatorImages } from '../../testing/cluster/validatorImages';
 import { workFolder } from '../../testing/workFolder';
 
 jest.setTimeout(300_000);
@@ -36,19 +35,7 @@ let manifests: Manifest[] = [];
 let dataFolder = '';
 
 const { cluster, itWithKubelet } = kubeletClusterForSuite([WORKER], async (running) => {
-  const worker = running.kubelets[0];
-  const version = network.defaultBesuVersion;
-  const besu = await besuStandinImage(work, version, `hyperledger/besu:${version}`);
-  besuDigest = besu.digest;
-  await worker.importImage(besu.archive, besu.reference, [`docker.io/hyperledger/besu@${besu.digest}`]);
-  const rotation = await rotationStandinImage(
-    work,
-    ROTATION_VALIDATOR.imageExecutable,
-    ROTATION_VALIDATOR.defaultImage,
-  );
-  await worker.importImage(rotation.archive, rotation.reference);
-  const restic = await resticImage(work, 'restic/restic:0.18.1');
-  await worker.importImage(restic.archive, restic.reference);
+  besuDigest = await importValidatorImages(running.kubelets[0], work, network.defaultBesuVersion);
 });
 
 const values = valuesFor('testnet', 'validator', { namespace: NAMESPACE });
