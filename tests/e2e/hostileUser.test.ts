@@ -154,7 +154,10 @@ install -d -m 0750 -o ${USER} -g ${USER} ${paths.logsDir}
   it('takes a backup with the plants in place: no key* name in it, no FIFO waited on (finding 7)', async () => {
     await plant();
     const result = await run(`${command} backup manual`);
-    expect(result.stderr).not.toContain('fail');
+    // Nothing failed: no line but the start's own second try, which lib.sh's start_and_wait makes and says (seen once
+    // in CI: the layout's RPC stand-in service failed its first start after the copy, cause not found).
+    const said = result.stderr.split('\n').filter((line) => !line.endsWith(': starting it once more'));
+    expect(said.join('\n')).not.toContain('fail');
     expect(result.code).toBe(0);
     const names = await root(
       `set -a; . ${MACHINE_BACKUP_FILES.environment(node.serviceName)}; restic ls latest --host ${node.name} | sed -n 's#^${paths.dataDir}/##p' | sort`,
