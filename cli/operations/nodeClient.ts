@@ -1,74 +1,31 @@
 /**
- * One node seen from the operator's machine: the same questions asked through ssh (SSH node) or kubectl and the
- * node's RPC URL (Kubernetes node). Used by `npm run node`.
+ * One node seen from the operator's machine: the same questions asked through ssh (SSH node, here) or kubectl and the
+ * node's RPC URL (Kubernetes node, clusterNodeClient.ts). Used by `npm run node`.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { kubernetesNames } from '../../core/catalog/kubernetes';
-import {
-  knownHostsLine,
-  kubectlCommands,
-  REACH_TIMEOUT_SECONDS,
-  sshArguments,
-  sshCommands,
-} from '../../core/operations/clients';
+import { knownHostsLine, sshArguments, sshCommands } from '../../core/operations/clients';
 import { nodePaths } from '../../core/remote/paths';
 import { withoutControlSequences } from '../../core/operations/terminalText';
-import { hexQuantity, rpcRequest, rpcResult } from '../../core/operations/rpc';
+import { rpcResult } from '../../core/operations/rpc';
 import { DiskUsage, parseDiskUsage } from '../../core/operations/disk';
-import { deployedRelease } from '../../core/operations/fleet';
-import { clusterBackups } from './clusterBackups';
-import { kubernetesRpcUrl } from '../../core/kubernetes/manifests';
-import type { KubernetesNodeSettings, NodeSettings, SshNodeSettings } from '../../core/settings/model';
+import type { NodeSettings, SshNodeSettings } from '../../core/settings/model';
 import type { CompanionState } from '../../core/operations/health';
 import { ToolFailure } from '../cli';
-import { attachClient, runClient, streamClient } from './process';
+import { attachClient, streamClient, runClient } from './process';
 import { parseResticSnapshots, STOPPED_WHILE_COPIED } from '../../core/operations/backups';
 import type { BackupClient } from './backupClient';
 import { RELEASE_ARCHIVE_SHA256, releaseUrl } from '../../core/catalog/besu';
 import { remoteStep } from '../../core/remote/steps';
 import { stepCommand, stepInput, stepScript } from '../../core/remote/shell';
-import {
-  clientMissing,
-  clusterProblem,
-  kubectlTrouble,
-  lastMeaningfulLine,
-  machineNotDeployed,
-  machineUnreachable,
-  podNotRunning,
-  ReachProblem,
-  ReachState,
-} from '../../core/operations/reach';
+import { lastMeaningfulLine, machineNotDeployed, machineUnreachable } from '../../core/operations/reach';
+import { clusterNodeClient } from './clusterNodeClient';
+import { clockOffset, ClockState } from './nodeClock';
+import { NodeUnreachable, whenClientMissing } from './nodeUnreachable';
 
-/**
- * A node that cannot be acted on (its client missing, its kube context not there, its cluster or machine not
- * answering, or not deployed): one line saying which and what to do; exit 1. `state` is the short word `status --all`
- * shows in the node's row.
- */
-export class NodeUnreachable extends ToolFailure {
-  readonly state: ReachState;
-  constructor(problem: ReachProblem) {
-    super(problem.message);
-    this.state = problem.state;
-  }
-}
-
-/** How long `start` waits for the StatefulSet to make the node's new pod. */
-const POD_APPEARS_MS = 60_000;
-/** How long the look at a node may take in all, kubectl's own time-out included. */
-const REACH_TIMEOUT_MS = 2 * REACH_TIMEOUT_SECONDS * 1000;
-
-/** Turns runClient's refusal to start a client that is not there into the node's one line. */
-function whenClientMissing(node: string, client: string) {
-  return (error: unknown): never => {
-    if (error instanceof ToolFailure && !(error instanceof NodeUnreachable)) {
-      throw new NodeUnreachable(clientMissing(node, client));
-    }
-    throw error;
-  };
-}
+export { NodeUnreachable } from './nodeUnreachable';
 
 /** What the operations need from a node, whatever its target. */
 export interface NodeClient {
@@ -115,17 +72,6 @@ export interface Egress {
   how: string;
 }
 
-/** A node's clock against the operator's. */
-export interface ClockState {
-  offsetSeconds: number;
-  synchronised?: boolean;
-}
-
-/** The node's clock minus this machine's, from a reading taken between `before` and `after` (epoch milliseconds). */
-function clockOffset(nodeSeconds: number, before: number, after: number): number {
-  return nodeSeconds - (before + after) / 2000;
-}
-
 /** Options of the SSH client. */
 export interface SshOptions {
   /** A private key file (ssh -i). */
@@ -146,7 +92,7 @@ export interface ClientContext {
 
 export function nodeClient(node: NodeSettings, context: ClientContext): NodeClient {
   const restartHint = `npm run node -- restart --stack ${context.stack} --node ${node.name}`;
-  return node.target === 'ssh' ? sshClient(node, context, restartHint) : kubernetesClient(node, context, restartHint);
+  return node.target === 'ssh' ? sshClient(node, context, restartHint) : clusterNodeClient(node, context, restartHint);
 }
 
 /** What is undone when the command ends, however it ends (process.exit included): one exit listener for all nodes. */
@@ -363,213 +309,4 @@ function sshBackups(
       if (result.code !== 0) throw failure(`the restore of backup ${backup.id} on node ${node.name} failed`, result);
     },
   };
-}
-
-/** The kubeconfig kubectl reads (`$KUBECONFIG`, a list of files, or ~/.kube/config), and whether it is there. */
-function kubeconfigFile(): { kubeconfig: string; kubeconfigFound: boolean } {
-  const given = process.env.KUBECONFIG;
-  const files = given ? given.split(path.delimiter).filter(Boolean) : [path.join(os.homedir(), '.kube', 'config')];
-  return { kubeconfig: given || '~/.kube/config', kubeconfigFound: files.some((file) => fs.existsSync(file)) };
-}
-
-/** kubectl's current context (`kubectl config current-context`), or undefined when it has none. */
-async function currentKubeContext(): Promise<string | undefined> {
-  const result = await runClient('kubectl', ['config', 'current-context'], undefined, REACH_TIMEOUT_MS);
-  return result.code === 0 ? result.stdout.trim() || undefined : undefined;
-}
-
-function kubernetesClient(node: KubernetesNodeSettings, context: ClientContext, restartHint: string): NodeClient {
-  const { kubeContext, rpcUrl } = context;
-  const commands = kubectlCommands(node, kubeContext);
-  const names = kubernetesNames(node.name);
-  const url = rpcUrl ?? kubernetesRpcUrl(node);
-  const failure = (what: string, result: { code: number; stderr: string }) =>
-    new ToolFailure(
-      `node ${node.name}: kubectl cannot ${what}: ${lastMeaningfulLine(result.stderr) || `exit ${result.code}`}`,
-    );
-  const kubectl = async (args: string[], what: string) => {
-    const result = await runClient('kubectl', args);
-    if (result.code !== 0) throw failure(what, result);
-    return result.stdout;
-  };
-  /** The pod's phase, or undefined when there is no pod. */
-  const podPhase = async () => {
-    const result = await runClient('kubectl', commands.podPhase);
-    if (result.code === 0) return result.stdout.trim() || 'unknown';
-    if (kubectlTrouble(result.stderr) === 'not found') return undefined;
-    throw failure('read the pod', result);
-  };
-  /**
-   * Has the StatefulSet run the pod anew: the pod deleted, or, when there is none (the StatefulSet scaled to 0, say by
-   * a backup that was stopped), one replica asked for again.
-   */
-  const startPod = async () => {
-    if ((await podPhase()) !== undefined) await kubectl(commands.deletePod, 'delete the pod');
-    else await kubectl(commands.scaleUp, 'scale the StatefulSet to 1');
-  };
-  const client: NodeClient = {
-    where: `pod ${names.pod} in namespace ${node.namespace}`,
-    async reach() {
-      const result = await runClient('kubectl', commands.statefulSet, undefined, REACH_TIMEOUT_MS).catch(
-        whenClientMissing(node.name, 'kubectl'),
-      );
-      if (result.code === 0) return;
-      const place = {
-        node: node.name,
-        stack: context.stack,
-        namespace: node.namespace,
-        statefulSet: names.statefulSet,
-        configFile: context.configFile,
-        settingsContext: kubeContext,
-        currentContext: kubeContext === undefined ? await currentKubeContext() : undefined,
-        ...kubeconfigFile(),
-      };
-      // Stopped after REACH_TIMEOUT_MS (exit 124): what kubectl printed until then does not say why.
-      const stderr = result.code === 124 ? '' : result.stderr;
-      throw new NodeUnreachable(clusterProblem(place, stderr, REACH_TIMEOUT_MS / 1000));
-    },
-    async serviceState() {
-      const phase = await podPhase();
-      return phase === undefined
-        ? { running: false, detail: 'no pod' }
-        : { running: phase === 'Running', detail: phase };
-    },
-    async companionStates() {
-      if (node.companions.length === 0) return [];
-      const result = await runClient('kubectl', commands.containerReadiness);
-      if (result.code !== 0) {
-        if (kubectlTrouble(result.stderr) !== 'not found') throw failure("read the pod's containers", result);
-        return node.companions.map((c) => ({ name: c.name, running: false, detail: 'no pod' }));
-      }
-      const ready = new Map(
-        result.stdout
-          .trim()
-          .split('\n')
-          .map((line) => line.split('=') as [string, string]),
-      );
-      return node.companions.map((c) => {
-        const state = ready.get(names.companionContainer(c.name));
-        return {
-          name: c.name,
-          running: state === 'true',
-          detail: state === 'true' ? 'ready' : state === 'false' ? 'not ready' : 'no such container',
-        };
-      });
-    },
-    async rpc(method, params) {
-      let response: Response;
-      try {
-        response = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: rpcRequest(method, params),
-          signal: AbortSignal.timeout(5000),
-        });
-      } catch (error) {
-        const cause = (error as Error & { cause?: { code?: string; message?: string; errors?: { code?: string }[] } })
-          .cause;
-        const why = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error as Error).message;
-        throw new Error(`${method}: no answer from ${url} (${why})`);
-      }
-      return rpcResult(method, await response.text(), `${url} (HTTP ${response.status})`);
-    },
-    async releaseInUse() {
-      const result = await runClient('kubectl', commands.besuImage);
-      const image = result.stdout.trim();
-      return result.code === 0 && image ? `${image} (the pod's image)` : undefined;
-    },
-    async recordedEnode() {
-      const result = await runClient('kubectl', commands.recordedEnode);
-      return result.code === 0 ? result.stdout.trim() || undefined : undefined;
-    },
-    async recentLog() {
-      return kubectl(commands.recentLog, 'read the log');
-    },
-    async now() {
-      return Date.now() / 1000;
-    },
-    async startedAt() {
-      const result = await runClient('kubectl', commands.startedAt);
-      const time = Date.parse(result.stdout.trim());
-      return result.code === 0 && !Number.isNaN(time) ? time / 1000 : undefined;
-    },
-    async egress() {
-      // A pod leaves the cluster from its worker's address (the LoadBalancer takes what comes in).
-      const worker = (await runClient('kubectl', commands.worker)).stdout.trim();
-      if (!worker) return undefined;
-      const result = await runClient('kubectl', commands.workerAddresses(worker));
-      const addresses = result.stdout
-        .trim()
-        .split('\n')
-        .map((line) => line.split('='))
-        .filter(([type]) => type === 'ExternalIP' || type === 'InternalIP')
-        .sort(([a], [b]) => a.localeCompare(b)) // ExternalIP first
-        .map(([, address]) => address);
-      const moved = node.workerName !== undefined && node.workerName !== worker ? `, not ${node.workerName}` : '';
-      return result.code === 0 && addresses.length > 0
-        ? { addresses, how: `the addresses of worker ${worker}${moved}, the pod's` }
-        : undefined;
-    },
-    async clock() {
-      const before = Date.now();
-      const result = await runClient('kubectl', commands.clock);
-      const after = Date.now();
-      const seconds = Number(result.stdout.trim());
-      return result.code === 0 && result.stdout.trim() !== '' && Number.isFinite(seconds)
-        ? { offsetSeconds: clockOffset(seconds, before, after) }
-        : undefined;
-    },
-    async diskUsage() {
-      const result = await runClient('kubectl', commands.diskUsage);
-      const disk = parseDiskUsage(result.stdout);
-      if (result.code !== 0 && kubectlTrouble(result.stderr) === 'not found') throw new Error('no pod');
-      if (result.code !== 0 || !disk) {
-        throw new Error(`cannot read the data volume: ${lastMeaningfulLine(result.stderr) || `exit ${result.code}`}`);
-      }
-      return disk;
-    },
-    async showLogs() {
-      // A pod that is not there, or whose containers have not started, has no log to show.
-      const phase = await podPhase();
-      if (phase === undefined || phase === 'Pending') {
-        throw new ToolFailure(
-          podNotRunning(
-            {
-              node: node.name,
-              namespace: node.namespace,
-              pod: names.pod,
-              context: kubeContext,
-              start: `npm run node -- start --stack ${context.stack} --node ${node.name}`,
-            },
-            phase,
-          ),
-        );
-      }
-      return attachClient('kubectl', commands.logs, withoutControlSequences);
-    },
-    async start() {
-      await startPod();
-      // The StatefulSet makes the new pod a moment later: waited for before its readiness is.
-      const deadline = Date.now() + POD_APPEARS_MS;
-      while ((await podPhase()) === undefined && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-      }
-      await kubectl(commands.waitReady, 'see the pod ready');
-    },
-    async restart() {
-      await startPod();
-    },
-    restartHint,
-    backups: clusterBackups(node, {
-      withContext: (args) => (kubeContext ? ['--context', kubeContext, ...args] : args),
-      head: () => client.rpc('eth_blockNumber').then(hexQuantity, () => undefined),
-      enode: () => client.rpc('net_enode').then(String, () => undefined),
-      recordedEnode: () => client.recordedEnode(),
-      release: async () => {
-        const deployed = await client.releaseInUse();
-        return deployed !== undefined ? deployedRelease(deployed) : undefined;
-      },
-    }),
-  };
-  return client;
 }
