@@ -23,6 +23,7 @@ import { rpcAuthNotInPlainText, rpcOutsideOptIn, rpcSafeOnPublicPorts } from './
 import { keyImagesByTag, keyImagesPinned } from './rules/imagePinning';
 import { sshHostKeyOptOut, sshHostKeyPinned } from './rules/sshConnection';
 import { keySecretReferenced, validatorKeyCustody } from './rules/keyCustody';
+import { companionExecutablesPinned } from './rules/companionPins';
 
 export type { Rule, Violation } from './rules/common';
 
@@ -46,6 +47,7 @@ export const RULES: readonly Rule[] = [
   sshHostKeyOptOut,
   keyImagesPinned,
   keyImagesByTag,
+  companionExecutablesPinned,
 ];
 
 /** Runs the rules over resources; returns every violation, in resource then rule order. */

@@ -18,10 +18,16 @@ export const RELAY_SIGNER = {
   /** The release the reference deployment installs on a machine (a tag of gas-management). */
   defaultVersion: '1.0.1',
   /**
-   * Where a release's executable is downloaded from; `{version}` is replaced. The project publishes no digest of it:
-   * the operator pins the SHA-256 of the file they checked (`lacchain:companions.relaySigner.sha256`).
+   * Where a release's executable is downloaded from; `{version}` is replaced. The project publishes no digest of it,
+   * but commits the executable at each tag: see releaseBlobs.
    */
   defaultReleaseUrl: 'https://raw.githubusercontent.com/LACNetNetworks/gas-management/v{version}/gas-relay-signer',
+  /**
+   * The git blob id of the executable each catalog release's tag holds (what `git hash-object` prints for it), by
+   * release: the companions step checks a download from defaultReleaseUrl against it, so an operator pins no digest
+   * for these releases (another release or URL takes `lacchain:companions.relaySigner.sha256`).
+   */
+  releaseBlobs: { '1.0.1': 'd06aed7593325647c80aec3353a828327e7509d5' } as Readonly<Record<string, string>>,
   /** The container image the reference runs on a cluster, and where its executable is inside it (its entrypoint
    * prints the key to the log, so the pod runs the executable itself). */
   defaultImage: 'lacnetnetworks/relay-signer-lacchain:1.0.2',
@@ -56,6 +62,8 @@ export const ROTATION_VALIDATOR = {
    */
   defaultReleaseUrl:
     'https://raw.githubusercontent.com/LACNetNetworks/rotation-validator/d0c133f1df9d3e629352b332ea05c73c338adead/client/client',
+  /** No git blob id is pinned for it yet: an operator pins the executable's SHA-256 (see RELAY_SIGNER.releaseBlobs). */
+  releaseBlobs: {} as Readonly<Record<string, string>>,
   /** The container image the reference runs on a cluster, and where its executable is inside it. */
   defaultImage: 'lacnetnetworks/rotation-lacchain:1.0.0',
   imageExecutable: '/opt/lacchain/rotation-validator/client',

@@ -331,7 +331,7 @@ function companionParameters(description: NodeDescription<SshNodeSettings>, serv
   const fence = webSocketFence(node, description.companions, serviceUser);
   if (fence) env.WEBSOCKET_FENCE = fence;
   for (const companion of description.companions) {
-    const prefix = companion.settings.name.toUpperCase().replace(/-/g, '_');
+    const prefix = companionParameterPrefix(companion.settings.name);
     const unit = { [`${prefix}_UNIT`]: companionUnit(node, companion, serviceUser) };
     if (companion.kind === 'container') {
       if (!companion.settings.imageDigest)
@@ -346,15 +346,16 @@ function companionParameters(description: NodeDescription<SshNodeSettings>, serv
       });
       continue;
     }
-    const sha256 = companion.settings.sha256;
-    if (!sha256)
+    const { sha256, gitBlob } = companion.settings;
+    if (!sha256 && !gitBlob)
       throw new Error(`node ${node.name}: the ${companion.settings.name} has no digest (the settings check it)`);
     const portFence = companionFence(node, companion);
     const files = companionPaths(node, companion);
     Object.assign(env, {
       [`${prefix}_VERSION`]: companion.settings.version,
       [`${prefix}_URL`]: companion.settings.releaseUrl,
-      [`${prefix}_SHA256`]: sha256,
+      ...(sha256 ? { [`${prefix}_SHA256`]: sha256 } : {}),
+      ...(gitBlob ? { [`${prefix}_GIT_BLOB`]: gitBlob } : {}),
       [`${prefix}_EXECUTABLE`]: companion.executable,
       [`${prefix}_CONFIG`]: companion.configToml,
       [`${prefix}_RELEASES_DIR`]: files.releasesDir,
@@ -371,6 +372,11 @@ function companionParameters(description: NodeDescription<SshNodeSettings>, serv
     });
   }
   return env;
+}
+
+/** The companions step's parameters of one companion start with its name in upper case, `_` for `-`: RELAY_SIGNER. */
+export function companionParameterPrefix(name: string): string {
+  return name.toUpperCase().replace(/-/g, '_');
 }
 
 /** The HTTPS URL of a remote node's RPC, through the TLS proxy (on the machine itself with exposure internal). */

@@ -36,6 +36,7 @@ export function readCompanions(given: CompanionsInput | undefined, network: Netw
           ? input.rotationContract
           : undefined;
     const version = input?.version ?? companion.defaultVersion;
+    const gitBlob = catalogBlob(companion, input?.releaseUrl, version);
     return {
       name: companion.name,
       key: setting.key,
@@ -43,6 +44,7 @@ export function readCompanions(given: CompanionsInput | undefined, network: Netw
       version,
       releaseUrl: releaseUrl(input?.releaseUrl ?? companion.defaultReleaseUrl, version),
       ...(input?.sha256 ? { sha256: input.sha256 } : {}),
+      ...(gitBlob ? { gitBlob } : {}),
       image: input?.image ?? companion.defaultImage,
       ...(input?.imageDigest ? { imageDigest: input.imageDigest } : {}),
       contract: contract ?? setting.contract(network),
@@ -58,6 +60,19 @@ export function readCompanions(given: CompanionsInput | undefined, network: Netw
     serverUrl: input?.serverUrl ?? network.ethstatsUrl,
   };
   return [...released, ethstats];
+}
+
+/**
+ * The git blob id the catalog pins for a release downloaded from the catalog's own URL (an operator's URL may serve
+ * another file, so it takes a sha256), or undefined.
+ */
+function catalogBlob(
+  companion: (typeof RELEASED_COMPANIONS)[number],
+  url: string | undefined,
+  version: string,
+): string | undefined {
+  if (url !== undefined && url !== companion.defaultReleaseUrl) return undefined;
+  return Object.hasOwn(companion.releaseBlobs, version) ? companion.releaseBlobs[version] : undefined;
 }
 
 /** The companions a node runs: the enabled ones made for its node type. */
@@ -85,12 +100,12 @@ export function checkCompanionsForNodes(nodes: readonly NodeSettings[], file: st
       );
       continue;
     }
-    if (ssh.length > 0 && !companion.sha256) {
+    if (ssh.length > 0 && !companion.sha256 && !companion.gitBlob) {
       problems.push({
         file,
         key: `${key}.sha256`,
         given: 'missing',
-        allowed: `the SHA-256 of the executable at ${companion.releaseUrl} (sha256sum of a copy you have checked: nobody publishes one), which SSH node ${ssh.join(', ')} installs; or enabled: false`,
+        allowed: `the SHA-256 of the executable at ${companion.releaseUrl} (sha256sum of a copy you have checked: nobody publishes one), which SSH node ${ssh.join(', ')} installs; or enabled: false${pinnedReleases(companion.name)}`,
       });
     }
     const withLogin = runners(companion, (n) => n.rpc.authentication !== undefined);
@@ -140,4 +155,12 @@ export function checkCompanionsForNodes(nodes: readonly NodeSettings[], file: st
       });
     }
   }
+}
+
+/** The releases whose executable the catalog pins, said after a missing digest: `; or release 1.0.1 …`, or nothing. */
+function pinnedReleases(name: ReleasedCompanionSettings['name']): string {
+  const companion = RELEASED_COMPANIONS.find((c) => c.name === name)!;
+  const releases = Object.keys(companion.releaseBlobs);
+  if (releases.length === 0) return '';
+  return `; or release ${releases.join(', ')} from the catalog's URL (no releaseUrl), which the catalog pins by its git blob id`;
 }

@@ -148,8 +148,10 @@ export interface ReleasedCompanionSettings extends CompanionSettingsBase {
   version: string;
   /** The executable's download URL (the template with the version in it). */
   releaseUrl: string;
-  /** Its SHA-256, when given (SSH nodes need it). */
+  /** Its SHA-256, when given (an SSH node needs it, or gitBlob). */
   sha256?: string;
+  /** The git blob id the catalog pins for this release at the catalog's URL, when it pins one (checked on the machine). */
+  gitBlob?: string;
   /** The network contract it works with (relay hub, or validator rotation). */
   contract: string;
 }

@@ -17,7 +17,7 @@ import {
   MAX_BACKUPS_KEPT,
   KUBECTL_IMAGE,
 } from '../catalog/backups';
-import { ETHSTATS } from '../catalog/companions';
+import { ETHSTATS, RELEASED_COMPANIONS } from '../catalog/companions';
 import {
   DEFAULT_NAMESPACE,
   DEFAULT_NODE_HOME,
@@ -364,9 +364,8 @@ const companionFields = {
     description: 'Where a machine downloads the executable (redirects must stay on https).',
   }),
   sha256: setting(sha256Digest.optional(), {
-    required: 'for SSH nodes that run it',
-    description:
-      "The SHA-256 of that executable. Nobody publishes a digest of these executables, so download the file on a machine you trust, check it (for the relay signer `1.0.1`, `git hash-object` of the file must print `d06aed7593325647c80aec3353a828327e7509d5`, the blob the tag holds), and pin `sha256sum`'s answer: `pulumi config set --path 'lacchain:companions.relaySigner.sha256' <digest>`. The `companions` step checks the download against it before installing anything.",
+    required: "for SSH nodes that run it, unless the catalog pins the release (the relay signer's catalog releases)",
+    description: `The SHA-256 of that executable. The relay signer's executable is committed at its release tag, and the catalog pins its git blob id for its own releases (${catalogBlobs()}): with that release from the catalog's URL, the \`companions\` step checks the download against that id and no digest is needed. For another release, an own build or another URL, nobody publishes a digest, so download the file on a machine you trust, check it, and pin \`sha256sum\`'s answer: \`pulumi config set --path 'lacchain:companions.<companion>.sha256' <digest>\`. The \`companions\` step checks the download against every pin given before installing anything.`,
   }),
   image: setting(containerImage.optional(), {
     default: "the catalog's",
@@ -379,6 +378,13 @@ const companionFields = {
 };
 
 const NETWORK_CONTRACT = "The network's contract it works with.";
+
+/** The catalog's pinned releases, for the docs: `relay signer 1.0.1: git blob d06a…`. */
+function catalogBlobs(): string {
+  return RELEASED_COMPANIONS.flatMap((c) =>
+    Object.entries(c.releaseBlobs).map(([version, blob]) => `${c.name} \`${version}\`: git blob \`${blob}\``),
+  ).join('; ');
+}
 
 /** `lacchain:companions`: the network's companion services beside Besu, for every node of the stack that runs them. */
 export const companionsSchema = strict({
@@ -595,7 +601,7 @@ const STACK_KEYS = {
     setting(companionsSchema.optional(), {
       default: 'each on for the node type that runs it',
       description:
-        "The network's companion services beside Besu ([companion services](companions.md)): the writer's relay signer, the validator's rotation client and every node's monitoring client (ethstats); an SSH node that runs one needs its executable's `sha256` (the monitoring client: its image's `imageDigest`).",
+        "The network's companion services beside Besu ([companion services](companions.md)): the writer's relay signer, the validator's rotation client and every node's monitoring client (ethstats); an SSH node that runs one needs its executable's `sha256` unless the catalog pins the release (the relay signer's catalog releases are), and the monitoring client its image's `imageDigest`.",
     }),
     'mapping',
   ),

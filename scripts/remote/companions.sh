@@ -3,6 +3,7 @@
 # validator's rotation client, every node's monitoring client), each a systemd service NODE_SERVICE-<name> started
 # after Besu and stopped with it.
 # A released companion's executable is downloaded over https only (redirects too) and must have its pinned SHA-256
+# and/or the git blob id the catalog pins for its release (computed here with sha1sum: no git on the machine)
 # before it is installed under PREFIX_RELEASES_DIR/<version>/ (root's); a `current` link names the one in use. Its
 # config file is root's (readable by the service user's group); only its log folder is the service user's.
 # A companion run from a container image (the monitoring client) is pulled by its digest with podman (installed by
@@ -16,7 +17,7 @@
 # WEBSOCKET_FENCE_FILE, which every companion's service loads before it starts; given when COMPANIONS is not empty);
 # and for each name in COMPANIONS, with PREFIX its name in upper case with _ for -: PREFIX_UNIT, and either
 # PREFIX_IMAGE (an image pinned @sha256:), PREFIX_USER (the system user of its own it runs as, made here) and
-# PREFIX_STATE_DIR, or PREFIX_VERSION, PREFIX_URL, PREFIX_SHA256, PREFIX_EXECUTABLE, PREFIX_CONFIG (written as
+# PREFIX_STATE_DIR, or PREFIX_VERSION, PREFIX_URL, PREFIX_SHA256 and/or PREFIX_GIT_BLOB (one at least), PREFIX_EXECUTABLE, PREFIX_CONFIG (written as
 # PREFIX_CONFIG_FILE), PREFIX_RELEASES_DIR, PREFIX_LOG_DIR, and for one that listens PREFIX_PORT and PREFIX_FENCE
 # (nftables rules, written as PREFIX_FENCE_FILE, which its service loads before it starts). It must then
 # not answer on any address of the machine but the loopback (nor on NODE_IP): the service is fenced to the loopback by
@@ -28,14 +29,39 @@ set -euo pipefail
 : "${LOGROTATE_CONF:?}" "${NODE_IP:?}"
 COMPANIONS=${COMPANIONS:-}
 
-# install_release RELEASES VERSION URL SHA256 EXECUTABLE: RELEASES/VERSION/EXECUTABLE from URL, checked against
-# SHA256 before it is installed; the `current` link then names it. Sets `changed` when the link moved.
+# git_blob_id FILE: the id git gives FILE's content as a blob, the sha1 of "blob <size>\0" and the content: what
+# a tag's tree names, computed without git.
+git_blob_id() {
+  { printf 'blob %s\0' "$(wc -c <"$1" | tr -d ' ')"; cat "$1"; } | sha1sum | cut -d' ' -f1
+}
+
+# pin_mismatch FILE SHA256 BLOB: why FILE is not the pinned executable (its SHA-256, or its git blob id, differs
+# from the one given; an empty pin is not checked), or nothing when it is.
+pin_mismatch() {
+  local file=$1 sha256=$2 blob=$3 actual
+  if [ -n "$sha256" ]; then
+    actual=$(sha256sum <"$file" | cut -d' ' -f1)
+    if [ "$actual" != "$sha256" ]; then
+      echo "sha256 $actual, not the pinned $sha256"
+      return
+    fi
+  fi
+  if [ -n "$blob" ]; then
+    actual=$(git_blob_id "$file")
+    if [ "$actual" != "$blob" ]; then echo "git blob id $actual, not the catalog's $blob"; fi
+  fi
+}
+
+# install_release RELEASES VERSION URL SHA256 BLOB EXECUTABLE: RELEASES/VERSION/EXECUTABLE from URL, checked against
+# SHA256 and BLOB (either may be empty, not both) before it is installed; the `current` link then names it. Sets
+# `changed` when the link moved.
 install_release() {
-  local releases=$1 version=$2 url=$3 sha256=$4 executable=$5 target download actual
+  local releases=$1 version=$2 url=$3 sha256=$4 blob=$5 executable=$6 target download mismatch
+  [ -n "$sha256$blob" ] || fail "$executable $version has no pinned digest: not installed"
   target="$releases/$version"
   remove_planted_symlink "$releases"
   remove_planted_symlink "$target"
-  if [ ! -x "$target/$executable" ] || [ "$(sha256sum <"$target/$executable" | cut -d' ' -f1)" != "$sha256" ]; then
+  if [ ! -x "$target/$executable" ] || [ -n "$(pin_mismatch "$target/$executable" "$sha256" "$blob")" ]; then
     case "$url" in https://*) ;; *) fail "refusing $url: companions come over https: only" ;; esac
     download=$(mktemp -d)
     # shellcheck disable=SC2064 # the folder is known now: remove it whatever happens later
@@ -44,16 +70,16 @@ install_release() {
     curl --fail --silent --show-error --location --proto '=https' --proto-redir '=https' --max-redirs 5 \
       --retry 3 --connect-timeout 20 -o "$download/executable" "$url" \
       || fail "cannot download $url (https only, redirects too)"
-    actual=$(sha256sum <"$download/executable" | cut -d' ' -f1)
-    if [ "$actual" != "$sha256" ]; then
-      fail "the file from $url has sha256 $actual, but $executable $version must have $sha256: not installed, nothing changed"
+    mismatch=$(pin_mismatch "$download/executable" "$sha256" "$blob")
+    if [ -n "$mismatch" ]; then
+      fail "the file from $url has $mismatch: $executable $version not installed, nothing changed"
     fi
     install -d -m 0755 -o root -g root "$releases" "$target"
     install -m 0755 -o root -g root "$download/executable" "$target/$executable.new"
     mv -f "$target/$executable.new" "$target/$executable"
     rm -rf "$download"
     trap - EXIT
-    echo "companions: installed $executable $version (sha256 $actual) in $target"
+    echo "companions: installed $executable $version (sha256 $(sha256sum <"$target/$executable" | cut -d' ' -f1)) in $target"
   fi
   if [ "$(readlink "$releases/current" 2>/dev/null || true)" != "$target" ]; then
     ln -sfn "$target" "$releases/current.new"
@@ -163,14 +189,15 @@ for name in $KNOWN_COMPANIONS; do
     write_file "/etc/systemd/system/$unit.service" 0644 root:root "${!unit_var}"
     version="${!image_var}"
   else
-    version_var="${prefix}_VERSION" url_var="${prefix}_URL" sha_var="${prefix}_SHA256"
+    version_var="${prefix}_VERSION" url_var="${prefix}_URL" sha_var="${prefix}_SHA256" blob_var="${prefix}_GIT_BLOB"
     executable_var="${prefix}_EXECUTABLE" config_var="${prefix}_CONFIG" config_file_var="${prefix}_CONFIG_FILE"
     releases_var="${prefix}_RELEASES_DIR" log_var="${prefix}_LOG_DIR"
-    : "${!version_var:?}" "${!url_var:?}" "${!sha_var:?}" "${!executable_var:?}" "${!config_var:?}"
+    : "${!version_var:?}" "${!url_var:?}" "${!executable_var:?}" "${!config_var:?}"
     : "${!config_file_var:?}" "${!releases_var:?}" "${!log_var:?}"
     own_folder "${!log_var}" 0750 "$SERVICE_USER" "$group"
     fence_var="${prefix}_FENCE" fence_file_var="${prefix}_FENCE_FILE"
-    install_release "${!releases_var}" "${!version_var}" "${!url_var}" "${!sha_var}" "${!executable_var}"
+    install_release "${!releases_var}" "${!version_var}" "${!url_var}" "${!sha_var:-}" "${!blob_var:-}" \
+      "${!executable_var}"
     write_file "${!config_file_var}" 0640 "root:$group" "${!config_var}"
     if [ -n "${!fence_var:-}" ]; then write_file "${!fence_file_var:?}" 0644 root:root "${!fence_var}"; fi
     write_file "/etc/systemd/system/$unit.service" 0644 root:root "${!unit_var}"

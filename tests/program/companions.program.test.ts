@@ -328,6 +328,23 @@ describe.each(STACKS)('stack %s', (stack) => {
       expect((await settle(declared.outputs.nodes.writer.gasModelUrl!)).value).toBe(`http://${nodeIp(0)}:80`);
     });
 
+    it("the relay signer's catalog release, no digest given: the step checks the catalog's git blob id", async () => {
+      const companions: Record<string, Record<string, unknown>> = structuredClone(TEST_COMPANIONS);
+      delete companions.relaySigner.sha256;
+      const declaredHere = await declareProgram(recorded, stack, sshStackOfEveryType(stack, companions), {});
+      expect(parameter(declaredHere, 'writer', 'companions', 'RELAY_SIGNER_SHA256')).toBeUndefined();
+      expect(parameter(declaredHere, 'writer', 'companions', 'RELAY_SIGNER_GIT_BLOB')).toBe(
+        RELAY_SIGNER.releaseBlobs[RELAY_SIGNER.defaultVersion],
+      );
+      expect(parameter(declaredHere, 'writer', 'companions', 'RELAY_SIGNER_URL')).toBe(
+        RELAY_SIGNER.defaultReleaseUrl.replace('{version}', RELAY_SIGNER.defaultVersion),
+      );
+      // The operator's own digest is checked besides the catalog's.
+      expect(parameter(declared, 'writer', 'companions', 'RELAY_SIGNER_SHA256')).toBe(
+        TEST_COMPANIONS.relaySigner.sha256,
+      );
+    });
+
     it('a new companion release runs only the companions step', async () => {
       const bumped = await declareProgram(
         recorded,

@@ -9,6 +9,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { NETWORKS } from '../../core/catalog/networks';
+import { RELAY_SIGNER } from '../../core/catalog/companions';
 import { exportLines } from '../../core/remote/shell';
 import { redact } from '../../tools/recording/engine';
 import {
@@ -68,6 +69,7 @@ const RULE_NAMES = [
   'ssh-host-key-opt-out',
   'node-key-images-pinned',
   'node-key-images-by-tag',
+  'companion-executables-pinned',
 ];
 
 /** The declared resources as the rules see them (as the offline plan writes them). */
@@ -503,6 +505,59 @@ describe('genesis-digest-pinned', () => {
     const digest = editStep(copy(testnet, T.command, 'validator-node-files'), 'GENESIS_SHA256', () => 'f'.repeat(64));
     expect(of(check(digest), 'genesis-digest-pinned')).toEqual([
       expect.stringContaining(`GENESIS_SHA256 ${'f'.repeat(64)} is not the digest of the GENESIS_JSON sent`),
+    ]);
+  });
+});
+
+describe('companion-executables-pinned', () => {
+  /** The testnet validator's companions step with its parameters changed (undefined removes one). */
+  function companionsStep(changes: Record<string, string | undefined>): PolicyResource {
+    const resource = copy(testnet, T.command, 'validator-companions');
+    const stdin = resource.inputs.stdin as string;
+    const parameters = stepParameters(stdin)!;
+    const header = stdin.slice(0, stdin.indexOf('\n') + 1) + '{\n';
+    const script = stdin.slice(header.length + exportLines(parameters).length);
+    const changed: Record<string, string> = { ...parameters };
+    for (const [name, value] of Object.entries(changes)) {
+      if (value === undefined) delete changed[name];
+      else changed[name] = value;
+    }
+    resource.inputs.stdin = header + exportLines(changed) + script;
+    return resource;
+  }
+  const catalogUrl = RELAY_SIGNER.defaultReleaseUrl.replace('{version}', '1.0.1');
+  /** The relay signer's catalog release, as the step is given it when the operator pins no digest. */
+  const relaySigner = (changes: Record<string, string | undefined> = {}) =>
+    companionsStep({
+      COMPANIONS: 'relay-signer ethstats',
+      RELAY_SIGNER_VERSION: '1.0.1',
+      RELAY_SIGNER_URL: catalogUrl,
+      RELAY_SIGNER_GIT_BLOB: RELAY_SIGNER.releaseBlobs['1.0.1'],
+      ...changes,
+    });
+
+  it("passes the operator's SHA-256, and the catalog's git blob id for its release at its URL", () => {
+    expect(of(check(companionsStep({})), 'companion-executables-pinned')).toEqual([]);
+    expect(of(check(relaySigner()), 'companion-executables-pinned')).toEqual([]);
+  });
+
+  it('refuses a download with no pin, a git blob id the catalog does not pin, or the catalog id for another URL', () => {
+    expect(of(check(companionsStep({ ROTATION_VALIDATOR_SHA256: undefined })), 'companion-executables-pinned')).toEqual(
+      [
+        expect.stringMatching(
+          /rotation-validator: https:\/\/raw\.githubusercontent\.com\/.* would be installed unchecked/,
+        ),
+      ],
+    );
+    expect(of(check(relaySigner({ RELAY_SIGNER_GIT_BLOB: 'f'.repeat(40) })), 'companion-executables-pinned')).toEqual([
+      expect.stringContaining(`RELAY_SIGNER_GIT_BLOB ${'f'.repeat(40)} is not the git blob id the catalog pins`),
+    ]);
+    const mirror = 'https://mirror.example.org/gas-relay-signer';
+    expect(of(check(relaySigner({ RELAY_SIGNER_URL: mirror })), 'companion-executables-pinned')).toEqual([
+      expect.stringContaining(`the step downloads ${mirror}`),
+    ]);
+    expect(of(check(relaySigner({ RELAY_SIGNER_VERSION: '1.0.2' })), 'companion-executables-pinned')).toEqual([
+      expect.stringContaining('for release 1.0.2'),
     ]);
   });
 });

@@ -23,6 +23,11 @@ if (!asRoot) console.warn('companions step tests skipped: they need root, unshar
 
 const EXECUTABLE = '#!/bin/sh\necho relay signer\n';
 const SHA256 = createHash('sha256').update(EXECUTABLE).digest('hex');
+/** The id git gives a file's content as a blob (as `git hash-object` prints it), computed here independently. */
+const gitBlobId = (content: string) =>
+  createHash('sha1')
+    .update(`blob ${Buffer.byteLength(content)}\0${content}`)
+    .digest('hex');
 const PORT = String(RELAY_SIGNER.port);
 
 /** A stand-in command: a bash script in the stage's PATH. */
@@ -64,8 +69,13 @@ function stage() {
   );
   const companions = path.join(home, 'companions');
   const relaySigner = path.join(companions, 'relay-signer');
-  const run = (env: Record<string, string> = {}, answering = '127.0.0.1') => {
-    const input = remoteStepInput('companions', {
+  /** Runs the step; a parameter given as undefined is left out. */
+  const run = (changes: Record<string, string | undefined> = {}, answering = '127.0.0.1') => {
+    const env = Object.fromEntries(
+      Object.entries(changes).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    );
+    const removed = Object.keys(changes).filter((name) => changes[name] === undefined);
+    const parameters: Record<string, string> = {
       NODE_HOME: home,
       SERVICE_NAME: 'besu',
       SERVICE_USER: 'nobody',
@@ -93,7 +103,9 @@ function stage() {
       RELAY_SIGNER_LOG_DIR: path.join(relaySigner, 'log'),
       RELAY_SIGNER_CONFIG_FILE: path.join(relaySigner, 'config.toml'),
       ...env,
-    });
+    };
+    for (const name of removed) delete parameters[name];
+    const input = remoteStepInput('companions', parameters);
     // The step's own mount namespace: the unit and logrotate files go to empty folders, not this machine's.
     const isolated = `unshare -m sh -c 'mount -t tmpfs tmpfs /etc/systemd/system && mount -t tmpfs tmpfs /etc/logrotate.d && exec ${stepCommand('root').replace(/'/g, `'\\''`)}'`;
     const result = spawnSync('sh', ['-c', isolated], {
@@ -118,6 +130,39 @@ function stage() {
     expect(fs.readFileSync(path.join(s.home, 'companions', 'websocket-fence.nft'), 'utf8')).toBe('# websocket fence\n');
     expect(s.systemctl()).toContain('restart besu-relay-signer');
     expect(result.stdout).toContain('besu-relay-signer answers on the loopback only');
+  });
+
+  it('installs a catalog release checked by the git blob id alone (no SHA-256): the id computed without git', () => {
+    const s = stage();
+    const result = s.run({ RELAY_SIGNER_SHA256: undefined, RELAY_SIGNER_GIT_BLOB: gitBlobId(EXECUTABLE) });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const installed = path.join(s.home, 'companions', 'relay-signer', 'releases', '1.0.1', 'gas-relay-signer');
+    expect(fs.readFileSync(installed, 'utf8')).toBe(EXECUTABLE);
+    expect(s.systemctl()).toContain('restart besu-relay-signer');
+  });
+
+  it.each([
+    ['the git blob id alone', { RELAY_SIGNER_SHA256: undefined }],
+    ['the git blob id beside a right SHA-256', {}],
+  ])("refuses a download that is not the catalog's file, checked by %s: nothing installed", (_, changes) => {
+    const s = stage();
+    const pinned = gitBlobId('#!/bin/sh\necho the real relay signer\n');
+    const result = s.run({ ...changes, RELAY_SIGNER_GIT_BLOB: pinned });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `has git blob id ${gitBlobId(EXECUTABLE)}, not the catalog's ${pinned}: gas-relay-signer 1.0.1 not installed, nothing changed`,
+    );
+    expect(fs.existsSync(path.join(s.home, 'companions', 'relay-signer', 'releases', '1.0.1'))).toBe(false);
+    expect(s.systemctl()).not.toMatch(/restart|start besu-relay-signer/);
+  });
+
+  it('refuses a released companion given no pin at all', () => {
+    const s = stage();
+    const result = s.run({ RELAY_SIGNER_SHA256: undefined });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('gas-relay-signer 1.0.1 has no pinned digest: not installed');
+    expect(s.systemctl()).not.toMatch(/restart|start besu-relay-signer/);
   });
 
   it.each([

@@ -265,6 +265,31 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'relay signer on an SSH writer, of a release the catalog does not pin, without the executable digest',
+    config: (c) => {
+      nodes(c)[1].typenode = 'writer';
+      companions(c).relaySigner = { version: '1.0.2' };
+    },
+    expected: {
+      key: 'lacchain:companions.relaySigner.sha256',
+      given: 'missing',
+      allowed:
+        /^the SHA-256 of the executable at https:\/\/raw\.githubusercontent\.com\/LACNetNetworks\/gas-management\/v1\.0\.2\/gas-relay-signer .*which SSH node validator installs; or enabled: false; or release 1\.0\.1 from the catalog's URL \(no releaseUrl\), which the catalog pins by its git blob id$/,
+    },
+  },
+  {
+    name: "relay signer on an SSH writer, the catalog's release from another URL, without the executable digest",
+    config: (c) => {
+      nodes(c)[1].typenode = 'writer';
+      companions(c).relaySigner = { releaseUrl: 'https://mirror.example.org/gas-relay-signer-{version}' };
+    },
+    expected: {
+      key: 'lacchain:companions.relaySigner.sha256',
+      given: 'missing',
+      allowed: /^the SHA-256 of the executable at https:\/\/mirror\.example\.org\/gas-relay-signer-1\.0\.1 /,
+    },
+  },
+  {
     name: 'companions on while the RPC needs credentials',
     config: (c) => {
       c['lacchain:rpc'] = { exposure: 'internal', authentication: { method: 'password', users: [{ name: 'alice' }] } };
@@ -1079,6 +1104,19 @@ describe('settings validation', () => {
 });
 
 describe('valid settings', () => {
+  it("take the relay signer's catalog release on an SSH writer without a digest: the catalog pins its git blob", () => {
+    const config = validTestnetConfig();
+    nodes(config)[1].typenode = 'writer';
+    companions(config).relaySigner = {};
+    const relaySigner = load(config).settings.companions.find((c) => c.name === 'relay-signer');
+    expect(relaySigner).toMatchObject({
+      version: '1.0.1',
+      releaseUrl: 'https://raw.githubusercontent.com/LACNetNetworks/gas-management/v1.0.1/gas-relay-signer',
+      gitBlob: 'd06aed7593325647c80aec3353a828327e7509d5',
+    });
+    expect(relaySigner).not.toHaveProperty('sha256');
+  });
+
   it('load into the model with defaults filled in', () => {
     const config = validTestnetConfig();
     config['lacchain:nodeKeys'] = { validator: KEY_ONE.toUpperCase().replace('0X', '0x') };
