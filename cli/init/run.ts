@@ -66,9 +66,11 @@ import {
   valuesFileForNode,
   valuesFileOf,
   valuesFilesInUse,
+  stackFileWithSetting,
   valuesFileText,
   writeIfChanged,
 } from './settingsFiles';
+import { containerToolAtHand, ETHSTATS_DIGEST_SETTING, imageWithoutDigest, readImageDigest } from './imageDigest';
 import { agentLoginNote, formatToDo, rawStackConfig, stackProblems, stillToDo, ToDo } from './stillToDo';
 import {
   FINGERPRINT_ALLOWED,
@@ -246,6 +248,9 @@ async function setup(
   if (target === 'kubernetes' && values['host-key-fingerprint'] !== undefined) {
     throw new UsageError('--host-key-fingerprint is for ssh nodes, not kubernetes ones');
   }
+  if (target === 'kubernetes' && values['read-image-digest'] !== undefined) {
+    throw new UsageError('--read-image-digest is for ssh nodes, not kubernetes ones');
+  }
   const { name, existing } = await askName(asker, typenode, listed, stackFileName, {
     replace: switchOn(values, 'replace'),
     fromFlag: flags.name !== undefined,
@@ -338,6 +343,7 @@ async function setup(
     );
   }
   for (const question of questionsOf(target)) await ask(question);
+  const imageDigest = await askImageDigest(asker, target, network, oldStack, stackFileName, flags);
 
   /** The node's entry and the files' new texts, from the answers so far. */
   const build = () => {
@@ -369,7 +375,13 @@ async function setup(
     }
     const header = ` Stack ${stack}: nodes on ${network.name} (network id ${network.networkId}). Every setting is described in docs/settings.md.`;
     const context = target === 'kubernetes' ? values.context : undefined;
-    return { stack: stackFileText(oldStack, stackFileName, header, network.name, node, context), values: valuesText };
+    const stackText = stackFileText(oldStack, stackFileName, header, network.name, node, context);
+    return {
+      stack: imageDigest
+        ? stackFileWithSetting(stackText, stackFileName, ETHSTATS_DIGEST_SETTING, imageDigest)
+        : stackText,
+      values: valuesText,
+    };
   };
 
   // The loader, as pulumi up runs it, on the files as they would be written: a problem with one of this node's
@@ -749,6 +761,55 @@ function scannedKeyMatching(known: string, host: string, port: number, hostKey: 
     );
   }
   return key;
+}
+
+/**
+ * The monitoring client's image digest, read here with podman or docker when the operator wants it (asked on a
+ * terminal when one runs here; --read-image-digest yes without one), for an SSH node of a stack that runs the client
+ * without a digest; undefined when not read (mainnet's still-to-do list then asks for it).
+ */
+async function askImageDigest(
+  asker: Asker,
+  target: 'kubernetes' | 'ssh',
+  network: Network,
+  stackText: string | undefined,
+  stackFileName: string,
+  flags: Record<string, string | undefined>,
+): Promise<string | undefined> {
+  const flag = 'read-image-digest';
+  const given = flags[flag];
+  const checked = given === undefined ? undefined : yesNo(false)(given);
+  if (checked && !checked.ok) throw new UsageError(`--${flag}: ${checked.problem}`);
+  const fromFlag = checked?.ok ? checked.value : undefined;
+  if (target === 'kubernetes') return undefined;
+  const image = imageWithoutDigest(stackText, stackFileName);
+  if (image === undefined || fromFlag === false || (fromFlag === undefined && !asker.interactive)) return undefined;
+  const tool = containerToolAtHand();
+  if (tool === undefined) {
+    if (fromFlag === true) {
+      throw new UsageError(
+        `--${flag}: given yes, but neither podman nor docker runs here; allowed: no (the digest is then on the list), or a machine where one runs`,
+      );
+    }
+    return undefined;
+  }
+  const why = network.allowsUnpinnedKeyImages
+    ? `${network.name} runs the tag without it, flagged`
+    : `${network.name} requires it`;
+  const wanted =
+    fromFlag ??
+    (await asker.typed(
+      `The monitoring client's image ${image} has no digest pinned (${why}): read it with ${tool} now (${tool} image inspect, pulled first when not here)? [Y/n]`,
+      yesNo(true),
+    ));
+  if (!wanted) return undefined;
+  const read = readImageDigest(tool, image, (line) => process.stdout.write(`${line}\n`));
+  if ('reason' in read) {
+    process.stdout.write(`imageDigest: not read (${read.reason})\n`);
+    return undefined;
+  }
+  process.stdout.write(`imageDigest: ${read.digest} (${image}, read with ${tool})\n`);
+  return read.digest;
 }
 
 /** The values a replaced Kubernetes node reads now (its values file's deploy section). */

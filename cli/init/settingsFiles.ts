@@ -216,6 +216,23 @@ export function stackFileText(
 }
 
 /**
+ * The text of a stack file with one setting of a mapping set (`['lacchain:companions', 'ethstats', 'imageDigest']`,
+ * as `pulumi config set --path` writes it), keeping everything else.
+ */
+export function stackFileWithSetting(old: string, file: string, keys: string[], value: string): string {
+  const document = parse(old, file);
+  document.setIn(['config', ...keys], value);
+  return render(document, false);
+}
+
+/** A setting of the stack file's config (`['lacchain:companions', 'ethstats']`), or undefined. */
+export function stackFileSetting(text: string | undefined, file: string, keys: string[]): unknown {
+  if (text === undefined) return undefined;
+  const found = parse(text, file).getIn(['config', ...keys]);
+  return isMap(found) || isSeq(found) ? found.toJSON() : found;
+}
+
+/**
  * The text of a values file with the `deploy` fields given (dot paths; undefined removes one), keeping everything
  * else. `header` starts a new file.
  */

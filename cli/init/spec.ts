@@ -76,6 +76,11 @@ export const INIT_TOOL: ToolSpec<InitOptions> = {
       value: 'SHA256:…',
       help: "the SHA-256 fingerprint of the machine's host key as you know it (ssh-keygen -lf on its console): init reads the key itself (ssh-keyscan to --host only) and writes it only when it matches",
     },
+    'read-image-digest': {
+      type: 'string',
+      value: '<yes|no>',
+      help: "read the monitoring client's image digest now with podman or docker here (image inspect, pulled first when not here) and write it (lacchain:companions.ethstats.imageDigest: required on mainnet; a test network runs the tag without it, flagged). Asked on a terminal; default no without one",
+    },
     'ssh-key': {
       type: 'string',
       value: 'FILE',

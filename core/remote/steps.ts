@@ -334,12 +334,15 @@ function companionParameters(description: NodeDescription<SshNodeSettings>, serv
     const prefix = companionParameterPrefix(companion.settings.name);
     const unit = { [`${prefix}_UNIT`]: companionUnit(node, companion, serviceUser) };
     if (companion.kind === 'container') {
-      if (!companion.settings.imageDigest)
+      const byTag = !companion.settings.imageDigest;
+      if (byTag && !node.network.allowsUnpinnedKeyImages)
         throw new Error(
           `node ${node.name}: the ${companion.settings.name} has no image digest (the settings check it)`,
         );
       Object.assign(env, {
         [`${prefix}_IMAGE`]: companion.image,
+        // A test network's machine may pull the tag (flagged by the policy, node-key-images-by-tag).
+        ...(byTag ? { [`${prefix}_IMAGE_BY_TAG`]: 'yes' } : {}),
         [`${prefix}_USER`]: companion.systemUser,
         [`${prefix}_STATE_DIR`]: containerStateDir(node, companion),
         ...unit,

@@ -95,7 +95,7 @@ export function checkCompanionsForNodes(nodes: readonly NodeSettings[], file: st
       checkEthstats(
         companion,
         key,
-        ssh,
+        runners(companion, (n) => n.target === 'ssh' && !n.network.allowsUnpinnedKeyImages),
         runners(companion, (n) => !ETHSTATS.nodeNamePattern.test(n.nodeName)),
       );
       continue;
@@ -134,15 +134,16 @@ export function checkCompanionsForNodes(nodes: readonly NodeSettings[], file: st
 
   /**
    * The monitoring client reads only Besu's WebSocket (never behind authentication), so RPC authentication does not
-   * concern it; a machine pulls its image by digest, and the network's server registers only some names.
+   * concern it; a production machine pulls its image by digest (a test network's may pull the tag, which the policy
+   * flags), and the network's server registers only some names.
    */
-  function checkEthstats(companion: EthstatsSettings, key: string, ssh: string[], badNames: string[]): void {
-    if (ssh.length > 0 && !companion.imageDigest) {
+  function checkEthstats(companion: EthstatsSettings, key: string, pinning: string[], badNames: string[]): void {
+    if (pinning.length > 0 && !companion.imageDigest) {
       problems.push({
         file,
         key: `${key}.imageDigest`,
         given: 'missing',
-        allowed: `the registry digest (sha256:…) of ${companion.image} that you have checked (podman pull, then podman image inspect --format '{{.Digest}}'), which SSH node ${ssh.join(', ')} pulls by digest; or enabled: false`,
+        allowed: `the registry digest (sha256:…) of ${companion.image} that you have checked (npm run init reads it with podman or docker; or podman pull, then podman image inspect --format '{{.Digest}}'), which SSH node ${pinning.join(', ')} pulls by digest on a production network; or enabled: false`,
       });
     }
     if (badNames.length > 0) {

@@ -410,9 +410,9 @@ export const companionsSchema = strict({
       description: 'The container image it runs from, on both paths.',
     }),
     imageDigest: setting(imageDigest.optional(), {
-      required: 'for SSH nodes',
+      required: 'for SSH nodes on mainnet',
       description:
-        "The image's registry digest. A machine pulls the image by this digest only (`<repository>@<digest>`, never by tag), and nobody publishes one, so pull the image on a machine you trust, check it, and pin `podman image inspect --format '{{.Digest}}' <image>`: `pulumi config set --path 'lacchain:companions.ethstats.imageDigest' sha256:<digest>`. In a pod it pins the image too when given.",
+        "The image's registry digest. A machine pulls the image by this digest (`<repository>@<digest>`); nobody publishes one, so `npm run init` offers to read it with podman or docker when either is at hand (`--read-image-digest yes` without a terminal), or pull the image on a machine you trust, check it, and pin `podman image inspect --format '{{.Digest}}' <image>`: `pulumi config set --path 'lacchain:companions.ethstats.imageDigest' sha256:<digest>`. Required on mainnet; on a test network a machine without it pulls the tag, which the policy flags (`node-key-images-by-tag`, as a pod's image by tag). In a pod it pins the image too when given.",
     }),
     serverUrl: setting(serverUrl.optional(), {
       default: "the network's",

@@ -13,7 +13,10 @@ import { BACKUP_LABEL, BACKUP_TOOL, KUBECTL_IMAGE } from '../../core/catalog/bac
 import { BESU_IMAGE_REPOSITORY } from '../../core/catalog/besu';
 import { KEY_SECRET_ANNOTATION, kubernetesNames } from '../../core/catalog/kubernetes';
 import { at, BACKUP_TYPES, isOpaque, kubernetesNodeOf, labelsOf, PolicyResource, TYPES } from '../inspect';
-import { describeResource, networkOf, Rule } from './common';
+import { describeResource, networkOf, remoteParameters, Rule } from './common';
+import { COMPANIONS } from '../../core/catalog/companions';
+import { companionParameterPrefix } from '../../core/remote/steps';
+import { ETHSTATS_KEY } from '../../core/settings/companions';
 import type { PolicyContext } from '../expectations';
 
 /** A registry digest at the end of an image reference. */
@@ -113,8 +116,10 @@ function isBackup(resource: PolicyResource): boolean {
 interface Unpinned {
   name: string;
   image: string;
-  /** `receives the node key`, or `touches the node's data (…)`. */
+  /** `receives the node key`, `touches the node's data (…)`, or `is pulled onto the node's machine`. */
   why: string;
+  /** How to pin it, where the why does not tell. */
+  pin?: string;
 }
 
 /** Why a container must be pinned, or undefined when it need not be. */
@@ -145,6 +150,30 @@ function unpinnedContainers(resource: PolicyResource): Unpinned[] {
     const why = mustBePinned(resource, container, init);
     return why === undefined ? [] : [{ name: String(container.name), image: String(container.image), why }];
   });
+}
+
+/** Why a companion's image on a machine must run from a digest: the companions step pulls it there. */
+const ON_MACHINE = "is pulled onto the node's machine";
+
+/**
+ * The images the companions step of an SSH node pulls by tag (the monitoring client without imageDigest, which the
+ * settings allow on a test network only): the machine runs them beside Besu, on its network.
+ */
+function unpinnedStepImages(resource: PolicyResource): Unpinned[] {
+  const step = remoteParameters(resource, ['companions']);
+  if (!step) return [];
+  const names = (step.parameters.COMPANIONS ?? '').split(' ');
+  return COMPANIONS.filter((c) => names.includes(c.name)).flatMap((companion) => {
+    const image = step.parameters[`${companionParameterPrefix(companion.name)}_IMAGE`];
+    if (image === undefined || DIGEST.test(image)) return [];
+    const pin = `pin it by its registry digest (lacchain:companions.${ETHSTATS_KEY}.imageDigest; npm run init reads it with podman or docker; docs/companions.md)`;
+    return [{ name: companion.name, image, why: ON_MACHINE, pin }];
+  });
+}
+
+/** The containers of a pod, or the images of a companions step, that must run from a digest and run from a tag. */
+function unpinned(resource: PolicyResource): Unpinned[] {
+  return resource.type === TYPES.command ? unpinnedStepImages(resource) : unpinnedContainers(resource);
 }
 
 /** Whether the resource's network lets a container holding the key run from a tag (test networks only). */
@@ -181,24 +210,25 @@ export function dataImageSetting(image: string): string | undefined {
 
 /** How to pin a container's image: the setting that pins it. */
 function howToPin(container: Unpinned): string {
+  if (container.pin) return container.pin;
   if (container.why === 'receives the node key') return HOW_TO_PIN;
   const setting =
     dataImageSetting(container.image) ?? 'deploy.backupImageDigest for restic, deploy.kubectlImageDigest for kubectl';
   return `pin it by its registry digest (values file ${setting}; docs/kubernetes.md, "Pinning images")`;
 }
 
-/** The resources these rules read: the node's pod, and its backups' Jobs and CronJobs. */
-const PINNED_TYPES = [TYPES.statefulSet, BACKUP_TYPES.cronJob, BACKUP_TYPES.job];
+/** The resources these rules read: the node's pod, its backups' Jobs and CronJobs, and a machine's companions step. */
+const PINNED_TYPES = [TYPES.statefulSet, BACKUP_TYPES.cronJob, BACKUP_TYPES.job, TYPES.command];
 
 export const keyImagesPinned: Rule = {
   name: 'node-key-images-pinned',
   description:
-    "Every container that receives the node key (Besu, the relay signer, the rotation client), and every one that touches the node's data (the pod's init container on the data volume; each container of the backups' Jobs and CronJobs: restic, kubectl), runs from an image pinned by its registry digest: a moved tag or a taken-over registry account would get the key, or the node's data and its StatefulSet.",
+    "Every container that receives the node key (Besu, the relay signer, the rotation client), every one that touches the node's data (the pod's init container on the data volume; each container of the backups' Jobs and CronJobs: restic, kubectl), and every image a machine's companions step pulls (the monitoring client), runs from an image pinned by its registry digest: a moved tag or a taken-over registry account would get the key, or the node's data and its StatefulSet, or a process on the node's machine.",
   types: PINNED_TYPES,
   check(resource, context) {
     if (allowsTags(resource, context)) return [];
     const where = describeResource(resource);
-    return unpinnedContainers(resource).map(
+    return unpinned(resource).map(
       (c) => `${where}: container ${c.name} ${c.why} but runs image ${c.image} by tag: ${howToPin(c)}`,
     );
   },
@@ -207,13 +237,13 @@ export const keyImagesPinned: Rule = {
 export const keyImagesByTag: Rule = {
   name: 'node-key-images-by-tag',
   description:
-    "Flags a test network's container that receives the node key, or touches the node's data, and runs from an image tag without a registry digest.",
+    "Flags a test network's container that receives the node key, touches the node's data or runs on the node's machine (the monitoring client's image), and runs from an image tag without a registry digest.",
   types: PINNED_TYPES,
   advisory: true,
   check(resource, context) {
     if (!allowsTags(resource, context)) return [];
     const where = describeResource(resource);
-    return unpinnedContainers(resource).map(
+    return unpinned(resource).map(
       (c) =>
         `${where}: container ${c.name} ${c.why} from image ${c.image}, a tag that can be moved: ${howToPin(c)} before this node holds anything of value`,
     );

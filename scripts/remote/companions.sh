@@ -16,7 +16,7 @@
 # address), WEBSOCKET_FENCE (nftables rules letting only the companions' users reach Besu's WebSocket, written as
 # WEBSOCKET_FENCE_FILE, which every companion's service loads before it starts; given when COMPANIONS is not empty);
 # and for each name in COMPANIONS, with PREFIX its name in upper case with _ for -: PREFIX_UNIT, and either
-# PREFIX_IMAGE (an image pinned @sha256:), PREFIX_USER (the system user of its own it runs as, made here) and
+# PREFIX_IMAGE (an image pinned @sha256:, or by its tag with PREFIX_IMAGE_BY_TAG=yes on a test network), PREFIX_USER (the system user of its own it runs as, made here) and
 # PREFIX_STATE_DIR, or PREFIX_VERSION, PREFIX_URL, PREFIX_SHA256 and/or PREFIX_GIT_BLOB (one at least), PREFIX_EXECUTABLE, PREFIX_CONFIG (written as
 # PREFIX_CONFIG_FILE), PREFIX_RELEASES_DIR, PREFIX_LOG_DIR, and for one that listens PREFIX_PORT and PREFIX_FENCE
 # (nftables rules, written as PREFIX_FENCE_FILE, which its service loads before it starts). It must then
@@ -88,11 +88,18 @@ install_release() {
   fi
 }
 
-# pull_image IMAGE: the image, pinned by its digest, into podman's store unless it is there. Sets `changed` when it
-# pulled.
+# pull_image IMAGE BY_TAG: the image into podman's store unless it is there: pinned by its digest, or, when BY_TAG is
+# `yes` (a test network's machine; the policy flags it), by its tag, as first pulled (a moved tag is not followed).
+# Sets `changed` when it pulled.
 pull_image() {
-  local image=$1
-  case "$image" in *@sha256:*) ;; *) fail "refusing $image: an image is pulled by its digest (@sha256:) only" ;; esac
+  local image=$1 by_tag=$2
+  case "$image" in
+    *@sha256:*) ;;
+    *)
+      [ "$by_tag" = yes ] || fail "refusing $image: an image is pulled by its digest (@sha256:) only"
+      echo "companions: $image runs by its tag, which can be moved (test networks only): pin its digest before this node holds anything of value"
+      ;;
+  esac
   if podman image exists "$image"; then return; fi
   echo "companions: pulling $image"
   podman pull --quiet "$image" >/dev/null || fail "cannot pull $image (is the digest right, and the registry reachable?)"
@@ -185,7 +192,8 @@ for name in $KNOWN_COMPANIONS; do
     # (chown -h -R follows no symlink).
     own_folder "${!state_var}" 0700 "${!user_var}" "$(id -gn "${!user_var}")"
     chown -hR "${!user_var}:$(id -gn "${!user_var}")" "${!state_var}"
-    pull_image "${!image_var}"
+    by_tag_var="${prefix}_IMAGE_BY_TAG"
+    pull_image "${!image_var}" "${!by_tag_var:-}"
     write_file "/etc/systemd/system/$unit.service" 0644 root:root "${!unit_var}"
     version="${!image_var}"
   else

@@ -562,6 +562,36 @@ describe('companion-executables-pinned', () => {
   });
 });
 
+describe("node-key-images-pinned and node-key-images-by-tag on a machine's companions step (#53)", () => {
+  const byTag = () =>
+    editStep(
+      copy(testnet, T.command, 'validator-companions'),
+      'ETHSTATS_IMAGE',
+      () => 'docker.io/alethio/ethstats-cli:latest',
+    );
+  const FLAGGED = "container ethstats is pulled onto the node's machine";
+
+  it('passes the monitoring client pulled by digest', () => {
+    const step = copy(testnet, T.command, 'validator-companions');
+    expect(stepParameters(step.inputs.stdin)!.ETHSTATS_IMAGE).toMatch(/@sha256:[0-9a-f]{64}$/);
+    expect(check(step, mainnetContext).filter((v) => v.policy.startsWith('node-key-images'))).toEqual([]);
+  });
+
+  it('only flags its tag on a test network, as advisory', () => {
+    const violations = check(byTag()).filter((v) => v.policy.startsWith('node-key-images'));
+    expect(violations.map((v) => [v.policy, v.advisory])).toEqual([['node-key-images-by-tag', true]]);
+    expect(violations[0].message).toContain(
+      `${FLAGGED} from image docker.io/alethio/ethstats-cli:latest, a tag that can be moved: pin it by its registry digest (lacchain:companions.ethstats.imageDigest;`,
+    );
+  });
+
+  it('refuses its tag on mainnet', () => {
+    expect(of(check(byTag(), mainnetContext), 'node-key-images-pinned')).toEqual([
+      expect.stringContaining(`${FLAGGED} but runs image docker.io/alethio/ethstats-cli:latest by tag`),
+    ]);
+  });
+});
+
 describe('node-permissioning-enabled', () => {
   it('refuses a config.toml without on-chain node permissioning, or with another contract', () => {
     const off = editConfig((toml) =>

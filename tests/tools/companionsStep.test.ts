@@ -251,3 +251,57 @@ if (asRoot && !canFence) console.warn("the relay signer's fence test skipped: it
     ]);
   });
 });
+
+describe("the companions step's pull of a container companion's image (pull_image)", () => {
+  const script = fs.readFileSync(path.join(__dirname, '../../scripts/remote/companions.sh'), 'utf8');
+  const pullImage = /^pull_image\(\) \{[\s\S]*?^\}$/m.exec(script)![0];
+  const DIGEST_IMAGE = `docker.io/alethio/ethstats-cli@sha256:${'5e'.repeat(32)}`;
+  const TAG_IMAGE = 'docker.io/alethio/ethstats-cli:latest';
+
+  /** Runs the step's own function with a podman stand-in that has no image and records what it is asked. */
+  function pull(image: string, byTag: string) {
+    const root = fs.mkdtempSync(path.join(work, 'pull-'));
+    const log = path.join(root, 'podman.log');
+    standIn(root, 'podman', `echo "$*" >>'${log}'\ncase "$1" in image) exit 1 ;; esac`);
+    const result = spawnSync(
+      'bash',
+      [
+        '-c',
+        [
+          'set -euo pipefail',
+          'fail() { echo "companions: $*" >&2; exit 1; }',
+          pullImage,
+          'changed=false',
+          `pull_image '${image}' '${byTag}'`,
+          'echo "changed=$changed"',
+        ].join('\n'),
+      ],
+      { encoding: 'utf8', env: { ...process.env, PATH: `${root}:${process.env.PATH}` } },
+    );
+    const calls = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : [];
+    return { code: result.status, stdout: result.stdout, stderr: result.stderr, calls };
+  }
+
+  it('pulls an image pinned by its digest', () => {
+    const result = pull(DIGEST_IMAGE, '');
+    expect(result.code).toBe(0);
+    expect(result.calls).toEqual([`image exists ${DIGEST_IMAGE}`, `pull --quiet ${DIGEST_IMAGE}`]);
+    expect(result.stdout).toContain('changed=true');
+  });
+
+  it('refuses a tag unless the step is told the network takes it (a test network), pulling nothing', () => {
+    const result = pull(TAG_IMAGE, '');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`refusing ${TAG_IMAGE}: an image is pulled by its digest (@sha256:) only`);
+    expect(result.calls).toEqual([]);
+  });
+
+  it('pulls the tag on a test network (IMAGE_BY_TAG=yes), saying it can be moved', () => {
+    const result = pull(TAG_IMAGE, 'yes');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      `companions: ${TAG_IMAGE} runs by its tag, which can be moved (test networks only)`,
+    );
+    expect(result.calls).toEqual([`image exists ${TAG_IMAGE}`, `pull --quiet ${TAG_IMAGE}`]);
+  });
+});

@@ -236,16 +236,6 @@ const cases: Case[] = [
     expected: { key: 'lacchain:companions.rotationValidator.imageDigest', allowed: /^an image digest: sha256:/ },
   },
   {
-    name: 'ethstats on an SSH node without the image digest',
-    config: (c) => delete companions(c).ethstats.imageDigest,
-    expected: {
-      key: 'lacchain:companions.ethstats.imageDigest',
-      given: 'missing',
-      allowed:
-        /^the registry digest \(sha256:…\) of docker\.io\/alethio\/ethstats-cli:latest .*which SSH node validator pulls by digest; or enabled: false$/,
-    },
-  },
-  {
     name: 'ethstats on a node whose name the monitoring server does not register',
     config: (c) => (inventory(c).node_name = 'org.validator'),
     expected: {
@@ -1099,6 +1089,29 @@ describe('settings validation', () => {
     inventory(config).node_ip = '300.1.2.3';
     expect(() => load(config)).toThrow(
       `Pulumi.testnet.yaml: lacchain:nodes[1].inventory.node_ip: given "300.1.2.3"; allowed: an IPv4 address such as 203.0.113.10 (not 0.0.0.0, loopback or multicast); for a node's enode not a documentation one`,
+    );
+  });
+});
+
+describe("the monitoring client's image on an SSH node without its digest (#53)", () => {
+  /** The stack's SSH validator alone, on `network`, its monitoring client without imageDigest. */
+  function sshOnly(stack: 'testnet' | 'mainnet') {
+    const config = validTestnetConfig();
+    config['lacchain:network'] = stack === 'mainnet' ? 'mainnet-omega' : 'open-protestnet';
+    config['lacchain:nodes'] = [nodes(config)[1]];
+    delete companions(config).ethstats.imageDigest;
+    return () => loadStack(stack, rawConfig(config, `Pulumi.${stack}.yaml`), memoryFiles({}));
+  }
+
+  it('testnet takes it: the machine runs the tag (the policy flags it)', () => {
+    const ethstats = sshOnly('testnet')().settings.companions.find((c) => c.name === 'ethstats');
+    expect(ethstats).toMatchObject({ image: 'docker.io/alethio/ethstats-cli:latest' });
+    expect(ethstats).not.toHaveProperty('imageDigest');
+  });
+
+  it('mainnet refuses it, saying how to read the digest', () => {
+    expect(sshOnly('mainnet')).toThrow(
+      /lacchain:companions\.ethstats\.imageDigest: missing; allowed: the registry digest \(sha256:…\) of docker\.io\/alethio\/ethstats-cli:latest that you have checked \(npm run init reads it with podman or docker; .*which SSH node validator pulls by digest on a production network; or enabled: false/,
     );
   });
 });
