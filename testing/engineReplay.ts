@@ -8,6 +8,17 @@ import type { Declared } from './program';
 import type { TestHost } from './host/testHost';
 import { progress } from './hostSuite';
 import { RemoteStep, runRemoteStep } from './replay';
+import { killSessionsOf } from './cuts/cut';
+
+/**
+ * A cut of the `pulumi up` (docs/operations.md, "Cut anywhere"): once command `step` runs and the shell condition
+ * `when` holds on its machine (polled as root), every SSH session of the step's user there is killed, as a dropped
+ * connection or a stopped `pulumi up` leaves it; the command ends failed and nothing that depends on it runs.
+ */
+export interface EngineCut {
+  step: string;
+  when: string;
+}
 
 /** One command's run: when it began and ended (ms since the epoch) and what it printed. */
 export interface EngineRun {
@@ -33,7 +44,13 @@ export interface EngineReplay {
  * a registration returns once its step is done), so a command waits for everything it depends on, through unchanged
  * resources too; a failed command stops everything that depends on it, however far.
  */
-export async function runAsEngine(declared: Declared, steps: RemoteStep[], hosts: TestHost[]): Promise<EngineReplay> {
+export async function runAsEngine(
+  declared: Declared,
+  steps: RemoteStep[],
+  hosts: TestHost[],
+  cut?: EngineCut,
+): Promise<EngineReplay & { cut: boolean }> {
+  let cutDone = false;
   const dependencies = new Map(
     declared.resources.map((r) => [r.name, ((r.options.dependsOn ?? []) as string[]).filter((d) => d)]),
   );
@@ -60,7 +77,9 @@ export async function runAsEngine(declared: Declared, steps: RemoteStep[], hosts
       if (!step) return true;
       progress(`engine: running ${step.name}`);
       const began = Date.now();
-      const result = await runRemoteStep(hostOf(step), step);
+      const running = runRemoteStep(hostOf(step), step);
+      if (cut?.step === step.name) cutDone = await cutWhen(hostOf(step), step, cut.when, running);
+      const result = await running;
       runs.push({ name: step.name, began, ended: Date.now(), ...result });
       progress(`engine: ${step.name} exited ${result.code}`);
       return result.code === 0;
@@ -69,5 +88,18 @@ export async function runAsEngine(declared: Declared, steps: RemoteStep[], hosts
     return done;
   };
   await Promise.all(steps.map((step) => complete(step.name)));
-  return { runs, failed: runs.filter((r) => r.code !== 0), notRun };
+  return { runs, failed: runs.filter((r) => r.code !== 0), notRun, cut: cutDone };
+}
+
+/** Cuts `step` once `when` holds on its machine, unless it ended first: true when it was cut. */
+async function cutWhen(host: TestHost, step: RemoteStep, when: string, running: Promise<unknown>): Promise<boolean> {
+  let ended = false;
+  void running.then(() => (ended = true));
+  while (!ended && (await host.ssh(when, { timeoutMs: 30_000 })).code !== 0) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (ended) return false;
+  progress(`engine: cutting ${step.name} (${when})`);
+  await killSessionsOf(host, step.user);
+  return true;
 }

@@ -23,7 +23,7 @@ import { NodeClient, nodeClient } from '../operations/nodeClient';
 import { chooseBackup, chooseRollback, listBackups, restoreBackup, takeBackup } from '../operations/backups';
 import { expandHome, readKeyFile } from '../keyFile';
 import { KEY_CUSTODY_FACTS } from '../../core/catalog/keyCustody';
-import { fleetRow } from '../operations/fleet';
+import { fleetRow, withRollout } from '../operations/fleet';
 import { fleetHealthy, fleetTable } from '../../core/operations/fleet';
 import { CauseObservations, fixesFor } from '../../core/operations/causes';
 import { enodeParts } from '../../core/operations/permissioning';
@@ -63,9 +63,11 @@ export async function run(line: CommandLine<typeof NODE_OPTIONS>): Promise<numbe
   if (values.all) {
     if (values.node !== undefined) throw new UsageError('--all is every node: give no --node');
     // Every node at once: each through its own client, in parallel; one that cannot be reached is a row saying so.
-    const rows = await Promise.all(settings.nodes.map((each) => fleetRow(each, () => clientOf(each))));
+    const asked = await Promise.all(settings.nodes.map((each) => fleetRow(each, () => clientOf(each))));
+    // A rollout in progress: which node it is at and which wait for it, below the table.
+    const { rows, lines } = withRollout(settings.nodes, asked, stack);
     if (values.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-    else fleetTable(rows).forEach(say);
+    else [...fleetTable(rows), ...lines].forEach(say);
     return fleetHealthy(rows) ? EXIT.ok : EXIT.failed;
   }
   if (EVERY_NODE.includes(operation) && values.node === undefined) {

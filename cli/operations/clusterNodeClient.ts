@@ -2,10 +2,11 @@
  * A Kubernetes node seen from the operator's machine: `npm run node`'s questions asked through kubectl (the pod, its
  * containers, its worker) and the node's RPC URL.
  */
+import { statefulSetRolloutState } from '../../core/operations/rolloutState';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { kubernetesNames } from '../../core/catalog/kubernetes';
+import { kubernetesNames, POD_STOP_GRACE_SECONDS } from '../../core/catalog/kubernetes';
 import { kubectlCommands } from '../../core/operations/clients';
 import { withoutControlSequences } from '../../core/operations/terminalText';
 import { hexQuantity, rpcRequest, rpcResult } from '../../core/operations/rpc';
@@ -23,6 +24,11 @@ import { attachClient, runClient } from './process';
 
 /** How long `start` waits for the StatefulSet to make the node's new pod. */
 const POD_APPEARS_MS = 60_000;
+/**
+ * How long deleting the node's pod may take: kubectl waits until it is gone, which is its containers' grace period when
+ * one of them does not stop on SIGTERM sooner, and the API server's and the worker's own time besides.
+ */
+const POD_DELETED_MS = (POD_STOP_GRACE_SECONDS + 30) * 1000;
 
 /** The kubeconfig kubectl reads (`$KUBECONFIG`, a list of files, or ~/.kube/config), and whether it is there. */
 function kubeconfigFile(): { kubeconfig: string; kubeconfigFound: boolean } {
@@ -51,8 +57,8 @@ export function clusterNodeClient(
     new ToolFailure(
       `node ${node.name}: kubectl cannot ${what}: ${lastMeaningfulLine(result.stderr) || `exit ${result.code}`}`,
     );
-  const kubectl = async (args: string[], what: string) => {
-    const result = await runClient('kubectl', args);
+  const kubectl = async (args: string[], what: string, timeoutMs?: number) => {
+    const result = await runClient('kubectl', args, undefined, timeoutMs);
     if (result.code !== 0) throw failure(what, result);
     return result.stdout;
   };
@@ -68,7 +74,7 @@ export function clusterNodeClient(
    * a backup that was stopped), one replica asked for again.
    */
   const startPod = async () => {
-    if ((await podPhase()) !== undefined) await kubectl(commands.deletePod, 'delete the pod');
+    if ((await podPhase()) !== undefined) await kubectl(commands.deletePod, 'delete the pod', POD_DELETED_MS);
     else await kubectl(commands.scaleUp, 'scale the StatefulSet to 1');
   };
   const client: NodeClient = {
@@ -145,6 +151,10 @@ export function clusterNodeClient(
     async recordedEnode() {
       const result = await runClient('kubectl', commands.recordedEnode);
       return result.code === 0 ? result.stdout.trim() || undefined : undefined;
+    },
+    async rolloutState() {
+      const result = await runClient('kubectl', commands.statefulSet, undefined, REACH_TIMEOUT_MS);
+      return result.code === 0 ? statefulSetRolloutState(result.stdout) : undefined;
     },
     async recentLog() {
       return kubectl(commands.recentLog, 'read the log');

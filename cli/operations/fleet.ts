@@ -8,6 +8,8 @@ import { NodeClient, NodeUnreachable } from './nodeClient';
 import { permissioned } from '../../core/operations/permissioning';
 import { askPermissioning } from './permissioning';
 import { ToolFailure } from '../cli';
+import { rolloutOrder } from '../../core/node/rollout';
+import { rolloutLines, rolloutWords } from '../../core/operations/rolloutState';
 
 /** A number the node answered, or undefined when it did not. */
 async function answer<T>(question: Promise<unknown>, read: (value: unknown) => T): Promise<T | undefined> {
@@ -45,13 +47,14 @@ export async function fleetRow(node: NodeSettings, clientOf: () => NodeClient): 
     const state = error instanceof NodeUnreachable ? error.state : 'error';
     return { ...base, service: state, running: false, companionsUp: 0, problem: error.message };
   }
-  const [peers, head, syncing, version, companions, permissioning] = await Promise.all([
+  const [peers, head, syncing, version, companions, permissioning, rollout] = await Promise.all([
     answer(client.rpc('net_peerCount'), hexQuantity),
     answer(client.rpc('eth_blockNumber'), hexQuantity),
     answer(client.rpc('eth_syncing'), syncState),
     answer(client.rpc('web3_clientVersion'), (v) => releaseOfClientVersion(String(v))),
     client.companionStates().catch(() => []),
     askWhetherPermissioned(node, client),
+    client.rolloutState().catch(() => undefined),
   ]);
   const deployed = version === undefined ? await client.releaseInUse().catch(() => undefined) : undefined;
   const release = version ?? (deployed !== undefined ? deployedRelease(deployed) : undefined);
@@ -65,5 +68,24 @@ export async function fleetRow(node: NodeSettings, clientOf: () => NodeClient): 
     ...(syncing !== undefined ? { behind: syncing ? syncing.highestBlock - syncing.currentBlock : 0 } : {}),
     ...(permissioning !== undefined ? { permissioned: permissioned(permissioning) } : {}),
     companionsUp: companions.filter((c) => c.running).length,
+    ...(rollout !== undefined ? { rollout } : {}),
+  };
+}
+
+/**
+ * The rows in the stack's order with each one's step in a rollout in progress (`rolloutStep`), and the lines saying
+ * where the rollout is, in the order it changes the nodes (core/node/rollout.ts); no lines when none is in progress.
+ */
+export function withRollout(
+  nodes: readonly NodeSettings[],
+  rows: readonly FleetRow[],
+  stack: string,
+): { rows: FleetRow[]; lines: string[] } {
+  const byName = new Map(rows.map((row) => [row.node, row]));
+  const ordered = rolloutOrder(nodes).map((node) => byName.get(node.name)!);
+  const words = rolloutWords(ordered);
+  return {
+    rows: rows.map((row) => (words.has(row.node) ? { ...row, rolloutStep: words.get(row.node)! } : row)),
+    lines: rolloutLines(ordered, stack),
   };
 }

@@ -23,6 +23,7 @@ import { stepCommand, stepInput, stepScript } from '../../core/remote/shell';
 import { lastMeaningfulLine, machineNotDeployed, machineUnreachable } from '../../core/operations/reach';
 import { clusterNodeClient } from './clusterNodeClient';
 import { clockOffset, ClockState } from './nodeClock';
+import { gateRecordState, NodeRolloutState } from '../../core/operations/rolloutState';
 import { NodeUnreachable, whenClientMissing } from './nodeUnreachable';
 
 export { NodeUnreachable } from './nodeUnreachable';
@@ -52,6 +53,11 @@ export interface NodeClient {
   releaseInUse(): Promise<string | undefined>;
   /** The enode the program recorded for the node (SSH: data/enode; Kubernetes: the Service annotation). */
   recordedEnode(): Promise<string | undefined>;
+  /**
+   * The node's part of the last rollout (SSH: its health gate's record; Kubernetes: its StatefulSet's roll), or
+   * undefined when nothing says.
+   */
+  rolloutState(): Promise<NodeRolloutState | undefined>;
   recentLog(): Promise<string>;
   /** The node's clock, epoch seconds. */
   now(): Promise<number>;
@@ -183,6 +189,11 @@ function sshClient(node: SshNodeSettings, context: ClientContext, restartHint: s
     async recordedEnode() {
       const result = await ssh(commands.recordedEnode);
       return result.code === 0 ? result.stdout.trim() || undefined : undefined;
+    },
+    async rolloutState() {
+      // The record's times are the machine's: compared with its clock.
+      const [result, clock] = await Promise.all([ssh(commands.rolloutRecord), ssh(commands.clock)]);
+      return result.code === 0 ? gateRecordState(result.stdout, Number(clock.stdout.trim())) : undefined;
     },
     async recentLog() {
       return (await ssh(commands.recentLog)).stdout;

@@ -23,6 +23,11 @@ export const NODE_HOME_LAYOUT = {
    * key's pin from then on, as a pinned `publicKey` is, which the service user cannot change.
    */
   machineKeyRecord: 'machine-public-key',
+  /**
+   * The health gate's record of a rollout (scripts/remote/gate.sh), root's: waiting, passed or failed, since when and
+   * what it saw last, for `npm run node -- status`.
+   */
+  rolloutRecord: 'rollout-gate',
   logsDir: 'logs',
   binDir: 'bin',
   /** The launcher systemd runs: refuses to start without the key, then runs Besu into the info log. */

@@ -219,6 +219,8 @@ export function sshCommands(node: SshNodeSettings) {
     recordedEnode: `${asServiceUser}dd if=${shellQuote(paths.enode)} iflag=nofollow,nonblock bs=${ENODE_READ_BYTES} count=1 status=none`,
     /** The release folder `releases/current` points at: the release in use. */
     releaseInUse: `${sudo}readlink ${shellQuote(`${paths.releasesDir}/current`)}`,
+    /** The health gate's record of the last rollout that restarted the node (scripts/remote/gate.sh), root's. */
+    rolloutRecord: `${sudo}cat ${shellQuote(paths.rolloutRecord)}`,
     clock: 'date +%s',
     /** The data's size and its filesystem's free space and size, read as root (the data folder is the service user's). */
     diskUsage: `${sudo}sh -c ${shellQuote(diskUsageCommand(paths.dataDir))}`,

@@ -3,6 +3,8 @@
  * the rows in, the text out.
  */
 
+import type { NodeRolloutState, RolloutWord } from './rolloutState';
+
 /** What one node said, or why it could not say it. */
 export interface FleetRow {
   node: string;
@@ -28,6 +30,10 @@ export interface FleetRow {
   /** Companions running, of those the node must run. */
   companionsUp: number;
   companions: number;
+  /** The node's part of the last rollout, as its client read it (SSH: its health gate; Kubernetes: its pod's roll). */
+  rollout?: NodeRolloutState;
+  /** In a rollout in progress: `changing` or `stopped` (the node it is at), or `waits for <node>`. */
+  rolloutStep?: RolloutWord;
 }
 
 /** True when every node runs with all its companions. */

@@ -6,6 +6,7 @@ import { MAX_BLOCKS_BEHIND } from '../catalog/health';
 import { PORTS } from '../catalog/ports';
 import { signerMetricsMethod } from '../node/rollout';
 import type { SshNodeSettings } from '../settings/model';
+import { nodePaths } from './paths';
 import type { RemoteStepName } from './steps';
 
 /** The gate's script, under scripts/. */
@@ -48,5 +49,6 @@ export function gateParameters<V>(
     MAX_BLOCKS_BEHIND: String(MAX_BLOCKS_BEHIND),
     SIGNER_METRICS: signerMetricsMethod(node) ?? '',
     CHANGE: values.change,
+    ROLLOUT_RECORD: nodePaths(node).rolloutRecord,
   };
 }

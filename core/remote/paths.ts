@@ -17,6 +17,8 @@ export function nodePaths(node: SshNodeSettings) {
     enode: `${home}/${NODE_HOME_LAYOUT.enode}`,
     /** With machine custody, the public key the machine's key was accepted with (root's). */
     machineKeyRecord: `${home}/${NODE_HOME_LAYOUT.machineKeyRecord}`,
+    /** The health gate's record of the last rollout that restarted the node (root's). */
+    rolloutRecord: `${home}/${NODE_HOME_LAYOUT.rolloutRecord}`,
     genesis: `${home}/${NODE_HOME_LAYOUT.genesis}`,
     logsDir: `${home}/${NODE_HOME_LAYOUT.logsDir}`,
     binDir: `${home}/${NODE_HOME_LAYOUT.binDir}`,

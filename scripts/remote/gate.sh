@@ -10,10 +10,13 @@
 # Parameters (environment): NODE_NAME, STACK, NEXT_NODES (the nodes the rollout changes after this one, for the
 # message), EXPECTED_ENODE, NODE_ADDRESS (the node's address, for its signer metrics), RPC_PORT, GATE_TIMEOUT (seconds),
 # MAX_BLOCKS_BEHIND, SIGNER_METRICS (the method, or empty for a node that proposes no blocks or whose RPC does not
-# serve it), CHANGE (a digest of what restarted the node: it changes whenever the gate must run again).
+# serve it), CHANGE (a digest of what restarted the node: it changes whenever the gate must run again),
+# ROLLOUT_RECORD (the file where the gate says how far it is, for `npm run node -- status`: root's, mode 0644, lines
+# state=waiting|passed|failed, since=<epoch seconds the gate began>, until=<when it gives up>, change=<CHANGE>,
+# seen=<what it saw last>).
 set -euo pipefail
 : "${NODE_NAME:?}" "${STACK:?}" "${EXPECTED_ENODE:?}" "${NODE_ADDRESS:?}" "${RPC_PORT:?}" "${GATE_TIMEOUT:?}"
-: "${MAX_BLOCKS_BEHIND:?}" "${CHANGE:?}"
+: "${MAX_BLOCKS_BEHIND:?}" "${CHANGE:?}" "${ROLLOUT_RECORD:?}"
 SIGNER_METRICS=${SIGNER_METRICS:-}
 NEXT_NODES=${NEXT_NODES:-}
 
@@ -36,9 +39,26 @@ last_proposed() {
   rpc_answer "$SIGNER_METRICS" | sed 's/[{}]/\n/g' | grep -i "\"$NODE_ADDRESS\"" | hex_field lastProposedBlockNumber || true
 }
 
+# record STATE SEEN: the gate's record (ROLLOUT_RECORD), replaced in one rename, only when it changes.
+recorded=""
+record() {
+  local content
+  content=$(printf 'state=%s\nsince=%s\nuntil=%s\nchange=%s\nseen=%s' "$1" "$since" "$((since + GATE_TIMEOUT))" "$CHANGE" "$2")
+  if [ "$content" != "$recorded" ]; then
+    local tmp=$ROLLOUT_RECORD$SIBLING_TEMP_SUFFIX
+    remove_planted_symlink "$ROLLOUT_RECORD"
+    rm -f "$tmp"
+    (umask 022 && printf '%s\n' "$content" >"$tmp")
+    mv -f "$tmp" "$ROLLOUT_RECORD"
+    recorded=$content
+  fi
+}
+
+since=$(date +%s)
 deadline=$((SECONDS + GATE_TIMEOUT))
 began=""
 seen="it did not answer on 127.0.0.1:$RPC_PORT"
+record waiting "$seen"
 while :; do
   enode=$(rpc_result net_enode)
   peers=$(rpc_answer net_peerCount | hex_field result)
@@ -64,10 +84,14 @@ while :; do
   elif [ -n "$SIGNER_METRICS" ] && { [ -z "$proposed" ] || [ "$proposed" -le "$began" ]; }; then
     seen="it has proposed no block since block $began (its last: ${proposed:-none in $SIGNER_METRICS})"
   else
-    echo "gate: ok: node $NODE_NAME is healthy: its enode, $peers peers, head $head advancing, $behind blocks behind${proposed:+, proposed block $proposed}"
+    healthy="its enode, $peers peers, head $head advancing, $behind blocks behind${proposed:+, proposed block $proposed}"
+    record passed "$healthy"
+    echo "gate: ok: node $NODE_NAME is healthy: $healthy"
     exit 0
   fi
+  record waiting "$seen"
   if [ "$SECONDS" -ge "$deadline" ]; then break; fi
   sleep 1
 done
+record failed "$seen"
 fail "node $NODE_NAME is not healthy after $GATE_TIMEOUT s (checked: its enode, a peer, at most $MAX_BLOCKS_BEHIND blocks behind, its head advancing${SIGNER_METRICS:+, a block proposed}): $seen. The rollout stops here${NEXT_NODES:+: $NEXT_NODES not changed}. Fix it (npm run node -- check --stack $STACK --node $NODE_NAME), then run pulumi up again to continue from here; or go back (npm run node -- rollback --stack $STACK --node $NODE_NAME, and set its release back)"

@@ -5,8 +5,9 @@
  * side otherwise). A release bump restarts the nodes strictly one after another, in the rollout's order, each after
  * the one before passed its health gate: their services' stopped intervals, read from each host's journal, never
  * overlap. Then a bump where the bootnode does not come back healthy (no peer): its gate stops the rollout there, the
- * validator untouched on its release and running, the error as docs/operations.md says; the cause fixed, the next
- * `pulumi up` finishes it.
+ * validator untouched on its release and running, the error as docs/operations.md says, and `npm run node -- status
+ * --all` saying where the rollout is; the cause fixed, the next `pulumi up` finishes it. Then a `pulumi up` cut while the
+ * bootnode waits on its gate: the next one runs that gate again and finishes, never two nodes down at once.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -27,6 +28,8 @@ import { DEFAULT_NODE_HOME } from '../../core/catalog/defaults';
 import { deriveIdentity } from '../../core/identity/nodeKey';
 import { permissioned, registerOnHost } from '../../testing/permissioning';
 import { PORTS } from '../../core/catalog/ports';
+import { nodeTool, operatorStackFile } from '../../testing/nodeTool';
+import { EngineCut } from '../../testing/engineReplay';
 
 const suite = hostSuite('the rollout suite');
 jest.setTimeout(20 * 60 * 1000);
@@ -94,10 +97,11 @@ suite('a release bump of three SSH nodes rolls out one node at a time', () => {
   const up = async (
     versions: Record<string, string>,
     extra: Record<string, unknown> = {},
-  ): Promise<{ declared: Declared; replay: EngineReplay }> => {
+    cut?: EngineCut,
+  ): Promise<{ declared: Declared; replay: EngineReplay & { cut: boolean } }> => {
     const declared = await declareProgram(recorded, 'testnet', { ...stack(versions), ...extra }, {});
     const steps = changedCommands([...applied.values()], remoteCommands(declared));
-    const replay = await runAsEngine(declared, steps, hosts);
+    const replay = await runAsEngine(declared, steps, hosts, cut);
     for (const run of replay.runs) {
       if (run.code === 0)
         applied.set(
@@ -143,6 +147,26 @@ suite('a release bump of three SSH nodes rolls out one node at a time', () => {
     return intervals;
   };
 
+  /** `npm run node -- status --all` of the stack at `versions` (and `extra`), as the operator runs it. */
+  const statusAll = async (versions: Record<string, string>, extra: Record<string, unknown> = {}) => {
+    // The operator's copy of the stack file: its node keys are pulumi up's only (the operations never read them).
+    const config: Record<string, unknown> = { ...stack(versions), ...extra };
+    delete config['lacchain:nodeKeys'];
+    const result = await nodeTool(operatorStackFile(work, config), hosts[0].privateKeyFile)('status', '--all');
+    // 0: every node healthy; 1: one is not (the one the rollout is at). Anything else is the tool's own failure.
+    if (result.code !== 0 && result.code !== 1) throw new Error(`status --all exited ${result.code}: ${result.stderr}`);
+    return result.stdout;
+  };
+  /** Waits until the gate record of node `node` says `state` (scripts/remote/gate.sh), for at most `seconds`. */
+  const gateSays = async (node: number, state: string, seconds = 120) => {
+    const record = `${DEFAULT_NODE_HOME}/rollout-gate`;
+    const deadline = Date.now() + seconds * 1000;
+    while ((await hosts[node].ssh(`grep -qx state=${state} ${record}`)).code !== 0) {
+      if (Date.now() > deadline) throw new Error(`${NODES[node].host}: the gate record never said ${state}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  };
+
   beforeAll(async () => {
     await requireTestHosts();
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-rollout-'));
@@ -156,7 +180,7 @@ suite('a release bump of three SSH nodes rolls out one node at a time', () => {
     // One login key for the stack (lacchain:sshPrivateKey): the first host's, authorised on the others too.
     const publicKey = (await on(0, 'cat /root/.ssh/authorized_keys')).trim();
     for (const i of [1, 2]) {
-      await hosts[i].ssh(`cat >>/root/.ssh/authorized_keys && cat >>/home/${hosts[i].sudoUser}/.ssh/authorized_keys`, {
+      await hosts[i].ssh(`tee -a /root/.ssh/authorized_keys >>/home/${hosts[i].sudoUser}/.ssh/authorized_keys`, {
         input: `${publicKey}\n`,
       });
     }
@@ -219,8 +243,19 @@ suite('a release bump of three SSH nodes rolls out one node at a time', () => {
     const validatorBefore = await validatorConfig();
     const validatorPid = (await on(2, `systemctl show -p MainPID --value ${SERVICE}`)).trim();
     await setPeers(1, 0);
-    const stopped = await withConfig();
+    const stopping = withConfig();
+    // While the bootnode's gate waits, status --all says the rollout is at it and the validator waits for it.
+    await gateSays(1, 'waiting');
+    const during = await statusAll(versions, config);
+    expect(during).toMatch(
+      /^rollout in progress: node bootnode is changing since \d\d:\d\d:\d\d UTC, not healthy yet: it has no peer/m,
+    );
+    expect(during).toContain('waiting for bootnode: validator (not changed yet)');
+    const stopped = await stopping;
     expect(stopped.failed.map((r) => r.name)).toEqual(['bootnode-gate']);
+    expect(await statusAll(versions, config)).toMatch(
+      /^rollout stopped at node bootnode \(its health gate gave up, or its pulumi up was cut since \d\d:\d\d:\d\d UTC\): it has no peer .*Fix it \(npm run node -- check --stack testnet --node bootnode\), then run pulumi up again to continue$/m,
+    );
     expect(stopped.failed[0].stderr.trim()).toBe(
       `gate: node bootnode is not healthy after ${GATE_SECONDS} s (checked: its enode, a peer, at most 2 blocks behind, its head advancing): it has no peer (is it permissioned? npm run node -- check says why). The rollout stops here: validator not changed. Fix it (npm run node -- check --stack testnet --node bootnode), then run pulumi up again to continue from here; or go back (npm run node -- rollback --stack testnet --node bootnode, and set its release back)`,
     );
@@ -245,5 +280,44 @@ suite('a release bump of three SSH nodes rolls out one node at a time', () => {
       expect.arrayContaining(['validator-node-files', 'validator-start']),
     );
     expect(await validatorConfig()).not.toBe(validatorBefore);
+    // Every node healthy again: status --all shows no rollout.
+    expect(await statusAll(versions, config)).not.toMatch(/rollout|waiting for/);
+  });
+
+  it('a cut while a node waits on its gate: the next up runs its gate again and finishes, never two nodes down at once', async () => {
+    const since = Date.now();
+    const versions = { writer: SECOND, bootnode: SECOND, validator: SECOND };
+    // Another change that restarts every node, cut while the bootnode (no peer yet) waits on its gate.
+    const config = { 'lacchain:rpc': { hostAllowlist: ['rollout.example.org', 'cut.example.org'] } };
+    await setPeers(1, 0);
+    const cut = await up(versions, config, {
+      step: 'bootnode-gate',
+      when: `grep -qx state=waiting ${DEFAULT_NODE_HOME}/rollout-gate`,
+    });
+    expect(cut.replay.cut).toBe(true);
+    expect(cut.replay.failed.map((r) => r.name)).toEqual(['bootnode-gate']);
+    expect(cut.replay.notRun).toEqual(expect.arrayContaining(['validator-node-files', 'validator-start']));
+    // The gate's session is gone; what it recorded stays until its time is up, then it reads as stopped.
+    expect(await statusAll(versions, config)).toContain('waiting for bootnode: validator (not changed yet)');
+    await setPeers(1, 3);
+    const again = await up(versions, config);
+    expect(again.replay.failed.map((r) => `${r.name}: ${r.stderr}`)).toEqual([]);
+    expect(again.replay.runs.find((r) => r.name === 'bootnode-gate')!.stdout).toMatch(
+      /^gate: ok: node bootnode is healthy/,
+    );
+    expect(again.replay.runs.map((r) => r.name)).toEqual(
+      expect.arrayContaining(['validator-node-files', 'validator-start']),
+    );
+    // Across the cut and the re-run, no two nodes were down at the same moment.
+    const stopped = (await Promise.all([0, 1, 2].map((i) => stoppedIntervals(i, since)))).flatMap((intervals, i) =>
+      intervals.map(([begin, end]) => ({ node: NODES[i].name, begin, end })),
+    );
+    for (const a of stopped) {
+      for (const b of stopped) {
+        if (a.node < b.node)
+          expect([a.node, b.node, a.end < b.begin || b.end < a.begin]).toEqual([a.node, b.node, true]);
+      }
+    }
+    expect(stopped.filter((s) => s.node === 'validator').length).toBeGreaterThan(0);
   });
 });

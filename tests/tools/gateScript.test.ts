@@ -6,6 +6,10 @@
  * nodes left unchanged and the commands to continue or go back.
  */
 import { spawn } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { gateRecordState } from '../../core/operations/rolloutState';
 import { deriveIdentity } from '../../core/identity/nodeKey';
 import { gateParameters, GATE_SCRIPT } from '../../core/remote/gate';
 import { stepCommand, stepInput, stepScript } from '../../core/remote/shell';
@@ -25,10 +29,18 @@ function nodeOf(typenode: 'validator' | 'writer'): SshNodeSettings {
 }
 
 let standin: RunningStandin;
+let recordDir: string;
+/** The gate's record (ROLLOUT_RECORD), in a folder of the test's own instead of the node home. */
+const record = () => path.join(recordDir, 'rollout-gate');
+const recorded = () => gateRecordState(fs.readFileSync(record(), 'utf8'), Date.now() / 1000);
 beforeAll(async () => {
   standin = await startBesuStandin(KEY_ONE, P2P.host, P2P.port, undefined, undefined, ['ETH', 'NET', 'IBFT']);
+  recordDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-gate-'));
 });
-afterAll(() => standin.stop());
+afterAll(() => {
+  fs.rmSync(recordDir, { recursive: true, force: true });
+  return standin.stop();
+});
 
 /** Runs the gate of `node` against the stand-in, for at most `seconds`. */
 function gate(node: SshNodeSettings, seconds: number, enode = ENODE) {
@@ -43,6 +55,7 @@ function gate(node: SshNodeSettings, seconds: number, enode = ENODE) {
       change: 'a'.repeat(64),
     }),
     RPC_PORT: port,
+    ROLLOUT_RECORD: record(),
   };
   const input = stepInput('lacchain-besu-node: the health gate of node validator', env, stepScript(GATE_SCRIPT));
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -69,6 +82,27 @@ describe("a node's health gate", () => {
     expect(result.stdout).toMatch(
       /^gate: ok: node validator is healthy: its enode, 3 peers, head \d+ advancing, 0 blocks behind, proposed block \d+$/,
     );
+    // The record npm run node -- status reads: done, with what it saw.
+    expect(recorded()).toMatchObject({ state: 'done', seen: expect.stringMatching(/^its enode, 3 peers, head \d+/) });
+    expect(fs.statSync(record()).mode & 0o777).toBe(0o644);
+  });
+
+  it('records that it waits while it waits, with what it sees, for npm run node -- status', async () => {
+    standin.setState({ ...HEALTHY, peers: 0 });
+    const running = gate(nodeOf('writer'), 6);
+    let waiting: ReturnType<typeof recorded> | undefined;
+    for (
+      let i = 0;
+      i < 40 && waiting?.seen !== 'it has no peer (is it permissioned? npm run node -- check says why)';
+      i++
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      waiting = fs.existsSync(record()) ? recorded() : undefined;
+    }
+    expect(waiting).toMatchObject({ state: 'changing', seen: expect.stringContaining('it has no peer') });
+    const result = await running;
+    expect(result.code).toBe(1);
+    expect(recorded()).toMatchObject({ state: 'stopped', seen: expect.stringContaining('it has no peer') });
   });
 
   it('passes a healthy writer without asking for blocks it proposed', async () => {

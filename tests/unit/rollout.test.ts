@@ -1,8 +1,16 @@
 /**
  * The rollout's order and words (core/node/rollout.ts), and the settings that bear on it: the gate's time-out
- * (`lacchain:rollout.gateTimeoutSeconds`) and the rule that no two validators of a stack share a machine or a worker.
+ * (`lacchain:rollout.gateTimeoutSeconds`), the rule that no two validators of a stack share a machine or a worker, and
+ * a rollout as `npm run node -- status --all` reads it (core/operations/rolloutState.ts).
  */
 import { describeRollout, rolloutOrder, signerMetricsMethod } from '../../core/node/rollout';
+import {
+  gateRecordState,
+  NodeRolloutState,
+  rolloutLines,
+  rolloutWords,
+  statefulSetRolloutState,
+} from '../../core/operations/rolloutState';
 import type { SshNodeSettings } from '../../core/settings/model';
 import { SettingsError } from '../../core/settings/problems';
 import { FAKE_SSH_KEY, KEY_ONE, loadTestnet, sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
@@ -105,5 +113,83 @@ describe('the settings of the rollout', () => {
         ]),
       ),
     ).toEqual([]);
+  });
+});
+
+describe('a rollout as npm run node -- status --all shows it', () => {
+  const record = (state: string, seen = 'it has no peer') =>
+    `state=${state}\nsince=1000\nuntil=1600\nchange=${'a'.repeat(64)}\nseen=${seen}\n`;
+
+  it("reads a gate's record: waiting is changing until its time is up, then stopped (its pulumi up was cut)", () => {
+    expect(gateRecordState(record('waiting'), 1200)).toEqual({
+      state: 'changing',
+      since: 1000,
+      seen: 'it has no peer',
+    });
+    expect(gateRecordState(record('waiting'), 1601)).toEqual({ state: 'stopped', since: 1000, seen: 'it has no peer' });
+    expect(gateRecordState(record('failed'), 1200)?.state).toBe('stopped');
+    expect(gateRecordState(record('passed', 'its enode, 3 peers'), 1200)).toEqual({
+      state: 'done',
+      since: 1000,
+      seen: 'its enode, 3 peers',
+    });
+    expect(gateRecordState('', 1200)).toBeUndefined();
+    expect(gateRecordState('state=running\nsince=1000\n', 1200)).toBeUndefined();
+  });
+
+  const rows = (states: Record<string, NodeRolloutState['state'] | undefined>) =>
+    Object.entries(states).map(([node, state]) => ({
+      node,
+      ...(state ? { rollout: { state, since: 3600 * 5 + 61, seen: 'its head has not advanced from block 7' } } : {}),
+    }));
+
+  it('names the node the rollout is at and the nodes after it, which wait for it', () => {
+    const ordered = rows({ writer: 'done', bootnode: 'changing', validator: undefined, 'validator-2': undefined });
+    expect(rolloutLines(ordered, 'testnet')).toEqual([
+      'rollout in progress: node bootnode is changing since 05:01:01 UTC, not healthy yet: its head has not advanced from block 7',
+      'waiting for bootnode: validator, validator-2 (not changed yet)',
+    ]);
+    expect(Object.fromEntries(rolloutWords(ordered))).toEqual({
+      bootnode: 'changing',
+      validator: 'waits for bootnode',
+      'validator-2': 'waits for bootnode',
+    });
+  });
+
+  it('says where a stopped rollout stopped and how to continue', () => {
+    const [line, waiting] = rolloutLines(rows({ writer: 'stopped', validator: undefined }), 'testnet');
+    expect(line).toBe(
+      'rollout stopped at node writer (its health gate gave up, or its pulumi up was cut since 05:01:01 UTC): its head has not advanced from block 7. Fix it (npm run node -- check --stack testnet --node writer), then run pulumi up again to continue',
+    );
+    expect(waiting).toBe('waiting for writer: validator (not changed yet)');
+  });
+
+  it('says nothing when every node is done or was never gated', () => {
+    expect(rolloutLines(rows({ writer: 'done', validator: undefined }), 'testnet')).toEqual([]);
+    expect(rolloutWords(rows({ writer: undefined })).size).toBe(0);
+  });
+});
+
+describe("a cluster node's part of a rollout, from its StatefulSet", () => {
+  const set = (status: Record<string, unknown>, generation = 3, replicas = 1) =>
+    JSON.stringify({ metadata: { generation }, spec: { replicas }, status: { observedGeneration: 3, ...status } });
+  const settled = { currentRevision: 'besu-a', updateRevision: 'besu-a', readyReplicas: 1, updatedReplicas: 1 };
+
+  it('is changing while its pod is of the old revision, not Ready, or its change not yet taken', () => {
+    expect(statefulSetRolloutState(set({ ...settled, updateRevision: 'besu-b', updatedReplicas: 0 }))).toEqual({
+      state: 'changing',
+      seen: '0 of 1 pod(s) of revision besu-b, 1 Ready',
+    });
+    expect(statefulSetRolloutState(set({ ...settled, readyReplicas: 0 }))).toEqual({
+      state: 'changing',
+      seen: 'its pod is not Ready (0 of 1)',
+    });
+    expect(statefulSetRolloutState(set(settled, 4))?.state).toBe('changing');
+  });
+
+  it('is done once its one pod of the new revision is Ready; a node scaled to none is in no rollout', () => {
+    expect(statefulSetRolloutState(set(settled))).toEqual({ state: 'done' });
+    expect(statefulSetRolloutState(set({ ...settled, readyReplicas: 0 }, 3, 0))).toBeUndefined();
+    expect(statefulSetRolloutState('not json')).toBeUndefined();
   });
 });
