@@ -1,7 +1,7 @@
 /** The body of `npm run plan` (cli/plan.ts holds its options and help): the offline plan. */
 import * as fs from 'fs';
 import { PROJECT_DIR } from '../../core/projectDir';
-import { configKey } from '../../core/catalog/defaults';
+import { configKey, stackConfigFileName } from '../../core/catalog/defaults';
 import * as path from 'path';
 import { describeRollout, ROLLOUT_HEADING } from '../../core/node/rollout';
 import * as yaml from 'js-yaml';
@@ -20,6 +20,7 @@ import { SECRET_MARKER, UNKNOWN_MARKER } from '../../core/planFormat';
 import { plannedInputs, plannedResource } from './plannedResource';
 import { PROGRAM_RESOURCE_TYPES, PROJECT_NAME } from '../../tools/recording/programTypes';
 import { writeRemotePlan } from './remotePlan';
+import { decryptNodeKeys } from './encryptedNodeKeys';
 import { addRemoteReruns, readRemoteSteps, RemoteSteps } from './remoteReruns';
 import {
   BasePlanError,
@@ -45,7 +46,18 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
   const sshNodes = settings.nodes.some((n) => n.target === 'ssh');
   const sshKeyMissing = sshNodes && settings.sshAuthentication === 'privateKey' && secrets.sshPrivateKey === undefined;
   const sshKey = sshKeyMissing ? ENCRYPTED_VALUE : secrets.sshPrivateKey;
-  const nodeKeys = { ...secrets.nodeKeys, ...keyFilesByNode(values['node-key-file'] ?? [], settings) };
+  const fromFiles = keyFilesByNode(values['node-key-file'] ?? [], settings);
+  // A node key encrypted in the stack file is read with the stack's passphrase, as pulumi up reads it.
+  const encrypted = Object.keys(secrets.nodeKeys).filter(
+    (node) => secrets.nodeKeys[node] === ENCRYPTED_VALUE && fromFiles[node] === undefined,
+  );
+  const stackFile = values.config ?? stackConfigFileName(stack);
+  const decrypted = decryptNodeKeys(
+    stackFile,
+    encrypted,
+    settings.nodes.map((n) => n.name),
+  );
+  const nodeKeys = { ...secrets.nodeKeys, ...decrypted.keys, ...fromFiles };
   // The base is read before anything is written (it may be the output folder itself).
   const base = baseResources(values, stack);
 
@@ -111,6 +123,7 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
       `note: ${clusterNodes.join(', ')} deploy${clusterNodes.length === 1 ? 's' : ''} to kubectl context ${settings.kubeContext} (${configKey('kubeContext')})\n`,
     );
   }
+  if (decrypted.note) process.stderr.write(`${decrypted.note}\n`);
   // How pulumi up logs in to the machines, and so whether the SSH key is in the state (docs/ssh.md).
   if (sshNodes) process.stderr.write(`note: ${sshLoginLine(settings.sshAuthentication)}\n`);
   if (sshKeyMissing) {
