@@ -5,6 +5,9 @@
 /** Prefix of the reference chart's object names: the pod is `besu-node-<node>-0`. */
 export const CHART_PREFIX = 'besu-node';
 
+/** How long a node's pod is given to stop when it is deleted (SIGTERM, then SIGKILL): Besu closes its database. */
+export const POD_STOP_GRACE_SECONDS = 60;
+
 /**
  * Names of a node's objects, from the node's name in the stack (what the reference chart calls its Helm release
  * name; here "release" always means a Besu release).

@@ -16,6 +16,7 @@ import {
   POD_FILES,
   POD_PATHS,
   POD_SECURITY_LABELS,
+  POD_STOP_GRACE_SECONDS,
   PROBES,
   PROXY_CONTAINER_PORT,
   PROXY_RUNTIME,
@@ -263,7 +264,7 @@ export function statefulSetManifest<V = string>(
           securityContext: BESU_POD_SECURITY,
           // Nothing in the pod talks to the Kubernetes API.
           automountServiceAccountToken: false,
-          terminationGracePeriodSeconds: 60,
+          terminationGracePeriodSeconds: POD_STOP_GRACE_SECONDS,
           initContainers: [beforeChange.container, ...keyCheckInit(node, besu.image), ...stateInit],
           containers,
           volumes,

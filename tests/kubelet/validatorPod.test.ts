@@ -3,98 +3,39 @@
  * manifests, as the program declares them, applied server-side to the tests' API server, and its pod run by a real
  * worker from images with the official images' layout (testing/cluster/images.ts: the Besu stand-in as
  * hyperledger/besu, pinned by digest as the values file's imageDigest pins it). One change to the program's objects:
- * the CPU requests, lowered so that the pod fits this 2-core machine (kubeletFit.ts).
+ * the CPU requests, lowered so that the pod fits this 2-core machine (kubeletFit.ts). The set-up is the tier's
+ * (testing/cluster/kubeletValidator.ts). Then the operator's `npm run node` against that pod, its RPC through
+ * `kubectl port-forward` as docs/operations.md says.
  */
+import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import * as yaml from 'js-yaml';
 import { NETWORKS } from '../../core/catalog/networks';
-import { deriveIdentity } from '../../core/identity/nodeKey';
-import { KEY_ONE } from '../../testing/fixtures';
-import { recordProgram } from '../../testing/pulumi';
-import { declareProgram } from '../../testing/program';
-import { valuesFor } from '../../testing/values';
-import { kubeletClusterForSuite } from '../../testing/cluster/kubeletSuite';
-import { localVolumesFor } from '../../testing/cluster/localVolumes';
-import { applyServerSide, kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
-import { fieldWhen } from '../../testing/cluster/objects';
-import { withCpuRequestsThatFit } from '../../testing/cluster/kubeletFit';
-import { importValidatorImages } from '../../testing/cluster/validatorImages';
+import { PORTS } from '../../core/catalog/ports';
+import { kubeletValidator } from '../../testing/cluster/kubeletValidator';
+import { Manifest } from '../../testing/cluster/manifests';
+import { keptPortForward, PortForward } from '../../testing/cluster/portForward';
+import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
 import { workFolder } from '../../testing/workFolder';
 
 jest.setTimeout(300_000);
 
-const NAMESPACE = 'kubelet-validator';
-const WORKER = 'worker-validator';
-const POD = 'besu-node-validator-0';
-const BESU = 'validator-besu';
-const network = NETWORKS['open-protestnet'];
-const recorded = recordProgram();
 const work = workFolder('lacchain-kubelet-validator-');
-let besuDigest = '';
+const validator = kubeletValidator('kubelet-validator', work);
+const { cluster, itWithKubelet, enode, inBesu, rpcInPod } = validator;
 let manifests: Manifest[] = [];
 let dataFolder = '';
-
-const { cluster, itWithKubelet } = kubeletClusterForSuite([WORKER], async (running) => {
-  besuDigest = await importValidatorImages(running.kubelets[0], work, network.defaultBesuVersion);
-});
-
-const values = valuesFor('testnet', 'validator', { namespace: NAMESPACE });
-const enode = deriveIdentity(KEY_ONE, values.deploy.p2p.host, values.deploy.p2p.port).enode;
-
-/** The validator's manifests, Besu pinned by the stand-in image's digest, the monitoring client off. */
-async function validatorManifests(): Promise<Manifest[]> {
-  const config = {
-    'lacchain:network': 'open-protestnet',
-    'lacchain:nodes': [{ name: 'validator', typenode: 'validator', target: 'kubernetes' }],
-    'lacchain:nodeKeys': { validator: KEY_ONE },
-    'lacchain:companions': { ethstats: { enabled: false } },
-  };
-  const files = {
-    'values/validator.yml': valuesFor('testnet', 'validator', { namespace: NAMESPACE, imageDigest: besuDigest }),
-  };
-  return kubernetesManifests(await declareProgram(recorded, 'testnet', config, files));
-}
-
-/** Runs `command` in the Besu container of the pod; returns its standard output. */
-const inBesu = (...command: string[]) =>
-  cluster().kubectlOk(['exec', '-n', NAMESPACE, POD, '-c', BESU, '--', ...command]);
-
-/** A JSON-RPC call to the node from inside its pod (Python in the image; Besu answers on the pod's loopback). */
-async function rpcInPod(method: string): Promise<unknown> {
-  const script = [
-    'import json, sys, urllib.request',
-    `body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "${method}", "params": []}).encode()`,
-    'request = urllib.request.Request("http://127.0.0.1:4545", data=body, headers={"Content-Type": "application/json", "Host": "localhost"})',
-    'print(urllib.request.urlopen(request, timeout=5).read().decode())',
-  ].join('\n');
-  return JSON.parse(await inBesu('python3', '-c', script)).result;
-}
+const podUid = () =>
+  cluster().kubectlOk(['get', 'pod', '-n', validator.namespace, validator.pod.name, '-o', 'jsonpath={.metadata.uid}']);
 
 describe('a validator on a real kubelet', () => {
   itWithKubelet('its StatefulSet from the program runs: every container of the pod started and ready', async () => {
-    manifests = withCpuRequestsThatFit(await validatorManifests());
+    manifests = await validator.manifests();
     const set = manifests.find((m) => m.kind === 'StatefulSet')!;
-    expect(set.spec.template.spec.containers[0].image).toBe(
-      `hyperledger/besu:${network.defaultBesuVersion}@${besuDigest}`,
-    );
-    await cluster().kubectlOk(['apply', '-f', '-'], JSON.stringify(manifests.find((m) => m.kind === 'Namespace')));
-    const folders = await localVolumesFor(cluster(), cluster().kubelets[0], manifests);
-    dataFolder = folders['besu-node-validator-data'];
-    // The node and its bootnodes in the stand-in's permissioning contract: it has peers (the readiness probe's
-    // condition), as a permissioned node on the network.
-    const nodes = [enode, ...network.bootnodes.validator].map((each) => ({ enode: each, fromBlock: 0 }));
-    fs.writeFileSync(path.join(dataFolder, 'standin-permissioning.json'), JSON.stringify({ nodes }));
-    await applyServerSide(cluster(), manifests);
-    const containers = set.spec.template.spec.containers.length;
-    const expected = `Running ${'true,'.repeat(containers)}`;
-    const seen = await fieldWhen(
-      cluster(),
-      { kind: 'pod', name: POD, namespace: NAMESPACE },
-      '{.status.phase} {range .status.containerStatuses[*]}{.ready},{end}',
-      (value) => value === expected,
-      120_000,
-    );
-    expect(seen).toBe(expected);
+    const version = NETWORKS['open-protestnet'].defaultBesuVersion;
+    expect(set.spec.template.spec.containers[0].image).toBe(`hyperledger/besu:${version}@${validator.besuDigest()}`);
+    dataFolder = await validator.deploy(manifests);
   });
 
   itWithKubelet("the node answers net_enode with the stack's enode from inside its pod", async () => {
@@ -103,13 +44,14 @@ describe('a validator on a real kubelet', () => {
 
   itWithKubelet('Besu runs as uid 1000 on a read-only root file system', async () => {
     expect((await inBesu('id', '-u')).trim()).toBe('1000');
+    const { namespace, pod } = validator;
     const write = await cluster().kubectl([
       'exec',
       '-n',
-      NAMESPACE,
-      POD,
+      namespace,
+      pod.name,
       '-c',
-      BESU,
+      validator.besuContainer,
       '--',
       'touch',
       '/opt/besu/written',
@@ -123,25 +65,109 @@ describe('a validator on a real kubelet', () => {
     expect(fs.existsSync(chain)).toBe(true);
     expect(fs.statSync(chain).uid).toBe(1000);
   });
+});
+
+describe("npm run node against the validator's real pod", () => {
+  let rpc: PortForward | undefined;
+  const config = path.join(work, 'Pulumi.testnet.yaml');
+  /** An operator's environment for this cluster: its kubeconfig, and the real kubectl first on the PATH. */
+  const clusterEnv = () => ({ KUBECONFIG: cluster().kubeconfig, PATH: `${cluster().binDir}:${process.env.PATH}` });
+  const node = (...args: string[]) =>
+    runNpmAsync('node', [...args, '--stack', 'testnet', '--config', config, '--rpc-url', rpc!.url], {
+      env: clusterEnv(),
+    });
+
+  beforeAll(async () => {
+    if (itWithKubelet === it.skip) return;
+    const stack = {
+      'lacchain:network': 'open-protestnet',
+      'lacchain:kubeContext': cluster().context,
+      'lacchain:nodes': [{ name: validator.node, typenode: 'validator', target: 'kubernetes' }],
+      'lacchain:companions': { ethstats: { enabled: false } },
+    };
+    fs.mkdirSync(path.join(work, 'values'), { recursive: true });
+    fs.writeFileSync(config, yaml.dump({ config: stack }));
+    fs.writeFileSync(path.join(work, 'values', `${validator.node}.yml`), yaml.dump(validator.values()));
+    rpc = await keptPortForward(cluster(), validator.namespace, validator.pod.name, PORTS.rpcHttp);
+  });
+  afterAll(() => rpc?.stop());
 
   itWithKubelet(
-    'the pod deleted (the documented restart) comes back as the same node: same enode, its data kept, head not behind',
+    "status: the pod Running, its rotation client ready, the node's answers through the port-forward",
     async () => {
-      const pod = { kind: 'pod', name: POD, namespace: NAMESPACE };
-      const uid = await cluster().kubectlOk(['get', 'pod', '-n', NAMESPACE, POD, '-o', 'jsonpath={.metadata.uid}']);
+      const result = await node('status');
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/service {2}Running/);
+      expect(result.stdout).toMatch(/rotation-validator {2}ready/);
+      expect(result.stdout).toContain(`enode    ${enode}`);
+    },
+  );
+
+  itWithKubelet(
+    "logs: the Besu container's own log, followed past the head it had when the command started",
+    async () => {
+      const head = Number(await rpcInPod('eth_blockNumber'));
+      const child = spawn('npm', ['run', '--silent', 'node', '--', 'logs', '--stack', 'testnet', '--config', config], {
+        cwd: PROJECT_DIR,
+        env: { ...process.env, ...clusterEnv() },
+        detached: true,
+      });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      const newest = () => Math.max(0, ...[...out.matchAll(/Imported #(\d+)/g)].map((match) => Number(match[1])));
+      for (let i = 0; i < 120 && newest() <= head; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(child.exitCode).toBeNull(); // it follows the log until stopped, as kubectl logs -f does
+      process.kill(-child.pid!, 'SIGTERM');
+      expect(out).toContain(enode); // the stand-in's start banner, from this pod's Besu
+      expect(newest()).toBeGreaterThan(head);
+    },
+  );
+
+  itWithKubelet("check: healthy, the enode the pod answers equal to the Service's annotation", async () => {
+    const result = await node('check', '--window', '3');
+    expect(result.stdout).toMatch(new RegExp(`^ *enode +ok +${enode.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    expect(result.stdout).toMatch(/block imports +ok/);
+    expect(result.stdout).toMatch(/verdict: healthy/);
+    expect(result.code).toBe(0);
+  });
+
+  itWithKubelet(
+    'check --fix: a node permissioned after its pod started has no peers; the fix deletes the pod, the new one has peers',
+    async () => {
+      const before = await podUid();
+      const head = Number(await rpcInPod('eth_blockNumber'));
+      validator.register(
+        validator.permissioned.map((each) => (each.enode === enode ? { ...each, fromBlock: head + 1 } : each)),
+      );
+      for (let i = 0; i < 60 && Number(await rpcInPod('net_peerCount')) > 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      const result = await node('check', '--window', '3', '--fix');
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(/restart +FAIL +due: the node was permissioned after its last start/);
+      expect(result.stdout).toContain(`fix: restarting node ${validator.node}`);
+      expect(result.stdout).toMatch(/verdict: unhealthy[\s\S]*verdict: healthy/);
+      expect(result.code).toBe(0);
+      const after = await validator.readyPodOtherThan(before);
+      expect(after).not.toBe(before);
+      expect(Number(await rpcInPod('net_peerCount'))).toBeGreaterThan(0);
+    },
+  );
+
+  itWithKubelet(
+    'restart (the documented restart, npm run node -- restart deletes the pod): same enode, its data kept, head not behind',
+    async () => {
+      const before = await podUid();
       const head = Number(await rpcInPod('eth_blockNumber'));
       expect(head).toBeGreaterThan(0);
-      await cluster().kubectlOk(['delete', 'pod', '-n', NAMESPACE, POD, '--wait=false']);
-      const containers = manifests.find((m) => m.kind === 'StatefulSet')!.spec.template.spec.containers.length;
-      const expected = `Running ${'true,'.repeat(containers)}`;
-      const seen = await fieldWhen(
-        cluster(),
-        pod,
-        '{.metadata.uid} {.status.phase} {range .status.containerStatuses[*]}{.ready},{end}',
-        (value) => !value.startsWith(uid) && value.endsWith(expected),
-        120_000,
-      );
-      expect(seen.split(' ').slice(1).join(' ')).toBe(expected);
+      const result = await node('restart');
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      await validator.readyPodOtherThan(before);
       expect(await rpcInPod('net_enode')).toBe(enode);
       // The simulated chain's height is kept in the data volume (standin-chain.json): the node starts from it.
       expect(Number(await rpcInPod('eth_blockNumber'))).toBeGreaterThanOrEqual(head);
