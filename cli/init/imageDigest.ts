@@ -8,6 +8,9 @@ import { spawnSync } from 'child_process';
 import { CONFIG_NAMESPACE } from '../../core/catalog/defaults';
 import { ETHSTATS } from '../../core/catalog/companions';
 import { ETHSTATS_KEY } from '../../core/settings/companions';
+import type { Network } from '../../core/catalog/networks';
+import { UsageError } from '../cli';
+import { Asker, yesNo } from './asker';
 import { stackFileSetting } from './settingsFiles';
 
 /** The container tools init may read a digest with, in the order it looks for them. */
@@ -106,4 +109,53 @@ export function readImageDigest(
   if (!('repoDigests' in found)) return found;
   const digest = digestAmong(found.repoDigests, image);
   return digest ? { digest } : { reason: `${tool} shows no registry digest of ${repositoryOf(image)}` };
+}
+
+/**
+ * The monitoring client's image digest, read here with podman or docker when the operator wants it (asked on a
+ * terminal when one runs here; --read-image-digest yes without one), for an SSH node of a stack that runs the client
+ * without a digest; undefined when not read (mainnet's still-to-do list then asks for it).
+ */
+export async function askImageDigest(
+  asker: Asker,
+  target: 'kubernetes' | 'ssh',
+  network: Network,
+  stackText: string | undefined,
+  stackFileName: string,
+  flags: Record<string, string | undefined>,
+): Promise<string | undefined> {
+  const flag = 'read-image-digest';
+  const given = flags[flag];
+  const checked = given === undefined ? undefined : yesNo(false)(given);
+  if (checked && !checked.ok) throw new UsageError(`--${flag}: ${checked.problem}`);
+  const fromFlag = checked?.ok ? checked.value : undefined;
+  if (target === 'kubernetes') return undefined;
+  const image = imageWithoutDigest(stackText, stackFileName);
+  if (image === undefined || fromFlag === false || (fromFlag === undefined && !asker.interactive)) return undefined;
+  const tool = containerToolAtHand();
+  if (tool === undefined) {
+    if (fromFlag === true) {
+      throw new UsageError(
+        `--${flag}: given yes, but neither podman nor docker runs here; allowed: no (the digest is then on the list), or a machine where one runs`,
+      );
+    }
+    return undefined;
+  }
+  const why = network.allowsUnpinnedKeyImages
+    ? `${network.name} runs the tag without it, flagged`
+    : `${network.name} requires it`;
+  const wanted =
+    fromFlag ??
+    (await asker.typed(
+      `The monitoring client's image ${image} has no digest pinned (${why}): read it with ${tool} now (${tool} image inspect, pulled first when not here)? [Y/n]`,
+      yesNo(true),
+    ));
+  if (!wanted) return undefined;
+  const read = readImageDigest(tool, image, (line) => process.stdout.write(`${line}\n`));
+  if ('reason' in read) {
+    process.stdout.write(`imageDigest: not read (${read.reason})\n`);
+    return undefined;
+  }
+  process.stdout.write(`imageDigest: ${read.digest} (${image}, read with ${tool})\n`);
+  return read.digest;
 }
