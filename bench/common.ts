@@ -183,13 +183,13 @@ export async function withoutTestHosts(name: Part, heading: string): Promise<Par
   return { name, markdown: `${heading}\n\nNot measured (${now()}): ${check.reason}.\n` };
 }
 
-export const PARTS = ['plan', 'program', 'ssh', 'backups', 'proxy', 'cli', 'cuts', 'suite'] as const;
+export const PARTS = ['plan', 'program', 'ssh', 'backups', 'proxy', 'cli', 'cuts', 'rollout', 'suite'] as const;
 export type Part = (typeof PARTS)[number];
 
 const RESULTS_HEAD = `# Benchmark results
 
 Written by \`npm run bench\` (scripts in \`bench/\`); each part's section is replaced by the latest run of that part
-(\`npm run bench -- --only plan|program|ssh|backups|proxy|cli|cuts|suite\`). Benchmarks report: they never fail CI, whatever the figures.
+(\`npm run bench -- --only plan|program|ssh|backups|proxy|cli|cuts|rollout|suite\`). Benchmarks report: they never fail CI, whatever the figures.
 `;
 
 /** Replaces (or adds) the sections of the parts just run in bench/RESULTS.md, keeping the others. */

@@ -1,11 +1,12 @@
 /**
- * `npm run bench [-- --only plan|program|ssh|backups|proxy|cli|cuts|suite] [--runs N] [--before REF]`: measures what a plan, a deploy, a no-op and an update cost,
+ * `npm run bench [-- --only plan|program|ssh|backups|proxy|cli|cuts|rollout|suite] [--runs N] [--before REF]`: measures what a plan, a deploy, a no-op and an update cost,
  * prints a markdown table per part and writes them, with the machine and the date, to bench/RESULTS.md (the sections
  * of the parts run are replaced, the others kept).
  *   --only PART  run one part: plan (offline plan, 1-100 nodes), program (the program's own time under
  *                `pulumi up`, SSH-only and cluster stacks), ssh (a deploy on the real SSH test host, needs root),
  *                cli (the command-line tools' start: --help and a usage error, beside npm --version),
  *                cuts (the fault-injection matrix: every remote step cut and recovered on the real SSH test host),
+ *                rollout (a change of three SSH nodes one at a time against all at once, on three real test hosts),
  *                suite (the test suite's own time, unit and end-to-end)
  *   --runs N     plan: measured runs per stack (default 5); program: runs per stack (default 3); ssh: cycles,
  *                each on a fresh test host (default 3)
@@ -30,15 +31,17 @@ const MEASURE: Record<Part, (runs: number | undefined, before: string | undefine
   proxy: async () => (await import('./proxyLoad')).benchProxy(),
   cli: async (runs, before) => (await import('./cli')).benchCli(runs, before),
   cuts: async () => (await import('./cuts')).benchCuts(),
+  rollout: async (runs) => (await import('./rollout')).benchRollout(runs),
   suite: async () => (await import('./suite')).benchSuite(),
 };
 
-const USAGE = 'npm run bench [-- --only plan|program|ssh|backups|proxy|cli|cuts|suite] [--runs N] [--before REF]';
+const USAGE =
+  'npm run bench [-- --only plan|program|ssh|backups|proxy|cli|cuts|rollout|suite] [--runs N] [--before REF]';
 
 /** What --help prints: the usage, then the parts and options as this file's header describes them. */
 const HELP = `usage: ${USAGE}
 Measures what a plan, a deploy, a no-op and an update cost; prints a table per part and writes them to bench/RESULTS.md.
-  --only PART   one part: ${PARTS.join(', ')} (ssh, backups and cuts need root: the real SSH test host)
+  --only PART   one part: ${PARTS.join(', ')} (ssh, backups, cuts and rollout need root: the real SSH test hosts)
   --runs N      measured runs per stack or cycles (1 to 50)
   --before REF  program, cli: also time the program or the tools at an earlier commit
   --help        this text

@@ -35,6 +35,19 @@ export interface EngineReplay {
   runs: EngineRun[];
   failed: EngineRun[];
   notRun: string[];
+  /** Whether the cut asked for came (the command ended before it otherwise). */
+  cut: boolean;
+}
+
+/** How the replay runs. */
+export interface EngineOptions {
+  /** A cut of the `pulumi up`. */
+  cut?: EngineCut;
+  /**
+   * The change as it was before the rollout (the bench's comparison): the stack's node names, whose resources then
+   * wait for nothing of another node's, and no gate runs.
+   */
+  withoutRollout?: readonly string[];
 }
 
 /**
@@ -48,12 +61,21 @@ export async function runAsEngine(
   declared: Declared,
   steps: RemoteStep[],
   hosts: TestHost[],
-  cut?: EngineCut,
-): Promise<EngineReplay & { cut: boolean }> {
+  options: EngineOptions = {},
+): Promise<EngineReplay> {
+  const { cut, withoutRollout } = options;
   let cutDone = false;
+  const nodeOf = (name: string) =>
+    withoutRollout?.filter((node) => name.startsWith(`${node}-`)).sort((a, b) => b.length - a.length)[0];
   const dependencies = new Map(
-    declared.resources.map((r) => [r.name, ((r.options.dependsOn ?? []) as string[]).filter((d) => d)]),
+    declared.resources.map((r) => [
+      r.name,
+      ((r.options.dependsOn ?? []) as string[])
+        .filter((d) => d)
+        .filter((d) => withoutRollout === undefined || nodeOf(d) === nodeOf(r.name)),
+    ]),
   );
+  if (withoutRollout) steps = steps.filter((step) => !step.name.endsWith('-gate'));
   const hostOf = (step: RemoteStep) => {
     const host = hosts.find((h) => h.ip === step.inputs.connection.host);
     if (!host) throw new Error(`no test host at ${step.inputs.connection.host} for ${step.name}`);
