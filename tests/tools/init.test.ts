@@ -218,7 +218,10 @@ const SSH_VALIDATOR = [
   ...['--node-name', 'org-validator', '--node-email', 'ops@example.org'],
 ];
 
-/** The README's example (the machine's address in place of its example one), in a project folder and with its own key folder. */
+/**
+ * An SSH validator by its flags (the README's example before it showed a writer, whose relay signer the catalog pins),
+ * the machine's address in place of an example one, in a project folder and with its own key folder.
+ */
 const README_EXAMPLE = [
   ...['--typenode', '0', '--network', '1', '--target', 'ssh', '--host', '190.51.100.7'],
   ...['--node-name', 'org-validator', '--node-email', 'ops@example.org', '--user', 'ubuntu'],
@@ -228,11 +231,11 @@ const README_EXAMPLE = [
 const read = (file: string) => fs.readFileSync(file, 'utf8');
 const stackOf = (dir: string, stack = 'testnet') => yaml.load(read(path.join(dir, `Pulumi.${stack}.yaml`))) as any;
 
-describe('the README example', () => {
+describe('an SSH validator by its flags (the still-to-do list of a validator)', () => {
   const dir = project('readme', 'testnet');
   const keys = `${dir}-keys`;
   const keyFile = path.join(keys, 'testnet-validator.key');
-  /** The README's command line, into this project folder and key folder. */
+  /** Its command line, into this project folder and key folder. */
   const readmeArgs = ['--stack', 'testnet', '--dir', dir, '--key-dir', keys, ...README_EXAMPLE];
   let first: { code: number; stdout: string; stderr: string };
   beforeAll(async () => {
