@@ -94,17 +94,31 @@ engine.describe(
       (await cluster().kubectl(['get', kind, name, '-n', NAMESPACE])).code === 0;
 
     /** `up`, with the steps the engine took (resource pre-events other than `same`) as op, type and name. */
-    async function upWithSteps(): Promise<{ outputs: Record<string, any>; steps: string[]; changes: object }> {
+    async function upWithSteps(): Promise<{
+      outputs: Record<string, any>;
+      steps: string[];
+      changes: object;
+      /** When the engine began and ended each step (ms since the epoch), by `op type name`. */
+      timed: Map<string, { began: number; ended: number }>;
+    }> {
       const steps: string[] = [];
+      const timed = new Map<string, { began: number; ended: number }>();
       const result = await stack.up({
         onEvent: (event: EngineEvent) => {
           const step = event.resourcePreEvent?.metadata;
-          if (step && step.op !== 'same') steps.push(`${step.op} ${step.type} ${nameOf(step.urn)}`);
+          if (step && step.op !== 'same') {
+            const name = `${step.op} ${step.type} ${nameOf(step.urn)}`;
+            steps.push(name);
+            timed.set(name, { began: Date.now(), ended: Infinity });
+          }
+          const done = event.resOutputsEvent?.metadata;
+          const name = done && `${done.op} ${done.type} ${nameOf(done.urn)}`;
+          if (name && timed.has(name)) timed.get(name)!.ended = Date.now();
         },
       });
       expect(result.summary.result).toBe('succeeded');
       const outputs = Object.fromEntries(Object.entries(result.outputs).map(([k, v]) => [k, v.value]));
-      return { outputs, steps: steps.sort(), changes: result.summary.resourceChanges ?? {} };
+      return { outputs, steps: steps.sort(), changes: result.summary.resourceChanges ?? {}, timed };
     }
 
     /** Each node's enode and address in the stack's outputs. */
@@ -176,34 +190,60 @@ engine.describe(
       expect(Object.keys(changes)).toEqual(['same']);
     });
 
-    itWithCluster('3. a release bump updates only the StatefulSets, as the offline plan diff says', async () => {
-      const stackFile = path.join(project.dir, `Pulumi.${STACK}.yaml`);
-      const plan = (out: string, diff?: string) => {
-        const run = runNpm('plan', [
-          '--stack',
-          STACK,
-          '--config',
-          stackFile,
-          '--out',
-          path.join(scratch, out),
-          ...(diff ? ['--diff', path.join(scratch, diff)] : []),
-        ]);
-        // Its error output when it fails (policy warnings alone do not fail it).
-        expect([out, run.code === 0 ? 'planned' : run.stderr]).toEqual([out, 'planned']);
-      };
-      plan('before-bump');
-      writeValues({ releaseVersion: '24.1.0' });
-      plan('after-bump', 'before-bump');
-      const diff = JSON.parse(fs.readFileSync(path.join(scratch, 'after-bump', 'diff.json'), 'utf8'));
-      const planned = diff.changed.map((r: { type: string; name: string }) => `update ${r.type} ${r.name}`).sort();
-      expect([diff.created, diff.deleted]).toEqual([[], []]);
+    itWithCluster(
+      '3. a release bump updates only the StatefulSets, as the offline plan diff says, one after another (a rollout)',
+      async () => {
+        const stackFile = path.join(project.dir, `Pulumi.${STACK}.yaml`);
+        const plan = (out: string, diff?: string) => {
+          const run = runNpm('plan', [
+            '--stack',
+            STACK,
+            '--config',
+            stackFile,
+            '--out',
+            path.join(scratch, out),
+            ...(diff ? ['--diff', path.join(scratch, diff)] : []),
+          ]);
+          // Its error output when it fails (policy warnings alone do not fail it).
+          expect([out, run.code === 0 ? 'planned' : run.stderr]).toEqual([out, 'planned']);
+        };
+        plan('before-bump');
+        writeValues({ releaseVersion: '24.1.0' });
+        plan('after-bump', 'before-bump');
+        const diff = JSON.parse(fs.readFileSync(path.join(scratch, 'after-bump', 'diff.json'), 'utf8'));
+        const planned = diff.changed.map((r: { type: string; name: string }) => `update ${r.type} ${r.name}`).sort();
+        expect([diff.created, diff.deleted]).toEqual([[], []]);
 
-      const { steps, changes } = await upWithSteps();
-      expect(steps).toEqual(planned);
-      expect(steps).toEqual(NODE_TYPES.map((type) => `update ${STATEFUL_SET} ${type}-node`).sort());
-      expect(changes).toEqual({ update: NODE_TYPES.length, same: expect.any(Number) });
-      await expectBesuImages('24.1.0');
-    });
+        const { steps, changes, timed } = await upWithSteps();
+        expect(steps).toEqual(planned);
+        expect(steps).toEqual(NODE_TYPES.map((type) => `update ${STATEFUL_SET} ${type}-node`).sort());
+        expect(changes).toEqual({ update: NODE_TYPES.length, same: expect.any(Number) });
+        await expectBesuImages('24.1.0');
+        // A rollout (docs/operations.md): the StatefulSets change one after another, writer, bootnode, validator; the
+        // engine begins each only once the one before is done (the provider waited for its pod of the new revision to
+        // be Ready), and each new pod is made after the one before it was Ready.
+        const order: NodeType[] = ['writer', 'bootnode', 'validator'];
+        const spans = order.map((type) => timed.get(`update ${STATEFUL_SET} ${type}-node`)!);
+        const pods = await Promise.all(
+          order.map(async (type) => {
+            const pod = { kind: 'pod', name: kubernetesNames(type).pod, namespace: NAMESPACE };
+            const [created, ready] = (
+              await fieldOf(
+                cluster(),
+                pod,
+                '{.metadata.creationTimestamp} {.status.conditions[?(@.type=="Ready")].lastTransitionTime}',
+              )
+            ).split(' ');
+            return { created: Date.parse(created), ready: Date.parse(ready) };
+          }),
+        );
+        for (const i of [0, 1]) {
+          expect([order[i], spans[i].ended <= spans[i + 1].began]).toEqual([order[i], true]);
+          // The API's times are whole seconds: the next pod is made in the second its predecessor was Ready, or later.
+          expect([order[i + 1], pods[i + 1].created >= pods[i].ready]).toEqual([order[i + 1], true]);
+        }
+      },
+    );
 
     itWithCluster(
       '3b. a config.toml change patches the ConfigMaps in place and rolls each pod by its checksum annotation',
