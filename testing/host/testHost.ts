@@ -285,6 +285,14 @@ export async function startTestHost(name: string, index: number, options: TestHo
     };
     const theProxy = proxy;
     let stopped: Promise<void> | undefined;
+    /** What sshd, logind and the kernel logged on the machine since `since` (epoch seconds), as one block. */
+    const sshdSaid = async (since: number): Promise<string> => {
+      const journal = await host.ssh(
+        `journalctl --no-pager -o short-precise --since @${since} -t sshd -t systemd-logind -t kernel 2>&1 | tail -n 40`,
+        { timeoutMs: 30_000 },
+      );
+      return `\n[ssh ended 255; the machine's sshd, logind and kernel since then (exit ${journal.code}):]\n${journal.stdout}${journal.stderr}`;
+    };
     const host: TestHost = {
       name,
       system: str(info, 'system') as TestHostSystem,
@@ -316,7 +324,14 @@ export async function startTestHost(name: string, index: number, options: TestHo
               timeoutMs: opts.timeoutMs ?? 600_000,
             },
           );
-        if (user !== 'root') return call();
+        // A session of the steps' user that ssh ended itself (255: the connection went, not the command) carries what
+        // the machine's sshd and kernel said of it meanwhile, so that such an end names its cause (issue 54).
+        if (user !== 'root') {
+          const began = Math.floor(Date.now() / 1000) - 1;
+          return call().then(async (result) =>
+            result.code === 255 ? { ...result, stderr: `${result.stderr}${await sshdSaid(began)}` } : result,
+          );
+        }
         // The shared connection is made once, before root's first session (not by several sessions at once); a session
         // that finds it gone (the machine rebooted) makes a new one by itself (ControlMaster=auto).
         rootConnection ??= run(
