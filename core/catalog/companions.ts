@@ -62,8 +62,11 @@ export const ROTATION_VALIDATOR = {
    */
   defaultReleaseUrl:
     'https://raw.githubusercontent.com/LACNetNetworks/rotation-validator/d0c133f1df9d3e629352b332ea05c73c338adead/client/client',
-  /** No git blob id is pinned for it yet: an operator pins the executable's SHA-256 (see RELAY_SIGNER.releaseBlobs). */
-  releaseBlobs: {} as Readonly<Record<string, string>>,
+  /**
+   * The git blob id of `client/client` at that commit (`git ls-tree d0c133f1 client/client`), for the default release:
+   * the companions step checks the download against it, so an operator pins no digest for it (as RELAY_SIGNER's).
+   */
+  releaseBlobs: { '1.0.0': '5bd0b6a60e25ad7aa66ccda8acfd0cf4ddd876f0' } as Readonly<Record<string, string>>,
   /** The container image the reference runs on a cluster, and where its executable is inside it. */
   defaultImage: 'lacnetnetworks/rotation-lacchain:1.0.0',
   imageExecutable: '/opt/lacchain/rotation-validator/client',

@@ -365,7 +365,7 @@ const companionFields = {
   }),
   sha256: setting(sha256Digest.optional(), {
     required: "for SSH nodes that run it, unless the catalog pins the release (the relay signer's catalog releases)",
-    description: `The SHA-256 of that executable. The relay signer's executable is committed at its release tag, and the catalog pins its git blob id for its own releases (${catalogBlobs()}): with that release from the catalog's URL, the \`companions\` step checks the download against that id and no digest is needed. For another release, an own build or another URL, nobody publishes a digest, so download the file on a machine you trust, check it, and pin \`sha256sum\`'s answer: \`pulumi config set --path 'lacchain:companions.<companion>.sha256' <digest>\`. The \`companions\` step checks the download against every pin given before installing anything.`,
+    description: `The SHA-256 of that executable. The relay signer's executable is committed at its release tag and the rotation client's at the commit the catalog's URL names, and the catalog pins their git blob ids for its own releases (${catalogBlobs()}): with that release from the catalog's URL, the \`companions\` step checks the download against that id and no digest is needed. For another release, an own build or another URL, nobody publishes a digest, so download the file on a machine you trust, check it, and pin \`sha256sum\`'s answer: \`pulumi config set --path 'lacchain:companions.<companion>.sha256' <digest>\`. The \`companions\` step checks the download against every pin given before installing anything.`,
   }),
   image: setting(containerImage.optional(), {
     default: "the catalog's",
@@ -601,7 +601,7 @@ const STACK_KEYS = {
     setting(companionsSchema.optional(), {
       default: 'each on for the node type that runs it',
       description:
-        "The network's companion services beside Besu ([companion services](companions.md)): the writer's relay signer, the validator's rotation client and every node's monitoring client (ethstats); an SSH node that runs one needs its executable's `sha256` unless the catalog pins the release (the relay signer's catalog releases are), and the monitoring client its image's `imageDigest`.",
+        "The network's companion services beside Besu ([companion services](companions.md)): the writer's relay signer, the validator's rotation client and every node's monitoring client (ethstats); an SSH node that runs one needs its executable's `sha256` unless the catalog pins the release (the relay signer's and the rotation client's catalog releases are), and the monitoring client its image's `imageDigest`.",
     }),
     'mapping',
   ),

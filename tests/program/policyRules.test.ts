@@ -542,13 +542,16 @@ describe('companion-executables-pinned', () => {
   });
 
   it('refuses a download with no pin, a git blob id the catalog does not pin, or the catalog id for another URL', () => {
-    expect(of(check(companionsStep({ ROTATION_VALIDATOR_SHA256: undefined })), 'companion-executables-pinned')).toEqual(
-      [
-        expect.stringMatching(
-          /rotation-validator: https:\/\/raw\.githubusercontent\.com\/.* would be installed unchecked/,
-        ),
-      ],
-    );
+    expect(
+      of(
+        check(companionsStep({ ROTATION_VALIDATOR_SHA256: undefined, ROTATION_VALIDATOR_GIT_BLOB: undefined })),
+        'companion-executables-pinned',
+      ),
+    ).toEqual([
+      expect.stringMatching(
+        /rotation-validator: https:\/\/raw\.githubusercontent\.com\/.* would be installed unchecked/,
+      ),
+    ]);
     expect(of(check(relaySigner({ RELAY_SIGNER_GIT_BLOB: 'f'.repeat(40) })), 'companion-executables-pinned')).toEqual([
       expect.stringContaining(`RELAY_SIGNER_GIT_BLOB ${'f'.repeat(40)} is not the git blob id the catalog pins`),
     ]);

@@ -245,13 +245,16 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'rotation client on an SSH node without the executable digest',
-    config: (c) => delete companions(c).rotationValidator.sha256,
+    name: "rotation client on an SSH node from the operator's own URL, without the executable digest",
+    config: (c) => {
+      delete companions(c).rotationValidator.sha256;
+      companions(c).rotationValidator.releaseUrl = 'https://mirror.example.org/rotation-client';
+    },
     expected: {
       key: 'lacchain:companions.rotationValidator.sha256',
       given: 'missing',
       allowed:
-        /^the SHA-256 of the executable at https:\/\/raw\.githubusercontent\.com\/LACNetNetworks\/rotation-validator\/.*which SSH node validator installs; or enabled: false$/,
+        /^the SHA-256 of the executable at https:\/\/mirror\.example\.org\/rotation-client.*which SSH node validator installs; or enabled: false; or release 1\.0\.0 from the catalog's URL \(no releaseUrl\), which the catalog pins by its git blob id$/,
     },
   },
   {
@@ -1128,6 +1131,20 @@ describe('valid settings', () => {
       gitBlob: 'd06aed7593325647c80aec3353a828327e7509d5',
     });
     expect(relaySigner).not.toHaveProperty('sha256');
+  });
+
+  it("take the rotation client's catalog release on an SSH validator without a digest: the catalog pins its git blob", () => {
+    const config = validTestnetConfig();
+    companions(config).rotationValidator = {};
+    const rotation = load(config).settings.companions.find((c) => c.name === 'rotation-validator');
+    expect(rotation).toMatchObject({
+      version: '1.0.0',
+      releaseUrl: expect.stringMatching(
+        /rotation-validator\/d0c133f1df9d3e629352b332ea05c73c338adead\/client\/client$/,
+      ),
+      gitBlob: '5bd0b6a60e25ad7aa66ccda8acfd0cf4ddd876f0',
+    });
+    expect(rotation).not.toHaveProperty('sha256');
   });
 
   it('load into the model with defaults filled in', () => {
