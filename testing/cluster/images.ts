@@ -7,8 +7,10 @@
  * - the Besu stand-in (tests/fixtures/besu-standin, a TEST STAND-IN, not Besu) with the official Besu image's layout:
  *   the release under /opt/besu (owned by the image user, uid 1000), `besu` its entry point on PATH, Besu's image
  *   environment (RPC hosts, pid file);
- * - the validator's rotation client stand-in (tests/fixtures/companion-standins/rotation-validator) where the
- *   reference's image has its client;
+ * - the companions' stand-ins (tests/fixtures/companion-standins: the validator's rotation client, the writer's relay
+ *   signer) where the reference's images have their executables;
+ * - the writer's proxy stand-in: Debian's nginx with its Lua module and cjson, where the official openresty/openresty
+ *   image has OpenResty (image-openresty.sh);
  * - restic's image: its shell (and Debian's restic when this machine has it) for the backup init container.
  * All but the pause image share one layer: a shell, Python and a Java runtime from this machine's own Debian files
  * (testing/cluster/image-runtime.sh), cached outside the work tree.
@@ -230,16 +232,38 @@ export async function besuStandinImage(dir: string, version: string, reference: 
   });
 }
 
-/** The rotation client's stand-in at `executable` (the reference image's path), as `reference`. */
-export async function rotationStandinImage(dir: string, executable: string, reference: string): Promise<TestImage> {
-  const root = fs.mkdtempSync(path.join(dir, 'rotation-root-'));
+/**
+ * A companion's stand-in (tests/fixtures/companion-standins/`standin`: the rotation client's, the relay signer's) at
+ * `executable` (the reference image's path), as `reference`.
+ */
+export async function companionStandinImage(
+  dir: string,
+  standin: string,
+  executable: string,
+  reference: string,
+): Promise<TestImage> {
+  const root = fs.mkdtempSync(path.join(dir, `${standin}-root-`));
   fs.mkdirSync(path.join(root, path.dirname(executable)), { recursive: true });
   const target = path.join(root, executable);
-  fs.copyFileSync(path.join(PROJECT_DIR, 'tests', 'fixtures', 'companion-standins', 'rotation-validator'), target);
+  fs.copyFileSync(path.join(PROJECT_DIR, 'tests', 'fixtures', 'companion-standins', standin), target);
   fs.chmodSync(target, 0o755);
-  const app = await layerTar({ dir: root }, path.join(dir, 'rotation-layer.tar'));
-  return imageArchive(dir, 'rotation', reference, [await runtimeLayer(), app], {
+  const app = await layerTar({ dir: root }, path.join(dir, `${standin}-layer.tar`));
+  return imageArchive(dir, standin, reference, [await runtimeLayer(), app], {
     Entrypoint: [executable],
+    Env: [SYSTEM_PATH],
+  });
+}
+
+/**
+ * The writer's proxy stand-in as `reference` (openresty/openresty): Debian's nginx with its Lua module and cjson
+ * where the official image has OpenResty (testing/cluster/image-openresty.sh), its command the official image's.
+ */
+export async function openrestyStandinImage(dir: string, reference: string): Promise<TestImage> {
+  const root = path.join(dir, 'openresty-root');
+  await run('bash', [path.join(__dirname, 'image-openresty.sh'), root]);
+  const app = await layerTar({ dir: root }, path.join(dir, 'openresty-layer.tar'));
+  return imageArchive(dir, 'openresty', reference, [await runtimeLayer(), app], {
+    Cmd: ['/usr/local/openresty/bin/openresty', '-g', 'daemon off;'],
     Env: [SYSTEM_PATH],
   });
 }

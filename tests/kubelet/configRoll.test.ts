@@ -19,7 +19,7 @@ import { localVolumesFor } from '../../testing/cluster/localVolumes';
 import { applyServerSide, kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
 import { fieldOf, fieldWhen } from '../../testing/cluster/objects';
 import { withCpuRequestsThatFit } from '../../testing/cluster/kubeletFit';
-import { importValidatorImages } from '../../testing/cluster/validatorImages';
+import { importNodeImages } from '../../testing/cluster/nodeImages';
 import { workFolder } from '../../testing/workFolder';
 
 jest.setTimeout(300_000);
@@ -39,7 +39,7 @@ const work = workFolder('lacchain-kubelet-config-roll-');
 let besuDigest = '';
 
 const { cluster, itWithKubelet } = kubeletClusterForSuite([WORKER], async (running) => {
-  besuDigest = await importValidatorImages(running.kubelets[0], work, network.defaultBesuVersion);
+  besuDigest = await importNodeImages(running.kubelets[0], work, network.defaultBesuVersion, 'validator');
 });
 
 const values = valuesFor('testnet', 'validator', { namespace: NAMESPACE });

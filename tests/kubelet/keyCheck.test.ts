@@ -20,7 +20,8 @@ import { localVolumesFor } from '../../testing/cluster/localVolumes';
 import { applyServerSide, kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
 import { fieldOf, fieldWhen } from '../../testing/cluster/objects';
 import { withCpuRequestsThatFit } from '../../testing/cluster/kubeletFit';
-import { importValidatorImages } from '../../testing/cluster/validatorImages';
+import { importNodeImages } from '../../testing/cluster/nodeImages';
+import { rpcInsidePod } from '../../testing/cluster/kubeletNode';
 import { workFolder } from '../../testing/workFolder';
 
 jest.setTimeout(300_000);
@@ -40,7 +41,7 @@ let manifests: Manifest[] = [];
 let dataFolder = '';
 
 const { cluster, itWithKubelet } = kubeletClusterForSuite([WORKER], async (running) => {
-  besuDigest = await importValidatorImages(running.kubelets[0], work, network.defaultBesuVersion);
+  besuDigest = await importNodeImages(running.kubelets[0], work, network.defaultBesuVersion, 'validator');
 });
 
 const values = valuesFor('testnet', 'validator', { namespace: NAMESPACE });
@@ -168,16 +169,8 @@ function keyCompanion(): string {
 const checkedCopy = () =>
   cluster().kubectl(['exec', '-n', NAMESPACE, POD, '-c', keyCompanion(), '--', 'cat', '/etc/besu/key/key']);
 
-/** A JSON-RPC call to the node from inside its pod (Python in the image; Besu answers on the pod's loopback). */
-async function rpcInPod(method: string): Promise<unknown> {
-  const script = [
-    'import json, sys, urllib.request',
-    `body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "${method}", "params": []}).encode()`,
-    'request = urllib.request.Request("http://127.0.0.1:4545", data=body, headers={"Content-Type": "application/json", "Host": "localhost"})',
-    'print(urllib.request.urlopen(request, timeout=5).read().decode())',
-  ].join('\n');
-  return JSON.parse(await inBesu('python3', '-c', script)).result;
-}
+/** A JSON-RPC call to the node from inside its pod. */
+const rpcInPod = (method: string) => rpcInsidePod(inBesu, method);
 
 describe("key custody secret on a real kubelet: the pod checks the operator's Secret's key", () => {
   itWithKubelet(

@@ -4,7 +4,7 @@
  * worker from images with the official images' layout (testing/cluster/images.ts: the Besu stand-in as
  * hyperledger/besu, pinned by digest as the values file's imageDigest pins it). One change to the program's objects:
  * the CPU requests, lowered so that the pod fits this 2-core machine (kubeletFit.ts). The set-up is the tier's
- * (testing/cluster/kubeletValidator.ts). Then the operator's `npm run node` against that pod, its RPC through
+ * (testing/cluster/kubeletNode.ts). Then the operator's `npm run node` against that pod, its RPC through
  * `kubectl port-forward` as docs/operations.md says.
  */
 import { spawn } from 'child_process';
@@ -13,7 +13,7 @@ import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { NETWORKS } from '../../core/catalog/networks';
 import { PORTS } from '../../core/catalog/ports';
-import { kubeletValidator } from '../../testing/cluster/kubeletValidator';
+import { kubeletNode } from '../../testing/cluster/kubeletNode';
 import { Manifest } from '../../testing/cluster/manifests';
 import { keptPortForward, PortForward } from '../../testing/cluster/portForward';
 import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
@@ -22,7 +22,7 @@ import { workFolder } from '../../testing/workFolder';
 jest.setTimeout(300_000);
 
 const work = workFolder('lacchain-kubelet-validator-');
-const validator = kubeletValidator('kubelet-validator', work);
+const validator = kubeletNode('validator', 'kubelet-validator', work);
 const { cluster, itWithKubelet, enode, inBesu, rpcInPod } = validator;
 let manifests: Manifest[] = [];
 let dataFolder = '';

@@ -1,10 +1,10 @@
 /**
- * A testnet validator's pod on a real worker, as the kubelet tier's suites set it up: the suite's cluster with the
- * validator's worker (kubeletSuite.ts) and the validator's images imported (validatorImages.ts); the program's
- * manifests for the validator (KEY_ONE, the monitoring client off, Besu pinned by the stand-in image's digest as the
- * values file's imageDigest pins it; only the CPU requests lowered, kubeletFit.ts) applied server-side to local volumes,
- * with the node and its bootnodes in the Besu stand-in's permissioning contract; and the questions a test asks the pod
- * from inside it.
+ * A testnet node's pod (a validator's or a writer's) on a real worker, as the kubelet tier's suites set it up: the
+ * suite's cluster with the node type's worker (kubeletSuite.ts) and its images imported (nodeImages.ts); the program's
+ * manifests for the node (named as its type, KEY_ONE, the monitoring client off, Besu pinned by the stand-in image's
+ * digest as the values file's imageDigest pins it; only the CPU requests lowered, kubeletFit.ts) applied server-side to
+ * local volumes, with the node and its bootnodes in the Besu stand-in's permissioning contract; and the questions a
+ * test asks the pod from inside it.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -21,16 +21,15 @@ import { withCpuRequestsThatFit } from './kubeletFit';
 import { kubeletClusterForSuite } from './kubeletSuite';
 import { localVolumesFor } from './localVolumes';
 import { applyServerSide, kubernetesManifests, Manifest } from './manifests';
-import { fieldWhen, ObjectRef } from './objects';
-import { importValidatorImages } from './validatorImages';
+import { fieldOf, fieldWhen, ObjectRef } from './objects';
+import { importNodeImages, PodNodeType } from './nodeImages';
 
-/** The node's name in the stack, and its worker (as the test values files pin a validator). */
-const NODE = 'validator';
-const WORKER = 'worker-validator';
 /** The Besu stand-in's permissioning contract's registry, in its data folder (tests/fixtures/besu-standin/README.md). */
 const PERMISSIONING_FILE = 'standin-permissioning.json';
 /** How long a new pod may take until every container is ready. */
 const POD_READY_MS = 120_000;
+/** How long a ready pod is watched for a container that fails after it started (the kubelet sees it within seconds). */
+const SETTLED_MS = 5_000;
 
 /** One entry of the stand-in's permissioning contract: an enode, registered from `fromBlock`. */
 export interface Registration {
@@ -38,8 +37,8 @@ export interface Registration {
   fromBlock: number;
 }
 
-/** A validator on a real kubelet, for one suite. */
-export interface KubeletValidator {
+/** A node on a real kubelet, for one suite. */
+export interface KubeletNode {
   /** The suite's cluster (while its tests run). */
   cluster: () => TestCluster;
   /** `it` for the suite's tests (it.skip when the kubelet tier cannot run here, outside CI). */
@@ -53,13 +52,13 @@ export interface KubeletValidator {
   besuContainer: string;
   /** The stack's enode for the node. */
   enode: string;
-  /** The node and the network's validator bootnodes, registered from the first block. */
+  /** The node and the network's bootnodes of its type, registered from the first block. */
   permissioned: Registration[];
   /** The digest of the Besu stand-in's image, as imported (once the suite's cluster runs). */
   besuDigest: () => string;
   /** The values file the manifests are declared with (its Besu imageDigest set once the images are imported). */
   values: () => ReturnType<typeof valuesFor>;
-  /** The program's manifests for the validator, with `config` added to the stack's settings; CPU requests lowered. */
+  /** The program's manifests for the node, with `config` added to the stack's settings; CPU requests lowered. */
   manifests(config?: Record<string, unknown>): Promise<Manifest[]>;
   /**
    * Applies `manifests` (the Namespace first, volumes for their claims, the node registered), then waits until the pod
@@ -68,7 +67,10 @@ export interface KubeletValidator {
   deploy(manifests: Manifest[]): Promise<string>;
   /** Writes the stand-in's permissioning contract's registry into the data folder, as one rename. */
   register(registrations: Registration[]): void;
-  /** The pod's uid once it is another pod than `old` ('' for any) and every container of it is ready. */
+  /**
+   * The pod's uid once it is another pod than `old` ('' for any) and every container of it is ready and has never
+   * restarted (read again after SETTLED_MS).
+   */
   readyPodOtherThan(old: string): Promise<string>;
   /** Runs `command` in the Besu container of the pod; returns its standard output. */
   inBesu(...command: string[]): Promise<string>;
@@ -76,18 +78,42 @@ export interface KubeletValidator {
   rpcInPod(method: string): Promise<unknown>;
 }
 
-/** A validator's pod in `namespace` on the suite's real worker; `work` is the suite's work folder. */
-export function kubeletValidator(namespace: string, work = workFolder(`lacchain-${namespace}-`)): KubeletValidator {
+/**
+ * A JSON-RPC call to Besu from inside its pod, through `inBesu` (a command run in the Besu container): Python in the
+ * image asks Besu on the pod's loopback. Returns the answer's result.
+ */
+export async function rpcInsidePod(
+  inBesu: (...command: string[]) => Promise<string>,
+  method: string,
+): Promise<unknown> {
+  const script = [
+    'import json, sys, urllib.request',
+    `body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "${method}", "params": []}).encode()`,
+    'request = urllib.request.Request("http://127.0.0.1:4545", data=body, headers={"Content-Type": "application/json", "Host": "localhost"})',
+    'print(urllib.request.urlopen(request, timeout=5).read().decode())',
+  ].join('\n');
+  return JSON.parse(await inBesu('python3', '-c', script)).result;
+}
+
+/**
+ * The pod of a node of type `type` (named as its type, on the worker the test values files pin it to) in `namespace`
+ * on the suite's real worker; `work` is the suite's work folder.
+ */
+export function kubeletNode(
+  type: PodNodeType,
+  namespace: string,
+  work = workFolder(`lacchain-${namespace}-`),
+): KubeletNode {
   const network = NETWORKS['open-protestnet'];
   const recorded = recordProgram();
-  const names = kubernetesNames(NODE);
+  const names = kubernetesNames(type);
   let besuDigest = '';
   let dataFolder = '';
-  const { cluster, itWithKubelet } = kubeletClusterForSuite([WORKER], async (running) => {
-    besuDigest = await importValidatorImages(running.kubelets[0], work, network.defaultBesuVersion);
+  const { p2p, workerName } = valuesFor('testnet', type, { namespace }).deploy;
+  const { cluster, itWithKubelet } = kubeletClusterForSuite([workerName], async (running) => {
+    besuDigest = await importNodeImages(running.kubelets[0], work, network.defaultBesuVersion, type);
   });
-  const values = () => valuesFor('testnet', NODE, { namespace, imageDigest: besuDigest });
-  const { p2p } = valuesFor('testnet', NODE, { namespace }).deploy;
+  const values = () => valuesFor('testnet', type, { namespace, imageDigest: besuDigest });
   const enode = deriveIdentity(KEY_ONE, p2p.host, p2p.port).enode;
   const pod = { kind: 'pod', name: names.pod, namespace };
   let containers = 0;
@@ -102,15 +128,20 @@ export function kubeletValidator(namespace: string, work = workFolder(`lacchain-
   };
 
   const readyPodOtherThan = async (old: string) => {
-    const ready = `Running ${'true,'.repeat(containers)}`;
+    // Ready and never restarted: a container without a probe counts as ready while it runs, also the moment before
+    // it fails; read again once such a failure would have been seen.
+    const ready = `Running ${'true/0,'.repeat(containers)}`;
+    const state = '{.metadata.uid} {.status.phase} {range .status.containerStatuses[*]}{.ready}/{.restartCount},{end}';
     const seen = await fieldWhen(
       cluster(),
       pod,
-      '{.metadata.uid} {.status.phase} {range .status.containerStatuses[*]}{.ready},{end}',
+      state,
       (value) => /^[0-9a-f-]{36} /.test(value) && !value.startsWith(`${old} `) && value.endsWith(` ${ready}`),
       POD_READY_MS,
     );
     expect(seen.split(' ').slice(1).join(' ')).toBe(ready);
+    await new Promise((resolve) => setTimeout(resolve, SETTLED_MS));
+    expect(await fieldOf(cluster(), pod, state)).toBe(seen);
     return seen.split(' ')[0];
   };
 
@@ -119,21 +150,21 @@ export function kubeletValidator(namespace: string, work = workFolder(`lacchain-
     itWithKubelet,
     namespace,
     pod,
-    node: NODE,
+    node: type,
     besuContainer: names.besuContainer,
     enode,
-    permissioned: [enode, ...network.bootnodes.validator].map((each) => ({ enode: each, fromBlock: 0 })),
+    permissioned: [enode, ...network.bootnodes[type]].map((each) => ({ enode: each, fromBlock: 0 })),
     besuDigest: () => besuDigest,
     values,
     async manifests(config = {}) {
       const settings = {
         'lacchain:network': network.name,
-        'lacchain:nodes': [{ name: NODE, typenode: 'validator', target: 'kubernetes' }],
-        'lacchain:nodeKeys': { [NODE]: KEY_ONE },
+        'lacchain:nodes': [{ name: type, typenode: type, target: 'kubernetes' }],
+        'lacchain:nodeKeys': { [type]: KEY_ONE },
         'lacchain:companions': { ethstats: { enabled: false } },
         ...config,
       };
-      const files = { [`values/${NODE}.yml`]: values() };
+      const files = { [`values/${type}.yml`]: values() };
       return withCpuRequestsThatFit(kubernetesManifests(await declareProgram(recorded, 'testnet', settings, files)));
     },
     async deploy(manifests) {
@@ -151,14 +182,6 @@ export function kubeletValidator(namespace: string, work = workFolder(`lacchain-
     register,
     readyPodOtherThan,
     inBesu,
-    async rpcInPod(method) {
-      const script = [
-        'import json, sys, urllib.request',
-        `body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "${method}", "params": []}).encode()`,
-        'request = urllib.request.Request("http://127.0.0.1:4545", data=body, headers={"Content-Type": "application/json", "Host": "localhost"})',
-        'print(urllib.request.urlopen(request, timeout=5).read().decode())',
-      ].join('\n');
-      return JSON.parse(await inBesu('python3', '-c', script)).result;
-    },
+    rpcInPod: (method) => rpcInsidePod(inBesu, method),
   };
 }

@@ -1,0 +1,43 @@
+/**
+ * The images a node's pod runs on a real worker (testing/cluster/kubelet.ts), imported under the references the
+ * program's manifests name (testing/cluster/images.ts): the Besu stand-in as hyperledger/besu (also under its digest,
+ * which the values file's imageDigest pins; a writer's metrics relay runs in the same image) and restic's image, with
+ * a validator's rotation client stand-in, or a writer's proxy stand-in (as openresty/openresty) and relay signer
+ * stand-in.
+ */
+import { BACKUP_TOOL } from '../../core/catalog/backups';
+import { RELAY_SIGNER, ROTATION_VALIDATOR } from '../../core/catalog/companions';
+import { PROXY_IMAGE } from '../../core/catalog/kubernetes';
+import { besuStandinImage, companionStandinImage, openrestyStandinImage, resticImage, TestImage } from './images';
+import type { KubeletWorker } from './kubelet';
+
+/** The node types whose pods the kubelet tests run. */
+export type PodNodeType = 'validator' | 'writer';
+
+/** The images of a node type's own containers, built into `work`. */
+async function ownImages(work: string, type: PodNodeType): Promise<TestImage[]> {
+  if (type === 'validator') {
+    const { name, imageExecutable, defaultImage } = ROTATION_VALIDATOR;
+    return [await companionStandinImage(work, name, imageExecutable, defaultImage)];
+  }
+  const { name, imageExecutable, defaultImage } = RELAY_SIGNER;
+  return [
+    await openrestyStandinImage(work, PROXY_IMAGE),
+    await companionStandinImage(work, name, imageExecutable, defaultImage),
+  ];
+}
+
+/** Builds (into `work`) and imports into `worker` the images of a `type`'s pod for Besu `version`; returns Besu's digest. */
+export async function importNodeImages(
+  worker: KubeletWorker,
+  work: string,
+  version: string,
+  type: PodNodeType,
+): Promise<string> {
+  const besu = await besuStandinImage(work, version, `hyperledger/besu:${version}`);
+  await worker.importImage(besu.archive, besu.reference, [`docker.io/hyperledger/besu@${besu.digest}`]);
+  for (const image of [...(await ownImages(work, type)), await resticImage(work, BACKUP_TOOL.image)]) {
+    await worker.importImage(image.archive, image.reference);
+  }
+  return besu.digest;
+}

@@ -1,0 +1,136 @@
+/**
+ * A writer's pod on a real kubelet (issue 52, items 1 and 7): the program's manifests for a testnet writer (set up as
+ * testing/cluster/kubeletNode.ts sets up the tier's nodes) run Besu, the reverse proxy, the relay signer and the
+ * metrics relay as real containers (the proxy a stand-in: Debian's nginx with its Lua module and cjson where the
+ * official image has OpenResty; the relay signer's stand-in records every request it receives). Through the Service's
+ * pod endpoint (the address and port a load balancer sends the writer's port 80 to, the Host the public IP), the gas
+ * model's four methods reach the relay signer in the pod, and the rest reach Besu.
+ */
+import * as http from 'http';
+import { GAS_MODEL_METHODS } from '../../core/catalog/gasModel';
+import { COMPANION_POD_DIR, kubernetesNames } from '../../core/catalog/kubernetes';
+import { RELAY_SIGNER } from '../../core/catalog/companions';
+import { kubeletNode } from '../../testing/cluster/kubeletNode';
+
+jest.setTimeout(300_000);
+
+const writer = kubeletNode('writer', 'kubelet-writer');
+const { cluster, itWithKubelet, enode } = writer;
+const names = kubernetesNames(writer.node);
+/** The relay signer stand-in's record of the requests it received, in its working folder. */
+const RELAY_REQUESTS = `${COMPANION_POD_DIR}/${RELAY_SIGNER.logDir}/requests.log`;
+/** The Service's proxy endpoint (`http://<pod address>:<port>`), read once the pod is ready. */
+let proxyEndpoint = '';
+
+/** A JSON-RPC request's body. */
+const call = (method: string, params: unknown[] = []) => JSON.stringify({ jsonrpc: '2.0', id: 7, method, params });
+
+/** POSTs `body` to `url` with the Host header `host`; resolves with the status and the answer's body. */
+function post(url: string, body: string, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      { method: 'POST', headers: { host, 'content-type': 'application/json' }, timeout: 10_000 },
+      (response) => {
+        let answer = '';
+        response.on('data', (chunk) => (answer += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: answer }));
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** What the relay signer stand-in has received so far, one request body a line. */
+const relayRequests = async () =>
+  (
+    await cluster().kubectl([
+      'exec',
+      '-n',
+      writer.namespace,
+      writer.pod.name,
+      '-c',
+      names.companionContainer(RELAY_SIGNER.name),
+      '--',
+      'cat',
+      RELAY_REQUESTS,
+    ])
+  ).stdout
+    .split('\n')
+    .filter(Boolean);
+
+/** Sends `body` through the Service's proxy endpoint as the public IP; the answer and what the relay signer got. */
+async function throughProxy(body: string) {
+  const before = (await relayRequests()).length;
+  const answer = await post(proxyEndpoint, body, writer.values().deploy.publicIP);
+  return { ...answer, relaySigner: (await relayRequests()).slice(before) };
+}
+
+describe("a writer's pod on a real kubelet", () => {
+  itWithKubelet(
+    'its StatefulSet from the program runs: Besu, the proxy, the relay signer and the metrics relay started and ready',
+    async () => {
+      const manifests = await writer.manifests();
+      const containers = manifests
+        .find((m) => m.kind === 'StatefulSet')!
+        .spec.template.spec.containers.map((c: { name: string }) => c.name);
+      expect(containers.sort()).toEqual(
+        [
+          names.besuContainer,
+          names.proxyContainer,
+          names.companionContainer(RELAY_SIGNER.name),
+          names.metricsRelayContainer,
+        ].sort(),
+      );
+      await writer.deploy(manifests);
+    },
+  );
+
+  itWithKubelet("the node answers net_enode with the stack's enode from inside the pod", async () => {
+    expect(await writer.rpcInPod('net_enode')).toBe(enode);
+  });
+
+  itWithKubelet(
+    "the Service's pod endpoint for the proxy port is the pod's proxy: net_enode answered by Besu",
+    async () => {
+      const slice = (
+        await cluster().kubectlOk([
+          'get',
+          'endpointslices',
+          '-n',
+          writer.namespace,
+          '-l',
+          `kubernetes.io/service-name=${names.service}`,
+          '-o',
+          'jsonpath={.items[0].endpoints[0].addresses[0]} {.items[0].ports[?(@.name=="proxy")].port}',
+        ])
+      ).split(' ');
+      expect(slice[0]).toMatch(/^10\.232\.1\.\d+$/);
+      proxyEndpoint = `http://${slice[0]}:${slice[1]}/`;
+      const answer = await throughProxy(call('net_enode'));
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body).result).toBe(enode);
+      expect(answer.relaySigner).toEqual([]);
+    },
+  );
+
+  itWithKubelet.each([...GAS_MODEL_METHODS])('%s reaches the relay signer in the pod, and only it', async (method) => {
+    const body = call(method, ['0xf86c0a8502540be400825208']);
+    const answer = await throughProxy(body);
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body).result).toBe('relay-signer-stand-in');
+    expect(answer.relaySigner).toEqual([body]);
+  });
+
+  itWithKubelet.each(['eth_chainId', 'net_version', 'web3_clientVersion', 'eth_syncing'])(
+    "%s reaches Besu, not the relay signer: the answer is Besu's own, as asked inside the pod",
+    async (method) => {
+      const answer = await throughProxy(call(method));
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body)).toHaveProperty('result');
+      expect(JSON.parse(answer.body).result).toBe(await writer.rpcInPod(method));
+      expect(answer.relaySigner).toEqual([]);
+    },
+  );
+});
