@@ -1,4 +1,4 @@
-// Prints, from jest's JSON report: each test file's wall time, slowest first (where a run's time goes), the slowest
+// Prints, from jest's JSON report (or reports, merged): each test file's wall time, slowest first (where a run's time goes), the slowest
 // tests, the tests that passed only on a second try, then the plain summary line CI reads,
 // "N passed, N failed[, N skipped], N on a second try", last. Exits with FAILED_ON_A_SECOND_TRY when a security suite's
 // test passed only on a second try (jest counts it passed; here it is failed), so tests/run.sh fails the run.
@@ -21,7 +21,25 @@ const SECURITY_SUITES = [
 /** The exit status when the summary line counts failures jest did not (a security suite's second-try pass). */
 const FAILED_ON_A_SECOND_TRY = 3;
 
-const report = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+/**
+ * The run's report: jest's JSON reports given (tests/run.sh runs the real-worker tier in a jest of its own beside the
+ * rest), as one: their files together, their counts added, the earliest start.
+ */
+function mergedReport(files) {
+  const reports = files.map((file) => JSON.parse(fs.readFileSync(file, 'utf8')));
+  const sum = (key) => reports.reduce((total, r) => total + (r[key] ?? 0), 0);
+  return {
+    startTime: Math.min(...reports.map((r) => r.startTime)),
+    testResults: reports.flatMap((r) => r.testResults),
+    numPassedTests: sum('numPassedTests'),
+    numFailedTests: sum('numFailedTests'),
+    numRuntimeErrorTestSuites: sum('numRuntimeErrorTestSuites'),
+    numPendingTests: sum('numPendingTests'),
+    numTodoTests: sum('numTodoTests'),
+  };
+}
+
+const report = mergedReport(process.argv.slice(2));
 const files = report.testResults
   .map((file) => ({ name: path.relative(process.cwd(), file.name), seconds: (file.endTime - file.startTime) / 1000 }))
   .filter((file) => Number.isFinite(file.seconds))
