@@ -9,7 +9,8 @@
 #   (tests/e2e/sshNode.test.ts); a JDK for the pods' metrics relay (tests/tools/metricsRelay.test.ts: run by the source
 #   launcher, compiled for Java 11), unzip for the Prometheus Operator's CRDs; for the real worker of the kubelet tests
 #   (tests/kubelet/), Debian's container runtime (containerd, runc, containernetworking-plugins), gcc and a static libc
-#   for the pod sandbox's pause program, and busybox-static for the shell of the test images (testing/cluster/images.ts);
+#   for the pod sandbox's pause program, busybox-static for the shell of the test images (testing/cluster/images.ts),
+#   and restic for their restic image (the pod's backup before a release change);
 # - Go 1.25 or newer and the Pulumi CLI built from its Go module (tools/pulumi-cli/build.sh, cached by version
 #   outside the work tree), unless `pulumi` is on PATH;
 # - the Kubernetes provider the engine tests install as a plugin, built from its Go module
@@ -42,7 +43,7 @@ timed() {
 missing=()
 for tool in debootstrap:debootstrap systemd-nspawn:systemd-container ip:iproute2 ssh:openssh-client \
   shellcheck:shellcheck python3:python3 openssl:openssl curl:curl nft:nftables unzip:unzip \
-  javac:openjdk-17-jdk-headless containerd:containerd runc:runc gcc:gcc busybox:busybox-static; do
+  javac:openjdk-17-jdk-headless containerd:containerd runc:runc gcc:gcc busybox:busybox-static restic:restic; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
 done
 [ -e /etc/ssl/certs/ca-certificates.crt ] || missing+=(ca-certificates)

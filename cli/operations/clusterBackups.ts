@@ -3,7 +3,7 @@
  * otherwise restic Jobs copying the volume to and from the node's backup volume (the node's pod stopped meanwhile).
  */
 import { kubernetesNames } from '../../core/catalog/kubernetes';
-import { POD_READY_TIMEOUT } from '../../core/operations/clients';
+import { POD_READY_TIMEOUT, POD_WAIT_CLIENT_MS } from '../../core/operations/clients';
 import {
   BACKUP_ANNOTATIONS,
   BACKUP_LABEL,
@@ -62,7 +62,13 @@ export function clusterBackups(node: KubernetesNodeSettings, access: ClusterNode
     kubectl(['scale', `statefulset/${names.statefulSet}`, `--replicas=${replicas}`], `scale the node to ${replicas}`);
   const stopNode = async () => {
     await scale(0);
-    await kubectl(['wait', '--for=delete', `pod/${names.pod}`, `--timeout=${POD_READY_TIMEOUT}`], 'see the pod stop');
+    // The pod is given its grace period to stop: kubectl's own --timeout bounds the wait, not the client's default.
+    await kubectl(
+      ['wait', '--for=delete', `pod/${names.pod}`, `--timeout=${POD_READY_TIMEOUT}`],
+      'see the pod stop',
+      undefined,
+      POD_WAIT_CLIENT_MS,
+    );
   };
   /** Runs a Job to its end, passing its log's lines on; throws when it fails. */
   const runJob = async (manifest: object, name: string, onLine: (line: string) => void) => {

@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { kubernetesNames, POD_STOP_GRACE_SECONDS } from '../../core/catalog/kubernetes';
-import { kubectlCommands } from '../../core/operations/clients';
+import { kubectlCommands, POD_WAIT_CLIENT_MS } from '../../core/operations/clients';
 import { withoutControlSequences } from '../../core/operations/terminalText';
 import { hexQuantity, rpcRequest, rpcResult } from '../../core/operations/rpc';
 import { parseDiskUsage } from '../../core/operations/disk';
@@ -228,7 +228,7 @@ export function clusterNodeClient(
       while ((await podPhase()) === undefined && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
-      await kubectl(commands.waitReady, 'see the pod ready');
+      await kubectl(commands.waitReady, 'see the pod ready', POD_WAIT_CLIENT_MS);
     },
     async restart() {
       await startPod();

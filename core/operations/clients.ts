@@ -13,8 +13,12 @@ import { shellQuote } from '../remote/shell';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../settings/model';
 import { rpcRequest } from './rpc';
 
-/** How long `start` waits for a recreated pod to be ready. */
-export const POD_READY_TIMEOUT = '300s';
+/** How long kubectl waits for a recreated pod to be ready (`start`), or for a stopped one to be gone (seconds). */
+const POD_WAIT_SECONDS = 300;
+/** That wait as kubectl's --timeout. */
+export const POD_READY_TIMEOUT = `${POD_WAIT_SECONDS}s`;
+/** How long a client lets kubectl run such a wait: its own time-out and a little more, so kubectl says why it stopped. */
+export const POD_WAIT_CLIENT_MS = (POD_WAIT_SECONDS + 30) * 1000;
 /** Lines of the info log shown by `logs` and read by `check`. */
 export const LOG_LINES = 100;
 /** How much of the end of a node's log a day-2 command reads at most (the log lines shown are among them). */

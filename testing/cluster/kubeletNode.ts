@@ -22,7 +22,7 @@ import { kubeletClusterForSuite } from './kubeletSuite';
 import { localVolumesFor } from './localVolumes';
 import { applyServerSide, kubernetesManifests, Manifest } from './manifests';
 import { fieldOf, fieldWhen, ObjectRef } from './objects';
-import { importNodeImages, PodNodeType } from './nodeImages';
+import { importBesuImage, importNodeImages, PodNodeType } from './nodeImages';
 
 /** The Besu stand-in's permissioning contract's registry, in its data folder (tests/fixtures/besu-standin/README.md). */
 const PERMISSIONING_FILE = 'standin-permissioning.json';
@@ -54,12 +54,22 @@ export interface KubeletNode {
   enode: string;
   /** The node and the network's bootnodes of its type, registered from the first block. */
   permissioned: Registration[];
-  /** The digest of the Besu stand-in's image, as imported (once the suite's cluster runs). */
-  besuDigest: () => string;
-  /** The values file the manifests are declared with (its Besu imageDigest set once the images are imported). */
-  values: () => ReturnType<typeof valuesFor>;
-  /** The program's manifests for the node, with `config` added to the stack's settings; CPU requests lowered. */
-  manifests(config?: Record<string, unknown>): Promise<Manifest[]>;
+  /** The digest of the Besu stand-in's image of `release` (the network's by default), as imported. */
+  besuDigest: (release?: string) => string;
+  /**
+   * The values file the manifests are declared with (its Besu imageDigest set once the images are imported), of the
+   * network's release or of `release`.
+   */
+  values: (release?: string) => ReturnType<typeof valuesFor>;
+  /** The stack's settings the manifests are declared with, but its node keys. */
+  stackSettings: Record<string, unknown>;
+  /**
+   * The program's manifests for the node, with `config` added to the stack's settings; with `release`, the values
+   * file's releaseVersion and Besu's imageDigest are that release's (one of `releases`). CPU requests lowered.
+   */
+  manifests(config?: Record<string, unknown>, release?: string): Promise<Manifest[]>;
+  /** The folders of the volumes `deploy` made, by claim name. */
+  volumes(): Record<string, string>;
   /**
    * Applies `manifests` (the Namespace first, volumes for their claims, the node registered), then waits until the pod
    * runs with every container ready; returns the data volume's folder.
@@ -68,8 +78,8 @@ export interface KubeletNode {
   /** Writes the stand-in's permissioning contract's registry into the data folder, as one rename. */
   register(registrations: Registration[]): void;
   /**
-   * The pod's uid once it is another pod than `old` ('' for any) and every container of it is ready and has never
-   * restarted (read again after SETTLED_MS).
+   * The pod's uid once it is another pod than `old` ('' for any) and every container of it is ready, and still is,
+   * none restarted, SETTLED_MS later.
    */
   readyPodOtherThan(old: string): Promise<string>;
   /** Runs `command` in the Besu container of the pod; returns its standard output. */
@@ -95,26 +105,45 @@ export async function rpcInsidePod(
   return JSON.parse(await inBesu('python3', '-c', script)).result;
 }
 
+/** What a suite may add to its node's set-up. */
+export interface KubeletNodeOptions {
+  /** The suite's work folder (a new one by default). */
+  work?: string;
+  /** Besu releases whose images are imported besides the network's (for a release bump). */
+  releases?: string[];
+}
+
 /**
  * The pod of a node of type `type` (named as its type, on the worker the test values files pin it to) in `namespace`
- * on the suite's real worker; `work` is the suite's work folder.
+ * on the suite's real worker.
  */
-export function kubeletNode(
-  type: PodNodeType,
-  namespace: string,
-  work = workFolder(`lacchain-${namespace}-`),
-): KubeletNode {
+export function kubeletNode(type: PodNodeType, namespace: string, options: KubeletNodeOptions = {}): KubeletNode {
+  const work = options.work ?? workFolder(`lacchain-${namespace}-`);
   const network = NETWORKS['open-protestnet'];
   const recorded = recordProgram();
   const names = kubernetesNames(type);
-  let besuDigest = '';
+  const digests: Record<string, string> = {};
+  const besuDigest = (release = network.defaultBesuVersion) => digests[release];
+  let folders: Record<string, string> = {};
   let dataFolder = '';
   const { p2p, workerName } = valuesFor('testnet', type, { namespace }).deploy;
   const { cluster, itWithKubelet } = kubeletClusterForSuite([workerName], async (running) => {
-    besuDigest = await importNodeImages(running.kubelets[0], work, network.defaultBesuVersion, type);
+    const worker = running.kubelets[0];
+    digests[network.defaultBesuVersion] = await importNodeImages(worker, work, network.defaultBesuVersion, type);
+    for (const release of options.releases ?? []) digests[release] = await importBesuImage(worker, work, release);
   });
-  const values = () => valuesFor('testnet', type, { namespace, imageDigest: besuDigest });
+  const values = (release?: string) =>
+    valuesFor('testnet', type, {
+      namespace,
+      imageDigest: besuDigest(release),
+      ...(release ? { releaseVersion: release } : {}),
+    });
   const enode = deriveIdentity(KEY_ONE, p2p.host, p2p.port).enode;
+  const stackSettings = {
+    'lacchain:network': network.name,
+    'lacchain:nodes': [{ name: type, typenode: type, target: 'kubernetes' }],
+    'lacchain:companions': { ethstats: { enabled: false } },
+  };
   const pod = { kind: 'pod', name: names.pod, namespace };
   let containers = 0;
 
@@ -128,18 +157,19 @@ export function kubeletNode(
   };
 
   const readyPodOtherThan = async (old: string) => {
-    // Ready and never restarted: a container without a probe counts as ready while it runs, also the moment before
-    // it fails; read again once such a failure would have been seen.
-    const ready = `Running ${'true/0,'.repeat(containers)}`;
+    // Every container ready, and still so, none restarted meanwhile, once a container failing after it started would
+    // have been seen: one without a probe counts as ready while it runs, also the moment before it fails. (A companion
+    // that exits until Besu's RPC answers, as the rotation client does, may have restarted before that.)
+    const ready = new RegExp(`^[0-9a-f-]{36} Running (true/\\d+,){${containers}}$`);
     const state = '{.metadata.uid} {.status.phase} {range .status.containerStatuses[*]}{.ready}/{.restartCount},{end}';
     const seen = await fieldWhen(
       cluster(),
       pod,
       state,
-      (value) => /^[0-9a-f-]{36} /.test(value) && !value.startsWith(`${old} `) && value.endsWith(` ${ready}`),
+      (value) => ready.test(value) && !value.startsWith(`${old} `),
       POD_READY_MS,
     );
-    expect(seen.split(' ').slice(1).join(' ')).toBe(ready);
+    expect(seen).toMatch(ready);
     await new Promise((resolve) => setTimeout(resolve, SETTLED_MS));
     expect(await fieldOf(cluster(), pod, state)).toBe(seen);
     return seen.split(' ')[0];
@@ -154,22 +184,17 @@ export function kubeletNode(
     besuContainer: names.besuContainer,
     enode,
     permissioned: [enode, ...network.bootnodes[type]].map((each) => ({ enode: each, fromBlock: 0 })),
-    besuDigest: () => besuDigest,
+    besuDigest,
     values,
-    async manifests(config = {}) {
-      const settings = {
-        'lacchain:network': network.name,
-        'lacchain:nodes': [{ name: type, typenode: type, target: 'kubernetes' }],
-        'lacchain:nodeKeys': { [type]: KEY_ONE },
-        'lacchain:companions': { ethstats: { enabled: false } },
-        ...config,
-      };
-      const files = { [`values/${type}.yml`]: values() };
+    stackSettings,
+    async manifests(config = {}, release) {
+      const settings = { ...stackSettings, 'lacchain:nodeKeys': { [type]: KEY_ONE }, ...config };
+      const files = { [`values/${type}.yml`]: values(release) };
       return withCpuRequestsThatFit(kubernetesManifests(await declareProgram(recorded, 'testnet', settings, files)));
     },
     async deploy(manifests) {
       await cluster().kubectlOk(['apply', '-f', '-'], JSON.stringify(manifests.find((m) => m.kind === 'Namespace')));
-      const folders = await localVolumesFor(cluster(), cluster().kubelets[0], manifests);
+      folders = await localVolumesFor(cluster(), cluster().kubelets[0], manifests);
       dataFolder = folders[names.dataVolume];
       // The node and its bootnodes in the contract: it has peers (the readiness probe's condition), as a permissioned
       // node on the network.
@@ -179,6 +204,7 @@ export function kubeletNode(
       await readyPodOtherThan('');
       return dataFolder;
     },
+    volumes: () => folders,
     register,
     readyPodOtherThan,
     inBesu,

@@ -5,6 +5,8 @@
  * a validator's rotation client stand-in, or a writer's proxy stand-in (as openresty/openresty) and relay signer
  * stand-in.
  */
+import * as fs from 'fs';
+import * as path from 'path';
 import { BACKUP_TOOL } from '../../core/catalog/backups';
 import { RELAY_SIGNER, ROTATION_VALIDATOR } from '../../core/catalog/companions';
 import { PROXY_IMAGE } from '../../core/catalog/kubernetes';
@@ -27,6 +29,20 @@ async function ownImages(work: string, type: PodNodeType): Promise<TestImage[]> 
   ];
 }
 
+/**
+ * Builds (into a folder of its own under `work`) and imports into `worker` the Besu stand-in's image of release
+ * `version`, under its tag and its digest; returns the digest.
+ */
+export async function importBesuImage(worker: KubeletWorker, work: string, version: string): Promise<string> {
+  const besu = await besuStandinImage(
+    fs.mkdtempSync(path.join(work, `besu-${version}-`)),
+    version,
+    `hyperledger/besu:${version}`,
+  );
+  await worker.importImage(besu.archive, besu.reference, [`docker.io/hyperledger/besu@${besu.digest}`]);
+  return besu.digest;
+}
+
 /** Builds (into `work`) and imports into `worker` the images of a `type`'s pod for Besu `version`; returns Besu's digest. */
 export async function importNodeImages(
   worker: KubeletWorker,
@@ -34,10 +50,9 @@ export async function importNodeImages(
   version: string,
   type: PodNodeType,
 ): Promise<string> {
-  const besu = await besuStandinImage(work, version, `hyperledger/besu:${version}`);
-  await worker.importImage(besu.archive, besu.reference, [`docker.io/hyperledger/besu@${besu.digest}`]);
+  const digest = await importBesuImage(worker, work, version);
   for (const image of [...(await ownImages(work, type)), await resticImage(work, BACKUP_TOOL.image)]) {
     await worker.importImage(image.archive, image.reference);
   }
-  return besu.digest;
+  return digest;
 }

@@ -5,24 +5,22 @@
  * hyperledger/besu, pinned by digest as the values file's imageDigest pins it). One change to the program's objects:
  * the CPU requests, lowered so that the pod fits this 2-core machine (kubeletFit.ts). The set-up is the tier's
  * (testing/cluster/kubeletNode.ts). Then the operator's `npm run node` against that pod, its RPC through
- * `kubectl port-forward` as docs/operations.md says.
+ * `kubectl port-forward` as docs/operations.md says (testing/cluster/nodeCommand.ts).
  */
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import * as yaml from 'js-yaml';
 import { NETWORKS } from '../../core/catalog/networks';
-import { PORTS } from '../../core/catalog/ports';
 import { kubeletNode } from '../../testing/cluster/kubeletNode';
 import { Manifest } from '../../testing/cluster/manifests';
-import { keptPortForward, PortForward } from '../../testing/cluster/portForward';
-import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
+import { nodeCommand } from '../../testing/cluster/nodeCommand';
+import { PROJECT_DIR } from '../../testing/run';
 import { workFolder } from '../../testing/workFolder';
 
 jest.setTimeout(300_000);
 
 const work = workFolder('lacchain-kubelet-validator-');
-const validator = kubeletNode('validator', 'kubelet-validator', work);
+const validator = kubeletNode('validator', 'kubelet-validator', { work });
 const { cluster, itWithKubelet, enode, inBesu, rpcInPod } = validator;
 let manifests: Manifest[] = [];
 let dataFolder = '';
@@ -68,29 +66,8 @@ describe('a validator on a real kubelet', () => {
 });
 
 describe("npm run node against the validator's real pod", () => {
-  let rpc: PortForward | undefined;
-  const config = path.join(work, 'Pulumi.testnet.yaml');
-  /** An operator's environment for this cluster: its kubeconfig, and the real kubectl first on the PATH. */
-  const clusterEnv = () => ({ KUBECONFIG: cluster().kubeconfig, PATH: `${cluster().binDir}:${process.env.PATH}` });
-  const node = (...args: string[]) =>
-    runNpmAsync('node', [...args, '--stack', 'testnet', '--config', config, '--rpc-url', rpc!.url], {
-      env: clusterEnv(),
-    });
-
-  beforeAll(async () => {
-    if (itWithKubelet === it.skip) return;
-    const stack = {
-      'lacchain:network': 'open-protestnet',
-      'lacchain:kubeContext': cluster().context,
-      'lacchain:nodes': [{ name: validator.node, typenode: 'validator', target: 'kubernetes' }],
-      'lacchain:companions': { ethstats: { enabled: false } },
-    };
-    fs.mkdirSync(path.join(work, 'values'), { recursive: true });
-    fs.writeFileSync(config, yaml.dump({ config: stack }));
-    fs.writeFileSync(path.join(work, 'values', `${validator.node}.yml`), yaml.dump(validator.values()));
-    rpc = await keptPortForward(cluster(), validator.namespace, validator.pod.name, PORTS.rpcHttp);
-  });
-  afterAll(() => rpc?.stop());
+  const command = nodeCommand(validator, work);
+  const node = command.run;
 
   itWithKubelet(
     "status: the pod Running, its rotation client ready, the node's answers through the port-forward",
@@ -108,11 +85,15 @@ describe("npm run node against the validator's real pod", () => {
     "logs: the Besu container's own log, followed past the head it had when the command started",
     async () => {
       const head = Number(await rpcInPod('eth_blockNumber'));
-      const child = spawn('npm', ['run', '--silent', 'node', '--', 'logs', '--stack', 'testnet', '--config', config], {
-        cwd: PROJECT_DIR,
-        env: { ...process.env, ...clusterEnv() },
-        detached: true,
-      });
+      const child = spawn(
+        'npm',
+        ['run', '--silent', 'node', '--', 'logs', '--stack', 'testnet', '--config', command.config],
+        {
+          cwd: PROJECT_DIR,
+          env: { ...process.env, ...command.env() },
+          detached: true,
+        },
+      );
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (out += d));

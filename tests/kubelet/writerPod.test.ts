@@ -4,17 +4,32 @@
  * metrics relay as real containers (the proxy a stand-in: Debian's nginx with its Lua module and cjson where the
  * official image has OpenResty; the relay signer's stand-in records every request it receives). Through the Service's
  * pod endpoint (the address and port a load balancer sends the writer's port 80 to, the Host the public IP), the gas
- * model's four methods reach the relay signer in the pod, and the rest reach Besu.
+ * model's four methods reach the relay signer in the pod, and the rest reach Besu. Then a release bump applied over
+ * it (its backup before the change found in the backups volume, item 5), and `npm run node -- backup` on the real pod
+ * (item 6; the backups volume read with restic on this machine, the node's password from its Secret).
  */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
 import * as http from 'http';
+import * as path from 'path';
+import { BACKUP_MARK, BACKUP_REASONS, BACKUP_TAGS } from '../../core/catalog/backups';
 import { GAS_MODEL_METHODS } from '../../core/catalog/gasModel';
 import { COMPANION_POD_DIR, kubernetesNames } from '../../core/catalog/kubernetes';
 import { RELAY_SIGNER } from '../../core/catalog/companions';
+import { NETWORKS } from '../../core/catalog/networks';
+import { backupNames } from '../../core/kubernetes/backups';
 import { kubeletNode } from '../../testing/cluster/kubeletNode';
+import { applyServerSide } from '../../testing/cluster/manifests';
+import { nodeCommand } from '../../testing/cluster/nodeCommand';
+import { workFolder } from '../../testing/workFolder';
 
 jest.setTimeout(300_000);
 
-const writer = kubeletNode('writer', 'kubelet-writer');
+/** The release the pod runs first (the network's), and the one a release bump takes it to. */
+const RELEASE = NETWORKS['open-protestnet'].defaultBesuVersion;
+const NEXT_RELEASE = '24.1.0';
+const work = workFolder('lacchain-kubelet-writer-');
+const writer = kubeletNode('writer', 'kubelet-writer', { work, releases: [NEXT_RELEASE] });
 const { cluster, itWithKubelet, enode } = writer;
 const names = kubernetesNames(writer.node);
 /** The relay signer stand-in's record of the requests it received, in its working folder. */
@@ -66,6 +81,28 @@ async function throughProxy(body: string) {
   const answer = await post(proxyEndpoint, body, writer.values().deploy.publicIP);
   return { ...answer, relaySigner: (await relayRequests()).slice(before) };
 }
+
+/** A field of the pod's spec or status. */
+const podField = (jsonpath: string) =>
+  cluster().kubectlOk(['get', 'pod', '-n', writer.namespace, writer.pod.name, '-o', `jsonpath=${jsonpath}`]);
+/** restic on this machine, on the backups volume's folder, with the node's backup password from its Secret. */
+const restic = async (...args: string[]) => {
+  const secret = backupNames(writer.node).secret;
+  const password = await cluster().kubectlOk([
+    'get',
+    'secret',
+    '-n',
+    writer.namespace,
+    secret,
+    '-o',
+    'jsonpath={.data.RESTIC_PASSWORD}',
+  ]);
+  const repository = writer.volumes()[backupNames(writer.node).volume];
+  return execFileSync('restic', ['--no-lock', '-r', repository, ...args], {
+    env: { ...process.env, RESTIC_PASSWORD: Buffer.from(password, 'base64').toString() },
+    encoding: 'utf8',
+  });
+};
 
 describe("a writer's pod on a real kubelet", () => {
   itWithKubelet(
@@ -131,6 +168,60 @@ describe("a writer's pod on a real kubelet", () => {
       expect(JSON.parse(answer.body)).toHaveProperty('result');
       expect(JSON.parse(answer.body).result).toBe(await writer.rpcInPod(method));
       expect(answer.relaySigner).toEqual([]);
+    },
+  );
+});
+
+describe("a release bump of the writer's pod (issue 52, item 5)", () => {
+  itWithKubelet(
+    "the new release's image runs the same node, after the backup before the change really ran: its snapshot in the backups volume",
+    async () => {
+      const old = await podField('{.metadata.uid}');
+      // No repository yet: the node's first start backs nothing up.
+      expect(fs.existsSync(path.join(writer.volumes()[backupNames(writer.node).volume], 'config'))).toBe(false);
+      await applyServerSide(cluster(), await writer.manifests({}, NEXT_RELEASE));
+      await writer.readyPodOtherThan(old);
+      expect(await podField(`{.spec.containers[?(@.name=="${names.besuContainer}")].image}`)).toBe(
+        `hyperledger/besu:${NEXT_RELEASE}@${writer.besuDigest(NEXT_RELEASE)}`,
+      );
+      expect(await writer.rpcInPod('web3_clientVersion')).toMatch(new RegExp(`^besu/v${NEXT_RELEASE}/`));
+      expect(await writer.rpcInPod('net_enode')).toBe(enode);
+      const snapshots = JSON.parse(await restic('snapshots', '--json'));
+      expect(snapshots).toHaveLength(1);
+      expect(snapshots[0].hostname).toBe(writer.node);
+      expect([...snapshots[0].tags].sort()).toEqual(
+        [
+          BACKUP_MARK,
+          `${BACKUP_TAGS.node}=${writer.node}`,
+          `${BACKUP_TAGS.release}=${RELEASE}`,
+          `${BACKUP_TAGS.reason}=${BACKUP_REASONS.beforeReleaseChange}`,
+        ].sort(),
+      );
+      // The copy is of the data volume: the simulated chain Besu RELEASE kept there is in it.
+      expect(await restic('ls', snapshots[0].short_id)).toMatch(/\/standin-chain\.json$/m);
+    },
+  );
+});
+
+describe('npm run node -- backup on the real pod (issue 52, item 6)', () => {
+  const command = nodeCommand(writer, work, NEXT_RELEASE);
+
+  itWithKubelet(
+    'backup: the node stopped, restic run in a Job, the node started again; its snapshot in the backups volume',
+    async () => {
+      const old = await podField('{.metadata.uid}');
+      const result = await command.run('backup', '--node', writer.node);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      await writer.readyPodOtherThan(old);
+      const snapshots = JSON.parse(await restic('snapshots', '--json'));
+      expect(snapshots).toHaveLength(2);
+      expect(snapshots[1].tags).toEqual(
+        expect.arrayContaining([
+          `${BACKUP_TAGS.release}=${NEXT_RELEASE}`,
+          `${BACKUP_TAGS.reason}=${BACKUP_REASONS.manual}`,
+        ]),
+      );
     },
   );
 });
