@@ -18,7 +18,9 @@
  * echoes the scripts' progress to stderr; LACCHAIN_TEST_CACHE moves the cache directory.
  */
 import { spawn, spawnSync } from 'child_process';
+import * as fs from 'fs';
 import { promises as fsp } from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { startAptProxy } from './aptProxy';
 import type { AptProxy } from './aptProxy';
@@ -285,10 +287,11 @@ export async function startTestHost(name: string, index: number, options: TestHo
     };
     const theProxy = proxy;
     let stopped: Promise<void> | undefined;
+    let sessions = 0;
     /** What sshd, logind and the kernel logged on the machine since `since` (epoch seconds), as one block. */
     const sshdSaid = async (since: number): Promise<string> => {
       const journal = await host.ssh(
-        `journalctl --no-pager -o short-precise --since @${since} -t sshd -t systemd-logind -t kernel 2>&1 | tail -n 40`,
+        `journalctl --no-pager -o short-precise --since @${since} -t sshd -t systemd-logind -t systemd -t kernel 2>&1 | tail -n 60`,
         { timeoutMs: 30_000 },
       );
       return `\n[ssh ended 255; the machine's sshd, logind and kernel since then (exit ${journal.code}):]\n${journal.stdout}${journal.stderr}`;
@@ -310,10 +313,16 @@ export async function startTestHost(name: string, index: number, options: TestHo
       sshOptions,
       ssh(command: string, opts: SshOptions = {}): Promise<SshResult> {
         const user = opts.user ?? 'root';
+        // A session of the steps' user keeps ssh's own debug log in a file of its own (-E: nothing more on standard
+        // error), read only when ssh ends it with 255: ssh then says no more at LogLevel ERROR, even when the remote
+        // command was ended by a signal (exit-signal), which only its debug log names.
+        const debugLog =
+          user === 'root' ? undefined : path.join(os.tmpdir(), `lacchain-ssh-${process.pid}-${++sessions}.log`);
         const call = () =>
           run(
             'ssh',
             [
+              ...(debugLog ? ['-E', debugLog, '-o', 'LogLevel=DEBUG1'] : []),
               ...sshOptions,
               ...(user === 'root' ? [...rootShared, '-o', 'ControlMaster=auto'] : []),
               `${user}@${ip}`,
@@ -324,13 +333,23 @@ export async function startTestHost(name: string, index: number, options: TestHo
               timeoutMs: opts.timeoutMs ?? 600_000,
             },
           );
-        // A session of the steps' user that ssh ended itself (255: the connection went, not the command) carries what
-        // the machine's sshd and kernel said of it meanwhile, so that such an end names its cause (issue 54).
-        if (user !== 'root') {
+        // A session of the steps' user that ssh ended itself (255) carries ssh's debug log's last words and what the
+        // machine's sshd, logind and kernel said meanwhile, so that such an end names its cause (issue 54); ssh's
+        // errors are on standard error as they would have been.
+        if (debugLog) {
           const began = Math.floor(Date.now() / 1000) - 1;
-          return call().then(async (result) =>
-            result.code === 255 ? { ...result, stderr: `${result.stderr}${await sshdSaid(began)}` } : result,
-          );
+          return call().then(async (result) => {
+            const said = fs.existsSync(debugLog) ? fs.readFileSync(debugLog, 'utf8') : '';
+            fs.rmSync(debugLog, { force: true });
+            if (result.code !== 255) return result;
+            const errors = said.split('\n').filter((line) => line !== '' && !line.startsWith('debug1:'));
+            const last = said
+              .split('\n')
+              .filter((line) => line.startsWith('debug1:'))
+              .slice(-25);
+            const words = [...errors, "[ssh's debug log, its last lines:]", ...last].join('\n');
+            return { ...result, stderr: `${result.stderr}${words}${await sshdSaid(began)}` };
+          });
         }
         // The shared connection is made once, before root's first session (not by several sessions at once); a session
         // that finds it gone (the machine rebooted) makes a new one by itself (ControlMaster=auto).

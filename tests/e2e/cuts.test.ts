@@ -86,6 +86,9 @@ suite('the machine stopped hard (testing/host/crash-host.sh), as every machine c
     // stop, its node still holding its ports when the machine came back).
     const started = await host.ssh(`systemd-run --unit=crash-witness -p PrivateTmp=yes ${witness}`);
     expect(started.code).toBe(0);
+    // systemd-run returns once the unit's process is forked: its exec of the witness may come a moment later (seen
+    // on a busy machine), so wait for it, up to 10 s.
+    for (let i = 0; i < 100 && running().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(running()).toHaveLength(1);
     await host.crash();
     expect(running()).toEqual([]);
