@@ -9,8 +9,7 @@
 # by reference: Debian 11 and 12 have no Java 21), the pinned runtime for this machine's architecture is unpacked
 # instead, its archive checked against its SHA-256, into JAVA_HOME_LINK's folder, and JAVA_HOME_LINK points at it:
 # the node's launcher uses it (JAVA_HOME); the system's Java is left as it is.
-# BACKUP_TOOL (restic) backs the node's data up (Debian, Ubuntu; EPEL on EL). The login user's systemd manager is kept
-# running (linger), so that logind never stops it while a step logs in.
+# BACKUP_TOOL (restic) backs the node's data up (Debian, Ubuntu; EPEL on EL).
 # Parameters (environment): JAVA_MAJOR, JAVA_RUNTIME_ARCHIVES (lines "<arch or *> <url> <sha256>", or empty),
 # JAVA_HOME_LINK, GAS_MODEL (true|false), CONTAINER_RUNTIME and PACKET_FILTER (a package name, or empty), BACKUP_TOOL.
 set -euo pipefail
@@ -138,14 +137,4 @@ if [ -n "$CONTAINER_RUNTIME" ]; then
   command -v "$CONTAINER_RUNTIME" >/dev/null 2>&1 || fail "$CONTAINER_RUNTIME was installed but is not on the PATH"
 fi
 command -v "$BACKUP_TOOL" >/dev/null 2>&1 || fail "$BACKUP_TOOL was installed but is not on the PATH"
-# The login user's systemd manager kept running (loginctl enable-linger): logind stops a user's manager and slice
-# about 10 s after their last session ends, and a session that logs in while they stop may be ended with the slice, its
-# command killed by a signal (ssh then exits 255 and says nothing). pulumi up's steps and npm run node each log in
-# anew, seconds apart (issue 54).
-login_user=${SUDO_USER:-root}
-if command -v loginctl >/dev/null 2>&1 && [ -d /run/systemd/system ] && [ ! -e "/var/lib/systemd/linger/$login_user" ]; then
-  loginctl enable-linger "$login_user" ||
-    echo "packages: note: $login_user's systemd manager is not kept running (loginctl enable-linger failed)" >&2
-fi
-
 echo "packages: ok (Java $installed, $BACKUP_TOOL${CONTAINER_RUNTIME:+, $CONTAINER_RUNTIME}${PACKET_FILTER:+, $PACKET_FILTER})"
