@@ -11,7 +11,10 @@ import { changeName, CutLab, momentName, Reference } from '../../testing/cuts/la
 import { CHANGES, RELEASES, SAMPLE } from '../../testing/cuts/cases';
 import { requireTestHosts } from '../../testing/releaseHost';
 
-const suite = hostSuite('cut anywhere (the fixed sample)');
+// Each case boots its host from the disk saved before its change (CutLab.prepare), so a case that failed may run again
+// at once, on the state it needs: a step's SSH session was once ended by a signal from nothing the case did (issue 54,
+// not yet explained); a second try is counted and named in the summary line.
+const suite = hostSuite('cut anywhere (the fixed sample)', { independentTests: true });
 jest.setTimeout(10 * 60 * 1000);
 
 suite('a change cut part-way keeps every invariant and converges when run again', () => {
