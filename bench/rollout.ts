@@ -22,6 +22,7 @@ interface ChangeRun {
   mostAtOnce: number;
 }
 
+/** Runs the part: `runs` pairs of the change, one at a time then all at once, on one lab of three hosts. */
 export async function benchRollout(runs = 2): Promise<PartResult> {
   const heading = '## A change of three SSH nodes: rollout against all at once';
   const skipped = await withoutTestHosts('rollout', heading);

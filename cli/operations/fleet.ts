@@ -8,8 +8,6 @@ import { NodeClient, NodeUnreachable } from './nodeClient';
 import { permissioned } from '../../core/operations/permissioning';
 import { askPermissioning } from './permissioning';
 import { ToolFailure } from '../cli';
-import { rolloutOrder } from '../../core/node/rollout';
-import { rolloutLines, rolloutWords } from '../../core/operations/rolloutState';
 
 /** A number the node answered, or undefined when it did not. */
 async function answer<T>(question: Promise<unknown>, read: (value: unknown) => T): Promise<T | undefined> {
@@ -69,23 +67,5 @@ export async function fleetRow(node: NodeSettings, clientOf: () => NodeClient): 
     ...(permissioning !== undefined ? { permissioned: permissioned(permissioning) } : {}),
     companionsUp: companions.filter((c) => c.running).length,
     ...(rollout !== undefined ? { rollout } : {}),
-  };
-}
-
-/**
- * The rows in the stack's order with each one's step in a rollout in progress (`rolloutStep`), and the lines saying
- * where the rollout is, in the order it changes the nodes (core/node/rollout.ts); no lines when none is in progress.
- */
-export function withRollout(
-  nodes: readonly NodeSettings[],
-  rows: readonly FleetRow[],
-  stack: string,
-): { rows: FleetRow[]; lines: string[] } {
-  const byName = new Map(rows.map((row) => [row.node, row]));
-  const ordered = rolloutOrder(nodes).map((node) => byName.get(node.name)!);
-  const words = rolloutWords(ordered);
-  return {
-    rows: rows.map((row) => (words.has(row.node) ? { ...row, rolloutStep: words.get(row.node)! } : row)),
-    lines: rolloutLines(ordered, stack),
   };
 }

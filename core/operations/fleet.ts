@@ -3,7 +3,9 @@
  * the rows in, the text out.
  */
 
-import type { NodeRolloutState, RolloutWord } from './rolloutState';
+import { NodeRolloutState, rolloutLines, RolloutWord, rolloutWords } from './rolloutState';
+import { rolloutOrder } from '../node/rollout';
+import type { NodeSettings } from '../settings/model';
 
 /** What one node said, or why it could not say it. */
 export interface FleetRow {
@@ -90,4 +92,22 @@ export function fleetTable(rows: readonly FleetRow[]): string[] {
       .trimEnd(),
   );
   return [...table, ...rows.flatMap((r) => (r.problem === undefined ? [] : [r.problem]))];
+}
+
+/**
+ * The rows in the stack's order with each one's step in a rollout in progress (`rolloutStep`), and the lines saying
+ * where the rollout is, in the order it changes the nodes (core/node/rollout.ts); no lines when none is in progress.
+ */
+export function withRollout(
+  nodes: readonly NodeSettings[],
+  rows: readonly FleetRow[],
+  stack: string,
+): { rows: FleetRow[]; lines: string[] } {
+  const byName = new Map(rows.map((row) => [row.node, row]));
+  const ordered = rolloutOrder(nodes).map((node) => byName.get(node.name)!);
+  const words = rolloutWords(ordered);
+  return {
+    rows: rows.map((row) => (words.has(row.node) ? { ...row, rolloutStep: words.get(row.node)! } : row)),
+    lines: rolloutLines(ordered, stack),
+  };
 }

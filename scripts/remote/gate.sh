@@ -39,17 +39,14 @@ last_proposed() {
   rpc_answer "$SIGNER_METRICS" | sed 's/[{}]/\n/g' | grep -i "\"$NODE_ADDRESS\"" | hex_field lastProposedBlockNumber || true
 }
 
-# record STATE SEEN: the gate's record (ROLLOUT_RECORD), replaced in one rename, only when it changes.
+# record STATE SEEN: the gate's record (ROLLOUT_RECORD, in the node home, which only root writes), through write_file,
+# only when it changes; its "wrote" line is not the gate's to say.
 recorded=""
 record() {
   local content
   content=$(printf 'state=%s\nsince=%s\nuntil=%s\nchange=%s\nseen=%s' "$1" "$since" "$((since + GATE_TIMEOUT))" "$CHANGE" "$2")
   if [ "$content" != "$recorded" ]; then
-    local tmp=$ROLLOUT_RECORD$SIBLING_TEMP_SUFFIX
-    remove_planted_symlink "$ROLLOUT_RECORD"
-    rm -f "$tmp"
-    (umask 022 && printf '%s\n' "$content" >"$tmp")
-    mv -f "$tmp" "$ROLLOUT_RECORD"
+    write_file "$ROLLOUT_RECORD" 0644 root:root "$content" >/dev/null
     recorded=$content
   fi
 }
