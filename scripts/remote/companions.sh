@@ -214,10 +214,10 @@ for name in $KNOWN_COMPANIONS; do
   systemctl daemon-reload
   systemctl enable "$unit" >/dev/null 2>&1
   if [ "$changed" = true ]; then
-    systemctl restart "$unit"
+    systemctl restart "$unit" || { say_journal "$unit"; fail "$unit did not start (its journal above says why)"; }
     echo "companions: (re)started $unit ($name $version)"
   elif ! systemctl is-active --quiet "$unit"; then
-    systemctl start "$unit"
+    systemctl start "$unit" || { say_journal "$unit"; fail "$unit did not start (its journal above says why)"; }
     echo "companions: started $unit"
   fi
   port_var="${prefix}_PORT"
