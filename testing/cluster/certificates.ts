@@ -1,10 +1,12 @@
 /**
  * The test cluster's keys and certificates, made with openssl: a CA, the API server's serving certificate (for
- * 127.0.0.1), an administrator's client certificate (group system:masters) and the service-account signing key.
+ * 127.0.0.1 and the `kubernetes` Service's cluster IP, which a pod's in-cluster client checks), an administrator's
+ * client certificate (group system:masters) and the service-account signing key.
  */
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { apiServiceIP } from './serviceNetwork';
 
 /** The files made, by role. */
 export interface ClusterCertificates {
@@ -17,6 +19,9 @@ export interface ClusterCertificates {
   serviceAccountKey: string;
   serviceAccountPublicKey: string;
 }
+
+/** The names the API server's certificate holds: the loopback its clients here use, and the `kubernetes` Service's. */
+const SERVER_NAMES = ['IP:127.0.0.1', `IP:${apiServiceIP()}`, 'DNS:localhost', 'DNS:kubernetes.default.svc'];
 
 const openssl = (args: string[], cwd: string) => execFileSync('openssl', args, { cwd, stdio: 'pipe' });
 
@@ -74,7 +79,7 @@ export function makeCertificates(dir: string): ClusterCertificates {
     dir,
     'server',
     '/CN=kube-apiserver',
-    'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\n',
+    `subjectAltName=${SERVER_NAMES.join(',')}\nextendedKeyUsage=serverAuth\n`,
   );
   signed(dir, 'admin', '/CN=lacchain-test-admin/O=system:masters', 'extendedKeyUsage=clientAuth\n');
   openssl(['genrsa', '-out', 'sa.key', '2048'], dir);

@@ -14,6 +14,7 @@ import * as yaml from 'js-yaml';
 import { makeCertificates } from './certificates';
 import { KubeletWorker, startKubeletWorker } from './kubelet';
 import { ClusterProcess, startProcess, stopProcess, waitFor } from './processes';
+import { SERVICE_CLUSTER_IP_RANGE } from './serviceNetwork';
 import { freePort } from '../ports';
 import { PROJECT_DIR } from '../run';
 
@@ -264,7 +265,7 @@ export async function startCluster(
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${certs.serviceAccountPublicKey}`,
       `--service-account-signing-key-file=${certs.serviceAccountKey}`,
-      '--service-cluster-ip-range=10.96.0.0/16',
+      `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
       '--kubelet-preferred-address-types=InternalIP',
       '--profiling=false',
     ]);

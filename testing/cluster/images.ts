@@ -11,9 +11,11 @@
  *   signer) where the reference's images have their executables;
  * - the writer's proxy stand-in: Debian's nginx with its Lua module and cjson, where the official openresty/openresty
  *   image has OpenResty (image-openresty.sh);
- * - restic's image: its shell (and Debian's restic when this machine has it) for the backup init container.
- * All but the pause image share one layer: a shell, Python and a Java runtime from this machine's own Debian files
- * (testing/cluster/image-runtime.sh), cached outside the work tree.
+ * - restic's image: its shell (and Debian's restic when this machine has it) for the backup init container;
+ * - the Kubernetes client's image (registry.k8s.io/kubectl's layout) of the control plane build's kubectl, for the
+ *   backup schedule's steps.
+ * All but the pause and kubectl images share one layer: a shell, Python and a Java runtime from this machine's own
+ * Debian files (testing/cluster/image-runtime.sh), cached outside the work tree.
  */
 import { execFile } from 'child_process';
 import * as crypto from 'crypto';
@@ -279,4 +281,21 @@ export async function resticImage(dir: string, reference: string): Promise<TestI
     layers.push(await layerTar({ dir: root }, path.join(dir, 'restic-layer.tar')));
   }
   return imageArchive(dir, 'restic', reference, layers, { Entrypoint: ['/usr/bin/restic'], Env: [SYSTEM_PATH] });
+}
+
+/**
+ * The Kubernetes client's image as `reference` (registry.k8s.io/kubectl) with the official image's layout (Kubernetes'
+ * build/server-image/kubectl/Dockerfile: the binary at /bin/kubectl, its entry point, on a base of static files only):
+ * `kubectlBinary`, the statically linked kubectl of the control plane's build (tools/kubernetes/build.sh). It runs as
+ * the pod's user.
+ */
+export async function kubectlImage(dir: string, kubectlBinary: string, reference: string): Promise<TestImage> {
+  const root = fs.mkdtempSync(path.join(dir, 'kubectl-root-'));
+  const executable = path.join(root, 'bin', 'kubectl');
+  fs.mkdirSync(path.dirname(executable));
+  fs.copyFileSync(kubectlBinary, executable);
+  fs.chmodSync(executable, 0o755);
+  const tar = await layerTar({ dir: root }, path.join(dir, 'kubectl-layer.tar'));
+  fs.rmSync(root, { recursive: true, force: true });
+  return imageArchive(dir, 'kubectl', reference, [tar], { Entrypoint: ['/bin/kubectl'], Env: [SYSTEM_PATH] });
 }

@@ -2,22 +2,25 @@
  * A real worker for the test cluster (testing/cluster/cluster.ts): Debian's containerd and runc, and the kubelet built
  * from k8s.io/kubernetes (tools/kubernetes/build-kubelet.sh), registered with the cluster's API server under a Node
  * name of the test's, its pods on a CNI bridge of its own (KUBELET_BRIDGE, on KUBELET_SUBNET: no gateway, no
- * masquerading, so the machine's forwarding and firewall stay as they are and the pods reach nothing beyond it).
+ * masquerading, so the machine's forwarding and firewall stay as they are and the pods reach nothing beyond it but
+ * the `kubernetes` Service, routed to the API server as kube-proxy would: apiServiceRoute.ts).
  * The settings this machine needs (../shared/facts/toolchain.md, "A real kubelet with containerd"): cgroup v1 and
  * the cgroupfs driver, no swap check, containerd's `restrict_oom_score_adj`, the pause image imported locally.
  *
  * One real worker runs on a machine at a time (a lock folder; a second waits): two kubelets would share the fixed
  * folders and the bridge. Stopping it deletes its pods first (the kubelet stops their containers and tears their
- * network down), then stops the kubelet and containerd, removes every folder, mount, namespace, cgroup and the bridge it
- * made, and puts back the kernel settings the kubelet changed (testing/cluster/hostChanges.ts).
+ * network down), then stops the kubelet and containerd, removes every folder, mount, namespace, cgroup, the Service's
+ * route and the bridge it made, and puts back the kernel settings the kubelet changed (testing/cluster/hostChanges.ts).
  */
 import { execFile, execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { NFT, removeApiServiceRoute, routeApiService } from './apiServiceRoute';
 import { signCertificate } from './certificates';
 import { HostState, makeCgroup, recordHostState, removeCgroup, restoreHostState, unmountUnder } from './hostChanges';
 import { ClusterProcess, startProcess, stopProcess, waitFor } from './processes';
+import { SERVICE_CLUSTER_IP_RANGE } from './serviceNetwork';
 import { freePort } from '../ports';
 
 /** The bridge the worker's pods are on, and its address range (the bridge holds .1, the node's address). */
@@ -65,9 +68,9 @@ export interface KubeletWorker {
 /** Where the worker's tools are (tools/kubernetes/build-kubelet.sh) and the runtime's (Debian's packages). */
 export function kubeletPrerequisites(): string | undefined {
   if (process.getuid?.() !== 0) return 'a real worker needs root';
-  for (const binary of ['/usr/bin/containerd', '/usr/bin/ctr', '/usr/sbin/runc', '/usr/lib/cni/bridge']) {
+  for (const binary of ['/usr/bin/containerd', '/usr/bin/ctr', '/usr/sbin/runc', '/usr/lib/cni/bridge', NFT]) {
     if (!fs.existsSync(binary))
-      return `${binary} is not installed (tests/setup.sh installs Debian's containerd, runc and CNI plugins)`;
+      return `${binary} is not installed (tests/setup.sh installs Debian's containerd, runc, CNI plugins and nftables)`;
   }
   return undefined;
 }
@@ -110,14 +113,16 @@ function ip(args: string[]): void {
   execFileSync(IP, args, { stdio: 'pipe' });
 }
 
+/** The bridge's address: the node's, and the pods' gateway to the Service range. */
+const BRIDGE_ADDRESS = `${KUBELET_SUBNET.prefix}.1`;
+
 /** Makes the pods' bridge (made again when a killed run left it). */
 function makeBridge(): string {
-  const address = `${KUBELET_SUBNET.prefix}.1`;
   deleteBridge();
   ip(['link', 'add', KUBELET_BRIDGE, 'type', 'bridge']);
-  ip(['addr', 'add', `${address}/${KUBELET_SUBNET.bits}`, 'dev', KUBELET_BRIDGE]);
+  ip(['addr', 'add', `${BRIDGE_ADDRESS}/${KUBELET_SUBNET.bits}`, 'dev', KUBELET_BRIDGE]);
   ip(['link', 'set', KUBELET_BRIDGE, 'up']);
-  return address;
+  return BRIDGE_ADDRESS;
 }
 
 function deleteBridge(): void {
@@ -128,7 +133,10 @@ function deleteBridge(): void {
   }
 }
 
-/** The CNI network: the bridge, addresses from the range (after .9), no gateway, no masquerading. */
+/**
+ * The CNI network: the bridge, addresses from the range (after .9), no default gateway, no masquerading; only the
+ * Service range routed through the bridge's address (to the API server: apiServiceRoute.ts).
+ */
 function cniConfig(dir: string) {
   return {
     cniVersion: '1.0.0',
@@ -147,9 +155,11 @@ function cniConfig(dir: string) {
               {
                 subnet: `${KUBELET_SUBNET.prefix}.0/${KUBELET_SUBNET.bits}`,
                 rangeStart: `${KUBELET_SUBNET.prefix}.10`,
+                gateway: BRIDGE_ADDRESS,
               },
             ],
           ],
+          routes: [{ dst: SERVICE_CLUSTER_IP_RANGE }],
           dataDir: path.join(dir, 'cni', 'ipam'),
         },
       },
@@ -285,6 +295,7 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
     fs.rmSync(dir, { recursive: true, force: true });
     if (before) restoreHostState(before);
     removeCgroup(CGROUP_ROOT);
+    removeApiServiceRoute();
     deleteBridge();
     releaseLock();
   };
@@ -292,6 +303,7 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
   try {
     before = recordHostState();
     const address = makeBridge();
+    routeApiService(KUBELET_BRIDGE, Number(new URL(join.server).port));
     makeCgroup(CGROUP_ROOT);
     fs.mkdirSync(path.join(dir, 'cni', 'net.d'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'cni', 'net.d', '10-lacchain-test.conflist'), JSON.stringify(cniConfig(dir)));

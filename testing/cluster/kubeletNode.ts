@@ -2,7 +2,8 @@
  * A testnet node's pod (a validator's or a writer's) on a real worker, as the kubelet tier's suites set it up: the
  * suite's cluster with the node type's worker (kubeletSuite.ts) and its images imported (nodeImages.ts); the program's
  * manifests for the node (named as its type, KEY_ONE, the monitoring client off, Besu pinned by the stand-in image's
- * digest as the values file's imageDigest pins it; only the CPU requests lowered, kubeletFit.ts) applied server-side to
+ * digest as the values file's imageDigest pins it, the backup schedule's kubectl by the test image's as
+ * kubectlImageDigest pins it; only the CPU requests lowered, kubeletFit.ts) applied server-side to
  * local volumes, with the node and its bootnodes in the Besu stand-in's permissioning contract; and the questions a
  * test asks the pod from inside it.
  */
@@ -22,7 +23,7 @@ import { kubeletClusterForSuite } from './kubeletSuite';
 import { localVolumesFor } from './localVolumes';
 import { applyServerSide, kubernetesManifests, Manifest } from './manifests';
 import { fieldOf, fieldWhen, ObjectRef } from './objects';
-import { importBesuImage, importNodeImages, PodNodeType } from './nodeImages';
+import { importBesuImage, importKubectlImage, importNodeImages, PodNodeType } from './nodeImages';
 
 /** The Besu stand-in's permissioning contract's registry, in its data folder (tests/fixtures/besu-standin/README.md). */
 const PERMISSIONING_FILE = 'standin-permissioning.json';
@@ -56,9 +57,11 @@ export interface KubeletNode {
   permissioned: Registration[];
   /** The digest of the Besu stand-in's image of `release` (the network's by default), as imported. */
   besuDigest: (release?: string) => string;
+  /** The digest of the kubectl image of the backup schedule's steps, as imported. */
+  kubectlDigest: () => string | undefined;
   /**
-   * The values file the manifests are declared with (its Besu imageDigest set once the images are imported), of the
-   * network's release or of `release`.
+   * The values file the manifests are declared with (its Besu imageDigest and kubectlImageDigest set once the images
+   * are imported), of the network's release or of `release`.
    */
   values: (release?: string) => ReturnType<typeof valuesFor>;
   /** The stack's settings the manifests are declared with, but its node keys. */
@@ -124,6 +127,7 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
   const names = kubernetesNames(type);
   const digests: Record<string, string> = {};
   const besuDigest = (release = network.defaultBesuVersion) => digests[release];
+  let kubectlDigest: string | undefined;
   let folders: Record<string, string> = {};
   let dataFolder = '';
   const { p2p, workerName } = valuesFor('testnet', type, { namespace }).deploy;
@@ -131,11 +135,13 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
     const worker = running.kubelets[0];
     digests[network.defaultBesuVersion] = await importNodeImages(worker, work, network.defaultBesuVersion, type);
     for (const release of options.releases ?? []) digests[release] = await importBesuImage(worker, work, release);
+    kubectlDigest = await importKubectlImage(worker, work, path.join(running.binDir, 'kubectl'));
   });
   const values = (release?: string) =>
     valuesFor('testnet', type, {
       namespace,
       imageDigest: besuDigest(release),
+      kubectlImageDigest: kubectlDigest,
       ...(release ? { releaseVersion: release } : {}),
     });
   const enode = deriveIdentity(KEY_ONE, p2p.host, p2p.port).enode;
@@ -185,6 +191,7 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
     enode,
     permissioned: [enode, ...network.bootnodes[type]].map((each) => ({ enode: each, fromBlock: 0 })),
     besuDigest,
+    kubectlDigest: () => kubectlDigest,
     values,
     stackSettings,
     async manifests(config = {}, release) {

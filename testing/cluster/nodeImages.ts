@@ -3,14 +3,22 @@
  * program's manifests name (testing/cluster/images.ts): the Besu stand-in as hyperledger/besu (also under its digest,
  * which the values file's imageDigest pins; a writer's metrics relay runs in the same image) and restic's image, with
  * a validator's rotation client stand-in, or a writer's proxy stand-in (as openresty/openresty) and relay signer
- * stand-in.
+ * stand-in; and the kubectl image of the backup schedule's steps (as registry.k8s.io/kubectl, also under its digest,
+ * which the values file's kubectlImageDigest pins).
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { BACKUP_TOOL } from '../../core/catalog/backups';
+import { BACKUP_TOOL, KUBECTL_IMAGE } from '../../core/catalog/backups';
 import { RELAY_SIGNER, ROTATION_VALIDATOR } from '../../core/catalog/companions';
 import { PROXY_IMAGE } from '../../core/catalog/kubernetes';
-import { besuStandinImage, companionStandinImage, openrestyStandinImage, resticImage, TestImage } from './images';
+import {
+  besuStandinImage,
+  companionStandinImage,
+  kubectlImage,
+  openrestyStandinImage,
+  resticImage,
+  TestImage,
+} from './images';
 import type { KubeletWorker } from './kubelet';
 
 /** The node types whose pods the kubelet tests run. */
@@ -29,6 +37,11 @@ async function ownImages(work: string, type: PodNodeType): Promise<TestImage[]> 
   ];
 }
 
+/** An image's name pinned by its digest (`docker.io/hyperledger/besu@sha256:…`): how a tag@digest is looked up. */
+function byDigest(image: TestImage): string {
+  return `${image.reference.replace(/:[^:/]+$/, '')}@${image.digest}`;
+}
+
 /**
  * Builds (into a folder of its own under `work`) and imports into `worker` the Besu stand-in's image of release
  * `version`, under its tag and its digest; returns the digest.
@@ -39,8 +52,18 @@ export async function importBesuImage(worker: KubeletWorker, work: string, versi
     version,
     `hyperledger/besu:${version}`,
   );
-  await worker.importImage(besu.archive, besu.reference, [`docker.io/hyperledger/besu@${besu.digest}`]);
+  await worker.importImage(besu.archive, besu.reference, [byDigest(besu)]);
   return besu.digest;
+}
+
+/**
+ * Builds (into a folder of its own under `work`) and imports into `worker` the kubectl image of `kubectlBinary` (the
+ * control plane's build), under its tag and its digest; returns the digest.
+ */
+export async function importKubectlImage(worker: KubeletWorker, work: string, kubectlBinary: string): Promise<string> {
+  const kubectl = await kubectlImage(fs.mkdtempSync(path.join(work, 'kubectl-')), kubectlBinary, KUBECTL_IMAGE);
+  await worker.importImage(kubectl.archive, kubectl.reference, [byDigest(kubectl)]);
+  return kubectl.digest;
 }
 
 /** Builds (into `work`) and imports into `worker` the images of a `type`'s pod for Besu `version`; returns Besu's digest. */

@@ -8,7 +8,6 @@
  * it (its backup before the change found in the backups volume, item 5), and `npm run node -- backup` on the real pod
  * (item 6; the backups volume read with restic on this machine, the node's password from its Secret).
  */
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as http from 'http';
 import * as path from 'path';
@@ -18,6 +17,7 @@ import { COMPANION_POD_DIR, kubernetesNames } from '../../core/catalog/kubernete
 import { RELAY_SIGNER } from '../../core/catalog/companions';
 import { NETWORKS } from '../../core/catalog/networks';
 import { backupNames } from '../../core/kubernetes/backups';
+import { resticOnBackups } from '../../testing/cluster/backupRepository';
 import { kubeletNode } from '../../testing/cluster/kubeletNode';
 import { applyServerSide } from '../../testing/cluster/manifests';
 import { nodeCommand } from '../../testing/cluster/nodeCommand';
@@ -86,23 +86,7 @@ async function throughProxy(body: string) {
 const podField = (jsonpath: string) =>
   cluster().kubectlOk(['get', 'pod', '-n', writer.namespace, writer.pod.name, '-o', `jsonpath=${jsonpath}`]);
 /** restic on this machine, on the backups volume's folder, with the node's backup password from its Secret. */
-const restic = async (...args: string[]) => {
-  const secret = backupNames(writer.node).secret;
-  const password = await cluster().kubectlOk([
-    'get',
-    'secret',
-    '-n',
-    writer.namespace,
-    secret,
-    '-o',
-    'jsonpath={.data.RESTIC_PASSWORD}',
-  ]);
-  const repository = writer.volumes()[backupNames(writer.node).volume];
-  return execFileSync('restic', ['--no-lock', '-r', repository, ...args], {
-    env: { ...process.env, RESTIC_PASSWORD: Buffer.from(password, 'base64').toString() },
-    encoding: 'utf8',
-  });
-};
+const restic = resticOnBackups(writer);
 
 describe("a writer's pod on a real kubelet", () => {
   itWithKubelet(
