@@ -1,7 +1,10 @@
 /**
- * The network's node-permissioning contract as the Besu stand-in on a test host reads it (its registry file in the
- * node's data folder, tests/fixtures/besu-standin/README.md): who is registered, from which block on.
+ * The network's node-permissioning contract as the Besu stand-in reads it (its registry file in the node's data folder,
+ * tests/fixtures/besu-standin/README.md), on a test host or in a pod's data volume: who is registered, from which block
+ * on.
  */
+import * as fs from 'fs';
+import * as path from 'path';
 import { NETWORKS, NetworkName } from '../core/catalog/networks';
 import type { NodeType } from '../core/catalog/nodeTypes';
 import type { TestHost } from './host/testHost';
@@ -12,12 +15,25 @@ export interface Registration {
   fromBlock?: number;
 }
 
+/** The stand-in's registry file, in its data folder. */
+const REGISTRY_FILE = 'standin-permissioning.json';
+
 /** Writes what the contract holds for the stand-in whose data folder is `dataDir` on `host`. */
 export async function registerOnHost(host: TestHost, dataDir: string, nodes: readonly Registration[]): Promise<void> {
-  const result = await host.ssh(`cat > ${dataDir}/standin-permissioning.json`, {
+  const result = await host.ssh(`cat > ${dataDir}/${REGISTRY_FILE}`, {
     input: JSON.stringify({ nodes }),
   });
   if (result.code !== 0) throw new Error(`cannot write the stand-in's registry: ${result.stderr}`);
+}
+
+/**
+ * Writes what the contract holds for the stand-in whose data folder is `dataDir` on this machine (a pod's data volume),
+ * as one rename: the stand-in never reads half a file.
+ */
+export function registerInFolder(dataDir: string, nodes: readonly Registration[]): void {
+  const file = path.join(dataDir, REGISTRY_FILE);
+  fs.writeFileSync(`${file}.new`, JSON.stringify({ nodes }));
+  fs.renameSync(`${file}.new`, file);
 }
 
 /** The node and its network's bootnodes for its type, registered from the first block: the node is permissioned. */

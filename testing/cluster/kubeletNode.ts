@@ -7,12 +7,12 @@
  * local volumes, with the node and its bootnodes in the Besu stand-in's permissioning contract; and the questions a
  * test asks the pod from inside it.
  */
-import * as fs from 'fs';
 import * as path from 'path';
 import { kubernetesNames } from '../../core/catalog/kubernetes';
 import { NETWORKS } from '../../core/catalog/networks';
 import { deriveIdentity } from '../../core/identity/nodeKey';
 import { KEY_ONE } from '../fixtures';
+import { permissioned, Registration, registerInFolder } from '../permissioning';
 import { recordProgram } from '../pulumi';
 import { declareProgram } from '../program';
 import { valuesFor } from '../values';
@@ -25,18 +25,10 @@ import { applyServerSide, kubernetesManifests, Manifest } from './manifests';
 import { fieldOf, fieldWhen, ObjectRef } from './objects';
 import { importBesuImage, importKubectlImage, importNodeImages, PodNodeType } from './nodeImages';
 
-/** The Besu stand-in's permissioning contract's registry, in its data folder (tests/fixtures/besu-standin/README.md). */
-const PERMISSIONING_FILE = 'standin-permissioning.json';
 /** How long a new pod may take until every container is ready. */
 const POD_READY_MS = 120_000;
 /** How long a ready pod is watched for a container that fails after it started (the kubelet sees it within seconds). */
 const SETTLED_MS = 5_000;
-
-/** One entry of the stand-in's permissioning contract: an enode, registered from `fromBlock`. */
-export interface Registration {
-  enode: string;
-  fromBlock: number;
-}
 
 /** A node on a real kubelet, for one suite. */
 export interface KubeletNode {
@@ -156,11 +148,7 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
   const inBesu = (...command: string[]) =>
     cluster().kubectlOk(['exec', '-n', namespace, names.pod, '-c', names.besuContainer, '--', ...command]);
 
-  const register = (registrations: Registration[]) => {
-    const file = path.join(dataFolder, PERMISSIONING_FILE);
-    fs.writeFileSync(`${file}.new`, JSON.stringify({ nodes: registrations }));
-    fs.renameSync(`${file}.new`, file);
-  };
+  const register = (registrations: Registration[]) => registerInFolder(dataFolder, registrations);
 
   const readyPodOtherThan = async (old: string) => {
     // Every container ready, and still so, none restarted meanwhile, once a container failing after it started would
@@ -189,7 +177,7 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
     node: type,
     besuContainer: names.besuContainer,
     enode,
-    permissioned: [enode, ...network.bootnodes[type]].map((each) => ({ enode: each, fromBlock: 0 })),
+    permissioned: permissioned(enode, network.name, type),
     besuDigest,
     kubectlDigest: () => kubectlDigest,
     values,

@@ -10,11 +10,15 @@ import { LOCAL_STORAGE_CLASS, TestCluster } from './cluster';
 import type { KubeletWorker } from './kubelet';
 import type { Manifest } from './manifests';
 
-/** Makes a volume on `worker` for each PersistentVolumeClaim among `manifests`; returns the folders by claim name. */
+/**
+ * Makes a volume on `worker` for each PersistentVolumeClaim among `manifests` (`beforeBinding` given each claim's name
+ * and new folder before the volume is made); returns the folders by claim name.
+ */
 export async function localVolumesFor(
   cluster: TestCluster,
   worker: KubeletWorker,
   manifests: Manifest[],
+  beforeBinding: (claim: string, folder: string) => void = () => undefined,
 ): Promise<Record<string, string>> {
   const folders: Record<string, string> = {};
   const volumes = manifests
@@ -24,6 +28,7 @@ export async function localVolumesFor(
       const folder = path.join(worker.volumesDir, `${namespace}-${name}`);
       fs.mkdirSync(folder, { recursive: true });
       folders[name] = folder;
+      beforeBinding(name, folder);
       return {
         apiVersion: 'v1',
         kind: 'PersistentVolume',
