@@ -254,11 +254,23 @@ function sayError(text: string): void {
   process.stderr.write(`${withoutControlSequences(withoutPrivateKeys(text))}\n`);
 }
 
+/** What a tool says when its operation stopped before it finished (Node ran out of work while it waited). */
+export const UNFINISHED_OPERATION =
+  'unexpected error: the operation stopped before it finished (it waited for an answer that cannot come); nothing says it succeeded: check the node and run it again';
+
 /** Runs a tool's main function: prints errors as plain messages and exits with the matching code. */
 export function runTool(main: () => Promise<number | void> | number | void): void {
   endQuietlyOnBrokenPipe();
+  // Node ends a process whose work ran out with status 0, even when the operation is still waiting for something that
+  // can no longer come (a promise nothing will settle): that must never read as success.
+  const unfinished = () => {
+    sayError(UNFINISHED_OPERATION);
+    process.exitCode = EXIT.failed;
+  };
+  process.once('beforeExit', unfinished);
   Promise.resolve()
     .then(main)
+    .finally(() => process.off('beforeExit', unfinished))
     .then(
       (code) => {
         process.exitCode = code ?? EXIT.ok;

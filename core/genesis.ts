@@ -5,6 +5,7 @@
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import type { PinnedGenesis } from './catalog/networks';
+import { fetchWithin, type WholeAnswer } from './fetchWithin';
 
 /** The genesis could not be obtained or is not the pinned one. */
 export class GenesisError extends Error {
@@ -72,12 +73,9 @@ function readLocalGenesis(file: string, pinned: PinnedGenesis): Buffer {
 /** Reads or downloads the genesis and verifies it against the pinned digest. */
 export async function loadGenesis(pinned: PinnedGenesis, source: GenesisSource = {}): Promise<string> {
   if (source.file) return verifyGenesis(readLocalGenesis(source.file, pinned), pinned, source.file);
-  const download = source.fetch ?? fetch;
-  let response: Response;
+  let response: WholeAnswer;
   try {
-    response = await download(pinned.url, {
-      signal: AbortSignal.timeout(source.timeoutMs ?? GENESIS_DOWNLOAD_TIMEOUT_MS),
-    });
+    response = await fetchWithin(pinned.url, {}, source.timeoutMs ?? GENESIS_DOWNLOAD_TIMEOUT_MS, source.fetch);
   } catch (error) {
     const why =
       (error as Error).name === 'TimeoutError'
@@ -89,5 +87,5 @@ export async function loadGenesis(pinned: PinnedGenesis, source: GenesisSource =
     );
   }
   if (!response.ok) throw new GenesisError(`cannot download the genesis from ${pinned.url}: HTTP ${response.status}`);
-  return verifyGenesis(Buffer.from(await response.arrayBuffer()), pinned, pinned.url);
+  return verifyGenesis(response.body, pinned, pinned.url);
 }

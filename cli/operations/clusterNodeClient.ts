@@ -14,6 +14,7 @@ import { parseDiskUsage } from '../../core/operations/disk';
 import { deployedRelease } from '../../core/operations/fleet';
 import { clusterProblem, kubectlTrouble, lastMeaningfulLine, podNotRunning } from '../../core/operations/reach';
 import { kubernetesRpcUrl } from '../../core/kubernetes/manifests';
+import { fetchWithin, type WholeAnswer } from '../../core/fetchWithin';
 import type { KubernetesNodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
 import { clusterBackups } from './clusterBackups';
@@ -24,6 +25,8 @@ import { attachClient, runClient } from './process';
 
 /** How long `start` waits for the StatefulSet to make the node's new pod. */
 const POD_APPEARS_MS = 60_000;
+/** How long one JSON-RPC call may take, its answer's body included. */
+const RPC_ANSWER_TIMEOUT_MS = 5000;
 /**
  * How long deleting the node's pod may take: kubectl waits until it is gone, which is its containers' grace period when
  * one of them does not stop on SIGTERM sooner, and the API server's and the worker's own time besides.
@@ -127,21 +130,21 @@ export function clusterNodeClient(
       });
     },
     async rpc(method, params) {
-      let response: Response;
+      let response: WholeAnswer;
       try {
-        response = await fetch(url, {
+        const request = {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: rpcRequest(method, params),
-          signal: AbortSignal.timeout(5000),
-        });
+        };
+        response = await fetchWithin(url, request, RPC_ANSWER_TIMEOUT_MS);
       } catch (error) {
         const cause = (error as Error & { cause?: { code?: string; message?: string; errors?: { code?: string }[] } })
           .cause;
         const why = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error as Error).message;
         throw new Error(`${method}: no answer from ${url} (${why})`);
       }
-      return rpcResult(method, await response.text(), `${url} (HTTP ${response.status})`);
+      return rpcResult(method, response.body.toString('utf8'), `${url} (HTTP ${response.status})`);
     },
     async releaseInUse() {
       const result = await runClient('kubectl', commands.besuImage);

@@ -18,6 +18,8 @@ export interface NodeCommand {
   run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
   /** The stack file. */
   config: string;
+  /** The node's values file (`values/<node>.yml` beside the stack file), which an operator edits. */
+  valuesFile: string;
   /** The operator's environment: the cluster's kubeconfig, its kubectl first on the PATH. */
   env(): NodeJS.ProcessEnv;
 }
@@ -29,13 +31,14 @@ export interface NodeCommand {
 export function nodeCommand(node: KubeletNode, work: string, release?: string): NodeCommand {
   let rpc: PortForward | undefined;
   const config = path.join(work, 'Pulumi.testnet.yaml');
+  const valuesFile = path.join(work, 'values', `${node.node}.yml`);
   const env = () => ({ KUBECONFIG: node.cluster().kubeconfig, PATH: `${node.cluster().binDir}:${process.env.PATH}` });
   beforeAll(async () => {
     if (node.itWithKubelet === it.skip) return;
     const stack = { ...node.stackSettings, 'lacchain:kubeContext': node.cluster().context };
-    fs.mkdirSync(path.join(work, 'values'), { recursive: true });
+    fs.mkdirSync(path.dirname(valuesFile), { recursive: true });
     fs.writeFileSync(config, yaml.dump({ config: stack }));
-    fs.writeFileSync(path.join(work, 'values', `${node.node}.yml`), yaml.dump(node.values(release)));
+    fs.writeFileSync(valuesFile, yaml.dump(node.values(release)));
     rpc = await keptPortForward(node.cluster(), node.namespace, node.pod.name, PORTS.rpcHttp);
   });
   afterAll(() => rpc?.stop());
@@ -43,6 +46,7 @@ export function nodeCommand(node: KubeletNode, work: string, release?: string): 
     run: (...args) =>
       runNpmAsync('node', [...args, '--stack', 'testnet', '--config', config, '--rpc-url', rpc!.url], { env: env() }),
     config,
+    valuesFile,
     env,
   };
 }

@@ -5,15 +5,18 @@
  * official image has OpenResty; the relay signer's stand-in records every request it receives). Through the Service's
  * pod endpoint (the address and port a load balancer sends the writer's port 80 to, the Host the public IP), the gas
  * model's four methods reach the relay signer in the pod, and the rest reach Besu. Then a release bump applied over
- * it (its backup before the change found in the backups volume, item 5), and `npm run node -- backup` on the real pod
- * (item 6; the backups volume read with restic on this machine, the node's password from its Secret).
+ * it (its backup before the change found in the backups volume, item 5), and `npm run node -- backup`, `restore` and
+ * `rollback` on the real pod (item 6; the backups volume read with restic on this machine, the node's password from its
+ * Secret; the rollback after the operator set the old release's digest in the values file, as docs/operations.md says).
  */
 import * as fs from 'fs';
 import * as http from 'http';
 import * as path from 'path';
+import * as yaml from 'js-yaml';
 import { BACKUP_MARK, BACKUP_REASONS, BACKUP_TAGS } from '../../core/catalog/backups';
 import { GAS_MODEL_METHODS } from '../../core/catalog/gasModel';
 import { COMPANION_POD_DIR, kubernetesNames } from '../../core/catalog/kubernetes';
+import { BESU_IMAGE_UID } from '../../core/catalog/besu';
 import { RELAY_SIGNER } from '../../core/catalog/companions';
 import { NETWORKS } from '../../core/catalog/networks';
 import { backupNames } from '../../core/kubernetes/backups';
@@ -187,7 +190,7 @@ describe("a release bump of the writer's pod (issue 52, item 5)", () => {
   );
 });
 
-describe('npm run node -- backup on the real pod (issue 52, item 6)', () => {
+describe('npm run node -- backup, restore and rollback on the real pod (issue 52, item 6)', () => {
   const command = nodeCommand(writer, work, NEXT_RELEASE);
 
   itWithKubelet(
@@ -206,6 +209,47 @@ describe('npm run node -- backup on the real pod (issue 52, item 6)', () => {
           `${BACKUP_TAGS.reason}=${BACKUP_REASONS.manual}`,
         ]),
       );
+    },
+  );
+
+  itWithKubelet(
+    'restore: a Job puts the newest backup back on the data volume, the node started on it answers with the same enode',
+    async () => {
+      const old = await podField('{.metadata.uid}');
+      const data = writer.volumes()[names.dataVolume];
+      const snapshots = JSON.parse(await restic('snapshots', '--json'));
+      const newest = snapshots[snapshots.length - 1];
+      // Written after the backup, as the node's uid: the restore replaces the volume's contents, so it goes.
+      const later = path.join(data, 'written-after-the-backup');
+      fs.writeFileSync(later, 'later\n');
+      fs.chownSync(later, BESU_IMAGE_UID, BESU_IMAGE_UID);
+      const result = await command.run('restore', '--node', writer.node, '--backup', newest.short_id);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`restored: the node answers ${enode}`);
+      await writer.readyPodOtherThan(old);
+      expect(fs.existsSync(later)).toBe(false);
+      expect(fs.existsSync(path.join(data, 'standin-chain.json'))).toBe(true);
+      expect(await writer.rpcInPod('net_enode')).toBe(enode);
+      expect(await writer.rpcInPod('web3_clientVersion')).toMatch(new RegExp(`^besu/v${NEXT_RELEASE}/`));
+    },
+  );
+
+  itWithKubelet(
+    "rollback: the backup before the release bump restored, the node back on the old release's image by its digest",
+    async () => {
+      const old = await podField('{.metadata.uid}');
+      // As docs/operations.md says: the values file names the release to go back to, by its image's digest.
+      fs.writeFileSync(command.valuesFile, yaml.dump(writer.values(RELEASE)));
+      const result = await command.run('rollback', '--node', writer.node);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      await writer.readyPodOtherThan(old);
+      expect(await podField(`{.spec.containers[?(@.name=="${names.besuContainer}")].image}`)).toBe(
+        `hyperledger/besu:${RELEASE}@${writer.besuDigest(RELEASE)}`,
+      );
+      expect(await writer.rpcInPod('web3_clientVersion')).toMatch(new RegExp(`^besu/v${RELEASE}/`));
+      expect(await writer.rpcInPod('net_enode')).toBe(enode);
     },
   );
 });
