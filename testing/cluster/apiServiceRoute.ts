@@ -20,12 +20,21 @@ const TABLE = 'lacchain-test-kubelet';
 /** The bridge's own setting that lets a packet coming in on it be routed to the loopback. */
 const routeLocalnet = (bridge: string) => `/proc/sys/net/ipv4/conf/${bridge}/route_localnet`;
 
-/** The table: a DNAT of the Service's address and port to the API server's loopback port, for the bridge's packets. */
+/**
+ * The table: a DNAT of the Service's address and port to the API server's loopback port, for the bridge's packets; and
+ * the guard kube-proxy's hosts get from the kubelet's KUBE-FIREWALL chain (which this worker does not make: it leaves
+ * the machine's iptables alone), so that route_localnet opens nothing else: a packet from the bridge to the loopback
+ * that this DNAT did not send there is dropped.
+ */
 function ruleset(bridge: string, apiServerPort: number): string {
   return `table ip ${TABLE} {
   chain prerouting {
     type nat hook prerouting priority dstnat; policy accept;
     iifname "${bridge}" ip daddr ${apiServiceIP()} tcp dport ${API_SERVICE_PORT} dnat to 127.0.0.1:${apiServerPort}
+  }
+  chain input {
+    type filter hook input priority filter; policy accept;
+    iifname "${bridge}" ip daddr 127.0.0.0/8 ct status & dnat == 0 drop
   }
 }
 `;

@@ -226,6 +226,9 @@ function kubeletConfig(dir: string, address: string, port: number, healthzPort: 
     imageGCLowThresholdPercent: 99,
     serializeImagePulls: false,
     staticPodPath: '',
+    // The machine's iptables are left alone (no KUBE-FIREWALL, KUBE-IPTABLES-HINT or canary chains, which outlive the
+    // kubelet): no kube-proxy here reads them, and the loopback guard they hold is the route's own (apiServiceRoute.ts).
+    makeIPTablesUtilChains: false,
   };
 }
 
