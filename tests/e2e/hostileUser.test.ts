@@ -38,7 +38,7 @@ import { hostSuite } from '../../testing/hostSuite';
 import { secretsShown, tracedCommand } from '../../testing/execTrace';
 import { asRoot, layOutNode, layoutNode, layoutPaths, SERVICE_USER, writeAsUser } from '../../testing/nodeLayout';
 import { remoteStepInput } from '../../testing/remoteStep';
-import { PROJECT_DIR } from '../../testing/run';
+import { outcome, PROJECT_DIR } from '../../testing/run';
 import { requireTestHosts } from '../../testing/releaseHost';
 
 const suite = hostSuite('the hostile service user suite');
@@ -158,7 +158,7 @@ install -d -m 0750 -o ${USER} -g ${USER} ${paths.logsDir}
     // in CI: the layout's RPC stand-in service failed its first start after the copy, cause not found).
     const said = result.stderr.split('\n').filter((line) => !line.endsWith(': starting it once more'));
     expect(said.join('\n')).not.toContain('fail');
-    expect(result.code).toBe(0);
+    expect(outcome(result)).toBe('exit 0');
     const names = await root(
       `set -a; . ${MACHINE_BACKUP_FILES.environment(node.serviceName)}; restic ls latest --host ${node.name} | sed -n 's#^${paths.dataDir}/##p' | sort`,
     );
@@ -193,7 +193,7 @@ restic backup --quiet --host ${node.name} --tag ${tags} --exclude ${paths.key} $
     const id = await oldStyleBackup();
     const result = await run(`env KEY_FROM_STDIN=false ${command} restore ${id} ${RELEASE} ''`);
     expect(result.stdout).toContain(`node-backup: restored: ${node.serviceName} runs Besu ${RELEASE} as ${enode}`);
-    expect(result.code).toBe(0);
+    expect(outcome(result)).toBe('exit 0');
     expect(await root(`stat -c '%F %U %a' ${paths.key}; cat ${paths.key}`)).toBe(
       `regular file ${USER} 600\n${KEY_ONE}`,
     );
@@ -205,7 +205,7 @@ restic backup --quiet --host ${node.name} --tag ${tags} --exclude ${paths.key} $
     await root(`rm -f ${paths.key}`);
     const result = await run(`env KEY_FROM_STDIN=true ${command} restore ${id} ${RELEASE} ''`, KEY_ONE);
     expect(result.stderr).toContain('node-backup: wrote the node key from your copy');
-    expect(result.code).toBe(0);
+    expect(outcome(result)).toBe('exit 0');
     expect(await root(`stat -c '%F %U %a' ${paths.key}; cat ${paths.key}`)).toBe(
       `regular file ${USER} 600\n${KEY_ONE}`,
     );
@@ -221,7 +221,7 @@ setsid -f runuser -u nobody -- sh -c 'exec 9>/run/lock/${node.serviceName}-backu
 sleep 1
 `);
     const result = await run(`${command} backup manual`);
-    expect(result.code).toBe(0);
+    expect(outcome(result)).toBe('exit 0');
     expect(result.stderr).not.toContain('another backup or restore');
     expect(result.stderr).not.toContain('started');
     expect((await run(`systemctl is-active ${node.serviceName}`)).stdout.trim()).toBe('inactive');
@@ -270,7 +270,7 @@ sleep 1
       METRICS_TOKEN_CHECK_FILE: '/etc/lacchain/metrics-token.conf',
     });
     expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
+    expect(outcome(result)).toBe('exit 0');
     // Each went where it belongs (root's files), and nowhere else.
     expect(await root(`cat ${paths.home}/rpc-credentials.toml /etc/lacchain/metrics-token.conf`)).toContain(
       STEP_SECRETS[METRICS_TOKEN_PARAMETER],
@@ -289,7 +289,7 @@ sleep 1
       [BACKUP_PASSWORD_PARAMETER]: 'test-password',
     });
     expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
+    expect(outcome(result)).toBe('exit 0');
     expect(await root(`stat -c '%F %U' ${paths.enode} ${paths.nodeAddress}; cat ${paths.enode}`)).toBe(
       `regular file ${USER}\nregular file ${USER}\n${enode}\n`,
     );

@@ -17,6 +17,7 @@ import { startTestHost, TestHost } from '../../testing/host/testHost';
 import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
 import { hostSuite } from '../../testing/hostSuite';
 import { requireTestHosts } from '../../testing/releaseHost';
+import { outcome } from '../../testing/run';
 
 const suite = hostSuite("the machine restore's key copy");
 jest.setTimeout(10 * 60 * 1000);
@@ -159,7 +160,7 @@ echo "leftovers: $(ls -A ${paths.home} | grep -E '^\\.restore-|${BEFORE_RESTORE_
     const result = await restore();
     expect(result.stderr).not.toContain('cannot be read');
     expect(result.stdout).toContain(`node-backup: restored: ${node.serviceName} runs Besu ${RELEASE} as ${enode}`);
-    expect(result.code).toBe(0);
+    expect(outcome(result)).toBe('exit 0');
     const out = await root(`stat -c '%F %U %a' ${paths.key}; cat ${paths.key}; echo; cat ${dbFile}`);
     expect(out.split('\n').slice(0, 3)).toEqual([`regular file ${USER} 600`, KEY_ONE, BACKED_UP_DATA]);
   });

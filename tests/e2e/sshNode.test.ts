@@ -422,7 +422,7 @@ suite('an SSH node on a real host', () => {
   it("prints the certificate's fingerprint and public key pin, which the TLS served on 443 matches", async () => {
     const step = commands(await current()).find((s) => s.name === `${NODE}-proxy`)!;
     const result = await run(step);
-    expect(result.code).toBe(0);
+    expect(outcome(result)).toBe('exit 0');
     const identity = tlsIdentityOf(result.stdout);
     // What a client sees on 443, from outside the machine.
     const served = await new Promise<tls.PeerCertificate>((resolve, reject) => {
@@ -767,7 +767,7 @@ suite('an SSH node on a real host', () => {
       const off = await withCompanion('relaySigner', { enabled: false });
       const step = commands(off).find((s) => s.name === `${NODE}-companions`)!;
       const result = await run(step);
-      expect(result.code).toBe(0);
+      expect(outcome(result)).toBe('exit 0');
       expect(result.stdout).toContain(`stopped and removed ${unit}`);
       expect(await sh(`systemctl is-active ${unit} || true`)).not.toBe('active');
       expect(await sh(`test -f ${dir}/config.toml && echo kept`)).toBe('kept');
@@ -834,7 +834,7 @@ suite('an SSH node on a real host', () => {
     it('keeps its registration when turned off and on again: it never registers twice', async () => {
       const off = await withCompanion('ethstats', { enabled: false });
       const result = await run(commands(off).find((s) => s.name === `${NODE}-companions`)!);
-      expect(result.code).toBe(0);
+      expect(outcome(result)).toBe('exit 0');
       expect(result.stdout).toContain(`stopped and removed ${unit}`);
       expect(await sh(`test -f ${registration} && echo kept`)).toBe('kept');
       const before = logins().length;
@@ -930,7 +930,7 @@ suite('an SSH node on a real host', () => {
 
     it('took a backup before each release change, on the release that ran the data', async () => {
       const result = await node('backups');
-      expect(result.code).toBe(0);
+      expect(outcome(result)).toBe('exit 0');
       expect(result.stdout).toMatch(/^node writer: 2 backup\(s\) in \/var\/backups\/lacchain\/besu \(restic, on /m);
       expect(result.stdout).toMatch(
         new RegExp(`^ {2}[0-9a-f]{8} .* writer {2}${NEXT.replace(/\./g, '\\.')} +\\d+ +before-release-change$`, 'm'),
@@ -947,7 +947,7 @@ suite('an SSH node on a real host', () => {
     it('backs up at head H, node stopped meanwhile and started again, with its progress', async () => {
       const before = await head();
       const result = await node('backup');
-      expect(result.code).toBe(0);
+      expect(outcome(result)).toBe('exit 0');
       expect(result.stdout).toMatch(
         /^backup: [\d.]+ (B|KiB|MiB) of [\d.]+ (B|KiB|MiB) \(100 %\), [\d.]+ (B|KiB|MiB)\/s, done$/m,
       );
@@ -1018,7 +1018,7 @@ suite('an SSH node on a real host', () => {
       expect(withoutKey.code).toBe(1);
       expect(withoutKey.stderr).toMatch(/the node key .*data\/key is gone and is not in any backup: give your copy/);
       const result = await node('restore', '--key-file', keyFile);
-      expect(result.code).toBe(0);
+      expect(outcome(result)).toBe('exit 0');
       expect(result.stdout).toMatch(/node writer: restored in /);
       expect(await answersWithEnode()).toBe(enode);
       expect(await head()).toBeGreaterThanOrEqual(at);
@@ -1037,7 +1037,7 @@ suite('an SSH node on a real host', () => {
     it('rolls back to the release before the last change with the backup taken before it', async () => {
       expect(await releaseInUse()).toBe(`${HOME}/releases/besu-${LATEST}`);
       const result = await node('rollback');
-      expect(result.code).toBe(0);
+      expect(outcome(result)).toBe('exit 0');
       expect(result.stdout).toContain(`rolling back from Besu ${LATEST} to ${NEXT}`);
       expect(result.stdout).toContain(`set the node's release to ${NEXT}`);
       expect(await releaseInUse()).toBe(`${HOME}/releases/besu-${NEXT}`);

@@ -9,7 +9,7 @@ import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { NETWORKS } from '../../core/catalog/networks';
 import { hostSuite, progress } from '../../testing/hostSuite';
-import { runNpmAsync } from '../../testing/run';
+import { outcome, runNpmAsync } from '../../testing/run';
 import { HOME, provisionedWriter } from '../../testing/sshNodeHost';
 import { nodeTool, nodeToolArgs, operatorStackFile } from '../../testing/nodeTool';
 import type { TestHost } from '../../testing/host/testHost';
@@ -88,7 +88,7 @@ suite('an SSH node on a real host: day-2 operations', () => {
     it('status: the service, peers, block, version and enode', async () => {
       const result = await node('status');
       expect(result.stderr).toBe('');
-      expect(result.code).toBe(0);
+      expect(outcome(result)).toBe('exit 0');
       expect(result.stdout).toMatch(/service {2}started/);
       expect(result.stdout).toMatch(/peers {4}3/);
       expect(result.stdout).toMatch(/block {4}\d+/);
@@ -98,7 +98,7 @@ suite('an SSH node on a real host: day-2 operations', () => {
 
     it('status --all: the node as a row of the stack', async () => {
       const result = await node('status', '--all');
-      expect(result.code).toBe(0);
+      expect(outcome(result)).toBe('exit 0');
       expect(result.stdout).toMatch(
         new RegExp(`^writer +writer +ssh +${NEXT.replace(/\./g, '\\.')} +started +3 +\\d+ +0 +yes +2/2 up$`, 'm'),
       );
@@ -111,7 +111,7 @@ suite('an SSH node on a real host: day-2 operations', () => {
       // The next block's import line after them (a block every 2 s; 30 s at most).
       await sh(`for i in $(seq 300); do tail -n 1 ${log} | grep -q 'Imported #' && break; sleep 0.1; done`);
       const result = await node('logs');
-      expect(result.code).toBe(0);
+      expect(outcome(result)).toBe('exit 0');
       const lines = result.stdout.trimEnd().split('\n');
       expect(lines.length).toBe(100);
       expect(lines[lines.length - 1]).toMatch(/Imported #/);
@@ -126,7 +126,7 @@ suite('an SSH node on a real host: day-2 operations', () => {
       expect(result.stdout).toMatch(/block imports +ok/);
       expect(result.stdout).toContain(`enode          ok    ${enode}`);
       expect(result.stdout).toMatch(/verdict: healthy/);
-      expect(result.code).toBe(0);
+      expect(outcome(result)).toBe('exit 0');
     });
 
     it('check: unhealthy with zero peers, with the recovery rule; --fix restarts and checks again', async () => {
