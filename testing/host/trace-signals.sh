@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# trace-signals.sh start FILE | stop — records every signal sent on this machine (the test hosts share its kernel), for
+# finding what ended a step's SSH session (issue 54): the kernel's signal_generate event, all signals but the routine
+# ones (SIGCHLD, SIGALRM, SIGPROF, SIGURG, SIGVTALRM, SIGWINCH), appended to FILE by a reader in the background.
+# FILE's first line maps the trace's clock (seconds since boot) to the wall clock:
+#   start wall=<epoch seconds> uptime=<seconds since boot>
+# Each event line names the sender (task-pid), then sig=, comm= and pid= of the receiver. `stop` turns the event off and
+# ends the reader. Root only; tracefs is mounted when it is not. Changes nothing else on the machine.
+set -euo pipefail
+tracing=/sys/kernel/tracing
+event=$tracing/events/signal/signal_generate
+pidfile=/run/lacchain-trace-signals.pid
+
+case "${1:-}" in
+  start)
+    file=${2:?usage: trace-signals.sh start FILE | stop}
+    mountpoint -q "$tracing" || mount -t tracefs nodev "$tracing"
+    echo 'sig != 17 && sig != 14 && sig != 27 && sig != 23 && sig != 26 && sig != 28' >"$event/filter"
+    echo 8192 >"$tracing/buffer_size_kb"
+    echo "start wall=$(date +%s.%N) uptime=$(cut -d' ' -f1 /proc/uptime)" >>"$file"
+    echo 1 >"$event/enable"
+    echo 1 >"$tracing/tracing_on"
+    setsid cat "$tracing/trace_pipe" >>"$file" </dev/null 2>/dev/null &
+    echo $! >"$pidfile"
+    ;;
+  stop)
+    echo 0 >"$event/enable"
+    if [ -f "$pidfile" ]; then
+      kill "$(cat "$pidfile")" 2>/dev/null || true
+      rm -f "$pidfile"
+    fi
+    ;;
+  *)
+    echo 'usage: trace-signals.sh start FILE | stop' >&2
+    exit 2
+    ;;
+esac
