@@ -314,8 +314,10 @@ export async function startTestHost(name: string, index: number, options: TestHo
       ssh(command: string, opts: SshOptions = {}): Promise<SshResult> {
         const user = opts.user ?? 'root';
         // A session of the steps' user keeps ssh's own debug log in a file of its own (-E: nothing more on standard
-        // error), read only when ssh ends it with 255: ssh then says no more at LogLevel ERROR, even when the remote
-        // command was ended by a signal (exit-signal), which only its debug log names.
+        // error), read only when ssh ends it with 255: ssh then says no more at LogLevel ERROR in three cases that only
+        // its debug log tells apart: the remote command ended by a signal ('rtype exit-signal', 'Exit status -1'), the
+        // remote command exiting 255 itself ('Exit status 255'), and this side's ssh ended by a signal that a process of
+        // this machine sent it ('Killed by signal 15.': the machine's sshd then logs a plain 'disconnected by user').
         const debugLog =
           user === 'root' ? undefined : path.join(os.tmpdir(), `lacchain-ssh-${process.pid}-${++sessions}.log`);
         const call = () =>
