@@ -188,6 +188,38 @@ lct_now() { date +%s.%N; }
 # Seconds between two lct_now values, one decimal.
 lct_elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
+# lct_cgroup_dirs NAME: the cgroup host NAME boots in, one folder per hierarchy that systemd tracks processes in (v1's
+# name=systemd, and cgroup v2, mounted alone or beside v1 as here). systemd-nspawn (--keep-unit, --register=no) puts the
+# container's tree (payload/, supervisor/) under the cgroup it starts in: hosts booted from one cgroup shared every
+# unit's (payload/system.slice/besu.service, ssh.service, user.slice/user-1000.slice/user@1000.service...), so each
+# host's systemd found the other hosts' processes in its units (pid 0 to it: not in its pid namespace) and gave up
+# killing its own there ("Failed to kill control group ..., ignoring: Input/output error"). A real machine's units
+# hold its own processes only; so do a test host's.
+lct_cgroup_dirs() {
+  awk -v leaf="lacchain-test-host-$1" '$3 == "cgroup2" || ($3 == "cgroup" && $4 ~ /(^|,)name=systemd(,|$)/) {
+    print $2 "/" leaf }' /proc/self/mounts
+}
+
+# lct_enter_cgroup NAME: moves this shell into host NAME's cgroup (made when missing).
+lct_enter_cgroup() {
+  local dir
+  for dir in $(lct_cgroup_dirs "$1"); do
+    mkdir -p "$dir"
+    echo "$BASHPID" >"$dir/cgroup.procs"
+  done
+}
+
+# lct_remove_cgroup NAME: removes host NAME's cgroup, its folders deepest first, once no process is left in it (a
+# folder still in use stays, and says so).
+lct_remove_cgroup() {
+  local dir
+  for dir in $(lct_cgroup_dirs "$1"); do
+    [ -d "$dir" ] || continue
+    find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null ||
+      lct_log "cgroup $dir is still in use: $(find "$dir" -name cgroup.procs -exec cat {} + 2>/dev/null | tr '\n' ' ')"
+  done
+}
+
 # lct_boot NAME NS ROOT IP KEY KNOWN PIDFILE LOG TIMEOUT: boots the host's file system ROOT with systemd-nspawn in
 # the background inside the network namespace NS (its pid in PIDFILE, its console in LOG), and waits (at most TIMEOUT
 # seconds) until `systemctl is-system-running --wait` over SSH (as root, with KEY, the host key in KNOWN) says running
@@ -195,15 +227,18 @@ lct_elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 lct_boot() {
   local name=$1 ns=$2 root=$3 ip=$4 key=$5 known=$6 pidfile=$7 log=$8 timeout=$9 pid deadline remaining
   mkdir -p /run/systemd/nspawn
-  # setsid + all three streams redirected: the container must not hold the caller's stdout
-  # open (a Node parent reading our stdout would otherwise wait for it forever) and must not
-  # get the caller's terminal signals. CAP_NET_ADMIN lets the host's root manage the packet filter of its own network
-  # namespace (and nothing else), as root on a real machine does: the relay signer's nftables fence needs it.
-  setsid systemd-nspawn --boot --register=no --keep-unit \
-    --network-namespace-path="/run/netns/$ns" --capability=CAP_NET_ADMIN \
-    --directory="$root" --machine="$ns" --hostname="$name" \
-    --console=read-only --link-journal=no --resolv-conf=off --timezone=off \
-    </dev/null >>"$log" 2>&1 &
+  lct_remove_cgroup "$name"
+  # In a cgroup of its own (lct_cgroup_dirs), as its first act. setsid + all three streams redirected: the container
+  # must not hold the caller's stdout open (a Node parent reading our stdout would otherwise wait for it forever) and
+  # must not get the caller's terminal signals. CAP_NET_ADMIN lets the host's root manage the packet filter of its own
+  # network namespace (and nothing else), as root on a real machine does: the relay signer's nftables fence needs it.
+  (
+    lct_enter_cgroup "$name"
+    exec setsid systemd-nspawn --boot --register=no --keep-unit \
+      --network-namespace-path="/run/netns/$ns" --capability=CAP_NET_ADMIN \
+      --directory="$root" --machine="$ns" --hostname="$name" \
+      --console=read-only --link-journal=no --resolv-conf=off --timezone=off
+  ) </dev/null >>"$log" 2>&1 &
   pid=$!
   printf '%s\n' "$pid" >"$pidfile"
   lct_log "booting $name (nspawn pid $pid) at $ip"

@@ -7,7 +7,7 @@
 #      wait up to LACCHAIN_TEST_STOP_TIMEOUT seconds (default 20), then SIGKILL;
 #   2. any process still running inside the host's copy (their /proc/PID/root is that copy),
 #      by pid, with SIGKILL;
-#   3. the veth pair lct-NAME and the network namespace lct-NAME;
+#   3. the host's cgroup (common.sh, lct_cgroup_dirs), the veth pair lct-NAME and the network namespace lct-NAME;
 #   4. the host's state dir hosts/NAME (its rootfs overlay mount or copy, keys, pid; the overlay
 #      is unmounted first) — the console log is kept
 #      as logs/NAME.nspawn.log for debugging.
@@ -57,6 +57,7 @@ if [ -n "${LEFT// /}" ]; then
     sleep 0.1
   done
 fi
+lct_remove_cgroup "$NAME"
 
 if ip link show "$VETH" >/dev/null 2>&1; then
   ip link del "$VETH" 2>/dev/null || true

@@ -102,6 +102,11 @@ interface RunResult {
 const HERE = __dirname;
 const APT_PROXY_PORT = Number(process.env.LACCHAIN_TEST_APT_PROXY_PORT || 3142);
 const verbose = process.env.LACCHAIN_TEST_VERBOSE === '1';
+/**
+ * Every session of the steps' user that ssh ended with 255, with its debug log's last lines and the machine's journal,
+ * appended as it happens (issue 54): the logs folder of the test hosts' cache (testing/host/common.sh).
+ */
+const SSH_255_RECORD = path.join(process.env.LACCHAIN_TEST_CACHE || '/var/cache/lacchain-test', 'logs', 'ssh-255.log');
 
 function run(
   cmd: string,
@@ -350,7 +355,14 @@ export async function startTestHost(name: string, index: number, options: TestHo
               .filter((line) => line.startsWith('debug1:'))
               .slice(-25);
             const words = [...errors, "[ssh's debug log, its last lines:]", ...last].join('\n');
-            return { ...result, stderr: `${result.stderr}${words}${await sshdSaid(began)}` };
+            const stderr = `${result.stderr}${words}${await sshdSaid(began)}`;
+            // Kept where no test's handling of the result can lose it (a retried step, a failure a test expects).
+            fs.mkdirSync(path.dirname(SSH_255_RECORD), { recursive: true });
+            fs.appendFileSync(
+              SSH_255_RECORD,
+              `=== ${new Date().toISOString()} ${name} ${user}: ${command.slice(0, 200)}\n${stderr}\n`,
+            );
+            return { ...result, stderr };
           });
         }
         // The shared connection is made once, before root's first session (not by several sessions at once); a session
