@@ -209,13 +209,18 @@ lct_enter_cgroup() {
   done
 }
 
-# lct_remove_cgroup NAME: removes host NAME's cgroup, its folders deepest first, once no process is left in it (a
-# folder still in use stays, and says so).
+# lct_remove_cgroup NAME: removes host NAME's cgroup, its folders deepest first, once no process is left in it: a
+# process killed a moment ago may still hold it, so it tries for up to 5 s (a folder still in use then stays, and says
+# so).
 lct_remove_cgroup() {
   local dir
   for dir in $(lct_cgroup_dirs "$1"); do
-    [ -d "$dir" ] || continue
-    find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null ||
+    for _ in $(seq 1 50); do
+      [ -d "$dir" ] || break
+      find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null && break
+      sleep 0.1
+    done
+    [ ! -d "$dir" ] ||
       lct_log "cgroup $dir is still in use: $(find "$dir" -name cgroup.procs -exec cat {} + 2>/dev/null | tr '\n' ' ')"
   done
 }
