@@ -102,11 +102,6 @@ interface RunResult {
 const HERE = __dirname;
 const APT_PROXY_PORT = Number(process.env.LACCHAIN_TEST_APT_PROXY_PORT || 3142);
 const verbose = process.env.LACCHAIN_TEST_VERBOSE === '1';
-/**
- * Every session of the steps' user that ssh ended with 255, with its debug log's last lines and the machine's journal,
- * appended as it happens (issue 54): the logs folder of the test hosts' cache (testing/host/common.sh).
- */
-const SSH_255_RECORD = path.join(process.env.LACCHAIN_TEST_CACHE || '/var/cache/lacchain-test', 'logs', 'ssh-255.log');
 
 function run(
   cmd: string,
@@ -281,6 +276,9 @@ export async function startTestHost(name: string, index: number, options: TestHo
     // user, each its own connection and login session, as the provider and the node tool make them (a cut kills
     // those sessions, never root's). Closed before the host stops or crashes, and by itself when idle.
     const rootSocket = path.join(str(info, 'stateDir'), 'root-connection');
+    // Every session of the steps' user that ssh ended with 255, with its debug log's last lines and the machine's
+    // journal, appended as it happens (issue 54): in the logs folder beside the hosts' state (testing/host/common.sh).
+    const ssh255Record = path.join(str(info, 'stateDir'), '..', '..', 'logs', 'ssh-255.log');
     const rootShared = ['-o', `ControlPath=${rootSocket}`, '-o', 'ControlPersist=300'];
     let rootConnection: Promise<RunResult> | undefined;
     const closeRootConnection = () => {
@@ -357,9 +355,9 @@ export async function startTestHost(name: string, index: number, options: TestHo
             const words = [...errors, "[ssh's debug log, its last lines:]", ...last].join('\n');
             const stderr = `${result.stderr}${words}${await sshdSaid(began)}`;
             // Kept where no test's handling of the result can lose it (a retried step, a failure a test expects).
-            fs.mkdirSync(path.dirname(SSH_255_RECORD), { recursive: true });
+            fs.mkdirSync(path.dirname(ssh255Record), { recursive: true });
             fs.appendFileSync(
-              SSH_255_RECORD,
+              ssh255Record,
               `=== ${new Date().toISOString()} ${name} ${user}: ${command.slice(0, 200)}\n${stderr}\n`,
             );
             return { ...result, stderr };

@@ -5,8 +5,8 @@
  * companions are stand-ins (test fixtures); systemd, sshd, apt, dpkg, nginx and nftables are real.
  */
 import { hostSuite } from '../../testing/hostSuite';
-import { execFileSync } from 'child_process';
 import { startTestHost, TestHost } from '../../testing/host/testHost';
+import { processesRunning } from '../../testing/host/localProcesses';
 import { changeName, CutLab, momentName, Reference } from '../../testing/cuts/lab';
 import { CHANGES, RELEASES, SAMPLE } from '../../testing/cuts/cases';
 import { requireTestHosts } from '../../testing/releaseHost';
@@ -65,15 +65,7 @@ suite('the machine stopped hard (testing/host/crash-host.sh), as every machine c
   let host: TestHost;
   // A process only this test starts: `sleep` for a number of seconds no one else asks for.
   const witness = `sleep 99999.${process.pid}`;
-  const running = () => {
-    try {
-      return execFileSync('pgrep', ['-f', `${witness.replace('.', '\\.')}$`], { encoding: 'utf8' })
-        .split('\n')
-        .filter(Boolean);
-    } catch {
-      return [];
-    }
-  };
+  const running = () => processesRunning(witness);
 
   beforeAll(async () => {
     host = await startTestHost('crashwit', 50);

@@ -9,6 +9,7 @@ import * as fs from 'fs';
 import { execFileSync } from 'child_process';
 import { hostSuite } from '../../testing/hostSuite';
 import { startTestHost, TestHost } from '../../testing/host/testHost';
+import { processesRunning } from '../../testing/host/localProcesses';
 import { requireTestHosts } from '../../testing/releaseHost';
 
 const suite = hostSuite('test hosts in cgroups of their own');
@@ -21,15 +22,7 @@ const CHILD = `sleep 99998.${process.pid}`;
 const START = `systemd-run --unit=${UNIT} -p TimeoutStopSec=2 bash -c '(trap "" TERM; exec ${CHILD}) & exec sleep 99997'`;
 
 /** This machine's processes running the child, by pid. */
-function children(): string[] {
-  try {
-    return execFileSync('pgrep', ['-f', `^${CHILD.replace('.', '\\.')}$`], { encoding: 'utf8' })
-      .split('\n')
-      .filter(Boolean);
-  } catch {
-    return [];
-  }
-}
+const children = () => processesRunning(CHILD);
 
 /** The cgroups (one line per hierarchy) a process of this machine is in. */
 function cgroupsOf(pid: number | string): string {
