@@ -10,6 +10,9 @@ import * as path from 'path';
 import { freePort } from './ports';
 import { PROJECT_DIR } from './run';
 
+/** How long the stand-in may take to answer its first call (a busy test machine starts Python slowly). */
+const STANDIN_START_MS = 60_000;
+
 /** A running stand-in. */
 export interface RunningStandin {
   rpcUrl: string;
@@ -75,12 +78,22 @@ export async function startBesuStandin(
         : []),
     ].join('\n'),
   );
-  const child: ChildProcess = spawn('python3', [
-    path.join(PROJECT_DIR, 'tests/fixtures/besu-standin/lib/besu_standin.py'),
-    `--config-file=${path.join(work, 'config.toml')}`,
-  ]);
+  // Its log goes to a file: a pipe nobody reads fills up after some minutes of block imports, and the stand-in, blocked
+  // writing its next line, would stop answering.
+  const logFile = path.join(work, 'standin.log');
+  const log = fs.openSync(logFile, 'a');
+  const child: ChildProcess = spawn(
+    'python3',
+    [
+      path.join(PROJECT_DIR, 'tests/fixtures/besu-standin/lib/besu_standin.py'),
+      `--config-file=${path.join(work, 'config.toml')}`,
+    ],
+    { stdio: ['ignore', log, log] },
+  );
+  fs.closeSync(log);
   const rpcUrl = `http://127.0.0.1:${port}/`;
-  for (let i = 0; i < 100; i++) {
+  const deadline = Date.now() + STANDIN_START_MS;
+  for (;;) {
     const up = await fetch(rpcUrl, {
       method: 'POST',
       body: '{"jsonrpc":"2.0","method":"net_enode","params":[],"id":1}',
@@ -88,6 +101,13 @@ export async function startBesuStandin(
       .then(() => true)
       .catch(() => false);
     if (up) break;
+    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      const tail = fs.readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-5).join('\n');
+      fs.rmSync(work, { recursive: true, force: true });
+      const why = Date.now() > deadline ? `did not answer within ${STANDIN_START_MS / 1000} s` : 'exited';
+      throw new Error(`the Besu stand-in at ${rpcUrl} ${why}; its log ends:\n${tail}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {

@@ -7,6 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { kubernetesNames, POD_STOP_GRACE_SECONDS } from '../../core/catalog/kubernetes';
+import { RPC_ANSWER_SECONDS } from '../../core/catalog/rpc';
 import { kubectlCommands, POD_WAIT_CLIENT_MS } from '../../core/operations/clients';
 import { withoutControlSequences } from '../../core/operations/terminalText';
 import { hexQuantity, rpcRequest, rpcResult } from '../../core/operations/rpc';
@@ -25,8 +26,6 @@ import { attachClient, runClient } from './process';
 
 /** How long `start` waits for the StatefulSet to make the node's new pod. */
 const POD_APPEARS_MS = 60_000;
-/** How long one JSON-RPC call may take, its answer's body included. */
-const RPC_ANSWER_TIMEOUT_MS = 5000;
 /**
  * How long deleting the node's pod may take: kubectl waits until it is gone, which is its containers' grace period when
  * one of them does not stop on SIGTERM sooner, and the API server's and the worker's own time besides.
@@ -137,7 +136,7 @@ export function clusterNodeClient(
           headers: { 'content-type': 'application/json' },
           body: rpcRequest(method, params),
         };
-        response = await fetchWithin(url, request, RPC_ANSWER_TIMEOUT_MS);
+        response = await fetchWithin(url, request, RPC_ANSWER_SECONDS * 1000);
       } catch (error) {
         const cause = (error as Error & { cause?: { code?: string; message?: string; errors?: { code?: string }[] } })
           .cause;

@@ -75,6 +75,14 @@ export const RPC_DEFAULTS = {
  */
 export const CHECK_METHODS = ['net_enode', 'net_peerCount', 'eth_blockNumber', 'eth_syncing', 'web3_clientVersion'];
 
+/**
+ * How long the day-2 operations wait for one JSON-RPC answer of a node (curl's `--max-time` on a machine, the answer's
+ * bound on a cluster), its body included. A node that answers in milliseconds when idle can take seconds on a busy
+ * machine (a fresh clone's CI run at load 12 read a 5 s bound as no answer); one that has not answered by then is shown
+ * as not answering.
+ */
+export const RPC_ANSWER_SECONDS = 10;
+
 /** Config keys of RPC authentication, limits and exemptions (their presence depends on the release). */
 export const RPC_OPTIONS = {
   noAuthMethods: 'rpc-http-api-methods-no-auth',

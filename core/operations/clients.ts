@@ -6,6 +6,7 @@ import { DEFAULT_SERVICE_USER, DEFAULT_SSH_PORT } from '../catalog/defaults';
 import { kubernetesNames, IDENTITY_ANNOTATIONS, POD_PATHS } from '../catalog/kubernetes';
 import { diskUsageCommand } from './disk';
 import { PORTS } from '../catalog/ports';
+import { RPC_ANSWER_SECONDS } from '../catalog/rpc';
 import { companionServiceName } from '../remote/companionService';
 import { nodePaths } from '../remote/paths';
 import { backupPaths } from '../remote/backups';
@@ -241,7 +242,7 @@ export function sshCommands(node: SshNodeSettings) {
     /** Where the RPC is asked on the machine, for messages. */
     rpcAddress: `http://127.0.0.1:${PORTS.rpcHttp}/ on ${node.host}`,
     rpc: (method: string, params: readonly unknown[] = []) =>
-      `curl -s --max-time 5 -H 'Host: localhost' -H 'Content-Type: application/json' --data ${shellQuote(rpcRequest(method, params))} http://127.0.0.1:${PORTS.rpcHttp}/`,
+      `curl -s --max-time ${RPC_ANSWER_SECONDS} -H 'Host: localhost' -H 'Content-Type: application/json' --data ${shellQuote(rpcRequest(method, params))} http://127.0.0.1:${PORTS.rpcHttp}/`,
     /** When the service last started, epoch seconds (empty when it never did). */
     startedAt: `t=$(systemctl show -p ActiveEnterTimestamp --value ${service}); [ -n "$t" ] && date -d "$t" +%s`,
     /** The address the machine leaves from towards an address: the source of its route there. */

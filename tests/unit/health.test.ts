@@ -5,6 +5,7 @@ import { evaluateHealth, healthy, lastImportAge, Observations, recoveryRule } fr
 import { hexQuantity, rpcResult, syncState } from '../../core/operations/rpc';
 import { diskUsageCommand, parseDiskUsage } from '../../core/operations/disk';
 import { DISK_FREE } from '../../core/catalog/health';
+import { RPC_ANSWER_SECONDS } from '../../core/catalog/rpc';
 import {
   kubectlCommands,
   SHARED_CONNECTION_IDLE_SECONDS,
@@ -133,7 +134,7 @@ describe('client commands', () => {
     );
     expect(commands.followLogs).toBe("sudo -n -u besu tail -n 100 -F '/opt/lacchain/logs/besu_info.log'");
     expect(commands.rpc('net_peerCount')).toBe(
-      `curl -s --max-time 5 -H 'Host: localhost' -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","method":"net_peerCount","params":[],"id":1}' http://127.0.0.1:4545/`,
+      `curl -s --max-time ${RPC_ANSWER_SECONDS} -H 'Host: localhost' -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","method":"net_peerCount","params":[],"id":1}' http://127.0.0.1:4545/`,
     );
   });
 
