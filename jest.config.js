@@ -6,6 +6,11 @@
  * machine (jest's default there is one), in CI too; the slowest files start first (tests/sequencer.js). Measured in
  * tests/README.md: with two the cores were a third idle and a warm run took 14 minutes, with three 10.
  * LACCHAIN_TEST_WORKERS sets another number.
+ *
+ * Time per test: 30 s unless a file sets its own (the end-to-end suites do). Jest's 5 s default is less than a
+ * program-tier test takes on a busy machine: rpcAccess's exposure test (three declarations of the program under the
+ * mocks) takes 2.4 s alone and went past 5 s in a fresh clone's full run (acf5028), and the next test read its leftover
+ * declarations.
  */
 module.exports = {
   preset: 'ts-jest',
@@ -15,4 +20,5 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: { warnOnly: false } }] },
   maxWorkers: Number(process.env.LACCHAIN_TEST_WORKERS || 3),
   testSequencer: '<rootDir>/tests/sequencer.js',
+  testTimeout: 30_000,
 };
