@@ -5,7 +5,13 @@
 # cgroup v1 `cpu` controller or cgroup v2 with `cpu` enabled. Its last line is tests/run.sh's summary line.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-[ "$(id -u)" -eq 0 ] || { echo "tests/half-cpu.sh: run it as root (it makes a cgroup)" >&2; exit 2; }
+case "${1:-}" in
+  -h | --help)
+    echo "usage: bash tests/half-cpu.sh [jest arguments]   (as root) the tests on half this machine's CPU; e.g. bash tests/half-cpu.sh tests/e2e/sshNodeDay2"
+    exit 0
+    ;;
+esac
+[ "$(id -u)" -eq 0 ] || { echo "tests/half-cpu.sh: run as $(id -un), not root; it makes a cgroup: run it as root (sudo bash tests/half-cpu.sh)" >&2; exit 2; }
 
 if [ -d /sys/fs/cgroup/cpu ] && [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
   group=/sys/fs/cgroup/cpu/lacchain-test-half-cpu
