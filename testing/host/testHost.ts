@@ -23,6 +23,7 @@ import { promises as fsp } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { startAptProxy } from './aptProxy';
+import { kernelLinesSince, secondsSinceBoot } from './kernelLog';
 import type { AptProxy } from './aptProxy';
 
 export interface SshResult {
@@ -97,6 +98,8 @@ interface RunResult {
   code: number;
   stdout: string;
   stderr: string;
+  /** The process id the command ran as (for reading a signal trace by it). */
+  pid?: number;
 }
 
 const HERE = __dirname;
@@ -140,6 +143,7 @@ function run(
         code: timedOut ? 124 : (code ?? (signal ? 128 : 255)),
         stdout: Buffer.concat(out).toString('utf8'),
         stderr: timedOut ? `${stderr}\n[timed out after ${opts.timeoutMs} ms]` : stderr,
+        pid: child.pid,
       });
     });
     if (opts.input !== undefined) child.stdin.end(opts.input);
@@ -343,6 +347,8 @@ export async function startTestHost(name: string, index: number, options: TestHo
         // errors are on standard error as they would have been.
         if (debugLog) {
           const began = Math.floor(Date.now() / 1000) - 1;
+          const beganAt = new Date();
+          const bootSecondsAtStart = secondsSinceBoot();
           return call().then(async (result) => {
             const said = fs.existsSync(debugLog) ? fs.readFileSync(debugLog, 'utf8') : '';
             fs.rmSync(debugLog, { force: true });
@@ -353,7 +359,13 @@ export async function startTestHost(name: string, index: number, options: TestHo
               .filter((line) => line.startsWith('debug1:'))
               .slice(-25);
             const words = [...errors, "[ssh's debug log, its last lines:]", ...last].join('\n');
-            const stderr = `${result.stderr}${words}${await sshdSaid(began)}`;
+            // Which ssh it was and when, to read a signal trace by (trace-signals.sh: `pid=<its pid>`), and this
+            // machine's kernel log meanwhile: a crash or the OOM killer is named there only.
+            const here = [
+              `[this side: ssh pid ${result.pid}, from ${beganAt.toISOString()} to ${new Date().toISOString()}; this machine's kernel log meanwhile:]`,
+              ...kernelLinesSince(bootSecondsAtStart),
+            ].join('\n');
+            const stderr = `${result.stderr}${words}${await sshdSaid(began)}\n${here}`;
             // Kept where no test's handling of the result can lose it (a retried step, a failure a test expects).
             fs.mkdirSync(path.dirname(ssh255Record), { recursive: true });
             fs.appendFileSync(

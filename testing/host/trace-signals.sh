@@ -4,11 +4,16 @@
 # ones (SIGCHLD, SIGALRM, SIGPROF, SIGURG, SIGVTALRM, SIGWINCH), appended to FILE by a reader in the background.
 # FILE's first line maps the trace's clock (seconds since boot) to the wall clock:
 #   start wall=<epoch seconds> uptime=<seconds since boot>
-# Each event line names the sender (task-pid), then sig=, comm= and pid= of the receiver. `stop` turns the event off and
-# ends the reader. Root only; tracefs is mounted when it is not. Changes nothing else on the machine.
+# Each event line names the sender (task-pid), then sig=, comm= and pid= of the receiver; a program's start is a line too
+# (sched_process_exec: filename=, pid=), so a pid in a signal line can be named after it ended. The sender's name is
+# the kernel's record of that pid's name, kept for 32768 pids (saved_cmdlines_size; the default 128 gives stale names
+# or <...> on a busy machine). `stop` turns the events off and ends the reader (checked to be it: a pid in a file may
+# have gone to another process since). Root only; tracefs is mounted when it is not. Changes nothing else on the
+# machine.
 set -euo pipefail
 tracing=/sys/kernel/tracing
 event=$tracing/events/signal/signal_generate
+exec_event=$tracing/events/sched/sched_process_exec
 pidfile=/run/lacchain-trace-signals.pid
 
 case "${1:-}" in
@@ -17,16 +22,22 @@ case "${1:-}" in
     mountpoint -q "$tracing" || mount -t tracefs nodev "$tracing"
     echo 'sig != 17 && sig != 14 && sig != 27 && sig != 23 && sig != 26 && sig != 28' >"$event/filter"
     echo 8192 >"$tracing/buffer_size_kb"
+    echo 32768 >"$tracing/saved_cmdlines_size"
     echo "start wall=$(date +%s.%N) uptime=$(cut -d' ' -f1 /proc/uptime)" >>"$file"
     echo 1 >"$event/enable"
+    echo 1 >"$exec_event/enable"
     echo 1 >"$tracing/tracing_on"
     setsid cat "$tracing/trace_pipe" >>"$file" </dev/null 2>/dev/null &
     echo $! >"$pidfile"
     ;;
   stop)
     echo 0 >"$event/enable"
+    echo 0 >"$exec_event/enable"
     if [ -f "$pidfile" ]; then
-      kill "$(cat "$pidfile")" 2>/dev/null || true
+      reader=$(cat "$pidfile")
+      if [ "$(tr '\0' ' ' <"/proc/$reader/cmdline" 2>/dev/null)" = "cat $tracing/trace_pipe " ]; then
+        kill "$reader" 2>/dev/null || true
+      fi
       rm -f "$pidfile"
     fi
     ;;
