@@ -8,7 +8,7 @@ import type { Declared } from './program';
 import type { TestHost } from './host/testHost';
 import { progress } from './hostSuite';
 import { RemoteStep, runRemoteStep } from './replay';
-import { killSessionsOf } from './cuts/cut';
+import { killSessionsOf, untilHolds } from './cuts/cut';
 
 /**
  * A cut of the `pulumi up` (docs/operations.md, "Cut anywhere"): once command `step` runs and the shell condition
@@ -117,10 +117,7 @@ export async function runAsEngine(
 async function cutWhen(host: TestHost, step: RemoteStep, when: string, running: Promise<unknown>): Promise<boolean> {
   let ended = false;
   void running.then(() => (ended = true));
-  while (!ended && (await host.ssh(when, { timeoutMs: 30_000 })).code !== 0) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  if (ended) return false;
+  if (!(await untilHolds(host, when, () => ended))) return false;
   progress(`engine: cutting ${step.name} (${when})`);
   await killSessionsOf(host, step.user);
   return true;
