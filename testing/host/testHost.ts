@@ -346,8 +346,8 @@ export async function startTestHost(name: string, index: number, options: TestHo
         // machine's sshd, logind and kernel said meanwhile, so that such an end names its cause (issue 54); ssh's
         // errors are on standard error as they would have been.
         if (debugLog) {
-          const began = Math.floor(Date.now() / 1000) - 1;
           const beganAt = new Date();
+          const began = Math.floor(beganAt.getTime() / 1000) - 1;
           const bootSecondsAtStart = secondsSinceBoot();
           return call().then(async (result) => {
             const said = fs.existsSync(debugLog) ? fs.readFileSync(debugLog, 'utf8') : '';
