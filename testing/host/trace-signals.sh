@@ -15,10 +15,31 @@ tracing=/sys/kernel/tracing
 event=$tracing/events/signal/signal_generate
 exec_event=$tracing/events/sched/sched_process_exec
 pidfile=/run/lacchain-trace-signals.pid
+usage='usage: trace-signals.sh start FILE | stop'
 
 case "${1:-}" in
+  -h | --help)
+    echo "$usage"
+    exit 0
+    ;;
+  start | stop) ;;
+  *)
+    echo "trace-signals.sh: unknown command '${1:-}': use start FILE or stop ($usage)" >&2
+    exit 2
+    ;;
+esac
+if [ "$(id -u)" != 0 ]; then
+  echo "trace-signals.sh: must run as root (the kernel's trace is root's; you are $(id -un)): sudo bash $0 $*" >&2
+  exit 2
+fi
+
+case "$1" in
   start)
-    file=${2:?usage: trace-signals.sh start FILE | stop}
+    file=${2:-}
+    if [ -z "$file" ]; then
+      echo "trace-signals.sh: start needs the FILE to append the trace to, e.g. start /var/tmp/signals.trace ($usage)" >&2
+      exit 2
+    fi
     mountpoint -q "$tracing" || mount -t tracefs nodev "$tracing"
     echo 'sig != 17 && sig != 14 && sig != 27 && sig != 23 && sig != 26 && sig != 28' >"$event/filter"
     echo 8192 >"$tracing/buffer_size_kb"
@@ -40,9 +61,5 @@ case "${1:-}" in
       fi
       rm -f "$pidfile"
     fi
-    ;;
-  *)
-    echo 'usage: trace-signals.sh start FILE | stop' >&2
-    exit 2
     ;;
 esac
