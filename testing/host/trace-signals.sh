@@ -5,7 +5,9 @@
 # FILE's first line maps the trace's clock (seconds since boot) to the wall clock:
 #   start wall=<epoch seconds> uptime=<seconds since boot>
 # Each event line names the sender (task-pid), then sig=, comm= and pid= of the receiver; a program's start is a line too
-# (sched_process_exec: filename=, pid=), so a pid in a signal line can be named after it ended. The sender's name is
+# (sched_process_exec: filename=, pid=), so a pid in a signal line can be named after it ended, and so is each new
+# process or thread (sched_process_fork: pid= of the parent, child_pid=), so whether a signal went to a descendant of
+# its sender or to an unrelated process can be told (unrelated-signals.py). The sender's name is
 # the kernel's record of that pid's name, kept for 32768 pids (saved_cmdlines_size; the default 128 gives stale names
 # or <...> on a busy machine). `stop` turns the events off and ends the reader (checked to be it: a pid in a file may
 # have gone to another process since). Root only; tracefs is mounted when it is not. Changes nothing else on the
@@ -14,6 +16,7 @@ set -euo pipefail
 tracing=/sys/kernel/tracing
 event=$tracing/events/signal/signal_generate
 exec_event=$tracing/events/sched/sched_process_exec
+fork_event=$tracing/events/sched/sched_process_fork
 pidfile=/run/lacchain-trace-signals.pid
 usage='usage: trace-signals.sh start FILE | stop'
 
@@ -47,6 +50,7 @@ case "$1" in
     echo "start wall=$(date +%s.%N) uptime=$(cut -d' ' -f1 /proc/uptime)" >>"$file"
     echo 1 >"$event/enable"
     echo 1 >"$exec_event/enable"
+    echo 1 >"$fork_event/enable"
     echo 1 >"$tracing/tracing_on"
     setsid cat "$tracing/trace_pipe" >>"$file" </dev/null 2>/dev/null &
     echo $! >"$pidfile"
@@ -54,6 +58,7 @@ case "$1" in
   stop)
     echo 0 >"$event/enable"
     echo 0 >"$exec_event/enable"
+    echo 0 >"$fork_event/enable"
     if [ -f "$pidfile" ]; then
       reader=$(cat "$pidfile")
       if [ "$(tr '\0' ' ' <"/proc/$reader/cmdline" 2>/dev/null)" = "cat $tracing/trace_pipe " ]; then
