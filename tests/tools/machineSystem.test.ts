@@ -52,7 +52,9 @@ describe("init's read of a machine not yet trusted", () => {
 
   it('stops reading an answer without end, and says so', () => {
     const { result, ms } = readWithSsh('yes ID=debian; exit 0');
-    expect(result.reason).toMatch(/^ssh \(cat \/etc\/os-release\) answered more than 65536 bytes: stopped reading it/);
+    expect((result as { reason: string }).reason).toMatch(
+      /^ssh \(cat \/etc\/os-release\) answered more than 65536 bytes: stopped reading it/,
+    );
     // Stopped by the bound, not by init's 10 s wait for an answer (which would say nothing of the size).
     expect(ms).toBeLessThan(10_000);
   });
