@@ -10,13 +10,14 @@
 # Parameters (environment): NODE_NAME, STACK, NEXT_NODES (the nodes the rollout changes after this one, for the
 # message), EXPECTED_ENODE, NODE_ADDRESS (the node's address, for its signer metrics), RPC_PORT, GATE_TIMEOUT (seconds),
 # MAX_BLOCKS_BEHIND, SIGNER_METRICS (the method, or empty for a node that proposes no blocks or whose RPC does not
-# serve it), CHANGE (a digest of what restarted the node: it changes whenever the gate must run again),
-# ROLLOUT_RECORD (the file where the gate says how far it is, for `npm run node -- status`: root's, mode 0644, lines
-# state=waiting|passed|failed, since=<epoch seconds the gate began>, until=<when it gives up>, change=<CHANGE>,
-# seen=<what it saw last>).
+# serve it), CHANGE (a digest of what restarted the node, secret: it changes whenever the gate must run again, and
+# is a function of the stack's secrets, so it is written nowhere and given to no command), ROLLOUT_RECORD (the file
+# where the gate says how far it is, for `npm run node -- status`: root's, mode 0644, lines
+# state=waiting|passed|failed, since=<epoch seconds the gate began>, until=<when it gives up>, seen=<what it saw last>).
 set -euo pipefail
 : "${NODE_NAME:?}" "${STACK:?}" "${EXPECTED_ENODE:?}" "${NODE_ADDRESS:?}" "${RPC_PORT:?}" "${GATE_TIMEOUT:?}"
 : "${MAX_BLOCKS_BEHIND:?}" "${CHANGE:?}" "${ROLLOUT_RECORD:?}"
+export -n CHANGE
 SIGNER_METRICS=${SIGNER_METRICS:-}
 NEXT_NODES=${NEXT_NODES:-}
 
@@ -44,7 +45,7 @@ last_proposed() {
 recorded=""
 record() {
   local content
-  content=$(printf 'state=%s\nsince=%s\nuntil=%s\nchange=%s\nseen=%s' "$1" "$since" "$((since + GATE_TIMEOUT))" "$CHANGE" "$2")
+  content=$(printf 'state=%s\nsince=%s\nuntil=%s\nseen=%s' "$1" "$since" "$((since + GATE_TIMEOUT))" "$2")
   if [ "$content" != "$recorded" ]; then
     write_file "$ROLLOUT_RECORD" 0644 root:root "$content" >/dev/null
     recorded=$content

@@ -5,7 +5,7 @@
  * saw; otherwise it fails when its time is up, with one line naming the node, what was checked, what it saw last, the
  * nodes left unchanged and the commands to continue or go back.
  */
-import { spawn } from 'child_process';
+import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -42,9 +42,34 @@ afterAll(() => {
   return standin.stop();
 });
 
-/** Runs the gate of `node` against the stand-in, for at most `seconds`. */
-function gate(node: SshNodeSettings, seconds: number, enode = ENODE) {
+/** The change digest the gates here are given. */
+const CHANGE = 'c0ffee'.repeat(10) + 'abcd';
+/** Where a curl on the gate's PATH writes the environment each call had (with curlEnvironments). */
+const curlEnvironments = () => path.join(recordDir, 'curl-environments');
+
+/**
+ * Runs the gate of `node` against the stand-in, for at most `seconds`; with `curlEnvironments`, its curl records its
+ * environment first (then runs the real one).
+ */
+function gate(node: SshNodeSettings, seconds: number, enode = ENODE, options: { curlEnvironments?: boolean } = {}) {
   const port = new URL(standin.rpcUrl).port;
+  let pathVariable = process.env.PATH!;
+  if (options.curlEnvironments) {
+    const bin = path.join(recordDir, 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    const curl = execFileSync('sh', ['-c', 'command -v curl'], { encoding: 'utf8' }).trim();
+    fs.writeFileSync(
+      path.join(bin, 'curl'),
+      `#!/bin/sh
+env >>${curlEnvironments()}
+exec ${curl} "$@"
+`,
+      {
+        mode: 0o755,
+      },
+    );
+    pathVariable = `${bin}:${pathVariable}`;
+  }
   const env = {
     ...gateParameters(node, {
       stack: 'testnet',
@@ -52,10 +77,11 @@ function gate(node: SshNodeSettings, seconds: number, enode = ENODE) {
       timeoutSeconds: seconds,
       enode,
       address: identity.address,
-      change: 'a'.repeat(64),
+      change: CHANGE,
     }),
     RPC_PORT: port,
     ROLLOUT_RECORD: record(),
+    PATH: pathVariable,
   };
   const input = stepInput('lacchain-besu-node: the health gate of node validator', env, stepScript(GATE_SCRIPT));
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -85,6 +111,16 @@ describe("a node's health gate", () => {
     // The record npm run node -- status reads: done, with what it saw.
     expect(recorded()).toMatchObject({ state: 'done', seen: expect.stringMatching(/^its enode, 3 peers, head \d+/) });
     expect(fs.statSync(record()).mode & 0o777).toBe(0o644);
+  });
+
+  it('writes its change digest (a function of the secrets) nowhere, and gives it to no command it runs', async () => {
+    standin.setState(HEALTHY);
+    const result = await gate(nodeOf('validator'), 30, ENODE, { curlEnvironments: true });
+    expect(result.code).toBe(0);
+    expect(fs.readFileSync(record(), 'utf8')).not.toContain(CHANGE);
+    const environments = fs.readFileSync(curlEnvironments(), 'utf8');
+    expect(environments).toContain('RPC_PORT=');
+    expect(environments).not.toContain(CHANGE);
   });
 
   it('records that it waits while it waits, with what it sees, for npm run node -- status', async () => {
