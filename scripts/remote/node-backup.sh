@@ -44,9 +44,7 @@ restic() {
 
 # head_block: the node's chain head as a decimal number, or nothing when it does not answer.
 head_block() {
-  local hex
-  hex=$(rpc_result eth_blockNumber)
-  [ -n "$hex" ] && printf '%d' "$hex"
+  hex_number "$(rpc_result eth_blockNumber)"
 }
 
 # release_in_use: the version of the release the current link points at, or nothing.

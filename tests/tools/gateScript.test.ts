@@ -7,6 +7,8 @@
  */
 import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
+import * as http from 'http';
+import type { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { gateRecordState } from '../../core/operations/rolloutState';
@@ -51,8 +53,13 @@ const curlEnvironments = () => path.join(recordDir, 'curl-environments');
  * Runs the gate of `node` against the stand-in, for at most `seconds`; with `curlEnvironments`, its curl records its
  * environment first (then runs the real one).
  */
-function gate(node: SshNodeSettings, seconds: number, enode = ENODE, options: { curlEnvironments?: boolean } = {}) {
-  const port = new URL(standin.rpcUrl).port;
+function gate(
+  node: SshNodeSettings,
+  seconds: number,
+  enode = ENODE,
+  options: { curlEnvironments?: boolean; port?: string } = {},
+) {
+  const port = options.port ?? new URL(standin.rpcUrl).port;
   let pathVariable = process.env.PATH!;
   if (options.curlEnvironments) {
     const bin = path.join(recordDir, 'bin');
@@ -187,5 +194,61 @@ describe("a node's health gate", () => {
     );
     expect(lines[0]).toContain(seen);
     expect(lines[0]).toContain(STOPS);
+  });
+});
+
+describe('a health gate answered by another program on the RPC port (any local user, while Besu restarts)', () => {
+  let server: http.Server;
+  let port: string;
+  /** What the program answers to every request. */
+  let answer = '';
+  beforeAll(async () => {
+    server = http.createServer((_, response) => response.end(answer));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = String((server.address() as AddressInfo).port);
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  const failsWith = async (seen: string | RegExp) => {
+    const result = await gate(nodeOf('validator'), 3, ENODE, { port });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^gate: node validator is not healthy after 3 s/);
+    expect(lines[0]).toMatch(seen);
+    expect(lines[0]).toContain(STOPS);
+    // Nothing it answered reaches the output raw, nor adds a line to the record npm run node -- status reads.
+    expect(result.stdout + result.stderr).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
+    const text = fs.readFileSync(record(), 'utf8');
+    expect(
+      text
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split('=')[0]),
+    ).toEqual(['state', 'since', 'until', 'seen']);
+    expect(text).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
+    expect(recorded()).toMatchObject({ state: 'stopped' });
+  };
+
+  it('an empty quantity ("0x"): fails with its message, never silently', async () => {
+    answer = '{"jsonrpc":"2.0","id":1,"result":"0x"}';
+    await failsWith('it did not answer on 127.0.0.1');
+  });
+
+  it('an answer of several lines: refused, and no line of it in the record', async () => {
+    answer = ['{"jsonrpc":"2.0","id":1,"result":"0x10"}', '{"result":"state=passed"}', '{"result":"since=1"}'].join(
+      '\n',
+    );
+    await failsWith(new RegExp(`127\\.0\\.0\\.1:${port} gave an answer of more than one line to net_`));
+  });
+
+  it('an answer with control characters: refused, none of them shown', async () => {
+    answer = '{"jsonrpc":"2.0","id":1,"result":"enode://\u001b]0;owned\u0007\u001b[2J"}';
+    await failsWith('gave an answer with control characters to net_enode');
+  });
+
+  it('an enode of another shape: said, not shown', async () => {
+    answer = '{"jsonrpc":"2.0","id":1,"result":"0x10"}';
+    await failsWith('it answers net_enode with something that is not an enode');
   });
 });
