@@ -35,7 +35,7 @@ import { KEY_ONE, KEY_ONE_PUBLIC } from '../../testing/fixtures';
 import { SshResult, startTestHost, TestHost } from '../../testing/host/testHost';
 import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
 import { hostSuite } from '../../testing/hostSuite';
-import { secretsShown, tracedCommand } from '../../testing/execTrace';
+import { exposureScript, programsStarted, secretsExposed, secretsShown, tracedCommand } from '../../testing/execTrace';
 import { asRoot, layOutNode, layoutNode, layoutPaths, SERVICE_USER, writeAsUser } from '../../testing/nodeLayout';
 import { remoteStepInput } from '../../testing/remoteStep';
 import { outcome, PROJECT_DIR } from '../../testing/run';
@@ -77,16 +77,19 @@ suite('a hostile service user cannot turn what root does against the machine', (
   /**
    * Runs an operation as root on the host within BOUND_MS (124 when it did not end in time), every command it starts
    * traced: none may show a secret in its arguments, nor in its environment (where any process of its user can read
-   * it) but restic's own (secretsShown).
+   * it) but restic's own when root runs it (secretsShown). The trace must show `child`, a command the operation starts
+   * in a process of its own (proof that it follows the operation's children). After it, what systemd starts is read
+   * too: no process of the service user, nor any unit's environment, may hold a secret (secretsExposed).
    */
-  const run = async (commandLine: string, input?: string): Promise<SshResult> => {
+  const run = async (commandLine: string, child: string, input?: string): Promise<SshResult> => {
     const result = await host!.ssh(tracedCommand(commandLine, TRACE), {
       timeoutMs: BOUND_MS,
       ...(input === undefined ? {} : { input }),
     });
     const trace = (await host!.ssh(`cat ${TRACE}; rm -f ${TRACE}`)).stdout;
-    expect(trace).toContain('execve(');
+    expect(programsStarted(trace)).toContain(child);
     expect(secretsShown(trace, SECRETS)).toEqual([]);
+    expect(secretsExposed(await root(exposureScript([USER])), SECRETS)).toEqual([]);
     return result;
   };
   /** Runs a shell script as the service user. */
@@ -153,7 +156,7 @@ install -d -m 0750 -o ${USER} -g ${USER} ${paths.logsDir}
 
   it('takes a backup with the plants in place: no key* name in it, no FIFO waited on (finding 7)', async () => {
     await plant();
-    const result = await run(`${command} backup manual`);
+    const result = await run(`${command} backup manual`, 'restic');
     // Nothing failed: no line but the start's own second try, which lib.sh's start_and_wait makes and says (seen once
     // in CI: the layout's RPC stand-in service failed its first start after the copy, cause not found).
     const said = result.stderr.split('\n').filter((line) => !line.endsWith(': starting it once more'));
@@ -191,7 +194,7 @@ restic backup --quiet --host ${node.name} --tag ${tags} --exclude ${paths.key} $
 
   it('restores a backup holding a key.read link to a root-only file without writing through it (finding 1)', async () => {
     const id = await oldStyleBackup();
-    const result = await run(`env KEY_FROM_STDIN=false ${command} restore ${id} ${RELEASE} ''`);
+    const result = await run(`env KEY_FROM_STDIN=false ${command} restore ${id} ${RELEASE} ''`, 'restic');
     expect(result.stdout).toContain(`node-backup: restored: ${node.serviceName} runs Besu ${RELEASE} as ${enode}`);
     expect(outcome(result)).toBe('exit 0');
     expect(await root(`stat -c '%F %U %a' ${paths.key}; cat ${paths.key}`)).toBe(
@@ -203,7 +206,7 @@ restic backup --quiet --host ${node.name} --tag ${tags} --exclude ${paths.key} $
   it("restores it with the operator's key on standard input, the same way (finding 1, --key-file)", async () => {
     const id = await oldStyleBackup();
     await root(`rm -f ${paths.key}`);
-    const result = await run(`env KEY_FROM_STDIN=true ${command} restore ${id} ${RELEASE} ''`, KEY_ONE);
+    const result = await run(`env KEY_FROM_STDIN=true ${command} restore ${id} ${RELEASE} ''`, 'restic', KEY_ONE);
     expect(result.stderr).toContain('node-backup: wrote the node key from your copy');
     expect(outcome(result)).toBe('exit 0');
     expect(await root(`stat -c '%F %U %a' ${paths.key}; cat ${paths.key}`)).toBe(
@@ -220,11 +223,11 @@ runuser -u nobody -- touch /run/lock/${node.serviceName}-backup.node-stopped
 setsid -f runuser -u nobody -- sh -c 'exec 9>/run/lock/${node.serviceName}-backup.lock; flock 9; sleep 300' </dev/null >/dev/null 2>&1
 sleep 1
 `);
-    const result = await run(`${command} backup manual`);
+    const result = await run(`${command} backup manual`, 'restic');
     expect(outcome(result)).toBe('exit 0');
     expect(result.stderr).not.toContain('another backup or restore');
     expect(result.stderr).not.toContain('started');
-    expect((await run(`systemctl is-active ${node.serviceName}`)).stdout.trim()).toBe('inactive');
+    expect((await run(`systemctl is-active ${node.serviceName}`, 'systemctl')).stdout.trim()).toBe('inactive');
     expect(await root(`stat -c '%U %a %F' ${MACHINE_RUN_DIR}`)).toBe('root 700 directory\n');
     await root(`pkill -u nobody sleep || true; rm -f /run/lock/${node.serviceName}-backup.*`);
   });
@@ -238,7 +241,7 @@ sleep 1
       `install -d ${dropIn} && printf '[Service]\\nExecStartPre=/bin/false\\n' >${dropIn}/fails.conf && systemctl daemon-reload`,
     );
     try {
-      const failed = await run(`${command} backup manual`);
+      const failed = await run(`${command} backup manual`, 'systemctl');
       expect(failed.code).toBe(1);
       expect(failed.stderr).toContain(`${service} did not answer within`);
       expect(await root(`test -e ${marker} && echo marker || echo none`)).toBe('none\n');
@@ -247,10 +250,10 @@ sleep 1
     }
     // The operator starts it once the cause is fixed, later stops it on purpose: the next timer backup leaves it so.
     await root(`systemctl start ${service} && systemctl stop ${service}`);
-    const scheduled = await run(`${command} backup ${BACKUP_REASONS.scheduled}`);
+    const scheduled = await run(`${command} backup ${BACKUP_REASONS.scheduled}`, 'restic');
     expect(scheduled.code).toBe(0);
     expect(scheduled.stderr).not.toContain('started');
-    expect((await run(`systemctl is-active ${service}`)).stdout.trim()).toBe('inactive');
+    expect((await run(`systemctl is-active ${service}`, 'systemctl')).stdout.trim()).toBe('inactive');
     await expectUnharmed();
   });
 
@@ -258,7 +261,7 @@ sleep 1
   const nodeKeyStep = (settings: SshNodeSettings, secret: Record<string, string>) => {
     const values = { genesis: '{}', genesisSha256: 'x', enode, address: '0x' };
     const step = remoteSteps(describeNode(settings), values).find((s) => s.name === 'node-key')!;
-    return run(stepCommand('root'), remoteStepInput('node-key', { ...step.env, ...secret }));
+    return run(stepCommand('root'), 'runuser', remoteStepInput('node-key', { ...step.env, ...secret }));
   };
 
   it('gives no secret of the node-key step to any command it starts: all of them, the RPC credentials, the metrics token and the S3 keys too', async () => {
@@ -271,11 +274,27 @@ sleep 1
     });
     expect(result.stderr).toBe('');
     expect(outcome(result)).toBe('exit 0');
-    // Each went where it belongs (root's files), and nowhere else.
-    expect(await root(`cat ${paths.home}/rpc-credentials.toml /etc/lacchain/metrics-token.conf`)).toContain(
-      STEP_SECRETS[METRICS_TOKEN_PARAMETER],
+    // Each went where it belongs, and nowhere else on the machine's disks, its /run or its journal.
+    const backupEnvironment = MACHINE_BACKUP_FILES.environment(node.serviceName);
+    const destinations: Record<string, string[]> = {
+      [BACKUP_PASSWORD_PARAMETER]: [backupEnvironment],
+      [BACKUP_S3_PARAMETERS.accessKeyId]: [backupEnvironment],
+      [BACKUP_S3_PARAMETERS.secretAccessKey]: [backupEnvironment],
+      [RPC_CREDENTIALS_PARAMETER]: [`${paths.home}/rpc-credentials.toml`],
+      [METRICS_TOKEN_PARAMETER]: ['/etc/lacchain/metrics-token.conf'],
+    };
+    for (const [parameter, files] of Object.entries(destinations)) {
+      const found = await root(
+        `grep -rlF -D skip -- ${shellQuote((STEP_SECRETS as Record<string, string>)[parameter])} /etc /opt /root /home /srv /tmp /var/tmp /var/lib /var/log /run 2>/dev/null | sort || true`,
+      );
+      expect({ parameter, files: found.trim().split('\n').filter(Boolean) }).toEqual({
+        parameter,
+        files: files.sort(),
+      });
+    }
+    await root(
+      `rm -f ${paths.home}/rpc-credentials.toml /etc/lacchain/metrics-token.conf; cp /root/backup-env.orig ${backupEnvironment}`,
     );
-    await root(`rm -f ${paths.home}/rpc-credentials.toml /etc/lacchain/metrics-token.conf`);
     await expectUnharmed();
   });
 
@@ -313,6 +332,7 @@ sleep 1
       fs.rmSync(work, { recursive: true, force: true });
       const unpacked = await run(
         `base64 -d | tar -xzf - -C ${nodePaths(machine).releasesDir} && test -x ${besu}/bin/besu`,
+        'tar',
         archive,
       );
       expect(unpacked.code).toBe(0);
@@ -392,7 +412,7 @@ install -d -m 0755 -o root -g root /opt/app && echo app >/opt/app/run.sh
     const attempt = async (folder: string) => {
       await root(`sed -i 's#^RESTIC_REPOSITORY=.*#RESTIC_REPOSITORY=${folder}#' ${env}`);
       const before = await root(`stat -c '%U %a' ${folder}`);
-      const result = await run(`${command} init`);
+      const result = await run(`${command} init`, 'stat');
       expect(await root(`stat -c '%U %a' ${folder}`)).toBe(before);
       return result;
     };
@@ -412,7 +432,7 @@ install -d -m 0755 -o root -g root /opt/app && echo app >/opt/app/run.sh
         ['/srv/alice-link/backups', 'lies under /srv/alice-link, which is not a folder but a link or a file'],
       ]) {
         await root(`sed -i 's#^RESTIC_REPOSITORY=.*#RESTIC_REPOSITORY=${folder}#' ${env}`);
-        const under = await run(`${command} init`);
+        const under = await run(`${command} init`, 'stat');
         expect(under.code).toBe(1);
         expect(under.stderr).toContain(`the repository ${folder} ${reason}`);
         expect(await root(`test -e /home/alice/backups && echo made || echo none`)).toBe('none\n');
