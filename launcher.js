@@ -20,7 +20,6 @@ const SOURCES = [
   'cli',
   'tools/programRun',
   'tools/recording',
-  'tools/docs.ts',
 ];
 
 /**

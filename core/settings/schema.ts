@@ -83,7 +83,7 @@ import {
   serviceName,
 } from './fields';
 import { setting } from './settingDoc';
-import { ENCRYPTED_VALUE } from './settingsFiles';
+import { ENCRYPTED_VALUE } from './sources';
 
 /** The networks a stack may deploy to (the deprecated one is refused). */
 const SUPPORTED_NETWORKS = Object.values(NETWORKS).filter((network) => !network.deprecated);

@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { GENERATED_DOCS, withSettingsTables } from '../core/settings/settingsTables';
-import { runCli, ToolFailure, ToolSpec } from '../cli/cli';
+import { runCli, ToolFailure, ToolSpec } from './cli';
 import { monitoringFiles } from '../core/monitoring/files';
 import { PROJECT_DIR } from '../core/projectDir';
 
