@@ -9,6 +9,8 @@ import {
   lastImportAge,
   Observations,
   recoveryRule,
+  awaitingPermissioning,
+  AWAITING_PERMISSIONING_RECOVERY,
   Verdict,
 } from '../../core/operations/health';
 import { hexQuantity, syncState } from '../../core/operations/rpc';
@@ -279,6 +281,11 @@ async function check(
   let verdicts = evaluateHealth(await observe(node, client, window), fixes);
   report(node, verdicts);
   if (healthy(verdicts)) return EXIT.ok;
+  if (awaitingPermissioning(verdicts)) {
+    if (fix) say(`fix: not restarting node ${node.name}: a restart cannot permission it`);
+    say(AWAITING_PERMISSIONING_RECOVERY);
+    return EXIT.failed;
+  }
   if (fix) {
     say(`fix: restarting node ${node.name}`);
     await client.restart();
