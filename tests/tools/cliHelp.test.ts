@@ -86,6 +86,16 @@ describe('npm run node: operations and options', () => {
     expectOneLineError(runNpm('init', ['--stack', 'foo']), /--stack: given "foo"/);
   });
 
+  it.each([
+    ['node', ['status']],
+    ['init', []],
+    ['plan', ['--out', 'plan-tesnet']],
+    ['monitoring', []],
+  ])('npm run %s: a mistyped stack name gets the closest one', (tool, args) => {
+    const result = runNpm(tool, [...args, '--stack', 'tesnet']);
+    expectOneLineError(result, /--stack: given "tesnet" \(did you mean testnet\?\); allowed: /);
+  });
+
   it('suggests --all when a status of a stack of several nodes names no node', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-cli-'));
     try {
