@@ -3,7 +3,7 @@ import type { ToolSpec } from '../cli';
 import { DEFAULT_MONITORING_FOLDER, STACK_MONITORING_FILES } from '../../core/monitoring/stackScrape';
 
 export const MONITORING_TOOL = {
-  command: 'npm run monitoring --',
+  command: 'npm run --silent monitoring --',
   usage: '--stack <testnet|mainnet> [--out DIR] [--token-file FILE] [--outputs FILE] [--config FILE]',
   summary:
     "Writes your Prometheus's files for the nodes of a stack, from the stack's settings: the scrape configuration of\n" +
