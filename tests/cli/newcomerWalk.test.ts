@@ -20,15 +20,11 @@ import { deriveIdentity, parsePrivateKey } from '../../core/identity/nodeKey';
 import { hostKeyFingerprint } from '../../cli/init/hostKeyScan';
 import { FAKE_HOST_KEY } from '../../testing/fixtures';
 import { PROJECT_DIR } from '../../testing/run';
-import { CLI_ENV, cliSuite, findPulumiCli } from './pulumiCli';
+import { newUser } from '../../testing/systemUser';
+import { CLI_ENV, asNewUserSuite, findPulumiCli } from './pulumiCli';
 
 jest.setTimeout(15 * 60 * 1000);
-const isRoot = process.getuid?.() === 0;
-const suite = isRoot ? cliSuite("the newcomer's walk with the real Pulumi CLI") : describe.skip;
-if (!isRoot) {
-  console.warn("the newcomer's walk skipped: creating a user with a fresh home folder needs root");
-  if (process.env.CI === 'true') throw new Error("the newcomer's walk cannot run in CI: run as root");
-}
+const suite = asNewUserSuite("the newcomer's walk with the real Pulumi CLI");
 
 const README = fs.readFileSync(path.join(PROJECT_DIR, 'README.md'), 'utf8');
 /** A command of the README: the shell block after the text `after`. */
@@ -64,15 +60,6 @@ const WORKERS = [
 
 /** The simple commands of a command line (`a && b && c` is three). */
 const simpleCommands = (line: string) => line.split(/&&|;/).filter((part) => part.trim() !== '');
-
-/** A system user with a fresh home folder, removed with its home at the end. */
-function newUser(): { name: string; home: string; remove(): void } {
-  const name = `lcwalk${process.pid % 10000}${Math.floor(Math.random() * 1000)}`;
-  const made = spawnSync('useradd', ['--create-home', '--shell', '/bin/bash', name], { encoding: 'utf8' });
-  if (made.status !== 0) throw new Error(`useradd failed: ${made.stderr}`);
-  const home = spawnSync('getent', ['passwd', name], { encoding: 'utf8' }).stdout.split(':')[5];
-  return { name, home, remove: () => spawnSync('userdel', ['--remove', name]) };
-}
 
 /** What a walk's session did: each command with its exit status and output. */
 interface Step {
@@ -170,7 +157,7 @@ suite(
     const createStack = () => CREATE_STACK.replace("'<a long passphrase of your own>'", `'${PASSPHRASE}'`);
 
     it("on a machine over SSH: a writer by the README's init flags, its key stored, its host key read by init and checked against the fingerprint flag", () => {
-      const user = newUser();
+      const user = newUser('lcwalk');
       users.push(user);
       // No terminal here: init's confirmation of the host key is its scripted form, the fingerprint from the console.
       const init = `${SSH_INIT.replace('198.51.100.7', MACHINE)} --host-key-fingerprint ${hostKeyFingerprint(FAKE_HOST_KEY)}`;
@@ -192,7 +179,7 @@ suite(
     });
 
     it("on Kubernetes: a writer pinned to a worker of the cluster by flags for the README's questions, its key stored", () => {
-      const user = newUser();
+      const user = newUser('lcwalk');
       users.push(user);
       // No terminal here: the answers init would ask for are its flags.
       const init = `${KUBERNETES_INIT} --typenode writer --worker-name worker-a --public-ip 190.113.0.61 --node-name org-writer --node-email ops@example.org --keygen yes --store-secret yes`;

@@ -201,51 +201,41 @@ describe('a private key given on the command line', () => {
 });
 
 describe('a tool run before npm install', () => {
-  it('says in one line to run npm install first (exit 2), not a stack trace about ts-node', () => {
+  /** What a tool says in a fresh clone (the launcher, package.json and `folders`; no node_modules, no build). */
+  function inFreshClone(folders: string[], command: string, args: string[], env = process.env) {
     const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-fresh-'));
     try {
-      // A fresh clone: the sources and the launcher, no node_modules, no build.
       for (const file of ['launcher.js', 'package.json'])
         fs.copyFileSync(path.join(PROJECT_DIR, file), path.join(fresh, file));
-      fs.cpSync(path.join(PROJECT_DIR, 'cli'), path.join(fresh, 'cli'), { recursive: true });
-      const result = spawnSync('node', ['launcher.js', 'cli/init', '--stack', 'testnet'], {
-        cwd: fresh,
-        encoding: 'utf8',
-      });
-      expect(result.stderr).toBe(
-        `error: the project's packages are not installed in ${fresh} (no @pulumi/pulumi): run npm install first, there\n`,
-      );
-      expect([result.status, result.stdout]).toEqual([2, '']);
+      for (const folder of folders)
+        fs.cpSync(path.join(PROJECT_DIR, folder), path.join(fresh, folder), { recursive: true });
+      const result = spawnSync(command, args, { cwd: fresh, encoding: 'utf8', env });
+      return { fresh, status: result.status, stdout: result.stdout, stderr: result.stderr };
     } finally {
       fs.rmSync(fresh, { recursive: true, force: true });
     }
+  }
+  const notInstalled = (fresh: string) =>
+    `error: the project's packages are not installed in ${fresh} (no @pulumi/pulumi): run npm install first, there\n`;
+
+  it('says in one line to run npm install first (exit 2), not a stack trace about ts-node', () => {
+    const result = inFreshClone(['cli'], 'node', ['launcher.js', 'cli/init', '--stack', 'testnet']);
+    expect(result.stderr).toBe(notInstalled(result.fresh));
+    expect([result.status, result.stdout]).toEqual([2, '']);
   });
 
   it('npm run bench too: one line naming npm install, not ts-node: not found', () => {
-    const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-fresh-'));
-    try {
-      for (const file of ['launcher.js', 'package.json'])
-        fs.copyFileSync(path.join(PROJECT_DIR, file), path.join(fresh, file));
-      fs.cpSync(path.join(PROJECT_DIR, 'bench'), path.join(fresh, 'bench'), { recursive: true });
-      // As the operator runs it: npm finds no ts-node there, as in a clone before npm install.
-      const result = spawnSync('npm', ['run', '--silent', 'bench', '--', '--only', 'cli'], {
-        cwd: fresh,
-        encoding: 'utf8',
-        env: {
-          ...process.env,
-          PATH: (process.env.PATH ?? '')
-            .split(':')
-            .filter((p) => !p.includes('node_modules'))
-            .join(':'),
-        },
-      });
-      expect(result.stderr).toBe(
-        `error: the project's packages are not installed in ${fresh} (no @pulumi/pulumi): run npm install first, there\n`,
-      );
-      expect([result.status, result.stdout]).toEqual([2, '']);
-    } finally {
-      fs.rmSync(fresh, { recursive: true, force: true });
-    }
+    // As the operator runs it: npm finds no ts-node there, as in a clone before npm install.
+    const PATH = (process.env.PATH ?? '')
+      .split(':')
+      .filter((p) => !p.includes('node_modules'))
+      .join(':');
+    const result = inFreshClone(['bench'], 'npm', ['run', '--silent', 'bench', '--', '--only', 'cli'], {
+      ...process.env,
+      PATH,
+    });
+    expect(result.stderr).toBe(notInstalled(result.fresh));
+    expect([result.status, result.stdout]).toEqual([2, '']);
   });
 
   it('is not where the README leads: its first command is npm install, before the stack and the first steps', () => {
