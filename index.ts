@@ -9,6 +9,7 @@ import { GenesisError, loadGenesis } from './core/genesis';
 import { declareStack } from './program';
 import { describeRollout, ROLLOUT_HEADING } from './core/node/rollout';
 import { sshLoginLine } from './core/catalog/sshLogin';
+import { stopRun } from './components/runStop';
 
 export = async () => {
   const loaded = loadPulumiStack();
@@ -17,7 +18,7 @@ export = async () => {
   try {
     genesis = await loadGenesis(settings.network.genesis, { file: settings.genesisFile });
   } catch (error) {
-    if (error instanceof GenesisError) throw new pulumi.RunError(error.message);
+    if (error instanceof GenesisError) throw stopRun(error.message);
     throw error;
   }
   // How pulumi up logs in to the machines, and so whether the SSH key is in the state (docs/ssh.md#logging-in).

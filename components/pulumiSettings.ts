@@ -12,6 +12,7 @@ import { enforceProgramRules, PolicyViolationError } from '../policy/programRule
 import type { EngineConfig } from '../core/settings/engineConfig';
 import { agentProblem } from '../core/catalog/sshLogin';
 import { agentKeysProblem } from './sshAgent';
+import { stopRun } from './runStop';
 
 /** The SDK's own record of which config keys are secret (runtime/config.js; not in its type declarations). */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -51,15 +52,15 @@ export function loadPulumiStack(projectDir: string = process.cwd()): LoadedStack
       agentProblem(file, loaded.settings.sshAuthentication, sshNodes, process.env) ??
       (loaded.settings.sshAuthentication === 'agent' ? agentKeysProblem(sshNodes, process.env) : undefined);
     if (noAgent !== undefined) {
-      throw new pulumi.RunError(`the stack ${stack} cannot log in to its machines: ${noAgent}`);
+      throw stopRun(`the stack ${stack} cannot log in to its machines: ${noAgent}`);
     }
     return loaded;
   } catch (error) {
     if (error instanceof SettingsError) {
-      throw new pulumi.RunError(`the settings of stack ${stack} cannot be deployed:\n${error.message}`);
+      throw stopRun(`the settings of stack ${stack} cannot be deployed:\n${error.message}`);
     }
     if (error instanceof PolicyViolationError) {
-      throw new pulumi.RunError(
+      throw stopRun(
         `the settings of stack ${stack} cannot be deployed: they break mandatory policy rules (checked on every pulumi up, before anything is created or changed):\n${error.message}`,
       );
     }
