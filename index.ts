@@ -23,7 +23,7 @@ export = async () => {
   }
   // How pulumi up logs in to the machines, and so whether the SSH key is in the state (docs/ssh.md#logging-in).
   if (settings.nodes.some((n) => n.target === 'ssh')) void pulumi.log.info(sshLoginLine(settings.sshAuthentication));
-  // Said in every preview and update of a stack of several nodes (docs/operations.md#rolling-out-a-change).
+  // Said in every preview and update of a stack of several nodes (docs/upgrades.md#rolling-out-a-change).
   const rollout = describeRollout(settings.nodes, settings.rollout);
   if (rollout.length > 0) void pulumi.log.info([ROLLOUT_HEADING, ...rollout].join('\n'));
   const outputs = declareStack(settings, secretInputs(loaded), { genesis: () => genesis });

@@ -40,7 +40,7 @@ function uncommittedAdvice(
   return (
     `\n${SETTINGS_PATHS(args).join(' and ')} at ${ref} are not as in your folder: --diff-ref plans the files as committed. ` +
     `Commit the stack and values files (or keep a copy of them), or plan before a change ` +
-    `(npm run plan -- --stack ${args.stack} --out plan-before/) and compare with --diff plan-before/ (docs/operations.md)`
+    `(npm run plan -- --stack ${args.stack} --out plan-before/) and compare with --diff plan-before/ (docs/upgrades.md)`
   );
 }
 

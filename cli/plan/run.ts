@@ -95,7 +95,7 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
   }
   const policy = checkPlan(planned, settings, plannedStepInputs(settings, nodeValues));
   fs.writeFileSync(path.join(out, 'policy.json'), `${JSON.stringify(policy, null, 2)}\n`);
-  // How a change that restarts several nodes rolls out (docs/operations.md#rolling-out-a-change): plan/rollout.txt.
+  // How a change that restarts several nodes rolls out (docs/upgrades.md#rolling-out-a-change): plan/rollout.txt.
   const rollout = describeRollout(settings.nodes, settings.rollout);
   const rolloutText =
     rollout.length > 0 ? `${ROLLOUT_HEADING}\n${rollout.map((line) => `  ${line}`).join('\n')}\n` : '';
