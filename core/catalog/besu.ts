@@ -67,9 +67,18 @@ export const BESU_CHANGES = {
 
 /**
  * The names of the files Besu reads, the same on both paths: in the node home and its data folder on a machine
- * (remote.ts NODE_HOME_LAYOUT), in the ConfigMap and the key's volume in a pod (kubernetes.ts POD_FILES).
+ * (remote.ts NODE_HOME_LAYOUT, remote/paths.ts), in the ConfigMap, the key's volume and the RPC credentials' Secret in
+ * a pod (kubernetes.ts POD_FILES, kubernetes/manifests.ts).
  */
-export const BESU_FILES = { config: 'config.toml', genesis: 'genesis.json', key: 'key' } as const;
+export const BESU_FILES = {
+  config: 'config.toml',
+  genesis: 'genesis.json',
+  key: 'key',
+  /** The RPC credentials file (password authentication). */
+  rpcCredentials: 'rpc-credentials.toml',
+  /** The public key of the RPC's JWT authentication. */
+  rpcJwtPublicKey: 'rpc-jwt-public-key.pem',
+} as const;
 
 /** Besu's JVM options on both paths (BESU_OPTS): the heap follows the memory the node is given. */
 export const BESU_JVM_OPTIONS = '-XX:MaxRAMPercentage=60.0';
