@@ -15,6 +15,7 @@ import { AWAITING_PERMISSIONING_RECOVERY } from '../../core/operations/health';
 import { besuImportLine, RunningStandin, startBesuStandin } from '../../testing/besuStandin';
 import { applyServerSide, kubernetesManifests } from '../../testing/cluster/manifests';
 import { fieldOf, fieldWhen } from '../../testing/cluster/objects';
+import { expectRunningStatus } from '../../testing/cluster/nodeCommand';
 import { clusterForSuite } from '../../testing/cluster/suite';
 import { KEY_ONE } from '../../testing/fixtures';
 import { recordProgram } from '../../testing/pulumi';
@@ -120,13 +121,7 @@ describe('npm run node against a real API server', () => {
   itWithCluster(
     "status: the pod's phase and containers from the cluster, the node's answers from its RPC",
     async () => {
-      const result = await node('status');
-      expect(result.stderr).toBe('');
-      expect(result.code).toBe(0);
-      expect(result.stdout).toMatch(/service {2}Running/);
-      expect(result.stdout).toMatch(/relay-signer {2}ready/);
-      expect(result.stdout).toMatch(/ethstats {2}ready/);
-      expect(result.stdout).toContain(`enode    ${enode}`);
+      expectRunningStatus(await node('status'), enode, ['relay-signer', 'ethstats']);
     },
   );
 
