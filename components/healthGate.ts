@@ -10,7 +10,7 @@ import { createHash } from 'crypto';
 import { firstInstallCommand, GATE_SCRIPT, gateParameters } from '../core/remote/gate';
 import { stepCommand, stepInput, stepScript } from '../core/remote/shell';
 import type { SshNodeSettings } from '../core/settings/model';
-import type { NodeRollout } from './remoteNode';
+import type { NodeRollout } from './nodeRollout';
 
 /** What the gate of a node needs. */
 export interface HealthGateArgs {

@@ -21,7 +21,7 @@ import type { KubernetesNodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
 import { clusterBackups } from './clusterBackups';
 import { clockOffset } from './nodeClock';
-import type { ClientContext, NodeClient } from './nodeClient';
+import type { ClientContext, NodeClient } from './nodeClientTypes';
 import { NodeUnreachable, REACH_TIMEOUT_MS, whenClientMissing } from './nodeUnreachable';
 import { attachClient, runClient } from './process';
 

@@ -1,5 +1,5 @@
 /**
- * A rollout seen from `npm run node -- status --all` (docs/operations.md, "Rolling out a change"): how far each node's
+ * A rollout seen from `npm run node -- status --all` (docs/upgrades.md, "Rolling out a change"): how far each node's
  * part is, as its client reads it (an SSH node's health gate record, scripts/remote/gate.sh; a cluster node's
  * StatefulSet roll), and which node the stack's rollout is at. Pure: what the clients read in, rows and lines out.
  */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The health gate of a node in a rollout (docs/operations.md, "Rolling out a change"): run after a `pulumi up` restarted
+# The health gate of a node in a rollout (docs/upgrades.md, "Rolling out a change"): run after a `pulumi up` restarted
 # the node, before the next node of the stack changes. It waits, until GATE_TIMEOUT seconds have passed, for the node
 # to be healthy as `npm run node -- check` judges it: it answers net_enode with EXPECTED_ENODE, has a peer, is at most
 # MAX_BLOCKS_BEHIND blocks behind the best block it knows, and its head advances past the head it had when the gate

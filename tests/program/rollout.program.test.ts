@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
- * The rollout as the program declares it (docs/operations.md, "Rolling out a change"): a stack's nodes change one at a
+ * The rollout as the program declares it (docs/upgrades.md, "Rolling out a change"): a stack's nodes change one at a
  * time, writers first, then bootnodes, then validators, each healthy again before the next. What is shown here is the
  * graph the engine is given (which resource waits for which, and the gate's inputs); that the engine keeps it is
  * Pulumi's documented behaviour, shown under the real engine by the engine and end-to-end tiers.

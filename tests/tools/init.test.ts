@@ -1042,7 +1042,7 @@ describe("the newcomer's frictions (#53)", () => {
     const base = ['--dir', dir, '--typenode', 'validator', '--target', 'ssh', '--keygen', 'no'];
     const noValue = await init(['--stack', 'testnet', ...base, '--host', '--node-name', 'org-v']);
     expect(noValue.stderr.trimEnd()).toBe(
-      'error: --host needs a value: given the option "--node-name" after it; allowed: host: The address this machine uses to reach the remote one (a value that starts with a dash: --host=VALUE) (npm run init -- --help shows the usage)',
+      'error: --host needs a value: given the option "--node-name" after it; allowed: host: The address this machine uses to reach the remote one (a value that starts with a dash: --host=VALUE) (npm run --silent init -- --help shows the usage)',
     );
     const noEmail = await init(['--stack', 'testnet', ...base, '--host', '190.51.100.7', '--node-name', 'org-v']);
     expect(noEmail.stderr.trimEnd()).toBe(

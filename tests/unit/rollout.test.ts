@@ -21,6 +21,9 @@ const entry = (name: string, typenode: string, last: number, extra: Record<strin
   name,
   typenode,
 });
+/** A second node on machine 9: its own home, service and advertised address. */
+const secondOnMachine9 = (name: string, typenode: string) =>
+  entry(name, typenode, 9, { node_home: '/opt/lacchain-2', node_service: 'besu-2', node_ip: '190.51.100.10' });
 const stack = (nodes: unknown[], extra: Record<string, unknown> = {}) => ({
   'lacchain:network': 'open-protestnet',
   'lacchain:nodes': nodes,
@@ -88,31 +91,13 @@ describe('the settings of the rollout', () => {
 
   it('refuses two validators of the stack on one machine: one reboot would take both down', () => {
     const problems = problemsOf(
-      stack([
-        entry('validator-1', 'validator', 9),
-        entry('validator-2', 'validator', 9, {
-          node_home: '/opt/lacchain-2',
-          node_service: 'besu-2',
-          node_ip: '190.51.100.10',
-        }),
-      ]),
+      stack([entry('validator-1', 'validator', 9), secondOnMachine9('validator-2', 'validator')]),
     );
     expect(problems).toEqual([
       'node validator-2 inventory.host: a machine (a worker) no other validator of the stack runs on: two validators down at once bring the network closer to the third whose loss stops its blocks (node validator-1 uses it)',
     ]);
     // A writer beside a validator on one machine is not refused.
-    expect(
-      problemsOf(
-        stack([
-          entry('validator', 'validator', 9),
-          entry('writer', 'writer', 9, {
-            node_home: '/opt/lacchain-2',
-            node_service: 'besu-2',
-            node_ip: '190.51.100.10',
-          }),
-        ]),
-      ),
-    ).toEqual([]);
+    expect(problemsOf(stack([entry('validator', 'validator', 9), secondOnMachine9('writer', 'writer')]))).toEqual([]);
   });
 });
 
