@@ -180,26 +180,44 @@ export class RolloutLab {
     );
   }
 
-  /** A node's service's stopped intervals since `since` (ms), from its journal: [Stopping, the next Started]. */
+  /**
+   * A node's service's stopped intervals since `since` (ms), from its journal: from the first sign that its process
+   * is going or gone (systemd's Stopping, Main process exited, Failed with result, Scheduled restart job, Stopped: a
+   * stop asked for, a crash or a kill, and systemd's restart of it) to the next Started; and a new start of the unit
+   * (another invocation id) that none of those came before counts from the entry before it.
+   */
   async stoppedIntervals(node: number, since: number): Promise<StoppedInterval[]> {
     const lines = (
       await this.on(node, `journalctl -u ${SERVICE} -o json --since @${Math.floor(since / 1000)} --no-pager`)
     )
       .split('\n')
       .filter(Boolean)
-      .map((line) => JSON.parse(line) as { MESSAGE: string; __REALTIME_TIMESTAMP: string });
-    const intervals: StoppedInterval[] = [];
-    let stopping: number | undefined;
-    for (const entry of lines) {
-      const at = Number(entry.__REALTIME_TIMESTAMP) / 1000;
-      if (/^Stopping /.test(entry.MESSAGE) && stopping === undefined) stopping = at;
-      if (/^Started /.test(entry.MESSAGE) && stopping !== undefined) {
-        intervals.push([stopping, at]);
-        stopping = undefined;
-      }
-    }
-    if (stopping !== undefined) intervals.push([stopping, Infinity]);
-    return intervals;
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            MESSAGE: string;
+            __REALTIME_TIMESTAMP: string;
+            INVOCATION_ID?: string;
+            _SYSTEMD_INVOCATION_ID?: string;
+          },
+      );
+    return stoppedIntervalsOf(
+      lines.map((entry) => ({
+        at: Number(entry.__REALTIME_TIMESTAMP) / 1000,
+        message: typeof entry.MESSAGE === 'string' ? entry.MESSAGE : '',
+        invocation: entry.INVOCATION_ID ?? entry._SYSTEMD_INVOCATION_ID,
+      })),
+    );
+  }
+
+  /** A node's service's main process now (systemd's MainPID; 0 when it runs none). */
+  async mainPid(node: number): Promise<number> {
+    return Number((await this.on(node, `systemctl show -p MainPID --value ${SERVICE}`)).trim());
+  }
+
+  /** Every node's main process now, in the nodes' order. */
+  everyMainPid(): Promise<number[]> {
+    return Promise.all(ROLLOUT_NODES.map((_, i) => this.mainPid(i)));
   }
 
   /** Every node's stopped intervals since `since`, in the nodes' order. */
@@ -234,6 +252,37 @@ export class RolloutLab {
 /** The gate's record on a machine (scripts/remote/gate.sh). */
 export function gateRecord(): string {
   return `${DEFAULT_NODE_HOME}/${NODE_HOME_LAYOUT.rolloutRecord}`;
+}
+
+/** A message of systemd's that a unit's process is going or gone (asked to stop, crashed, killed, restarted). */
+const GOING = [/^Stopping /, /: Main process exited/, /: Failed with result/, /: Scheduled restart job/, /^Stopped /];
+
+/**
+ * The stopped intervals of a unit's journal entries (its messages, their times in ms and invocation ids): from the
+ * first GOING message to the next `Started`; a new invocation no GOING message came before counts from the entry
+ * before it (a start systemd said nothing about stopping for). One that never started again ends at Infinity.
+ */
+export function stoppedIntervalsOf(
+  entries: ReadonlyArray<{ at: number; message: string; invocation?: string }>,
+): StoppedInterval[] {
+  const intervals: StoppedInterval[] = [];
+  let stopping: number | undefined;
+  let invocation: string | undefined;
+  let previous: number | undefined;
+  for (const entry of entries) {
+    if (GOING.some((message) => message.test(entry.message)) && stopping === undefined) stopping = entry.at;
+    const started = /^Started /.test(entry.message);
+    const another = entry.invocation !== undefined && invocation !== undefined && entry.invocation !== invocation;
+    if (another && stopping === undefined && previous !== undefined) stopping = previous;
+    if ((started || another) && stopping !== undefined) {
+      intervals.push([stopping, entry.at]);
+      stopping = undefined;
+    }
+    if (entry.invocation !== undefined) invocation = entry.invocation;
+    previous = entry.at;
+  }
+  if (stopping !== undefined) intervals.push([stopping, Infinity]);
+  return intervals;
 }
 
 /** The longest stop, in seconds, and the most nodes stopped at one moment, of every node's stopped intervals. */
