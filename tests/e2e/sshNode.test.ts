@@ -1008,12 +1008,22 @@ suite('an SSH node on a real host', () => {
       expect(await answersWithEnode()).toBe(enode);
     });
 
-    it("restores after data/ is gone: same enode, head at least the backup's (the drill)", async () => {
-      // The newest backup's row: ID, date, time, node, release, head, reason.
-      const newest = (await node('backups')).stdout.split('\n').find((line) => /^ {2}[0-9a-f]{8} /.test(line))!;
-      const at = Number(newest.trim().split(/ +/)[5]);
+    /** A file of the node's data the tests write (as the service user): which data came back tells by it. */
+    const marker = `${HOME}/data/restore-marker`;
+    const writeMarker = (text: string) => sh(`runuser -u besu -- sh -c 'printf %s ${text} >${marker}'`);
+
+    it("restores after data/ is gone: the backup's own data back (a marker and the chain height changed after it), same enode (the drill)", async () => {
+      await writeMarker('before-the-backup');
+      const backup = await node('backup');
+      expect(outcome(backup)).toBe('exit 0');
+      const at = Number(/backup [0-9a-f]{8} taken in .*: Besu [^,]+, head (\d+)/.exec(backup.stdout)?.[1]);
       expect(at).toBeGreaterThan(0);
-      await sh(`systemctl stop besu && rm -rf ${HOME}/data`);
+      // Both changed after the backup (the chain far past its head), then the data folder lost.
+      const later = at + 100_000;
+      await sh(
+        `systemctl stop besu && runuser -u besu -- sh -c 'printf %s after-the-backup >${marker} && printf "{\\"height\\": ${later}}" >${HOME}/data/standin-chain.json'`,
+      );
+      await sh(`rm -rf ${HOME}/data`);
       const withoutKey = await node('restore');
       expect(withoutKey.code).toBe(1);
       expect(withoutKey.stderr).toMatch(/the node key .*data\/key is gone and is not in any backup: give your copy/);
@@ -1021,7 +1031,11 @@ suite('an SSH node on a real host', () => {
       expect(outcome(result)).toBe('exit 0');
       expect(result.stdout).toMatch(/node writer: restored in /);
       expect(await answersWithEnode()).toBe(enode);
-      expect(await head()).toBeGreaterThanOrEqual(at);
+      // What came back is the backup's: its marker, and its chain (at its head or just past it, not the later one).
+      expect(await sh(`cat ${marker}`)).toBe('before-the-backup');
+      const restoredHead = await head();
+      expect(restoredHead).toBeGreaterThanOrEqual(at);
+      expect(restoredHead).toBeLessThan(later);
       expect(await sh(`stat -c '%U:%G %a' ${HOME}/data ${HOME}/data/key`)).toBe('besu:besu 750\nbesu:besu 600');
     });
 
@@ -1036,6 +1050,12 @@ suite('an SSH node on a real host', () => {
 
     it('rolls back to the release before the last change with the backup taken before it', async () => {
       expect(await releaseInUse()).toBe(`${HOME}/releases/besu-${LATEST}`);
+      // The backup taken before the change to LATEST: the newest of NEXT's before-release-change ones.
+      const rows = (await node('backups')).stdout.split('\n').filter((line) => /^ {2}[0-9a-f]{8} /.test(line));
+      const before = rows
+        .map((line) => line.trim().split(/ +/))
+        .find((row) => row[4] === NEXT && row[6] === 'before-release-change');
+      expect(before).toBeDefined();
       const result = await node('rollback');
       expect(outcome(result)).toBe('exit 0');
       expect(result.stdout).toContain(`rolling back from Besu ${LATEST} to ${NEXT}`);
@@ -1045,6 +1065,15 @@ suite('an SSH node on a real host', () => {
       expect((await rpc('web3_clientVersion')).result).toMatch(new RegExp(`^besu/v${NEXT}/`));
       // The data is the one 24.1.0 ran: 25.5.0 never opened it.
       expect(await sh(`test -e ${HOME}/data/VERSION_METADATA.json && echo opened || echo clean`)).toBe('clean');
+      // And it is that backup's: the marker written since is gone, and every file of the backup is back as it was
+      // (but the chain file, which the node rewrites as it imports, and the key, which is never in a backup).
+      expect(await sh(`test -e ${marker} && echo kept || echo gone`)).toBe('gone');
+      const check = '/root/rollback-check';
+      const differences = await sh(
+        `rm -rf ${check} && . /etc/lacchain/besu-backup.env && RESTIC_REPOSITORY=$RESTIC_REPOSITORY RESTIC_PASSWORD=$RESTIC_PASSWORD restic restore --quiet ${before![0]} --target ${check} --include ${HOME}/data && ` +
+          `diff -r --no-dereference --exclude=standin-chain.json ${check}${HOME}/data ${HOME}/data | grep -v '^Only in ${HOME}/data' || true; rm -rf ${check}`,
+      );
+      expect(differences).toBe('');
     });
 
     it('never starts an older Besu on data a newer one opened: the restore refuses it, and so does Besu', async () => {
