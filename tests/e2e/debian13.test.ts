@@ -147,6 +147,8 @@ suite('a writer on Debian 13, with the Java of its own package sources', () => {
   });
 
   describe("backup and restore with npm run node (Debian 13's restic)", () => {
+    /** A file of the node's data the tests write: which data a restore brought back tells by it. */
+    const MARKER = `${HOME}/data/restore-marker`;
     let keyFile: string;
     let node: ReturnType<typeof nodeTool>;
 
@@ -161,21 +163,25 @@ suite('a writer on Debian 13, with the Java of its own package sources', () => {
       const listed = await node('backups');
       expect(outcome(listed)).toBe('exit 0');
       expect(listed.stdout.match(/ before-release-change$/gm)).toHaveLength(2);
+      // A file of the node's data written before this backup (as the service user): the restore must bring it back.
+      await sh(`runuser -u besu -- sh -c 'printf %s before-the-backup >${MARKER}'`);
       const taken = await node('backup');
       expect(outcome(taken)).toBe('exit 0');
       expect(taken.stdout).toMatch(/backup [0-9a-f]{8} taken in .*: Besu 25\.5\.0, head \d+/);
       expect(await sh('systemctl is-active besu')).toBe('active');
     });
 
-    it("restores after data/ is gone: the same enode, the head at least the backup's", async () => {
+    it("restores after data/ is gone: the backup's own data (its marker, changed after it), the same enode, the head at least the backup's", async () => {
       const newest = (await node('backups')).stdout.split('\n').find((line) => /^ {2}[0-9a-f]{8} /.test(line))!;
       const at = Number(newest.trim().split(/ +/)[5]);
       expect(at).toBeGreaterThan(0);
+      await sh(`runuser -u besu -- sh -c 'printf %s after-the-backup >${MARKER}'`);
       await sh(`systemctl stop besu && rm -rf ${HOME}/data`);
       const restored = await node('restore', '--key-file', keyFile);
       expect(outcome(restored)).toBe('exit 0');
       expect(await answersWithEnode()).toBe(writer.state().enode);
       expect(Number((await rpc('eth_blockNumber')).result)).toBeGreaterThanOrEqual(at);
+      expect(await sh(`cat ${MARKER}`)).toBe('before-the-backup');
       expect(await sh(`stat -c '%U:%G %a' ${HOME}/data ${HOME}/data/key`)).toBe('besu:besu 750\nbesu:besu 600');
     });
   });
