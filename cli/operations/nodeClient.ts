@@ -2,6 +2,7 @@
  * One node seen from the operator's machine: the same questions asked through ssh (SSH node, here) or kubectl and the
  * node's RPC URL (Kubernetes node, clusterNodeClient.ts). Used by `npm run node`.
  */
+import type { IngressVerdict } from '../../core/kubernetes/loadBalancer';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -53,6 +54,11 @@ export interface NodeClient {
   releaseInUse(): Promise<string | undefined>;
   /** The enode the program recorded for the node (SSH: data/enode; Kubernetes: the Service annotation). */
   recordedEnode(): Promise<string | undefined>;
+  /**
+   * Kubernetes: whether the cloud put the node's Service on the enode's IP (its `status.loadBalancer.ingress`, a DNS
+   * name resolved); undefined on a machine, whose address is its own.
+   */
+  staticIp?(): Promise<IngressVerdict>;
   /**
    * The node's part of the last rollout (SSH: its health gate's record; Kubernetes: its StatefulSet's roll), or
    * undefined when nothing says.
