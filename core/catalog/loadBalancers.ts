@@ -124,6 +124,15 @@ export const LOAD_BALANCER_FACTS: Record<LoadBalancerCloud, LoadBalancerCloudFac
   },
 };
 
+/** The fields of `deploy.loadBalancer` each cloud reads (any other is refused there), the required one first. */
+export const LOAD_BALANCER_CLOUD_FIELDS: Record<LoadBalancerCloud, { reads: readonly string[]; requires?: string }> = {
+  aws: { reads: ['eipAllocations', 'subnets'], requires: 'eipAllocations' },
+  azure: { reads: ['resourceGroup', 'publicIpName'], requires: 'resourceGroup' },
+  gcp: { reads: [] },
+  metallb: { reads: ['addressPool'] },
+  other: { reads: [] },
+};
+
 /** The cloud a worker's `spec.providerID` names (`aws:///eu-west-1a/i-…`), if one of the catalog's. */
 export function cloudOfProviderId(providerId: string | undefined): LoadBalancerCloud | undefined {
   if (!providerId) return undefined;

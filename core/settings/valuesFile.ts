@@ -11,7 +11,11 @@ import type { FileReader, RawStackConfig } from './sources';
 import type { KubernetesNodeSettings, RpcSettings } from './model';
 import { describeGiven, Problem, problemsFromZod } from './problems';
 import { BackupsInput, DeployInput, LoadBalancerInput, StackNodeInput, valuesFileSchema } from './schema';
-import { DEFAULT_LOAD_BALANCER_CLOUD, LoadBalancerCloud } from '../catalog/loadBalancers';
+import {
+  DEFAULT_LOAD_BALANCER_CLOUD,
+  LOAD_BALANCER_CLOUD_FIELDS,
+  LOAD_BALANCER_CLOUDS,
+} from '../catalog/loadBalancers';
 import { clusterBackups } from './backups';
 import { publicAddressProblem } from './fields';
 import { NO_CLUSTER_MONITORING } from './monitoring';
@@ -146,28 +150,15 @@ function checkVolume(volumeSize: string | undefined, network: Network, file: str
   }
 }
 
-/** The fields of `deploy.loadBalancer` each cloud reads (the others are refused there). */
-const CLOUD_FIELDS: Record<LoadBalancerCloud, ReadonlyArray<keyof LoadBalancerInput>> = {
-  aws: ['eipAllocations', 'subnets'],
-  azure: ['resourceGroup', 'publicIpName'],
-  gcp: [],
-  metallb: ['addressPool'],
-  other: [],
-};
-/** The fields a cloud cannot do without. */
-const REQUIRED_FIELDS: Partial<Record<LoadBalancerCloud, keyof LoadBalancerInput>> = {
-  aws: 'eipAllocations',
-  azure: 'resourceGroup',
-};
-
 /** The load balancer's fields checked against its cloud: each cloud's own, its required one, as many subnets as IPs. */
 function loadBalancerProblems(loadBalancer: LoadBalancerInput, file: string): Problem[] {
   const { cloud } = loadBalancer;
   const key = (field: string) => `deploy.loadBalancer.${field}`;
   const problems: Problem[] = [];
+  const fields = LOAD_BALANCER_CLOUD_FIELDS;
   for (const field of Object.keys(loadBalancer) as Array<keyof LoadBalancerInput>) {
-    if (field === 'cloud' || loadBalancer[field] === undefined || CLOUD_FIELDS[cloud].includes(field)) continue;
-    const owners = (Object.keys(CLOUD_FIELDS) as LoadBalancerCloud[]).filter((c) => CLOUD_FIELDS[c].includes(field));
+    if (field === 'cloud' || loadBalancer[field] === undefined || fields[cloud].reads.includes(field)) continue;
+    const owners = LOAD_BALANCER_CLOUDS.filter((c) => fields[c].reads.includes(field));
     problems.push({
       file,
       key: key(field),
@@ -175,7 +166,7 @@ function loadBalancerProblems(loadBalancer: LoadBalancerInput, file: string): Pr
       allowed: `no ${field} with cloud ${cloud}: it is read with cloud ${owners.join(' or ')}`,
     });
   }
-  const required = REQUIRED_FIELDS[cloud];
+  const required = fields[cloud].requires as keyof LoadBalancerInput | undefined;
   if (required && loadBalancer[required] === undefined) {
     problems.push({
       file,
