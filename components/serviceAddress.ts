@@ -45,9 +45,11 @@ export async function checkedServiceAddress(
     Object.fromEntries(await Promise.all(hostnames.map(async (name) => [name, await resolve(name)] as const)));
   let resolved = LOAD_BALANCER_FACTS[node.loadBalancer.cloud].reportsHostname ? await resolveAll() : {};
   let verdict = ingressVerdict(node, ingress, resolved);
-  // A new load balancer's DNS name is published a few minutes after the Service gets it.
+  // A new load balancer's DNS name is published a few minutes after the Service gets it: wait while it resolves to
+  // nothing. A name that resolves elsewhere is the answer.
   const deadline = Date.now() + wait.seconds * 1000;
-  while (!verdict.ok && Object.keys(resolved).length > 0 && Date.now() < deadline) {
+  const unpublished = () => Object.values(resolved).every((addresses) => addresses.length === 0);
+  while (!verdict.ok && Object.keys(resolved).length > 0 && unpublished() && Date.now() < deadline) {
     await new Promise((done) => setTimeout(done, wait.everySeconds * 1000));
     resolved = await resolveAll();
     verdict = ingressVerdict(node, ingress, resolved);
