@@ -274,7 +274,7 @@ export const rpcSchema = strict({
   exposure: setting(z.enum(RPC_EXPOSURES, { error: `one of ${RPC_EXPOSURES.join(', ')}` }).optional(), {
     default: `the node type's: ${byNodeType((type) => NODE_TYPE_FACTS[type].rpcExposure)}`,
     description:
-      "`public`: Besu's 4545 on the node's public address (the reference's behaviour), plus the proxies. `tls-only`: only through the reverse proxy (443 with TLS on a machine; the writer's 80 on both paths). `internal`: only inside the machine or the cluster.",
+      "`public`: Besu's 4545 on the node's public address, as the reference Helm chart has it (the reference Ansible roles keep 4545 on the loopback, Besu's default `rpc-http-host`, and reach the outside through nginx: `roles/lacchain-writer-node/templates/pantheon-config-*.j2` of LACNetNetworks/besu-networks), plus the proxies. `tls-only`: only through the reverse proxy (443 with TLS on a machine; the writer's 80 on both paths). `internal`: only inside the machine or the cluster.",
   }),
   hostAllowlist: setting(list(allowedHost, 'host names').optional(), {
     description:
