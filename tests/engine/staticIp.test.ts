@@ -100,7 +100,10 @@ engine.describe('the Service on the enode IP, or the up fails naming the setting
     // The writer's cloud fixed; a validator added, whose NLB name resolves to another address.
     await giveIngress(cluster(), serviceOf('writer'), [{ ip: addressFor('writer'), ipMode: 'VIP' }]);
     writeStack(['writer', 'validator']);
-    await stack.setConfig('lacchain:nodeKeys.validator', { value: KEYS.validator, secret: true }, true);
+    // The stack file written anew: both keys set again (as an operator imports them).
+    for (const [type, key] of Object.entries(KEYS)) {
+      await stack.setConfig(`lacchain:nodeKeys.${type}`, { value: key, secret: true }, true);
+    }
     const { code, stderr } = await hostedUp('dns-name', true);
     expect(code).toBe(1);
     expect(stderr).toMatch(
