@@ -57,6 +57,11 @@ export interface NodeOutputs {
   /** SSH: the SHA-256 fingerprint of the proxy's self-signed TLS certificate, and its public key's pin: pin them. */
   tlsCertificateSha256?: pulumi.Output<string | undefined>;
   tlsPublicKeyPin?: pulumi.Output<string | undefined>;
+  /**
+   * Kubernetes: the address the cloud gave the node's Service (its IP, or the DNS name resolving to it), checked to be
+   * the enode's IP: a `pulumi up` that finds another fails naming the setting to fix.
+   */
+  loadBalancerAddress?: pulumi.Output<string | undefined>;
   /** Kubernetes: the namespace, pod and Besu container of the node. */
   namespace?: pulumi.Output<string>;
   podName?: pulumi.Output<string>;
@@ -117,6 +122,7 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
       previousGate = deployed.rolloutGate;
       Object.assign(outputs, {
         rpcUrl: deployed.rpcUrl,
+        loadBalancerAddress: deployed.loadBalancerAddress,
         namespace: deployed.namespace,
         podName: deployed.podName,
         containerName: deployed.containerName,

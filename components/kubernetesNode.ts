@@ -22,6 +22,7 @@ import { kubernetesNodeFiles } from '../core/kubernetes/nodeFiles';
 import { configDigest, describeNode } from '../core/node/description';
 import type { KubernetesNodeSettings } from '../core/settings/model';
 import { rpcCredentials } from './rpcCredentials';
+import { checkedServiceAddress } from './serviceAddress';
 import { backupPassword } from './backupPassword';
 import type { NodeArgs } from './nodeArgs';
 import {
@@ -63,6 +64,11 @@ export class KubernetesNode extends pulumi.ComponentResource {
   readonly containerName: pulumi.Output<string>;
   /** The JSON-RPC URL on the node's public IP. */
   readonly rpcUrl: pulumi.Output<string>;
+  /**
+   * The address the cloud gave the node's Service (its IP, or the DNS name that resolves to it), checked to be the
+   * enode's IP after `pulumi up` (components/serviceAddress.ts); unknown in a preview of a new Service.
+   */
+  readonly loadBalancerAddress: pulumi.Output<string | undefined>;
   /**
    * What the next node of the rollout waits for: the StatefulSet, which the provider counts as changed only once its
    * pod runs the new revision and is Ready (the readiness probe: a peer, at most MAX_BLOCKS_BEHIND blocks behind).
@@ -154,7 +160,7 @@ export class KubernetesNode extends pulumi.ComponentResource {
     });
     this.rolloutGate = statefulSet;
     if (node.backups.schedule !== 'off') scheduleBackups(name, node, { ...child, dependsOn: [statefulSet] });
-    new k8s.core.v1.Service(
+    const service = new k8s.core.v1.Service(
       `${name}-service`,
       serviceManifest(description, { enode: args.enode, address: args.address }),
       {
@@ -180,7 +186,10 @@ export class KubernetesNode extends pulumi.ComponentResource {
     this.podName = pulumi.output(names.pod);
     this.containerName = pulumi.output(names.besuContainer);
     this.rpcUrl = pulumi.output(kubernetesRpcUrl(node));
+    // After `pulumi up`: the Service on the enode's IP, or the up fails naming the setting to fix.
+    this.loadBalancerAddress = service.status.apply((status) => checkedServiceAddress(node, status));
     this.registerOutputs({
+      loadBalancerAddress: this.loadBalancerAddress,
       namespace: this.namespace,
       podName: this.podName,
       containerName: this.containerName,

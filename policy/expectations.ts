@@ -13,6 +13,7 @@ import type { StackSettings } from '../core/settings/model';
 import type { KeyCustody } from '../core/catalog/keyCustody';
 import type { NodeType } from '../core/catalog/nodeTypes';
 import { readFileFromDisk, readStackConfigFile } from '../core/settings/settingsFiles';
+import { LoadBalancerFields, loadBalancerFields } from '../core/kubernetes/loadBalancer';
 
 /** What one node's settings say. */
 export interface ExpectedNode {
@@ -28,6 +29,11 @@ export interface ExpectedNode {
   p2pPort: number;
   /** Kubernetes: the static public IP of the LoadBalancer Service (`deploy.publicIP`). */
   publicIP?: string;
+  /**
+   * Kubernetes: what its Service must say to its cloud's load balancer for that IP (`deploy.loadBalancer`): the
+   * annotations and spec.loadBalancerIP (core/kubernetes/loadBalancer.ts).
+   */
+  loadBalancer?: LoadBalancerFields;
   /** Kubernetes: the worker the pod is pinned to (`deploy.workerName`). */
   workerName?: string;
   /** Whether the node's JSON-RPC is reachable from outside its machine or cluster (directly or through a proxy). */
@@ -72,6 +78,7 @@ export function contextFromSettings(settings: StackSettings): PolicyContext {
             p2pHost: node.p2pHost,
             p2pPort: node.p2pPort,
             publicIP: node.publicIP,
+            loadBalancer: loadBalancerFields(node),
             workerName: node.workerName,
             rpcPublic: rpcPubliclyReachable(node, node.rpc),
             rpcPlainTextPorts: plainTextRpcPorts(node, node.rpc),

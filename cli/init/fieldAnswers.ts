@@ -7,7 +7,9 @@
 import { spawnSync } from 'child_process';
 import * as path from 'path';
 import { DEFAULT_SSH_PORT, DEFAULT_SSH_USER } from '../../core/catalog/defaults';
+import { cloudOfProviderId } from '../../core/catalog/loadBalancers';
 import {
+  appliesToCloud,
   Checked,
   checkField,
   currentAnswers,
@@ -57,6 +59,8 @@ export class NodeFields {
         })
       : {};
     this.workers = node.target === 'kubernetes' ? listWorkers(values.context) : [];
+    // The cloud the workers run on, proposed for the load balancer (their spec.providerID: aws://, azure://, gce://).
+    if (this.workers.length > 0) this.known.workersCloud = workersCloud(values.context);
   }
 
   /** Asks every field of the node's path, in order (a cluster's workers listed first). */
@@ -66,7 +70,10 @@ export class NodeFields {
         `Workers of the cluster:\n${this.workers.map((w, i) => `  [${i}] ${w.name} (${w.externalIP ?? 'no external IP'})`).join('\n')}\n`,
       );
     }
-    for (const question of questionsOf(this.node.target)) await this.ask(question);
+    for (const question of questionsOf(this.node.target)) {
+      // The load balancer's fields of the cloud answered, and no other cloud's.
+      if (appliesToCloud(question, { ...this.current, ...this.answers })) await this.ask(question);
+    }
   }
 
   /** Asks one question of the node's fields (again, after the loader refused its answer). */
@@ -163,6 +170,22 @@ function listWorkers(context: string | undefined): Worker[] {
     return [];
   }
   return parseWorkers(result.stdout);
+}
+
+/** The one cloud every worker's `spec.providerID` names, if they name one. */
+function workersCloud(context: string | undefined): string | undefined {
+  const args = [
+    ...(context ? ['--context', context] : []),
+    'get',
+    'nodes',
+    '-o',
+    'jsonpath={.items[*].spec.providerID}',
+  ];
+  const result = spawnSync('kubectl', args, { encoding: 'utf8', timeout: 20_000 });
+  if (result.error || result.status !== 0) return undefined;
+  const clouds = new Set(result.stdout.trim().split(/\s+/).map(cloudOfProviderId));
+  const [cloud] = clouds;
+  return clouds.size === 1 ? cloud : undefined;
 }
 
 function pickWorker(answer: string, workers: Worker[]): Checked<Worker> {

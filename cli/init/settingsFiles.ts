@@ -256,8 +256,12 @@ export function valuesFileText(old: string | undefined, file: string, header: st
   (document.get('deploy') as YAMLMap).flow = false;
   for (const [key, value] of Object.entries(deploy)) {
     const keys = ['deploy', ...key.split('.')];
-    if (value === undefined) document.deleteIn(keys);
-    else document.setIn(keys, value);
+    const parent = keys.slice(0, -1);
+    if (value !== undefined) document.setIn(keys, value);
+    else if (isMap(document.getIn(parent))) document.deleteIn(keys);
+    // A mapping left empty (`loadBalancer` without a field) goes too.
+    const mapping = document.getIn(parent);
+    if (parent.length > 1 && isMap(mapping) && mapping.items.length === 0) document.deleteIn(parent);
   }
   return render(document, old === undefined);
 }

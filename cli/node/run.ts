@@ -181,12 +181,19 @@ async function status(node: NodeSettings, client: NodeClient): Promise<number> {
     `  enode    ${await ask('net_enode')}`,
     `  disk     ${await client.diskUsage().then(diskText, (error: Error) => `unavailable (${error.message})`)}`,
   ];
+  // Kubernetes: the Service on the enode's IP (docs/kubernetes.md#a-static-ip-on-each-cloud).
+  const staticIp = await client.staticIp?.();
+  if (staticIp) {
+    lines.push(
+      `  address  ${staticIp.ok ? 'ok' : 'FAIL'}: ${staticIp.detail}${staticIp.fix ? ` (fix: ${staticIp.fix})` : ''}`,
+    );
+  }
   const companions = await client
     .companionStates()
     .catch((error: Error) => [{ name: 'companions', running: false, detail: `unavailable (${error.message})` }]);
   for (const c of companions) lines.push(`  ${c.name}  ${c.detail}`);
   lines.forEach(say);
-  return service.running && companions.every((c) => c.running) ? EXIT.ok : EXIT.failed;
+  return service.running && companions.every((c) => c.running) && staticIp?.ok !== false ? EXIT.ok : EXIT.failed;
 }
 
 /**
@@ -234,13 +241,21 @@ async function observeCauses(node: NodeSettings, client: NodeClient, o: Observat
 }
 
 async function observe(node: NodeSettings, client: NodeClient, window: number): Promise<Observations> {
-  const [service, expectedEnode, companions, disk] = await Promise.all([
+  const [service, expectedEnode, companions, disk, staticIp] = await Promise.all([
     client.serviceState(),
     client.recordedEnode(),
     client.companionStates(),
     client.diskUsage().catch(() => undefined),
+    client.staticIp?.(),
   ]);
-  const observations: Observations = { service, windowSeconds: window, expectedEnode, companions, disk };
+  const observations: Observations = {
+    service,
+    windowSeconds: window,
+    expectedEnode,
+    companions,
+    disk,
+    ...(staticIp ? { staticIp } : {}),
+  };
   try {
     observations.reportedEnode = String(await client.rpc('net_enode'));
     observations.peerCount = hexQuantity(await client.rpc('net_peerCount'));

@@ -3,6 +3,7 @@
  * containers, its worker) and the node's RPC URL.
  */
 import { statefulSetRolloutState } from '../../core/operations/rolloutState';
+import { promises as dns } from 'dns';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -16,6 +17,8 @@ import { deployedRelease } from '../../core/operations/fleet';
 import { clusterProblem, kubectlTrouble, lastMeaningfulLine, podNotRunning } from '../../core/operations/reach';
 import { kubernetesRpcUrl } from '../../core/kubernetes/manifests';
 import { ANSWER_LIMITS } from '../../core/catalog/answers';
+import { ingressVerdict, ServiceIngress } from '../../core/kubernetes/loadBalancer';
+import { LOAD_BALANCER_FACTS } from '../../core/catalog/loadBalancers';
 import { fetchWithin, type WholeAnswer } from '../../core/fetchWithin';
 import type { KubernetesNodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
@@ -155,6 +158,30 @@ export function clusterNodeClient(
       const result = await runClient('kubectl', commands.recordedEnode, undefined, undefined, ANSWER_LIMITS.enode);
       return result.code === 0 ? result.stdout.trim() || undefined : undefined;
     },
+    async staticIp() {
+      const result = await runClient('kubectl', commands.serviceIngress, undefined, REACH_TIMEOUT_MS);
+      if (result.code !== 0) {
+        return {
+          ok: false,
+          detail: `the Service's address cannot be read: ${lastMeaningfulLine(result.stderr) || `exit ${result.code}`}`,
+        };
+      }
+      const text = result.stdout.trim();
+      let ingress: ServiceIngress[];
+      try {
+        ingress = text === '' ? [] : (JSON.parse(text) as ServiceIngress[]);
+      } catch {
+        return { ok: false, detail: `the Service's address is not what kubectl gives (${text.slice(0, 80)})` };
+      }
+      // A cloud that reports a DNS name (aws) is judged by the addresses it resolves to now.
+      const names = LOAD_BALANCER_FACTS[node.loadBalancer.cloud].reportsHostname
+        ? ingress.flatMap((entry) => (entry.hostname ? [entry.hostname] : []))
+        : [];
+      const resolved = Object.fromEntries(
+        await Promise.all(names.map(async (name) => [name, await resolveIpv4(name)])),
+      );
+      return ingressVerdict(node, ingress, resolved);
+    },
     async rolloutState() {
       const result = await runClient('kubectl', commands.statefulSet, undefined, REACH_TIMEOUT_MS);
       return result.code === 0 ? statefulSetRolloutState(result.stdout) : undefined;
@@ -249,4 +276,13 @@ export function clusterNodeClient(
     }),
   };
   return client;
+}
+
+/** The IPv4 addresses a DNS name resolves to now; none when it does not. */
+async function resolveIpv4(name: string): Promise<string[]> {
+  try {
+    return (await dns.lookup(name, { all: true, family: 4 })).map((entry) => entry.address);
+  } catch {
+    return [];
+  }
 }

@@ -5,6 +5,7 @@
 import type { DiskUsage } from '../../core/operations/disk';
 import type { CompanionState } from '../../core/operations/health';
 import type { NodeRolloutState } from '../../core/operations/rolloutState';
+import type { IngressVerdict } from '../../core/kubernetes/loadBalancer';
 import type { BackupClient } from './backupClient';
 import type { ClockState } from './nodeClock';
 
@@ -33,6 +34,11 @@ export interface NodeClient {
   releaseInUse(): Promise<string | undefined>;
   /** The enode the program recorded for the node (SSH: data/enode; Kubernetes: the Service annotation). */
   recordedEnode(): Promise<string | undefined>;
+  /**
+   * Kubernetes: whether the cloud put the node's Service on the enode's IP (its `status.loadBalancer.ingress`, a DNS
+   * name resolved); undefined on a machine, whose address is its own.
+   */
+  staticIp?(): Promise<IngressVerdict>;
   /**
    * The node's part of the last rollout (SSH: its health gate's record; Kubernetes: its StatefulSet's roll), or
    * undefined when nothing says.

@@ -129,15 +129,6 @@ export const SCRAPE_ANNOTATIONS = {
 /** The pod's label naming the stack it belongs to (a scrape job by annotations reads it). */
 export const STACK_LABEL = 'lacchain.net/stack';
 
-/**
- * Annotations some load-balancer implementations read the requested IP from (spec.loadBalancerIP is deprecated
- * upstream but still honoured by most clouds). Each is ignored where it does not apply.
- */
-export const LOAD_BALANCER_IP_ANNOTATIONS = [
-  'metallb.universe.tf/loadBalancerIPs',
-  'service.beta.kubernetes.io/azure-load-balancer-ipv4',
-] as const;
-
 /** Annotations on the node's Service naming its identity, for the day-2 checks and for people reading the cluster. */
 export const IDENTITY_ANNOTATIONS = { enode: 'lacchain.net/enode', address: 'lacchain.net/address' } as const;
 

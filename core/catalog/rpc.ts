@@ -25,7 +25,8 @@ export type RpcApiGroup = (typeof RPC_API_GROUPS)[number];
 
 /**
  * Where the RPC is reachable:
- * - `public`: Besu's port 4545 on the node's public address (the reference's behaviour), plus the proxies;
+ * - `public`: Besu's port 4545 on the node's public address (the reference Helm chart's; its Ansible roles keep it on the
+ *   loopback), plus the proxies;
  * - `tls-only`: only through the reverse proxy (443 with TLS on a machine, the writer's 80 on both paths);
  * - `internal`: only inside the machine (127.0.0.1) or the cluster (no RPC port on the Service).
  */

@@ -9,7 +9,8 @@ import { NETWORK_MENU, Network } from '../catalog/networks';
 import { NODE_TYPE_FACTS, NODE_TYPES, NodeType } from '../catalog/nodeTypes';
 import { DEFAULT_NAMESPACE, GUIDED_SSH_USER } from '../catalog/defaults';
 import { deploySchema, inventorySchema, stackNodeSchema } from '../settings/schema';
-import { isNumeric, isOptional, plainMeaning, ruleDefault, shapeOf } from '../settings/settingDoc';
+import { isList, isNumeric, isOptional, plainMeaning, ruleDefault, shapeOf } from '../settings/settingDoc';
+import { DEFAULT_LOAD_BALANCER_CLOUD, LOAD_BALANCER_CLOUD_FIELDS, LoadBalancerCloud } from '../catalog/loadBalancers';
 
 /** The node-type menu: `[0] validator [1] bootnode [2] writer` (the reference installer's order). */
 export const NODE_TYPE_MENU: readonly NodeType[] = [...NODE_TYPES].sort(
@@ -103,23 +104,51 @@ export function questionMeaning(q: FieldQuestion): string {
   return plainMeaning(q.schema).replace(/\.$/, '');
 }
 
+/**
+ * Whether a question of the node's load balancer applies to the cloud answered before it: each cloud reads its own
+ * fields (core/catalog/loadBalancers.ts), so init asks only those.
+ */
+export function appliesToCloud(q: FieldQuestion, answers: Record<string, unknown>): boolean {
+  const [section, field] = q.key.split('.');
+  if (section !== 'loadBalancer' || field === 'cloud') return true;
+  const cloud = (answers['loadBalancer.cloud'] ?? DEFAULT_LOAD_BALANCER_CLOUD) as LoadBalancerCloud;
+  return LOAD_BALANCER_CLOUD_FIELDS[cloud]?.reads.includes(field) ?? false;
+}
+
 /** True when the question may be left unanswered. */
 export function isOptionalQuestion(q: FieldQuestion): boolean {
   return isOptional(q.schema) && ruleDefault(q.schema) === undefined;
 }
 
 /** The fields of a Kubernetes node's values file. */
-export const KUBERNETES_QUESTIONS: FieldQuestion[] = questionsOf(deploySchema.shape, [
-  'workerName',
-  'publicIP',
-  'p2p.host',
-  'p2p.port',
-  'nodeName',
-  'nodeEmail',
-  'dnsName',
-  'namespace',
-  'releaseVersion',
-]);
+export const KUBERNETES_QUESTIONS: FieldQuestion[] = questionsOf(
+  deploySchema.shape,
+  [
+    'workerName',
+    'publicIP',
+    'loadBalancer.cloud',
+    'loadBalancer.eipAllocations',
+    'loadBalancer.subnets',
+    'loadBalancer.resourceGroup',
+    'loadBalancer.publicIpName',
+    'loadBalancer.addressPool',
+    'p2p.host',
+    'p2p.port',
+    'nodeName',
+    'nodeEmail',
+    'dnsName',
+    'namespace',
+    'releaseVersion',
+  ],
+  {
+    'loadBalancer.cloud': 'cloud',
+    'loadBalancer.eipAllocations': 'eip-allocations',
+    'loadBalancer.subnets': 'subnets',
+    'loadBalancer.resourceGroup': 'resource-group',
+    'loadBalancer.publicIpName': 'public-ip-name',
+    'loadBalancer.addressPool': 'address-pool',
+  },
+);
 
 /** The inventory elements of an SSH node (the SSH port's flag says which port; the release's is the values file's). */
 export const SSH_QUESTIONS: FieldQuestion[] = questionsOf(
@@ -159,7 +188,7 @@ export function checkField(
   question: FieldQuestion,
   answer: string,
   fallback?: FieldDefault,
-): Checked<string | number | undefined> {
+): Checked<string | number | string[] | undefined> {
   let text = normalized(question, answer);
   if (text === '') {
     if (fallback?.implicit) return { ok: true, value: undefined };
@@ -170,9 +199,14 @@ export function checkField(
       ? { ok: true, value: undefined }
       : { ok: false, problem: 'an answer is required' };
   }
-  const value = isNumeric(question.schema) && /^\d+$/.test(text) ? Number(text) : text;
+  // A list is answered as its items separated by commas (`eipalloc-…,eipalloc-…`).
+  const value = isList(question.schema)
+    ? text.split(',').map((item) => item.trim())
+    : isNumeric(question.schema) && /^\d+$/.test(text)
+      ? Number(text)
+      : text;
   const result = question.schema.safeParse(value);
-  if (result.success) return { ok: true, value: result.data as string | number };
+  if (result.success) return { ok: true, value: result.data as string | number | string[] };
   return { ok: false, problem: `given ${JSON.stringify(value)}; allowed: ${result.error.issues[0].message}` };
 }
 
@@ -194,6 +228,10 @@ export function fieldDefault(
   current?: unknown,
 ): FieldDefault | undefined {
   if (current !== undefined && current !== null) return { value: String(current), implicit: false };
+  // The cloud the workers' providerID names, written so that it is seen (the rule's default is `other`).
+  if (question.key === 'loadBalancer.cloud' && known.workersCloud !== undefined) {
+    return { value: String(known.workersCloud), implicit: false };
+  }
   // The login user offered is not root (the settings' default, for stacks written before): written, so it is seen.
   if (question.key === 'user') return { value: GUIDED_SSH_USER, implicit: false };
   const ruled = ruleDefault(question.schema);

@@ -12,7 +12,6 @@ import {
   kubernetesNames,
   LABEL_KEYS,
   LABELS,
-  LOAD_BALANCER_IP_ANNOTATIONS,
   POD_FILES,
   POD_PATHS,
   POD_SECURITY_LABELS,
@@ -32,6 +31,7 @@ import type { KubernetesNodeSettings } from '../settings/model';
 import { backupConfigEntries, beforeReleaseChangeInit } from './backups';
 import { besuStart, keyCheckConfigEntries, keyCheckInit, keyCheckVolumes } from './keyCheck';
 import { nodeKeySecret } from './nodeKeySecret';
+import { loadBalancerFields } from './loadBalancer';
 import { MAX_BLOCKS_BEHIND } from '../catalog/health';
 import { stackOfNetwork } from '../catalog/networks';
 import { METRICS_RELAY_VOLUME, metricsRelayContainer, scrapeAnnotations } from './monitoring';
@@ -303,7 +303,8 @@ function proxyContainer(node: KubernetesNodeSettings) {
 }
 
 /**
- * The LoadBalancer Service on the node's static public IP, annotated with the node's identity. Its RPC ports follow
+ * The LoadBalancer Service on the node's static public IP, as its cloud reads it (core/kubernetes/loadBalancer.ts),
+ * annotated with the node's identity. Its RPC ports follow
  * `lacchain:rpc.exposure`: public → 4545 and the writer's 80; tls-only → the writer's 80 only (TLS in front of it
  * is the operator's ingress); internal → none (p2p only).
  */
@@ -321,6 +322,7 @@ export function serviceManifest<V>(
       ? [{ name: 'proxy', port: PORTS.reverseProxyHttp, targetPort: 'proxy', protocol: 'TCP' }]
       : []),
   ];
+  const cloud = loadBalancerFields(node);
   return {
     apiVersion: 'v1' as const,
     kind: 'Service' as const,
@@ -328,14 +330,14 @@ export function serviceManifest<V>(
       ...metadata(node, names.service),
       annotations: {
         ...overrideAnnotations(node),
-        ...Object.fromEntries(LOAD_BALANCER_IP_ANNOTATIONS.map((a) => [a, node.publicIP])),
+        ...cloud.annotations,
         [IDENTITY_ANNOTATIONS.enode]: identity.enode,
         [IDENTITY_ANNOTATIONS.address]: identity.address,
       },
     },
     spec: {
       type: 'LoadBalancer',
-      loadBalancerIP: node.publicIP,
+      ...(cloud.loadBalancerIP !== undefined ? { loadBalancerIP: cloud.loadBalancerIP } : {}),
       // Keep the peers' source addresses: on-chain node permissioning checks them.
       externalTrafficPolicy: 'Local',
       publishNotReadyAddresses: true,

@@ -118,6 +118,15 @@ export function kubectlCommands(node: KubernetesNodeSettings, context?: string) 
       '-o',
       `jsonpath={.metadata.annotations.${annotation}}`,
     ]),
+    /** What the cloud gave the node's Service: `status.loadBalancer.ingress` as JSON, empty when it has none. */
+    serviceIngress: withContext([
+      'get',
+      'service',
+      names.service,
+      ...ns,
+      '-o',
+      'jsonpath={.status.loadBalancer.ingress}',
+    ]),
   };
 }
 

@@ -31,6 +31,8 @@ export interface Observations {
   disk?: DiskUsage;
   /** What the causes of no peers are judged from (permissioning, address, ports, clock), when they were observed. */
   causes?: CauseObservations;
+  /** Kubernetes: the Service's address from the cloud against the enode's IP (core/kubernetes/loadBalancer.ts). */
+  staticIp?: { ok: boolean; detail: string; fix?: string };
 }
 
 /** One companion service as observed: its name, whether it runs, and how the client describes it. */
@@ -43,7 +45,16 @@ export interface CompanionState {
 /** The verdict of one check. */
 export interface Verdict {
   /** The check, or the name of a companion service. */
-  check: 'service' | 'rpc' | 'peers' | 'block sync' | 'block imports' | 'enode' | CauseVerdict['check'] | CompanionName;
+  check:
+    | 'service'
+    | 'rpc'
+    | 'peers'
+    | 'block sync'
+    | 'block imports'
+    | 'enode'
+    | 'static ip'
+    | CauseVerdict['check']
+    | CompanionName;
   ok: boolean;
   detail: string;
   /** The command or setting that fixes a failed check, when one does. */
@@ -88,6 +99,8 @@ export function evaluateHealth(o: Observations, fixes: Fixes): Verdict[] {
       ...(ok || o.reportedEnode === undefined ? {} : { fix: fixes.nodeKey }),
     });
   }
+  // Peers dial the enode's IP: the cluster's load balancer must be on it.
+  if (o.staticIp !== undefined) verdicts.push({ check: 'static ip', ...o.staticIp });
   // A full disk can corrupt Besu's database: below the critical share the node is unhealthy.
   if (o.disk !== undefined) verdicts.push(diskVerdict(o.disk, fixes));
   if (o.causes !== undefined) verdicts.push(...noPeerVerdicts(o.causes, fixes));

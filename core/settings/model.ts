@@ -8,6 +8,7 @@ import type { ETHSTATS, ReleasedCompanionName } from '../catalog/companions';
 import type { KeyCustody } from '../catalog/keyCustody';
 import type { RpcApiGroup, RpcExposure } from '../catalog/rpc';
 import type { SshAuthentication } from '../catalog/sshLogin';
+import type { LoadBalancerCloud } from '../catalog/loadBalancers';
 
 /** A password user of the RPC (its password is a secret, in StackSecrets.rpcPasswords). */
 export interface RpcUser {
@@ -176,6 +177,21 @@ export interface ClusterMonitoringSettings {
   resourceLabels: Record<string, string>;
 }
 
+/** The load balancer of a cluster node's Service (`deploy.loadBalancer`; core/catalog/loadBalancers.ts). */
+export interface LoadBalancerSettings {
+  cloud: LoadBalancerCloud;
+  /** aws: the Elastic IP allocations, one per subnet. */
+  eipAllocations?: string[];
+  /** aws: the NLB's subnets, as many as the allocations. */
+  subnets?: string[];
+  /** azure: the resource group of the public IP. */
+  resourceGroup?: string;
+  /** azure: the public IP's name. */
+  publicIpName?: string;
+  /** metallb: the address pool. */
+  addressPool?: string;
+}
+
 /** A node on a Kubernetes cluster. */
 export interface KubernetesNodeSettings extends NodeSettingsBase {
   target: 'kubernetes';
@@ -185,6 +201,8 @@ export interface KubernetesNodeSettings extends NodeSettingsBase {
   valuesFile: string;
   /** The static public IP of the LoadBalancer Service. */
   publicIP: string;
+  /** The cluster's load balancer and what it reads to put the Service on `publicIP` (`deploy.loadBalancer`). */
+  loadBalancer: LoadBalancerSettings;
   /** The worker the pod is pinned to. */
   workerName: string;
   /** Kubernetes namespace. */

@@ -26,6 +26,7 @@ import {
   DEFAULT_SSH_USER,
 } from '../catalog/defaults';
 import { PROXY_IMAGE } from '../catalog/kubernetes';
+import { DEFAULT_LOAD_BALANCER_CLOUD, LOAD_BALANCER_CLOUDS, LOAD_BALANCER_FACTS } from '../catalog/loadBalancers';
 import {
   DEFAULT_KEY_CUSTODY,
   DEFAULT_KEY_SECRET_ENTRY,
@@ -273,7 +274,7 @@ export const rpcSchema = strict({
   exposure: setting(z.enum(RPC_EXPOSURES, { error: `one of ${RPC_EXPOSURES.join(', ')}` }).optional(), {
     default: `the node type's: ${byNodeType((type) => NODE_TYPE_FACTS[type].rpcExposure)}`,
     description:
-      "`public`: Besu's 4545 on the node's public address (the reference's behaviour), plus the proxies. `tls-only`: only through the reverse proxy (443 with TLS on a machine; the writer's 80 on both paths). `internal`: only inside the machine or the cluster.",
+      "`public`: Besu's 4545 on the node's public address, as the reference Helm chart has it (the reference Ansible roles keep 4545 on the loopback, Besu's default `rpc-http-host`, and reach the outside through nginx: `roles/lacchain-writer-node/templates/pantheon-config-*.j2` of LACNetNetworks/besu-networks), plus the proxies. `tls-only`: only through the reverse proxy (443 with TLS on a machine; the writer's 80 on both paths). `internal`: only inside the machine or the cluster.",
   }),
   hostAllowlist: setting(list(allowedHost, 'host names').optional(), {
     description:
@@ -699,6 +700,73 @@ export const CONFIG_KEY_KINDS: Readonly<Record<string, ConfigKeyKind>> = Object.
   Object.entries(STACK_KEYS).map(([name, k]) => [name, k.kind]),
 );
 
+const EIP_ALLOCATION = 'an Elastic IP allocation id such as eipalloc-0123456789abcdef0';
+const SUBNET = "a subnet id such as subnet-0123456789abcdef0, or a subnet's Name tag";
+const RESOURCE_GROUP =
+  "an Azure resource group's name: 1 to 90 letters, digits, hyphens, underscores, periods or parentheses, not ending in a period";
+const PUBLIC_IP_NAME =
+  "an Azure public IP's name: 1 to 80 letters, digits, underscores, periods or hyphens, starting with a letter or digit and ending with a letter, digit or underscore";
+
+/** `deploy.loadBalancer`: what the node's cloud reads to put the Service on `deploy.publicIP`. */
+export const loadBalancerSchema = strict({
+  cloud: setting(
+    z
+      .enum(LOAD_BALANCER_CLOUDS, { error: `one of ${LOAD_BALANCER_CLOUDS.join(', ')}` })
+      .default(DEFAULT_LOAD_BALANCER_CLOUD),
+    {
+      description: `The cluster's load balancer: ${LOAD_BALANCER_CLOUDS.map((c) => `\`${c}\` ${LOAD_BALANCER_FACTS[c].title}`).join('; ')}. Each writes the Service its cloud documents for a static IP ([a static IP on each cloud](kubernetes.md#a-static-ip-on-each-cloud)); \`npm run init\` proposes it from the workers' \`providerID\`.`,
+    },
+  ),
+  eipAllocations: setting(
+    list(
+      z.string({ error: EIP_ALLOCATION }).regex(/^eipalloc-[0-9a-f]{8,17}$/, { error: EIP_ALLOCATION }),
+      'Elastic IP allocation ids',
+    ).optional(),
+    {
+      required: 'with `cloud: aws`',
+      description:
+        "`aws`: the Elastic IP allocations of the NLB, one per subnet it spans (the AWS Load Balancer Controller's `aws-load-balancer-eip-allocations`); the NLB answers on each, so give one subnet and the allocation of `deploy.publicIP`, the address in the enode.",
+    },
+  ),
+  subnets: setting(
+    list(
+      z.string({ error: SUBNET }).regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/, { error: SUBNET }),
+      'subnets',
+    ).optional(),
+    {
+      default: "the controller's discovery of the cluster's public subnets (then give as many allocations as it finds)",
+      description:
+        '`aws`: the public subnets of the NLB, one per Availability Zone, as many as `eipAllocations`, in the same order.',
+    },
+  ),
+  resourceGroup: setting(
+    z
+      .string({ error: RESOURCE_GROUP })
+      .regex(/^[-\w._()]{0,89}[-\w_()]$/, { error: RESOURCE_GROUP })
+      .optional(),
+    {
+      required: 'with `cloud: azure`',
+      description:
+        "`azure`: the resource group the static public IP lives in (`azure-load-balancer-resource-group`), when it is not the cluster's node resource group; the cluster's identity needs the Network Contributor role on it.",
+    },
+  ),
+  publicIpName: setting(
+    z
+      .string({ error: PUBLIC_IP_NAME })
+      .regex(/^[A-Za-z0-9]([A-Za-z0-9_.-]{0,78}[A-Za-z0-9_])?$/, { error: PUBLIC_IP_NAME })
+      .optional(),
+    {
+      default: 'the public IP found by its address, `deploy.publicIP`',
+      description: '`azure`: the public IP resource by name (`azure-pip-name`), in `resourceGroup`.',
+    },
+  ),
+  addressPool: setting(kubernetesSubdomain.optional(), {
+    default: 'any pool holding `deploy.publicIP`',
+    description:
+      '`metallb`: the MetalLB IPAddressPool `deploy.publicIP` is taken from (`metallb.universe.tf/address-pool`).',
+  }),
+});
+
 /** The `deploy` section of a Kubernetes node's values file (the seed's Helm values, same field names). */
 export const deploySchema = strict({
   network: setting(text, {
@@ -706,6 +774,11 @@ export const deploySchema = strict({
   }),
   typenode: setting(nodeType, { description: "Must equal the node's `typenode` in the stack config." }),
   publicIP: setting(ipv4, { description: 'The static public IPv4 address of the LoadBalancer Service.' }),
+  loadBalancer: setting(loadBalancerSchema.optional(), {
+    expand: true,
+    default: '`cloud: other`',
+    description: "The cluster's load balancer and what it needs for the static IP (fields below).",
+  }),
   p2p: setting(
     strict({
       host: setting(ipv4, {
@@ -770,5 +843,6 @@ export type StackNodeInput = z.infer<typeof stackNodeSchema>;
 export type RpcInput = z.infer<typeof rpcSchema>;
 export type CompanionsInput = z.infer<typeof companionsSchema>;
 export type DeployInput = z.infer<typeof deploySchema>;
+export type LoadBalancerInput = z.infer<typeof loadBalancerSchema>;
 export type BackupsInput = z.infer<typeof backupsSchema>;
 export type MonitoringInput = z.infer<typeof monitoringSchema>;

@@ -59,6 +59,11 @@ export function isNumeric(rule: z.ZodType): boolean {
   return innerRule(rule) instanceof z.ZodNumber;
 }
 
+/** True when the setting is a list (the guided setup reads the answer as items separated by commas). */
+export function isList(rule: z.ZodType): boolean {
+  return innerRule(rule) instanceof z.ZodArray;
+}
+
 /** What the rule allows: the sentence it gives as its error for a value of the wrong kind. */
 export function allowedBy(rule: z.ZodType): string {
   const inner = innerRule(rule);

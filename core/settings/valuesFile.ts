@@ -10,7 +10,12 @@ import { quantityBytes } from '../quantity';
 import type { FileReader, RawStackConfig } from './sources';
 import type { KubernetesNodeSettings, RpcSettings } from './model';
 import { describeGiven, Problem, problemsFromZod } from './problems';
-import { BackupsInput, DeployInput, StackNodeInput, valuesFileSchema } from './schema';
+import { BackupsInput, DeployInput, LoadBalancerInput, StackNodeInput, valuesFileSchema } from './schema';
+import {
+  DEFAULT_LOAD_BALANCER_CLOUD,
+  LOAD_BALANCER_CLOUD_FIELDS,
+  LOAD_BALANCER_CLOUDS,
+} from '../catalog/loadBalancers';
 import { clusterBackups } from './backups';
 import { publicAddressProblem } from './fields';
 import { NO_CLUSTER_MONITORING } from './monitoring';
@@ -54,6 +59,7 @@ export function kubernetesNode(
     settingsFile: file,
     valuesFile: file,
     publicIP: deploy.publicIP,
+    loadBalancer: deploy.loadBalancer ?? { cloud: DEFAULT_LOAD_BALANCER_CLOUD },
     workerName: deploy.workerName,
     namespace: deploy.namespace ?? DEFAULT_NAMESPACE,
     storageClass: deploy.storageClass,
@@ -121,6 +127,7 @@ export function readDeploy(
     });
   }
   checkVolume(deploy.volumeSize, network, file, problems);
+  if (deploy.loadBalancer) problems.push(...loadBalancerProblems(deploy.loadBalancer, file));
   for (const [key, ip] of [
     ['deploy.publicIP', deploy.publicIP],
     ['deploy.p2p.host', deploy.p2p.host],
@@ -141,4 +148,44 @@ function checkVolume(volumeSize: string | undefined, network: Network, file: str
       allowed: `at least ${network.volumeSize} on ${network.name}`,
     });
   }
+}
+
+/** The load balancer's fields checked against its cloud: each cloud's own, its required one, as many subnets as IPs. */
+function loadBalancerProblems(loadBalancer: LoadBalancerInput, file: string): Problem[] {
+  const { cloud } = loadBalancer;
+  const key = (field: string) => `deploy.loadBalancer.${field}`;
+  const problems: Problem[] = [];
+  const fields = LOAD_BALANCER_CLOUD_FIELDS;
+  for (const field of Object.keys(loadBalancer) as Array<keyof LoadBalancerInput>) {
+    if (field === 'cloud' || loadBalancer[field] === undefined || fields[cloud].reads.includes(field)) continue;
+    const owners = LOAD_BALANCER_CLOUDS.filter((c) => fields[c].reads.includes(field));
+    problems.push({
+      file,
+      key: key(field),
+      given: describeGiven(loadBalancer[field]),
+      allowed: `no ${field} with cloud ${cloud}: it is read with cloud ${owners.join(' or ')}`,
+    });
+  }
+  const required = fields[cloud].requires as keyof LoadBalancerInput | undefined;
+  if (required && loadBalancer[required] === undefined) {
+    problems.push({
+      file,
+      key: key(required),
+      given: 'missing',
+      allowed:
+        cloud === 'aws'
+          ? 'the Elastic IP allocation of deploy.publicIP (eipalloc-…), required with cloud aws: without it the NLB gets changing addresses and a DNS name, not the permissioned IP'
+          : "the resource group of deploy.publicIP's public IP, required with cloud azure",
+    });
+  }
+  const { eipAllocations, subnets } = loadBalancer;
+  if (cloud === 'aws' && eipAllocations && subnets && subnets.length !== eipAllocations.length) {
+    problems.push({
+      file,
+      key: key('subnets'),
+      given: describeGiven(subnets),
+      allowed: `as many subnets as eipAllocations (${eipAllocations.length}), one Elastic IP per subnet, in the same order`,
+    });
+  }
+  return problems;
 }

@@ -2,7 +2,8 @@
  * Rules on the node's identity and its place in the network: pinned to its worker, on its static public IP,
  * advertising its permissioned address, with on-chain node permissioning on.
  */
-import { LOAD_BALANCER_IP_ANNOTATIONS, IDENTITY_ANNOTATIONS } from '../../core/catalog/kubernetes';
+import { IDENTITY_ANNOTATIONS } from '../../core/catalog/kubernetes';
+import { ANY_CLOUD_IP_ANNOTATIONS } from '../../core/catalog/loadBalancers';
 import { enodeEndpoint } from '../../core/identity/nodeKey';
 import { at, isOpaque, kubernetesNodeOf, TYPES } from '../inspect';
 import { describeResource, expectedNode, networkOf, remoteParameters, Rule, withConfig } from './common';
@@ -31,8 +32,9 @@ export const podPinnedToWorker: Rule = {
 export const serviceOnPublicIp: Rule = {
   name: 'service-static-public-ip',
   description:
-    "The node's LoadBalancer Service asks for the static IP its settings name (deploy.publicIP), in " +
-    'spec.loadBalancerIP and in every load-balancer IP annotation.',
+    "The node's LoadBalancer Service asks its cloud's load balancer for the static IP its settings name " +
+    '(deploy.publicIP, deploy.loadBalancer): spec.loadBalancerIP (every cloud but aws) and each annotation the ' +
+    "cloud reads (aws: the NLB's Elastic IP allocations).",
   types: [TYPES.service],
   check(resource, context) {
     const where = describeResource(resource);
@@ -44,20 +46,35 @@ export const serviceOnPublicIp: Rule = {
     const expected = expectedNode(context, kubernetesNodeOf(resource), where);
     if (typeof expected === 'string') problems.push(expected);
     const ip = at(resource.inputs, 'spec', 'loadBalancerIP');
-    if (!isOpaque(ip) && (typeof ip !== 'string' || ip === '')) {
+    const wantedFields = typeof expected !== 'string' ? expected.loadBalancer : undefined;
+    const wantedIp = wantedFields ? wantedFields.loadBalancerIP : undefined;
+    if (isOpaque(ip)) {
+      // Known after pulumi up: nothing to compare.
+    } else if (wantedFields && wantedIp === undefined) {
+      if (ip !== undefined) {
+        problems.push(`${where}: spec.loadBalancerIP is ${JSON.stringify(ip)}, but this cloud ignores it`);
+      }
+    } else if (typeof ip !== 'string' || ip === '') {
       problems.push(`${where}: spec.loadBalancerIP is not set: the Service would get a changing IP`);
-    } else if (!isOpaque(ip) && typeof expected !== 'string' && ip !== expected.publicIP) {
-      problems.push(
-        `${where}: spec.loadBalancerIP is ${JSON.stringify(ip)}, but deploy.publicIP is "${expected.publicIP}"`,
-      );
+    } else if (wantedIp !== undefined && ip !== wantedIp) {
+      problems.push(`${where}: spec.loadBalancerIP is ${JSON.stringify(ip)}, but deploy.publicIP is "${wantedIp}"`);
     }
-    // Without the settings, the annotations must at least agree with spec.loadBalancerIP.
-    const wanted = typeof expected !== 'string' ? expected.publicIP : typeof ip === 'string' && ip ? ip : undefined;
-    for (const annotation of LOAD_BALANCER_IP_ANNOTATIONS) {
-      const value = at(resource.inputs, 'metadata', 'annotations', annotation);
-      if (isOpaque(value) || wanted === undefined || value === wanted) continue;
-      const given = value === undefined ? 'missing' : JSON.stringify(value);
-      problems.push(`${where}: annotation ${annotation} is ${given}, not the public IP "${wanted}"`);
+    // Without the settings, the IP annotations must at least agree with spec.loadBalancerIP.
+    const wanted: Record<string, string> = wantedFields
+      ? wantedFields.annotations
+      : typeof ip === 'string' && ip
+        ? Object.fromEntries(ANY_CLOUD_IP_ANNOTATIONS.map((annotation) => [annotation, ip]))
+        : {};
+    for (const [annotation, value] of Object.entries(wanted)) {
+      const given = at(resource.inputs, 'metadata', 'annotations', annotation);
+      if (isOpaque(given) || given === value) continue;
+      const shown = given === undefined ? 'missing' : JSON.stringify(given);
+      const publicIp = typeof expected !== 'string' ? expected.publicIP : ip;
+      const what =
+        value === publicIp
+          ? `the public IP ${JSON.stringify(value)}`
+          : `${JSON.stringify(value)} (deploy.loadBalancer)`;
+      problems.push(`${where}: annotation ${annotation} is ${shown}, not ${what}`);
     }
     return problems;
   },

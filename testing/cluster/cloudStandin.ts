@@ -1,7 +1,8 @@
 /**
  * What a cloud gives a cluster of real workers (kubelet.ts: no kwok, whose stages play it in the kwok tier) while
  * Pulumi's engine deploys to it and its provider waits for each object to be ready: a LoadBalancer Service gets the
- * static IP it asks for (spec.loadBalancerIP) as its ingress, as a cloud load balancer or MetalLB would give it, and
+ * static IP it asks for (spec.loadBalancerIP) as its ingress, as a cloud load balancer or MetalLB would give it (or
+ * what a test makes the cloud answer: another IP, a DNS name: `answer`, `giveIngress`), and
  * each new PersistentVolumeClaim a local volume of the worker bound to it (localVolumes.ts), as a provisioner would
  * make one. It asks the API server every POLL_MS until stopped.
  */
@@ -21,18 +22,50 @@ export interface CloudStandin {
   stop(): Promise<string[]>;
 }
 
-/** Whether `service` is a LoadBalancer Service waiting for its static IP. */
+/** One entry of a Service's status.loadBalancer.ingress, as a cloud writes it. */
+export interface IngressEntry {
+  ip?: string;
+  hostname?: string;
+  ipMode?: string;
+}
+
+/** What the cloud gives a LoadBalancer Service: none (undefined) leaves it waiting. */
+export type IngressAnswer = (service: Manifest) => IngressEntry[] | undefined;
+
+/** As a cloud load balancer or MetalLB gives it: the static IP the Service asks for (spec.loadBalancerIP). */
+export const STATIC_IP: IngressAnswer = (service) =>
+  service.spec.loadBalancerIP ? [{ ip: service.spec.loadBalancerIP, ipMode: 'VIP' }] : undefined;
+
+/** Whether `service` is a LoadBalancer Service still without an address. */
 const waitsForIngress = (service: Manifest) =>
-  service.spec.type === 'LoadBalancer' && service.spec.loadBalancerIP && !service.status?.loadBalancer?.ingress;
+  service.spec.type === 'LoadBalancer' && !service.status?.loadBalancer?.ingress;
+
+/** Writes what the cloud gives `service` (its namespace and name) into its status, as a load balancer controller does. */
+export async function giveIngress(cluster: TestCluster, service: Manifest, ingress: IngressEntry[]): Promise<void> {
+  const status = { loadBalancer: { ingress } };
+  await cluster.kubectlOk([
+    'patch',
+    'service',
+    service.metadata.name,
+    '-n',
+    service.metadata.namespace!,
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    JSON.stringify({ status }),
+  ]);
+}
 
 /**
- * Starts serving `cluster`'s Services and claims, volumes on `worker`; `beforeBinding` is given each claim's name and
- * new folder before its volume is made (what a test puts there is there before any pod mounts it).
+ * Starts serving `cluster`'s Services and claims: each LoadBalancer Service gets what `answer` gives it (by default
+ * its static IP); with a `worker`, each new claim a volume there, `beforeBinding` given each claim's name and new
+ * folder before its volume is made (what a test puts there is there before any pod mounts it).
  */
 export function startCloudStandin(
   cluster: TestCluster,
-  worker: KubeletWorker,
-  beforeBinding: (claim: string, folder: string) => void,
+  worker: KubeletWorker | undefined,
+  beforeBinding: (claim: string, folder: string) => void = () => undefined,
+  answer: IngressAnswer = STATIC_IP,
 ): CloudStandin {
   const folders: Record<string, string> = {};
   const errors: string[] = [];
@@ -42,19 +75,10 @@ export function startCloudStandin(
     const listed = await cluster.kubectlOk(['get', 'services,persistentvolumeclaims', '-A', '-o', 'json']);
     const items = (JSON.parse(listed) as { items: Manifest[] }).items;
     for (const service of items.filter((item) => item.kind === 'Service' && waitsForIngress(item))) {
-      const status = { loadBalancer: { ingress: [{ ip: service.spec.loadBalancerIP, ipMode: 'VIP' }] } };
-      await cluster.kubectlOk([
-        'patch',
-        'service',
-        service.metadata.name,
-        '-n',
-        service.metadata.namespace!,
-        '--subresource=status',
-        '--type=merge',
-        '-p',
-        JSON.stringify({ status }),
-      ]);
+      const ingress = answer(service);
+      if (ingress) await giveIngress(cluster, service, ingress);
     }
+    if (!worker) return;
     const claims = items.filter(
       (item) => item.kind === 'PersistentVolumeClaim' && !item.spec.volumeName && !folders[item.metadata.name],
     );

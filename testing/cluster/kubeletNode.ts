@@ -22,6 +22,7 @@ import { withCpuRequestsThatFit } from './kubeletFit';
 import { kubeletClusterForSuite } from './kubeletSuite';
 import { localVolumesFor } from './localVolumes';
 import { applyServerSide, kubernetesManifests, Manifest } from './manifests';
+import { giveIngress, STATIC_IP } from './cloudStandin';
 import { fieldOf, fieldWhen, ObjectRef } from './objects';
 import { importBesuImage, importKubectlImage, importNodeImages, PodNodeType } from './nodeImages';
 
@@ -196,6 +197,10 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
       register(this.permissioned);
       containers = manifests.find((m) => m.kind === 'StatefulSet')!.spec.template.spec.containers.length;
       await applyServerSide(cluster(), manifests);
+      // The cloud's part: the Service on its static IP (what `npm run node -- status` and `check` look for).
+      for (const service of manifests.filter((m) => m.kind === 'Service' && m.spec.type === 'LoadBalancer')) {
+        await giveIngress(cluster(), service, STATIC_IP(service)!);
+      }
       await readyPodOtherThan('');
       return dataFolder;
     },

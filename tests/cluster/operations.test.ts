@@ -14,6 +14,7 @@ import { deriveIdentity } from '../../core/identity/nodeKey';
 import { AWAITING_PERMISSIONING_RECOVERY } from '../../core/operations/health';
 import { besuImportLine, RunningStandin, startBesuStandin } from '../../testing/besuStandin';
 import { applyServerSide, kubernetesManifests } from '../../testing/cluster/manifests';
+import { giveIngress } from '../../testing/cluster/cloudStandin';
 import { fieldOf, fieldWhen } from '../../testing/cluster/objects';
 import { expectRunningStatus } from '../../testing/cluster/nodeCommand';
 import { clusterForSuite } from '../../testing/cluster/suite';
@@ -75,6 +76,7 @@ async function headPast(block: number): Promise<number> {
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const POD_REF = { kind: 'pod', name: POD, namespace: NAMESPACE };
+const SERVICE_REF = { kind: 'service', name: kubernetesNames('writer').service, namespace: NAMESPACE };
 const podUid = () => fieldOf(cluster(), POD_REF, '{.metadata.uid}');
 
 /** Waits until the pod is a new one (not `previousUid`) and Running. */
@@ -103,6 +105,13 @@ beforeAll(async () => {
     { 'values/writer.yml': values },
   );
   await applyServerSide(cluster(), kubernetesManifests(declared));
+  // The test cluster's load balancer (kwok's stage) puts the Service on its static IP, which status and check read.
+  await fieldWhen(
+    cluster(),
+    SERVICE_REF,
+    '{.status.loadBalancer.ingress[0].ip}',
+    (ip) => ip === values.deploy.publicIP,
+  );
   standin = await startBesuStandin(KEY_ONE, values.deploy.p2p.host, values.deploy.p2p.port, {
     contract: NETWORK.nodesPermissioningContract,
     bootnodes: BOOTNODES,
@@ -155,6 +164,59 @@ describe('npm run node against a real API server', () => {
     expect(result.stdout).toMatch(new RegExp(`^ *enode +ok +${escapeRegExp(enode)}$`, 'm'));
     expect(result.stdout).toMatch(/verdict: healthy/);
     expect(result.code).toBe(0);
+  });
+
+  describe("the Service's address as the cloud gave it (the test's stand-in: another IP, then a DNS name)", () => {
+    const service = { apiVersion: 'v1', kind: 'Service', metadata: { name: SERVICE_REF.name, namespace: NAMESPACE } };
+    const ip = values.deploy.p2p.host;
+    afterAll(async () => {
+      if (itWithCluster !== it.skip) await giveIngress(cluster(), service, [{ ip, ipMode: 'VIP' }]);
+    });
+
+    itWithCluster("the enode's IP: status says so", async () => {
+      const result = await node('status');
+      expect(result.stdout).toContain(`  address  ok: the Service is on ${ip}, the enode's IP\n`);
+      expect(result.code).toBe(0);
+    });
+
+    itWithCluster('another IP: status and check fail, naming the value and the setting to fix', async () => {
+      await giveIngress(cluster(), service, [{ ip: '200.10.20.99', ipMode: 'VIP' }]);
+      const status = await node('status');
+      expect(status.stdout).toContain(
+        `  address  FAIL: the Service is on 200.10.20.99, not the enode's IP ${ip} (fix: values/writer.yml: deploy.publicIP, or deploy.loadBalancer.cloud for your cloud)`,
+      );
+      expect(status.code).toBe(1);
+      const check = await node('check', '--window', '3');
+      expect(check.stdout).toMatch(
+        new RegExp(
+          `^ {2}static ip +FAIL +the Service is on 200\\.10\\.20\\.99, not the enode's IP ${escapeRegExp(ip)}$`,
+          'm',
+        ),
+      );
+      expect(check.stdout).toMatch(
+        /fix: values\/writer\.yml: deploy\.publicIP, or deploy\.loadBalancer\.cloud for your cloud/,
+      );
+      expect(check.stdout).toMatch(/verdict: unhealthy/);
+      expect(check.code).toBe(1);
+    });
+
+    itWithCluster(
+      "a DNS name (EKS without the aws setting): status and check fail, naming the cloud's setting",
+      async () => {
+        const name = 'k8s-operati-besunode-0123456789.elb.us-east-1.amazonaws.com';
+        await giveIngress(cluster(), service, [{ hostname: name }]);
+        const status = await node('status');
+        expect(status.stdout).toContain(
+          `  address  FAIL: the Service has the DNS name ${name}, not the enode's IP ${ip} (cloud other) (fix: values/writer.yml: deploy.loadBalancer.cloud, your cluster's (aws: with eipAllocations))`,
+        );
+        expect(status.code).toBe(1);
+        const check = await node('check', '--window', '3');
+        expect(check.stdout).toMatch(
+          new RegExp(`^ {2}static ip +FAIL +the Service has the DNS name ${escapeRegExp(name)}`, 'm'),
+        );
+        expect(check.code).toBe(1);
+      },
+    );
   });
 
   describe("check asks the network's contract through the node's RPC: the three states", () => {

@@ -118,7 +118,13 @@ export interface EngineProject {
    * written as JSON lines to `events`, its error (the CLI's output) to `<events>.stderr`. A run the program ends with
    * an error must run so: in the test's process, the SDK would also report that error as the test file's own.
    */
-  startUp(name: string, network: NetworkName, genesisUrl: string, events: string): StartedRun;
+  startUp(
+    name: string,
+    network: NetworkName,
+    genesisUrl: string,
+    events: string,
+    options?: { refresh?: boolean },
+  ): StartedRun;
   remove(): void;
 }
 
@@ -154,7 +160,7 @@ export function engineProject(providerBinary: string, kubeconfig: string): Engin
         { stackName: name, workDir: project.dir },
         { program, pulumiHome, pulumiCommand: await PulumiCommand.get({ root: cli.root }), envVars: env },
       ),
-    startUp: (name, network, genesisUrl, events) => {
+    startUp: (name, network, genesisUrl, events, options = {}) => {
       const script = `
         require('ts-node').register({ transpileOnly: true, project: ${JSON.stringify(path.join(PROJECT_DIR, 'tsconfig.json'))} });
         const fs = require('fs');
@@ -173,7 +179,10 @@ export function engineProject(providerBinary: string, kubeconfig: string): Engin
               envVars: ${JSON.stringify(env)},
             },
           );
-          await stack.up({ onEvent: (event) => fs.appendFileSync(${JSON.stringify(events)}, JSON.stringify(event) + '\\n') });
+          await stack.up({
+            refresh: ${JSON.stringify(options.refresh === true)},
+            onEvent: (event) => fs.appendFileSync(${JSON.stringify(events)}, JSON.stringify(event) + '\\n'),
+          });
         })().catch((error) => {
           process.stderr.write(error.message);
           process.exitCode = 1;

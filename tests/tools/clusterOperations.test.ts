@@ -12,7 +12,7 @@ import * as yaml from 'js-yaml';
 import { deriveIdentity } from '../../core/identity/nodeKey';
 import { KEY_ONE } from '../../testing/fixtures';
 import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
-import { valuesFor } from '../../testing/values';
+import { addressFor, valuesFor } from '../../testing/values';
 import { besuImportLine, RunningStandin, startBesuStandin } from '../../testing/besuStandin';
 import { freePort } from '../../testing/ports';
 
@@ -33,6 +33,11 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(answers, 'pod-image'), 'hyperledger/besu:23.4.1');
   fs.writeFileSync(path.join(answers, 'containers'), CONTAINERS_READY);
   fs.writeFileSync(path.join(answers, 'service-enode'), enode);
+  // The cloud's answer: the Service on the node's static IP, the enode's.
+  fs.writeFileSync(
+    path.join(answers, 'service-ingress'),
+    JSON.stringify([{ ip: addressFor('writer'), ipMode: 'VIP' }]),
+  );
   fs.writeFileSync(path.join(answers, 'log'), `${besuImportLine(30)}\n${besuImportLine(2)}\n`);
   fs.mkdirSync(path.join(work, 'project', 'values'), { recursive: true });
   fs.writeFileSync(
@@ -126,6 +131,49 @@ describe('cluster operations in states a fake pod cannot show', () => {
     const result = await node('check', '--window', '3');
     fs.writeFileSync(path.join(answers, 'containers'), CONTAINERS_READY);
     expect(result.stdout).toMatch(/ethstats +FAIL +no such container: required on this node, and not running/);
+    expect(result.code).toBe(1);
+  });
+});
+
+describe("the Service's static IP, as the cloud gave it (kubectl's status.loadBalancer.ingress)", () => {
+  const withIngress = async (ingress: object[], ...args: string[]) => {
+    const file = path.join(answers, 'service-ingress');
+    const before = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, JSON.stringify(ingress));
+    try {
+      return await node(...args);
+    } finally {
+      fs.writeFileSync(file, before);
+    }
+  };
+
+  it("status: the enode's IP is ok", async () => {
+    const result = await node('status');
+    expect(result.stdout).toContain(`  address  ok: the Service is on ${addressFor('writer')}, the enode's IP\n`);
+    expect(result.calls).toContain(
+      '--context prod get service besu-node-writer -n lacchain -o jsonpath={.status.loadBalancer.ingress}',
+    );
+  });
+
+  it('status and check: another IP fails, naming the setting to fix', async () => {
+    const status = await withIngress([{ ip: '200.10.20.99', ipMode: 'VIP' }], 'status');
+    expect(status.stdout).toContain(
+      `  address  FAIL: the Service is on 200.10.20.99, not the enode's IP ${addressFor('writer')} (fix: values/writer.yml: deploy.publicIP, or deploy.loadBalancer.cloud for your cloud)`,
+    );
+    expect(status.code).toBe(1);
+    const check = await withIngress([{ ip: '200.10.20.99', ipMode: 'VIP' }], 'check', '--window', '1');
+    expect(check.stdout).toMatch(/^ {2}static ip +FAIL +the Service is on 200\.10\.20\.99, not the enode's IP/m);
+    expect(check.stdout).toMatch(
+      /^ +fix: values\/writer\.yml: deploy\.publicIP, or deploy\.loadBalancer\.cloud for your cloud$/m,
+    );
+    expect(check.code).toBe(1);
+  });
+
+  it('status: a DNS name instead of the IP fails, naming the cloud setting', async () => {
+    const result = await withIngress([{ hostname: 'writer-0123.elb.us-east-1.amazonaws.com' }], 'status');
+    expect(result.stdout).toContain(
+      `  address  FAIL: the Service has the DNS name writer-0123.elb.us-east-1.amazonaws.com, not the enode's IP ${addressFor('writer')} (cloud other) (fix: values/writer.yml: deploy.loadBalancer.cloud, your cluster's (aws: with eipAllocations))`,
+    );
     expect(result.code).toBe(1);
   });
 });

@@ -59,9 +59,10 @@ function project(name: string, withExample?: 'testnet' | 'mainnet', { asShipped 
  * Kubectl's and ssh's answers: no cluster unless a node table is given, no machine answering over SSH unless its
  * os-release is given.
  */
-function kubectlEnv(nodes?: string, osRelease?: string) {
+function kubectlEnv(nodes?: string, osRelease?: string, providerIds?: string) {
   const answers = fs.mkdtempSync(path.join(work, 'kubectl-'));
   if (nodes) fs.writeFileSync(path.join(answers, 'nodes'), nodes);
+  if (providerIds) fs.writeFileSync(path.join(answers, 'provider-ids'), providerIds);
   if (osRelease) fs.writeFileSync(path.join(answers, 'os-release'), osRelease);
   return {
     PATH: `${kubectlDir}:${sshDir}:${containersDir}:${process.env.PATH}`,
@@ -809,6 +810,53 @@ describe('the host key', () => {
   });
 });
 
+describe("the load balancer's cloud, proposed from the workers' providerID", () => {
+  const WORKER_TABLE = WORKERS;
+  const run = (providerIds: string, extra: string[]) => {
+    const dir = project(`cloud-${Math.random()}`);
+    const result = runNpmAsync(
+      'init',
+      [
+        ...['--stack', 'testnet', '--dir', dir, '--typenode', 'writer', '--target', 'kubernetes'],
+        ...['--worker-name', 'worker-a', '--public-ip', '190.113.0.61', '--node-name', 'org-writer'],
+        ...['--node-email', 'ops@example.org', '--keygen', 'no', ...extra],
+      ],
+      { env: kubectlEnv(WORKER_TABLE, undefined, providerIds) },
+    );
+    return { dir, result };
+  };
+
+  it('EKS workers (aws://): cloud aws, with the Elastic IP allocation given', async () => {
+    const { dir, result } = run('aws:///us-east-1a/i-0123456789abcdef0 aws:///us-east-1b/i-0fedcba9876543210', [
+      '--eip-allocations',
+      'eipalloc-0123456789abcdef0',
+    ]);
+    const done = await result;
+    expect([done.code, done.stderr]).toEqual([0, '']);
+    const values = yaml.load(read(path.join(dir, 'values/writer.yml'))) as any;
+    expect(values.deploy.loadBalancer).toEqual({ cloud: 'aws', eipAllocations: ['eipalloc-0123456789abcdef0'] });
+  });
+
+  it('EKS workers without the allocation: refused, naming the flag and what aws needs', async () => {
+    const done = await run('aws:///us-east-1a/i-0123456789abcdef0', []).result;
+    expect(done.code).toBe(2);
+    expect(done.stderr).toMatch(
+      /^error: --eip-allocations .*missing; allowed: the Elastic IP allocation of deploy\.publicIP/m,
+    );
+  });
+
+  it('GKE workers (gce://): cloud gcp; workers on no known cloud: nothing written (other)', async () => {
+    const gke = run('gce://my-project/us-central1-a/gke-node-1', []);
+    expect((await gke.result).code).toBe(0);
+    expect((yaml.load(read(path.join(gke.dir, 'values/writer.yml'))) as any).deploy.loadBalancer).toEqual({
+      cloud: 'gcp',
+    });
+    const bare = run('kind://docker/kind/kind-worker', []);
+    expect((await bare.result).code).toBe(0);
+    expect((yaml.load(read(path.join(bare.dir, 'values/writer.yml'))) as any).deploy.loadBalancer).toBeUndefined();
+  });
+});
+
 describe('mainnet refuses an address peers cannot reach, with the settings rule, naming the flag', () => {
   it.each([
     [
@@ -866,6 +914,9 @@ describe('npm run init in a terminal', () => {
         // The stock file's documentation address is no default: Enter would keep an address nobody reaches.
         [/publicIP — [^[\n]*:/, '300.1.1.1'],
         [/allowed: an IPv4 address/, '190.113.0.61'],
+        // The load balancer: only the cloud's own fields are asked (metallb's pool, not aws's allocations).
+        [/loadBalancer\.cloud — .*\[other\]:/, 'metallb'],
+        [/loadBalancer\.addressPool — .*\[none\]:/, 'public-pool'],
         [/p2p\.host — .*\[190\.113\.0\.61\]:/, ''],
         [/p2p\.port — .*\[60606\]:/, ''],
         [/nodeName — .*\[my-org-writer\]:/, 'my org writer'],
@@ -889,6 +940,7 @@ describe('npm run init in a terminal', () => {
       typenode: 'writer',
       workerName: 'worker-a',
       publicIP: '190.113.0.61',
+      loadBalancer: { cloud: 'metallb', addressPool: 'public-pool' },
       p2p: { host: '190.113.0.61', port: 60606 },
       nodeName: 'my-org-writer',
       nodeEmail: 'ops@example.org',
