@@ -13,6 +13,7 @@ import { rpcResult } from '../../core/operations/rpc';
 import { parseDiskUsage } from '../../core/operations/disk';
 import type { NodeSettings, SshNodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
+import { ANSWER_LIMITS } from '../../core/catalog/answers';
 import { attachClient, streamClient, runClient } from './process';
 import { parseResticSnapshots, STOPPED_WHILE_COPIED } from '../../core/operations/backups';
 import type { BackupClient } from './backupClient';
@@ -76,8 +77,10 @@ function sshClient(node: SshNodeSettings, context: ClientContext, restartHint: s
     serviceName: node.serviceName,
   };
   let first: Promise<unknown> | undefined;
-  const ssh = async (command: string, input?: string) => {
-    const session = () => runClient('ssh', [...args, ...commands.destination, command], input);
+  // Every read is bounded (ANSWER_LIMITS): `limit`, the most a command's answer may be.
+  const ssh = async (command: string, input?: string, limit?: number) => {
+    const session = () =>
+      runClient('ssh', [...args, ...commands.destination, command], input, undefined, limit ?? ANSWER_LIMITS.client);
     // The first session makes the shared connection; the sessions asked meanwhile wait for it, so that only one does.
     const asked = first ? first.then(session) : session();
     first ??= asked.catch(() => undefined);
@@ -104,7 +107,7 @@ function sshClient(node: SshNodeSettings, context: ClientContext, restartHint: s
       });
     },
     async rpc(method, params) {
-      const result = await ssh(commands.rpc(method, params));
+      const result = await ssh(commands.rpc(method, params), undefined, ANSWER_LIMITS.rpc);
       if (result.code !== 0) {
         throw new Error(`${method}: no answer from ${commands.rpcAddress} (curl exit ${result.code})`);
       }
@@ -118,12 +121,15 @@ function sshClient(node: SshNodeSettings, context: ClientContext, restartHint: s
         : undefined;
     },
     async recordedEnode() {
-      const result = await ssh(commands.recordedEnode);
+      const result = await ssh(commands.recordedEnode, undefined, ANSWER_LIMITS.enode);
       return result.code === 0 ? result.stdout.trim() || undefined : undefined;
     },
     async rolloutState() {
       // The record's times are the machine's: compared with its clock.
-      const [result, clock] = await Promise.all([ssh(commands.rolloutRecord), ssh(commands.clock)]);
+      const [result, clock] = await Promise.all([
+        ssh(commands.rolloutRecord, undefined, ANSWER_LIMITS.rolloutRecord),
+        ssh(commands.clock),
+      ]);
       return result.code === 0 ? gateRecordState(result.stdout, Number(clock.stdout.trim())) : undefined;
     },
     async recentLog() {
@@ -192,7 +198,7 @@ function sshClient(node: SshNodeSettings, context: ClientContext, restartHint: s
 function sshBackups(
   node: SshNodeSettings,
   commands: ReturnType<typeof sshCommands>,
-  ssh: (command: string, input?: string) => Promise<{ code: number; stdout: string; stderr: string }>,
+  ssh: (command: string, input?: string, limit?: number) => Promise<{ code: number; stdout: string; stderr: string }>,
   stream: (
     command: string,
     onLine: (line: string) => void,
@@ -216,7 +222,7 @@ function sshBackups(
       return parseResticSnapshots(result.stdout);
     },
     async recordedEnode(backup) {
-      const result = await ssh(commands.backupEnode(backup.id));
+      const result = await ssh(commands.backupEnode(backup.id), undefined, ANSWER_LIMITS.enode);
       return result.code === 0 ? result.stdout.trim() || undefined : undefined;
     },
     async prepareRelease(version) {

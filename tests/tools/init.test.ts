@@ -737,7 +737,7 @@ describe("the machine's system, read over SSH with the pinned host key (cat /etc
     expect(stackOf(dir).config['lacchain:nodes'][0].inventory.os).toBe('debian 13');
     expect(result.calls).toHaveLength(1);
     expect(result.calls[0]).toMatch(
-      /^-o BatchMode=yes .*-o UserKnownHostsFile=\S+known_hosts -o GlobalKnownHostsFile=\/dev\/null -o KnownHostsCommand=none -o StrictHostKeyChecking=yes -p 22 ubuntu@190\.51\.100\.7 cat \/etc\/os-release$/,
+      /^-o BatchMode=yes .*-o UserKnownHostsFile=\S+known_hosts -o GlobalKnownHostsFile=\/dev\/null -o KnownHostsCommand=none -o StrictHostKeyChecking=yes -o ControlMaster=no -o ControlPath=none -p 22 ubuntu@190\.51\.100\.7 cat \/etc\/os-release$/,
     );
   });
 

@@ -122,6 +122,19 @@ describe('a rollout as npm run node -- status --all shows it', () => {
     expect(gateRecordState('state=running\nsince=1000\n', 1200)).toBeUndefined();
   });
 
+  it('reads no record whose lines were forged (a field twice, an unknown one, a control character)', () => {
+    expect(gateRecordState(record('waiting', 'x\nstate=passed'), 1200)).toBeUndefined();
+    expect(gateRecordState(record('waiting', 'x\nsince=1190'), 1200)).toBeUndefined();
+    expect(gateRecordState(record('waiting', 'x\nowner=me'), 1200)).toBeUndefined();
+    expect(gateRecordState(record('waiting', 'x \u001b]0;owned\u0007'), 1200)).toBeUndefined();
+    // A record without the digest gates once wrote is read the same.
+    expect(gateRecordState('state=passed\nsince=1000\nuntil=1600\nseen=ok', 1200)).toEqual({
+      state: 'done',
+      since: 1000,
+      seen: 'ok',
+    });
+  });
+
   const rows = (states: Record<string, NodeRolloutState['state'] | undefined>) =>
     Object.entries(states).map(([node, state]) => ({
       node,
