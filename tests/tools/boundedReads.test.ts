@@ -4,7 +4,6 @@
  * memory. The machine here is a stand-in ssh on PATH answering without end; the pod's RPC a local HTTP server.
  */
 import { spawnSync } from 'child_process';
-import * as fs from 'fs';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import * as path from 'path';
@@ -13,25 +12,13 @@ import { fetchWithin } from '../../core/fetchWithin';
 import { runClient, streamClient } from '../../cli/operations/process';
 import { PROJECT_DIR } from '../../testing/run';
 import { workFolder } from '../../testing/workFolder';
+import { standinSsh } from '../../testing/standinSsh';
 
 jest.setTimeout(60_000);
 
 const work = workFolder('lacchain-bounded-reads-');
-const bin = path.join(work, 'bin');
-fs.mkdirSync(bin);
 // A machine where the node is deployed, and which answers every other command without end (20 MiB of 'a').
-fs.writeFileSync(
-  path.join(bin, 'ssh'),
-  [
-    '#!/bin/sh',
-    'case "$*" in',
-    '  *"systemctl cat"*) echo deployed ;;',
-    "  *) head -c 20971520 /dev/zero | tr '\\0' a ;;",
-    'esac',
-    '',
-  ].join('\n'),
-  { mode: 0o755 },
-);
+const bin = standinSsh(work, ['*"systemctl cat"*) echo deployed ;;', "*) head -c 20971520 /dev/zero | tr '\\0' a ;;"]);
 
 /**
  * What `call` (an expression on `client`, the node's client of npm run node) gives, run in a Node of its own whose

@@ -4,26 +4,19 @@
  * exits 1, and `status --all` shows a short state in the node's row with the reason below the table, never inside it.
  * The same for a cluster node is in tests/cluster/unreachableNodes.test.ts, with the real kubectl.
  */
-import * as fs from 'fs';
-import * as path from 'path';
 import { sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
 import { freePort } from '../../testing/ports';
 import { projectFolder } from '../../testing/projects';
 import { runNpmAsync } from '../../testing/run';
 import { workFolder } from '../../testing/workFolder';
+import { standinSsh } from '../../testing/standinSsh';
 
 jest.setTimeout(180_000);
 
 const work = workFolder('lacchain-unreachable-machine-');
 
 /** A stand-in ssh: a machine without the node's service (never deployed); it answers nothing else. */
-const standinDir = path.join(work, 'bin');
-fs.mkdirSync(standinDir);
-fs.writeFileSync(
-  path.join(standinDir, 'ssh'),
-  '#!/bin/sh\ncase "$*" in\n  *"systemctl cat"*) echo missing ;;\n  *) echo "unexpected: $*" >&2; exit 1 ;;\nesac\n',
-  { mode: 0o755 },
-);
+const standinDir = standinSsh(work, ['*"systemctl cat"*) echo missing ;;', '*) echo "unexpected: $*" >&2; exit 1 ;;']);
 
 const stack = (inventory: Record<string, unknown>) =>
   projectFolder(work, {
