@@ -10,6 +10,7 @@ import { promises as dns } from 'dns';
 import { LOAD_BALANCER_DNS_WAIT, LOAD_BALANCER_FACTS } from '../core/catalog/loadBalancers';
 import { ingressFailure, ingressVerdict, ServiceIngress } from '../core/kubernetes/loadBalancer';
 import type { KubernetesNodeSettings } from '../core/settings/model';
+import { stopRun } from './runStop';
 
 /** The IPv4 addresses a DNS name resolves to now; none when it does not (yet). */
 export async function resolveIpv4(name: string): Promise<string[]> {
@@ -54,6 +55,6 @@ export async function checkedServiceAddress(
     resolved = await resolveAll();
     verdict = ingressVerdict(node, ingress, resolved);
   }
-  if (!verdict.ok) throw new pulumi.RunError(ingressFailure({ name: node.name }, verdict));
+  if (!verdict.ok) throw stopRun(ingressFailure({ name: node.name }, verdict));
   return ingress.find((entry) => entry.ip === node.p2pHost)?.ip ?? hostnames[0];
 }

@@ -131,19 +131,8 @@ describe("pulumi up's own run of the same stack", () => {
     });
   };
 
-  /** How long the run that declares every step took, for the refusals to be held against. */
-  let declaringMs = 0;
-  /** How long `run` took, in milliseconds. */
-  const timed = async (run: () => Promise<unknown>) => {
-    const started = Date.now();
-    await run().catch(() => undefined);
-    return Date.now() - started;
-  };
-
   it('declares every step with an agent in the environment', async () => {
-    const started = Date.now();
     const run = await up({}, path.join(work, 'agent.sock'));
-    declaringMs = Date.now() - started;
     expect(Object.keys(run.outputs.nodes as object)).toEqual(['validator']);
     expect(run.resources).toBeGreaterThan(REMOTE_STEP_NAMES.length);
   });
@@ -167,16 +156,6 @@ describe("pulumi up's own run of the same stack", () => {
     await expect(up({}, '')).rejects.toThrow(
       'the stack testnet cannot log in to its machines: Pulumi.testnet.yaml: lacchain:sshAuthentication: agent (the default without lacchain:sshPrivateKey), but SSH_AUTH_SOCK is not set, so pulumi up cannot log in to node validator; allowed: an ssh agent holding your key (eval "$(ssh-agent -s)" && ssh-add ~/.ssh/id_ed25519), or a stored key (pulumi config set lacchain:sshAuthentication privateKey && pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519)',
     );
-  });
-
-  it('refuses as fast as it declares: no slower than twice the run that declares every step', async () => {
-    // The SDK formats an uncaught error with util.inspect for its trace: a RunError with its stack took ~10 s there.
-    expect(declaringMs).toBeGreaterThan(0);
-    const refusals = [
-      await timed(() => up({}, '')),
-      await timed(() => up({ 'lacchain:sshAuthentication': 'privateKey' }, '')),
-    ];
-    for (const ms of refusals) expect(ms).toBeLessThan(2 * declaringMs);
   });
 
   it('still refuses a stack that logs in with a key it does not store, with the message it always gave', async () => {
