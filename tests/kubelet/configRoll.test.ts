@@ -11,6 +11,8 @@ import { POD_FILES, POD_PATHS } from '../../core/catalog/kubernetes';
 import { NETWORKS } from '../../core/catalog/networks';
 import { deriveIdentity } from '../../core/identity/nodeKey';
 import { KEY_ONE } from '../../testing/fixtures';
+import { onTestNetwork } from '../../testing/permissioning';
+import { KUBELET_NETWORK } from '../../testing/cluster/kubelet';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram } from '../../testing/program';
 import { valuesFor } from '../../testing/values';
@@ -114,11 +116,13 @@ describe('a config change on a real kubelet: the ConfigMap patched in place roll
       const manifests = await validatorManifests(FIRST_HOST);
       await cluster().kubectlOk(['apply', '-f', '-'], JSON.stringify(manifests.find((m) => m.kind === 'Namespace')));
       const folders = await localVolumesFor(cluster(), cluster().kubelets[0], manifests);
-      const nodes = [enode, ...network.bootnodes.validator].map((each) => ({ enode: each, fromBlock: 0 }));
+      const peer = cluster().kubelets[0].networkPeer;
+      const nodes = [enode, ...network.bootnodes.validator, peer].map((each) => ({ enode: each, fromBlock: 0 }));
       fs.writeFileSync(
         path.join(folders['besu-node-validator-data'], 'standin-permissioning.json'),
         JSON.stringify({ nodes }),
       );
+      onTestNetwork(folders['besu-node-validator-data'], KUBELET_NETWORK, peer);
       await applyServerSide(cluster(), manifests);
       firstPod = await readyPodOtherThan('', containersOf(manifests), 120_000);
       expect(await configInPod()).toContain(FIRST_HOST);
