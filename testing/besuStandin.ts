@@ -27,6 +27,8 @@ export interface RunningStandin {
   rpcUrl: string;
   /** Steers the simulated chain (blockAdvancing, syncing, blocksBehind, proposing): the stand-in's state file. */
   setState(state: Record<string, number | boolean>): void;
+  /** The node's enode at the address its p2p layer listens on here (a loopback address of its own). */
+  reachableEnode: string;
   /** The enodes of the plain peers setPeers starts (on 127.0.0.1), to register them in the contract. */
   peerEnodes: readonly string[];
   /**
@@ -170,6 +172,7 @@ export async function startBesuStandin(
   };
   return {
     rpcUrl,
+    reachableEnode: target,
     peerEnodes: peers.map((peer) => peer.enode),
     setPeers: async (count, expected = count) => {
       // Afresh: a peer refused once waits half a minute before it dials the same node again (go-ethereum's dialer).
