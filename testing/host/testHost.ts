@@ -269,6 +269,12 @@ export async function startTestHost(name: string, index: number, options: TestHo
     const knownHostsFile = str(info, 'knownHostsFile');
     proxy = await startAptProxy({ host: gateway, port: APT_PROXY_PORT });
     peer = await startPlainPeer(gateway, NETWORK_PEER_PORT, { netrestrict: TEST_HOSTS_NETWORK });
+    // At this process's exit, the network peer goes with the host (it would hold the gateway's port otherwise).
+    const startedPeer = peer;
+    running.set(name, () => {
+      startedPeer.stop();
+      spawnSync('bash', [stopScript, name], { stdio: 'ignore', timeout: 60_000 });
+    });
     const privateKey = await fsp.readFile(privateKeyFile, 'utf8');
     const sshOptions = [
       '-F',
