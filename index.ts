@@ -8,6 +8,7 @@ import { loadPulumiStack, secretInputs } from './components/pulumiSettings';
 import { GenesisError, loadGenesis } from './core/genesis';
 import { declareStack } from './program';
 import { describeRollout, ROLLOUT_HEADING } from './core/node/rollout';
+import { describeStackBootnodes } from './core/node/stackBootnodes';
 import { sshLoginLine } from './core/catalog/sshLogin';
 import { stopRun } from './components/runStop';
 
@@ -24,7 +25,10 @@ export = async () => {
   // How pulumi up logs in to the machines, and so whether the SSH key is in the state (docs/ssh.md#logging-in).
   if (settings.nodes.some((n) => n.target === 'ssh')) void pulumi.log.info(sshLoginLine(settings.sshAuthentication));
   // Said in every preview and update of a stack of several nodes (docs/upgrades.md#rolling-out-a-change).
-  const rollout = describeRollout(settings.nodes, settings.rollout);
+  const rollout = [
+    ...describeRollout(settings.nodes, settings.rollout),
+    ...describeStackBootnodes(settings.nodes, loaded.secrets.nodeKeys),
+  ];
   if (rollout.length > 0) void pulumi.log.info([ROLLOUT_HEADING, ...rollout].join('\n'));
   const outputs = declareStack(settings, secretInputs(loaded), { genesis: () => genesis });
   return {

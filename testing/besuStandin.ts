@@ -1,14 +1,23 @@
 /**
  * The Besu stand-in (tests/fixtures/besu-standin, a test fixture, not Besu) run on this machine's loopback with a
  * node key and p2p address: a JSON-RPC endpoint answering as that node would (net_enode, net_peerCount, ...), for the
- * day-2 checks given as `--rpc-url`, as an operator gives a port-forward.
+ * day-2 checks given as `--rpc-url`, as an operator gives a port-forward. Its peers are real: its p2p layer listens on
+ * a loopback address of its own at the enode's port, and plain peers (the stand-in's p2p program alone) dial it.
  */
 import { ChildProcess, spawn } from 'child_process';
+import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { deriveIdentity } from '../core/identity/nodeKey';
+import { p2pProgram } from './networkPeer';
 import { freePort } from './ports';
 import { PROJECT_DIR } from './run';
+
+/** How long real peers may take to connect (a dial, the RLPx handshake, the permissioning's answer). */
+const PEERS_MS = 30_000;
+/** The plain peers a stand-in may be given (setPeers), their identities fixed at its start (to register them). */
+const PLAIN_PEERS = 3;
 
 /** How long the stand-in may take to answer its first call (a busy test machine starts Python slowly). */
 const STANDIN_START_MS = 60_000;
@@ -16,8 +25,20 @@ const STANDIN_START_MS = 60_000;
 /** A running stand-in. */
 export interface RunningStandin {
   rpcUrl: string;
-  /** Steers the simulated chain (peers, blockAdvancing, syncing, blocksBehind): the stand-in's state file. */
+  /** Steers the simulated chain (blockAdvancing, syncing, blocksBehind, proposing): the stand-in's state file. */
   setState(state: Record<string, number | boolean>): void;
+  /** The node's enode at the address its p2p layer listens on here (a loopback address of its own). */
+  reachableEnode: string;
+  /** The enodes of the plain peers setPeers starts (on 127.0.0.1), to register them in the contract. */
+  peerEnodes: readonly string[];
+  /**
+   * Real peers: `count` plain peers dialing the node afresh (the first `count` of peerEnodes; the others stopped), then
+   * waits until net_peerCount says `expected` (`count` unless given: the node keeps them when registered, if
+   * permissioning is on); with `expected` null, does not wait.
+   */
+  setPeers(count: number, expected?: number | null): Promise<void>;
+  /** Waits until net_peerCount says `count` (the node drops a peer the contract stops allowing at its next block). */
+  waitForPeers(count: number): Promise<void>;
   /** The simulated chain's head. */
   head(): Promise<number>;
   /** What the node-permissioning contract holds: these enodes, each from its block on (the stand-in's registry file). */
@@ -52,9 +73,26 @@ export async function startBesuStandin(
 ): Promise<RunningStandin> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-standin-'));
   const port = await freePort();
+  // The p2p layer listens at the enode's port on a loopback address of its own (the enode's host is elsewhere: a pod,
+  // a machine), so stand-ins of tests side by side, all at the same enode port, do not collide.
+  const p2pInterface = `127.${1 + (randomBytes(1)[0] % 250)}.${randomBytes(1)[0]}.${1 + (randomBytes(1)[0] % 250)}`;
   const data = path.join(work, 'data');
   fs.mkdirSync(data);
   fs.writeFileSync(path.join(data, 'key'), key);
+  const target = deriveIdentity(key, p2pInterface, p2pPort).enode;
+  const peers = await Promise.all(
+    Array.from({ length: PLAIN_PEERS }, async (_, i) => {
+      const peerKey = randomBytes(32).toString('hex');
+      const peerPort = await freePort();
+      const keyFile = path.join(work, `peer-${i}.key`);
+      fs.writeFileSync(keyFile, peerKey);
+      return {
+        enode: deriveIdentity(peerKey, '127.0.0.1', peerPort).enode,
+        args: [`--key=${keyFile}`, `--listen=127.0.0.1:${peerPort}`, `--port=${peerPort}`, '--discovery=false'],
+        process: undefined as ChildProcess | undefined,
+      };
+    }),
+  );
   fs.writeFileSync(
     path.join(work, 'config.toml'),
     [
@@ -65,15 +103,18 @@ export async function startBesuStandin(
       'rpc-http-host = "127.0.0.1"',
       `rpc-http-port = ${port}`,
       `rpc-http-api = [${rpcApis.map((api) => JSON.stringify(api)).join(', ')}]`,
-      // The node's p2p address is elsewhere (a pod, a machine): the stand-in only advertises it.
-      'p2p-enabled = false',
+      `p2p-interface = "${p2pInterface}"`,
       'discovery-enabled = false',
       ...(metricsPort ? ['metrics-enabled = true', 'metrics-host = "127.0.0.1"', `metrics-port = ${metricsPort}`] : []),
       ...(permissioning
         ? [
             'permissions-nodes-contract-enabled = true',
             `permissions-nodes-contract-address = "${permissioning.contract}"`,
-            `bootnodes = [${permissioning.bootnodes.map((b) => JSON.stringify(b)).join(', ')}]`,
+            // The plain peers stand for the network's bootnodes this machine reaches (a node still syncing takes
+            // only its bootnodes as peers); the network's own are never dialed (the p2p layer dials only loopback).
+            `bootnodes = [${[...permissioning.bootnodes, ...peers.map((peer) => peer.enode)]
+              .map((b) => JSON.stringify(b))
+              .join(', ')}]`,
           ]
         : []),
     ].join('\n'),
@@ -110,18 +151,46 @@ export async function startBesuStandin(
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  const rpc = async (method: string) => {
+    const answer = await fetch(rpcUrl, {
+      method: 'POST',
+      body: JSON.stringify({ jsonrpc: '2.0', method, params: [], id: 1 }),
+    });
+    return ((await answer.json()) as { result: string }).result;
+  };
+  const stopPeers = () => peers.forEach((peer) => peer.process?.kill('SIGTERM'));
+  const waitForPeers = async (count: number) => {
+    const deadline = Date.now() + PEERS_MS;
+    let seen = Number.parseInt(await rpc('net_peerCount'), 16);
+    while (seen !== count && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      seen = Number.parseInt(await rpc('net_peerCount'), 16);
+    }
+    if (seen !== count) {
+      throw new Error(`the Besu stand-in has ${seen} peers, not ${count}, after ${PEERS_MS / 1000} s (registered?)`);
+    }
+  };
   return {
     rpcUrl,
-    head: async () => {
-      const answer = await fetch(rpcUrl, {
-        method: 'POST',
-        body: '{"jsonrpc":"2.0","method":"eth_blockNumber","params":[],"id":1}',
-      });
-      return Number.parseInt(((await answer.json()) as { result: string }).result, 16);
+    reachableEnode: target,
+    peerEnodes: peers.map((peer) => peer.enode),
+    setPeers: async (count, expected = count) => {
+      // Afresh: a peer refused once waits half a minute before it dials the same node again (go-ethereum's dialer).
+      stopPeers();
+      for (const [i, peer] of peers.entries()) {
+        peer.process =
+          i < count
+            ? spawn(p2pProgram(), [...peer.args, '--allow-all', `--static=${target}`], { stdio: 'ignore' })
+            : undefined;
+      }
+      if (expected !== null) await waitForPeers(expected);
     },
+    waitForPeers,
+    head: async () => Number.parseInt(await rpc('eth_blockNumber'), 16),
     setState: (state) => replaceFile(path.join(data, 'standin-state.json'), JSON.stringify(state)),
     register: (nodes) => replaceFile(path.join(data, 'standin-permissioning.json'), JSON.stringify({ nodes })),
     stop: () => {
+      stopPeers();
       child.kill('SIGTERM');
       fs.rmSync(work, { recursive: true, force: true, maxRetries: 10 }); // it may still write while it stops
     },

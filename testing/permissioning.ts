@@ -36,7 +36,26 @@ export function registerInFolder(dataDir: string, nodes: readonly Registration[]
   fs.renameSync(`${file}.new`, file);
 }
 
-/** The node and its network's bootnodes for its type, registered from the first block: the node is permissioned. */
-export function permissioned(enode: string, network: NetworkName, typenode: NodeType): Registration[] {
-  return [enode, ...NETWORKS[network].bootnodes[typenode]].map((each) => ({ enode: each, fromBlock: 0 }));
+/**
+ * The node and its network's bootnodes for its type, registered from the first block: the node is permissioned. With
+ * `peers`, the enodes of the test network's peers that stand for the network's nodes it reaches (a test host's
+ * network peer, the other nodes of the stack), registered too: the node keeps them as peers.
+ */
+export function permissioned(
+  enode: string,
+  network: NetworkName,
+  typenode: NodeType,
+  peers: readonly string[] = [],
+): Registration[] {
+  return [enode, ...NETWORKS[network].bootnodes[typenode], ...peers].map((each) => ({ enode: each, fromBlock: 0 }));
+}
+
+/**
+ * Puts the Besu stand-in whose data folder is `dataDir` (on this machine: a pod's data volume) on the test's network:
+ * its p2p layer dials and accepts only `network` (standin-netrestrict, stand-in-only) and dials `peer` as a static node
+ * (Besu's static-nodes.json), the network peer that stands for the network's nodes it reaches.
+ */
+export function onTestNetwork(dataDir: string, network: string, peer: string): void {
+  fs.writeFileSync(path.join(dataDir, 'standin-netrestrict'), `${network}\n`);
+  fs.writeFileSync(path.join(dataDir, 'static-nodes.json'), JSON.stringify([peer]));
 }

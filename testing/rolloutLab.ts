@@ -17,7 +17,6 @@ import { packStandinReleases, startReleaseServer } from './standinReleases';
 import { sshNodeStack } from './sshStacks';
 import { changedCommands, remoteCommands, RemoteStep } from './replay';
 import { EngineOptions, EngineReplay, runAsEngine } from './engineReplay';
-import { shellQuote } from '../core/remote/shell';
 import { DEFAULT_NODE_HOME } from '../core/catalog/defaults';
 import { NODE_HOME_LAYOUT } from '../core/catalog/remote';
 import { deriveIdentity } from '../core/identity/nodeKey';
@@ -142,16 +141,27 @@ export class RolloutLab {
     return { declared, replay };
   }
 
-  /** The network permissions each node (the stand-in's contract): from their next start on, they have peers. */
+  /**
+   * The network permissions each node (the stand-in's contract), with its host's network peer (a real peer it dials,
+   * testing/host/testHost.ts): they get that peer.
+   */
   async permissionEveryNode(): Promise<void> {
-    for (const [i, node] of ROLLOUT_NODES.entries()) {
-      const enode = deriveIdentity(KEYS[node.name], this.hosts[i].ip, PORTS.p2p).enode;
-      await registerOnHost(
-        this.hosts[i],
-        `${DEFAULT_NODE_HOME}/data`,
-        permissioned(enode, 'open-protestnet', node.typenode),
-      );
-    }
+    for (const i of ROLLOUT_NODES.keys()) await this.permission(i, true);
+  }
+
+  /**
+   * The network permissions node `node` (with its host's network peer) or no longer does: it drops its peer at its
+   * next block and is refused after, as a node the network took out of its contract.
+   */
+  async permission(node: number, permitted: boolean): Promise<void> {
+    const { name, typenode } = ROLLOUT_NODES[node];
+    const enode = deriveIdentity(KEYS[name], this.hosts[node].ip, PORTS.p2p).enode;
+    const registered = permissioned(enode, 'open-protestnet', typenode, [this.hosts[node].networkPeer]);
+    await registerOnHost(
+      this.hosts[node],
+      `${DEFAULT_NODE_HOME}/data`,
+      permitted ? registered : registered.filter((each) => each.enode !== enode),
+    );
   }
 
   /** Runs a root command on a node's host (with `input`); its standard output. */
@@ -169,15 +179,6 @@ export class RolloutLab {
   /** Its service's state and main process, as `systemctl` says them. */
   serviceOf(node: number): Promise<string> {
     return this.on(node, `systemctl is-active ${SERVICE}; systemctl show -p MainPID --value ${SERVICE}`);
-  }
-
-  /** The stand-in's state on a node (its peers): written as the service user, whole at once. */
-  async setPeers(node: number, peers: number): Promise<void> {
-    const state = `${DEFAULT_NODE_HOME}/data/standin-state`;
-    await this.on(
-      node,
-      `runuser -u besu -- sh -c ${shellQuote(`printf '{"peers": ${peers}}' >${state}.new && mv ${state}.new ${state}.json`)}`,
-    );
   }
 
   /**

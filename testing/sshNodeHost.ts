@@ -102,8 +102,23 @@ export function provisionedWriter(options: SshNodeHostOptions) {
     );
   /** What the network's node-permissioning contract holds (the stand-in's registry, part of the chain data). */
   const register = (nodes: Registration[]) => registerOnHost(now().host, `${HOME}/data`, nodes);
-  /** The node and the network's bootnodes registered from the first block: the node is permissioned. */
-  const permission = () => register(permissioned(now().enode, 'open-protestnet', NODE));
+  /**
+   * The node, the network's bootnodes and the host's network peer (testing/host/testHost.ts) registered from the first
+   * block: the node is permissioned, and the network peer it dials becomes its peer.
+   */
+  const permission = () => register(permissioned(now().enode, 'open-protestnet', NODE, [now().host.networkPeer]));
+  /**
+   * Waits until the node has a real peer (the host's network peer, once registered: a static node refused before is
+   * dialed again within about 35 s, go-ethereum's dial history), 90 s at most; its peer count.
+   */
+  const hasPeer = async (): Promise<number> => {
+    let peers = 0;
+    for (let i = 0; i < 180 && peers < 1; i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+      peers = Number.parseInt((await rpc('net_peerCount').catch(() => ({}))).result ?? '0x0', 16);
+    }
+    return peers;
+  };
   /** Waits (15 s at most) until the node answers net_enode again, and returns what it answers. */
   const answersWithEnode = async (): Promise<string | undefined> => {
     for (let i = 0; i < 30 && (await rpc('net_enode').catch(() => ({}))).result !== now().enode; i++) {
@@ -163,6 +178,7 @@ export function provisionedWriter(options: SshNodeHostOptions) {
       throw new Error(`cannot route the push gateway: exit ${routed.code}: ${routed.stdout}${routed.stderr}`);
     }
     await permission();
+    if ((await hasPeer()) < 1) throw new Error("the node has no peer: the host's network peer did not connect");
   });
 
   afterAll(async () => {
@@ -184,6 +200,7 @@ export function provisionedWriter(options: SshNodeHostOptions) {
     rpc,
     register,
     permission,
+    hasPeer,
     answersWithEnode,
     unitState,
   };

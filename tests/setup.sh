@@ -19,7 +19,10 @@
 #   by version outside the work tree), the Prometheus Operator's CRDs they install (tools/kubernetes/crds.sh), and
 #   Prometheus and the Prometheus Operator built from their Go modules (tools/monitoring/build.sh);
 # - the kubelet and the pause program of the kubelet tests' real worker, built from the same Go module as the control
-#   plane (tools/kubernetes/build-kubelet.sh, cached by version outside the work tree).
+#   plane (tools/kubernetes/build-kubelet.sh, cached by version outside the work tree);
+# - the Besu stand-in's peer-to-peer program (tests/fixtures/besu-standin/p2p/build.sh, go-ethereum's p2p package,
+#   cached by version outside the work tree), which pack.sh packs into the stand-in's releases, and go-ethereum's
+#   devp2p tool that checks the enodes from outside (tools/devp2p/build.sh, cached by version the same way).
 # Without root or Go, the tests that need them say why they are skipped (under CI=true they fail instead).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -123,6 +126,15 @@ engine_chain() {
 }
 engine_chain &
 engine_chain_pid=$!
+
+# The Besu stand-in's peer-to-peer program (tests/fixtures/besu-standin/p2p: go-ethereum's p2p package, static), which
+# pack.sh packs into every stand-in release the tests install: cached by version outside the work tree (about 25 s
+# cold, none warm).
+if command -v go >/dev/null 2>&1; then
+  timed "the Besu stand-in's p2p program" bash tests/fixtures/besu-standin/p2p/build.sh >/dev/null || echo "cannot build the Besu stand-in's p2p program: the tests that run the stand-in will say so" >&2
+  # go-ethereum's devp2p tool, which checks the nodes' enodes from outside (tools/devp2p/build.sh; about 100 s cold).
+  timed "go-ethereum's devp2p tool" bash tools/devp2p/build.sh >/dev/null || echo "cannot build the devp2p tool: the enode checks will say so" >&2
+fi
 
 # The Kubernetes control plane of the cluster tests (tests/cluster/): kube-apiserver, kube-controller-manager,
 # kube-scheduler, kubectl, etcd and kwok built from their Go modules into a cache outside the work tree (about 9 minutes

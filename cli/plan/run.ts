@@ -4,6 +4,7 @@ import { PROJECT_DIR } from '../../core/projectDir';
 import { configKey, stackConfigFileName } from '../../core/catalog/defaults';
 import * as path from 'path';
 import { describeRollout, ROLLOUT_HEADING } from '../../core/node/rollout';
+import { addStackBootnodes, describeStackBootnodes } from '../../core/node/stackBootnodes';
 import * as yaml from 'js-yaml';
 import * as pulumi from '@pulumi/pulumi';
 import { unknown } from '@pulumi/pulumi/output';
@@ -51,6 +52,8 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
     settings.nodes.map((n) => n.name),
   );
   const nodeKeys = { ...secrets.nodeKeys, ...decrypted.keys, ...fromFiles };
+  // The stack's bootnodes' enodes, now that the keys are read, as pulumi up knows them.
+  addStackBootnodes(settings.nodes, nodeKeys);
   // The base is read before anything is written (it may be the output folder itself).
   const base = baseResources(values, stack);
 
@@ -96,7 +99,10 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
   const policy = checkPlan(planned, settings, plannedStepInputs(settings, nodeValues));
   fs.writeFileSync(path.join(out, 'policy.json'), `${JSON.stringify(policy, null, 2)}\n`);
   // How a change that restarts several nodes rolls out (docs/upgrades.md#rolling-out-a-change): plan/rollout.txt.
-  const rollout = describeRollout(settings.nodes, settings.rollout);
+  const rollout = [
+    ...describeRollout(settings.nodes, settings.rollout),
+    ...describeStackBootnodes(settings.nodes, nodeKeys),
+  ];
   const rolloutText =
     rollout.length > 0 ? `${ROLLOUT_HEADING}\n${rollout.map((line) => `  ${line}`).join('\n')}\n` : '';
   if (rolloutText) fs.writeFileSync(path.join(out, 'rollout.txt'), rolloutText);

@@ -52,6 +52,8 @@ export interface BesuConfigInput {
   nodeName: string;
   /** The IP advertised to peers. */
   p2pHost: string;
+  /** The enodes of the stack's own bootnodes, after the network's in `bootnodes` (writers and validators). */
+  stackBootnodes?: readonly string[];
   p2pPort: number;
   /** Extra host names the RPC answers to besides localhost (public IP, DNS name). */
   rpcHosts: readonly string[];
@@ -87,7 +89,8 @@ export function besuConfig(input: BesuConfigInput): BesuConfig {
     'p2p-port': input.p2pPort,
     'nat-method': 'NONE',
     'discovery-enabled': true,
-    bootnodes: [...network.bootnodes[typenode]],
+    // The network's bootnodes of the node's type, then the stack's own (its nodes reach each other).
+    bootnodes: unique([...network.bootnodes[typenode], ...(input.stackBootnodes ?? [])]),
   };
   const maxPeers = network.maxPeers[typenode];
   if (maxPeers !== undefined) config['max-peers'] = maxPeers;

@@ -18,6 +18,7 @@ export function renderNodeConfigToml(
     releaseVersion: node.releaseVersion,
     nodeName: node.nodeName,
     p2pHost: node.p2pHost,
+    stackBootnodes: node.stackBootnodes,
     p2pPort: node.p2pPort,
     rpcHosts,
     paths,

@@ -25,6 +25,11 @@ export interface NodeTypeFacts {
   rpcExposure: RpcExposure;
   /** Whether the node serves the gas-model entry point through a reverse proxy on port 80. */
   reverseProxy: boolean;
+  /**
+   * Whether the node carries the enodes of its stack's own bootnodes in its `bootnodes`, beside the network's
+   * (writers and validators; a bootnode keeps the network's list, as the reference roles give it).
+   */
+  joinsStackBootnodes: boolean;
 }
 
 /** The catalog, by node type. */
@@ -35,6 +40,7 @@ export const NODE_TYPE_FACTS: Record<NodeType, NodeTypeFacts> = {
     rpcApis: ['ETH', 'NET', 'IBFT', 'EEA', 'PRIV'],
     rpcExposure: 'internal',
     reverseProxy: false,
+    joinsStackBootnodes: true,
   },
   bootnode: {
     menuIndex: 1,
@@ -42,6 +48,7 @@ export const NODE_TYPE_FACTS: Record<NodeType, NodeTypeFacts> = {
     rpcApis: ['ETH', 'NET', 'IBFT', 'EEA', 'PRIV'],
     rpcExposure: 'internal',
     reverseProxy: false,
+    joinsStackBootnodes: false,
   },
   writer: {
     menuIndex: 2,
@@ -49,6 +56,7 @@ export const NODE_TYPE_FACTS: Record<NodeType, NodeTypeFacts> = {
     rpcApis: ['ETH', 'NET', 'WEB3', 'IBFT', 'EEA', 'PRIV'],
     rpcExposure: 'public',
     reverseProxy: true,
+    joinsStackBootnodes: true,
   },
 };
 

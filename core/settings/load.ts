@@ -4,6 +4,7 @@
  * secrets (secrets.ts). Every problem found is reported at once (one line each); nothing is returned unless all is
  * well. The config comes as the engine hands it to the program (engineConfig.ts).
  */
+import { addStackBootnodes } from '../node/stackBootnodes';
 import * as path from 'path';
 import { COMPANIONS } from '../catalog/companions';
 import { kubernetesNames } from '../catalog/kubernetes';
@@ -149,6 +150,7 @@ export function loadStack(
   );
   const secrets = readSecrets(config, nodes, raw.file, problems, sshAuthentication, options.sshKeyOptional ?? false);
   for (const node of nodes) if (node.target === 'ssh') node.metricsEndpoint = secrets.metricsToken !== undefined;
+  addStackBootnodes(nodes, secrets.nodeKeys);
   const monitoring = clusterMonitoring(config[configKey('monitoring')], raw.file, problems);
   for (const node of nodes) if (node.target === 'kubernetes') node.monitoring = monitoring;
   if (problems.length > 0) throw new SettingsError(problems);

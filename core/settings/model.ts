@@ -115,6 +115,11 @@ export interface NodeSettingsBase {
   companions: CompanionSettings[];
   /** Backups of the node's chain data (`lacchain:backups`). */
   backups: BackupSettings;
+  /**
+   * The enodes of the stack's own bootnodes this node carries in its `bootnodes` beside the network's (writers and
+   * validators; those known before the node starts: core/node/stackBootnodes.ts).
+   */
+  stackBootnodes?: string[];
 }
 
 /** Backups of a node's chain data, defaults filled in. */

@@ -22,10 +22,16 @@ import { HostState, makeCgroup, recordHostState, removeCgroup, restoreHostState,
 import { ClusterProcess, startProcess, stopProcess, waitFor } from './processes';
 import { SERVICE_CLUSTER_IP_RANGE } from './serviceNetwork';
 import { freePort } from '../ports';
+import { PlainPeer, startPlainPeer } from '../networkPeer';
 
 /** The bridge the worker's pods are on, and its address range (the bridge holds .1, the node's address). */
 export const KUBELET_BRIDGE = 'lacchain-kub0';
 export const KUBELET_SUBNET = { prefix: '10.232.1', bits: 24 };
+
+/** The pods' network, the only one a pod's Besu stand-in dials and accepts (never a real network's bootnode). */
+export const KUBELET_NETWORK = `${KUBELET_SUBNET.prefix}.0/${KUBELET_SUBNET.bits}`;
+/** The port of the pods' network peer, on the bridge's address. */
+const NETWORK_PEER_PORT = 30303;
 
 /** The cgroup the kubelet puts its pods under (in each v1 hierarchy). */
 const CGROUP_ROOT = 'lacchain-test-kubelet';
@@ -58,6 +64,12 @@ export interface KubeletWorker {
   address: string;
   /** The folder the worker's local volumes are made in (testing/cluster/localVolumes.ts). */
   volumesDir: string;
+  /**
+   * The enode of the pods' network peer: a plain peer on the bridge's address (testing/networkPeer.ts) standing for the
+   * network's nodes a pod reaches; a pod's Besu stand-in dials it when its data folder names it
+   * (testing/permissioning.ts: onTestNetwork) and keeps it when its contract registers it.
+   */
+  networkPeer: string;
   /** Imports an OCI image archive into containerd's Kubernetes namespace, also under `extraNames`. */
   importImage(archive: string, name: string, extraNames?: string[]): Promise<void>;
   /** The kubelet's and containerd's processes (their logs, for a failure message). */
@@ -264,7 +276,9 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
     runOk('ctr', ['--address', path.join(dir, 'containerd.sock'), '-n', 'k8s.io', ...args]);
   const admin = (args: string[]) => runOk(join.kubectl, ['--kubeconfig', join.adminKubeconfig, ...args]);
 
+  let peer: PlainPeer | undefined;
   const stop = async () => {
+    peer?.stop();
     const [kubeletProcess, containerd] = [processes[1], processes[0]];
     if (kubeletProcess?.running()) {
       // The kubelet stops the pods' containers and tears their network down once their pods are gone.
@@ -306,6 +320,7 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
   try {
     before = recordHostState();
     const address = makeBridge();
+    peer = await startPlainPeer(address, NETWORK_PEER_PORT, { netrestrict: KUBELET_NETWORK });
     routeApiService(KUBELET_BRIDGE, Number(new URL(join.server).port));
     makeCgroup(CGROUP_ROOT);
     fs.mkdirSync(path.join(dir, 'cni', 'net.d'), { recursive: true });
@@ -339,6 +354,7 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
       name,
       address,
       volumesDir: path.join(dir, 'volumes'),
+      networkPeer: peer.enode,
       processes,
       importImage: async (archive, reference, extraNames = []) => {
         await ctr(['images', 'import', '--no-unpack=false', archive]);

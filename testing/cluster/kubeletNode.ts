@@ -12,7 +12,7 @@ import { kubernetesNames } from '../../core/catalog/kubernetes';
 import { NETWORKS } from '../../core/catalog/networks';
 import { deriveIdentity } from '../../core/identity/nodeKey';
 import { KEY_ONE } from '../fixtures';
-import { permissioned, Registration, registerInFolder } from '../permissioning';
+import { onTestNetwork, permissioned, Registration, registerInFolder } from '../permissioning';
 import { recordProgram } from '../pulumi';
 import { declareProgram } from '../program';
 import { valuesFor } from '../values';
@@ -20,6 +20,7 @@ import { workFolder } from '../workFolder';
 import type { TestCluster } from './cluster';
 import { withCpuRequestsThatFit } from './kubeletFit';
 import { kubeletClusterForSuite } from './kubeletSuite';
+import { KUBELET_NETWORK } from './kubelet';
 import { localVolumesFor } from './localVolumes';
 import { applyServerSide, kubernetesManifests, Manifest } from './manifests';
 import { giveIngress, STATIC_IP } from './cloudStandin';
@@ -46,8 +47,11 @@ export interface KubeletNode {
   besuContainer: string;
   /** The stack's enode for the node. */
   enode: string;
-  /** The node and the network's bootnodes of its type, registered from the first block. */
-  permissioned: Registration[];
+  /**
+   * The node, the network's bootnodes of its type and the pods' network peer (its real peer), registered from the
+   * first block (while the suite's worker runs).
+   */
+  readonly permissioned: Registration[];
   /** The digest of the Besu stand-in's image of `release` (the network's by default), as imported. */
   besuDigest: (release?: string) => string;
   /** The digest of the kubectl image of the backup schedule's steps, as imported. */
@@ -178,7 +182,9 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
     node: type,
     besuContainer: names.besuContainer,
     enode,
-    permissioned: permissioned(enode, network.name, type),
+    get permissioned() {
+      return permissioned(enode, network.name, type, [cluster().kubelets[0].networkPeer]);
+    },
     besuDigest,
     kubectlDigest: () => kubectlDigest,
     values,
@@ -192,8 +198,9 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
       await cluster().kubectlOk(['apply', '-f', '-'], JSON.stringify(manifests.find((m) => m.kind === 'Namespace')));
       folders = await localVolumesFor(cluster(), cluster().kubelets[0], manifests);
       dataFolder = folders[names.dataVolume];
-      // The node and its bootnodes in the contract: it has peers (the readiness probe's condition), as a permissioned
-      // node on the network.
+      // The node, its bootnodes and the pods' network peer in the contract, and that peer its static node: it has a
+      // real peer (the readiness probe's condition), as a permissioned node on the network.
+      onTestNetwork(dataFolder, KUBELET_NETWORK, cluster().kubelets[0].networkPeer);
       register(this.permissioned);
       containers = manifests.find((m) => m.kind === 'StatefulSet')!.spec.template.spec.containers.length;
       await applyServerSide(cluster(), manifests);

@@ -25,6 +25,15 @@ import * as path from 'path';
 import { startAptProxy } from './aptProxy';
 import { kernelLinesSince, secondsSinceBoot } from './kernelLog';
 import type { AptProxy } from './aptProxy';
+import { PlainPeer, startPlainPeer } from '../networkPeer';
+
+/**
+ * The test hosts' networks (10.231.INDEX.0/30 each, testing/host/common.sh): the only ones the Besu stand-in's p2p
+ * layer on a test host dials and accepts (never a real network's bootnode).
+ */
+export const TEST_HOSTS_NETWORK = '10.231.0.0/16';
+/** The port of a test host's network peer, on its gateway. */
+const NETWORK_PEER_PORT = 30303;
 
 export interface SshResult {
   /** Exit status of the remote command (255: ssh itself failed; 124: timed out locally). */
@@ -77,6 +86,12 @@ export interface TestHost {
   stateDir: string;
   /** http://GATEWAY:3142 */
   aptProxyUrl: string;
+  /**
+   * The enode of the host's network peer: a plain peer on its gateway (testing/networkPeer.ts) that a Besu stand-in
+   * on the host dials (named in /etc/besu-standin/static-nodes, test-only), standing for the network's nodes it
+   * reaches. It stays a peer when the node's contract registers it (testing/permissioning.ts: permissioned).
+   */
+  networkPeer: string;
   /** ssh client options (without the destination) for tests that spawn ssh/scp themselves. */
   sshOptions: string[];
   ssh(command: string, opts?: SshOptions): Promise<SshResult>;
@@ -245,6 +260,7 @@ export async function startTestHost(name: string, index: number, options: TestHo
   });
 
   let proxy: AptProxy | undefined;
+  let peer: PlainPeer | undefined;
   try {
     const info = lastJsonLine(start.stdout);
     const ip = str(info, 'ip');
@@ -252,6 +268,13 @@ export async function startTestHost(name: string, index: number, options: TestHo
     const privateKeyFile = str(info, 'privateKeyFile');
     const knownHostsFile = str(info, 'knownHostsFile');
     proxy = await startAptProxy({ host: gateway, port: APT_PROXY_PORT });
+    peer = await startPlainPeer(gateway, NETWORK_PEER_PORT, { netrestrict: TEST_HOSTS_NETWORK });
+    // At this process's exit, the network peer goes with the host (it would hold the gateway's port otherwise).
+    const startedPeer = peer;
+    running.set(name, () => {
+      startedPeer.stop();
+      spawnSync('bash', [stopScript, name], { stdio: 'ignore', timeout: 60_000 });
+    });
     const privateKey = await fsp.readFile(privateKeyFile, 'utf8');
     const sshOptions = [
       '-F',
@@ -293,6 +316,7 @@ export async function startTestHost(name: string, index: number, options: TestHo
       rootConnection = undefined;
     };
     const theProxy = proxy;
+    const thePeer = peer;
     let stopped: Promise<void> | undefined;
     let sessions = 0;
     /** What sshd, logind and the kernel logged on the machine since `since` (epoch seconds), as one block. */
@@ -317,6 +341,7 @@ export async function startTestHost(name: string, index: number, options: TestHo
       pid: Number(info.pid),
       stateDir: str(info, 'stateDir'),
       aptProxyUrl: theProxy.url,
+      networkPeer: thePeer.enode,
       sshOptions,
       ssh(command: string, opts: SshOptions = {}): Promise<SshResult> {
         const user = opts.user ?? 'root';
@@ -407,6 +432,7 @@ export async function startTestHost(name: string, index: number, options: TestHo
         closeRootConnection();
         stopped = (async () => {
           await theProxy.close();
+          thePeer.stop();
           const r = await run('bash', [stopScript, name], { timeoutMs: 300_000, echoStderr: verbose, env });
           running.delete(name);
           if (r.code !== 0) throw new Error(`stop-host.sh ${name} failed (${r.code}):\n${r.stderr}`);
@@ -414,8 +440,15 @@ export async function startTestHost(name: string, index: number, options: TestHo
       }
       return stopped;
     };
+    // The Besu stand-in's p2p layer on the host: only the test hosts' networks, and the network peer as a static node.
+    const standinFiles = await host.ssh(
+      `mkdir -p /etc/besu-standin && echo ${TEST_HOSTS_NETWORK} >/etc/besu-standin/netrestrict && ` +
+        `echo ${thePeer.enode} >/etc/besu-standin/static-nodes`,
+    );
+    if (standinFiles.code !== 0) throw new Error(`cannot write /etc/besu-standin on ${name}: ${standinFiles.stderr}`);
     return host;
   } catch (e) {
+    peer?.stop();
     if (proxy) await proxy.close();
     await run('bash', [stopScript, name]);
     running.delete(name);

@@ -115,7 +115,8 @@ beforeAll(async () => {
     contract: NETWORK.nodesPermissioningContract,
     bootnodes: BOOTNODES,
   });
-  standin.register(PERMISSIONED);
+  standin.register(registered(PERMISSIONED));
+  await standin.setPeers(3);
   await runningAgain('');
 });
 
@@ -124,6 +125,11 @@ beforeEach(() => {
 });
 
 afterAll(() => standin?.stop());
+
+/** What the contract holds: `nodes` and the plain peers that stand for the network's reachable nodes here. */
+function registered(nodes: readonly { enode: string; fromBlock?: number }[]) {
+  return [...nodes, ...standin!.peerEnodes.map((each) => ({ enode: each }))];
+}
 
 describe('npm run node against a real API server', () => {
   itWithCluster(
@@ -219,13 +225,15 @@ describe('npm run node against a real API server', () => {
   });
 
   describe("check asks the network's contract through the node's RPC: the three states", () => {
-    afterEach(() => {
-      standin!.register(PERMISSIONED);
+    afterEach(async () => {
+      standin!.register(registered(PERMISSIONED));
       standin!.setState({});
+      await standin!.setPeers(3);
     });
 
     itWithCluster('not yet permissioned: the contract refuses, the request is the fix', async () => {
-      standin!.register(BOOTNODES.map((each) => ({ enode: each })));
+      standin!.register(registered(BOOTNODES.map((each) => ({ enode: each }))));
+      await standin!.waitForPeers(0); // its peers dropped at its next block
       const result = await node('check', '--window', '3');
       expect(result.stdout).toMatch(
         /permissioning +FAIL +not yet permissioned \(at block \d+, allowed to connect to 0 of the network's 2 bootnodes\)/,
@@ -239,7 +247,7 @@ describe('npm run node against a real API server', () => {
     });
 
     itWithCluster("permissioned, no peers: the causes, the pod's worker's address among them", async () => {
-      standin!.setState({ peers: 0 });
+      await standin!.setPeers(0);
       const result = await node('check', '--window', '3');
       expect(result.stdout).toMatch(
         /permissioning +ok +permissioned, no peers \(at block \d+, allowed to connect to 2 of/,
@@ -265,7 +273,9 @@ describe('npm run node against a real API server', () => {
       async () => {
         // Approved at a block the node has not reached yet: the contract at its own head still refuses it.
         const head = await standin!.head();
-        standin!.register([{ enode, fromBlock: head + 1000 }, ...BOOTNODES.map((each) => ({ enode: each }))]);
+        standin!.register(
+          registered([{ enode, fromBlock: head + 1000 }, ...BOOTNODES.map((each) => ({ enode: each }))]),
+        );
         standin!.setState({ syncing: true, blocksBehind: 5000 });
         const result = await node('check', '--window', '3', '--fix');
         expect(result.stdout).toMatch(
@@ -277,8 +287,11 @@ describe('npm run node against a real API server', () => {
     );
 
     itWithCluster('permissioned after the pod started, no peers: a restart is due', async () => {
+      // Not in the contract: its peers dropped, it imports no block since (at the head it had then)
+      standin!.register(registered(BOOTNODES.map((each) => ({ enode: each }))));
+      await standin!.waitForPeers(0);
       const head = await standin!.head();
-      standin!.register([{ enode, fromBlock: head + 1 }, ...BOOTNODES.map((each) => ({ enode: each }))]);
+      standin!.register(registered([{ enode, fromBlock: head + 1 }, ...BOOTNODES.map((each) => ({ enode: each }))]));
       expect(await headPast(head)).toBeGreaterThan(head); // the registration's block comes
       const result = await node('check', '--window', '3');
       expect(result.stdout).toMatch(/permissioning +ok +permissioned, no peers/);

@@ -73,15 +73,15 @@ suite('a release bump of three SSH nodes rolls out one node at a time', () => {
   });
 
   it('stops at a node that does not come back healthy, the nodes after it untouched and running; the next up finishes it', async () => {
-    // A change that restarts every node (their config: the RPC answers one more host name), while the bootnode comes
-    // back without a peer, as a node the network no longer permissions would.
+    // A change that restarts every node (their config: the RPC answers one more host name), while the network no
+    // longer permissions the bootnode: it drops its real peer and comes back without one.
     const versions = { writer: SECOND, bootnode: SECOND, validator: SECOND };
     const config = { 'lacchain:rpc': { hostAllowlist: ['rollout.example.org'] } };
     const withConfig = async () => (await lab.up(versions, config)).replay;
     const validatorConfig = () => lab.on(2, `sha256sum ${DEFAULT_NODE_HOME}/config.toml`);
     const validatorBefore = await validatorConfig();
     const validatorService = await lab.serviceOf(2);
-    await lab.setPeers(1, 0);
+    await lab.permission(1, false);
     const stopping = withConfig();
     // While the bootnode's gate waits, status --all says the rollout is at it and the validator waits for it.
     await lab.gateSays(1, 'waiting');
@@ -108,7 +108,7 @@ suite('a release bump of three SSH nodes rolls out one node at a time', () => {
     expect(await lab.serviceOf(2)).toBe(validatorService);
     expect(validatorService).toMatch(/^active\n[1-9]\d*\n$/);
     // The cause fixed, the same pulumi up again: the bootnode's gate passes, and the validator changes.
-    await lab.setPeers(1, 3);
+    await lab.permission(1, true);
     const finished = await withConfig();
     expect(finished.failed.map((r) => `${r.name}: ${r.stderr}`)).toEqual([]);
     expect(finished.runs.find((r) => r.name === 'bootnode-gate')!.stdout).toMatch(
@@ -126,9 +126,9 @@ suite('a release bump of three SSH nodes rolls out one node at a time', () => {
     const since = Date.now();
     const before = await lab.everyMainPid();
     const versions = { writer: SECOND, bootnode: SECOND, validator: SECOND };
-    // Another change that restarts every node, cut while the bootnode (no peer yet) waits on its gate.
+    // Another change that restarts every node, cut while the bootnode (not permissioned: no peer) waits on its gate.
     const config = { 'lacchain:rpc': { hostAllowlist: ['rollout.example.org', 'cut.example.org'] } };
-    await lab.setPeers(1, 0);
+    await lab.permission(1, false);
     const cut = await lab.up(versions, config, {
       cut: { step: 'bootnode-gate', when: `grep -qx state=waiting ${gateRecord()}` },
     });
@@ -137,7 +137,7 @@ suite('a release bump of three SSH nodes rolls out one node at a time', () => {
     expect(cut.replay.notRun).toEqual(expect.arrayContaining(['validator-node-files', 'validator-start']));
     // The gate's session is gone; what it recorded stays until its time is up, then it reads as stopped.
     expect(await lab.statusAll(versions, config)).toContain('waiting for bootnode: validator (not changed yet)');
-    await lab.setPeers(1, 3);
+    await lab.permission(1, true);
     const again = await lab.up(versions, config);
     expect(again.replay.failed.map((r) => `${r.name}: ${r.stderr}`)).toEqual([]);
     expect(again.replay.runs.find((r) => r.name === 'bootnode-gate')!.stdout).toMatch(

@@ -123,7 +123,11 @@ suite('RPC access and authentication on a real host', () => {
     enode = (await settle(declared.outputs.nodes[NODE].enode)).value as string;
     await runRemoteSteps(host, commands(declared));
     // Registered in the network's contract (the stand-in's registry), as a node that serves is.
-    await registerOnHost(host, `${DEFAULT_NODE_HOME}/data`, permissioned(enode, 'open-protestnet', 'writer'));
+    await registerOnHost(
+      host,
+      `${DEFAULT_NODE_HOME}/data`,
+      permissioned(enode, 'open-protestnet', 'writer', [host.networkPeer]),
+    );
   });
 
   afterAll(() => stopReleaseHost({ files, host, work }));

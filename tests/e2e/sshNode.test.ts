@@ -46,6 +46,7 @@ import { prometheusConfig } from '../../core/monitoring/prometheusConfig';
 import { MONITORING_DIR } from '../../core/monitoring/files';
 import { PROJECT_DIR } from '../../testing/run';
 import { HOME, METRICS_TOKEN, NODE, provisionedWriter } from '../../testing/sshNodeHost';
+import { permissioned } from '../../testing/permissioning';
 
 const suite = hostSuite('SSH end-to-end tests');
 jest.setTimeout(15 * 60 * 1000);
@@ -67,7 +68,7 @@ suite('an SSH node on a real host', () => {
     releases: [FIRST, NEXT],
     aliases: { [UNPACKED]: NEXT },
   });
-  const { stack, run, runAll, sh, rpc, answersWithEnode, unitState, recorded } = writer;
+  const { stack, run, runAll, sh, rpc, register, permission, hasPeer, answersWithEnode, unitState, recorded } = writer;
   let host: TestHost;
   let files: FileServer;
   let standins: MonitoringStandins;
@@ -578,13 +579,16 @@ suite('an SSH node on a real host', () => {
 
       it(`BesuNoPeers fires when the node loses its peers (held ${NO_PEERS_FOR_MINUTES} min, here ${HOLD_SECONDS} s), and clears when they are back`, async () => {
         expect((await alerts()).filter((a) => a.state === 'firing').map((a) => a.labels.alertname)).toEqual([]);
-        await sh(`echo '{"peers": 0}' > ${HOME}/data/standin-state.json`);
+        // Its one real peer (the host's network peer) taken out of the contract: the node drops it at its next block.
+        await register(permissioned(enode, 'open-protestnet', NODE));
         const firing = await until(
           async () => (await alerts()).some((a) => a.labels.alertname === 'BesuNoPeers' && a.state === 'firing'),
           HOLD_SECONDS + 60,
         );
-        await sh(`echo '{"peers": 3}' > ${HOME}/data/standin-state.json`);
+        // Registered again: the node dials it again (within about 35 s, go-ethereum's dial history) and keeps it.
+        await permission();
         expect(firing).toBe(true);
+        expect(await hasPeer()).toBe(1);
         const cleared = await until(
           async () => !(await alerts()).some((a) => a.labels.alertname === 'BesuNoPeers'),
           30,

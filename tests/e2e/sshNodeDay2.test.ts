@@ -17,6 +17,7 @@ import { PORTS } from '../../core/catalog/ports';
 import { deriveIdentity } from '../../core/identity/nodeKey';
 import { RunningStandin, startBesuStandin } from '../../testing/besuStandin';
 import { applyServerSide, kubernetesManifests } from '../../testing/cluster/manifests';
+import { permissioned } from '../../testing/permissioning';
 import { fieldWhen } from '../../testing/cluster/objects';
 import { clusterForSuite } from '../../testing/cluster/suite';
 import { declareProgram } from '../../testing/program';
@@ -43,7 +44,7 @@ suite('an SSH node on a real host: day-2 operations', () => {
     releases: [NEXT],
     packagesInstalled: true,
   });
-  const { stack, runAll, sh, rpc, register, permission, answersWithEnode, unitState, recorded } = writer;
+  const { stack, runAll, sh, rpc, register, permission, hasPeer, answersWithEnode, unitState, recorded } = writer;
   let host: TestHost;
   let work: string;
   let enode: string;
@@ -61,8 +62,24 @@ suite('an SSH node on a real host: day-2 operations', () => {
     const node = (...args: string[]) =>
       operation(...args, ...(args[0] === 'check' ? ['--window', String(WINDOW_SECONDS)] : []));
     const setState = (state: object) => sh(`echo '${JSON.stringify(state)}' > ${HOME}/data/standin-state.json`);
-    /** The stand-in's state as a test finds it: peers, blocks advancing (what a test that failed half-way may leave). */
-    const HEALTHY_STATE = { peers: 3, blockAdvancing: true };
+    /** The stand-in's state as a test finds it: blocks advancing (what a test that failed half-way may leave). */
+    const HEALTHY_STATE = { blockAdvancing: true };
+    /** The node's real peer count. */
+    const peerCount = async () => Number.parseInt((await rpc('net_peerCount')).result, 16);
+    /**
+     * No peers: the host's network peer taken out of the contract (the node, permissioned, stays in), so the node drops
+     * it at its next block and refuses it after; waits until it has none (30 s at most).
+     */
+    const withoutPeers = async () => {
+      await register(permissioned(enode, 'open-protestnet', 'writer'));
+      for (let i = 0; i < 120 && (await peerCount()) > 0; i++) await new Promise((r) => setTimeout(r, 250));
+      expect(await peerCount()).toBe(0);
+    };
+    /** Its peer back: the network peer registered again; waits until the node has it. */
+    const withPeers = async () => {
+      await permission();
+      expect(await hasPeer()).toBe(1);
+    };
     /** The node's head. */
     const head = async () => Number.parseInt((await rpc('eth_blockNumber')).result, 16);
     /** Waits until the node's head is past `block` (a block every 2 s; 30 s at most) and returns the head. */
@@ -90,7 +107,7 @@ suite('an SSH node on a real host: day-2 operations', () => {
       expect(result.stderr).toBe('');
       expect(outcome(result)).toBe('exit 0');
       expect(result.stdout).toMatch(/service {2}started/);
-      expect(result.stdout).toMatch(/peers {4}3/);
+      expect(result.stdout).toMatch(/peers {4}1$/m); // the host's network peer, a real connection
       expect(result.stdout).toMatch(/block {4}\d+/);
       expect(result.stdout).toContain(`version  besu/v${NEXT}/`);
       expect(result.stdout).toContain(`enode    ${enode}`);
@@ -100,7 +117,7 @@ suite('an SSH node on a real host: day-2 operations', () => {
       const result = await node('status', '--all');
       expect(outcome(result)).toBe('exit 0');
       expect(result.stdout).toMatch(
-        new RegExp(`^writer +writer +ssh +${NEXT.replace(/\./g, '\\.')} +started +3 +\\d+ +0 +yes +2/2 up$`, 'm'),
+        new RegExp(`^writer +writer +ssh +${NEXT.replace(/\./g, '\\.')} +started +1 +\\d+ +0 +yes +2/2 up$`, 'm'),
       );
     });
 
@@ -119,7 +136,7 @@ suite('an SSH node on a real host: day-2 operations', () => {
 
     it('check: healthy with peers, advancing blocks, recent imports and the stack enode', async () => {
       const result = await node('check');
-      expect(result.stdout).toMatch(/peers +ok +3 peers/);
+      expect(result.stdout).toMatch(/peers +ok +1 peers/);
       expect(result.stdout).toMatch(
         new RegExp(`block sync +ok +block \\d+ -> \\d+ in ${WINDOW_SECONDS} s, not syncing`),
       );
@@ -130,7 +147,7 @@ suite('an SSH node on a real host: day-2 operations', () => {
     });
 
     it('check: unhealthy with zero peers, with the recovery rule; --fix restarts and checks again', async () => {
-      await setState({ ...HEALTHY_STATE, peers: 0 });
+      await withoutPeers();
       try {
         const result = await node('check');
         expect(result.code).toBe(1);
@@ -144,11 +161,12 @@ suite('an SSH node on a real host: day-2 operations', () => {
         expect(fixed.stderr).toBe(''); // a failed restart or question says why there
         expect(fixed.stdout).toMatch(/fix: restarting node writer/);
         expect(await restartedFrom(pid)).toBe('active true');
-        // A restart does not bring peers back here: still unhealthy, and the rule says to open a support request.
+        // A restart does not bring peers back here (its only peer is not in the contract): still unhealthy, and the
+        // rule says to open a support request.
         expect(fixed.code).toBe(1);
         expect(fixed.stdout.match(/verdict: unhealthy/g)).toHaveLength(2);
       } finally {
-        await setState(HEALTHY_STATE);
+        await withPeers();
       }
     });
 
@@ -166,7 +184,9 @@ suite('an SSH node on a real host: day-2 operations', () => {
     });
 
     it("check: not yet permissioned, then permissioned after the node's start: a restart is due, --fix restarts", async () => {
-      await register(BOOTNODES.map((each) => ({ enode: each })));
+      await register([...BOOTNODES, host.networkPeer].map((each) => ({ enode: each })));
+      // Its peer dropped at its next block (the contract no longer allows it): no peers since
+      for (let i = 0; i < 120 && (await peerCount()) > 0; i++) await new Promise((r) => setTimeout(r, 250));
       const refused = await node('check');
       expect(refused.code).toBe(1);
       expect(refused.stdout).toMatch(
@@ -177,7 +197,10 @@ suite('an SSH node on a real host: day-2 operations', () => {
       );
       expect(refused.stdout).toMatch(/peers +FAIL +0 peers/);
       const at = await head();
-      await register([{ enode, fromBlock: at + 1 }, ...BOOTNODES.map((each) => ({ enode: each }))]);
+      await register([
+        { enode, fromBlock: at + 1 },
+        ...[...BOOTNODES, host.networkPeer].map((each) => ({ enode: each })),
+      ]);
       expect(await headPast(at)).toBeGreaterThan(at); // the block that registers the node comes
       const fixed = await node('check', '--fix');
       expect(fixed.stderr).toBe('');
@@ -191,11 +214,11 @@ suite('an SSH node on a real host: day-2 operations', () => {
       expect(fixed.stdout).toMatch(/permissioning +ok +in sync \(at block/);
       expect(fixed.stdout).toMatch(/verdict: healthy$/m);
       expect(fixed.code).toBe(0);
-      await permission();
+      await withPeers();
     });
 
     it('check: no peers, 60606 closed and another source address: each cause found with its fix', async () => {
-      await setState({ peers: 0 });
+      await withoutPeers();
       // Towards the network's first bootnode the machine leaves from another address of its own (a moved IP, a NAT).
       const bootnodeIp = BOOTNODES[0].split('@')[1].split(':')[0];
       const other = host.ip.replace(/\.\d+$/, '.77');
@@ -210,7 +233,7 @@ suite('an SSH node on a real host: day-2 operations', () => {
       await sh(`nft delete table inet e2e_closed && ip route replace ${bootnodeIp}/32 via ${host.gateway}`);
       const open = await node('check');
       await sh(`ip route del ${bootnodeIp}/32 && ip addr del ${other}/32 dev eth0`);
-      await setState({ peers: 3 });
+      await withPeers();
       expect(closed.code).toBe(1);
       expect(closed.stdout).toMatch(/permissioning +ok +permissioned, no peers/);
       expect(closed.stdout).toContain(
@@ -354,8 +377,10 @@ suite('an SSH node on a real host: day-2 operations', () => {
             contract: NETWORKS['open-protestnet'].nodesPermissioningContract,
             bootnodes,
           });
-          standin.register([own, ...bootnodes].map((each) => ({ enode: each })));
+          // Its three plain peers registered too: they dial it, and it keeps them (real connections).
+          standin.register([own, ...bootnodes, ...standin.peerEnodes].map((each) => ({ enode: each })));
           standinsOf.push(standin);
+          await standin.setPeers(3);
           await fieldWhen(
             cluster(),
             { kind: 'pod', name: `besu-node-${type}-0`, namespace },
@@ -385,7 +410,7 @@ suite('an SSH node on a real host: day-2 operations', () => {
             expect.stringMatching(
               /^NODE +TYPE +PATH +RELEASE +SERVICE +PEERS +HEAD +BEHIND +PERMISSIONED +COMPANIONS$/,
             ),
-            expect.stringMatching(new RegExp(`^writer +writer +ssh +${release} +started +3 +\\d+ +0 +yes +2/2 up$`)),
+            expect.stringMatching(new RegExp(`^writer +writer +ssh +${release} +started +1 +\\d+ +0 +yes +2/2 up$`)),
             expect.stringMatching(/^validator +validator +kubernetes +\S+ +Running +3 +\d+ +0 +yes +\d\/\d up$/),
             expect.stringMatching(/^bootnode +bootnode +kubernetes +\S+ +Running +3 +\d+ +0 +yes +(-|\d\/\d up)$/),
           ]);

@@ -13,7 +13,8 @@
  * Ready, and the test reads them at once, waiting for nothing. Its set-up, as the kubelet tier's (kubeletNode.ts): the
  * images imported into containerd, Besu's pinned by the digest the values files' imageDigest gives; the monitoring
  * client off (no image of it here); the stand-in's permissioning contract holding each node and its bootnodes, written
- * into the data volume's folder before the volume is bound, so the node has peers and gets Ready.
+ * into the data volume's folder before the volume is bound, with the pods' network peer as its static node, so the node
+ * has a real peer and gets Ready.
  *
  * What it does not show: the cloud is a stand-in (cloudStandin.ts: the test's loop gives the Services their static
  * IPs as ingress, routing nothing, and makes a local volume for each claim the provider creates); the program requests
@@ -37,7 +38,8 @@ import { kubeletClusterForSuite } from '../../testing/cluster/kubeletSuite';
 import { importNodeImages, PodNodeType } from '../../testing/cluster/nodeImages';
 import { fieldOf } from '../../testing/cluster/objects';
 import { KEY_ONE } from '../../testing/fixtures';
-import { permissioned, registerInFolder } from '../../testing/permissioning';
+import { onTestNetwork, permissioned, registerInFolder } from '../../testing/permissioning';
+import { KUBELET_NETWORK } from '../../testing/cluster/kubelet';
 import { valuesFor } from '../../testing/values';
 import { workFolder } from '../../testing/workFolder';
 import { EngineProject, engineProject, engineSuite, serveGenesis } from '../engine/engine';
@@ -125,7 +127,12 @@ engine.describe('a writer and a validator deployed by pulumi up (real engine and
       const type = TYPES.find((each) => kubernetesNames(each).dataVolume === claim);
       if (!type) return;
       const { p2p } = values(type).deploy;
-      registerInFolder(folder, permissioned(deriveIdentity(KEYS[type], p2p.host, p2p.port).enode, NETWORK, type));
+      const peer = cluster().kubelets[0].networkPeer;
+      registerInFolder(
+        folder,
+        permissioned(deriveIdentity(KEYS[type], p2p.host, p2p.port).enode, NETWORK, type, [peer]),
+      );
+      onTestNetwork(folder, KUBELET_NETWORK, peer);
     });
   }, 120_000);
 

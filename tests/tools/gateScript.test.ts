@@ -1,7 +1,7 @@
 /**
  * A node's health gate in a rollout (scripts/remote/gate.sh, run as the command provider runs a step) against the
- * Besu stand-in on this machine's loopback (tests/fixtures/besu-standin, not Besu): it passes once the node answers
- * with its enode, has a peer, is not behind and its head advances (a validator: it proposes again), saying what it
+ * Besu stand-in on this machine's loopback (tests/fixtures/besu-standin, not Besu; its peers real connections of plain
+ * peers on loopback, testing/besuStandin.ts): it passes once the node answers with its enode, has a peer, is not behind and its head advances (a validator: it proposes again), saying what it
  * saw; otherwise it fails when its time is up, with one line naming the node, what was checked, what it saw last, the
  * nodes left unchanged and the commands to continue or go back.
  */
@@ -102,13 +102,19 @@ exec ${curl} "$@"
   });
 }
 
-const HEALTHY = { peers: 3, blockAdvancing: true, syncing: false, proposing: true };
+/** The simulated chain of a healthy node (with its real peers: `healthy`). */
+const HEALTHY = { blockAdvancing: true, syncing: false, proposing: true };
+/** A healthy node: three real peers, its chain as HEALTHY. */
+async function healthy(state: Record<string, number | boolean> = HEALTHY) {
+  standin.setState(state);
+  await standin.setPeers(3);
+}
 const STOPS =
   'The rollout stops here: bootnode, validator-2 not changed. Fix it (npm run node -- check --stack testnet --node validator), then run pulumi up again to continue from here; or go back (npm run node -- rollback --stack testnet --node validator, and set its release back)';
 
 describe("a node's health gate", () => {
   it('passes a healthy validator once its head advances and it proposed a block since, saying what it saw', async () => {
-    standin.setState(HEALTHY);
+    await healthy();
     const result = await gate(nodeOf('validator'), 30);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -131,7 +137,8 @@ describe("a node's health gate", () => {
   });
 
   it('records that it waits while it waits, with what it sees, for npm run node -- status', async () => {
-    standin.setState({ ...HEALTHY, peers: 0 });
+    standin.setState(HEALTHY);
+    await standin.setPeers(0);
     const running = gate(nodeOf('writer'), 6);
     let waiting: ReturnType<typeof recorded> | undefined;
     for (
@@ -149,7 +156,7 @@ describe("a node's health gate", () => {
   });
 
   it('passes a healthy writer without asking for blocks it proposed', async () => {
-    standin.setState({ ...HEALTHY, proposing: false });
+    await healthy({ ...HEALTHY, proposing: false });
     const result = await gate(nodeOf('writer'), 30);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
@@ -158,33 +165,38 @@ describe("a node's health gate", () => {
   });
 
   it.each([
-    ['a node without a peer', { ...HEALTHY, peers: 0 }, ENODE, 'it has no peer'],
+    ['a node without a peer', HEALTHY, 0, ENODE, 'it has no peer'],
     [
       'a node far behind',
       { ...HEALTHY, syncing: true, blocksBehind: 100 },
+      3,
       ENODE,
       'it is 100 blocks behind the best block it knows (at most 2)',
     ],
     [
       'a node whose head stands still',
       { ...HEALTHY, blockAdvancing: false },
+      3,
       ENODE,
       'its head has not advanced from block',
     ],
     [
       'a validator that proposes no block',
       { ...HEALTHY, proposing: false },
+      3,
       ENODE,
       'it has proposed no block since block',
     ],
     [
       'a node answering another enode',
       HEALTHY,
+      3,
       ENODE.replace(/^enode:\/\/./, 'enode://f'),
       'it answers net_enode with enode://',
     ],
-  ])('stops the rollout at %s, saying what it saw and how to go on', async (_what, state, enode, seen) => {
+  ])('stops the rollout at %s, saying what it saw and how to go on', async (_what, state, peers, enode, seen) => {
     standin.setState(state);
+    await standin.setPeers(peers);
     const result = await gate(nodeOf('validator'), 4, enode);
     expect(result.code).toBe(1);
     const lines = result.stderr.split('\n');

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Prints the path of go-ethereum's `devp2p` tool (cmd/devp2p: `devp2p rlpx ping <enode>` and the discovery v4 checks),
+# another implementation of the devp2p layer the tests check the stack's enodes with, building it when needed from the
+# Go module proxy at the go-ethereum version the Besu stand-in's p2p program pins (tests/fixtures/besu-standin/p2p/go.mod),
+# statically, into a cache outside the work tree keyed by that version:
+#   ${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/devp2p/<version>/devp2p
+# A warm cache builds nothing; cold about 100 s on 2 cores.
+#
+# `--check`: builds nothing; prints the path when it is built, else says so (exit 3).
+# Exit codes: 0 the path is printed; 3 not built and no way to build it (the reason is printed on stderr).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+# shellcheck source=tools/lib/cache.sh
+. tools/lib/cache.sh
+version=$(sed -n 's#^require github.com/ethereum/go-ethereum \(v[0-9.]*\)$#\1#p' tests/fixtures/besu-standin/p2p/go.mod)
+cache=$(tool_cache "devp2p/${version}")
+stop_when_made -x "$cache/devp2p" "$cache/devp2p" \
+  "go-ethereum's devp2p tool is not built yet (tests/setup.sh builds it: bash tools/devp2p/build.sh)" "${1:-}"
+use_module_proxy "no devp2p tool"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+printf 'module lacchain.local/devp2p\n\ngo 1.25\n\nrequire github.com/ethereum/go-ethereum %s\n' "$version" >"$work/go.mod"
+printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/ethereum/go-ethereum/cmd/devp2p"\n' >"$work/tools.go"
+mkdir -p "$cache"
+echo "building go-ethereum's devp2p tool (${version}) into ${cache} (about 100 s cold)" >&2
+(cd "$work" && go build -trimpath -ldflags "-s -w" -o "$cache/devp2p.partial" github.com/ethereum/go-ethereum/cmd/devp2p) >&2
+mv "$cache/devp2p.partial" "$cache/devp2p"
+echo "$cache/devp2p"
