@@ -12,6 +12,7 @@ import {
   dataVolumeManifest,
   keySecretManifest,
   kubernetesRpcUrl,
+  podConfig,
   rpcAuthSecretManifest,
   serviceManifest,
   statefulSetManifest,
@@ -88,6 +89,9 @@ export class KubernetesNode extends pulumi.ComponentResource {
             retainOnDelete: !args.allowKeyDeletion,
             additionalSecretOutputs: ['data', 'stringData'],
           });
+    // Immutable, named by its content (core/kubernetes/configCheck.ts): a change makes a new ConfigMap, which the
+    // StatefulSet moves to in its turn; `pulumi up` deletes the old one last, once every StatefulSet has moved (a
+    // replacement, created before the delete). An earlier node's change never reaches this pod early.
     const configMap = new k8s.core.v1.ConfigMap(`${name}-config`, configMapManifest(node, files), child);
     // Chain data is never lost by accident: `pulumi destroy` forgets the volume and leaves it in the cluster.
     const volume = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, dataVolumeManifest(node), {
@@ -148,10 +152,14 @@ export class KubernetesNode extends pulumi.ComponentResource {
         credentials.apply((text) => createHash('sha256').update(fixed).update(text).digest('hex')),
       );
     }
-    const statefulSet = new k8s.apps.v1.StatefulSet(`${name}-node`, statefulSetManifest(description, checksum), {
-      ...child,
-      dependsOn: [...podInputs, ...(args.rolloutAfter ? [args.rolloutAfter] : [])],
-    });
+    const statefulSet = new k8s.apps.v1.StatefulSet(
+      `${name}-node`,
+      statefulSetManifest(description, checksum, podConfig(node, files)),
+      {
+        ...child,
+        dependsOn: [...podInputs, ...(args.rolloutAfter ? [args.rolloutAfter] : [])],
+      },
+    );
     this.rolloutGate = statefulSet;
     if (node.backups.schedule !== 'off') scheduleBackups(name, node, { ...child, dependsOn: [statefulSet] });
     new k8s.core.v1.Service(

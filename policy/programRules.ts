@@ -27,7 +27,7 @@
  *   run, docs/reviewing.md).
  */
 import { backupCronJobManifest } from '../core/kubernetes/backups';
-import { configMapManifest, statefulSetManifest } from '../core/kubernetes/manifests';
+import { configMapManifest, podConfig, statefulSetManifest } from '../core/kubernetes/manifests';
 import { kubernetesNodeFiles } from '../core/kubernetes/nodeFiles';
 import { describeNode } from '../core/node/description';
 import { exportLines } from '../core/remote/shell';
@@ -62,7 +62,11 @@ export function renderedResources(settings: StackSettings): PolicyResource[] {
       const files = kubernetesNodeFiles(description, UNKNOWN_MARKER);
       resources.push(
         planned(TYPES.configMap, `${node.name}-config`, configMapManifest(node, files)),
-        planned(TYPES.statefulSet, `${node.name}-node`, statefulSetManifest(description, UNKNOWN_MARKER)),
+        planned(
+          TYPES.statefulSet,
+          `${node.name}-node`,
+          statefulSetManifest(description, UNKNOWN_MARKER, podConfig(node, files)),
+        ),
       );
       if (node.backups.schedule !== 'off') {
         resources.push(planned(BACKUP_TYPES.cronJob, `${node.name}-backup-schedule`, backupCronJobManifest(node)));
