@@ -165,15 +165,21 @@ describe('plan --diff BASE_DIR: a release bump', () => {
             before: 'hyperledger/besu:23.4.1',
             after: 'hyperledger/besu:23.4.2',
           },
+          // The config check (the pod's first init container) runs Besu's image.
+          {
+            path: 'spec.template.spec.initContainers[0].image',
+            before: 'hyperledger/besu:23.4.1',
+            after: 'hyperledger/besu:23.4.2',
+          },
           // The backup before a release change knows the release the pod runs.
           {
-            path: 'spec.template.spec.initContainers[0].env[0].value',
+            path: 'spec.template.spec.initContainers[1].env[0].value',
             before: '23.4.1',
             after: '23.4.2',
           },
           // The init container that makes the companions' state folders runs Besu's image.
           {
-            path: 'spec.template.spec.initContainers[1].image',
+            path: 'spec.template.spec.initContainers[2].image',
             before: 'hyperledger/besu:23.4.1',
             after: 'hyperledger/besu:23.4.2',
           },
@@ -186,8 +192,9 @@ describe('plan --diff BASE_DIR: a release bump', () => {
         '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.metadata.labels["app.kubernetes.io/version"]: "23.4.1" -> "23.4.2"',
         '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.containers[0].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
         '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.containers[1].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
-        '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.initContainers[0].env[0].value: "23.4.1" -> "23.4.2"',
-        '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.initContainers[1].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
+        '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.initContainers[0].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
+        '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.initContainers[1].env[0].value: "23.4.1" -> "23.4.2"',
+        '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.initContainers[2].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
         '',
       ].join('\n'),
     );
