@@ -1,9 +1,12 @@
 /**
  * A config change on a real kubelet (issue 52, item 4): a validator's manifests as the program declares them (as in
  * validatorPod.test.ts; only the CPU requests lowered, kubeletFit.ts) applied server-side as the provider applies them,
- * then declared again with another RPC host allowlist (`lacchain:rpc.hostAllowlist`) and applied over them. The
- * ConfigMap is patched in place, the StatefulSet's `lacchain.net/config-checksum` annotation changes, the pod rolls,
- * and the new pod runs the new config: its config.toml and the Besu stand-in's answer (the Host header it accepts).
+ * then declared again with another RPC host allowlist (`lacchain:rpc.hostAllowlist`) and applied over them as
+ * `pulumi up` does (docs/security.md#what-a-pod-reads): first the new ConfigMap, immutable and named by its content,
+ * beside the old one, while the StatefulSet waits for its turn of the rollout (a restart of Besu's container then
+ * still runs the old config: issue 63, finding 2), then the StatefulSet, which switches to it: the pod rolls and the
+ * new pod runs the new config (its config.toml and the Besu stand-in's answer, the Host header it accepts); the old
+ * ConfigMap, deleted last, takes nothing from it.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -28,7 +31,6 @@ const NAMESPACE = 'kubelet-config-roll';
 const WORKER = 'worker-validator';
 const POD = 'besu-node-validator-0';
 const BESU = 'validator-besu';
-const CONFIG_MAP = 'besu-node-validator-config';
 const SET = 'besu-node-validator';
 const CHECKSUM = 'lacchain.net/config-checksum';
 const FIRST_HOST = 'rpc-first.example.org';
@@ -101,17 +103,22 @@ const checksumOf = () =>
     { kind: 'statefulset', name: SET, namespace: NAMESPACE },
     `{.spec.template.metadata.annotations.lacchain\\.net/config-checksum}`,
   );
-const configMapUid = () =>
-  fieldOf(cluster(), { kind: 'configmap', name: CONFIG_MAP, namespace: NAMESPACE }, '{.metadata.uid}');
+const configMapOf = (manifests: Manifest[]) => manifests.find((m) => m.kind === 'ConfigMap')!;
+const configMapUid = (name: string) =>
+  fieldOf(cluster(), { kind: 'configmap', name, namespace: NAMESPACE }, '{.metadata.uid}');
 const configInPod = () => inBesu('cat', `${POD_PATHS.configDir}/${POD_FILES.config}`);
+const besuStatus = `.status.containerStatuses[?(@.name=="${BESU}")]`;
 
 let firstPod = '';
+let first: Manifest[] = [];
+let second: Manifest[] = [];
 
-describe('a config change on a real kubelet: the ConfigMap patched in place rolls the pod to the new config', () => {
+describe('a config change on a real kubelet: a new ConfigMap, which the StatefulSet switches to in its turn', () => {
   itWithKubelet(
     `the first config runs: Besu answers net_enode for the allowlisted ${FIRST_HOST} and refuses ${SECOND_HOST} with 403`,
     async () => {
       const manifests = await validatorManifests(FIRST_HOST);
+      first = manifests;
       await cluster().kubectlOk(['apply', '-f', '-'], JSON.stringify(manifests.find((m) => m.kind === 'Namespace')));
       const folders = await localVolumesFor(cluster(), cluster().kubelets[0], manifests);
       const nodes = [enode, ...network.bootnodes.validator].map((each) => ({ enode: each, fromBlock: 0 }));
@@ -128,29 +135,57 @@ describe('a config change on a real kubelet: the ConfigMap patched in place roll
   );
 
   itWithKubelet(
-    `another allowlist applied over it: the ConfigMap patched (same uid), the checksum annotation changed, a new pod whose config.toml and Besu take ${SECOND_HOST} and refuse ${FIRST_HOST}`,
+    `another allowlist's ConfigMap made before the node's turn: a new one beside the old, and Besu's container restarting (a kill) still runs ${FIRST_HOST}`,
     async () => {
-      const configMap = await configMapUid();
+      second = await validatorManifests(SECOND_HOST);
+      const [old, next] = [configMapOf(first), configMapOf(second)];
+      expect(next.metadata.name).not.toBe(old.metadata.name);
+      expect([old.immutable, next.immutable]).toEqual([true, true]);
+      const oldUid = await configMapUid(old.metadata.name);
+      // What pulumi up makes first (the StatefulSet waits for the node before it): the new ConfigMap alone.
+      await applyServerSide(cluster(), [next]);
+      expect(await configMapUid(old.metadata.name)).toBe(oldUid);
+      expect(await configMapUid(next.metadata.name)).toMatch(/^[0-9a-f-]{36}$/);
+      const restarts = Number(await fieldOf(cluster(), pod, `{${besuStatus}.restartCount}`));
+      // Long enough for the kubelet to have synced a changed ConfigMap into the pod's volume, were it the same one.
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      await inBesu('sh', '-c', 'kill 1');
+      await fieldWhen(
+        cluster(),
+        pod,
+        `{.metadata.uid}|{${besuStatus}.restartCount}|{${besuStatus}.ready}`,
+        (value) => value === `${firstPod}|${restarts + 1}|true`,
+        120_000,
+      );
+      const inPod = await configInPod();
+      expect([inPod.includes(FIRST_HOST), inPod.includes(SECOND_HOST)]).toEqual([true, false]);
+      expect(await netEnodeAs(FIRST_HOST)).toBe(`200 ${enode}`);
+      expect(await netEnodeAs(SECOND_HOST)).toBe('403');
+    },
+  );
+
+  itWithKubelet(
+    `the StatefulSet applied in its turn: the checksum annotation changed, a new pod on the new ConfigMap whose config.toml and Besu take ${SECOND_HOST} and refuse ${FIRST_HOST}; the old ConfigMap deleted after changes nothing`,
+    async () => {
       const checksum = await checksumOf();
       expect(checksum).toMatch(/\S/);
-      const manifests = await validatorManifests(SECOND_HOST);
-      const set = manifests.find((m) => m.kind === 'StatefulSet')!;
+      const set = second.find((m) => m.kind === 'StatefulSet')!;
       expect(set.spec.template.metadata.annotations[CHECKSUM]).not.toBe(checksum);
-      await applyServerSide(cluster(), manifests);
-      expect(await configMapUid()).toBe(configMap);
-      const config = await fieldOf(
-        cluster(),
-        { kind: 'configmap', name: CONFIG_MAP, namespace: NAMESPACE },
-        `{.data.config\\.toml}`,
-      );
-      expect([config.includes(SECOND_HOST), config.includes(FIRST_HOST)]).toEqual([true, false]);
+      await applyServerSide(cluster(), second);
       expect(await checksumOf()).toBe(set.spec.template.metadata.annotations[CHECKSUM]);
       // The StatefulSet's controller replaces the pod (the old one's containers are given their grace period).
-      await readyPodOtherThan(firstPod, containersOf(manifests), 240_000);
+      const secondPod = await readyPodOtherThan(firstPod, containersOf(second), 240_000);
+      expect(await fieldOf(cluster(), pod, '{.spec.volumes[?(@.name=="config-source")].configMap.name}')).toBe(
+        configMapOf(second).metadata.name,
+      );
       const inPod = await configInPod();
       expect([inPod.includes(SECOND_HOST), inPod.includes(FIRST_HOST)]).toEqual([true, false]);
       expect(await netEnodeAs(SECOND_HOST)).toBe(`200 ${enode}`);
       expect(await netEnodeAs(FIRST_HOST)).toBe('403');
+      // pulumi up deletes the old ConfigMap last: the pod, on the new one, runs on.
+      await cluster().kubectlOk(['delete', 'configmap', '-n', NAMESPACE, configMapOf(first).metadata.name]);
+      expect(await fieldOf(cluster(), pod, '{.metadata.uid} {.status.phase}')).toBe(`${secondPod} Running`);
+      expect(await netEnodeAs(SECOND_HOST)).toBe(`200 ${enode}`);
     },
   );
 });
