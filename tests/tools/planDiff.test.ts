@@ -315,10 +315,7 @@ describe('plan --diff-ref REF: a bootnode change', () => {
     expect(diff).toMatchObject({ base: 'git ref HEAD', created: [], deleted: [] });
     expect(diff.changed.map((c: any) => [c.name, c.fields.map((f: any) => f.path)])).toEqual([
       // A new ConfigMap (immutable, named by its content), which the StatefulSet switches to: its name and digest.
-      [
-        'writer-config',
-        ['data["config.toml"]', 'metadata.annotations["lacchain.net/config-digest"]', 'metadata.name'],
-      ],
+      ['writer-config', ['data["config.toml"]', 'metadata.annotations["lacchain.net/config-digest"]', 'metadata.name']],
       [
         'writer-node',
         [
