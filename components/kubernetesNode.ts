@@ -21,6 +21,7 @@ import { prometheusOperatorManifests } from '../core/kubernetes/monitoring';
 import { networkPolicyManifest } from '../core/kubernetes/networkPolicy';
 import { kubernetesNodeFiles } from '../core/kubernetes/nodeFiles';
 import { configDigest, describeNode } from '../core/node/description';
+import { sha256Hex } from '../core/genesis';
 import type { KubernetesNodeSettings } from '../core/settings/model';
 import { rpcCredentials } from './rpcCredentials';
 import { backupPassword } from './backupPassword';
@@ -92,7 +93,10 @@ export class KubernetesNode extends pulumi.ComponentResource {
     // Immutable, named by its content (core/kubernetes/configCheck.ts): a change makes a new ConfigMap, which the
     // StatefulSet moves to in its turn; `pulumi up` deletes the old one last, once every StatefulSet has moved (a
     // replacement, created before the delete). An earlier node's change never reaches this pod early.
-    const configMap = new k8s.core.v1.ConfigMap(`${name}-config`, configMapManifest(node, files), child);
+    // The digest covers the genesis the ConfigMap holds (verified against the network's pinned digest by the program).
+    const config = pulumi.output(args.genesis).apply((text) => podConfig(node, files, sha256Hex(text)));
+    const podConfigOf = { configMap: config.configMap, digest: config.digest };
+    const configMap = new k8s.core.v1.ConfigMap(`${name}-config`, configMapManifest(node, files, podConfigOf), child);
     // Chain data is never lost by accident: `pulumi destroy` forgets the volume and leaves it in the cluster.
     const volume = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, dataVolumeManifest(node), {
       ...child,
@@ -154,7 +158,7 @@ export class KubernetesNode extends pulumi.ComponentResource {
     }
     const statefulSet = new k8s.apps.v1.StatefulSet(
       `${name}-node`,
-      statefulSetManifest(description, checksum, podConfig(node, files)),
+      statefulSetManifest<pulumi.Input<string>>(description, checksum, podConfigOf),
       {
         ...child,
         dependsOn: [...podInputs, ...(args.rolloutAfter ? [args.rolloutAfter] : [])],

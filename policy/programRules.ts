@@ -60,13 +60,11 @@ export function renderedResources(settings: StackSettings): PolicyResource[] {
     if (node.target === 'kubernetes') {
       const description = describeNode(node);
       const files = kubernetesNodeFiles(description, UNKNOWN_MARKER);
+      // The genesis `pulumi up` declares is verified against the pinned digest: the names are those it makes.
+      const config = podConfig(node, files, node.network.genesis.sha256);
       resources.push(
-        planned(TYPES.configMap, `${node.name}-config`, configMapManifest(node, files)),
-        planned(
-          TYPES.statefulSet,
-          `${node.name}-node`,
-          statefulSetManifest(description, UNKNOWN_MARKER, podConfig(node, files)),
-        ),
+        planned(TYPES.configMap, `${node.name}-config`, configMapManifest(node, files, config)),
+        planned(TYPES.statefulSet, `${node.name}-node`, statefulSetManifest(description, UNKNOWN_MARKER, config)),
       );
       if (node.backups.schedule !== 'off') {
         resources.push(planned(BACKUP_TYPES.cronJob, `${node.name}-backup-schedule`, backupCronJobManifest(node)));

@@ -8,9 +8,8 @@
  * other container reads that copy, read-only. A ConfigMap edited, or deleted and made again under its name, never
  * reaches a container: the check script, the start step and config.toml run as the program wrote them, or not at all.
  */
-import { createHash } from 'crypto';
-import { kubernetesNames, POD_PATHS } from '../catalog/kubernetes';
-import { POD_FILES } from '../catalog/kubernetes';
+import { kubernetesNames, POD_FILES, POD_PATHS } from '../catalog/kubernetes';
+import { sha256Hex } from '../genesis';
 import { readScript } from '../scripts';
 import type { KubernetesNodeSettings } from '../settings/model';
 import { RESTRICTED_CONTAINER } from './podBasics';
@@ -24,22 +23,16 @@ export const CONFIG_VOLUMES = { copy: 'config', source: 'config-source' } as con
 /** How many hex digits of the digest name the ConfigMap. */
 const NAME_DIGEST_LENGTH = 10;
 
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
-
 /**
- * The digest of a node's config files (entry → text; the genesis as V, known by its pinned SHA-256), as
+ * The digest of a node's config files (entry → text; the genesis as V, known by its SHA-256 `genesisSha256`), as
  * check-config.sh computes it from the pod's copy: the SHA-256 of `sha256sum`'s lines `<sha256>  <entry>`, the
  * entries in byte order.
  */
-export function nodeConfigDigest<V>(node: KubernetesNodeSettings, data: Record<string, string | V>): string {
+export function nodeConfigDigest<V>(data: Record<string, string | V>, genesisSha256: string): string {
   const lines = Object.keys(data)
     .sort()
-    .map((entry) => {
-      const text = data[entry];
-      const digest = entry === POD_FILES.genesis ? node.network.genesis.sha256 : sha256(String(text));
-      return `${digest}  ${entry}\n`;
-    });
-  return sha256(lines.join(''));
+    .map((entry) => `${entry === POD_FILES.genesis ? genesisSha256 : sha256Hex(String(data[entry]))}  ${entry}\n`);
+  return sha256Hex(lines.join(''));
 }
 
 /** The ConfigMap of a node's config of digest `digest`: `besu-node-<node>-config-<first digits>`. */
@@ -47,14 +40,17 @@ export function nodeConfigMapName(node: KubernetesNodeSettings, digest: string):
   return `${kubernetesNames(node.name).configMap}-${digest.slice(0, NAME_DIGEST_LENGTH)}`;
 }
 
-/** What the StatefulSet knows of the config its pod reads: the ConfigMap's name and the files' digest. */
-export interface PodConfig {
-  configMap: string;
-  digest: string;
+/**
+ * What the StatefulSet knows of the config its pod reads: the ConfigMap's name and the files' digest (V when they
+ * are known only once the genesis is: the component's).
+ */
+export interface PodConfig<V = string> {
+  configMap: string | V;
+  digest: string | V;
 }
 
 /** The pod's config volumes: the ConfigMap (for the check alone) and the pod's checked copy. */
-export function configVolumes(config: PodConfig) {
+export function configVolumes<V>(config: PodConfig<V>) {
   return [
     { name: CONFIG_VOLUMES.source, configMap: { name: config.configMap, defaultMode: 0o444 } },
     // On the worker's disk, for the pod's life: nothing but the check writes it.
@@ -63,7 +59,7 @@ export function configVolumes(config: PodConfig) {
 }
 
 /** The pod's first init container: the ConfigMap copied into the pod's folder, refused unless its digest is `digest`. */
-export function configCheckInit(node: KubernetesNodeSettings, image: string, config: PodConfig) {
+export function configCheckInit<V>(node: KubernetesNodeSettings, image: string, config: PodConfig<V>) {
   return {
     name: kubernetesNames(node.name).companionContainer('config-check'),
     image,

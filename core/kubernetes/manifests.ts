@@ -115,23 +115,37 @@ function configData<V>(node: KubernetesNodeSettings, files: NodeConfigFiles<V>):
   return data;
 }
 
-/** What the StatefulSet names of the node's config: its ConfigMap and the digest of its files (configCheck.ts). */
-export function podConfig<V>(node: KubernetesNodeSettings, files: NodeConfigFiles<V>): PodConfig {
-  const digest = nodeConfigDigest(node, configData(node, files));
+/**
+ * What the StatefulSet names of the node's config: its ConfigMap and the digest of its files (configCheck.ts), the
+ * genesis known by its SHA-256 `genesisSha256`.
+ */
+export function podConfig<V>(
+  node: KubernetesNodeSettings,
+  files: NodeConfigFiles<V>,
+  genesisSha256: string,
+): PodConfig {
+  const digest = nodeConfigDigest(configData(node, files), genesisSha256);
   return { configMap: nodeConfigMapName(node, digest), digest };
 }
 
 /**
  * The ConfigMap: config.toml, genesis, start step and (writers) proxy config. Immutable and named by its content
- * (core/kubernetes/configCheck.ts): a change is a new ConfigMap.
+ * (`config`, podConfig's; core/kubernetes/configCheck.ts): a change is a new ConfigMap.
  */
-export function configMapManifest<V>(node: KubernetesNodeSettings, files: NodeConfigFiles<V>) {
-  const config = podConfig(node, files);
-  const meta = metadata(node, config.configMap);
+export function configMapManifest<V, N = string>(
+  node: KubernetesNodeSettings,
+  files: NodeConfigFiles<V>,
+  config: PodConfig<N>,
+) {
+  const meta = metadata(node, '');
   return {
     apiVersion: 'v1' as const,
     kind: 'ConfigMap' as const,
-    metadata: { ...meta, annotations: { ...meta.annotations, [CONFIG_DIGEST_ANNOTATION]: config.digest } },
+    metadata: {
+      ...meta,
+      name: config.configMap,
+      annotations: { ...meta.annotations, [CONFIG_DIGEST_ANNOTATION]: config.digest },
+    },
     immutable: true,
     data: configData(node, files),
   };
@@ -180,7 +194,7 @@ function withKeySecretAnnotation<M extends { annotations?: Record<string, string
 export function statefulSetManifest<V = string>(
   description: NodeDescription<KubernetesNodeSettings>,
   checksum: string | V,
-  config: PodConfig,
+  config: PodConfig<V>,
 ) {
   const { node } = description;
   const passwordAuth = description.rpc.authentication?.method === 'password';

@@ -27,8 +27,7 @@ function writer(): KubernetesNodeSettings {
   Object.assign(nodes[0], { keyCustody: 'secret', keySecret: 'vault-writer-key', publicKey: `0x${KEY_ONE_PUBLIC}` });
   const settings = loadTestnet({ ...config, 'lacchain:backupPassword': 'a backup password of the operator' });
   const node = settings.nodes.find((n) => n.target === 'kubernetes') as KubernetesNodeSettings;
-  // The project's test genesis, pinned by its own digest, stands for the network's.
-  return { ...node, network: { ...node.network, genesis: TEST_GENESIS } };
+  return node;
 }
 
 /** What the test reads of the pod's spec. */
@@ -49,9 +48,9 @@ const description = describeNode(node);
 /** The node's ConfigMap (its genesis the test genesis) and StatefulSet, as the component declares them. */
 function declared() {
   const nodeFiles = kubernetesNodeFiles(description, testGenesisText());
-  const config = podConfig(node, nodeFiles);
+  const config = podConfig(node, nodeFiles, TEST_GENESIS.sha256);
   return {
-    configMap: configMapManifest(node, nodeFiles),
+    configMap: configMapManifest(node, nodeFiles, config),
     pod: statefulSetManifest(description, 'checksum', config).spec.template.spec as unknown as PodSpec,
     config,
   };
