@@ -9,6 +9,7 @@ import { GenesisError, loadGenesis } from './core/genesis';
 import { declareStack } from './program';
 import { describeRollout, ROLLOUT_HEADING } from './core/node/rollout';
 import { sshLoginLine } from './core/catalog/sshLogin';
+import { stopRun } from './components/runStop';
 
 export = async () => {
   const loaded = loadPulumiStack();
@@ -17,12 +18,12 @@ export = async () => {
   try {
     genesis = await loadGenesis(settings.network.genesis, { file: settings.genesisFile });
   } catch (error) {
-    if (error instanceof GenesisError) throw new pulumi.RunError(error.message);
+    if (error instanceof GenesisError) throw stopRun(error.message);
     throw error;
   }
   // How pulumi up logs in to the machines, and so whether the SSH key is in the state (docs/ssh.md#logging-in).
   if (settings.nodes.some((n) => n.target === 'ssh')) void pulumi.log.info(sshLoginLine(settings.sshAuthentication));
-  // Said in every preview and update of a stack of several nodes (docs/operations.md#rolling-out-a-change).
+  // Said in every preview and update of a stack of several nodes (docs/upgrades.md#rolling-out-a-change).
   const rollout = describeRollout(settings.nodes, settings.rollout);
   if (rollout.length > 0) void pulumi.log.info([ROLLOUT_HEADING, ...rollout].join('\n'));
   const outputs = declareStack(settings, secretInputs(loaded), { genesis: () => genesis });

@@ -20,7 +20,6 @@ const SOURCES = [
   'cli',
   'tools/programRun',
   'tools/recording',
-  'tools/docs.ts',
 ];
 
 /**
@@ -37,6 +36,12 @@ function endQuietlyOnBrokenPipe() {
     });
   }
 }
+
+/**
+ * The entries that always run from their TypeScript sources, quietly: the benchmarks (`npm run bench`), which the
+ * build leaves out, as it leaves out the test harness they use.
+ */
+const SOURCE_ENTRIES = ['bench/run'];
 
 /** The newest modification time of the TypeScript sources under `entry`, a file or a folder. */
 function newestSource(entry) {
@@ -71,18 +76,22 @@ function requireInstalled(dir, name) {
 /** The module of a program entry (a path without extension, relative to the project folder). */
 function load(entry) {
   requireInstalled(__dirname, '@pulumi/pulumi');
-  const stale = staleBuild(__dirname, entry);
+  const stale = SOURCE_ENTRIES.includes(entry) ? 'from its sources' : staleBuild(__dirname, entry);
   if (!stale) return require(path.join(__dirname, BUILD_DIR, `${entry}.js`));
   requireInstalled(__dirname, 'ts-node');
-  process.stderr.write(`${stale}: running the TypeScript sources through ts-node (npm run build:program builds it)\n`);
+  if (!SOURCE_ENTRIES.includes(entry)) {
+    process.stderr.write(
+      `${stale}: running the TypeScript sources through ts-node (npm run build:program builds it)\n`,
+    );
+  }
   require('ts-node').register({ transpileOnly: true, project: path.join(__dirname, 'tsconfig.json') });
   return require(path.join(__dirname, `${entry}.ts`));
 }
 
 module.exports = { load, staleBuild, endQuietlyOnBrokenPipe };
 
-// `node launcher.js cli/<tool> ARGS...` (package.json's scripts): runs a command-line tool the same way, with ARGS as
-// its own arguments.
+// `node launcher.js cli/<tool> ARGS...` (package.json's scripts): runs a command-line tool (or the benchmarks,
+// bench/run) the same way, with ARGS as its own arguments.
 if (require.main === module) {
   endQuietlyOnBrokenPipe();
   const [entry] = process.argv.splice(2, 1);

@@ -76,7 +76,7 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
   const cluster = declareCluster(settings);
   const genesis = settings.nodes.length > 0 ? pulumi.output(deps.genesis()) : undefined;
   const declared: Record<string, NodeOutputs> = {};
-  // One node at a time, in the rollout's order (docs/operations.md#rolling-out-a-change): each node's restarting
+  // One node at a time, in the rollout's order (docs/upgrades.md#rolling-out-a-change): each node's restarting
   // resources wait for the node before it to pass its gate.
   const order = rolloutOrder(settings.nodes);
   let previousGate: pulumi.Resource | undefined;

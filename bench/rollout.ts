@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --only rollout`: what the rollout (docs/operations.md, "Rolling out a change") costs and saves on
+ * `npm run bench -- --only rollout`: what the rollout (docs/upgrades.md, "Rolling out a change") costs and saves on
  * the SSH path. Three nodes (a writer, a bootnode, a validator), each on a real Debian 12 test host (systemd, sshd; the
  * Besu stand-in, not Besu: its restart takes seconds where Besu's JVM takes longer), a change that restarts all three
  * replayed as the engine runs it (testing/engineReplay.ts): once through the program as it is (one node at a time,

@@ -36,7 +36,7 @@ const MEASURE: Record<Part, (runs: number | undefined, before: string | undefine
 };
 
 const USAGE =
-  'npm run bench [-- --only plan|program|ssh|backups|proxy|cli|cuts|rollout|suite] [--runs N] [--before REF]';
+  'npm run --silent bench -- [--only plan|program|ssh|backups|proxy|cli|cuts|rollout|suite] [--runs N] [--before REF]';
 
 /** What --help prints: the usage, then the parts and options as this file's header describes them. */
 const HELP = `usage: ${USAGE}

@@ -10,7 +10,7 @@ import { createHash } from 'crypto';
 import { firstInstallCommand, GATE_SCRIPT, gateParameters } from '../core/remote/gate';
 import { stepCommand, stepInput, stepScript } from '../core/remote/shell';
 import type { SshNodeSettings } from '../core/settings/model';
-import type { NodeRollout } from './remoteNode';
+import type { NodeRollout } from './nodeRollout';
 
 /** What the gate of a node needs. */
 export interface HealthGateArgs {
@@ -30,10 +30,12 @@ export interface HealthGateArgs {
 /** The gate of node `name`. */
 export function healthGate(name: string, args: HealthGateArgs): command.remote.Command {
   const { node, rollout } = args;
-  // One digest of the restarting steps' triggers (the node-key step's is secret: its digest tells nothing of it).
-  const change = pulumi.unsecret(
-    pulumi.all(args.restarts).apply((triggers) => createHash('sha256').update(triggers.join('\n')).digest('hex')),
-  );
+  // One digest of the restarting steps' triggers. The node-key step's is secret, and so is this digest (and the
+  // gate's input, in the state): it is a function of the secrets, which a weak one (a backup password) would let
+  // anyone check guesses against offline. The machine never writes it down (scripts/remote/gate.sh).
+  const change = pulumi
+    .all(args.restarts)
+    .apply((triggers) => createHash('sha256').update(triggers.join('\n')).digest('hex'));
   const header = `lacchain-besu-node: the health gate of node ${node.name}`;
   const script = stepScript(GATE_SCRIPT);
   const stdin = pulumi.all([args.enode, args.address, change]).apply(([enode, address, digest]) =>

@@ -11,6 +11,8 @@ import { readFileFromDisk, readStackConfigFile } from '../core/settings/settings
 import { enforceProgramRules, PolicyViolationError } from '../policy/programRules';
 import type { EngineConfig } from '../core/settings/engineConfig';
 import { agentProblem } from '../core/catalog/sshLogin';
+import { agentKeysProblem } from './sshAgent';
+import { stopRun } from './runStop';
 
 /** The SDK's own record of which config keys are secret (runtime/config.js; not in its type declarations). */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -26,7 +28,8 @@ export function engineConfig(): EngineConfig {
  * Loads and validates the current stack's settings, and checks them against the mandatory policy rules they decide
  * (policy/programRules.ts: on every run, with or without `--policy-pack`), or ends the run before anything is
  * declared, with every settings problem listed, or else every rule they break as the policy pack words it; or, for a
- * stack that logs in to its SSH nodes with the ssh agent, when the environment names no agent (SSH_AUTH_SOCK).
+ * stack that logs in to its SSH nodes with the ssh agent, when the environment names no agent (SSH_AUTH_SOCK), or
+ * one that does not answer or holds no key (sshAgent.ts).
  */
 export function loadPulumiStack(projectDir: string = process.cwd()): LoadedStack {
   const stack = pulumi.getStack();
@@ -45,17 +48,19 @@ export function loadPulumiStack(projectDir: string = process.cwd()): LoadedStack
     enforceProgramRules(loaded.settings);
     // The agent is the default login (docs/ssh.md#logging-in): without one, say so before anything is declared.
     const sshNodes = loaded.settings.nodes.filter((n) => n.target === 'ssh').map((n) => n.name);
-    const noAgent = agentProblem(file, loaded.settings.sshAuthentication, sshNodes, process.env);
+    const noAgent =
+      agentProblem(file, loaded.settings.sshAuthentication, sshNodes, process.env) ??
+      (loaded.settings.sshAuthentication === 'agent' ? agentKeysProblem(sshNodes, process.env) : undefined);
     if (noAgent !== undefined) {
-      throw new pulumi.RunError(`the stack ${stack} cannot log in to its machines: ${noAgent}`);
+      throw stopRun(`the stack ${stack} cannot log in to its machines: ${noAgent}`);
     }
     return loaded;
   } catch (error) {
     if (error instanceof SettingsError) {
-      throw new pulumi.RunError(`the settings of stack ${stack} cannot be deployed:\n${error.message}`);
+      throw stopRun(`the settings of stack ${stack} cannot be deployed:\n${error.message}`);
     }
     if (error instanceof PolicyViolationError) {
-      throw new pulumi.RunError(
+      throw stopRun(
         `the settings of stack ${stack} cannot be deployed: they break mandatory policy rules (checked on every pulumi up, before anything is created or changed):\n${error.message}`,
       );
     }

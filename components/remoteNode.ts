@@ -30,6 +30,7 @@ import { healthGate } from './healthGate';
 import { RESTARTING_STEPS, ROLLOUT_FIRST_STEP } from '../core/remote/gate';
 import { addressOfPublicKey } from '../core/identity/nodeKey';
 import type { NodeArgs } from './nodeArgs';
+import type { NodeRollout } from './nodeRollout';
 
 export interface RemoteNodeArgs extends NodeArgs<SshNodeSettings> {
   /** How `pulumi up` logs in to the machine: the operator's ssh agent, or a stored private key (a secret). */
@@ -50,18 +51,6 @@ export interface RemoteNodeArgs extends NodeArgs<SshNodeSettings> {
 
 /** How `pulumi up` logs in to an SSH node's machine (`lacchain:sshAuthentication`). */
 export type SshLogin = { agent: true } | { privateKey: pulumi.Input<string> };
-
-/** A node's place in the stack's rollout (core/node/rollout.ts). */
-export interface NodeRollout {
-  /** The node before it in the rollout, passed its gate: from the node-key step on, this node's steps wait for it. */
-  after?: pulumi.Resource;
-  /** The nodes after it (names), when there are: the node then has a gate, which they wait for. */
-  nextNodes: string[];
-  /** The stack, for the gate's message (the commands to continue or go back). */
-  stack: string;
-  /** How long the gate waits, in seconds. */
-  gateTimeoutSeconds: number;
-}
 
 /**
  * A Besu node on a remote machine.

@@ -6,6 +6,8 @@
  * a timer of its own, which keeps the process alive until it fires and then fails the request.
  */
 
+import { ANSWER_LIMITS } from './catalog/answers';
+
 /** A whole answer: its HTTP status and its body. */
 export interface WholeAnswer {
   status: number;
@@ -18,12 +20,19 @@ export class AnswerTimeout extends Error {
   override name = 'TimeoutError';
 }
 
-/** `fetcher(url, init)` and its body, within `ms` milliseconds; the request is aborted when the time is up. */
+/** The error of an answer whose body passed its bound (the request is aborted there). */
+export class AnswerTooLarge extends Error {}
+
+/**
+ * `fetcher(url, init)` and its body, within `ms` milliseconds and `maxBytes` bytes (ANSWER_LIMITS.http unless said);
+ * the request is aborted when the time is up or the body passes the bound.
+ */
 export async function fetchWithin(
   url: string,
   init: RequestInit,
   ms: number,
   fetcher: typeof fetch = fetch,
+  maxBytes: number = ANSWER_LIMITS.http,
 ): Promise<WholeAnswer> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -36,7 +45,7 @@ export async function fetchWithin(
   });
   const answer = (async () => {
     const response = await fetcher(url, { ...init, signal: controller.signal });
-    return { status: response.status, ok: response.ok, body: Buffer.from(await response.arrayBuffer()) };
+    return { status: response.status, ok: response.ok, body: await boundedBody(response, maxBytes, controller) };
   })();
   // Once the time is up the answer may still fail (aborted): that is no unhandled rejection.
   answer.catch(() => undefined);
@@ -45,4 +54,21 @@ export async function fetchWithin(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The body of `response`, read until it passes `maxBytes` (then the request is aborted and an AnswerTooLarge thrown). */
+async function boundedBody(response: Response, maxBytes: number, controller: AbortController): Promise<Buffer> {
+  const parts: Uint8Array[] = [];
+  let read = 0;
+  if (!response.body) return Buffer.alloc(0);
+  for await (const part of response.body as unknown as AsyncIterable<Uint8Array>) {
+    read += part.length;
+    if (read > maxBytes) {
+      const error = new AnswerTooLarge(`the answer passed ${maxBytes} bytes: stopped reading it`);
+      controller.abort(error);
+      throw error;
+    }
+    parts.push(part);
+  }
+  return Buffer.concat(parts);
 }

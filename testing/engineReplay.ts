@@ -11,7 +11,7 @@ import { RemoteStep, runRemoteStep } from './replay';
 import { killSessionsOf, untilHolds } from './cuts/cut';
 
 /**
- * A cut of the `pulumi up` (docs/operations.md, "Cut anywhere"): once command `step` runs and the shell condition
+ * A cut of the `pulumi up` (docs/upgrades.md, "Cut anywhere"): once command `step` runs and the shell condition
  * `when` holds on its machine (polled as root), every SSH session of the step's user there is killed, as a dropped
  * connection or a stopped `pulumi up` leaves it; the command ends failed and nothing that depends on it runs.
  */

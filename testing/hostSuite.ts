@@ -3,15 +3,28 @@
  * and progress lines to follow a long run.
  */
 
+import * as path from 'path';
+import { PROJECT_DIR } from './run';
+
 /** How many more times a failed test of a suite with independent tests runs (one). */
 const E2E_RETRIES = 1;
+
+/**
+ * The security suites (paths from the project folder): what they guard cannot be right one time in two, so none of
+ * them may ask for a second try (hostSuite refuses it).
+ */
+export const SECURITY_SUITES = [
+  'tests/e2e/hostileUser.test.ts',
+  'tests/e2e/restoreKeyCopy.test.ts',
+  'tests/tools/keyCheckScript.test.ts',
+];
 
 /** How a suite of real hosts runs its tests. */
 export interface HostSuiteOptions {
   /**
    * Each test of the file starts from the state it needs (a `beforeEach` puts the host back), so one that fails may run
    * once more, at once (before any other test), its first error printed, and named in the run's summary
-   * (tests/summary.js: "on a second try"; in a security suite a second-try pass counts as failed). Without it (the
+   * (tests/summary.js: "on a second try"); a security suite (SECURITY_SUITES) may not ask for it. Without it (the
    * default) a failed test fails: the file's tests build on one another, and a second try would run on what the failed
    * try, or a later test, left.
    */
@@ -29,6 +42,10 @@ export function hostsPossible(): boolean {
  * (`HostSuiteOptions.independentTests`).
  */
 export function hostSuite(what: string, options: HostSuiteOptions = {}): jest.Describe {
+  const file = path.relative(PROJECT_DIR, expect.getState().testPath ?? '');
+  if (options.independentTests && SECURITY_SUITES.includes(file)) {
+    throw new Error(`${file} is a security suite: its tests get no second try (testing/hostSuite.ts, SECURITY_SUITES)`);
+  }
   if (hostsPossible()) {
     if (options.independentTests) {
       // Jest 30 runs a retry after the describe's later tests unless told otherwise: then it would run on their state.

@@ -4,12 +4,12 @@
  * same toolchain give the same bytes, hence the same digest.
  */
 import { execFile } from 'child_process';
-import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 import { PROJECT_DIR } from './run';
+import { sha256, writeBlob, writeImage } from './ociLayout';
 
 const STANDIN_SOURCE = path.join(PROJECT_DIR, 'tests', 'fixtures', 'companion-standins', 'ethstats-cli');
 const STANDIN_REFERENCE = 'localhost/ethstats-cli-standin';
@@ -37,8 +37,6 @@ function run(command: string, args: string[], options: { cwd?: string; env?: Nod
   });
 }
 
-const sha256 = (data: Buffer): string => crypto.createHash('sha256').update(data).digest('hex');
-
 /** Builds the stand-in as a static linux/amd64 binary, offline, into `dir`; returns its path. */
 export async function buildEthstatsStandin(dir: string): Promise<string> {
   const binary = path.join(dir, 'ethstats-cli');
@@ -57,13 +55,6 @@ export async function buildEthstatsStandin(dir: string): Promise<string> {
   const args = ['build', '-trimpath', '-buildvcs=false', '-ldflags=-s -w', '-o', binary, '.'];
   await run('go', args, { cwd: STANDIN_SOURCE, env });
   return binary;
-}
-
-/** Writes `data` as a blob of the layout and returns its OCI descriptor. */
-function writeBlob(layout: string, mediaType: string, data: Buffer) {
-  const hex = sha256(data);
-  fs.writeFileSync(path.join(layout, 'blobs', 'sha256', hex), data);
-  return { mediaType, digest: `sha256:${hex}`, size: data.length };
 }
 
 /** Packs the binary as /ethstats-cli/bin/ethstats-cli.js; returns the uncompressed layer tar. */
@@ -96,39 +87,17 @@ export async function buildEthstatsStandinImage(
       'application/vnd.oci.image.layer.v1.tar+gzip',
       zlib.gzipSync(layerTar, { level: 9 }),
     );
-    const created = new Date(0).toISOString();
-    const imageConfig = {
-      created,
-      architecture: 'amd64',
-      os: 'linux',
+    const manifest = writeImage(layout, {
+      layers: [layer],
+      diffIds: [`sha256:${sha256(layerTar)}`],
       config: {
         Env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'],
         Entrypoint: ENTRYPOINT,
         WorkingDir: `/${WORKDIR}`,
       },
-      rootfs: { type: 'layers', diff_ids: [`sha256:${sha256(layerTar)}`] },
-      history: [{ created, created_by: 'lacchain-besu-node tests: the ethstats-cli stand-in' }],
-    };
-    const config = writeBlob(
-      layout,
-      'application/vnd.oci.image.config.v1+json',
-      Buffer.from(JSON.stringify(imageConfig)),
-    );
-    const manifestMediaType = 'application/vnd.oci.image.manifest.v1+json';
-    const manifest = writeBlob(
-      layout,
-      manifestMediaType,
-      Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: manifestMediaType, config, layers: [layer] })),
-    );
-    const index = {
-      schemaVersion: 2,
-      mediaType: 'application/vnd.oci.image.index.v1+json',
-      manifests: [
-        { ...manifest, annotations: { 'org.opencontainers.image.ref.name': `${STANDIN_REFERENCE}:${STANDIN_TAG}` } },
-      ],
-    };
-    fs.writeFileSync(path.join(layout, 'index.json'), JSON.stringify(index));
-    fs.writeFileSync(path.join(layout, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
+      createdBy: 'lacchain-besu-node tests: the ethstats-cli stand-in',
+      indexEntry: { annotations: { 'org.opencontainers.image.ref.name': `${STANDIN_REFERENCE}:${STANDIN_TAG}` } },
+    });
 
     const archive = path.join(dir, 'ethstats-cli-standin.oci.tar');
     const entries = ['oci-layout', 'index.json', 'blobs'];

@@ -54,7 +54,7 @@ export function printClosing(
   if (!machineCustody) {
     // Key custody stack (init sets up no other for a cluster node): the state holds the key.
     process.stdout.write(
-      'the node key lives in the stack state: back up ~/.pulumi-lacchain and PULUMI_CONFIG_PASSPHRASE together (docs/operations.md#losing-the-state-is-losing-the-key)\n',
+      'the node key lives in the stack state: back up ~/.pulumi-lacchain and PULUMI_CONFIG_PASSPHRASE together (docs/backups.md#losing-the-state-is-losing-the-key)\n',
     );
   }
   process.stdout.write(otherNodesNote(listed, name, stack));

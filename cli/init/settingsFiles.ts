@@ -6,7 +6,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { Document, isMap, isSeq, parseDocument, YAMLMap, YAMLSeq } from 'yaml';
+import { Document, isMap, isScalar, isSeq, parseDocument, YAMLMap, YAMLSeq } from 'yaml';
 import { CONFIG_NAMESPACE, defaultValuesFile } from '../../core/catalog/defaults';
 import { NODE_TYPES, NodeType } from '../../core/catalog/nodeTypes';
 
@@ -144,7 +144,20 @@ function nodeList(document: Document): YAMLSeq {
   if (!isSeq(document.getIn(key))) document.setIn(key, document.createNode([]));
   const list = document.getIn(key) as YAMLSeq;
   list.flow = false;
+  keepTrailingCommentAbove(document.get('config') as YAMLMap, `${CONFIG_NAMESPACE}:nodes`);
   return list;
+}
+
+/**
+ * Moves the comment that ends `config` (the shipped stack file's commented examples, after `lacchain:nodes: []`) above
+ * the key `key` when that key's value is the map's last: below a block list, it would read as the last node's, and
+ * `pulumi config set --path` puts it inside that node's settings (and adds later keys below it).
+ */
+function keepTrailingCommentAbove(config: YAMLMap, key: string): void {
+  const last = config.items[config.items.length - 1];
+  if (!config.comment || !last || !isScalar(last.key) || last.key.value !== key) return;
+  last.key.commentBefore = [last.key.commentBefore, config.comment].filter(Boolean).join('\n');
+  config.comment = null;
 }
 
 /** The text of `Pulumi.<stack>.yaml` without the node named `name` (its comment goes with it); the rest as it was. */

@@ -25,7 +25,7 @@ const EXAMPLE_HOST = '10.0.0.7';
 
 /** What `npm run init` is, for its help and its errors. */
 export const INIT_TOOL: ToolSpec<InitOptions> = {
-  command: 'npm run init --',
+  command: 'npm run --silent init --',
   usage: '--stack <testnet|mainnet> [options]',
   summary:
     'The guided setup: asks for the node type, the target (kubernetes or ssh) and its fields (the network is the\n' +

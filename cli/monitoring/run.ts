@@ -16,7 +16,7 @@ import {
 import { loadOperatorStack } from '../operatorStack';
 import { CommandLine, EXIT, ToolFailure, UsageError } from '../cli';
 import { expandHome, gitWorkTreeOf } from '../keyFile';
-import type { MONITORING_TOOL } from '../monitoring';
+import type { MONITORING_TOOL } from './spec';
 
 /** The largest certificate or outputs file read (a certificate is about 1.3 KiB, the outputs a few KiB). */
 const MAX_READ_BYTES = 1024 * 1024;

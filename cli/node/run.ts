@@ -9,6 +9,8 @@ import {
   lastImportAge,
   Observations,
   recoveryRule,
+  awaitingPermissioning,
+  AWAITING_PERMISSIONING_RECOVERY,
   Verdict,
 } from '../../core/operations/health';
 import { hexQuantity, syncState } from '../../core/operations/rpc';
@@ -19,7 +21,8 @@ import type { NodeSettings, StackSettings } from '../../core/settings/model';
 import { CommandLine, EXIT, UsageError } from '../cli';
 import { suggestion } from '../../core/didYouMean';
 import { NODE_OPTIONS, NODE_TOOL, Operation } from './spec';
-import { NodeClient, nodeClient } from '../operations/nodeClient';
+import { nodeClient } from '../operations/nodeClient';
+import type { NodeClient } from '../operations/nodeClientTypes';
 import { chooseBackup, chooseRollback, listBackups, restoreBackup, takeBackup } from '../operations/backups';
 import { expandHome, readKeyFile } from '../keyFile';
 import { KEY_CUSTODY_FACTS } from '../../core/catalog/keyCustody';
@@ -278,6 +281,11 @@ async function check(
   let verdicts = evaluateHealth(await observe(node, client, window), fixes);
   report(node, verdicts);
   if (healthy(verdicts)) return EXIT.ok;
+  if (awaitingPermissioning(verdicts)) {
+    if (fix) say(`fix: not restarting node ${node.name}: a restart cannot permission it`);
+    say(AWAITING_PERMISSIONING_RECOVERY);
+    return EXIT.failed;
+  }
   if (fix) {
     say(`fix: restarting node ${node.name}`);
     await client.restart();

@@ -63,7 +63,7 @@ export const NODE_OPTIONS = {
 
 /** What `npm run node` is, for its help and its errors. */
 export const NODE_TOOL = {
-  command: 'npm run node --',
+  command: 'npm run --silent node --',
   usage: '<operation> --stack <testnet|mainnet> [--node NAME] [options]',
   summary:
     'Day-2 operations on the nodes of a stack, from your machine, with ssh or kubectl and the names the program\n' +

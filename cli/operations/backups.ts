@@ -17,7 +17,7 @@ import { deployedRelease } from '../../core/operations/fleet';
 import { withoutControlSequences } from '../../core/operations/terminalText';
 import type { NodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
-import type { NodeClient } from './nodeClient';
+import type { NodeClient } from './nodeClientTypes';
 
 /** How often a progress line is printed when the output is not a terminal (a terminal's line is redrawn in place). */
 const PROGRESS_LINE_SECONDS = 5;

@@ -15,12 +15,13 @@ import { parseDiskUsage } from '../../core/operations/disk';
 import { deployedRelease } from '../../core/operations/fleet';
 import { clusterProblem, kubectlTrouble, lastMeaningfulLine, podNotRunning } from '../../core/operations/reach';
 import { kubernetesRpcUrl } from '../../core/kubernetes/manifests';
+import { ANSWER_LIMITS } from '../../core/catalog/answers';
 import { fetchWithin, type WholeAnswer } from '../../core/fetchWithin';
 import type { KubernetesNodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
 import { clusterBackups } from './clusterBackups';
 import { clockOffset } from './nodeClock';
-import type { ClientContext, NodeClient } from './nodeClient';
+import type { ClientContext, NodeClient } from './nodeClientTypes';
 import { NodeUnreachable, REACH_TIMEOUT_MS, whenClientMissing } from './nodeUnreachable';
 import { attachClient, runClient } from './process';
 
@@ -136,7 +137,7 @@ export function clusterNodeClient(
           headers: { 'content-type': 'application/json' },
           body: rpcRequest(method, params),
         };
-        response = await fetchWithin(url, request, RPC_ANSWER_SECONDS * 1000);
+        response = await fetchWithin(url, request, RPC_ANSWER_SECONDS * 1000, fetch, ANSWER_LIMITS.rpc);
       } catch (error) {
         const cause = (error as Error & { cause?: { code?: string; message?: string; errors?: { code?: string }[] } })
           .cause;
@@ -151,7 +152,7 @@ export function clusterNodeClient(
       return result.code === 0 && image ? `${image} (the pod's image)` : undefined;
     },
     async recordedEnode() {
-      const result = await runClient('kubectl', commands.recordedEnode);
+      const result = await runClient('kubectl', commands.recordedEnode, undefined, undefined, ANSWER_LIMITS.enode);
       return result.code === 0 ? result.stdout.trim() || undefined : undefined;
     },
     async rolloutState() {

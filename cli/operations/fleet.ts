@@ -4,7 +4,8 @@
 import { deployedRelease, FleetRow, releaseOfClientVersion } from '../../core/operations/fleet';
 import { hexQuantity, syncState } from '../../core/operations/rpc';
 import type { NodeSettings } from '../../core/settings/model';
-import { NodeClient, NodeUnreachable } from './nodeClient';
+import type { NodeClient } from './nodeClientTypes';
+import { NodeUnreachable } from './nodeUnreachable';
 import { permissioned } from '../../core/operations/permissioning';
 import { askPermissioning } from './permissioning';
 import { ToolFailure } from '../cli';

@@ -10,10 +10,10 @@ import { knownHostsLine, sshArguments, sshCommands } from '../../core/operations
 import { nodePaths } from '../../core/remote/paths';
 import { withoutControlSequences } from '../../core/operations/terminalText';
 import { rpcResult } from '../../core/operations/rpc';
-import { DiskUsage, parseDiskUsage } from '../../core/operations/disk';
+import { parseDiskUsage } from '../../core/operations/disk';
 import type { NodeSettings, SshNodeSettings } from '../../core/settings/model';
-import type { CompanionState } from '../../core/operations/health';
 import { ToolFailure } from '../cli';
+import { ANSWER_LIMITS } from '../../core/catalog/answers';
 import { attachClient, streamClient, runClient } from './process';
 import { parseResticSnapshots, STOPPED_WHILE_COPIED } from '../../core/operations/backups';
 import type { BackupClient } from './backupClient';
@@ -22,80 +22,12 @@ import { remoteStep } from '../../core/remote/steps';
 import { stepCommand, stepInput, stepScript } from '../../core/remote/shell';
 import { lastMeaningfulLine, machineNotDeployed, machineUnreachable } from '../../core/operations/reach';
 import { clusterNodeClient } from './clusterNodeClient';
-import { clockOffset, ClockState } from './nodeClock';
-import { gateRecordState, NodeRolloutState } from '../../core/operations/rolloutState';
+import type { ClientContext, NodeClient } from './nodeClientTypes';
+import { clockOffset } from './nodeClock';
+import { gateRecordState } from '../../core/operations/rolloutState';
 import { NodeUnreachable, whenClientMissing } from './nodeUnreachable';
 
-export { NodeUnreachable } from './nodeUnreachable';
-
-/** What the operations need from a node, whatever its target. */
-export interface NodeClient {
-  /** How the node is reached, for messages. */
-  where: string;
-  /**
-   * Looks at the node once, before an operation: its client is there, its cluster or machine answers and it is
-   * deployed there; otherwise throws NodeUnreachable.
-   */
-  reach(): Promise<void>;
-  /** Running or not, in the client's words (`Running` pod, `started` service). */
-  serviceState(): Promise<{ running: boolean; detail: string }>;
-  /** The node's companion services (`lacchain:companions`), each running or not. */
-  companionStates(): Promise<CompanionState[]>;
-  /** A JSON-RPC question to the node's own RPC; throws naming the address, or with the node's error. */
-  rpc(method: string, params?: readonly unknown[]): Promise<unknown>;
-  /** When the node last started, epoch seconds; undefined when unknown. */
-  startedAt(): Promise<number | undefined>;
-  /** The addresses the node leaves from towards `address`, and how they were read; undefined when unknown. */
-  egress(towards: string): Promise<Egress | undefined>;
-  /** The node's clock against this machine's (seconds), and whether it says it is synchronised; undefined when unknown. */
-  clock(): Promise<ClockState | undefined>;
-  /** The release the node runs, as deployed (SSH: `releases/current`; Kubernetes: the pod's image), if known. */
-  releaseInUse(): Promise<string | undefined>;
-  /** The enode the program recorded for the node (SSH: data/enode; Kubernetes: the Service annotation). */
-  recordedEnode(): Promise<string | undefined>;
-  /**
-   * The node's part of the last rollout (SSH: its health gate's record; Kubernetes: its StatefulSet's roll), or
-   * undefined when nothing says.
-   */
-  rolloutState(): Promise<NodeRolloutState | undefined>;
-  recentLog(): Promise<string>;
-  /** The node's clock, epoch seconds. */
-  now(): Promise<number>;
-  /** The data's size and its filesystem's free space and size; throws when they cannot be read. */
-  diskUsage(): Promise<DiskUsage>;
-  showLogs(follow: boolean): Promise<number>;
-  start(): Promise<void>;
-  restart(): Promise<void>;
-  /** The operator command that restarts the node, for the recovery rule. */
-  restartHint: string;
-  /** The node's backups. */
-  backups: BackupClient;
-}
-
-/** The addresses a node leaves from, and how they were read. */
-export interface Egress {
-  addresses: string[];
-  how: string;
-}
-
-/** Options of the SSH client. */
-export interface SshOptions {
-  /** A private key file (ssh -i). */
-  keyFile?: string;
-  /** Extra ssh options (ssh -o). */
-  options: string[];
-}
-
-/** What a node's client needs besides the node: the stack, its file and context, ssh's options, an RPC URL. */
-export interface ClientContext {
-  stack: string;
-  /** The stack file, for messages. */
-  configFile: string;
-  kubeContext?: string;
-  ssh: SshOptions;
-  rpcUrl?: string;
-}
-
+/** The client of `node`: through ssh (here) or kubectl (clusterNodeClient.ts). */
 export function nodeClient(node: NodeSettings, context: ClientContext): NodeClient {
   const restartHint = `npm run node -- restart --stack ${context.stack} --node ${node.name}`;
   return node.target === 'ssh' ? sshClient(node, context, restartHint) : clusterNodeClient(node, context, restartHint);
@@ -145,8 +77,10 @@ function sshClient(node: SshNodeSettings, context: ClientContext, restartHint: s
     serviceName: node.serviceName,
   };
   let first: Promise<unknown> | undefined;
-  const ssh = async (command: string, input?: string) => {
-    const session = () => runClient('ssh', [...args, ...commands.destination, command], input);
+  // Every read is bounded (ANSWER_LIMITS): `limit`, the most a command's answer may be.
+  const ssh = async (command: string, input?: string, limit?: number) => {
+    const session = () =>
+      runClient('ssh', [...args, ...commands.destination, command], input, undefined, limit ?? ANSWER_LIMITS.client);
     // The first session makes the shared connection; the sessions asked meanwhile wait for it, so that only one does.
     const asked = first ? first.then(session) : session();
     first ??= asked.catch(() => undefined);
@@ -173,7 +107,7 @@ function sshClient(node: SshNodeSettings, context: ClientContext, restartHint: s
       });
     },
     async rpc(method, params) {
-      const result = await ssh(commands.rpc(method, params));
+      const result = await ssh(commands.rpc(method, params), undefined, ANSWER_LIMITS.rpc);
       if (result.code !== 0) {
         throw new Error(`${method}: no answer from ${commands.rpcAddress} (curl exit ${result.code})`);
       }
@@ -187,12 +121,15 @@ function sshClient(node: SshNodeSettings, context: ClientContext, restartHint: s
         : undefined;
     },
     async recordedEnode() {
-      const result = await ssh(commands.recordedEnode);
+      const result = await ssh(commands.recordedEnode, undefined, ANSWER_LIMITS.enode);
       return result.code === 0 ? result.stdout.trim() || undefined : undefined;
     },
     async rolloutState() {
       // The record's times are the machine's: compared with its clock.
-      const [result, clock] = await Promise.all([ssh(commands.rolloutRecord), ssh(commands.clock)]);
+      const [result, clock] = await Promise.all([
+        ssh(commands.rolloutRecord, undefined, ANSWER_LIMITS.rolloutRecord),
+        ssh(commands.clock),
+      ]);
       return result.code === 0 ? gateRecordState(result.stdout, Number(clock.stdout.trim())) : undefined;
     },
     async recentLog() {
@@ -261,7 +198,7 @@ function sshClient(node: SshNodeSettings, context: ClientContext, restartHint: s
 function sshBackups(
   node: SshNodeSettings,
   commands: ReturnType<typeof sshCommands>,
-  ssh: (command: string, input?: string) => Promise<{ code: number; stdout: string; stderr: string }>,
+  ssh: (command: string, input?: string, limit?: number) => Promise<{ code: number; stdout: string; stderr: string }>,
   stream: (
     command: string,
     onLine: (line: string) => void,
@@ -285,7 +222,7 @@ function sshBackups(
       return parseResticSnapshots(result.stdout);
     },
     async recordedEnode(backup) {
-      const result = await ssh(commands.backupEnode(backup.id));
+      const result = await ssh(commands.backupEnode(backup.id), undefined, ANSWER_LIMITS.enode);
       return result.code === 0 ? result.stdout.trim() || undefined : undefined;
     },
     async prepareRelease(version) {

@@ -14,7 +14,7 @@ import {
 } from '../../core/operations/permissioning';
 import { hexQuantity } from '../../core/operations/rpc';
 import type { NodeSettings } from '../../core/settings/model';
-import type { NodeClient } from './nodeClient';
+import type { NodeClient } from './nodeClientTypes';
 
 /** How many guesses the search for the block at a time makes (blocks are regular: two or three are enough). */
 const BLOCK_SEARCH_STEPS = 6;

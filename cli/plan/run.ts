@@ -8,12 +8,12 @@ import * as yaml from 'js-yaml';
 import * as pulumi from '@pulumi/pulumi';
 import { unknown } from '@pulumi/pulumi/output';
 import { loadOperatorStack } from '../operatorStack';
-import { ENCRYPTED_VALUE } from '../../core/settings/settingsFiles';
+import { ENCRYPTED_VALUE } from '../../core/settings/sources';
 import { loadGenesis } from '../../core/genesis';
 import type { StackSettings } from '../../core/settings/model';
 import { declareStack, StackOutputs } from '../../program';
 import { CommandLine, EXIT, ToolFailure, UsageError } from '../cli';
-import type { PLAN_OPTIONS } from '../plan';
+import type { PLAN_OPTIONS } from './spec';
 import { readKeyFile } from '../keyFile';
 import { RecordedResource, settle, startRecording } from '../../tools/recording/engine';
 import { SECRET_MARKER, UNKNOWN_MARKER } from '../../core/planFormat';
@@ -22,15 +22,8 @@ import { PROGRAM_RESOURCE_TYPES, PROJECT_NAME } from '../../tools/recording/prog
 import { writeRemotePlan } from './remotePlan';
 import { decryptNodeKeys } from './encryptedNodeKeys';
 import { addRemoteReruns, readRemoteSteps, RemoteSteps } from './remoteReruns';
-import {
-  BasePlanError,
-  diffPlans,
-  formatDiff,
-  isEmptyDiff,
-  planAtRef,
-  PlannedResource,
-  readPlannedResources,
-} from './diff';
+import { diffPlans, formatDiff, isEmptyDiff, PlannedResource, readPlannedResources } from './diff';
+import { BasePlanError, planAtRef } from './planAtRef';
 import { SSH_PRIVATE_KEY_KEY, sshLoginLine } from '../../core/catalog/sshLogin';
 import { checkPlan, plannedStepInputs, PlannedNodeValues } from '../../policy/offline';
 import { planGenesisPlaceholder } from '../../policy/inspect';
@@ -102,7 +95,7 @@ export async function run({ values }: CommandLine<typeof PLAN_OPTIONS>): Promise
   }
   const policy = checkPlan(planned, settings, plannedStepInputs(settings, nodeValues));
   fs.writeFileSync(path.join(out, 'policy.json'), `${JSON.stringify(policy, null, 2)}\n`);
-  // How a change that restarts several nodes rolls out (docs/operations.md#rolling-out-a-change): plan/rollout.txt.
+  // How a change that restarts several nodes rolls out (docs/upgrades.md#rolling-out-a-change): plan/rollout.txt.
   const rollout = describeRollout(settings.nodes, settings.rollout);
   const rolloutText =
     rollout.length > 0 ? `${ROLLOUT_HEADING}\n${rollout.map((line) => `  ${line}`).join('\n')}\n` : '';

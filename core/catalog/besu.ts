@@ -46,8 +46,6 @@ export const KNOWN_RELEASES = [
 
 /** Oldest release this project deploys. */
 export const OLDEST_SUPPORTED_RELEASE = KNOWN_RELEASES[0];
-/** First release without on-chain permissioning, which the LACChain networks need: deployments stay below it. */
-export const PERMISSIONING_REMOVED_IN = '25.6.0';
 
 /** Version thresholds that change what a config may contain (see the project's Besu facts). */
 export const BESU_CHANGES = {
@@ -63,6 +61,23 @@ export const BESU_CHANGES = {
   bonsaiDefault: '24.3.0',
   /** Java 21 required. */
   java21: '24.6.0',
+  /** On-chain permissioning removed, which the LACChain networks need: deployments stay below it. */
+  permissioningRemoved: '25.6.0',
+} as const;
+
+/**
+ * The names of the files Besu reads, the same on both paths: in the node home and its data folder on a machine
+ * (remote.ts NODE_HOME_LAYOUT, remote/paths.ts), in the ConfigMap, the key's volume and the RPC credentials' Secret in
+ * a pod (kubernetes.ts POD_FILES, kubernetes/manifests.ts).
+ */
+export const BESU_FILES = {
+  config: 'config.toml',
+  genesis: 'genesis.json',
+  key: 'key',
+  /** The RPC credentials file (password authentication). */
+  rpcCredentials: 'rpc-credentials.toml',
+  /** The public key of the RPC's JWT authentication. */
+  rpcJwtPublicKey: 'rpc-jwt-public-key.pem',
 } as const;
 
 /** Besu's JVM options on both paths (BESU_OPTS): the heap follows the memory the node is given. */
@@ -77,7 +92,7 @@ export function javaMajorFor(version: string): number {
 
 /** True for a release without on-chain node permissioning, which the LACChain networks need. */
 export function lacksPermissioning(version: string): boolean {
-  return atLeast(version, PERMISSIONING_REMOVED_IN);
+  return atLeast(version, BESU_CHANGES.permissioningRemoved);
 }
 
 /** Why a release cannot be deployed, or undefined when it can (the settings' rule; the policy checks permissioning). */
@@ -86,7 +101,7 @@ export function unsupportedReason(version: string): string | undefined {
   if (!atLeast(version, OLDEST_SUPPORTED_RELEASE))
     return `is older than ${OLDEST_SUPPORTED_RELEASE}, the oldest release supported`;
   if (lacksPermissioning(version))
-    return `has no on-chain permissioning (removed in ${PERMISSIONING_REMOVED_IN}), which the LACChain networks need`;
+    return `has no on-chain permissioning (removed in ${BESU_CHANGES.permissioningRemoved}), which the LACChain networks need`;
   return undefined;
 }
 

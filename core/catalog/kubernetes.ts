@@ -1,6 +1,7 @@
 /**
  * Kubernetes facts: object names (the reference Helm chart's), mount paths, labels, images and annotations.
  */
+import { BESU_FILES } from './besu';
 
 /** Prefix of the reference chart's object names: the pod is `besu-node-<node>-0`. */
 export const CHART_PREFIX = 'besu-node';
@@ -84,11 +85,11 @@ export const POD_PATHS = {
 
 /** File names inside the ConfigMap and Secret. */
 export const POD_FILES = {
-  config: 'config.toml',
-  genesis: 'genesis.json',
+  config: BESU_FILES.config,
+  genesis: BESU_FILES.genesis,
   startScript: 'start-node.sh',
   proxyConfig: 'nginx.conf',
-  key: 'key',
+  key: BESU_FILES.key,
   /** The pod's metrics relay (scripts/metrics-relay.java), run by Java's source launcher. */
   metricsRelay: 'metrics-relay.java',
 } as const;

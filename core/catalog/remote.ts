@@ -1,6 +1,7 @@
 /**
  * Remote-machine facts (the supported systems are checked by scripts/remote/preflight.sh): file locations relative to the node home, packages per package manager.
  */
+import { BESU_FILES } from './besu';
 import { SYSTEM_TOP_FOLDERS } from './systemFolders';
 
 /**
@@ -11,13 +12,13 @@ export const MACHINE_RUN_DIR = '/run/lacchain';
 
 /** Files and folders under the node home. */
 export const NODE_HOME_LAYOUT = {
-  config: 'config.toml',
+  config: BESU_FILES.config,
   dataDir: 'data',
-  key: 'data/key',
+  key: `data/${BESU_FILES.key}`,
   nodeAddress: 'data/nodeAddress',
   /** The node's enode as the program computed it, for the day-2 checks. */
   enode: 'data/enode',
-  genesis: 'data/genesis.json',
+  genesis: `data/${BESU_FILES.genesis}`,
   /**
    * With machine custody, the public key the node-key step accepted, recorded by root in the node home (root's): the
    * key's pin from then on, as a pinned `publicKey` is, which the service user cannot change.

@@ -1,5 +1,5 @@
 /**
- * How a stack's nodes change when a `pulumi up` restarts more than one (docs/operations.md, "Rolling out a change"):
+ * How a stack's nodes change when a `pulumi up` restarts more than one (docs/upgrades.md, "Rolling out a change"):
  * one at a time, in this order, each healthy again before the next. The least critical first: a writer's restart
  * costs the network nothing but its own transactions, a bootnode's only new peers' discovery, while every validator
  * down brings the network closer to the third whose loss stops block production (IBFT 2.0). A release that does not

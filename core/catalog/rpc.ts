@@ -99,12 +99,6 @@ export function firstReleaseWith(option: string): string | undefined {
 export const UNSAFE_RPC_OVERRIDE_LABEL = 'lacchain.net/unsafe-rpc-override';
 export const UNSAFE_RPC_OVERRIDE_ANNOTATION = 'lacchain.net/unsafe-rpc';
 
-/** Where the credentials file and the JWT public key are, by path. */
-export const RPC_AUTH_FILES = {
-  credentials: 'rpc-credentials.toml',
-  jwtPublicKey: 'rpc-jwt-public-key.pem',
-} as const;
-
 /**
  * How the reverse proxy bounds what slow or silent clients hold (bench/proxyLoad.ts measures it): a small body
  * buffer per request that spills to a temporary file (the body limit is the setting's), and time-outs for headers,

@@ -25,7 +25,7 @@ import {
   STACK_LABEL,
 } from '../catalog/kubernetes';
 import { LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
-import { RPC_AUTH_FILES } from '../catalog/rpc';
+import { BESU_FILES } from '../catalog/besu';
 import { MISSING_KEY_EXIT_CODE, MISSING_KEY_EXIT_VARIABLE } from '../catalog/remote';
 import { reachablePorts } from '../rpc/access';
 import type { NodeDescription } from '../node/description';
@@ -76,7 +76,7 @@ export function keySecretManifest<V>(node: KubernetesNodeSettings, privateKey: V
 
 /** The Secret holding the RPC credentials file (password authentication): bcrypt hashes, mounted read-only. */
 export function rpcAuthSecretManifest<V>(node: KubernetesNodeSettings, credentials: V) {
-  return nodeSecret(node, kubernetesNames(node.name).rpcAuthSecret, { [RPC_AUTH_FILES.credentials]: credentials });
+  return nodeSecret(node, kubernetesNames(node.name).rpcAuthSecret, { [BESU_FILES.rpcCredentials]: credentials });
 }
 
 /** The files of the ConfigMap. */
@@ -106,7 +106,7 @@ function configData<V>(node: KubernetesNodeSettings, files: NodeConfigFiles<V>):
     [POD_FILES.metricsRelay]: files.metricsRelay,
   };
   if (files.proxyConfig !== undefined) data[POD_FILES.proxyConfig] = files.proxyConfig;
-  if (files.rpcJwtPublicKey !== undefined) data[RPC_AUTH_FILES.jwtPublicKey] = files.rpcJwtPublicKey;
+  if (files.rpcJwtPublicKey !== undefined) data[BESU_FILES.rpcJwtPublicKey] = files.rpcJwtPublicKey;
   Object.assign(data, files.companionConfigs ?? {});
   // The backup before a release change (the pod's first init container).
   Object.assign(data, backupConfigEntries());

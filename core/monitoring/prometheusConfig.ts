@@ -1,5 +1,5 @@
 /**
- * How the operator's Prometheus scrapes a machine's node (docs/operations.md, "Monitoring and alerts";
+ * How the operator's Prometheus scrapes a machine's node (docs/monitoring.md, "Monitoring and alerts";
  * monitoring/prometheus.yml is written from it): Besu's series under the job the alert rules read, the machine's
  * (filesystem, services) under the node_exporter job, both from the node's metrics endpoint over TLS with the bearer
  * token, each target labelled with its stack and node, and the alert rules loaded.

@@ -234,7 +234,7 @@ export function stackScrape(input: StackScrapeInput): StackScrape {
   if (unscraped) {
     todo.push(
       `let your cluster's Prometheus scrape the pods: set ${configKey('monitoring')} in ${settings.configFile} ` +
-        '(scraper, and prometheusOperator: true with the Prometheus Operator; docs/operations.md, "Monitoring and alerts"), ' +
+        '(scraper, and prometheusOperator: true with the Prometheus Operator; docs/monitoring.md, "Monitoring and alerts"), ' +
         `then pulumi up --stack ${stack} and run this again`,
     );
   }

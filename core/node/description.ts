@@ -10,12 +10,11 @@
 import { createHash } from 'crypto';
 import type { BesuPaths, BesuRpcInput } from '../besu/configToml';
 import { renderNodeConfigToml } from '../besu/nodeConfig';
-import { BESU_JVM_OPTIONS } from '../catalog/besu';
+import { BESU_FILES, BESU_JVM_OPTIONS } from '../catalog/besu';
 import { POD_FILES, POD_PATHS, PROXY_CONTAINER_PORT } from '../catalog/kubernetes';
 import { RELAY_SIGNER } from '../catalog/companions';
 import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
 import { LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
-import { RPC_AUTH_FILES } from '../catalog/rpc';
 import { ProxyServer, renderNginxServers } from '../proxy/nginxConf';
 import { nodePaths } from '../remote/paths';
 import { metricsRelayPaths, metricsTokenCheckFile } from '../remote/metricsRelay';
@@ -90,10 +89,10 @@ function besuPaths(node: NodeSettings, auth: RpcAuthentication | undefined): Bes
       genesisFile: `${POD_PATHS.configDir}/${POD_FILES.genesis}`,
       nodeKeyFile: `${POD_PATHS.keyDir}/${POD_FILES.key}`,
       ...(auth?.method === 'password'
-        ? { rpcCredentialsFile: `${POD_PATHS.rpcAuthDir}/${RPC_AUTH_FILES.credentials}` }
+        ? { rpcCredentialsFile: `${POD_PATHS.rpcAuthDir}/${BESU_FILES.rpcCredentials}` }
         : {}),
       ...(auth?.method === 'jwt'
-        ? { rpcJwtPublicKeyFile: `${POD_PATHS.configDir}/${RPC_AUTH_FILES.jwtPublicKey}` }
+        ? { rpcJwtPublicKeyFile: `${POD_PATHS.configDir}/${BESU_FILES.rpcJwtPublicKey}` }
         : {}),
     };
   }

@@ -1,5 +1,5 @@
 /**
- * The rollout of a change across a stack's nodes (docs/operations.md, "Rolling out a change"): the order the nodes
+ * The rollout of a change across a stack's nodes (docs/upgrades.md, "Rolling out a change"): the order the nodes
  * change in (core/catalog/rollout.ts), and what each waits for before the next one changes. The components wire it:
  * each node's restarting steps run after the node before it passed its gate. Pure: settings in, order and text out.
  */

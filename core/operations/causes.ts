@@ -136,6 +136,12 @@ export function permissioningVerdicts(o: CauseObservations, fixes: Fixes): Cause
   return verdicts;
 }
 
+/** Seconds to a tenth with their sign (`+42.0`, `-1.5`), and `0.0` for what rounds to nothing (never `-0.0`). */
+function signedTenths(seconds: number): string {
+  const tenths = Math.round(seconds * 10);
+  return `${tenths > 0 ? '+' : tenths < 0 ? '-' : ''}${(Math.abs(tenths) / 10).toFixed(1)}`;
+}
+
 /** The causes of no peers other than permissioning: address, ports, clock. Judged only when the node has no peers. */
 export function noPeerVerdicts(o: CauseObservations, fixes: Fixes): CauseVerdict[] {
   if (o.peers === undefined || o.peers > 0) return [];
@@ -146,14 +152,18 @@ export function noPeerVerdicts(o: CauseObservations, fixes: Fixes): CauseVerdict
   if (o.clock !== undefined) {
     const off = Math.abs(o.clock.offsetSeconds);
     const ok = off <= MAX_CLOCK_OFFSET_SECONDS;
+    const offset = `${signedTenths(o.clock.offsetSeconds)} s from this machine's`;
+    const unsynchronised = o.clock.synchronised === false;
     const synchronised =
-      o.clock.synchronised === undefined ? '' : o.clock.synchronised ? ', synchronised' : ', not synchronised (NTP)';
+      o.clock.synchronised === undefined ? '' : unsynchronised ? ', not synchronised (NTP)' : ', synchronised';
     verdicts.push({
       check: 'clock',
       ok,
-      detail: `${o.clock.offsetSeconds >= 0 ? '+' : ''}${o.clock.offsetSeconds.toFixed(1)} s from this machine's${synchronised}${
-        ok ? '' : `: more than ${MAX_CLOCK_OFFSET_SECONDS} s, peers drop its discovery packets and blocks`
-      }`,
+      detail: !ok
+        ? `${offset}${synchronised}: more than ${MAX_CLOCK_OFFSET_SECONDS} s, peers drop its discovery packets and blocks`
+        : unsynchronised
+          ? `${offset}, within ${MAX_CLOCK_OFFSET_SECONDS} s for now, but not synchronised (NTP), so it drifts: ${fixes.clock}`
+          : `${offset}${synchronised}`,
       ...(ok ? {} : { fix: fixes.clock }),
     });
   }

@@ -143,13 +143,15 @@ export function knownHostsLine(host: string, port: number, hostKey: string): str
 
 /**
  * The ssh options of every ssh the tools open to a node, before the destination: non-interactive, forwarding nothing
- * (no agent, no ports); with a pinned host key, that key
+ * (no agent, no ports, no X display, no Kerberos credentials), on the command's own connection or none shared; with a
+ * pinned host key, that key
  * alone (no global known_hosts file, no KnownHostsCommand: nothing else on the operator's machine can vouch for another
  * key); without one (the operator's explicit inventory accept_any_host_key), no check at all.
  */
 export function sshArguments(input: SshArgumentsInput): string[] {
-  // Nothing of the operator's machine is handed to the node: no agent, no forwarded port, whatever ~/.ssh/config says
-  // (ssh takes the first value given for an option, and these come before the operator's own).
+  // Nothing of the operator's machine is handed to the node: no agent, no forwarded port, no X display, no tunnel,
+  // no Kerberos credentials, whatever ~/.ssh/config says (ssh takes the first value given for an option, and these
+  // come before the operator's own).
   const args = [
     '-o',
     'BatchMode=yes',
@@ -159,6 +161,7 @@ export function sshArguments(input: SshArgumentsInput): string[] {
     'ForwardAgent=no',
     '-o',
     'ClearAllForwardings=yes',
+    ...['-o', 'ForwardX11=no', '-o', 'ForwardX11Trusted=no', '-o', 'Tunnel=no', '-o', 'GSSAPIDelegateCredentials=no'],
   ];
   if (input.keyFile) args.push('-i', input.keyFile);
   if (input.knownHostsFile) {
@@ -187,6 +190,10 @@ export function sshArguments(input: SshArgumentsInput): string[] {
       '-o',
       `ControlPersist=${SHARED_CONNECTION_IDLE_SECONDS}`,
     );
+  } else {
+    // A connection of its own: never a master connection of ~/.ssh/config's ControlPath (opened to another host key,
+    // perhaps with the agent forwarded), which would carry this session whatever the options above say.
+    args.push('-o', 'ControlMaster=no', '-o', 'ControlPath=none');
   }
   return args;
 }

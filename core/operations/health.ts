@@ -124,6 +124,24 @@ export function healthy(verdicts: Verdict[]): boolean {
   return verdicts.every((v) => v.ok);
 }
 
+/** The checks that fail only because a node has no peers (nothing to import, nothing to sync from). */
+const FOLLOW_FROM_NO_PEERS: readonly Verdict['check'][] = ['peers', 'block sync', 'block imports'];
+
+/**
+ * True when the node fails only because it is not yet permissioned (and what follows: no peers, no blocks): a restart
+ * cannot help, the network operator's answer to its permissioning request can.
+ */
+export function awaitingPermissioning(verdicts: Verdict[]): boolean {
+  const failed = verdicts.filter((v) => !v.ok);
+  const notPermissioned = failed.some((v) => v.check === 'permissioning' && v.fix !== undefined);
+  return notPermissioned && failed.every((v) => v.check === 'permissioning' || FOLLOW_FROM_NO_PEERS.includes(v.check));
+}
+
+/** The recovery of a node that fails only because it is not yet permissioned. */
+export const AWAITING_PERMISSIONING_RECOVERY =
+  'recovery: the node is not yet permissioned, which a restart cannot change: send its permissioning request (the ' +
+  "permissioning line's fix) and run the check again once the network operator has added it (it then says whether a restart is due).";
+
 /** The recovery rule of the seed, for a node that failed a check. */
 export function recoveryRule(restartCommand: string, supportContact: string): string {
   return (

@@ -1,5 +1,5 @@
 /**
- * A rollout seen from `npm run node -- status --all` (docs/operations.md, "Rolling out a change"): how far each node's
+ * A rollout seen from `npm run node -- status --all` (docs/upgrades.md, "Rolling out a change"): how far each node's
  * part is, as its client reads it (an SSH node's health gate record, scripts/remote/gate.sh; a cluster node's
  * StatefulSet roll), and which node the stack's rollout is at. Pure: what the clients read in, rows and lines out.
  */
@@ -17,12 +17,19 @@ export interface NodeRolloutState {
   seen?: string;
 }
 
-/** The fields of a gate record: `name=value` lines. */
-function recordFields(text: string): Map<string, string> {
+/** The fields a gate record may have (`change`: written by gates before 2026-12, ignored). */
+const RECORD_FIELDS = new Set(['state', 'since', 'until', 'change', 'seen']);
+
+/**
+ * The fields of a gate record: `name=value` lines, each a known field once, of printable characters only; undefined
+ * for anything else (a record whose lines were forged is none: it is not shown).
+ */
+function recordFields(text: string): Map<string, string> | undefined {
   const fields = new Map<string, string>();
-  for (const line of text.split('\n')) {
-    const at = line.indexOf('=');
-    if (at > 0) fields.set(line.slice(0, at), line.slice(at + 1));
+  for (const line of text.replace(/\n$/, '').split('\n')) {
+    const match = /^([a-z]+)=([\x20-\x7e]*)$/.exec(line);
+    if (!match || !RECORD_FIELDS.has(match[1]) || fields.has(match[1])) return undefined;
+    fields.set(match[1], match[2]);
   }
   return fields;
 }
@@ -33,6 +40,7 @@ function recordFields(text: string): Map<string, string> {
  */
 export function gateRecordState(text: string, now: number): NodeRolloutState | undefined {
   const fields = recordFields(text);
+  if (!fields) return undefined;
   const since = Number(fields.get('since'));
   const until = Number(fields.get('until'));
   const seen = fields.get('seen');

@@ -34,8 +34,13 @@ export function backupPaths(node: SshNodeSettings) {
 
 /** The text of the node's backup command, as installed on the machine. */
 export function nodeBackupCommand(node: SshNodeSettings): string {
+  return backupCommandText(node.name, nodeBackupSettings(node));
+}
+
+/** The settings the node's backup command is written with (its environment, before its scripts). */
+export function nodeBackupSettings(node: SshNodeSettings): Record<string, string> {
   const paths = nodePaths(node);
-  const settings = {
+  return {
     STEP_NAME: 'node-backup',
     NODE_NAME: node.name,
     SERVICE_NAME: node.serviceName,
@@ -63,8 +68,12 @@ export function nodeBackupCommand(node: SshNodeSettings): string {
     MARK: BACKUP_MARK,
     REASON_BEFORE_CHANGE: BACKUP_REASONS.beforeReleaseChange,
   };
+}
+
+/** The backup command of node `name` with `settings`: the settings, the steps' library, then its script. */
+export function backupCommandText(name: string, settings: Record<string, string>): string {
   return (
-    `#!/usr/bin/env bash\n# The backup command of node ${node.name} (lacchain-besu-node). Usage: see below.\nset -euo pipefail\n` +
+    `#!/usr/bin/env bash\n# The backup command of node ${name} (lacchain-besu-node). Usage: see below.\nset -euo pipefail\n` +
     `${exportLines(settings)}${readScript(REMOTE_LIBRARY_SCRIPT)}${readScript(NODE_BACKUP_SCRIPT)}`
   );
 }

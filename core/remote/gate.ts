@@ -1,5 +1,5 @@
 /**
- * The health gate of an SSH node in a rollout (scripts/remote/gate.sh; docs/operations.md, "Rolling out a change"):
+ * The health gate of an SSH node in a rollout (scripts/remote/gate.sh; docs/upgrades.md, "Rolling out a change"):
  * which steps of a node restart Besu, where the rollout's wait comes in, and the gate's parameters. Pure.
  */
 import { MAX_BLOCKS_BEHIND } from '../catalog/health';

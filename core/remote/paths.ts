@@ -2,7 +2,7 @@
  * Where a remote node's files are, from its settings.
  */
 import { infoLogPath, NODE_HOME_LAYOUT } from '../catalog/remote';
-import { RPC_AUTH_FILES } from '../catalog/rpc';
+import { BESU_FILES } from '../catalog/besu';
 import type { SshNodeSettings } from '../settings/model';
 
 /** Every path of a remote node. */
@@ -25,9 +25,9 @@ export function nodePaths(node: SshNodeSettings) {
     launcher: `${home}/${NODE_HOME_LAYOUT.launcher}`,
     tlsDir: `${home}/${NODE_HOME_LAYOUT.tlsDir}`,
     /** The RPC credentials file (password authentication), mode 0600, owned by the service user. */
-    rpcCredentials: `${home}/${RPC_AUTH_FILES.credentials}`,
+    rpcCredentials: `${home}/${BESU_FILES.rpcCredentials}`,
     /** The JWT public key (jwt authentication). */
-    rpcJwtPublicKey: `${home}/${RPC_AUTH_FILES.jwtPublicKey}`,
+    rpcJwtPublicKey: `${home}/${BESU_FILES.rpcJwtPublicKey}`,
     infoLog: infoLogPath(home, node.serviceName),
     /** One folder per Besu release, beside a `current` and a `previous` link. */
     releasesDir: `${home}/${NODE_HOME_LAYOUT.releasesDir}`,

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { NODE_TYPES } from '../catalog/nodeTypes';
 import { PORTS } from '../catalog/ports';
-import { unsupportedReason, OLDEST_SUPPORTED_RELEASE, PERMISSIONING_REMOVED_IN } from '../catalog/besu';
+import { BESU_CHANGES, unsupportedReason, OLDEST_SUPPORTED_RELEASE } from '../catalog/besu';
 import { CONTRACT_ADDRESS_PATTERN } from '../catalog/companions';
 import { defaultMachineRepository, REPOSITORY_REFUSED_FOLDERS } from '../catalog/backups';
 import { DEFAULT_NODE_SERVICE } from '../catalog/defaults';
@@ -193,7 +193,7 @@ const NODE_NAME = 'a node name of letters, digits, dots, hyphens and underscores
 /** The node's name on the network (monitoring job, ethstats, permissioning request). */
 export const nodeName = z.string({ error: NODE_NAME }).regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, { error: NODE_NAME });
 
-const VERSION = `a Besu release <major>.<minor>.<patch> from ${OLDEST_SUPPORTED_RELEASE} up to, not including, ${PERMISSIONING_REMOVED_IN}`;
+const VERSION = `a Besu release <major>.<minor>.<patch> from ${OLDEST_SUPPORTED_RELEASE} up to, not including, ${BESU_CHANGES.permissioningRemoved}`;
 /** A Besu release version this project deploys. */
 export const releaseVersion = z
   .string({ error: VERSION })

@@ -297,7 +297,7 @@ function checkDistinctNodes(nodes: NodeSettings[], problems: Problem[]): void {
   for (const node of nodes) {
     if (node.typenode === 'validator') {
       // Two validators of the stack on one machine or worker go down together (its reboot, its upgrade, its disk),
-      // whatever order the rollout changes them in (docs/operations.md#rolling-out-a-change).
+      // whatever order the rollout changes them in (docs/upgrades.md#rolling-out-a-change).
       const machine = node.target === 'ssh' ? node.host : `worker ${node.workerName}`;
       claim(
         node,

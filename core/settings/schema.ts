@@ -83,7 +83,7 @@ import {
   serviceName,
 } from './fields';
 import { setting } from './settingDoc';
-import { ENCRYPTED_VALUE } from './settingsFiles';
+import { ENCRYPTED_VALUE } from './sources';
 
 /** The networks a stack may deploy to (the deprecated one is refused). */
 const SUPPORTED_NETWORKS = Object.values(NETWORKS).filter((network) => !network.deprecated);
@@ -608,7 +608,7 @@ const STACK_KEYS = {
   'lacchain:backups': key(
     setting(backupsSchema.optional(), {
       default: 'a backup before every release change, none scheduled, the last 7 kept, in the default repository',
-      description: `Backups of every node's chain data with ${BACKUP_TOOL.package} (fields below; [backups](operations.md#backups-restore-and-rollback)).`,
+      description: `Backups of every node's chain data with ${BACKUP_TOOL.package} (fields below; [backups](backups.md#backups-restore-and-rollback)).`,
     }),
     'mapping',
   ),
@@ -616,7 +616,7 @@ const STACK_KEYS = {
     setting(rolloutSchema.optional(), {
       default: `each node's health gate waits up to ${DEFAULT_GATE_TIMEOUT_SECONDS} s`,
       description:
-        'How a `pulumi up` that restarts several nodes changes them: one at a time, writers first, then bootnodes, then validators, each healthy again before the next ([rolling out a change](operations.md#rolling-out-a-change)).',
+        'How a `pulumi up` that restarts several nodes changes them: one at a time, writers first, then bootnodes, then validators, each healthy again before the next ([rolling out a change](upgrades.md#rolling-out-a-change)).',
     }),
     'mapping',
   ),
@@ -624,7 +624,7 @@ const STACK_KEYS = {
     setting(monitoringSchema.optional(), {
       default: "no scraper: a cluster node's metrics are only pushed to the network",
       description:
-        'How your Prometheus scrapes the Kubernetes nodes (fields below; [monitoring](operations.md#monitoring-and-alerts)). Machines are scraped through their TLS proxy with `lacchain:metricsToken`.',
+        'How your Prometheus scrapes the Kubernetes nodes (fields below; [monitoring](monitoring.md#monitoring-and-alerts)). Machines are scraped through their TLS proxy with `lacchain:metricsToken`.',
     }),
     'mapping',
   ),
@@ -662,7 +662,7 @@ const STACK_KEYS = {
       {
         default: "none: a machine's metrics stay on the machine (Besu's on the loopback, pushed to the network)",
         description:
-          "The bearer token your Prometheus sends to scrape a machine's metrics over TLS on port 9443 ([monitoring](operations.md#monitoring-and-alerts)). Secret, on standard input: `openssl rand -hex 32 > FILE && pulumi config set --secret lacchain:metricsToken < FILE` (keep FILE for your Prometheus: `npm run monitoring -- --stack <stack> --token-file FILE`). Setting it opens 9443 on the machines.",
+          "The bearer token your Prometheus sends to scrape a machine's metrics over TLS on port 9443 ([monitoring](monitoring.md#monitoring-and-alerts)). Secret, on standard input: `openssl rand -hex 32 > FILE && pulumi config set --secret lacchain:metricsToken < FILE` (keep FILE for your Prometheus: `npm run monitoring -- --stack <stack> --token-file FILE`). Setting it opens 9443 on the machines.",
       },
     ),
     'text',

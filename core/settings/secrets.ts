@@ -8,7 +8,7 @@ import { InvalidNodeKeyError, parsePrivateKey } from '../identity/nodeKey';
 import type { NodeSettings, StackSecrets } from './model';
 import { Problem } from './problems';
 import type { StackConfigInput } from './schema';
-import { ENCRYPTED_VALUE } from './settingsFiles';
+import { ENCRYPTED_VALUE } from './sources';
 import { S3_REPOSITORY } from './fields';
 import { SSH_AUTHENTICATION_KEY, SSH_PRIVATE_KEY_KEY, type SshAuthentication } from '../catalog/sshLogin';
 

@@ -5,7 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { Problem, SettingsError } from './problems';
-import type { FileReader, RawStackConfig } from './sources';
+import { ENCRYPTED_VALUE, type FileReader, type RawStackConfig } from './sources';
 import { engineView } from './engineConfig';
 
 /** The largest settings file read (a stack file or a values file is a few KiB). */
@@ -135,9 +135,6 @@ export function parseYamlFile(
 
 /** The top-level fields of a stack file Pulumi writes. */
 const STACK_FILE_FIELDS = ['config', 'encryptionsalt', 'secretsprovider', 'encryptedkey', 'environment'];
-
-/** A marker standing for a `secure:` value that only the Pulumi engine can decrypt. */
-export const ENCRYPTED_VALUE = '[encrypted: only pulumi can read it]';
 
 /**
  * Reads a `Pulumi.<stack>.yaml` file into the config the engine would give the program (engineConfig.ts): every

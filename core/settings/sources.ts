@@ -22,5 +22,8 @@ export interface RawStackConfig {
   encrypted?: readonly string[];
 }
 
+/** A marker standing for a `secure:` value that only the Pulumi engine can decrypt (read without it: the offline plan). */
+export const ENCRYPTED_VALUE = '[encrypted: only pulumi can read it]';
+
 /** Reads a file relative to the settings' folder; undefined when it does not exist. */
 export type FileReader = (absolutePath: string) => string | undefined;

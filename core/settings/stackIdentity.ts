@@ -10,16 +10,18 @@ import {
   STACK_NETWORKS,
   StackName,
 } from '../catalog/networks';
+import { suggestion } from '../didYouMean';
 import { describeGiven, Problem, SettingsError } from './problems';
 
 const ALLOWED_STACKS = `${STACK_NAMES.map((s) => `${s} (${STACK_NETWORKS[s]})`).join(' or ')}`;
 
-/** Validates a stack name; the deprecated network's name gets its deprecation message. */
+/** Validates a stack name (a mistyped one gets the closest); the deprecated network's name gets its deprecation message. */
 export function checkStackName(stack: string, where = 'pulumi stack'): StackName {
   if ((STACK_NAMES as string[]).includes(stack)) return stack as StackName;
   const network = findNetwork(stack);
   const allowed = network?.deprecated ? `${ALLOWED_STACKS} — ${network.deprecated}` : ALLOWED_STACKS;
-  throw new SettingsError([{ file: where, key: 'stack', given: describeGiven(stack), allowed }]);
+  const given = `${describeGiven(stack)}${suggestion(stack, STACK_NAMES)}`;
+  throw new SettingsError([{ file: where, key: 'stack', given, allowed }]);
 }
 
 /** Checks the network a stack file names (`lacchain:network`) against the stack's own. */

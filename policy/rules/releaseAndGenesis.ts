@@ -2,12 +2,7 @@
  * Rules on what the node runs: a Besu release with on-chain permissioning (the core's release rule), and the network's
  * genesis by its pinned digest.
  */
-import {
-  BESU_IMAGE_REPOSITORY,
-  lacksPermissioning,
-  parseVersion,
-  PERMISSIONING_REMOVED_IN,
-} from '../../core/catalog/besu';
+import { BESU_IMAGE_REPOSITORY, lacksPermissioning, parseVersion, BESU_CHANGES } from '../../core/catalog/besu';
 import { POD_FILES } from '../../core/catalog/kubernetes';
 import { Network } from '../../core/catalog/networks';
 import { sha256Hex } from '../../core/genesis';
@@ -18,7 +13,7 @@ import { containersOf, describeResource, networkOf, remoteParameters, Rule } fro
 function releaseProblem(version: string): string | undefined {
   if (!parseVersion(version)) return `"${version}" is not a release version <major>.<minor>.<patch>`;
   if (lacksPermissioning(version)) {
-    return `Besu ${version} has no on-chain permissioning (removed in ${PERMISSIONING_REMOVED_IN}), which the LACChain networks need: stay below ${PERMISSIONING_REMOVED_IN}`;
+    return `Besu ${version} has no on-chain permissioning (removed in ${BESU_CHANGES.permissioningRemoved}), which the LACChain networks need: stay below ${BESU_CHANGES.permissioningRemoved}`;
   }
   return undefined;
 }
@@ -47,7 +42,7 @@ function isBesuImage(image: string): boolean {
 
 export const besuVersionHasPermissioning: Rule = {
   name: 'besu-version-supports-permissioning',
-  description: `The Besu release still has on-chain node permissioning (below ${PERMISSIONING_REMOVED_IN}).`,
+  description: `The Besu release still has on-chain node permissioning (below ${BESU_CHANGES.permissioningRemoved}).`,
   types: [TYPES.statefulSet, TYPES.command],
   check(resource) {
     const where = describeResource(resource);

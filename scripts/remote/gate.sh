@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The health gate of a node in a rollout (docs/operations.md, "Rolling out a change"): run after a `pulumi up` restarted
+# The health gate of a node in a rollout (docs/upgrades.md, "Rolling out a change"): run after a `pulumi up` restarted
 # the node, before the next node of the stack changes. It waits, until GATE_TIMEOUT seconds have passed, for the node
 # to be healthy as `npm run node -- check` judges it: it answers net_enode with EXPECTED_ENODE, has a peer, is at most
 # MAX_BLOCKS_BEHIND blocks behind the best block it knows, and its head advances past the head it had when the gate
@@ -10,41 +10,40 @@
 # Parameters (environment): NODE_NAME, STACK, NEXT_NODES (the nodes the rollout changes after this one, for the
 # message), EXPECTED_ENODE, NODE_ADDRESS (the node's address, for its signer metrics), RPC_PORT, GATE_TIMEOUT (seconds),
 # MAX_BLOCKS_BEHIND, SIGNER_METRICS (the method, or empty for a node that proposes no blocks or whose RPC does not
-# serve it), CHANGE (a digest of what restarted the node: it changes whenever the gate must run again),
-# ROLLOUT_RECORD (the file where the gate says how far it is, for `npm run node -- status`: root's, mode 0644, lines
-# state=waiting|passed|failed, since=<epoch seconds the gate began>, until=<when it gives up>, change=<CHANGE>,
-# seen=<what it saw last>).
+# serve it), CHANGE (a digest of what restarted the node, secret: it changes whenever the gate must run again, and
+# is a function of the stack's secrets, so it is written nowhere and given to no command), ROLLOUT_RECORD (the file
+# where the gate says how far it is, for `npm run node -- status`: root's, mode 0644, lines
+# state=waiting|passed|failed, since=<epoch seconds the gate began>, until=<when it gives up>, seen=<what it saw last>).
 set -euo pipefail
 : "${NODE_NAME:?}" "${STACK:?}" "${EXPECTED_ENODE:?}" "${NODE_ADDRESS:?}" "${RPC_PORT:?}" "${GATE_TIMEOUT:?}"
 : "${MAX_BLOCKS_BEHIND:?}" "${CHANGE:?}" "${ROLLOUT_RECORD:?}"
+export -n CHANGE
 SIGNER_METRICS=${SIGNER_METRICS:-}
 NEXT_NODES=${NEXT_NODES:-}
 
-# rpc_answer METHOD: the node's whole JSON answer to METHOD (no parameters) on the loopback, or nothing.
-rpc_answer() {
-  curl --silent --max-time 3 -H 'Host: localhost' -H 'Content-Type: application/json' \
-    --data "{\"jsonrpc\":\"2.0\",\"method\":\"$1\",\"params\":[],\"id\":1}" "http://127.0.0.1:$RPC_PORT/" 2>/dev/null \
-    || true
-}
-
-# hex_field NAME: the hex value of "NAME":"0x…" in standard input, as a decimal number, or nothing.
+# hex_field NAME: the value of "NAME":"0x…" in standard input (one line: rpc_ask's), as a decimal number, or nothing.
 hex_field() {
-  local hex
-  hex=$(sed -n "s/.*\"$1\"[[:space:]]*:[[:space:]]*\"\\(0x[0-9a-fA-F]*\\)\".*/\\1/p" | head -n 1)
-  if [ -n "$hex" ]; then printf '%d' "$hex"; fi
+  hex_number "$(sed -n "s/.*\"$1\"[[:space:]]*:[[:space:]]*\"\(0x[0-9a-fA-F]*\)\".*/\1/p" | head -n 1)"
 }
 
 # last_proposed: the last block the node proposed, from its signer metrics (the entry of NODE_ADDRESS), or nothing.
 last_proposed() {
-  rpc_answer "$SIGNER_METRICS" | sed 's/[{}]/\n/g' | grep -i "\"$NODE_ADDRESS\"" | hex_field lastProposedBlockNumber || true
+  local metrics
+  rpc_ask "$SIGNER_METRICS" metrics
+  printf '%s\n' "${metrics//[\{\}]/$'\n'}" | grep -i "\"$NODE_ADDRESS\"" | hex_field lastProposedBlockNumber || true
 }
 
+# The shape of an enode the node answers (its public key, then where it listens).
+ENODE_SHAPE='^enode://[0-9a-f]{128}@[0-9A-Za-z.:_-]+$'
+
 # record STATE SEEN: the gate's record (ROLLOUT_RECORD, in the node home, which only root writes), through write_file,
-# only when it changes; its "wrote" line is not the gate's to say.
+# only when it changes; its "wrote" line is not the gate's to say. SEEN is kept to one line of printable characters
+# (at most 300): nothing the gate saw adds a line to the record.
 recorded=""
 record() {
-  local content
-  content=$(printf 'state=%s\nsince=%s\nuntil=%s\nchange=%s\nseen=%s' "$1" "$since" "$((since + GATE_TIMEOUT))" "$CHANGE" "$2")
+  local content seen
+  seen=$(printf '%s' "$2" | LC_ALL=C tr -c '[:print:]' ' ' | head -c 300)
+  content=$(printf 'state=%s\nsince=%s\nuntil=%s\nseen=%s' "$1" "$since" "$((since + GATE_TIMEOUT))" "$seen")
   if [ "$content" != "$recorded" ]; then
     write_file "$ROLLOUT_RECORD" 0644 root:root "$content" >/dev/null
     recorded=$content
@@ -54,13 +53,20 @@ record() {
 since=$(date +%s)
 deadline=$((SECONDS + GATE_TIMEOUT))
 began=""
+answer=""
+syncing=""
 seen="it did not answer on 127.0.0.1:$RPC_PORT"
 record waiting "$seen"
 while :; do
+  rpc_refused=""
   enode=$(rpc_result net_enode)
-  peers=$(rpc_answer net_peerCount | hex_field result)
-  head=$(rpc_answer eth_blockNumber | hex_field result)
-  syncing=$(rpc_answer eth_syncing)
+  rpc_ask net_peerCount answer
+  peers=$(hex_field result <<<"$answer")
+  rpc_ask eth_blockNumber answer
+  head=$(hex_field result <<<"$answer")
+  rpc_ask eth_syncing syncing
+  # rpc_result's refusal is in its own subshell: its answer is asked again here to say why.
+  if [ -z "$enode" ]; then rpc_ask net_enode answer; fi
   if [ -z "$began" ] && [ -n "$head" ]; then began=$head; fi
   behind=0
   highest=$(hex_field highestBlock <<<"$syncing")
@@ -68,8 +74,12 @@ while :; do
   if [ -n "$highest" ] && [ -n "$current" ]; then behind=$((highest - current)); fi
   proposed=""
   if [ -n "$SIGNER_METRICS" ] && [ -n "$began" ]; then proposed=$(last_proposed); fi
-  if [ -z "$enode" ] || [ -z "$head" ]; then
+  if [ -n "$rpc_refused" ]; then
+    seen="127.0.0.1:$RPC_PORT gave $rpc_refused, which the node never gives (another program answers there?)"
+  elif [ -z "$enode" ] || [ -z "$head" ]; then
     seen="it did not answer on 127.0.0.1:$RPC_PORT"
+  elif ! [[ "$enode" =~ $ENODE_SHAPE ]]; then
+    seen="it answers net_enode with something that is not an enode (another program on 127.0.0.1:$RPC_PORT?)"
   elif [ "$enode" != "$EXPECTED_ENODE" ]; then
     seen="it answers net_enode with $enode, not the stack's $EXPECTED_ENODE"
   elif [ "${peers:-0}" -lt 1 ]; then

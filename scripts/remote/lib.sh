@@ -223,12 +223,58 @@ offered_java_package() {
   return 0
 }
 
+# The most of one answer of the node's RPC a step reads (signer metrics and eth_syncing are a few KiB at most).
+RPC_ANSWER_MAX_BYTES=65536
+
+# rpc_refusal ANSWER: why ANSWER (what came back on the node's RPC port) is not an answer the node gives, or nothing.
+# Any local user may answer on that port while the node restarts: an answer is taken only as one line of printable
+# ASCII of at most RPC_ANSWER_MAX_BYTES, so that what it holds can neither add a line to a record nor reach a terminal.
+rpc_refusal() {
+  local LC_ALL=C
+  if [ "${#1}" -gt "$RPC_ANSWER_MAX_BYTES" ]; then
+    echo "an answer longer than $RPC_ANSWER_MAX_BYTES bytes"
+  elif [[ "$1" == *$'\n'* ]]; then
+    echo "an answer of more than one line"
+  elif [[ "$1" =~ [^[:print:]] ]]; then
+    echo "an answer with control characters"
+  fi
+}
+
+# rpc_ask METHOD VARIABLE: sets VARIABLE to the node's whole JSON answer to METHOD (no parameters) on the loopback's
+# RPC_PORT, or to nothing when it does not answer or its answer is refused (rpc_refusal); rpc_refused then says why,
+# naming METHOD (else it is left as it was). Never fails.
+# shellcheck disable=SC2034 # read by the steps that say why an answer was refused (gate.sh)
+rpc_refused=""
+rpc_ask() {
+  local rpc_ask_raw rpc_ask_why
+  # A NUL byte becomes a control character that is refused (bash would drop it silently).
+  rpc_ask_raw=$(
+    curl --silent --max-time 3 -H 'Host: localhost' -H 'Content-Type: application/json' \
+      --data "{\"jsonrpc\":\"2.0\",\"method\":\"$1\",\"params\":[],\"id\":1}" "http://127.0.0.1:$RPC_PORT/" 2>/dev/null \
+      | head -c $((RPC_ANSWER_MAX_BYTES + 1)) | LC_ALL=C tr '\000' '\001'
+    true
+  )
+  rpc_ask_why=$(rpc_refusal "$rpc_ask_raw")
+  if [ -n "$rpc_ask_why" ]; then
+    # shellcheck disable=SC2034 # read by the steps that say why (gate.sh)
+    rpc_refused="$rpc_ask_why to $1"
+    rpc_ask_raw=""
+  fi
+  printf -v "$2" '%s' "$rpc_ask_raw"
+}
+
 # rpc_result METHOD: the string result of the node's answer to METHOD (no parameters) on the loopback's RPC_PORT, or
-# nothing when it does not answer (never fails).
+# nothing when it does not answer or its answer is refused (never fails).
 rpc_result() {
-  curl --silent --max-time 3 -H 'Host: localhost' -H 'Content-Type: application/json' \
-    --data "{\"jsonrpc\":\"2.0\",\"method\":\"$1\",\"params\":[],\"id\":1}" "http://127.0.0.1:$RPC_PORT/" 2>/dev/null \
-    | sed -n 's/.*"result"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' || true
+  local answer
+  rpc_ask "$1" answer
+  sed -n 's/.*"result"[[:space:]]*:[[:space:]]*"\([^"\\]*\)".*/\1/p' <<<"$answer" | head -n 1
+}
+
+# hex_number HEX: HEX ("0x" and 1 to 15 hex digits, as the node's quantities are) as a decimal number; nothing for
+# anything else ("0x" alone, a number too large, another shape).
+hex_number() {
+  if [[ "$1" =~ ^0x[0-9a-fA-F]{1,15}$ ]]; then printf '%d' "$1"; fi
 }
 
 # start_and_wait SERVICE: starts the node's service and waits, until START_TIMEOUT seconds have passed, for the node to

@@ -44,9 +44,7 @@ restic() {
 
 # head_block: the node's chain head as a decimal number, or nothing when it does not answer.
 head_block() {
-  local hex
-  hex=$(rpc_result eth_blockNumber)
-  [ -n "$hex" ] && printf '%d' "$hex"
+  hex_number "$(rpc_result eth_blockNumber)"
 }
 
 # release_in_use: the version of the release the current link points at, or nothing.
@@ -137,7 +135,7 @@ cmd_init() {
 }
 
 cmd_backup() {
-  local reason=$1 release head was_active=false tags status=0 full errors taken
+  local reason=$1 release head was_active=false marked_before=false tags status=0 full errors taken
   take_lock
   repository_exists || cmd_init >&2
   release=$(release_in_use)
@@ -151,11 +149,20 @@ cmd_backup() {
   if systemctl is-active --quiet "$SERVICE_NAME" || { [ -f "$STOPPED_FILE" ] && [ ! -L "$STOPPED_FILE" ]; }; then
     was_active=true
   fi
-  # The node is stopped while its data is copied: a copy of a running database is not consistent.
+  errors=$(mktemp) || fail "cannot make a temporary file$(disk_full_hint "${TMPDIR:-/tmp}"): $SERVICE_NAME was not stopped, no backup was taken; run it again"
+  # The node is stopped while its data is copied: a copy of a running database is not consistent. The marker is
+  # there before the stop, so that a backup cut at any moment after it leaves it; a stop that fails takes it back
+  # (unless an earlier cut backup left it): this backup stopped nothing, and the next must not start what it finds.
   echo "node-backup: stopping $SERVICE_NAME (Besu $release${head:+, head $head}) for a consistent copy" >&2
-  if [ "$was_active" = true ]; then touch "$STOPPED_FILE"; fi
-  systemctl stop "$SERVICE_NAME"
-  errors=$(mktemp)
+  if [ "$was_active" = true ]; then
+    if [ -f "$STOPPED_FILE" ]; then marked_before=true; fi
+    touch "$STOPPED_FILE"
+  fi
+  if ! systemctl stop "$SERVICE_NAME"; then
+    if [ "$marked_before" = false ]; then rm -f "$STOPPED_FILE"; fi
+    rm -f "$errors"
+    fail "systemd could not stop $SERVICE_NAME (it is $(unit_state "$SERVICE_NAME")): no backup was taken; see systemctl status $SERVICE_NAME, then run it again"
+  fi
   # The key is never in a backup, nor any file named like it (a temporary copy, a planted key.read).
   restic backup --json --host "$NODE_NAME" --tag "$tags" --exclude "$KEY_FILE" --exclude "$KEY_FILE*" \
     "$DATA_DIR" "$CONFIG_FILE" \

@@ -25,35 +25,6 @@ const SERVER_NAMES = ['IP:127.0.0.1', `IP:${apiServiceIP()}`, 'DNS:localhost', '
 
 const openssl = (args: string[], cwd: string) => execFileSync('openssl', args, { cwd, stdio: 'pipe' });
 
-/** Signs a new key's certificate for `subject` with the CA, with the extensions in `extensions` (openssl syntax). */
-function signed(dir: string, name: string, subject: string, extensions: string) {
-  openssl(
-    ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-subj', subject, '-out', `${name}.csr`],
-    dir,
-  );
-  fs.writeFileSync(path.join(dir, `${name}.ext`), extensions);
-  openssl(
-    [
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      'ca.crt',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-days',
-      '2',
-      '-extfile',
-      `${name}.ext`,
-      '-out',
-      `${name}.crt`,
-    ],
-    dir,
-  );
-}
-
 /** Makes every key and certificate in `dir`. */
 export function makeCertificates(dir: string): ClusterCertificates {
   fs.mkdirSync(dir, { recursive: true });
@@ -75,16 +46,13 @@ export function makeCertificates(dir: string): ClusterCertificates {
     ],
     dir,
   );
-  signed(
-    dir,
-    'server',
-    '/CN=kube-apiserver',
-    `subjectAltName=${SERVER_NAMES.join(',')}\nextendedKeyUsage=serverAuth\n`,
-  );
-  signed(dir, 'admin', '/CN=lacchain-test-admin/O=system:masters', 'extendedKeyUsage=clientAuth\n');
+  const at = (file: string) => path.join(dir, file);
+  const sign = (name: string, subject: string, extensions: string) =>
+    signCertificate(dir, at('ca.crt'), at('ca.key'), name, subject, extensions);
+  sign('server', '/CN=kube-apiserver', `subjectAltName=${SERVER_NAMES.join(',')}\nextendedKeyUsage=serverAuth\n`);
+  sign('admin', '/CN=lacchain-test-admin/O=system:masters', 'extendedKeyUsage=clientAuth\n');
   openssl(['genrsa', '-out', 'sa.key', '2048'], dir);
   openssl(['rsa', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], dir);
-  const at = (file: string) => path.join(dir, file);
   return {
     ca: at('ca.crt'),
     caKey: at('ca.key'),

@@ -18,11 +18,11 @@
  * Debian files (testing/cluster/image-runtime.sh), cached outside the work tree.
  */
 import { execFile } from 'child_process';
-import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as os from 'os';
 import { PROJECT_DIR } from '../run';
+import { sha256, writeBlob, writeImage } from '../ociLayout';
 
 /** The tools cache of tools/lib/cache.sh: outside the work tree, kept between runs. */
 function toolsCache(): string {
@@ -66,21 +66,12 @@ function run(command: string, args: string[], options: { cwd?: string } = {}): P
   });
 }
 
-const sha256 = (data: Buffer): string => crypto.createHash('sha256').update(data).digest('hex');
-
 /** `docker.io/library/x` for `x`, `docker.io/a/b` for `a/b`: the name containerd and the kubelet look an image up by. */
 export function normalizedReference(reference: string): string {
   const first = reference.split('/')[0];
   const hasRegistry = reference.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
   if (hasRegistry) return reference;
   return reference.includes('/') ? `docker.io/${reference}` : `docker.io/library/${reference}`;
-}
-
-/** Writes `data` as a blob of the layout and returns its OCI descriptor. */
-function writeBlob(layout: string, mediaType: string, data: Buffer) {
-  const hex = sha256(data);
-  fs.writeFileSync(path.join(layout, 'blobs', 'sha256', hex), data);
-  return { mediaType, digest: `sha256:${hex}`, size: data.length };
 }
 
 /** The uncompressed tar of a layer's folder, its files owned by `owner` (root by default). */
@@ -116,40 +107,17 @@ async function imageArchive(
   const layout = fs.mkdtempSync(path.join(dir, `${name}-layout-`));
   fs.mkdirSync(path.join(layout, 'blobs', 'sha256'), { recursive: true });
   const layers = layerTars.map((tar) => writeBlob(layout, 'application/vnd.oci.image.layer.v1.tar', tar));
-  const created = new Date(0).toISOString();
-  const imageConfig = {
-    created,
-    architecture: 'amd64',
-    os: 'linux',
-    config,
-    rootfs: { type: 'layers', diff_ids: layers.map((layer) => layer.digest) },
-    history: [{ created, created_by: `lacchain-besu-node tests: ${name} (a test image, testing/cluster/images.ts)` }],
-  };
-  const configBlob = writeBlob(
-    layout,
-    'application/vnd.oci.image.config.v1+json',
-    Buffer.from(JSON.stringify(imageConfig)),
-  );
-  const manifestType = 'application/vnd.oci.image.manifest.v1+json';
-  const manifest = writeBlob(
-    layout,
-    manifestType,
-    Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: manifestType, config: configBlob, layers })),
-  );
   const full = normalizedReference(reference);
-  const index = {
-    schemaVersion: 2,
-    mediaType: 'application/vnd.oci.image.index.v1+json',
-    manifests: [
-      {
-        ...manifest,
-        platform: { architecture: 'amd64', os: 'linux' },
-        annotations: { 'io.containerd.image.name': full, 'org.opencontainers.image.ref.name': full.split(':').pop() },
-      },
-    ],
-  };
-  fs.writeFileSync(path.join(layout, 'index.json'), JSON.stringify(index));
-  fs.writeFileSync(path.join(layout, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
+  const manifest = writeImage(layout, {
+    layers,
+    diffIds: layers.map((layer) => layer.digest),
+    config,
+    createdBy: `lacchain-besu-node tests: ${name} (a test image, testing/cluster/images.ts)`,
+    indexEntry: {
+      platform: { architecture: 'amd64', os: 'linux' },
+      annotations: { 'io.containerd.image.name': full, 'org.opencontainers.image.ref.name': full.split(':').pop() },
+    },
+  });
   const archive = path.join(dir, `${name}.oci.tar`);
   await run('tar', [
     '--create',

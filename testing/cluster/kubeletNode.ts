@@ -73,10 +73,10 @@ export interface KubeletNode {
   /** Writes the stand-in's permissioning contract's registry into the data folder, as one rename. */
   register(registrations: Registration[]): void;
   /**
-   * The pod's uid once it is another pod than `old` ('' for any) and every container of it is ready, and still is,
-   * none restarted, SETTLED_MS later.
+   * The pod's uid once it is another pod than `old` ('' for any) and every container of it is ready (within
+   * `timeoutMs`, POD_READY_MS unless said), and still is, none restarted, SETTLED_MS later.
    */
-  readyPodOtherThan(old: string): Promise<string>;
+  readyPodOtherThan(old: string, timeoutMs?: number): Promise<string>;
   /** Runs `command` in the Besu container of the pod; returns its standard output. */
   inBesu(...command: string[]): Promise<string>;
   /** A JSON-RPC call to the node from inside its pod (Python in the image; Besu answers on the pod's loopback). */
@@ -150,7 +150,7 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
 
   const register = (registrations: Registration[]) => registerInFolder(dataFolder, registrations);
 
-  const readyPodOtherThan = async (old: string) => {
+  const readyPodOtherThan = async (old: string, timeoutMs = POD_READY_MS) => {
     // Every container ready, and still so, none restarted meanwhile, once a container failing after it started would
     // have been seen: one without a probe counts as ready while it runs, also the moment before it fails. (A companion
     // that exits until Besu's RPC answers, as the rotation client does, may have restarted before that.)
@@ -161,7 +161,7 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
       pod,
       state,
       (value) => ready.test(value) && !value.startsWith(`${old} `),
-      POD_READY_MS,
+      timeoutMs,
     );
     expect(seen).toMatch(ready);
     await new Promise((resolve) => setTimeout(resolve, SETTLED_MS));

@@ -50,3 +50,19 @@ export function nodeCommand(node: KubeletNode, work: string, release?: string): 
     env,
   };
 }
+
+/**
+ * `npm run node -- status` of a cluster node that runs: exit 0, nothing on stderr, its pod Running, each of
+ * `companions` ready, and the stack's `enode`.
+ */
+export function expectRunningStatus(
+  result: { code: number | null; stdout: string; stderr: string },
+  enode: string,
+  companions: readonly string[],
+): void {
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(/service {2}Running/);
+  for (const companion of companions) expect(result.stdout).toMatch(new RegExp(`${companion} {2}ready`));
+  expect(result.stdout).toContain(`enode    ${enode}`);
+}

@@ -1,5 +1,5 @@
 /**
- * An interrupted `pulumi up`, followed the documented way (docs/operations.md, "After an interrupted pulumi up") with
+ * An interrupted `pulumi up`, followed the documented way (docs/interrupted.md, "After an interrupted pulumi up") with
  * the real Pulumi CLI: an update killed mid-way leaves the stack locked; the next `pulumi up` says so and names
  * `pulumi cancel`; after `pulumi cancel` the re-run goes through. The program is an Automation API inline program
  * (the CLI talks to it through --client: no language host, no provider, which cannot be had here) whose first run

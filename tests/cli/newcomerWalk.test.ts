@@ -6,6 +6,11 @@
  * with no violation. Where a machine or a cluster is needed, ssh, ssh-keyscan and kubectl are the recorded ones of
  * tests/fixtures (the machine's host key, its os-release, the cluster's workers); podman and docker are recorded as
  * not installed. `pulumi up` itself, the last command, needs the machine: it is counted, not run.
+ *
+ * What it does not show: a newcomer typing answers. The walk has no terminal, so init takes its answers from the flags
+ * of the README's examples (and more flags where the README leaves a question to the terminal), never from a prompt;
+ * the questions asked at a terminal are driven in a pseudo-terminal by tests/tools/init.test.ts and
+ * tests/tools/initImageDigest.test.ts (testing/pty_drive.py).
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -15,15 +20,11 @@ import { deriveIdentity, parsePrivateKey } from '../../core/identity/nodeKey';
 import { hostKeyFingerprint } from '../../cli/init/hostKeyScan';
 import { FAKE_HOST_KEY } from '../../testing/fixtures';
 import { PROJECT_DIR } from '../../testing/run';
-import { CLI_ENV, cliSuite, findPulumiCli } from './pulumiCli';
+import { newUser } from '../../testing/systemUser';
+import { CLI_ENV, asNewUserSuite, findPulumiCli } from './pulumiCli';
 
 jest.setTimeout(15 * 60 * 1000);
-const isRoot = process.getuid?.() === 0;
-const suite = isRoot ? cliSuite("the newcomer's walk with the real Pulumi CLI") : describe.skip;
-if (!isRoot) {
-  console.warn("the newcomer's walk skipped: creating a user with a fresh home folder needs root");
-  if (process.env.CI === 'true') throw new Error("the newcomer's walk cannot run in CI: run as root");
-}
+const suite = asNewUserSuite("the newcomer's walk with the real Pulumi CLI");
 
 const README = fs.readFileSync(path.join(PROJECT_DIR, 'README.md'), 'utf8');
 /** A command of the README: the shell block after the text `after`. */
@@ -59,15 +60,6 @@ const WORKERS = [
 
 /** The simple commands of a command line (`a && b && c` is three). */
 const simpleCommands = (line: string) => line.split(/&&|;/).filter((part) => part.trim() !== '');
-
-/** A system user with a fresh home folder, removed with its home at the end. */
-function newUser(): { name: string; home: string; remove(): void } {
-  const name = `lcwalk${process.pid % 10000}${Math.floor(Math.random() * 1000)}`;
-  const made = spawnSync('useradd', ['--create-home', '--shell', '/bin/bash', name], { encoding: 'utf8' });
-  if (made.status !== 0) throw new Error(`useradd failed: ${made.stderr}`);
-  const home = spawnSync('getent', ['passwd', name], { encoding: 'utf8' }).stdout.split(':')[5];
-  return { name, home, remove: () => spawnSync('userdel', ['--remove', name]) };
-}
 
 /** What a walk's session did: each command with its exit status and output. */
 interface Step {
@@ -139,61 +131,64 @@ function expectDeployable(steps: Step[], listed: string[]) {
   return count;
 }
 
-suite("the newcomer's walk: clone to a stack pulumi up accepts, in at most ten commands", () => {
-  let repo: string;
-  const users: Array<{ remove(): void }> = [];
+suite(
+  "the newcomer's walk, init's questions answered by flags (no terminal): clone to a stack pulumi up accepts, in at most ten commands",
+  () => {
+    let repo: string;
+    const users: Array<{ remove(): void }> = [];
 
-  beforeAll(() => {
-    // The repository's URL, as the newcomer clones it: a bare copy of this checkout's commit, the user's to read.
-    repo = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-walk-repo-')), 'lacchain-besu-node.git');
-    const cloned = spawnSync('git', ['clone', '--quiet', '--bare', PROJECT_DIR, repo], { encoding: 'utf8' });
-    if (cloned.status !== 0) throw new Error(`git clone --bare failed: ${cloned.stderr}`);
-    spawnSync('chmod', ['-R', 'a+rX', path.dirname(repo)]);
-  });
-  afterAll(() => {
-    for (const user of users) user.remove();
-    if (repo) fs.rmSync(path.dirname(repo), { recursive: true, force: true });
-  });
-
-  /** The clone command; the repository is given to the user first (git refuses a repository another user owns). */
-  const clone = (user: { name: string }) => {
-    spawnSync('chown', ['-R', `${user.name}:`, path.dirname(repo)]);
-    return `git clone ${repo} lacchain-besu-node && cd lacchain-besu-node`;
-  };
-  const createStack = () => CREATE_STACK.replace("'<a long passphrase of your own>'", `'${PASSPHRASE}'`);
-
-  it('on a machine over SSH: a writer, its key stored, its host key read by init and checked', () => {
-    const user = newUser();
-    users.push(user);
-    // No terminal here: init's confirmation of the host key is its scripted form, the fingerprint from the console.
-    const init = `${SSH_INIT.replace('198.51.100.7', MACHINE)} --host-key-fingerprint ${hostKeyFingerprint(FAKE_HOST_KEY)}`;
-    const commands = [clone(user), INSTALL, createStack(), init, AGENT, PLAN];
-    const steps = walk(user, commands, {
-      'host-key': `${MACHINE} ${FAKE_HOST_KEY}\n`,
-      'os-release': 'ID=debian\nVERSION_ID="12"\n',
+    beforeAll(() => {
+      // The repository's URL, as the newcomer clones it: a bare copy of this checkout's commit, the user's to read.
+      repo = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-walk-repo-')), 'lacchain-besu-node.git');
+      const cloned = spawnSync('git', ['clone', '--quiet', '--bare', PROJECT_DIR, repo], { encoding: 'utf8' });
+      if (cloned.status !== 0) throw new Error(`git clone --bare failed: ${cloned.stderr}`);
+      spawnSync('chmod', ['-R', 'a+rX', path.dirname(repo)]);
     });
-    const count = expectDeployable(steps, [...commands, DEPLOY]);
-    expect(count).toBe(10);
-    // Nothing left to do by hand: init ends with pulumi up next.
-    expect(steps[3].output).toContain(`next: ${DEPLOY}\n`);
-    expect(steps[3].output).not.toContain('Still to do');
-    // The plan shows the enode of the key init stored (the session has the passphrase).
-    const keyFile = path.join(user.home, '.lacchain-besu-node', 'keys', 'testnet-writer.key');
-    const enode = deriveIdentity(parsePrivateKey(fs.readFileSync(keyFile, 'utf8')), MACHINE, 60606).enode;
-    expect(steps[3].output).toContain(`enode:   ${enode}\n`);
-    expect(steps[5].output).toContain(`"enode": "${enode}"`);
-  });
+    afterAll(() => {
+      for (const user of users) user.remove();
+      if (repo) fs.rmSync(path.dirname(repo), { recursive: true, force: true });
+    });
 
-  it('on Kubernetes: a writer pinned to a worker of the cluster, its key stored', () => {
-    const user = newUser();
-    users.push(user);
-    // No terminal here: the answers init would ask for are its flags.
-    const init = `${KUBERNETES_INIT} --typenode writer --worker-name worker-a --public-ip 190.113.0.61 --node-name org-writer --node-email ops@example.org --keygen yes --store-secret yes`;
-    const commands = [clone(user), INSTALL, createStack(), init, PLAN];
-    const steps = walk(user, commands, { nodes: `${WORKERS}\n` });
-    const count = expectDeployable(steps, [...commands, DEPLOY]);
-    expect(count).toBe(9);
-    expect(steps[3].output).toContain(`next: ${DEPLOY}\n`);
-    expect(steps[4].output).toMatch(/"enode": "enode:\/\/[0-9a-f]{128}@190\.113\.0\.61:60606"/);
-  });
-});
+    /** The clone command; the repository is given to the user first (git refuses a repository another user owns). */
+    const clone = (user: { name: string }) => {
+      spawnSync('chown', ['-R', `${user.name}:`, path.dirname(repo)]);
+      return `git clone ${repo} lacchain-besu-node && cd lacchain-besu-node`;
+    };
+    const createStack = () => CREATE_STACK.replace("'<a long passphrase of your own>'", `'${PASSPHRASE}'`);
+
+    it("on a machine over SSH: a writer by the README's init flags, its key stored, its host key read by init and checked against the fingerprint flag", () => {
+      const user = newUser('lcwalk');
+      users.push(user);
+      // No terminal here: init's confirmation of the host key is its scripted form, the fingerprint from the console.
+      const init = `${SSH_INIT.replace('198.51.100.7', MACHINE)} --host-key-fingerprint ${hostKeyFingerprint(FAKE_HOST_KEY)}`;
+      const commands = [clone(user), INSTALL, createStack(), init, AGENT, PLAN];
+      const steps = walk(user, commands, {
+        'host-key': `${MACHINE} ${FAKE_HOST_KEY}\n`,
+        'os-release': 'ID=debian\nVERSION_ID="12"\n',
+      });
+      const count = expectDeployable(steps, [...commands, DEPLOY]);
+      expect(count).toBe(10);
+      // Nothing left to do by hand: init ends with pulumi up next.
+      expect(steps[3].output).toContain(`next: ${DEPLOY}\n`);
+      expect(steps[3].output).not.toContain('Still to do');
+      // The plan shows the enode of the key init stored (the session has the passphrase).
+      const keyFile = path.join(user.home, '.lacchain-besu-node', 'keys', 'testnet-writer.key');
+      const enode = deriveIdentity(parsePrivateKey(fs.readFileSync(keyFile, 'utf8')), MACHINE, 60606).enode;
+      expect(steps[3].output).toContain(`enode:   ${enode}\n`);
+      expect(steps[5].output).toContain(`"enode": "${enode}"`);
+    });
+
+    it("on Kubernetes: a writer pinned to a worker of the cluster by flags for the README's questions, its key stored", () => {
+      const user = newUser('lcwalk');
+      users.push(user);
+      // No terminal here: the answers init would ask for are its flags.
+      const init = `${KUBERNETES_INIT} --typenode writer --worker-name worker-a --public-ip 190.113.0.61 --node-name org-writer --node-email ops@example.org --keygen yes --store-secret yes`;
+      const commands = [clone(user), INSTALL, createStack(), init, PLAN];
+      const steps = walk(user, commands, { nodes: `${WORKERS}\n` });
+      const count = expectDeployable(steps, [...commands, DEPLOY]);
+      expect(count).toBe(9);
+      expect(steps[3].output).toContain(`next: ${DEPLOY}\n`);
+      expect(steps[4].output).toMatch(/"enode": "enode:\/\/[0-9a-f]{128}@190\.113\.0\.61:60606"/);
+    });
+  },
+);

@@ -45,6 +45,14 @@ export function cliSuite(what: string): jest.Describe {
   return describe.skip;
 }
 
+/** cliSuite for a suite that also makes system users, which needs root: without it skipped (an error under CI=true). */
+export function asNewUserSuite(what: string): jest.Describe {
+  if (process.getuid?.() === 0) return cliSuite(what);
+  console.warn(`${what} skipped: creating a user with a fresh home folder needs root`);
+  if (process.env.CI === 'true') throw new Error(`${what} cannot run in CI: run as root`);
+  return describe.skip;
+}
+
 /** Environment for the CLI in tests: no update check, no telemetry, a throwaway passphrase. */
 export const CLI_ENV = {
   PULUMI_SKIP_UPDATE_CHECK: 'true',

@@ -11,9 +11,11 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { deriveIdentity } from '../../core/identity/nodeKey';
+import { AWAITING_PERMISSIONING_RECOVERY } from '../../core/operations/health';
 import { besuImportLine, RunningStandin, startBesuStandin } from '../../testing/besuStandin';
 import { applyServerSide, kubernetesManifests } from '../../testing/cluster/manifests';
 import { fieldOf, fieldWhen } from '../../testing/cluster/objects';
+import { expectRunningStatus } from '../../testing/cluster/nodeCommand';
 import { clusterForSuite } from '../../testing/cluster/suite';
 import { KEY_ONE } from '../../testing/fixtures';
 import { recordProgram } from '../../testing/pulumi';
@@ -119,13 +121,7 @@ describe('npm run node against a real API server', () => {
   itWithCluster(
     "status: the pod's phase and containers from the cluster, the node's answers from its RPC",
     async () => {
-      const result = await node('status');
-      expect(result.stderr).toBe('');
-      expect(result.code).toBe(0);
-      expect(result.stdout).toMatch(/service {2}Running/);
-      expect(result.stdout).toMatch(/relay-signer {2}ready/);
-      expect(result.stdout).toMatch(/ethstats {2}ready/);
-      expect(result.stdout).toContain(`enode    ${enode}`);
+      expectRunningStatus(await node('status'), enode, ['relay-signer', 'ethstats']);
     },
   );
 
@@ -177,6 +173,8 @@ describe('npm run node against a real API server', () => {
         /fix: send the node's permissioning request \(pulumi stack output nodes --stack testnet --json: writer\.permissioningRequest\)/,
       );
       expect(result.stdout).toMatch(/peers +FAIL +0 peers/);
+      // A restart cannot permission it: the recovery says to wait for the request, not to restart.
+      expect(result.stdout.trimEnd().split('\n').pop()).toBe(AWAITING_PERMISSIONING_RECOVERY);
       expect(result.code).toBe(1);
       expect((await node('status', '--all')).stdout).toMatch(/^writer +writer +kubernetes .* no +2\/2 up$/m);
     });

@@ -1,5 +1,5 @@
 /**
- * A rollout on real test hosts (docs/operations.md, "Rolling out a change"): one stack of three SSH nodes, a writer, a
+ * A rollout on real test hosts (docs/upgrades.md, "Rolling out a change"): one stack of three SSH nodes, a writer, a
  * bootnode and a validator, each on a Debian 12 host of its own (real systemd, sshd, the Besu stand-in, not Besu), its
  * commands run as the engine runs them (testing/engineReplay.ts: each as soon as what it depends on is done, side by
  * side otherwise). A release bump restarts the nodes strictly one after another, in the rollout's order, each after

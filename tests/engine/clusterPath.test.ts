@@ -380,7 +380,7 @@ engine.describe(
       const pending = (state.pending_operations ?? []).map((op: any) => `${op.type} ${op.resource.type}`);
       expect(pending).toContain(`updating ${STATEFUL_SET}`);
 
-      // docs/operations.md, "After an interrupted pulumi up": pulumi cancel, refresh, up.
+      // docs/interrupted.md, "After an interrupted pulumi up": pulumi cancel, refresh, up.
       await stack.cancel();
       await stack.refresh();
       const { outputs } = await upWithSteps();

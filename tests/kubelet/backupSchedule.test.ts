@@ -9,10 +9,10 @@
  * completes; the node's pod was stopped and a new one started after the copy; the copy is in the backups volume
  * (read with restic on this machine), tagged as scheduled with the node's release; the node answers with its enode.
  */
-import { BACKUP_MARK, BACKUP_REASONS, BACKUP_TAGS, BackupSchedule, KUBECTL_IMAGE } from '../../core/catalog/backups';
+import { BACKUP_REASONS, BackupSchedule, KUBECTL_IMAGE } from '../../core/catalog/backups';
 import { NETWORKS } from '../../core/catalog/networks';
 import { backupNames } from '../../core/kubernetes/backups';
-import { resticOnBackups } from '../../testing/cluster/backupRepository';
+import { expectOneSnapshot, resticOnBackups } from '../../testing/cluster/backupRepository';
 import { kubeletNode } from '../../testing/cluster/kubeletNode';
 import { fieldOf, fieldWhen, ObjectRef } from '../../testing/cluster/objects';
 import { stoppedBefore, watchPodStop } from '../../testing/cluster/podStop';
@@ -109,19 +109,8 @@ describe('the backup schedule on a real kubelet (issue 52, item 6)', () => {
       const started = await fieldOf(cluster(), validator.pod, '{.metadata.creationTimestamp}');
       expect(Date.parse(started)).toBeGreaterThanOrEqual(Date.parse(copied));
 
-      const snapshots = JSON.parse(await restic('snapshots', '--json'));
-      expect(snapshots).toHaveLength(1);
-      expect(snapshots[0].hostname).toBe(validator.node);
-      expect([...snapshots[0].tags].sort()).toEqual(
-        [
-          BACKUP_MARK,
-          `${BACKUP_TAGS.node}=${validator.node}`,
-          `${BACKUP_TAGS.release}=${RELEASE}`,
-          `${BACKUP_TAGS.reason}=${BACKUP_REASONS.scheduled}`,
-        ].sort(),
-      );
       // The copy is of the data volume: the simulated chain the node kept there is in it.
-      expect(await restic('ls', snapshots[0].short_id)).toMatch(/\/standin-chain\.json$/m);
+      await expectOneSnapshot(restic, validator.node, RELEASE, BACKUP_REASONS.scheduled);
       expect(await validator.rpcInPod('net_enode')).toBe(enode);
     },
   );

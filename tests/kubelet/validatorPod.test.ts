@@ -13,7 +13,7 @@ import * as path from 'path';
 import { NETWORKS } from '../../core/catalog/networks';
 import { kubeletNode } from '../../testing/cluster/kubeletNode';
 import { Manifest } from '../../testing/cluster/manifests';
-import { nodeCommand } from '../../testing/cluster/nodeCommand';
+import { expectRunningStatus, nodeCommand } from '../../testing/cluster/nodeCommand';
 import { PROJECT_DIR } from '../../testing/run';
 import { workFolder } from '../../testing/workFolder';
 
@@ -83,12 +83,7 @@ describe("npm run node against the validator's real pod", () => {
   itWithKubelet(
     "status: the pod Running, its rotation client ready, the node's answers through the port-forward",
     async () => {
-      const result = await node('status');
-      expect(result.stderr).toBe('');
-      expect(result.code).toBe(0);
-      expect(result.stdout).toMatch(/service {2}Running/);
-      expect(result.stdout).toMatch(/rotation-validator {2}ready/);
-      expect(result.stdout).toContain(`enode    ${enode}`);
+      expectRunningStatus(await node('status'), enode, ['rotation-validator']);
     },
   );
 

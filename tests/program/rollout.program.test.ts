@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
- * The rollout as the program declares it (docs/operations.md, "Rolling out a change"): a stack's nodes change one at a
+ * The rollout as the program declares it (docs/upgrades.md, "Rolling out a change"): a stack's nodes change one at a
  * time, writers first, then bootnodes, then validators, each healthy again before the next. What is shown here is the
  * graph the engine is given (which resource waits for which, and the gate's inputs); that the engine keeps it is
  * Pulumi's documented behaviour, shown under the real engine by the engine and end-to-end tiers.
@@ -8,7 +8,7 @@
 import { firstInstallCommand } from '../../core/remote/gate';
 import { stepCommand } from '../../core/remote/shell';
 import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
-import { unwrapSecrets } from '../../tools/recording/engine';
+import { isWrappedSecret, unwrapSecrets } from '../../tools/recording/engine';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram, Declared } from '../../testing/program';
 import { kubernetesStack } from '../../testing/values';
@@ -85,6 +85,8 @@ describe('a stack of three SSH nodes: one at a time, writer, bootnode, validator
     expect(inputs.stdin).toContain("export EXPECTED_ENODE='enode://");
     expect(inputs.stdin).toContain("export GATE_TIMEOUT='600'");
     expect(inputs.stdin).toMatch(/export CHANGE='[0-9a-f]{64}'/);
+    // The change digest is a function of the node-key step's secrets: the gate's input is secret in the state.
+    expect(isWrappedSecret(gate.inputs.stdin)).toBe(true);
     // A writer proposes no blocks: its gate asks for none.
     expect(inputs.stdin).toContain("export SIGNER_METRICS=''");
   });

@@ -5,8 +5,10 @@
  * saw; otherwise it fails when its time is up, with one line naming the node, what was checked, what it saw last, the
  * nodes left unchanged and the commands to continue or go back.
  */
-import { spawn } from 'child_process';
+import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
+import * as http from 'http';
+import type { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { gateRecordState } from '../../core/operations/rolloutState';
@@ -42,9 +44,39 @@ afterAll(() => {
   return standin.stop();
 });
 
-/** Runs the gate of `node` against the stand-in, for at most `seconds`. */
-function gate(node: SshNodeSettings, seconds: number, enode = ENODE) {
-  const port = new URL(standin.rpcUrl).port;
+/** The change digest the gates here are given. */
+const CHANGE = 'c0ffee'.repeat(10) + 'abcd';
+/** Where a curl on the gate's PATH writes the environment each call had (with curlEnvironments). */
+const curlEnvironments = () => path.join(recordDir, 'curl-environments');
+
+/**
+ * Runs the gate of `node` against the stand-in, for at most `seconds`; with `curlEnvironments`, its curl records its
+ * environment first (then runs the real one).
+ */
+function gate(
+  node: SshNodeSettings,
+  seconds: number,
+  enode = ENODE,
+  options: { curlEnvironments?: boolean; port?: string } = {},
+) {
+  const port = options.port ?? new URL(standin.rpcUrl).port;
+  let pathVariable = process.env.PATH!;
+  if (options.curlEnvironments) {
+    const bin = path.join(recordDir, 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    const curl = execFileSync('sh', ['-c', 'command -v curl'], { encoding: 'utf8' }).trim();
+    fs.writeFileSync(
+      path.join(bin, 'curl'),
+      `#!/bin/sh
+env >>${curlEnvironments()}
+exec ${curl} "$@"
+`,
+      {
+        mode: 0o755,
+      },
+    );
+    pathVariable = `${bin}:${pathVariable}`;
+  }
   const env = {
     ...gateParameters(node, {
       stack: 'testnet',
@@ -52,10 +84,11 @@ function gate(node: SshNodeSettings, seconds: number, enode = ENODE) {
       timeoutSeconds: seconds,
       enode,
       address: identity.address,
-      change: 'a'.repeat(64),
+      change: CHANGE,
     }),
     RPC_PORT: port,
     ROLLOUT_RECORD: record(),
+    PATH: pathVariable,
   };
   const input = stepInput('lacchain-besu-node: the health gate of node validator', env, stepScript(GATE_SCRIPT));
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -85,6 +118,16 @@ describe("a node's health gate", () => {
     // The record npm run node -- status reads: done, with what it saw.
     expect(recorded()).toMatchObject({ state: 'done', seen: expect.stringMatching(/^its enode, 3 peers, head \d+/) });
     expect(fs.statSync(record()).mode & 0o777).toBe(0o644);
+  });
+
+  it('writes its change digest (a function of the secrets) nowhere, and gives it to no command it runs', async () => {
+    standin.setState(HEALTHY);
+    const result = await gate(nodeOf('validator'), 30, ENODE, { curlEnvironments: true });
+    expect(result.code).toBe(0);
+    expect(fs.readFileSync(record(), 'utf8')).not.toContain(CHANGE);
+    const environments = fs.readFileSync(curlEnvironments(), 'utf8');
+    expect(environments).toContain('RPC_PORT=');
+    expect(environments).not.toContain(CHANGE);
   });
 
   it('records that it waits while it waits, with what it sees, for npm run node -- status', async () => {
@@ -151,5 +194,61 @@ describe("a node's health gate", () => {
     );
     expect(lines[0]).toContain(seen);
     expect(lines[0]).toContain(STOPS);
+  });
+});
+
+describe('a health gate answered by another program on the RPC port (any local user, while Besu restarts)', () => {
+  let server: http.Server;
+  let port: string;
+  /** What the program answers to every request. */
+  let answer = '';
+  beforeAll(async () => {
+    server = http.createServer((_, response) => response.end(answer));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = String((server.address() as AddressInfo).port);
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  const failsWith = async (seen: string | RegExp) => {
+    const result = await gate(nodeOf('validator'), 3, ENODE, { port });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^gate: node validator is not healthy after 3 s/);
+    expect(lines[0]).toMatch(seen);
+    expect(lines[0]).toContain(STOPS);
+    // Nothing it answered reaches the output raw, nor adds a line to the record npm run node -- status reads.
+    expect(result.stdout + result.stderr).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
+    const text = fs.readFileSync(record(), 'utf8');
+    expect(
+      text
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split('=')[0]),
+    ).toEqual(['state', 'since', 'until', 'seen']);
+    expect(text).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
+    expect(recorded()).toMatchObject({ state: 'stopped' });
+  };
+
+  it('an empty quantity ("0x"): fails with its message, never silently', async () => {
+    answer = '{"jsonrpc":"2.0","id":1,"result":"0x"}';
+    await failsWith('it did not answer on 127.0.0.1');
+  });
+
+  it('an answer of several lines: refused, and no line of it in the record', async () => {
+    answer = ['{"jsonrpc":"2.0","id":1,"result":"0x10"}', '{"result":"state=passed"}', '{"result":"since=1"}'].join(
+      '\n',
+    );
+    await failsWith(new RegExp(`127\\.0\\.0\\.1:${port} gave an answer of more than one line to net_`));
+  });
+
+  it('an answer with control characters: refused, none of them shown', async () => {
+    answer = '{"jsonrpc":"2.0","id":1,"result":"enode://\u001b]0;owned\u0007\u001b[2J"}';
+    await failsWith('gave an answer with control characters to net_enode');
+  });
+
+  it('an enode of another shape: said, not shown', async () => {
+    answer = '{"jsonrpc":"2.0","id":1,"result":"0x10"}';
+    await failsWith('it answers net_enode with something that is not an enode');
   });
 });

@@ -737,7 +737,7 @@ describe("the machine's system, read over SSH with the pinned host key (cat /etc
     expect(stackOf(dir).config['lacchain:nodes'][0].inventory.os).toBe('debian 13');
     expect(result.calls).toHaveLength(1);
     expect(result.calls[0]).toMatch(
-      /^-o BatchMode=yes .*-o UserKnownHostsFile=\S+known_hosts -o GlobalKnownHostsFile=\/dev\/null -o KnownHostsCommand=none -o StrictHostKeyChecking=yes -p 22 ubuntu@190\.51\.100\.7 cat \/etc\/os-release$/,
+      /^-o BatchMode=yes .*-o UserKnownHostsFile=\S+known_hosts -o GlobalKnownHostsFile=\/dev\/null -o KnownHostsCommand=none -o StrictHostKeyChecking=yes -o ControlMaster=no -o ControlPath=none -p 22 ubuntu@190\.51\.100\.7 cat \/etc\/os-release$/,
     );
   });
 
@@ -1042,7 +1042,7 @@ describe("the newcomer's frictions (#53)", () => {
     const base = ['--dir', dir, '--typenode', 'validator', '--target', 'ssh', '--keygen', 'no'];
     const noValue = await init(['--stack', 'testnet', ...base, '--host', '--node-name', 'org-v']);
     expect(noValue.stderr.trimEnd()).toBe(
-      'error: --host needs a value: given the option "--node-name" after it; allowed: host: The address this machine uses to reach the remote one (a value that starts with a dash: --host=VALUE) (npm run init -- --help shows the usage)',
+      'error: --host needs a value: given the option "--node-name" after it; allowed: host: The address this machine uses to reach the remote one (a value that starts with a dash: --host=VALUE) (npm run --silent init -- --help shows the usage)',
     );
     const noEmail = await init(['--stack', 'testnet', ...base, '--host', '190.51.100.7', '--node-name', 'org-v']);
     expect(noEmail.stderr.trimEnd()).toBe(

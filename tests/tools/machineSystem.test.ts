@@ -7,6 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
+import { sshArguments } from '../../core/operations/clients';
 import { PROJECT_DIR } from '../../testing/run';
 import { workFolder } from '../../testing/workFolder';
 
@@ -52,7 +53,9 @@ describe("init's read of a machine not yet trusted", () => {
 
   it('stops reading an answer without end, and says so', () => {
     const { result, ms } = readWithSsh('yes ID=debian; exit 0');
-    expect(result).toEqual({ reason: 'ssh printed more than 65536 bytes: stopped' });
+    expect((result as { reason: string }).reason).toMatch(
+      /^ssh \(cat \/etc\/os-release\) answered more than 65536 bytes: stopped reading it/,
+    );
     // Stopped by the bound, not by init's 10 s wait for an answer (which would say nothing of the size).
     expect(ms).toBeLessThan(10_000);
   });
@@ -62,4 +65,58 @@ describe("init's read of a machine not yet trusted", () => {
     const args = fs.readFileSync(calls, 'utf8');
     expect(args).toMatch(/^-o BatchMode=yes -o ConnectTimeout=15 -o ForwardAgent=no -o ClearAllForwardings=yes /);
   });
+
+  it('lets no ~/.ssh/config forward X, tunnel, delegate Kerberos credentials or carry it over a master connection', () => {
+    // The real ssh resolves init's arguments against an operator's config asking for all of it (ssh -G: no connection).
+    fs.writeFileSync(OPERATOR_CONFIG, HOSTILE_CONFIG);
+    readWithSsh(`/usr/bin/ssh -G -F ${OPERATOR_CONFIG} "$@" >${RESOLVED}; exit 255`);
+    expect(resolvedOptions(fs.readFileSync(RESOLVED, 'utf8'))).toEqual(NOTHING_HANDED_OVER);
+    // No ControlPath at all: a connection of its own (ssh -G prints none for "none").
+    expect(fs.readFileSync(RESOLVED, 'utf8')).not.toMatch(/^controlpath /m);
+  });
 });
+
+describe("npm run node's ssh", () => {
+  it("lets no ~/.ssh/config forward X, tunnel or delegate Kerberos credentials; its master is the command's own", () => {
+    fs.writeFileSync(OPERATOR_CONFIG, HOSTILE_CONFIG);
+    const shared = path.join(dir, 'connection');
+    const args = sshArguments({ options: [], knownHostsFile: '/dev/null', sharedConnection: shared });
+    const result = spawnSync('/usr/bin/ssh', ['-G', '-F', OPERATOR_CONFIG, ...args, '-p', '22', 'u@h', 'true'], {
+      encoding: 'utf8',
+    });
+    expect(resolvedOptions(result.stdout)).toEqual({ ...NOTHING_HANDED_OVER, controlmaster: 'auto' });
+    expect(result.stdout).toMatch(new RegExp(`^controlpath ${shared}$`, 'm'));
+  });
+});
+
+/** An operator's ~/.ssh/config that hands over everything it can. */
+const OPERATOR_CONFIG = path.join(dir, 'operator-ssh-config');
+const RESOLVED = path.join(dir, 'resolved');
+const HOSTILE_CONFIG = [
+  'Host *',
+  '  ForwardAgent yes',
+  '  ForwardX11 yes',
+  '  ForwardX11Trusted yes',
+  '  GSSAPIAuthentication yes',
+  '  GSSAPIDelegateCredentials yes',
+  '  Tunnel yes',
+  '  ControlMaster auto',
+  '  ControlPath /tmp/master-%r@%h:%p',
+  '  LocalForward 8080 localhost:80',
+  '',
+].join('\n');
+const NOTHING_HANDED_OVER = {
+  forwardagent: 'no',
+  forwardx11: 'no',
+  forwardx11trusted: 'no',
+  gssapidelegatecredentials: 'no',
+  tunnel: 'false',
+  controlmaster: 'false',
+  localforward: undefined,
+};
+
+/** The options of `ssh -G`'s output that hand something of the operator's machine over, by name. */
+function resolvedOptions(text: string): Record<string, string | undefined> {
+  const value = (name: string) => new RegExp(`^${name} (.*)$`, 'm').exec(text)?.[1];
+  return Object.fromEntries(Object.keys(NOTHING_HANDED_OVER).map((name) => [name, value(name)]));
+}

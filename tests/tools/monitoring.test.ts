@@ -141,7 +141,7 @@ describe('npm run monitoring', () => {
   it('has --help, and needs --stack', () => {
     const help = run(['--help']);
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^usage: npm run monitoring -- --stack <testnet\|mainnet> \[--out DIR\]/);
+    expect(help.stdout).toMatch(/^usage: npm run --silent monitoring -- --stack <testnet\|mainnet> \[--out DIR\]/);
     const missing = run([]);
     expect([missing.code, missing.stderr]).toEqual([2, expect.stringMatching(/^error: --stack is required/)]);
   });

@@ -137,7 +137,7 @@ describe('plan with a node key file', () => {
     const named = plan(['--stack', 'testnet', '--config', config, '--node-key-file', `validator=${keyFile}`]);
     expect(named.code).toBe(0);
     expect(JSON.parse(named.stdout).nodes.validator.address).toBe('0x7e5f4552091a69125d5dfcb7b8c2659029395bdf');
-    // Two nodes: the plan says how a change that restarts both rolls out (docs/operations.md#rolling-out-a-change).
+    // Two nodes: the plan says how a change that restarts both rolls out (docs/upgrades.md#rolling-out-a-change).
     expect(fs.readFileSync(path.join(named.out, 'rollout.txt'), 'utf8')).toBe(
       [
         'rollout: a change that restarts nodes changes them one at a time, in this order, each healthy again before the next:',

@@ -355,7 +355,7 @@ describe('plan --diff-ref REF: a bootnode change', () => {
     expect(result.stderr).toContain(
       'Pulumi.testnet.yaml and values at HEAD are not as in your folder: --diff-ref plans the files as committed. ' +
         'Commit the stack and values files (or keep a copy of them), or plan before a change ' +
-        '(npm run plan -- --stack testnet --out plan-before/) and compare with --diff plan-before/ (docs/operations.md)',
+        '(npm run plan -- --stack testnet --out plan-before/) and compare with --diff plan-before/ (docs/upgrades.md)',
     );
   }, 120_000);
 

@@ -5,6 +5,7 @@
  * plans with the key as a value only `pulumi up` knows, and `pulumi up` refuses it, as before. `npm run node` logs in
  * with the operator's own ssh either way.
  */
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
@@ -86,10 +87,30 @@ describe('the offline plan of an SSH node whose inventory names a system the pre
   });
 });
 
+/** An ssh agent of the test's own on `socket`, holding a new key when `withKey`; stopped by `stop`. */
+function startAgent(socket: string, withKey: boolean): { socket: string; stop(): void } {
+  const started = spawnSync('ssh-agent', ['-a', socket], { encoding: 'utf8' });
+  if (started.status !== 0) throw new Error(`ssh-agent: ${started.stderr}`);
+  const pid = Number(/SSH_AGENT_PID=(\d+)/.exec(started.stdout)![1]);
+  if (withKey) {
+    const key = `${socket}.key`;
+    spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+    const added = spawnSync('ssh-add', [key], { env: { ...process.env, SSH_AUTH_SOCK: socket }, encoding: 'utf8' });
+    if (added.status !== 0) throw new Error(`ssh-add: ${added.stderr}`);
+  }
+  return { socket, stop: () => process.kill(pid) };
+}
+
 describe("pulumi up's own run of the same stack", () => {
+  const agents: Array<{ socket: string; stop(): void }> = [];
   beforeAll(() => {
     ensureBuilt();
+    agents.push(
+      startAgent(path.join(work, 'agent.sock'), true),
+      startAgent(path.join(work, 'empty-agent.sock'), false),
+    );
   });
+  afterAll(() => agents.forEach((agent) => agent.stop()));
 
   /** The program run as `pulumi up` runs it, with the environment's agent socket (empty: none). */
   const up = (extra: Record<string, unknown>, agentSocket: string) => {
@@ -110,16 +131,52 @@ describe("pulumi up's own run of the same stack", () => {
     });
   };
 
+  /** How long the run that declares every step took, for the refusals to be held against. */
+  let declaringMs = 0;
+  /** How long `run` took, in milliseconds. */
+  const timed = async (run: () => Promise<unknown>) => {
+    const started = Date.now();
+    await run().catch(() => undefined);
+    return Date.now() - started;
+  };
+
   it('declares every step with an agent in the environment', async () => {
+    const started = Date.now();
     const run = await up({}, path.join(work, 'agent.sock'));
+    declaringMs = Date.now() - started;
     expect(Object.keys(run.outputs.nodes as object)).toEqual(['validator']);
     expect(run.resources).toBeGreaterThan(REMOTE_STEP_NAMES.length);
+  });
+
+  it('stops before declaring anything with an agent that does not answer, in one line saying how to start one', async () => {
+    const gone = path.join(work, 'gone-agent.sock');
+    await expect(up({}, gone)).rejects.toThrow(
+      new RegExp(
+        `the stack testnet cannot log in to its machines: your ssh agent \\(SSH_AUTH_SOCK=${gone}\\) does not answer \\([^\\n]+\\), so pulumi up cannot log in to node validator: start one holding your key \\(eval "\\$\\(ssh-agent -s\\)" && ssh-add ~/\\.ssh/id_ed25519\\)$`,
+      ),
+    );
+  });
+
+  it('stops before declaring anything with an agent that holds no key, in one line naming ssh-add', async () => {
+    await expect(up({}, path.join(work, 'empty-agent.sock'))).rejects.toThrow(
+      `the stack testnet cannot log in to its machines: your ssh agent (SSH_AUTH_SOCK=${path.join(work, 'empty-agent.sock')}) holds no key, so pulumi up cannot log in to node validator: load the key the machines take (ssh-add ~/.ssh/id_ed25519)`,
+    );
   });
 
   it('stops before declaring anything without one, naming the file, the setting and both ways to log in', async () => {
     await expect(up({}, '')).rejects.toThrow(
       'the stack testnet cannot log in to its machines: Pulumi.testnet.yaml: lacchain:sshAuthentication: agent (the default without lacchain:sshPrivateKey), but SSH_AUTH_SOCK is not set, so pulumi up cannot log in to node validator; allowed: an ssh agent holding your key (eval "$(ssh-agent -s)" && ssh-add ~/.ssh/id_ed25519), or a stored key (pulumi config set lacchain:sshAuthentication privateKey && pulumi config set --secret lacchain:sshPrivateKey < ~/.ssh/id_ed25519)',
     );
+  });
+
+  it('refuses as fast as it declares: no slower than twice the run that declares every step', async () => {
+    // The SDK formats an uncaught error with util.inspect for its trace: a RunError with its stack took ~10 s there.
+    expect(declaringMs).toBeGreaterThan(0);
+    const refusals = [
+      await timed(() => up({}, '')),
+      await timed(() => up({ 'lacchain:sshAuthentication': 'privateKey' }, '')),
+    ];
+    for (const ms of refusals) expect(ms).toBeLessThan(2 * declaringMs);
   });
 
   it('still refuses a stack that logs in with a key it does not store, with the message it always gave', async () => {

@@ -132,7 +132,7 @@ describe('the check itself', () => {
       'docs/kubernetes.md has no heading #no-such-heading',
     );
     expect(problemOf('docs/nothing.md', 'README.md')).toBe('docs/nothing.md does not exist');
-    expect(linksOf('docs/operations.md')).toContain('#backups-restore-and-rollback');
+    expect(linksOf('docs/kubernetes.md')).toContain('#pinning-images');
   });
 });
 

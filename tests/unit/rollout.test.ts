@@ -21,6 +21,9 @@ const entry = (name: string, typenode: string, last: number, extra: Record<strin
   name,
   typenode,
 });
+/** A second node on machine 9: its own home, service and advertised address. */
+const secondOnMachine9 = (name: string, typenode: string) =>
+  entry(name, typenode, 9, { node_home: '/opt/lacchain-2', node_service: 'besu-2', node_ip: '190.51.100.10' });
 const stack = (nodes: unknown[], extra: Record<string, unknown> = {}) => ({
   'lacchain:network': 'open-protestnet',
   'lacchain:nodes': nodes,
@@ -88,31 +91,13 @@ describe('the settings of the rollout', () => {
 
   it('refuses two validators of the stack on one machine: one reboot would take both down', () => {
     const problems = problemsOf(
-      stack([
-        entry('validator-1', 'validator', 9),
-        entry('validator-2', 'validator', 9, {
-          node_home: '/opt/lacchain-2',
-          node_service: 'besu-2',
-          node_ip: '190.51.100.10',
-        }),
-      ]),
+      stack([entry('validator-1', 'validator', 9), secondOnMachine9('validator-2', 'validator')]),
     );
     expect(problems).toEqual([
       'node validator-2 inventory.host: a machine (a worker) no other validator of the stack runs on: two validators down at once bring the network closer to the third whose loss stops its blocks (node validator-1 uses it)',
     ]);
     // A writer beside a validator on one machine is not refused.
-    expect(
-      problemsOf(
-        stack([
-          entry('validator', 'validator', 9),
-          entry('writer', 'writer', 9, {
-            node_home: '/opt/lacchain-2',
-            node_service: 'besu-2',
-            node_ip: '190.51.100.10',
-          }),
-        ]),
-      ),
-    ).toEqual([]);
+    expect(problemsOf(stack([entry('validator', 'validator', 9), secondOnMachine9('writer', 'writer')]))).toEqual([]);
   });
 });
 
@@ -135,6 +120,19 @@ describe('a rollout as npm run node -- status --all shows it', () => {
     });
     expect(gateRecordState('', 1200)).toBeUndefined();
     expect(gateRecordState('state=running\nsince=1000\n', 1200)).toBeUndefined();
+  });
+
+  it('reads no record whose lines were forged (a field twice, an unknown one, a control character)', () => {
+    expect(gateRecordState(record('waiting', 'x\nstate=passed'), 1200)).toBeUndefined();
+    expect(gateRecordState(record('waiting', 'x\nsince=1190'), 1200)).toBeUndefined();
+    expect(gateRecordState(record('waiting', 'x\nowner=me'), 1200)).toBeUndefined();
+    expect(gateRecordState(record('waiting', 'x \u001b]0;owned\u0007'), 1200)).toBeUndefined();
+    // A record without the digest gates once wrote is read the same.
+    expect(gateRecordState('state=passed\nsince=1000\nuntil=1600\nseen=ok', 1200)).toEqual({
+      state: 'done',
+      since: 1000,
+      seen: 'ok',
+    });
   });
 
   const rows = (states: Record<string, NodeRolloutState['state'] | undefined>) =>

@@ -7,12 +7,12 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { GENERATED_DOCS, withSettingsTables } from '../core/settings/settingsTables';
-import { runCli, ToolFailure, ToolSpec } from '../cli/cli';
+import { runCli, ToolFailure, ToolSpec } from './cli';
 import { monitoringFiles } from '../core/monitoring/files';
 import { PROJECT_DIR } from '../core/projectDir';
 
 const SPEC = {
-  command: 'npm run docs --',
+  command: 'npm run --silent docs --',
   usage: '[--check]',
   summary: 'Writes the settings tables of docs/ from the schema and the monitoring files from the health thresholds.',
   options: { check: { type: 'boolean', help: 'change nothing; fail when a file is not as the code writes it' } },
