@@ -22,8 +22,9 @@ export interface Cluster {
 export function declareCluster(context: string | undefined, nodes: KubernetesNodeSettings[]): Cluster {
   // A Secret whose data changes is patched, not replaced: replacing one deletes it, and the provider then watches
   // every Secret of the namespace until the deletion is seen, the operator's key Secret (keyCustody secret) included.
-  // A ConfigMap too (the provider replaces them by default): the pod then rolls by the checksum annotation of its
-  // StatefulSet (lacchain.net/config-checksum), as Helm charts do, and the plan's "change" is what the engine does.
+  // A node's ConfigMap is immutable and named by its content (core/kubernetes/configCheck.ts): a change of its files
+  // is a new name, so a replacement, made before the old one is deleted; enableConfigMapMutable keeps a change of its
+  // labels or annotations alone a patch (the provider replaces ConfigMaps by default).
   const provider = new k8s.Provider('cluster', { context, enableSecretMutable: true, enableConfigMapMutable: true });
   const namespaces: Record<string, k8s.core.v1.Namespace> = {};
   for (const name of new Set(nodes.map((n) => n.namespace))) {

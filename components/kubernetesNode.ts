@@ -12,6 +12,7 @@ import {
   dataVolumeManifest,
   keySecretManifest,
   kubernetesRpcUrl,
+  podConfig,
   rpcAuthSecretManifest,
   serviceManifest,
   statefulSetManifest,
@@ -20,6 +21,7 @@ import { prometheusOperatorManifests } from '../core/kubernetes/monitoring';
 import { networkPolicyManifest } from '../core/kubernetes/networkPolicy';
 import { kubernetesNodeFiles } from '../core/kubernetes/nodeFiles';
 import { configDigest, describeNode } from '../core/node/description';
+import { sha256Hex } from '../core/genesis';
 import type { KubernetesNodeSettings } from '../core/settings/model';
 import { rpcCredentials } from './rpcCredentials';
 import { checkedServiceAddress } from './serviceAddress';
@@ -94,7 +96,13 @@ export class KubernetesNode extends pulumi.ComponentResource {
             retainOnDelete: !args.allowKeyDeletion,
             additionalSecretOutputs: ['data', 'stringData'],
           });
-    const configMap = new k8s.core.v1.ConfigMap(`${name}-config`, configMapManifest(node, files), child);
+    // Immutable, named by its content (core/kubernetes/configCheck.ts): a change makes a new ConfigMap, which the
+    // StatefulSet moves to in its turn; `pulumi up` deletes the old one last, once every StatefulSet has moved (a
+    // replacement, created before the delete). An earlier node's change never reaches this pod early.
+    // The digest covers the genesis the ConfigMap holds (verified against the network's pinned digest by the program).
+    const config = pulumi.output(args.genesis).apply((text) => podConfig(node, files, sha256Hex(text)));
+    const podConfigOf = { configMap: config.configMap, digest: config.digest };
+    const configMap = new k8s.core.v1.ConfigMap(`${name}-config`, configMapManifest(node, files, podConfigOf), child);
     // Chain data is never lost by accident: `pulumi destroy` forgets the volume and leaves it in the cluster.
     const volume = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, dataVolumeManifest(node), {
       ...child,
@@ -154,10 +162,14 @@ export class KubernetesNode extends pulumi.ComponentResource {
         credentials.apply((text) => createHash('sha256').update(fixed).update(text).digest('hex')),
       );
     }
-    const statefulSet = new k8s.apps.v1.StatefulSet(`${name}-node`, statefulSetManifest(description, checksum), {
-      ...child,
-      dependsOn: [...podInputs, ...(args.rolloutAfter ? [args.rolloutAfter] : [])],
-    });
+    const statefulSet = new k8s.apps.v1.StatefulSet(
+      `${name}-node`,
+      statefulSetManifest<pulumi.Input<string>>(description, checksum, podConfigOf),
+      {
+        ...child,
+        dependsOn: [...podInputs, ...(args.rolloutAfter ? [args.rolloutAfter] : [])],
+      },
+    );
     this.rolloutGate = statefulSet;
     if (node.backups.schedule !== 'off') scheduleBackups(name, node, { ...child, dependsOn: [statefulSet] });
     const service = new k8s.core.v1.Service(

@@ -84,7 +84,8 @@ export function kubernetesNodeOf(resource: PolicyResource): string | undefined {
   if (typeof label === 'string' && label !== '') return label;
   const name = at(resource.inputs, 'metadata', 'name');
   if (typeof name !== 'string' || !name.startsWith(`${CHART_PREFIX}-`)) return undefined;
-  return name.slice(CHART_PREFIX.length + 1).replace(/-(config|key|data)$/, '') || undefined;
+  // A ConfigMap is named by its content: `besu-node-<node>-config-<10 hex digits>`.
+  return name.slice(CHART_PREFIX.length + 1).replace(/-(config(-[0-9a-f]{10})?|key|data)$/, '') || undefined;
 }
 
 /** The network named by a Kubernetes object's `lacchain.net/network` label. */

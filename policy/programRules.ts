@@ -27,7 +27,7 @@
  *   run, docs/reviewing.md).
  */
 import { backupCronJobManifest } from '../core/kubernetes/backups';
-import { configMapManifest, statefulSetManifest } from '../core/kubernetes/manifests';
+import { configMapManifest, podConfig, statefulSetManifest } from '../core/kubernetes/manifests';
 import { kubernetesNodeFiles } from '../core/kubernetes/nodeFiles';
 import { describeNode } from '../core/node/description';
 import { exportLines } from '../core/remote/shell';
@@ -60,9 +60,11 @@ export function renderedResources(settings: StackSettings): PolicyResource[] {
     if (node.target === 'kubernetes') {
       const description = describeNode(node);
       const files = kubernetesNodeFiles(description, UNKNOWN_MARKER);
+      // The genesis `pulumi up` declares is verified against the pinned digest: the names are those it makes.
+      const config = podConfig(node, files, node.network.genesis.sha256);
       resources.push(
-        planned(TYPES.configMap, `${node.name}-config`, configMapManifest(node, files)),
-        planned(TYPES.statefulSet, `${node.name}-node`, statefulSetManifest(description, UNKNOWN_MARKER)),
+        planned(TYPES.configMap, `${node.name}-config`, configMapManifest(node, files, config)),
+        planned(TYPES.statefulSet, `${node.name}-node`, statefulSetManifest(description, UNKNOWN_MARKER, config)),
       );
       if (node.backups.schedule !== 'off') {
         resources.push(planned(BACKUP_TYPES.cronJob, `${node.name}-backup-schedule`, backupCronJobManifest(node)));

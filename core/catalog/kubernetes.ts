@@ -20,6 +20,7 @@ export function kubernetesNames(node: string) {
     service: base,
     /** The one pod of the StatefulSet. */
     pod: `${base}-0`,
+    /** The prefix of the node's ConfigMaps, each named by its content (`<prefix>-<digest>`). */
     configMap: `${base}-config`,
     keySecret: `${base}-key`,
     /** The RPC credentials file (password authentication), apart from the kept key Secret. */
@@ -60,8 +61,13 @@ export function companionConfigEntry(companion: string): string {
 
 /** Where things are inside the Besu container. */
 export const POD_PATHS = {
-  /** ConfigMap: config.toml, genesis.json, the start script and the proxy config. */
+  /**
+   * The pod's checked copy of its ConfigMap (config.toml, genesis.json, the start script, the proxy config…), which
+   * every container reads (core/kubernetes/configCheck.ts).
+   */
   configDir: '/etc/besu/config',
+  /** The node's ConfigMap itself, read by the config check alone. */
+  configSourceDir: '/etc/besu/config-source',
   /**
    * Secret: the node key. With key custody `secret`, a memory volume holding the key that passed the key check
    * (core/kubernetes/keyCheck.ts), and the operator's Secret is mounted at `secretKeyDir` for the check alone.
@@ -128,6 +134,9 @@ export const SCRAPE_ANNOTATIONS = {
 
 /** The pod's label naming the stack it belongs to (a scrape job by annotations reads it). */
 export const STACK_LABEL = 'lacchain.net/stack';
+
+/** The ConfigMap's annotation giving the digest of its files, which its name begins (core/kubernetes/configCheck.ts). */
+export const CONFIG_DIGEST_ANNOTATION = 'lacchain.net/config-digest';
 
 /** Annotations on the node's Service naming its identity, for the day-2 checks and for people reading the cluster. */
 export const IDENTITY_ANNOTATIONS = { enode: 'lacchain.net/enode', address: 'lacchain.net/address' } as const;

@@ -50,7 +50,7 @@ function releasedContainer(node: KubernetesNodeSettings, companion: ReleasedComp
     name: names.companionContainer(companion.settings.name),
     image: companion.image,
     command: checked?.command ?? [companion.imageExecutable],
-    ...(checked?.args ? { args: checked.args, terminationMessagePolicy: 'FallbackToLogsOnError' } : {}),
+    ...(checked?.args ? { args: checked.args } : {}),
     workingDir: COMPANION_POD_DIR,
     env:
       checked?.env ??

@@ -2,14 +2,14 @@
  * The key check of a cluster node whose key is the operator's own Secret (key custody `secret`): the node's pinned
  * Besu image runs scripts/kubernetes/check-node-key.sh, comparing the public key of the Secret's key (the release's
  * own `besu public-key export`) with the node's `publicKey`, so the pod never runs under an identity it does not
- * advertise. It runs as an init container (before any companion starts) and again at every start of the Besu
- * container, since the kubelet updates a mounted Secret in place: a key swapped in the Secret meets the check at the
- * next container start, not only in a new pod.
+ * advertise. It runs as an init container, after the config check (core/kubernetes/configCheck.ts) and before any
+ * other container starts; it also refuses a config.toml whose `node-private-key-file` is not the checked copy.
  *
- * Only the check reads the Secret (mounted at `secretKeyDir`). A key that passes is copied to a memory volume mounted
- * where every container of the pod reads the key (`keyDir`): Besu, the relay signer (through start-companion.sh,
- * which puts it in its environment) and the rotation client read the checked copy alone, and a refusal removes it, so
- * a companion starting again after a refusal refuses too. Nodes with another custody have none of this.
+ * Only the check mounts the Secret (at `secretKeyDir`). A key that passes is copied to a memory volume mounted, read-only,
+ * where every other container of the pod reads the key (`keyDir`): Besu, the relay signer (through
+ * start-companion.sh, which puts it in its environment) and the rotation client read the checked copy alone, which
+ * nothing can change while the pod lives. A key swapped in the Secret meets the check in the next pod (and a refusal
+ * removes the copy). Nodes with another custody have none of this.
  */
 import { kubernetesNames, POD_FILES, POD_PATHS } from '../catalog/kubernetes';
 import { MISSING_KEY_EXIT_CODE, MISSING_KEY_EXIT_VARIABLE } from '../catalog/remote';
@@ -44,20 +44,18 @@ export function keyCheckConfigEntries(node: KubernetesNodeSettings): Record<stri
   };
 }
 
-/** The check's command line (`command` and `args`), then `then` once the key passed. */
-function checkCommand(node: KubernetesNodeSettings & { publicKey: string }, then: readonly string[] = []) {
+/** The check's command line (`command` and `args`): the pod's checked copy of the config, the check reads it. */
+function checkCommand(node: KubernetesNodeSettings & { publicKey: string }) {
   const secret = nodeKeySecret(node);
+  const config = `${POD_PATHS.configDir}/${POD_FILES.config}`;
   return {
     command: ['/bin/sh', `${POD_PATHS.configDir}/${KEY_CHECK_ENTRY}`],
-    args: [POD_PATHS.besuBinary, SECRET_KEY_FILE, node.publicKey, secret.name, secret.entry, CHECKED_KEY_FILE, ...then],
+    args: [POD_PATHS.besuBinary, SECRET_KEY_FILE, node.publicKey, secret.name, secret.entry, CHECKED_KEY_FILE, config],
   };
 }
 
-/** The mounts of a container that runs the check: the ConfigMap, the Secret, the checked key (written), a /tmp. */
-const CHECK_MOUNTS = [
-  { name: 'key', mountPath: POD_PATHS.secretKeyDir, readOnly: true },
-  { name: CHECKED_KEY_VOLUME, mountPath: POD_PATHS.keyDir },
-];
+/** The checked key, as every container but the check mounts it: read-only. */
+const CHECKED_KEY_MOUNT = { name: CHECKED_KEY_VOLUME, mountPath: POD_PATHS.keyDir, readOnly: true };
 
 /** The init container that refuses to start the pod on another key than `publicKey`, for a node that checks its key. */
 export function keyCheckInit(node: KubernetesNodeSettings, image: string) {
@@ -72,7 +70,9 @@ export function keyCheckInit(node: KubernetesNodeSettings, image: string) {
       resources: { requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '512Mi' } },
       volumeMounts: [
         { name: 'config', mountPath: POD_PATHS.configDir, readOnly: true },
-        ...CHECK_MOUNTS,
+        // The one container of the pod with the Secret, and the one that writes the checked key.
+        { name: 'key', mountPath: POD_PATHS.secretKeyDir, readOnly: true },
+        { name: CHECKED_KEY_VOLUME, mountPath: POD_PATHS.keyDir },
         // The root filesystem is read-only: Besu's JVM and the check's files go to the pod's /tmp.
         { name: 'besu-tmp', mountPath: '/tmp' },
       ],
@@ -87,19 +87,11 @@ export function keyCheckVolumes(node: KubernetesNodeSettings) {
 }
 
 /**
- * The Besu container's start (`start` is its command line: the start step and its arguments) and its key mounts: for
- * a node that checks its key, the check first, then the start in its place; else the start, with the key Secret.
+ * The Besu container's key mount: for a node that checks its key, the checked copy (read-only; the Secret is not
+ * mounted); else the key Secret.
  */
-export function besuStart(node: KubernetesNodeSettings, start: readonly string[]) {
-  if (!checksKey(node)) {
-    return {
-      command: start.slice(0, 2),
-      args: start.slice(2),
-      keyMounts: [{ name: 'key', mountPath: POD_PATHS.keyDir, readOnly: true }],
-      terminationMessagePolicy: undefined,
-    };
-  }
-  return { ...checkCommand(node, start), keyMounts: CHECK_MOUNTS, terminationMessagePolicy: 'FallbackToLogsOnError' };
+export function besuKeyMounts(node: KubernetesNodeSettings) {
+  return checksKey(node) ? [CHECKED_KEY_MOUNT] : [{ name: 'key', mountPath: POD_PATHS.keyDir, readOnly: true }];
 }
 
 /**
@@ -109,7 +101,7 @@ export function besuStart(node: KubernetesNodeSettings, start: readonly string[]
  */
 export function checkedKeyCompanion(node: KubernetesNodeSettings, companion: ReleasedCompanionDescription) {
   if (!checksKey(node)) return undefined;
-  const mount = { name: CHECKED_KEY_VOLUME, mountPath: POD_PATHS.keyDir, readOnly: true };
+  const mount = CHECKED_KEY_MOUNT;
   if (!companion.keyVariable) return { keyMounts: [mount] };
   return {
     command: ['/bin/sh', `${POD_PATHS.configDir}/${START_COMPANION_SCRIPT}`],

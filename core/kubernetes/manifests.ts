@@ -7,6 +7,7 @@
 import { companionContainers, companionStateInit, companionVolumes } from './companionContainers';
 import { besuImage } from '../catalog/besu';
 import {
+  CONFIG_DIGEST_ANNOTATION,
   IDENTITY_ANNOTATIONS,
   KEY_SECRET_ANNOTATION,
   kubernetesNames,
@@ -29,7 +30,8 @@ import { reachablePorts } from '../rpc/access';
 import type { NodeDescription } from '../node/description';
 import type { KubernetesNodeSettings } from '../settings/model';
 import { backupConfigEntries, beforeReleaseChangeInit } from './backups';
-import { besuStart, keyCheckConfigEntries, keyCheckInit, keyCheckVolumes } from './keyCheck';
+import { besuKeyMounts, keyCheckConfigEntries, keyCheckInit, keyCheckVolumes } from './keyCheck';
+import { configCheckInit, configVolumes, nodeConfigDigest, nodeConfigMapName, type PodConfig } from './configCheck';
 import { nodeKeySecret } from './nodeKeySecret';
 import { loadBalancerFields } from './loadBalancer';
 import { MAX_BLOCKS_BEHIND } from '../catalog/health';
@@ -95,8 +97,8 @@ export interface NodeConfigFiles<V> {
   metricsRelay: string;
 }
 
-/** The ConfigMap: config.toml, genesis, start step and (writers) proxy config. */
-export function configMapManifest<V>(node: KubernetesNodeSettings, files: NodeConfigFiles<V>) {
+/** The ConfigMap's entries: config.toml, genesis, start step, (writers) proxy config, and the pod's scripts. */
+function configData<V>(node: KubernetesNodeSettings, files: NodeConfigFiles<V>): Record<string, string | V> {
   const data: Record<string, string | V> = {
     [POD_FILES.config]: files.configToml,
     [POD_FILES.genesis]: files.genesis,
@@ -110,11 +112,42 @@ export function configMapManifest<V>(node: KubernetesNodeSettings, files: NodeCo
   Object.assign(data, backupConfigEntries());
   // The key check of a node whose key is the operator's Secret.
   Object.assign(data, keyCheckConfigEntries(node));
+  return data;
+}
+
+/**
+ * What the StatefulSet names of the node's config: its ConfigMap and the digest of its files (configCheck.ts), the
+ * genesis known by its SHA-256 `genesisSha256`.
+ */
+export function podConfig<V>(
+  node: KubernetesNodeSettings,
+  files: NodeConfigFiles<V>,
+  genesisSha256: string,
+): PodConfig {
+  const digest = nodeConfigDigest(configData(node, files), genesisSha256);
+  return { configMap: nodeConfigMapName(node, digest), digest };
+}
+
+/**
+ * The ConfigMap: config.toml, genesis, start step and (writers) proxy config. Immutable and named by its content
+ * (`config`, podConfig's; core/kubernetes/configCheck.ts): a change is a new ConfigMap.
+ */
+export function configMapManifest<V, N = string>(
+  node: KubernetesNodeSettings,
+  files: NodeConfigFiles<V>,
+  config: PodConfig<N>,
+) {
+  const meta = metadata(node, '');
   return {
     apiVersion: 'v1' as const,
     kind: 'ConfigMap' as const,
-    metadata: metadata(node, kubernetesNames(node.name).configMap),
-    data,
+    metadata: {
+      ...meta,
+      name: config.configMap,
+      annotations: { ...meta.annotations, [CONFIG_DIGEST_ANNOTATION]: config.digest },
+    },
+    immutable: true,
+    data: configData(node, files),
   };
 }
 
@@ -161,25 +194,19 @@ function withKeySecretAnnotation<M extends { annotations?: Record<string, string
 export function statefulSetManifest<V = string>(
   description: NodeDescription<KubernetesNodeSettings>,
   checksum: string | V,
+  config: PodConfig<V>,
 ) {
   const { node } = description;
   const passwordAuth = description.rpc.authentication?.method === 'password';
   const names = kubernetesNames(node.name);
   const hardware = node.network;
-  // The start step; for a node whose key is the operator's Secret, the key check first (core/kubernetes/keyCheck.ts).
-  const start = besuStart(node, [
-    '/bin/sh',
-    `${POD_PATHS.configDir}/${POD_FILES.startScript}`,
-    POD_PATHS.besuBinary,
-    description.files.paths.nodeKeyFile,
-    `${POD_PATHS.configDir}/${POD_FILES.config}`,
-  ]);
+  // The start step. For a node whose key is the operator's Secret, the pod's init container checked it
+  // (core/kubernetes/keyCheck.ts) and Besu reads the checked copy.
   const besu = {
     name: names.besuContainer,
     image: besuImage(node.releaseVersion, node.imageDigest),
-    command: start.command,
-    args: start.args,
-    ...(start.terminationMessagePolicy ? { terminationMessagePolicy: start.terminationMessagePolicy } : {}),
+    command: ['/bin/sh', `${POD_PATHS.configDir}/${POD_FILES.startScript}`],
+    args: [POD_PATHS.besuBinary, description.files.paths.nodeKeyFile, `${POD_PATHS.configDir}/${POD_FILES.config}`],
     env: [
       { name: 'BESU_OPTS', value: description.jvmOptions },
       { name: MISSING_KEY_EXIT_VARIABLE, value: String(MISSING_KEY_EXIT_CODE) },
@@ -206,7 +233,7 @@ export function statefulSetManifest<V = string>(
     ),
     volumeMounts: [
       { name: 'config', mountPath: POD_PATHS.configDir, readOnly: true },
-      ...start.keyMounts,
+      ...besuKeyMounts(node),
       ...(passwordAuth ? [{ name: 'rpc-auth', mountPath: POD_PATHS.rpcAuthDir, readOnly: true }] : []),
       { name: 'data', mountPath: POD_PATHS.dataDir },
       // The root filesystem is read-only; the JVM unpacks its native libraries (RocksDB) into /tmp.
@@ -224,7 +251,7 @@ export function statefulSetManifest<V = string>(
   const stateInit = companionStateInit(node, besu.image, description.companions);
   const beforeChange = beforeReleaseChangeInit(node, POD_PATHS.configDir);
   const volumes = [
-    { name: 'config', configMap: { name: names.configMap, defaultMode: 0o444 } },
+    ...configVolumes(config),
     keyVolume(node),
     ...keyCheckVolumes(node),
     ...(passwordAuth ? [{ name: 'rpc-auth', secret: { secretName: names.rpcAuthSecret, defaultMode: 0o440 } }] : []),
@@ -265,7 +292,13 @@ export function statefulSetManifest<V = string>(
           // Nothing in the pod talks to the Kubernetes API.
           automountServiceAccountToken: false,
           terminationGracePeriodSeconds: POD_STOP_GRACE_SECONDS,
-          initContainers: [beforeChange.container, ...keyCheckInit(node, besu.image), ...stateInit],
+          // The config check first: every other container reads the checked copy of the config (configCheck.ts).
+          initContainers: [
+            configCheckInit(node, besu.image, config),
+            beforeChange.container,
+            ...keyCheckInit(node, besu.image),
+            ...stateInit,
+          ],
           containers,
           volumes,
         },

@@ -92,10 +92,13 @@ describe('backups on a real API server', () => {
           'CronJob/besu-node-writer-backup',
         ]),
       );
-      // The node's pod, its first init container the backup before a release change, admitted and Running.
+      // The node's pod, its init containers the config check then the backup before a release change, admitted and
+      // Running.
       const pod = writerPod(COPIES);
       expect(await phaseWhenRunning(cluster(), pod)).toBe('Running');
-      expect(await fieldOf(cluster(), pod, '{.spec.initContainers[0].name}')).toBe('backup-before-release-change');
+      expect(await fieldOf(cluster(), pod, '{.spec.initContainers[0].name} {.spec.initContainers[1].name}')).toBe(
+        'writer-config-check backup-before-release-change',
+      );
       // A run of the schedule, as the CronJob starts one: its pod is admitted (restricted) and created.
       await cluster().kubectlOk(['create', 'job', '--from=cronjob/besu-node-writer-backup', 'run-1', '-n', COPIES]);
       const runPod = await fieldWhen(

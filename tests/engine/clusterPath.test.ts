@@ -246,27 +246,51 @@ engine.describe(
     );
 
     itWithCluster(
-      '3b. a config.toml change patches the ConfigMaps in place and rolls each pod by its checksum annotation',
+      '3b. a config.toml change makes a new ConfigMap per node, which each StatefulSet switches to in its turn, and deletes the old ones only once every StatefulSet moved',
       async () => {
-        const uid = (type: NodeType) => get('configmap', kubernetesNames(type).configMap, '{.metadata.uid}');
-        const checksum = (type: NodeType) =>
+        const configMapOf = (type: NodeType) =>
           get(
             'statefulset',
             kubernetesNames(type).statefulSet,
-            "{.spec.template.metadata.annotations['lacchain\\.net/config-checksum']}",
+            '{.spec.template.spec.volumes[?(@.name=="config-source")].configMap.name}',
           );
-        const before = await Promise.all(NODE_TYPES.map(async (type) => [await uid(type), await checksum(type)]));
+        const configMaps = async () =>
+          (
+            await cluster().kubectlOk([
+              'get',
+              'configmaps',
+              '-n',
+              NAMESPACE,
+              '-o',
+              'jsonpath={.items[*].metadata.name}',
+            ])
+          )
+            .split(' ')
+            .filter((name) => NODE_TYPES.some((type) => name.startsWith(`${kubernetesNames(type).configMap}-`)))
+            .sort();
+        const before = await Promise.all(NODE_TYPES.map(configMapOf));
+        expect(await configMaps()).toEqual([...before].sort());
         await stack.setConfig('lacchain:rpc.hostAllowlist[0]', { value: 'rpc.engine.test' }, true);
         try {
-          const { steps } = await upWithSteps();
-          // Updated, never replaced (a replacement would delete each ConfigMap and make the pod lose its files).
-          expect(steps.filter((step) => !step.startsWith('update '))).toEqual([]);
-          expect(steps.filter((step) => step.includes(':ConfigMap '))).toHaveLength(NODE_TYPES.length);
-          const after = await Promise.all(NODE_TYPES.map(async (type) => [await uid(type), await checksum(type)]));
-          NODE_TYPES.forEach((type, i) => {
-            expect([type, after[i][0]]).toEqual([type, before[i][0]]);
-            expect([type, after[i][1]]).not.toEqual([type, before[i][1]]);
-          });
+          const { steps, timed } = await upWithSteps();
+          // Each node's ConfigMap replaced (immutable, named by its content: the new one made first), each
+          // StatefulSet updated to it; nothing else.
+          const configSteps = steps.filter((step) => step.includes(':ConfigMap '));
+          expect(configSteps.map((step) => step.split(' ')[0]).sort()).toEqual(
+            NODE_TYPES.flatMap(() => ['create-replacement', 'delete-replaced', 'replace']).sort(),
+          );
+          expect(steps.filter((step) => !step.includes(':ConfigMap ') && !step.startsWith('update '))).toEqual([]);
+          // The old ones are deleted last: after every StatefulSet's update ended (its pod on the new one, Ready).
+          const updates = steps.filter((step) => step.startsWith('update ') && step.includes(':StatefulSet '));
+          expect(updates).toHaveLength(NODE_TYPES.length);
+          const lastUpdate = Math.max(...updates.map((step) => timed.get(step)!.ended));
+          const deletes = configSteps.filter((step) => step.startsWith('delete-replaced '));
+          const firstDelete = Math.min(...deletes.map((step) => timed.get(step)!.began));
+          expect(firstDelete).toBeGreaterThanOrEqual(lastUpdate);
+          // Each StatefulSet names its new ConfigMap, and only those are left: none piles up.
+          const after = await Promise.all(NODE_TYPES.map(configMapOf));
+          NODE_TYPES.forEach((type, i) => expect([type, after[i]]).not.toEqual([type, before[i]]));
+          expect(await configMaps()).toEqual([...after].sort());
         } finally {
           await stack.removeConfig('lacchain:rpc.hostAllowlist', true);
           await upWithSteps();

@@ -15,6 +15,7 @@ import { backupNames } from '../../core/kubernetes/backups';
 import { expectOneSnapshot, resticOnBackups } from '../../testing/cluster/backupRepository';
 import { kubeletNode } from '../../testing/cluster/kubeletNode';
 import { fieldOf, fieldWhen, ObjectRef } from '../../testing/cluster/objects';
+import { stoppedBefore, watchPodStop } from '../../testing/cluster/podStop';
 
 jest.setTimeout(300_000);
 
@@ -81,12 +82,21 @@ describe('the backup schedule on a real kubelet (issue 52, item 6)', () => {
   );
 
   itWithKubelet(
-    'a run started by hand: the node stopped, copied with restic, started again; the copy in the backups volume',
+    "a run started by hand: the node stopped (its pod gone before restic's container started), copied with restic, started again; the copy in the backups volume",
     async () => {
       const old = await fieldOf(cluster(), validator.pod, '{.metadata.uid}');
+      const watch = watchPodStop(cluster(), validator.pod, old);
       await cluster().kubectlOk(['create', 'job', `--from=cronjob/${names.cronJob}`, run.name, '-n', namespace]);
       const ended = await fieldWhen(cluster(), run, JOB_CONDITIONS, (value) => /Complete|Failed/.test(value), RUN_MS);
+      const seen = await watch.stop();
       if (!ended.includes('Complete')) throw new Error(`the run ended as "${ended}":\n${await runReport()}`);
+      // The old pod was gone before restic's container started: what it copied was not being written.
+      const copying = await fieldOf(
+        cluster(),
+        runPod,
+        '{.items[0].status.initContainerStatuses[?(@.name=="backup")].state.terminated.startedAt}',
+      );
+      expect(stoppedBefore(seen, copying)).toEqual([]);
 
       // The node's pod was deleted (the node stopped) and a new one started once the copy was done.
       const fresh = await validator.readyPodOtherThan(old);

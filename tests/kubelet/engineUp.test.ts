@@ -201,8 +201,15 @@ engine.describe('a writer and a validator deployed by pulumi up (real engine and
     expect(outputs.nodes.writer.enode).not.toBe(outputs.nodes.validator.enode);
   });
 
-  itWithKubelet('Besu runs as uid 1000 on a read-only root file system', async () => {
+  itWithKubelet('Besu runs as uid 1000, by its pod (not the image), on a read-only root file system', async () => {
     for (const type of TYPES) {
+      // The pod sets the uid (runAsUser), the Besu container keeps it: not left to the image's own User.
+      const uids = await fieldOf(
+        cluster(),
+        podOf(type),
+        `{.spec.securityContext.runAsUser}|{.spec.containers[?(@.name=="${kubernetesNames(type).besuContainer}")].securityContext.runAsUser}`,
+      );
+      expect([type, uids]).toEqual([type, '1000|']);
       expect([type, (await inBesu(type)('id', '-u')).trim()]).toEqual([type, '1000']);
       const write = await inBesu(type)('sh', '-c', 'touch /opt/besu/written 2>&1 || true');
       expect([type, write]).toEqual([type, expect.stringContaining('Read-only file system')]);

@@ -3,9 +3,11 @@
  * scripts/kubernetes/check-node-key.sh): a validator whose key is the operator's own Secret, its manifests as the
  * program declares them (as in validatorPod.test.ts; only the CPU requests lowered, kubeletFit.ts), run by a real
  * worker. The Secret is the test's, as the operator's own tooling would make it; the program never makes or reads it.
- * The pod runs the check as its init container and again at every start of its Besu container: a Secret holding
- * another node's key, junk or nothing never starts Besu, the right key does, and a key swapped in the Secret while the
- * pod runs is refused at the Besu container's next start, each time with the one-line reason in the pod's status.
+ * The pod runs the check as its init container: a Secret holding another node's key, junk or nothing never starts
+ * Besu, the right key does, each time with the one-line reason in the pod's status. Only the check mounts the Secret:
+ * a key swapped in it while the pod runs never reaches Besu, whose next start runs on the checked copy (read-only to
+ * it). A ConfigMap made again under its name, with a key check that passes any key and a config.toml pointing Besu at
+ * the raw Secret, is refused by the pod's config check (docs/security.md#what-a-pod-reads) before anything runs.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -33,6 +35,7 @@ const WORKER = 'worker-validator';
 const POD = 'besu-node-validator-0';
 const BESU = 'validator-besu';
 const KEY_CHECK = 'validator-key-check';
+const CONFIG_CHECK = 'validator-config-check';
 const SECRET = 'operator-validator-key';
 const ENTRY = 'nodekey';
 const network = NETWORKS['open-protestnet'];
@@ -94,11 +97,12 @@ const pod = { kind: 'pod', name: POD, namespace: NAMESPACE };
 const podUid = () => fieldOf(cluster(), pod, '{.metadata.uid}');
 
 /**
- * The key check's termination message in the pod `uid` (of its current run, else its last), read until it is
- * `expected` (90 s at most: a Secret changed just before the pod was made can reach a later run of the check).
+ * The termination message of the init container `container` (the key check unless named) in the pod `uid` (of its
+ * current run, else its last), read until it is `expected` (90 s at most: a Secret changed just before the pod was
+ * made can reach a later run of the check).
  */
-async function keyCheckMessage(uid: string, expected: string): Promise<string> {
-  const check = `.status.initContainerStatuses[?(@.name=="${KEY_CHECK}")]`;
+async function keyCheckMessage(uid: string, expected: string, container = KEY_CHECK): Promise<string> {
+  const check = `.status.initContainerStatuses[?(@.name=="${container}")]`;
   const messageOf = (value: string) => {
     const [, , current = '', last = ''] = value.split('|');
     return (current.trim() || last).trim();
@@ -110,7 +114,7 @@ async function keyCheckMessage(uid: string, expected: string): Promise<string> {
     (value) => value.startsWith(`${uid}|`) && messageOf(value) === expected,
     90_000,
   );
-  expect(seen.split('|').slice(0, 2)).toEqual([uid, KEY_CHECK]);
+  expect(seen.split('|').slice(0, 2)).toEqual([uid, container]);
   return messageOf(seen);
 }
 
@@ -244,44 +248,96 @@ describe("key custody secret on a real kubelet: the pod checks the operator's Se
   );
 
   itWithKubelet(
-    "another node's key swapped into the Secret while the pod runs: the Besu container's next start refuses it, its reason in the container's last state, Besu does not run with it, and the checked copy is gone",
+    "another node's key swapped into the Secret while the pod runs: Besu's container does not mount the Secret, its next start runs on the checked copy (the stack's enode), which it cannot write",
     async () => {
       await putKeyInSecret(OTHER_KEY);
-      // The kubelet updates the mounted Secret in place (its sync, 5 s on the test worker): the swapped key is on the
-      // pod's file system, where the check reads it, while Besu still runs with the key it checked at its start.
-      const mounted = async () => (await inBesu('cat', '/etc/besu/secret-key/key')).trim();
-      const deadline = Date.now() + 60_000;
-      while ((await mounted()) !== OTHER_KEY && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-      expect(await mounted()).toBe(OTHER_KEY);
-      expect(await rpcInPod('net_enode')).toBe(enode);
-      // The container's main process (Besu, which the start step exec'd) stops on SIGTERM: the kubelet starts the
-      // container again, and that start runs the check first.
-      await inBesu('sh', '-c', 'kill 1');
+      // The kubelet updates a mounted Secret in place (its sync, 5 s on the test worker); only the key check mounts it.
+      const secretInBesu = await cluster().kubectl([
+        'exec',
+        '-n',
+        NAMESPACE,
+        POD,
+        '-c',
+        BESU,
+        '--',
+        'ls',
+        '/etc/besu/secret-key',
+      ]);
+      expect([secretInBesu.code === 0, secretInBesu.stderr]).toEqual([false, expect.stringContaining('No such file')]);
       const besuStatus = `.status.containerStatuses[?(@.name=="${BESU}")]`;
-      const last = await fieldWhen(
+      const restarts = Number(await fieldOf(cluster(), pod, `{${besuStatus}.restartCount}`));
+      // Long enough for the kubelet to have synced the swapped key into a mount, were there one.
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      // The container's main process (Besu, which the start step exec'd) stops on SIGTERM: the kubelet starts it again.
+      await inBesu('sh', '-c', 'kill 1');
+      const again = await fieldWhen(
         cluster(),
         pod,
-        `{${besuStatus}.lastState.terminated.exitCode}|{${besuStatus}.lastState.terminated.message}`,
-        (value) => value.startsWith('1|'),
+        `{${besuStatus}.restartCount}|{${besuStatus}.ready}`,
+        (value) => value === `${restarts + 1}|true`,
         120_000,
       );
-      expect(last.split('|')[1].trim()).toBe(
-        refusal(
-          `the key in entry ${ENTRY} of Secret ${SECRET} has public key ${OTHER_PUBLIC_KEY}, not the node's publicKey ${PUBLIC_KEY}`,
-        ),
+      expect(again).toBe(`${restarts + 1}|true`);
+      expect(await rpcInPod('net_enode')).toBe(enode);
+      // The checked copy is read-only to Besu's container: a compromised Besu cannot change what the companions read.
+      const write = await cluster().kubectl([
+        'exec',
+        '-n',
+        NAMESPACE,
+        POD,
+        '-c',
+        BESU,
+        '--',
+        'sh',
+        '-c',
+        `echo ${OTHER_KEY} >/etc/besu/key/key`,
+      ]);
+      expect([write.code === 0, write.stderr]).toEqual([false, expect.stringContaining('Read-only file system')]);
+      expect((await checkedCopy()).stdout.trim()).toBe(KEY_ONE);
+    },
+  );
+
+  itWithKubelet(
+    "a ConfigMap made again under its name, its key check passing any key and its config.toml pointing Besu at the raw Secret (another node's key in it): the next pod's config check refuses it, its one-line reason in the pod's status, and nothing else starts",
+    async () => {
+      const configMap = manifests.find((m) => m.kind === 'ConfigMap')!;
+      const tampered = structuredClone(configMap);
+      // What a ConfigMap editor would put there: the Secret's key copied where the pod reads it, the rest run as is.
+      tampered.data['check-node-key.sh'] = '#!/bin/sh\ncp "$2" "$6"\nshift 6\n[ "$#" -gt 0 ] && exec "$@"\nexit 0\n';
+      tampered.data['config.toml'] = tampered.data['config.toml'].replace(
+        'node-private-key-file = "/etc/besu/key/key"',
+        'node-private-key-file = "/etc/besu/secret-key/key"',
       );
-      // Refused, the container is waiting to start again (or between its runs), never running; the pod is not ready.
-      const state = await fieldOf(
+      expect(tampered.data['config.toml']).toContain('"/etc/besu/secret-key/key"');
+      await cluster().kubectlOk(['delete', 'configmap', '-n', NAMESPACE, configMap.metadata.name]);
+      await cluster().kubectlOk(['create', '-f', '-'], JSON.stringify(tampered));
+      const uid = await newPod();
+      const digest = manifests.find((m) => m.kind === 'StatefulSet')!.spec.template.spec.initContainers[0].args[2];
+      const status = `.status.initContainerStatuses[?(@.name=="${CONFIG_CHECK}")]`;
+      const message = await fieldWhen(
         cluster(),
         pod,
-        `{${besuStatus}.state.running.startedAt}|{.status.conditions[?(@.type=="Ready")].status}`,
+        `{.metadata.uid}|{${status}.state.terminated.message}{${status}.lastState.terminated.message}`,
+        (value) => value.startsWith(`${uid}|lacchain:`),
+        90_000,
       );
-      expect(state).toBe('|False');
-      // The refusal removed the checked copy: the companion reading the key there has no key, never the swapped one.
-      const copy = await checkedCopy();
-      expect([copy.code === 0, copy.stderr]).toEqual([false, expect.stringContaining('No such file')]);
+      expect(message.split('|')[1].trim()).toMatch(
+        new RegExp(
+          `^lacchain: the node's ConfigMap holds files of digest [0-9a-f]{64}, not the ${digest} its StatefulSet names \\(edited after pulumi up\\?\\): the node does not start \\(docs/security.md#what-a-pod-reads\\)$`,
+        ),
+      );
+      // Neither the key check nor any container ran: every one waits for the init containers.
+      const states = (await containerStates()).split(',').filter(Boolean);
+      expect(states).toHaveLength(
+        manifests.find((m) => m.kind === 'StatefulSet')!.spec.template.spec.containers.length,
+      );
+      for (const state of states) expect(state).toMatch(/^[a-z-]+=PodInitializing\/0$/);
+      const keyCheck = await fieldOf(
+        cluster(),
+        pod,
+        `{.status.initContainerStatuses[?(@.name=="${KEY_CHECK}")].state.waiting.reason}`,
+      );
+      expect(keyCheck).toBe('PodInitializing');
     },
   );
 });

@@ -40,9 +40,20 @@ describe('a validator on a real kubelet', () => {
     expect(await rpcInPod('net_enode')).toBe(enode);
   });
 
-  itWithKubelet('Besu runs as uid 1000 on a read-only root file system', async () => {
-    expect((await inBesu('id', '-u')).trim()).toBe('1000');
+  itWithKubelet('Besu runs as uid 1000, by its pod (not the image), on a read-only root file system', async () => {
     const { namespace, pod } = validator;
+    // The pod sets the uid (runAsUser), the Besu container keeps it: not left to the image's own User.
+    const uids = await cluster().kubectlOk([
+      'get',
+      'pod',
+      '-n',
+      namespace,
+      pod.name,
+      '-o',
+      `jsonpath={.spec.securityContext.runAsUser}|{.spec.containers[?(@.name=="${validator.besuContainer}")].securityContext.runAsUser}`,
+    ]);
+    expect(uids).toBe('1000|');
+    expect((await inBesu('id', '-u')).trim()).toBe('1000');
     const write = await cluster().kubectl([
       'exec',
       '-n',

@@ -134,9 +134,13 @@ describe.each(STACKS)('stack %s', (stack) => {
         expect(container.volumeMounts.map((m: any) => m.name)).not.toContain('key');
         // The folder is made as the pod's user before any container starts (the kubelet would make it as root),
         // open to the pod's group, which the client's own uid is in.
-        // After the backup before a release change, which comes first (before anything opens the data).
-        expect(pod.initContainers[0].name).toBe('backup-before-release-change');
-        expect(pod.initContainers.slice(1)).toEqual([
+        // After the config check and the backup before a release change, which come first (before anything opens
+        // the data).
+        expect(pod.initContainers.slice(0, 2).map((c: any) => c.name)).toEqual([
+          `${typenode}-config-check`,
+          'backup-before-release-change',
+        ]);
+        expect(pod.initContainers.slice(2)).toEqual([
           expect.objectContaining({
             name: `${typenode}-companion-state`,
             command: [
@@ -206,7 +210,10 @@ describe.each(STACKS)('stack %s', (stack) => {
       const off = await declareProgram(recorded, stack, config, files);
       const pod = inputsOf(off, 'kubernetes:apps/v1:StatefulSet', 'bootnode-node').spec.template.spec;
       expect(pod.containers.map((c: any) => c.name)).toEqual(['bootnode-besu', 'bootnode-metrics-relay']);
-      expect(pod.initContainers.map((c: any) => c.name)).toEqual(['backup-before-release-change']);
+      expect(pod.initContainers.map((c: any) => c.name)).toEqual([
+        'bootnode-config-check',
+        'backup-before-release-change',
+      ]);
       const data = inputsOf(off, 'kubernetes:core/v1:ConfigMap', 'writer-config').data;
       expect(parse(data['config.toml'])['rpc-ws-enabled']).toBeUndefined();
       expect(data['nginx.conf']).not.toContain(String(RELAY_SIGNER.port));

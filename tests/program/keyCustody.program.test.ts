@@ -155,7 +155,10 @@ describe('keyCustody machine (SSH): the key is made on the machine and only its 
   });
 });
 
-/** The key check's arguments: Besu, the Secret's key, the node's publicKey, the Secret and entry, the checked copy. */
+/**
+ * The key check's arguments: Besu, the Secret's key, the node's publicKey, the Secret and entry, the checked copy,
+ * the pod's config.toml (whose node-private-key-file must be the checked copy).
+ */
 const CHECK_ARGUMENTS = [
   '/opt/besu/bin/besu',
   '/etc/besu/secret-key/key',
@@ -163,6 +166,7 @@ const CHECK_ARGUMENTS = [
   'vault-writer-key',
   'nodekey',
   '/etc/besu/key/key',
+  '/etc/besu/config/config.toml',
 ];
 
 describe("keyCustody secret (Kubernetes): the operator's Secret is mounted, never made or read", () => {
@@ -192,13 +196,11 @@ describe("keyCustody secret (Kubernetes): the operator's Secret is mounted, neve
       [...pod.initContainers, ...pod.containers].flatMap((c: any) =>
         (c.volumeMounts ?? []).filter((m: any) => m.name === volume).map((m: any) => [c.name, m.mountPath]),
       );
-    expect(mountsOf('key')).toEqual([
-      ['writer-key-check', '/etc/besu/secret-key'],
-      ['writer-besu', '/etc/besu/secret-key'],
-    ]);
+    // Mounted in the key check alone: not in Besu's container (docs/security.md#what-a-pod-reads).
+    expect(mountsOf('key')).toEqual([['writer-key-check', '/etc/besu/secret-key']]);
   });
 
-  it('gives every container the checked copy of the key, a memory volume the check writes, where they read the key', () => {
+  it('gives every container the checked copy of the key, a memory volume only the check writes, where they read the key', () => {
     const pod = statefulSet().spec.template.spec;
     expect(pod.volumes.find((v: any) => v.name === 'checked-key')).toEqual({
       name: 'checked-key',
@@ -211,7 +213,7 @@ describe("keyCustody secret (Kubernetes): the operator's Secret is mounted, neve
     );
     expect(mounts).toEqual([
       ['writer-key-check', '/etc/besu/key', false],
-      ['writer-besu', '/etc/besu/key', false],
+      ['writer-besu', '/etc/besu/key', true],
       ['writer-relay-signer', '/etc/besu/key', true],
     ]);
     // The relay signer reads the checked copy into its environment (start-companion.sh), refusing without one.
@@ -219,25 +221,22 @@ describe("keyCustody secret (Kubernetes): the operator's Secret is mounted, neve
     expect(signer).toMatchObject({
       command: ['/bin/sh', '/etc/besu/config/start-companion.sh'],
       args: ['/opt/lacchain/gas-relay-signer/gas-relay-signer', 'WRITER_KEY', '/etc/besu/key/key'],
-      terminationMessagePolicy: 'FallbackToLogsOnError',
     });
+    // No container's log tail goes to the pod's status, but the key check's own lines.
+    const fallback = [...pod.initContainers, ...pod.containers]
+      .filter((c: any) => c.terminationMessagePolicy === 'FallbackToLogsOnError')
+      .map((c: any) => c.name);
+    expect(fallback).toEqual(['writer-key-check']);
   });
 
-  it('checks the key again at every start of the Besu container, then runs the start step in its place', () => {
+  it('starts Besu on the checked copy: the start step, which refuses a missing key, never the Secret', () => {
     const pod = statefulSet().spec.template.spec;
     const besu = pod.containers.find((c: any) => c.name === 'writer-besu');
     expect(besu).toMatchObject({
-      command: ['/bin/sh', '/etc/besu/config/check-node-key.sh'],
-      args: [
-        ...CHECK_ARGUMENTS,
-        '/bin/sh',
-        '/etc/besu/config/start-node.sh',
-        '/opt/besu/bin/besu',
-        '/etc/besu/key/key',
-        '/etc/besu/config/config.toml',
-      ],
-      terminationMessagePolicy: 'FallbackToLogsOnError',
+      command: ['/bin/sh', '/etc/besu/config/start-node.sh'],
+      args: ['/opt/besu/bin/besu', '/etc/besu/key/key', '/etc/besu/config/config.toml'],
     });
+    expect(besu.terminationMessagePolicy).toBeUndefined();
   });
 
   it('exports the identity of the given public key, and keeps the backup password the operator set', async () => {
@@ -264,8 +263,8 @@ describe("keyCustody secret (Kubernetes): the operator's Secret is mounted, neve
       ['checked-key', false],
       ['besu-tmp', false],
     ]);
-    // Before Besu: the release bump's backup stays the first init container.
-    expect(pod.initContainers.indexOf(check)).toBe(1);
+    // Before Besu, after the config check (its script is the checked copy's) and the release bump's backup.
+    expect(pod.initContainers.indexOf(check)).toBe(2);
     const configMap = unwrapSecrets(
       declared.resources.find((r) => r.type === 'kubernetes:core/v1:ConfigMap' && r.name.endsWith('writer-config'))!
         .inputs,

@@ -309,12 +309,14 @@ describe('a Besu version bump', () => {
     podB.spec.containers[1].image = podA.spec.containers[1].image;
     // The backup before a release change knows the release the pod runs: it backs up when the volume's is another.
     const release = (pod: typeof podA) =>
-      pod.spec.initContainers[0].env.find((e: { name: string }) => e.name === 'RELEASE');
+      pod.spec.initContainers[1].env.find((e: { name: string }) => e.name === 'RELEASE');
     expect(release(podB).value).toBe('23.4.2');
     release(podB).value = release(podA).value;
-    // The init container that makes the companions' state folders runs Besu's image too.
-    expect(podB.spec.initContainers[1].image).toBe('hyperledger/besu:23.4.2');
-    podB.spec.initContainers[1].image = podA.spec.initContainers[1].image;
+    // The config check (first) and the init container that makes the companions' state folders run Besu's image too.
+    for (const index of [0, 2]) {
+      expect(podB.spec.initContainers[index].image).toBe('hyperledger/besu:23.4.2');
+      podB.spec.initContainers[index].image = podA.spec.initContainers[index].image;
+    }
     podB.metadata.labels['app.kubernetes.io/version'] = podA.metadata.labels['app.kubernetes.io/version'];
     expect(podB).toEqual(podA);
     expect((await settle(b.outputs.nodes.writer.enode)).value).toBe((await settle(a.outputs.nodes.writer.enode)).value);

@@ -759,8 +759,12 @@ describe('node-key-images-pinned and node-key-images-by-tag', () => {
     expect(check(set, mainnetContext).filter((v) => v.policy.startsWith('node-key-images'))).toEqual([]);
     // An init container on the data volume is checked (the state folders' runs Besu's image, pinned as Besu).
     const init = (set.inputs as any).spec.template.spec.initContainers;
-    expect(init.map((c: any) => c.name)).toEqual(['backup-before-release-change', 'writer-companion-state']);
-    init[1].image = TAGS.besu;
+    expect(init.map((c: any) => c.name)).toEqual([
+      'writer-config-check',
+      'backup-before-release-change',
+      'writer-companion-state',
+    ]);
+    init[2].image = TAGS.besu;
     expect(of(check(set, mainnetContext), 'node-key-images-pinned')).toEqual([
       `StatefulSet writer-node: container writer-companion-state touches the node's data (it mounts the data volume) but runs image ${TAGS.besu} by tag: pin it by its registry digest (values file deploy.imageDigest; docs/kubernetes.md, "Pinning images")`,
     ]);

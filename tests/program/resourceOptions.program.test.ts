@@ -37,10 +37,20 @@ function destroyTable(): { kind: string; name?: string; onDestroy: string }[] {
 const kindOf = (r: RecordedResource) => r.type.split(':').pop();
 const nameOf = (r: RecordedResource) => (r.inputs.metadata as { name?: string } | undefined)?.name;
 
+/** Whether a row's name (`<node>` for the node's, `<digest>` for the 10 hex digits naming a ConfigMap) is `name`. */
+function names(row: { name?: string }, name: string | undefined): boolean {
+  if (row.name === undefined || name === undefined) return false;
+  const pattern = row.name
+    .replace('<node>', 'writer')
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace('<digest>', '[0-9a-f]{10}');
+  return new RegExp(`^${pattern}$`).test(name);
+}
+
 /** The docs/kubernetes.md row describing a Kubernetes object of node `writer`. */
 function rowFor(resource: RecordedResource) {
   const rows = destroyTable().filter((row) => row.kind === kindOf(resource));
-  const named = rows.find((row) => row.name?.replace('<node>', 'writer') === nameOf(resource));
+  const named = rows.find((row) => names(row, nameOf(resource)));
   const row = named ?? rows.find((r) => r.name === undefined);
   if (!row) throw new Error(`docs/kubernetes.md's destroy table does not list ${kindOf(resource)} ${nameOf(resource)}`);
   return row;

@@ -165,15 +165,21 @@ describe('plan --diff BASE_DIR: a release bump', () => {
             before: 'hyperledger/besu:23.4.1',
             after: 'hyperledger/besu:23.4.2',
           },
+          // The config check (the pod's first init container) runs Besu's image.
+          {
+            path: 'spec.template.spec.initContainers[0].image',
+            before: 'hyperledger/besu:23.4.1',
+            after: 'hyperledger/besu:23.4.2',
+          },
           // The backup before a release change knows the release the pod runs.
           {
-            path: 'spec.template.spec.initContainers[0].env[0].value',
+            path: 'spec.template.spec.initContainers[1].env[0].value',
             before: '23.4.1',
             after: '23.4.2',
           },
           // The init container that makes the companions' state folders runs Besu's image.
           {
-            path: 'spec.template.spec.initContainers[1].image',
+            path: 'spec.template.spec.initContainers[2].image',
             before: 'hyperledger/besu:23.4.1',
             after: 'hyperledger/besu:23.4.2',
           },
@@ -186,8 +192,9 @@ describe('plan --diff BASE_DIR: a release bump', () => {
         '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.metadata.labels["app.kubernetes.io/version"]: "23.4.1" -> "23.4.2"',
         '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.containers[0].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
         '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.containers[1].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
-        '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.initContainers[0].env[0].value: "23.4.1" -> "23.4.2"',
-        '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.initContainers[1].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
+        '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.initContainers[0].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
+        '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.initContainers[1].env[0].value: "23.4.1" -> "23.4.2"',
+        '~ kubernetes:apps/v1:StatefulSet writer-node: spec.template.spec.initContainers[2].image: "hyperledger/besu:23.4.1" -> "hyperledger/besu:23.4.2"',
         '',
       ].join('\n'),
     );
@@ -293,7 +300,7 @@ function projectRepository(): string {
 }
 
 describe('plan --diff-ref REF: a bootnode change', () => {
-  it("shows the changed bootnodes line of config.toml, and the pod's config checksum rolling it", () => {
+  it("shows the changed bootnodes line of config.toml, the new ConfigMap's name, and the pod switched to it", () => {
     const repo = projectRepository();
     expect(fs.readFileSync(path.join(repo, 'Pulumi.testnet.yaml'), 'utf8')).toBe(stockStackWithExamples('testnet'));
     const catalog = path.join(repo, 'core/catalog/networks.ts');
@@ -307,8 +314,16 @@ describe('plan --diff-ref REF: a bootnode change', () => {
     const diff = diffJson(result.out);
     expect(diff).toMatchObject({ base: 'git ref HEAD', created: [], deleted: [] });
     expect(diff.changed.map((c: any) => [c.name, c.fields.map((f: any) => f.path)])).toEqual([
-      ['writer-config', ['data["config.toml"]']],
-      ['writer-node', ['spec.template.metadata.annotations["lacchain.net/config-checksum"]']],
+      // A new ConfigMap (immutable, named by its content), which the StatefulSet switches to: its name and digest.
+      ['writer-config', ['data["config.toml"]', 'metadata.annotations["lacchain.net/config-digest"]', 'metadata.name']],
+      [
+        'writer-node',
+        [
+          'spec.template.metadata.annotations["lacchain.net/config-checksum"]',
+          'spec.template.spec.initContainers[0].args[2]',
+          'spec.template.spec.volumes[0].configMap.name',
+        ],
+      ],
     ]);
     const lines = diff.changed[0].fields[0].lines;
     expect(lines).toMatchObject({ added: 1, removed: 1 });
@@ -320,7 +335,7 @@ describe('plan --diff-ref REF: a bootnode change', () => {
     const note = /^the program is not built: running the TypeScript sources through ts-node .*\n/;
     expect(result.stderr).toMatch(note);
     expect(withoutTagWarnings(result.stderr.replace(note, ''))).toMatch(
-      /^plan diff against git ref HEAD: 0 to create, 2 to change, 0 to delete, \d+ unchanged\n~ kubernetes:core\/v1:ConfigMap writer-config: data\["config.toml"\]: 1 line changed \(\+1 -1\)\n {4}- bootnodes = .*\n {4}\+ bootnodes = .*\n~ kubernetes:apps\/v1:StatefulSet writer-node: spec.template.metadata.annotations\["lacchain.net\/config-checksum"\]: "\w+" -> "\w+"\n$/,
+      /^plan diff against git ref HEAD: 0 to create, 2 to change, 0 to delete, \d+ unchanged\n~ kubernetes:core\/v1:ConfigMap writer-config: data\["config.toml"\]: 1 line changed \(\+1 -1\)\n {4}- bootnodes = .*\n {4}\+ bootnodes = .*\n~ kubernetes:core\/v1:ConfigMap writer-config: metadata.annotations\["lacchain.net\/config-digest"\]: "\w{64}" -> "\w{64}"\n~ kubernetes:core\/v1:ConfigMap writer-config: metadata.name: "besu-node-writer-config-\w{10}" -> "besu-node-writer-config-\w{10}"\n~ kubernetes:apps\/v1:StatefulSet writer-node: spec.template.metadata.annotations\["lacchain.net\/config-checksum"\]: "\w+" -> "\w+"\n~ kubernetes:apps\/v1:StatefulSet writer-node: spec.template.spec.initContainers\[0\].args\[2\]: "\w{64}" -> "\w{64}"\n~ kubernetes:apps\/v1:StatefulSet writer-node: spec.template.spec.volumes\[0\].configMap.name: "besu-node-writer-config-\w{10}" -> "besu-node-writer-config-\w{10}"\n$/,
     );
   }, 120_000);
 

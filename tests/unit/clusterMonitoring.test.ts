@@ -88,7 +88,10 @@ describe("a cluster node's metrics", () => {
       LAST_PUSH_SERIES: METRICS.lastPushSeries,
     });
     expect(relay.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
-    const pod = statefulSetManifest(describeNode(node), 'x').spec.template;
+    const pod = statefulSetManifest(describeNode(node), 'x', {
+      configMap: 'besu-node-x-config-0123456789',
+      digest: '0'.repeat(64),
+    }).spec.template;
     expect(pod.spec.containers.map((c) => c.name)).toContain('writer-metrics-relay');
     expect(metricsRules(node)).toEqual([]);
     expect(scrapeAnnotations(node)).toEqual({});
@@ -108,7 +111,10 @@ describe("a cluster node's metrics", () => {
         ports: [{ port: METRICS.podPort, protocol: 'TCP' }],
       },
     ]);
-    const pod = statefulSetManifest(describeNode(node), 'x').spec.template;
+    const pod = statefulSetManifest(describeNode(node), 'x', {
+      configMap: 'besu-node-x-config-0123456789',
+      digest: '0'.repeat(64),
+    }).spec.template;
     expect(pod.metadata.annotations).toMatchObject({
       'prometheus.io/scrape': 'true',
       'prometheus.io/port': String(METRICS.podPort),
