@@ -259,7 +259,8 @@ describe('npm run node -- backup, restore and rollback on the real pod (issue 52
       // The data as the backup must hold it: a marker, the release marker changed since the bump, the chain frozen.
       writeOnData(RELEASE_MARKER, `written on Besu ${NEXT_RELEASE}, after the release change\n`);
       writeOnData(BACKUP_MARKER, 'written before the backup\n');
-      writeOnData(STATE_FILE, JSON.stringify({ blockAdvancing: false }));
+      // Besu stops slowly (it closes its database): a backup that did not wait for the stop would copy meanwhile.
+      writeOnData(STATE_FILE, JSON.stringify({ blockAdvancing: false, stopSeconds: 5 }));
       // A block period (2 s) and more for the stand-in to read it; then its height stays.
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       heightBackedUp = await height();
