@@ -128,6 +128,12 @@ suite('RPC access and authentication on a real host', () => {
       `${DEFAULT_NODE_HOME}/data`,
       permissioned(enode, 'open-protestnet', 'writer', [host.networkPeer]),
     );
+    // Registered after its start, it gets its real peer (the host's network peer) when its p2p layer dials that
+    // static node again (go-ethereum's dial history: about 35 s); until then its readiness says DOWN. 90 s at most.
+    for (let i = 0; i < 180; i++) {
+      if ((await local(`-H 'Host: localhost' http://127.0.0.1:4545/readiness`)).endsWith('\n200')) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
   });
 
   afterAll(() => stopReleaseHost({ files, host, work }));
