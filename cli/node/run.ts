@@ -333,5 +333,9 @@ async function waitForStart(client: NodeClient): Promise<void> {
   }
 }
 
-/** The states a service passes through while it starts or stops (systemctl is-active). */
-const TRANSITIONAL_STATES = ['activating', 'deactivating', 'reloading'];
+/**
+ * The states a companion passes through while it starts or stops: a machine's service (systemctl is-active), and a
+ * pod's container not yet ready, or the pod not yet there (clusterNodeClient.ts): a restarted pod's companions come up
+ * some seconds after Besu answers. One that never settles is judged when the wait is over.
+ */
+const TRANSITIONAL_STATES = ['activating', 'deactivating', 'reloading', 'not ready', 'no pod'];
