@@ -1,14 +1,17 @@
 /**
  * Running the program under the recording engine in tests: deterministic "random" key material, no preview.
  */
-import { deterministicHex, RecordedResource, startRecording } from '../tools/recording/engine';
+import { deterministicHex, OutputsFor, RecordedResource, startRecording } from '../tools/recording/engine';
 import { PROGRAM_RESOURCE_TYPES } from '../tools/recording/programTypes';
 
 /** Every resource type the program may declare. */
 export const PROGRAM_TYPES = PROGRAM_RESOURCE_TYPES;
 
-/** Starts recording as `pulumi up` would run (not a preview), with deterministic random bytes. */
-export function recordProgram(stack = 'testnet'): RecordedResource[] {
+/**
+ * Starts recording as `pulumi up` would run (not a preview), with deterministic random bytes; `moreOutputs` gives
+ * what else the engine returns (a Service's status, as a cloud gives it).
+ */
+export function recordProgram(stack = 'testnet', moreOutputs?: OutputsFor): RecordedResource[] {
   return startRecording({
     project: 'lacchain-besu-node',
     stack,
@@ -19,7 +22,7 @@ export function recordProgram(stack = 'testnet'): RecordedResource[] {
         const hex = deterministicHex(resource.name, Number(resource.inputs.length));
         return { hex, base64: Buffer.from(hex, 'hex').toString('base64') };
       }
-      return undefined;
+      return moreOutputs?.(resource);
     },
   });
 }

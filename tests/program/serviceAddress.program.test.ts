@@ -7,9 +7,9 @@
  * plan, a preview of a new Service) nothing is checked.
  */
 import * as pulumi from '@pulumi/pulumi';
-import { deterministicHex, settle, startRecording } from '../../tools/recording/engine';
+import { settle } from '../../tools/recording/engine';
 import { declareProgram } from '../../testing/program';
-import { PROGRAM_TYPES } from '../../testing/pulumi';
+import { recordProgram } from '../../testing/pulumi';
 import { kubernetesStack, valuesFor } from '../../testing/values';
 import { checkedServiceAddress } from '../../components/serviceAddress';
 import { loadStack } from '../../core/settings/load';
@@ -20,21 +20,10 @@ import * as yaml from 'js-yaml';
 /** What the cloud gives each node's Service, by the Service resource's name; none: no status at all. */
 let ingressOf: Record<string, unknown[] | undefined> = {};
 
-const recorded = startRecording({
-  project: 'lacchain-besu-node',
-  stack: 'testnet',
-  preview: false,
-  knownTypes: PROGRAM_TYPES,
-  outputsFor: (resource) => {
-    if (resource.type === 'random:index/randomBytes:RandomBytes') {
-      // The generated keys, as testing/pulumi.ts's recordProgram makes them.
-      const hex = deterministicHex(resource.name, Number(resource.inputs.length));
-      return { hex, base64: Buffer.from(hex, 'hex').toString('base64') };
-    }
-    if (resource.type !== 'kubernetes:core/v1:Service' || !(resource.name in ingressOf)) return undefined;
-    const ingress = ingressOf[resource.name];
-    return ingress === undefined ? undefined : { status: { loadBalancer: { ingress } } };
-  },
+const recorded = recordProgram('testnet', (resource) => {
+  if (resource.type !== 'kubernetes:core/v1:Service' || !(resource.name in ingressOf)) return undefined;
+  const ingress = ingressOf[resource.name];
+  return ingress === undefined ? undefined : { status: { loadBalancer: { ingress } } };
 });
 
 const ip = (type: 'writer' | 'validator' | 'bootnode') => valuesFor('testnet', type).deploy.publicIP;
