@@ -21,6 +21,20 @@ const PLAIN_PEERS = 3;
 
 /** How long the stand-in may take to answer its first call (a busy test machine starts Python slowly). */
 const STANDIN_START_MS = 60_000;
+/** How long a stopping stand-in or peer gets after SIGTERM before SIGKILL. */
+const STOP_MS = 5_000;
+
+/** Sends SIGTERM and resolves once the process ended (SIGKILL after `ms`). */
+function ended(running: ChildProcess, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => running.kill('SIGKILL'), ms);
+    running.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    running.kill('SIGTERM');
+  });
+}
 
 /** A running stand-in. */
 export interface RunningStandin {
@@ -43,7 +57,8 @@ export interface RunningStandin {
   head(): Promise<number>;
   /** What the node-permissioning contract holds: these enodes, each from its block on (the stand-in's registry file). */
   register(nodes: readonly { enode: string; fromBlock?: number }[]): void;
-  stop(): void;
+  /** Stops the node and its peers, waits for them to end (a few seconds at most), and removes the node's folder. */
+  stop(): Promise<void>;
 }
 
 /** The node-permissioning contract the stand-in answers for, with the node's bootnodes (as a node of a network has). */
@@ -189,10 +204,13 @@ export async function startBesuStandin(
     head: async () => Number.parseInt(await rpc('eth_blockNumber'), 16),
     setState: (state) => replaceFile(path.join(data, 'standin-state.json'), JSON.stringify(state)),
     register: (nodes) => replaceFile(path.join(data, 'standin-permissioning.json'), JSON.stringify({ nodes })),
-    stop: () => {
-      stopPeers();
-      child.kill('SIGTERM');
-      fs.rmSync(work, { recursive: true, force: true, maxRetries: 10 }); // it may still write while it stops
+    stop: async () => {
+      const running = [child, ...peers.map((peer) => peer.process)].filter(
+        (one): one is ChildProcess => one !== undefined && one.exitCode === null && one.signalCode === null,
+      );
+      // Ended before the folder goes: a node still stopping writes into it (ENOTEMPTY in a fresh clone's run).
+      await Promise.all(running.map((one) => ended(one, STOP_MS)));
+      fs.rmSync(work, { recursive: true, force: true, maxRetries: 10 });
     },
   };
 }

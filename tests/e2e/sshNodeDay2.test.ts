@@ -390,7 +390,7 @@ suite('an SSH node on a real host: day-2 operations', () => {
         }
       });
 
-      afterAll(() => standinsOf.forEach((standin) => standin.stop()));
+      afterAll(() => Promise.all(standinsOf.map((standin) => standin.stop())));
 
       itWithCluster(
         'one row per node, asked in parallel, each through its own client; --json for scripts',

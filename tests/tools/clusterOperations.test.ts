@@ -56,8 +56,8 @@ beforeAll(async () => {
   rpcUrl = standin.rpcUrl;
 });
 
-afterAll(() => {
-  standin?.stop();
+afterAll(async () => {
+  await standin?.stop();
   fs.rmSync(work, { recursive: true, force: true });
 });
 

@@ -56,7 +56,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   relay?.kill('SIGKILL');
-  standin?.stop();
+  await standin?.stop();
   await gateway?.close();
 });
 
@@ -128,7 +128,7 @@ it('serves nothing else: another path is 404, another method 405', async () => {
 });
 
 it('answers 503 while Besu does not serve its metrics, says so once, and withdraws its series when stopped', async () => {
-  standin.stop();
+  await standin.stop();
   const besuUp = () =>
     fetch(`http://127.0.0.1:${besuPort}${METRICS.besuPath}`).then(
       () => true,
