@@ -11,6 +11,9 @@ import { describeRollout, ROLLOUT_HEADING } from './core/node/rollout';
 import { describeStackBootnodes } from './core/node/stackBootnodes';
 import { sshLoginLine } from './core/catalog/sshLogin';
 import { stopRun } from './components/runStop';
+import { lastNodesOutput } from './components/lastPlaces';
+import { movedNodes, moveRefusal } from './core/node/place';
+import { MOVING_NODE_VARIABLE } from './core/catalog/move';
 
 export = async () => {
   const loaded = loadPulumiStack();
@@ -22,6 +25,10 @@ export = async () => {
     if (error instanceof GenesisError) throw stopRun(error.message);
     throw error;
   }
+  // A node moved in the stack file without `npm run node -- move` (docs/moving.md): refused before anything is declared.
+  const moved = movedNodes(await lastNodesOutput(), settings.nodes, settings.kubeContext);
+  const refusal = moveRefusal(settings.stack, moved, process.env[MOVING_NODE_VARIABLE]);
+  if (refusal) throw stopRun(refusal);
   // How pulumi up logs in to the machines, and so whether the SSH key is in the state (docs/ssh.md#logging-in).
   if (settings.nodes.some((n) => n.target === 'ssh')) void pulumi.log.info(sshLoginLine(settings.sshAuthentication));
   // Said in every preview and update of a stack of several nodes (docs/upgrades.md#rolling-out-a-change).

@@ -13,6 +13,7 @@ import type { StackSecretInputs } from './components/pulumiSettings';
 
 export type { StackSecretInputs } from './components/pulumiSettings';
 import { permissioningRequest, PermissioningRequest } from './core/permissioning';
+import { nodePlace } from './core/node/place';
 import type { KubernetesNodeSettings, NodeSettings, StackSettings } from './core/settings/model';
 import { SSH_AUTHENTICATION_KEY, SSH_PRIVATE_KEY_KEY } from './core/catalog/sshLogin';
 import type { SshLogin } from './components/remoteNode';
@@ -37,6 +38,8 @@ export interface ProgramDeps {
 export interface NodeOutputs {
   typenode: string;
   target: string;
+  /** Where the node runs (core/node/place.ts): the next run refuses a node moved without `npm run node -- move`. */
+  place: string;
   /** The node's enode: hand it to the network operator. */
   enode: pulumi.Output<string>;
   /** The node's address: hand it to the network operator. */
@@ -160,7 +163,7 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
       }
     }
     if (!identity) throw new Error(`node ${node.name}: no identity (key custody ${node.keyCustody})`);
-    declared[node.name] = { ...identityOutputs(node, identity), ...outputs };
+    declared[node.name] = { ...identityOutputs(node, identity, settings.kubeContext), ...outputs };
   }
   // The outputs in the stack's order.
   const nodes = Object.fromEntries(settings.nodes.map((node) => [node.name, declared[node.name]]));
@@ -183,7 +186,7 @@ function declareCluster(settings: StackSettings) {
   return clusterPath().declareCluster(settings.kubeContext, kubernetesNodes);
 }
 
-function identityOutputs(node: NodeSettings, identity: NodeIdentity): NodeOutputs {
+function identityOutputs(node: NodeSettings, identity: NodeIdentity, kubeContext?: string): NodeOutputs {
   const request = pulumi.all([identity.enode, identity.address]).apply(([enode, address]) =>
     permissioningRequest({
       network: node.network,
@@ -197,6 +200,7 @@ function identityOutputs(node: NodeSettings, identity: NodeIdentity): NodeOutput
   return {
     typenode: node.typenode,
     target: node.target,
+    place: nodePlace(node, kubeContext),
     enode: identity.enode,
     address: identity.address,
     publicKey: identity.publicKey,

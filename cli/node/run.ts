@@ -32,6 +32,11 @@ import { CauseObservations, fixesFor } from '../../core/operations/causes';
 import { enodeParts } from '../../core/operations/permissioning';
 import { askPermissioning } from '../operations/permissioning';
 import { probeTcp, probeUdp } from '../operations/probe';
+import { moveNode, pulumiUp } from '../operations/move';
+import { movedStackFile } from '../operations/moveStackFile';
+import type { StackName } from '../../core/catalog/networks';
+import * as fs from 'fs';
+import * as path from 'path';
 
 /** The operations that, without --node, act on every node of the stack in turn. */
 const EVERY_NODE: readonly Operation[] = ['backup', 'backups'];
@@ -83,6 +88,10 @@ export async function run(line: CommandLine<typeof NODE_OPTIONS>): Promise<numbe
     return EXIT.ok;
   }
   const node = pickNode(settings, values.node, operation);
+  if (operation === 'move') {
+    await moveCommand(stack, settings.configFile, node, values);
+    return EXIT.ok;
+  }
   const client = clientOf(node);
   // Once, before the operation: a node that cannot be reached, or is not deployed, is one line saying so (exit 1).
   await client.reach();
@@ -116,6 +125,52 @@ export async function run(line: CommandLine<typeof NODE_OPTIONS>): Promise<numbe
     case 'check':
       return check(node, client, settings, window, values.fix ?? false);
   }
+}
+
+/** `move`: the node on the new machine its flags name, through `pulumi up` (cli/operations/move.ts). */
+async function moveCommand(
+  stack: StackName,
+  configFile: string,
+  node: NodeSettings,
+  values: CommandLine<typeof NODE_OPTIONS>['values'],
+): Promise<void> {
+  if (node.target !== 'ssh') throw new UsageError(`move: node ${node.name} is not an SSH node`);
+  const host = values['to-host'];
+  const hostKey = values['to-host-key'];
+  if (!host || !hostKey) throw new UsageError('move: --to-host and --to-host-key are required');
+  const port = values['to-ssh-port'] === undefined ? undefined : Number(values['to-ssh-port']);
+  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) {
+    throw new UsageError(`--to-ssh-port: given ${JSON.stringify(values['to-ssh-port'])}; allowed: 1 to 65535`);
+  }
+  const nodeIp = values['to-node-ip'] ?? (node.p2pHost === node.host ? host : undefined);
+  const movedText = movedStackFile(fs.readFileSync(configFile, 'utf8'), node.name, {
+    host,
+    host_key: hostKey,
+    port,
+    user: values['to-user'],
+    node_ip: nodeIp,
+  });
+  // The stack file with the node moved, read as pulumi up will read it: every check of the settings before anything.
+  const checked = path.join(path.dirname(configFile), `.${path.basename(configFile)}.move-check`);
+  fs.writeFileSync(checked, movedText);
+  let to: NodeSettings | undefined;
+  try {
+    to = loadOperatorStack(stack, checked).settings.nodes.find((n) => n.name === node.name);
+  } finally {
+    fs.rmSync(checked, { force: true });
+  }
+  if (to?.target !== 'ssh') throw new UsageError(`move: node ${node.name} is not an SSH node on the new machine`);
+  await moveNode(
+    {
+      stack,
+      from: node,
+      to,
+      configFile,
+      movedText,
+      ssh: { keyFile: values['ssh-key'], options: values['ssh-option'] ?? [] },
+    },
+    { bringUp: pulumiUp },
+  );
 }
 
 /** Prints a line; what came from the node (its log, files and answers) cannot drive the operator's terminal. */
@@ -227,6 +282,8 @@ async function observeCauses(node: NodeSettings, client: NodeClient, o: Observat
         ? { error: 'the node has no enode to ask for' }
         : await askPermissioning(node, client, enode, o.peerCount),
   };
+  const movedFrom = await client.movedFrom?.().catch(() => undefined);
+  if (movedFrom !== undefined && enode !== undefined) causes.moved = { from: movedFrom, to: enode };
   if (o.peerCount === 0) {
     const firstBootnode = node.network.bootnodes[node.typenode][0];
     const [egress, tcp, udp, clock] = await Promise.all([

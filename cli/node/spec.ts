@@ -15,6 +15,7 @@ const OPERATIONS = {
   backups: "list the node's backups (without --node: every node's)",
   restore: 'restore a backup (--backup ID, or the newest): the node stops, its data is replaced, it starts',
   rollback: 'go back to the release and data of the backup taken before the last release change',
+  move: 'move an SSH node to another machine (--to-host, --to-host-key) with its key and data (docs/moving.md)',
 } as const;
 
 /** An operation of `npm run node`. */
@@ -57,6 +58,26 @@ export const NODE_OPTIONS = {
     help: "the node key to put back (when the backup's key is not the stack's)",
     for: ['restore', 'rollback'],
   },
+  'to-host': {
+    type: 'string',
+    value: 'HOST',
+    help: 'the machine the node moves to (its inventory host)',
+    for: ['move'],
+  },
+  'to-host-key': {
+    type: 'string',
+    value: 'KEY',
+    help: "the new machine's SSH host key, as inventory host_key takes it (checked on a channel you trust)",
+    for: ['move'],
+  },
+  'to-user': { type: 'string', value: 'USER', help: 'the login user there (default: the same)', for: ['move'] },
+  'to-ssh-port': { type: 'string', value: 'PORT', help: 'the SSH port there (default: the same)', for: ['move'] },
+  'to-node-ip': {
+    type: 'string',
+    value: 'IP',
+    help: "the enode's address there (default: the new host, when node_ip was the old host)",
+    for: ['move'],
+  },
   all: { type: 'boolean', help: 'every node of the stack at a glance, one row each', for: ['status'] },
   json: { type: 'boolean', help: 'the rows of --all as JSON', for: ['status'] },
 } as const;
@@ -75,6 +96,10 @@ export const NODE_TOOL = {
     ['check --stack mainnet --node validator --fix', 'check the validator; restart it once if it is unhealthy'],
     ['logs --stack testnet --node writer --follow', "follow the writer's log"],
     ['restore --stack testnet --node writer --backup 4f2a9c1e', 'put back one backup (backups lists them)'],
+    [
+      "move --stack testnet --node writer --to-host 203.0.113.20 --to-host-key 'ssh-ed25519 AAAA…'",
+      'move the writer to another machine, with its key and data',
+    ],
   ],
   exitCodes: '0 healthy or done, 1 unhealthy or failed, 2 a mistake in the command line or the settings.',
 } as const satisfies ToolSpec<typeof NODE_OPTIONS>;

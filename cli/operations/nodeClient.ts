@@ -124,6 +124,10 @@ function sshClient(node: SshNodeSettings, context: ClientContext, restartHint: s
       const result = await ssh(commands.recordedEnode, undefined, ANSWER_LIMITS.enode);
       return result.code === 0 ? result.stdout.trim() || undefined : undefined;
     },
+    async movedFrom() {
+      const result = await ssh(commands.moveRecord, undefined, ANSWER_LIMITS.enode);
+      return result.code === 0 ? /^from-enode=(enode:\/\/\S+)$/m.exec(result.stdout)?.[1] : undefined;
+    },
     async rolloutState() {
       // The record's times are the machine's: compared with its clock.
       const [result, clock] = await Promise.all([

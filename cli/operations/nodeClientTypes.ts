@@ -34,6 +34,8 @@ export interface NodeClient {
   releaseInUse(): Promise<string | undefined>;
   /** The enode the program recorded for the node (SSH: data/enode; Kubernetes: the Service annotation). */
   recordedEnode(): Promise<string | undefined>;
+  /** SSH: the enode the node had before it moved to this machine (`npm run node -- move`), if it did. */
+  movedFrom?(): Promise<string | undefined>;
   /**
    * Kubernetes: whether the cloud put the node's Service on the enode's IP (its `status.loadBalancer.ingress`, a DNS
    * name resolved); undefined on a machine, whose address is its own.

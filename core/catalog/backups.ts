@@ -70,6 +70,8 @@ export const BACKUP_REASONS = {
   scheduled: 'scheduled',
   /** Taken by the start step just before it switches the node to another release: what `rollback` restores. */
   beforeReleaseChange: 'before-release-change',
+  /** The last backup of a node moving to another machine (`npm run node -- move`): what the new one starts from. */
+  move: 'move',
 } as const;
 
 /**

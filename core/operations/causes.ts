@@ -89,6 +89,11 @@ export interface CauseObservations {
   highestBlock?: number;
   /** The enode's IP. */
   enodeIp: string;
+  /**
+   * The node moved to this place (`npm run node -- move`): the enode it had before, which the network permissioned,
+   * and the one it has now.
+   */
+  moved?: { from: string; to: string };
   /** The addresses the node leaves from (the machine's source address, the pod's worker's), and how they were read. */
   egress?: { addresses: string[]; how: string };
   /** 60606 probed from the operator's machine. */
@@ -118,6 +123,17 @@ export function permissioningVerdicts(o: CauseObservations, fixes: Fixes): Cause
         check: 'permissioning',
         ok: true,
         detail: `syncing (block ${head.block}${of}): connected to ${o.peers} peers, so permissioned at the network's head; the contract at the node's own head predates that (${where})`,
+      },
+    ];
+  }
+  if (state === 'not permissioned' && o.moved !== undefined && o.moved.from !== o.moved.to) {
+    // A moved node whose enode changed: not a node without peers, but a request the network has not answered yet.
+    return [
+      {
+        check: 'permissioning',
+        ok: false,
+        detail: `not yet permissioned at its new enode: the node moved here from ${o.moved.from} (${where})`,
+        fix: `send the re-permissioning request npm run node -- move printed: remove ${o.moved.from}, add ${o.moved.to}. ${fixes.request}`,
       },
     ];
   }

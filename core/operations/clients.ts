@@ -2,6 +2,7 @@
  * The exact client commands of the day-2 operations, as argument lists: `kubectl` for a Kubernetes node (the seed's
  * commands, with the names the program created), `ssh` plus a remote shell command for an SSH node.
  */
+import { MACHINE_MOVE_FILES } from '../catalog/move';
 import { DEFAULT_SERVICE_USER, DEFAULT_SSH_PORT } from '../catalog/defaults';
 import { kubernetesNames, IDENTITY_ANNOTATIONS, POD_PATHS } from '../catalog/kubernetes';
 import { diskUsageCommand } from './disk';
@@ -238,6 +239,8 @@ export function sshCommands(node: SshNodeSettings) {
     recentLog: `${logEnd} | tail -n ${LOG_LINES * 2}`,
     /** The enode recorded in data/enode, as the service user reads it: no link followed, no FIFO waited on, bounded. */
     recordedEnode: `${asServiceUser}dd if=${shellQuote(paths.enode)} iflag=nofollow,nonblock bs=${ENODE_READ_BYTES} count=1 status=none`,
+    /** The record of the node's move to this machine, once its data was restored (root's; `from-enode=`). */
+    moveRecord: `${sudo}cat ${shellQuote(`${MACHINE_MOVE_FILES.movedIn(node.serviceName)}.taken-in`)}`,
     /** The release folder `releases/current` points at: the release in use. */
     releaseInUse: `${sudo}readlink ${shellQuote(`${paths.releasesDir}/current`)}`,
     /** The health gate's record of the last rollout that restarted the node (scripts/remote/gate.sh), root's. */

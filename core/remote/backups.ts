@@ -49,6 +49,7 @@ export function nodeBackupSettings(node: SshNodeSettings): Record<string, string
     KEY_FILE: paths.key,
     KEY_CUSTODY: node.keyCustody,
     ENODE_FILE: paths.enode,
+    NODE_ADDRESS_FILE: paths.nodeAddress,
     CONFIG_FILE: paths.config,
     RELEASES_DIR: paths.releasesDir,
     RPC_PORT: String(PORTS.rpcHttp),

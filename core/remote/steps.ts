@@ -29,6 +29,7 @@ import {
 import { logrotateConf, systemdUnit } from './serviceFiles';
 import { backupPaths, backupsStepParameters } from './backups';
 import { BACKUP_REASONS, BACKUP_TOOL, BEFORE_RESTORE_SUFFIX } from '../catalog/backups';
+import { MACHINE_MOVE_FILES } from '../catalog/move';
 import { BACKUP_PASSWORD_DERIVATION_LABEL, NODE_PUBLIC_KEY_LINE } from '../catalog/keyCustody';
 
 /**
@@ -281,6 +282,7 @@ export function remoteSteps<V>(
       BACKUP_BEFORE_CHANGE: String(node.backups.beforeReleaseChange),
       BACKUP_COMMAND_FILE: backupPaths(node).command,
       BACKUP_REASON: BACKUP_REASONS.beforeReleaseChange,
+      MOVE_RECORD_FILE: MACHINE_MOVE_FILES.movedIn(node.serviceName),
     }),
     step('companions', companionParameters(description, files.serviceUser)),
   ];
@@ -296,6 +298,7 @@ function machineKeyParameters(node: SshNodeSettings, javaMajor: number): Record<
   return {
     DATA_DIR: paths.dataDir,
     KEY_RECORD_FILE: paths.machineKeyRecord,
+    INCOMING_KEY_FILE: MACHINE_MOVE_FILES.incomingKey(node.serviceName),
     P2P_ENDPOINT: `${node.p2pHost}:${node.p2pPort}`,
     BESU_BINARY: `${paths.releasesDir}/besu-${node.releaseVersion}/bin/besu`,
     JAVA_HOME_LINK: pinnedJavaHome(javaMajor),

@@ -12,13 +12,16 @@
 #   node-backup restore ID RELEASE HEAD    put backup ID back, start the node on RELEASE, check it answers with the
 #                                          recorded enode at a head of at least HEAD; with KEY_FROM_STDIN=true, the
 #                                          node key is read from standard input when the machine lost it
+#   node-backup take-in RECORD             a node moved to this machine (npm run node -- move): restore the backup
+#                                          RECORD names (root's file, backup=ID) into the data folder before the node's
+#                                          first start here, keeping this machine's key and identity files; no start
 # Settings (environment, written before this script): NODE_NAME, SERVICE_NAME, SERVICE_USER, DATA_DIR, KEY_FILE,
 # KEY_CUSTODY (stack or machine: where a lost key comes back from),
-# ENODE_FILE, CONFIG_FILE, RELEASES_DIR, RPC_PORT, START_TIMEOUT, KEEP, ENV_FILE (the repository and its password),
+# ENODE_FILE, NODE_ADDRESS_FILE, CONFIG_FILE, RELEASES_DIR, RPC_PORT, START_TIMEOUT, KEEP, ENV_FILE (the repository and its password),
 # RUN_DIR (root's only, under /run: the lock and the marker), LOCK_FILE, STOPPED_FILE (there while a backup has the
 # node stopped), BEFORE_RESTORE_SUFFIX, VERSION_METADATA, TAG_* (the tags' names), MARK, REASON_BEFORE_CHANGE.
 : "${NODE_NAME:?}" "${SERVICE_NAME:?}" "${SERVICE_USER:?}" "${DATA_DIR:?}" "${KEY_FILE:?}" "${ENODE_FILE:?}"
-: "${CONFIG_FILE:?}" "${RELEASES_DIR:?}" "${RPC_PORT:?}" "${START_TIMEOUT:?}" "${KEEP:?}" "${ENV_FILE:?}"
+: "${NODE_ADDRESS_FILE:?}" "${CONFIG_FILE:?}" "${RELEASES_DIR:?}" "${RPC_PORT:?}" "${START_TIMEOUT:?}" "${KEEP:?}" "${ENV_FILE:?}"
 : "${RUN_DIR:?}" "${LOCK_FILE:?}" "${STOPPED_FILE:?}" "${BEFORE_RESTORE_SUFFIX:?}" "${VERSION_METADATA:?}" "${TAG_NODE:?}" "${TAG_RELEASE:?}"
 : "${TAG_HEAD:?}" "${TAG_REASON:?}" "${MARK:?}" "${REASON_BEFORE_CHANGE:?}"
 
@@ -323,11 +326,61 @@ cmd_restore() {
   echo "node-backup: restored: $SERVICE_NAME runs Besu $release as $enode at block ${answer:-unknown}"
 }
 
+# cmd_take_in RECORD: the data of a node moved here, restored before its first start on this machine. Its key and its
+# identity files (data/key, data/enode, data/nodeAddress: the enode names this machine's address) stay this machine's,
+# as the node-key step wrote them; its config.toml stays this machine's too. The node is not started: the start step
+# starts it and checks its enode. Once restored, RECORD becomes RECORD.taken-in, so a later start never restores again.
+cmd_take_in() {
+  local record=$1 id release snapshot parent restored file copy
+  take_lock
+  if [ -L "$record" ] || [ ! -f "$record" ] || [ "$(stat -c %u "$record")" != 0 ]; then
+    fail "the move record $record is not a file of root's: refusing to restore from it"
+  fi
+  id=$(read_plain_file "$record" 200 | sed -n 's/^backup=\([0-9a-f]\{8,64\}\)$/\1/p' | head -n 1 || true)
+  [ -n "$id" ] || fail "the move record $record names no backup (backup=ID): run npm run node -- move again"
+  release=$(release_in_use)
+  [ -n "$release" ] || fail "no release in use in $RELEASES_DIR: the start step switches to one first"
+  snapshot=$(restic snapshots --json "$id") || fail "no backup $id in $RESTIC_REPOSITORY: run npm run node -- move again, which carries it here"
+  grep -q "\"$TAG_NODE=$NODE_NAME\"" <<<"$snapshot" || fail "backup $id is not one of node $NODE_NAME's"
+  grep -q "\"$TAG_RELEASE=$release\"" <<<"$snapshot" \
+    || fail "backup $id was not taken on Besu $release, the release this machine starts: set the node's release to the old machine's and run pulumi up again"
+  [ -s "$KEY_FILE" ] || fail "no node key in $KEY_FILE: the node-key step writes it before the start"
+  parent=$(dirname "$DATA_DIR")
+  rm -rf "$parent"/.restore-*
+  work=$(mktemp -d "$parent/.restore-XXXXXX")
+  progress=""
+  trap cleanup_restore EXIT
+  echo "node-backup: restoring backup $id, the node's data from its former machine, before its first start here" >&2
+  restic restore --quiet "$id" --target "$work" || fail "restic restore failed: nothing was changed"
+  restored="$work$DATA_DIR"
+  if [ ! -d "$restored" ] || [ -L "$restored" ]; then fail "backup $id holds no $DATA_DIR"; fi
+  # This machine's identity, into files of root's own making renamed into place (never written through a name the
+  # backup made).
+  for file in "$KEY_FILE" "$ENODE_FILE" "$NODE_ADDRESS_FILE"; do
+    copy=$(mktemp "$work/identity.XXXXXX")
+    if ! read_as_service_user "$file" 4096 >"$copy" || [ ! -s "$copy" ]; then
+      fail "$file cannot be read as $SERVICE_USER (a link, or not that user's file): nothing was changed"
+    fi
+    chmod --reference="$file" "$copy"
+    move_into_place "$copy" "$restored/$(basename "$file")"
+  done
+  chown -hR "$SERVICE_USER:$(id -gn "$SERVICE_USER")" "$restored"
+  chmod 0750 "$restored"
+  systemctl stop "$SERVICE_NAME"
+  rm -rf "$DATA_DIR$BEFORE_RESTORE_SUFFIX"
+  if [ -e "$DATA_DIR" ]; then mv -T "$DATA_DIR" "$DATA_DIR$BEFORE_RESTORE_SUFFIX"; fi
+  mv -T "$restored" "$DATA_DIR"
+  rm -rf "$DATA_DIR$BEFORE_RESTORE_SUFFIX"
+  mv -f "$record" "$record.taken-in"
+  echo "node-backup: restored backup $id into $DATA_DIR"
+}
+
 case "${1:-}" in
   init) cmd_init ;;
   backup) cmd_backup "${2:?reason}" ;;
   list) cmd_list ;;
   recorded-enode) cmd_recorded_enode "${2:?backup id}" ;;
   restore) cmd_restore "${2:?backup id}" "${3:?release}" "${4-}" ;;
-  *) fail "usage: node-backup init | backup REASON | list | recorded-enode ID | restore ID RELEASE HEAD" ;;
+  take-in) cmd_take_in "${2:?move record}" ;;
+  *) fail "usage: node-backup init | backup REASON | list | recorded-enode ID | restore ID RELEASE HEAD | take-in RECORD" ;;
 esac

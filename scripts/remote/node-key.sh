@@ -5,7 +5,8 @@
 # kept when there, made there by the release's own `besu public-key export` (as the service user, mode 0600) when the
 # node never had one, refused when the node had one (ENODE_FILE names it) and it is gone; its public key is printed
 # (PUBLIC_KEY_LABEL), its address and enode written (NODE_ADDRESS_FILE, ENODE_FILE), and with EXPECTED_PUBLIC_KEY
-# (pinned in the settings) a machine holding another key, or none, is refused. This step runs with command logging
+# (pinned in the settings) a machine holding another key, or none, is refused. A node moved here (npm run node --
+# move) finds its key carried root to root in INCOMING_KEY_FILE (root's), taken in once when the machine has none. This step runs with command logging
 # off and never prints the key.
 # With password authentication of the RPC it also writes the RPC credentials file (bcrypt hashes) RPC_CREDENTIALS_FILE,
 # mode 0600, owned by the service user, and restarts a running node whose credentials changed (Besu reads them at
@@ -125,6 +126,14 @@ machine_key() {
       fail "the record of the machine's key $KEY_RECORD_FILE is not a file of root's (it is $(stat -c '%F of %U' "$KEY_RECORD_FILE")): refusing to trust it; check that the node key is the permissioned one (npm run --silent identity -- --key-file ...), then remove the record and run pulumi up again, or pin publicKey"
     fi
     recorded=$(read_plain_file "$KEY_RECORD_FILE" 200 | sed -n 's/^\(0x[0-9a-f]\{128\}\)$/\1/p' || true)
+  fi
+  if [ ! -s "$KEY_FILE" ] && [ -f "${INCOMING_KEY_FILE:?}" ] && [ ! -L "$INCOMING_KEY_FILE" ] \
+    && [ "$(stat -c %u "$INCOMING_KEY_FILE")" = 0 ]; then
+    rm -f "$KEY_FILE"
+    read_plain_file "$INCOMING_KEY_FILE" 200 | as_service_user key_write "$KEY_FILE" >/dev/null \
+      || fail "the node key carried to this machine ($INCOMING_KEY_FILE) could not be written to $KEY_FILE"
+    rm -f "$INCOMING_KEY_FILE"
+    echo "node-key: took in the node key carried from the node's former machine"
   fi
   if [ ! -s "$KEY_FILE" ]; then
     if [ -n "$had" ] || [ -n "$recorded" ] || [ -n "${EXPECTED_PUBLIC_KEY:-}" ]; then

@@ -10,10 +10,12 @@
 # switched from one release to another: a failed backup stops the step with the node running as before.
 # Parameters (environment): SERVICE_NAME, BESU_VERSION, RELEASES_DIR, DATA_DIR, EXPECTED_ENODE, RPC_PORT,
 # START_TIMEOUT (seconds), CONFIG_DIGEST (changes whenever a file the node reads changes, so that this step runs and
-# restarts the node), BACKUP_BEFORE_CHANGE (true|false), BACKUP_COMMAND_FILE, BACKUP_REASON.
+# restarts the node), BACKUP_BEFORE_CHANGE (true|false), BACKUP_COMMAND_FILE, BACKUP_REASON, MOVE_RECORD_FILE (there
+# when the node moved to this machine: the backup restored, before the start, by BACKUP_COMMAND_FILE take-in).
 set -euo pipefail
 : "${SERVICE_NAME:?}" "${BESU_VERSION:?}" "${RELEASES_DIR:?}" "${DATA_DIR:?}" "${EXPECTED_ENODE:?}" "${RPC_PORT:?}"
 : "${START_TIMEOUT:?}" "${CONFIG_DIGEST:?}" "${BACKUP_BEFORE_CHANGE:?}" "${BACKUP_COMMAND_FILE:?}" "${BACKUP_REASON:?}"
+: "${MOVE_RECORD_FILE:?}"
 
 current_link="$RELEASES_DIR/current"
 previous_link="$RELEASES_DIR/previous"
@@ -89,6 +91,12 @@ if [ "$previous" != "$target" ]; then
   switch_to "$target"
   switched=true
   echo "start: switched to Besu $BESU_VERSION${previous:+ (previous: $(version_of "$previous"))}"
+fi
+
+# A node moved to this machine (npm run node -- move): the data it had, restored before its first start here.
+if [ -e "$MOVE_RECORD_FILE" ] || [ -L "$MOVE_RECORD_FILE" ]; then
+  "$BACKUP_COMMAND_FILE" take-in "$MOVE_RECORD_FILE" \
+    || fail "the data of the node moved here could not be restored (above): it was not started; run npm run node -- move again"
 fi
 
 systemctl daemon-reload

@@ -212,6 +212,7 @@ function startStage() {
         BACKUP_BEFORE_CHANGE: String(stand.backup ?? true),
         BACKUP_COMMAND_FILE: backupCommand,
         BACKUP_REASON: 'before-release-change',
+        MOVE_RECORD_FILE: path.join(root, 'moved-in'),
       }),
       {
         PATH: `${bin}:${process.env.PATH}`,
@@ -223,7 +224,17 @@ function startStage() {
   const systemctl = () => fs.readFileSync(path.join(root, 'systemctl.log'), 'utf8');
   const backups = () =>
     fs.existsSync(path.join(root, 'backups.log')) ? fs.readFileSync(path.join(root, 'backups.log'), 'utf8') : '';
-  return { releases, data, link, current, start, systemctl, backups, record: path.join(releases, 'switch-record') };
+  return {
+    releases,
+    data,
+    link,
+    current,
+    start,
+    systemctl,
+    backups,
+    record: path.join(releases, 'switch-record'),
+    movedIn: path.join(root, 'moved-in'),
+  };
 }
 
 describe('the start step', () => {
@@ -274,6 +285,22 @@ describe('the start step', () => {
     // The same release again: no switch, no backup.
     expect(stage.start('2.0.0', { good: '2.0.0' }).code).toBe(0);
     expect(stage.backups()).toBe('backup before-release-change 1.0.0\n');
+  });
+
+  it("restores a moved node's backup (take-in) before its first start there, and never starts it when that fails", () => {
+    const stage = startStage();
+    fs.writeFileSync(stage.movedIn, 'backup=0123abcd\n');
+    const result = stage.start('1.0.0', { good: '1.0.0' });
+    expect(result.code).toBe(0);
+    expect(stage.backups()).toBe(`take-in ${stage.movedIn} 1.0.0\n`);
+    expect(stage.systemctl()).toContain('start besu');
+    const failing = startStage();
+    fs.writeFileSync(failing.movedIn, 'backup=0123abcd\n');
+    const failed = failing.start('1.0.0', { good: '1.0.0', backupFails: true });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('the data of the node moved here could not be restored');
+    // systemd was not even asked (no log): nothing started.
+    expect(fs.existsSync(path.join(path.dirname(failing.movedIn), 'systemctl.log'))).toBe(false);
   });
 
   it('stays on the release in use when the backup before a change fails', () => {

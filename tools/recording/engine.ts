@@ -71,6 +71,10 @@ export { SECRET_MARKER, UNKNOWN_MARKER } from '../../core/planFormat';
 export type { RecordedOptions } from '../../core/planFormat';
 
 const SECRET_SIG_KEY = '4dabf18193072939515e22adb298388d';
+/** The type of a StackReference (components/lastPlaces.ts reads the stack's own last outputs through one). */
+const STACK_REFERENCE = 'pulumi:pulumi:StackReference';
+/** The organization of every stack in a file backend (Pulumi.yaml's). */
+const FILE_BACKEND_ORGANIZATION = 'organization';
 const SECRET_SIG = '1b47061264138c4ac30d75fd1eb44270';
 const UNKNOWN_TEXT = '04da6b54-80e4-46f7-96ec-b56ff0331ba9';
 
@@ -100,8 +104,10 @@ export function startRecording(options: EngineOptions): RecordedResource[] {
           options: recordedOptions,
         };
         resources.push(record);
+        // A StackReference reads a stack with no outputs (a stack never deployed), unless outputsFor gives them.
+        const read = args.type === STACK_REFERENCE ? { outputs: {}, secretOutputNames: [] } : {};
         const extra = options.outputsFor?.(record) ?? {};
-        return { id: args.custom ? `${args.name}-id` : undefined, state: { ...args.inputs, ...extra } };
+        return { id: args.custom ? `${args.name}-id` : undefined, state: { ...args.inputs, ...read, ...extra } };
       },
       call(args) {
         throw new Error(`the recording engine does not answer function calls (${args.token})`);
@@ -110,6 +116,8 @@ export function startRecording(options: EngineOptions): RecordedResource[] {
     options.project,
     options.stack,
     options.preview,
+    // The file backend's organization, as `pulumi up` gives it (a StackReference to the stack itself names it).
+    FILE_BACKEND_ORGANIZATION,
   );
   // The mock monitor does not pass resource options to newResource: read them from the request on the way in.
   const monitor = pulumi.runtime.getMonitor() as unknown as {

@@ -23,4 +23,6 @@ export const PROGRAM_RESOURCE_TYPES = [
   'kubernetes:monitoring.coreos.com/v1:PrometheusRule',
   'pulumi:providers:command',
   'command:remote:',
+  // index.ts reads the stack's last outputs (components/lastPlaces.ts).
+  'pulumi:pulumi:StackReference',
 ] as const;

@@ -1,0 +1,380 @@
+/**
+ * `npm run node -- move`: an SSH node to another machine, with its key and its data (docs/moving.md). In order: the old
+ * node stops and is kept from starting again; its last backup is taken; the backup (and, key custody machine, the key,
+ * root to root) is carried to the new machine; the stack file names the new machine; `pulumi up` brings the node up
+ * there, its start step restoring that backup before the node's first start; the new node's health is waited for; only
+ * then is the old machine's service removed (its data kept). The old and the new node never run at once.
+ */
+import { spawn } from 'child_process';
+import * as fs from 'fs';
+import { BACKUP_REASONS } from '../../core/catalog/backups';
+import { DEFAULT_SERVICE_USER } from '../../core/catalog/defaults';
+import { MACHINE_MOVE_FILES, MOVE_STEPS, MoveStep, MOVING_NODE_VARIABLE } from '../../core/catalog/move';
+import { addressOfPublicKey, parseEnode } from '../../core/identity/nodeKey';
+import { permissioningRequest, PermissioningRequest } from '../../core/permissioning';
+import { backupPaths } from '../../core/remote/backups';
+import { companionServiceName } from '../../core/remote/companionService';
+import { nodePaths } from '../../core/remote/paths';
+import { shellQuote, stepCommand, stepInput, stepScript } from '../../core/remote/shell';
+import { knownHostsLine, sshArguments } from '../../core/operations/clients';
+import { lastMeaningfulLine } from '../../core/operations/reach';
+import { durationText } from '../../core/operations/units';
+import { withoutControlSequences } from '../../core/operations/terminalText';
+import type { SshNodeSettings } from '../../core/settings/model';
+import { ToolFailure } from '../cli';
+import { nodeClient } from './nodeClient';
+import type { SshOptions } from './nodeClientTypes';
+import { runClient } from './process';
+import * as os from 'os';
+import * as path from 'path';
+
+/** The script of the move's steps on either machine. */
+const MOVE_SCRIPT = 'remote/move.sh';
+/** How long the new node may take to answer with its enode at the old head, after `pulumi up`. */
+const HEALTH_WAIT_SECONDS = 120;
+
+/** What a move is given. */
+export interface MoveRequest {
+  stack: string;
+  /** The node as the stack file says it runs now, and as it will run on the new machine. */
+  from: SshNodeSettings;
+  to: SshNodeSettings;
+  /** The stack file, and its text with the node on the new machine (written before `pulumi up`). */
+  configFile: string;
+  movedText: string;
+  ssh: SshOptions;
+}
+
+/** How the new machine is brought up: `pulumi up` of the stack file the move wrote. */
+export interface MoveDeps {
+  bringUp: (stack: string, configFile: string, node: string) => Promise<void>;
+}
+
+/** What a move did: when the old node stopped, the backup it carried, the enodes and the request, its time. */
+export interface MoveResult {
+  stoppedAt: string;
+  backupId: string;
+  headBefore: number | undefined;
+  oldEnode: string | undefined;
+  newEnode: string;
+  /** When the enode changed: the request that removes the old one and adds the new one. */
+  repermissioning?: RepermissioningRequest;
+  seconds: number;
+}
+
+/** The re-permissioning request of a moved node: the enode to remove, the one to add, and where to send them. */
+export interface RepermissioningRequest extends PermissioningRequest {
+  /** The enode the network permissioned before the move: to remove. */
+  removeEnode: string;
+}
+
+function say(line: string): void {
+  process.stdout.write(`${withoutControlSequences(line)}\n`);
+}
+
+/** The ssh of one machine of the move: a pinned host key, the operator's own login, a session per command. */
+function machine(node: SshNodeSettings, ssh: SshOptions) {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-move-'));
+  let knownHostsFile: string | undefined;
+  if (node.hostKey) {
+    knownHostsFile = path.join(folder, 'known_hosts');
+    fs.writeFileSync(knownHostsFile, knownHostsLine(node.host, node.sshPort, node.hostKey));
+  } else if (!node.acceptAnyHostKey) {
+    throw new ToolFailure(`node ${node.name}: no pinned SSH host key for ${node.host} (inventory host_key)`);
+  }
+  const args = [
+    ...sshArguments({ keyFile: ssh.keyFile, options: ssh.options, knownHostsFile }),
+    '-p',
+    String(node.sshPort),
+    `${node.user}@${node.host}`,
+  ];
+  const sudo = node.user === 'root' ? '' : 'sudo -n ';
+  const where = `${node.user}@${node.host}:${node.sshPort}`;
+  return {
+    where,
+    args,
+    sudo,
+    /** Runs a shell command; throws with its last line when it fails. */
+    async run(command: string, what: string, input?: string, timeoutMs = 600_000) {
+      const result = await runClient('ssh', [...args, command], input, timeoutMs);
+      if (result.code !== 0) {
+        throw new ToolFailure(`${what} on ${where} failed (exit ${result.code}): ${lastMeaningfulLine(result.stderr)}`);
+      }
+      return result.stdout;
+    },
+    /** Runs the move's script with `env` as root (a step: read whole before it runs). */
+    step(env: Record<string, string>, what: string) {
+      const input = stepInput(`npm run node: move of node ${node.name}`, env, stepScript(MOVE_SCRIPT));
+      return this.run(stepCommand(node.user), what, input);
+    },
+    dispose() {
+      fs.rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+type Machine = ReturnType<typeof machine>;
+
+/** Pipes one machine's command's output into another's, through this process's memory only (never its disk). */
+function pipeBetween(from: Machine, fromCommand: string, to: Machine, toCommand: string, what: string) {
+  return new Promise<void>((resolve, reject) => {
+    const source = spawn('ssh', [...from.args, fromCommand], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const sink = spawn('ssh', [...to.args, toCommand], { stdio: ['pipe', 'ignore', 'pipe'] });
+    let said = '';
+    source.stderr.on('data', (d: Buffer) => (said += d.toString()));
+    sink.stderr.on('data', (d: Buffer) => (said += d.toString()));
+    source.stdout.pipe(sink.stdin);
+    const codes: Array<number | null> = [];
+    const done = (code: number | null) => {
+      codes.push(code);
+      if (codes.length < 2) return;
+      if (codes.every((c) => c === 0)) resolve();
+      else reject(new ToolFailure(`${what} failed (exit ${codes.join(', ')}): ${lastMeaningfulLine(said)}`));
+    };
+    source.on('close', done);
+    sink.on('close', done);
+    source.on('error', reject);
+    sink.on('error', reject);
+  });
+}
+
+/** The names of a node's units on a machine: its service and its companions'. */
+function unitsOf(node: SshNodeSettings): string {
+  return [node.serviceName, ...node.companions.map((c) => companionServiceName(node, c.name))].join(' ');
+}
+
+/** The parameters every action of the move's script takes. */
+function moveParameters(node: SshNodeSettings, action: string): Record<string, string> {
+  return {
+    STEP_NAME: 'move',
+    MOVE_ACTION: action,
+    SERVICE_NAME: node.serviceName,
+    UNITS: unitsOf(node),
+    MOVED_OUT_FILE: MACHINE_MOVE_FILES.movedOut(node.serviceName),
+    MOVED_IN_FILE: MACHINE_MOVE_FILES.movedIn(node.serviceName),
+    DROP_IN: MACHINE_MOVE_FILES.dropIn,
+  };
+}
+
+/** The lines of a move's plan, printed before it starts: a validator's says the two nodes never run at once. */
+export function movePlan(request: Pick<MoveRequest, 'from' | 'to' | 'stack'>): string[] {
+  const { from, to } = request;
+  const lines = [
+    `node ${from.name} (${from.typenode}) moves from ${from.user}@${from.host}:${from.sshPort} to ${to.user}@${to.host}:${to.sshPort}:`,
+    ...Object.values(MOVE_STEPS).map((step, i) => `  ${i + 1}. ${step}`),
+    `  the old node is stopped before the new one first starts: the two never run at once with the node's key`,
+  ];
+  if (from.typenode === 'validator') {
+    lines.push(
+      `  node ${from.name} is a validator: its key signs blocks, so it is never running in two places (two signers, one key)`,
+    );
+  }
+  if (from.p2pHost !== to.p2pHost || from.p2pPort !== to.p2pPort) {
+    lines.push(
+      `  the enode's address changes (${from.p2pHost}:${from.p2pPort} -> ${to.p2pHost}:${to.p2pPort}): the network must permission the new enode (the request is printed at the end)`,
+    );
+  }
+  return lines;
+}
+
+/** The line a move cut at `step` ends with: which place is runnable and how to go on. */
+export function moveCutLine(stack: string, node: string, step: MoveStep): string {
+  const again = `npm run node -- move --stack ${stack} --node ${node}`;
+  switch (step) {
+    case 'stopOld':
+    case 'lastBackup':
+    case 'carry':
+      return `the move stopped at "${MOVE_STEPS[step]}": the old node is stopped and kept from starting, the new machine runs nothing; run ${again} again with the same flags to go on`;
+    case 'bringUp':
+    case 'health':
+      return `the move stopped at "${MOVE_STEPS[step]}": the stack file names the new machine and the old node is kept from starting; fix the cause above and run pulumi up --stack ${stack}, then ${again} to finish`;
+    case 'removeOld':
+      return `the move stopped at "${MOVE_STEPS[step]}": the new node runs; run ${again} again to remove the old machine's service`;
+  }
+}
+
+/** Runs a move, step by step; a failed step throws the line saying where it stopped and how to go on. */
+export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<MoveResult> {
+  const started = Date.now();
+  const { from, to, stack } = request;
+  const old = machine(from, request.ssh);
+  const target = machine(to, request.ssh);
+  let step: MoveStep = 'stopOld';
+  try {
+    // Before anything changes: both machines answer, and the new one runs no node of this service.
+    const running = await target.run(
+      `systemctl is-active ${shellQuote(to.serviceName)} || true`,
+      'looking at the new machine',
+    );
+    if (running.trim() === 'active') {
+      throw new ToolFailure(
+        `${to.serviceName} already runs on ${target.where}: refusing to move node ${from.name} there (two nodes, one key); stop it first`,
+      );
+    }
+    const oldClient = nodeClient(from, {
+      stack,
+      configFile: request.configFile,
+      ssh: request.ssh,
+    });
+    const oldEnode = await oldClient.recordedEnode().catch(() => undefined);
+    const headBefore = await oldClient
+      .rpc('eth_blockNumber')
+      .then((hex) => Number.parseInt(String(hex), 16))
+      .catch(() => undefined);
+    movePlan(request).forEach(say);
+
+    say(`1/6 ${MOVE_STEPS.stopOld}`);
+    const left = await old.step(
+      { ...moveParameters(from, 'leave'), DESTINATION: target.where },
+      'stopping the old node',
+    );
+    const stoppedAt = /MOVE_STOPPED_AT=(\S+)/.exec(left)?.[1] ?? '';
+    say(`  ${from.serviceName} stopped on ${old.where} at ${stoppedAt}`);
+
+    step = 'lastBackup';
+    say(`2/6 ${MOVE_STEPS.lastBackup}`);
+    await oldClient.backups.take(BACKUP_REASONS.move, () => undefined);
+    const backup = (await oldClient.backups.list()).filter((b) => b.reason === BACKUP_REASONS.move).pop();
+    if (!backup) throw new ToolFailure(`the last backup of node ${from.name} is not in its repository's list`);
+    say(`  backup ${backup.id} (Besu ${backup.release}) in ${from.backups.repository}`);
+
+    step = 'carry';
+    say(`3/6 ${MOVE_STEPS.carry}`);
+    const repository = from.backups.repository;
+    if (repository.startsWith('/') && (repository !== to.backups.repository || from.host !== to.host)) {
+      const parent = path.posix.dirname(to.backups.repository);
+      await target.run(
+        `${target.sudo}install -d -m 0755 -o root -g root ${shellQuote(parent)}`,
+        'making the repository folder',
+      );
+      await pipeBetween(
+        old,
+        `${old.sudo}tar -C ${shellQuote(path.posix.dirname(repository))} -cf - ${shellQuote(path.posix.basename(repository))}`,
+        target,
+        `${target.sudo}tar -C ${shellQuote(parent)} --no-same-owner -xf - --transform ${shellQuote(`s,^${path.posix.basename(repository)},${path.posix.basename(to.backups.repository)},`)}`,
+        'carrying the backup repository',
+      );
+      say(`  carried the repository to ${to.backups.repository} on ${target.where}`);
+    } else {
+      say(`  the repository ${repository} is reached from both machines: nothing to carry`);
+    }
+    if (from.keyCustody === 'machine') {
+      const incoming = MACHINE_MOVE_FILES.incomingKey(to.serviceName);
+      const asServiceUser =
+        from.user === 'root' ? `runuser -u ${DEFAULT_SERVICE_USER} -- ` : `sudo -n -u ${DEFAULT_SERVICE_USER} `;
+      // Read as the service user (no link followed), written by root on the new machine, root's only: never on this
+      // machine's disk, nor in the state.
+      await pipeBetween(
+        old,
+        `${asServiceUser}dd if=${shellQuote(nodePaths(from).key)} iflag=nofollow,nonblock bs=200 count=1 status=none`,
+        target,
+        `${target.sudo}sh -c ${shellQuote(`umask 077 && install -d -m 0755 /etc/lacchain && cat >${incoming}.new && test -s ${incoming}.new && mv -f ${incoming}.new ${incoming}`)}`,
+        'carrying the machine key',
+      );
+      say(`  carried the node key root to root (key custody machine)`);
+    }
+    await target.step(
+      { ...moveParameters(to, 'arrive'), BACKUP_ID: backup.id, FROM_ENODE: oldEnode ?? '' },
+      'recording the backup to restore',
+    );
+
+    step = 'bringUp';
+    say(`4/6 ${MOVE_STEPS.bringUp}`);
+    const before = fs.readFileSync(request.configFile, 'utf8');
+    if (before !== request.movedText) {
+      fs.writeFileSync(`${request.configFile}.before-move`, before);
+      fs.writeFileSync(request.configFile, request.movedText);
+      say(`  ${request.configFile} names the new machine (the file before: ${request.configFile}.before-move)`);
+    }
+    await deps.bringUp(stack, request.configFile, from.name);
+
+    step = 'health';
+    say(`5/6 ${MOVE_STEPS.health}`);
+    const newClient = nodeClient(to, { stack, configFile: request.configFile, ssh: request.ssh });
+    const expected = await newClient.recordedEnode();
+    if (!expected) throw new ToolFailure(`the new machine has no enode record for node ${to.name}`);
+    const deadline = Date.now() + HEALTH_WAIT_SECONDS * 1000;
+    let head: number | undefined;
+    let answered: string | undefined;
+    for (;;) {
+      answered = await newClient
+        .rpc('net_enode')
+        .then(String)
+        .catch(() => undefined);
+      head = await newClient
+        .rpc('eth_blockNumber')
+        .then((hex) => Number.parseInt(String(hex), 16))
+        .catch(() => undefined);
+      const state = await newClient.serviceState();
+      if (state.running && answered === expected && head !== undefined && head >= (headBefore ?? 0)) break;
+      if (Date.now() > deadline) {
+        throw new ToolFailure(
+          `the new node did not come up healthy within ${HEALTH_WAIT_SECONDS} s (service ${state.detail}, enode ${answered ?? 'none'}, head ${head ?? 'unknown'} of ${headBefore ?? 'unknown'})`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    say(
+      `  ${to.serviceName} runs on ${target.where} as ${answered} at block ${head} (${headBefore ?? 'unknown'} before the move)`,
+    );
+
+    step = 'removeOld';
+    say(`6/6 ${MOVE_STEPS.removeOld}`);
+    await old.step(
+      { ...moveParameters(from, 'remove'), BACKUP_UNIT: backupPaths(from).unit },
+      "removing the old machine's service",
+    );
+    say(`  removed ${from.serviceName} from ${old.where}; its data stays in ${nodePaths(from).dataDir}`);
+
+    const seconds = (Date.now() - started) / 1000;
+    const result: MoveResult = { stoppedAt, backupId: backup.id, headBefore, oldEnode, newEnode: expected, seconds };
+    if (oldEnode && oldEnode !== expected) result.repermissioning = repermissioningRequest(to, oldEnode, expected);
+    say(`node ${to.name} moved in ${durationText(seconds)}`);
+    if (result.repermissioning) {
+      say('its enode changed: send this re-permissioning request (remove the old enode, add the new one):');
+      say(JSON.stringify(result.repermissioning, null, 2));
+    }
+    return result;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ToolFailure(`${message}\n${moveCutLine(stack, from.name, step)}`);
+  } finally {
+    old.dispose();
+    target.dispose();
+  }
+}
+
+/** The request of a moved node whose enode changed: as `npm run init` writes a new node's, and the enode to remove. */
+export function repermissioningRequest(
+  node: SshNodeSettings,
+  oldEnode: string,
+  newEnode: string,
+): RepermissioningRequest {
+  const nodeId = parseEnode(newEnode)?.nodeId;
+  if (!nodeId) throw new ToolFailure(`not an enode: ${newEnode}`);
+  return {
+    removeEnode: oldEnode,
+    ...permissioningRequest({
+      network: node.network,
+      nodeType: node.typenode,
+      nodeName: node.nodeName,
+      email: node.nodeEmail,
+      enode: newEnode,
+      address: addressOfPublicKey(`0x${nodeId}`),
+    }),
+  };
+}
+
+/** `pulumi up` of the stack file the move wrote: the engine brings the node up on the new machine. */
+export function pulumiUp(stack: string, configFile: string, node: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('pulumi', ['up', '--stack', stack, '--yes', '--skip-preview', '--config-file', configFile], {
+      stdio: 'inherit',
+      // The move's own run: its node may come up in its new place (core/node/place.ts), the old one being stopped.
+      env: { ...process.env, [MOVING_NODE_VARIABLE]: node },
+    });
+    child.on('error', (error) => reject(new ToolFailure(`cannot run pulumi: ${error.message}`)));
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new ToolFailure(`pulumi up --stack ${stack} failed (exit ${code})`)),
+    );
+  });
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# A node's move between machines (npm run node -- move), on one of the two machines, as root. MOVE_ACTION says which:
+#   leave    the old machine: the node's units (UNITS: the service and its companions) get a drop-in that keeps them
+#            from starting while MOVED_OUT_FILE is there (written first, naming DESTINATION), then stop; prints the
+#            moment the service stopped (MOVE_STOPPED_AT=, UTC): nothing starts the old node again, not a reboot, a
+#            backup or an operator's start, until the file is removed on purpose
+#   arrive   the new machine: MOVED_IN_FILE names the backup (BACKUP_ID) its start step restores before the node's
+#            first start there, and the enode the node had (FROM_ENODE, for npm run node -- check)
+#   remove   the old machine, once the new node is healthy: the units' files and the backup timer (BACKUP_UNIT) are
+#            removed; the node home and its data, the repository and MOVED_OUT_FILE are kept
+# Parameters (environment): MOVE_ACTION, SERVICE_NAME, UNITS, MOVED_OUT_FILE, MOVED_IN_FILE, DROP_IN, DESTINATION,
+# BACKUP_ID and FROM_ENODE (arrive), BACKUP_UNIT (remove).
+set -euo pipefail
+: "${MOVE_ACTION:?}" "${SERVICE_NAME:?}" "${UNITS:?}" "${MOVED_OUT_FILE:?}" "${MOVED_IN_FILE:?}" "${DROP_IN:?}"
+
+units_dir=/etc/systemd/system
+
+leave() {
+  : "${DESTINATION:?}"
+  local unit active=""
+  install -d -m 0755 -o root -g root "$(dirname "$MOVED_OUT_FILE")"
+  if [ ! -f "$MOVED_OUT_FILE" ] || [ -L "$MOVED_OUT_FILE" ]; then
+    write_file "$MOVED_OUT_FILE" 0644 root:root "moved-to=$DESTINATION"
+  fi
+  for unit in $UNITS; do
+    install -d -m 0755 -o root -g root "$units_dir/$unit.service.d"
+    write_file "$units_dir/$unit.service.d/$DROP_IN" 0644 root:root \
+      "$(printf '[Unit]\n# The node moved to %s (npm run node -- move): never started here again.\nConditionPathExists=!%s' \
+        "$DESTINATION" "$MOVED_OUT_FILE")"
+  done
+  systemctl daemon-reload
+  for unit in $UNITS; do
+    systemctl disable "$unit" >/dev/null 2>&1 || true
+    systemctl stop "$unit" || true
+  done
+  for unit in $UNITS; do
+    if systemctl is-active --quiet "$unit"; then active="$active $unit"; fi
+  done
+  [ -z "$active" ] || fail "systemd could not stop$active: the node was not moved; see systemctl status$active"
+  echo "MOVE_STOPPED_AT=$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)"
+  echo "move: $SERVICE_NAME stopped and kept from starting here (moved to $DESTINATION)"
+}
+
+arrive() {
+  : "${BACKUP_ID:?}" "${FROM_ENODE?}"
+  [[ $BACKUP_ID =~ ^[0-9a-f]{8,64}$ ]] || fail "not a backup id: $BACKUP_ID"
+  install -d -m 0755 -o root -g root "$(dirname "$MOVED_IN_FILE")"
+  write_file "$MOVED_IN_FILE" 0600 root:root "$(printf 'backup=%s\nfrom-enode=%s' "$BACKUP_ID" "$FROM_ENODE")"
+  echo "move: the start step restores backup $BACKUP_ID before $SERVICE_NAME first starts here"
+}
+
+remove() {
+  : "${BACKUP_UNIT:?}"
+  local unit
+  [ -f "$MOVED_OUT_FILE" ] || fail "$SERVICE_NAME did not move away from this machine ($MOVED_OUT_FILE is missing): refusing to remove it"
+  for unit in $UNITS "$BACKUP_UNIT"; do
+    systemctl disable --now "$unit.timer" >/dev/null 2>&1 || true
+    systemctl disable --now "$unit" >/dev/null 2>&1 || true
+    rm -rf "${units_dir:?}/$unit.service" "$units_dir/$unit.service.d" "$units_dir/$unit.timer"
+  done
+  systemctl daemon-reload
+  systemctl reset-failed >/dev/null 2>&1 || true
+  echo "move: removed the service $SERVICE_NAME and its companions here; its data and backups are kept"
+}
+
+case "$MOVE_ACTION" in
+  leave) leave ;;
+  arrive) arrive ;;
+  remove) remove ;;
+  *) fail "unknown move action: $MOVE_ACTION" ;;
+esac

@@ -1,0 +1,178 @@
+/**
+ * `npm run node -- move` (docs/moving.md) between two real test hosts: a writer (key custody stack) deployed on the
+ * first, moved to the second with the tool's own steps over real SSH; `pulumi up` of the stack file the move wrote is
+ * replayed on the new host as the engine runs it (testing/replay.ts). Shown: the chain height and a marker written
+ * before the move are there after it; the same key (the enode's node id), its address changed, and the
+ * re-permissioning request naming both enodes; the old service stopped before the new one's first start (each host's
+ * journal: the intervals never overlap), and removed at the end with its data kept; the next `pulumi up` of the
+ * stack file the move wrote changes nothing. Light: one release, no companions (Besu stand-in, a test fixture).
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as yaml from 'js-yaml';
+import { DEFAULT_NODE_HOME } from '../../core/catalog/defaults';
+import { MIN_START_TIMEOUT_SECONDS } from '../../core/catalog/remote';
+import { parseEnode } from '../../core/identity/nodeKey';
+import type { SshNodeSettings } from '../../core/settings/model';
+import { moveNode, MoveResult } from '../../cli/operations/move';
+import { movedStackFile } from '../../cli/operations/moveStackFile';
+import { loadOperatorStack } from '../../cli/operatorStack';
+import { COMPANIONS_OFF } from '../../testing/fixtures';
+import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
+import { startTestHost, TestHost } from '../../testing/host/testHost';
+import { hostSuite, progress } from '../../testing/hostSuite';
+import { operatorStackFile } from '../../testing/nodeTool';
+import { declareProgram } from '../../testing/program';
+import { recordProgram } from '../../testing/pulumi';
+import { startReleaseHost, stopReleaseHost, ReleaseHost } from '../../testing/releaseHost';
+import { changedCommands, remoteCommands, RemoteStep, runRemoteSteps } from '../../testing/replay';
+import { sshWriterStack } from '../../testing/sshStacks';
+
+const suite = hostSuite('moving a node between real hosts');
+jest.setTimeout(12 * 60 * 1000);
+
+const RELEASE = '24.1.0';
+const NODE = 'writer';
+const DATA = `${DEFAULT_NODE_HOME}/data`;
+const MARKER = 'written-before-the-move';
+
+suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
+  const recorded = recordProgram();
+  let old: ReleaseHost;
+  let target: TestHost;
+  let dir: string;
+
+  /** The stack of one writer on `host`, its releases served from the old host's server; pulumi up logs in by agent. */
+  const stackOn = (host: TestHost): Record<string, unknown> => {
+    const config = sshWriterStack(host, {
+      version: RELEASE,
+      releaseBaseUrl: old.files.url,
+      releaseDir: old.work,
+      nodeName: 'e2e-move',
+      dnsName: 'move.e2e.test',
+      sshLogin: 'agent',
+    });
+    const [node] = config['lacchain:nodes'] as Record<string, unknown>[];
+    Object.assign(node.inventory as Record<string, unknown>, { start_timeout_seconds: MIN_START_TIMEOUT_SECONDS });
+    config['lacchain:companions'] = COMPANIONS_OFF;
+    return config;
+  };
+  const root = async (host: TestHost, script: string) => {
+    const result = await host.ssh('bash -s', { input: `set -euo pipefail\n${script}`, timeoutMs: 120_000 });
+    if (result.code !== 0) throw new Error(`${host.name}: exit ${result.code}:\n${result.stdout}\n${result.stderr}`);
+    return result.stdout.trim();
+  };
+  const rpc = async (host: TestHost, method: string) =>
+    JSON.parse(
+      await root(
+        host,
+        `curl -s -H 'Host: localhost' -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","method":"${method}","params":[],"id":1}' http://127.0.0.1:4545/`,
+      ),
+    ).result as string;
+  /** The epoch seconds of each Started and Stopped line of the besu unit in a host's journal. */
+  const unitTimes = async (host: TestHost) => {
+    const lines = await root(host, "journalctl -u besu -o short-unix --no-pager | grep -E 'Started|Stopped' || true");
+    return lines
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => ({ at: Number(line.split(' ')[0]), started: / Started /.test(line) }));
+  };
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-move-'));
+    old = await startReleaseHost('moveold', 56, [RELEASE], { packagesInstalled: true });
+    target = await startTestHost('movenew', 57, { base: await packagesInstalledDisk() });
+    // The new host trusts the old host's release server, and the operator's key (the old host's) logs in to it.
+    const tls = fs.readdirSync(old.work).find((f) => f.startsWith('.tls-'));
+    const certificate = fs.readFileSync(path.join(old.work, tls!, 'cert.pem'), 'utf8');
+    await target.ssh('cat >> /etc/ssl/certs/ca-certificates.crt', { input: certificate });
+    const publicKey = execFileSync('ssh-keygen', ['-y', '-f', old.host.privateKeyFile], { encoding: 'utf8' });
+    await root(
+      target,
+      `for home in /root /home/${target.sudoUser}; do printf '%s\\n' '${publicKey.trim()}' >> "$home/.ssh/authorized_keys"; done`,
+    );
+  });
+
+  afterAll(async () => {
+    await target?.stop();
+    if (old) await stopReleaseHost(old);
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  let result: MoveResult;
+  let oldEnode: string;
+  let headBefore: number;
+  let provisioned: RemoteStep[];
+  let configFile: string;
+
+  it('moves the node with its data and key, the old one stopped before the new one starts', async () => {
+    await runRemoteSteps(old.host, remoteCommands(await declareProgram(recorded, 'testnet', stackOn(old.host), {})));
+    oldEnode = await rpc(old.host, 'net_enode');
+    // A few blocks, and a marker in the data.
+    for (let i = 0; i < 40 && Number.parseInt(await rpc(old.host, 'eth_blockNumber'), 16) < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    await root(old.host, `runuser -u besu -- sh -c 'echo ${MARKER} > ${DATA}/move-marker'`);
+    headBefore = Number.parseInt(await rpc(old.host, 'eth_blockNumber'), 16);
+
+    configFile = operatorStackFile(dir, stackOn(old.host));
+    const movedText = movedStackFile(fs.readFileSync(configFile, 'utf8'), NODE, {
+      host: target.ip,
+      host_key: target.hostPublicKey,
+      node_ip: target.ip,
+    });
+    const check = path.join(dir, 'check.yaml');
+    fs.writeFileSync(check, movedText);
+    const from = loadOperatorStack('testnet', configFile).settings.nodes[0] as SshNodeSettings;
+    const to = loadOperatorStack('testnet', check).settings.nodes[0] as SshNodeSettings;
+    const started = Date.now();
+    result = await moveNode(
+      { stack: 'testnet', from, to, configFile, movedText, ssh: { keyFile: old.host.privateKeyFile, options: [] } },
+      {
+        // pulumi up of the stack file the move wrote, as the engine runs it on the new host.
+        bringUp: async () => {
+          provisioned = remoteCommands(await declareProgram(recorded, 'testnet', stackOn(target), {}));
+          await runRemoteSteps(target, provisioned);
+        },
+      },
+    );
+    progress(`the move took ${((Date.now() - started) / 1000).toFixed(1)} s (Besu stand-in)`);
+    console.log(`move SSH -> SSH took ${result.seconds.toFixed(1)} s (Besu stand-in)`);
+
+    // The data: the marker and at least the height before the move.
+    expect(await root(target, `cat ${DATA}/move-marker`)).toBe(MARKER);
+    expect(Number.parseInt(await rpc(target, 'eth_blockNumber'), 16)).toBeGreaterThanOrEqual(headBefore);
+    // The same key: the same node id, at the new address.
+    const newEnode = await rpc(target, 'net_enode');
+    expect(parseEnode(newEnode)?.nodeId).toBe(parseEnode(oldEnode)?.nodeId);
+    expect(parseEnode(newEnode)?.host).toBe(target.ip);
+    expect(result.newEnode).toBe(newEnode);
+    // The re-permissioning request: the enode to remove and the one to add, where to send them.
+    expect(result.repermissioning).toMatchObject({
+      removeEnode: oldEnode,
+      enode: newEnode,
+      network: 'open-protestnet',
+      nodeName: 'e2e-move',
+    });
+    expect(result.repermissioning?.procedure).toContain('tech.support@lac-net.net');
+
+    // Never both: every start of the new node after the old one's last stop, and no start of the old one after it.
+    const oldTimes = await unitTimes(old.host);
+    const newTimes = await unitTimes(target);
+    const lastOldStop = Math.max(...oldTimes.filter((t) => !t.started).map((t) => t.at));
+    expect(oldTimes.filter((t) => t.started && t.at > lastOldStop)).toEqual([]);
+    const firstNewStart = Math.min(...newTimes.filter((t) => t.started).map((t) => t.at));
+    expect(firstNewStart).toBeGreaterThan(lastOldStop);
+    // The old machine: no service any more, its data kept.
+    expect((await old.host.ssh('systemctl cat besu')).code).not.toBe(0);
+    expect(await root(old.host, `cat ${DATA}/move-marker`)).toBe(MARKER);
+  });
+
+  it('the next pulumi up of the stack file the move wrote changes nothing', async () => {
+    const written = (yaml.load(fs.readFileSync(configFile, 'utf8')) as { config: Record<string, unknown> }).config;
+    const next = remoteCommands(await declareProgram(recorded, 'testnet', written, {}));
+    expect(changedCommands(provisioned, next).map((step) => step.name)).toEqual([]);
+  });
+});
