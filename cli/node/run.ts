@@ -138,6 +138,25 @@ async function moveCommand(
   const host = values['to-host'];
   const hostKey = values['to-host-key'];
   if (!host || !hostKey) throw new UsageError('move: --to-host and --to-host-key are required');
+  // A move cut after it rewrote the stack file: the old place is in the file it kept beside it.
+  const before = `${configFile}.before-move`;
+  if (node.host === host && fs.existsSync(before)) {
+    const from = loadOperatorStack(stack, before).settings.nodes.find((n) => n.name === node.name);
+    if (from?.target === 'ssh' && from.host !== host) {
+      await moveNode(
+        {
+          stack,
+          from,
+          to: node,
+          configFile,
+          movedText: fs.readFileSync(configFile, 'utf8'),
+          ssh: { keyFile: values['ssh-key'], options: values['ssh-option'] ?? [] },
+        },
+        { bringUp: pulumiUp },
+      );
+      return;
+    }
+  }
   const port = values['to-ssh-port'] === undefined ? undefined : Number(values['to-ssh-port']);
   if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) {
     throw new UsageError(`--to-ssh-port: given ${JSON.stringify(values['to-ssh-port'])}; allowed: 1 to 65535`);

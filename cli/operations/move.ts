@@ -186,7 +186,7 @@ export function moveCutLine(stack: string, node: string, step: MoveStep): string
       return `the move stopped at "${MOVE_STEPS[step]}": the old node is stopped and kept from starting, the new machine runs nothing; run ${again} again with the same flags to go on`;
     case 'bringUp':
     case 'health':
-      return `the move stopped at "${MOVE_STEPS[step]}": the stack file names the new machine and the old node is kept from starting; fix the cause above and run pulumi up --stack ${stack}, then ${again} to finish`;
+      return `the move stopped at "${MOVE_STEPS[step]}": the old node is kept from starting, the new machine runs the node only once its data is restored; fix the cause above and run ${again} again with the same flags to go on`;
     case 'removeOld':
       return `the move stopped at "${MOVE_STEPS[step]}": the new node runs; run ${again} again to remove the old machine's service`;
   }
@@ -200,16 +200,20 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
   const target = machine(to, request.ssh);
   let step: MoveStep = 'stopOld';
   try {
-    // Before anything changes: both machines answer, and the new one runs no node of this service.
-    const running = await target.run(
-      `systemctl is-active ${shellQuote(to.serviceName)} || true`,
-      'looking at the new machine',
-    );
-    if (running.trim() === 'active') {
+    // Before anything changes: both machines answer, and the new one runs no node of this service, unless an earlier
+    // move of this node started it there (the old one marked moved out): then this run finishes that move.
+    const running = (
+      await target.run(`systemctl is-active ${shellQuote(to.serviceName)} || true`, 'looking at the new machine')
+    ).trim();
+    const movedOutFile = shellQuote(MACHINE_MOVE_FILES.movedOut(from.serviceName));
+    const movedOut =
+      (await old.run(`test -f ${movedOutFile} && echo moved || true`, 'looking at the old machine')).trim() === 'moved';
+    if (running === 'active' && !movedOut) {
       throw new ToolFailure(
         `${to.serviceName} already runs on ${target.where}: refusing to move node ${from.name} there (two nodes, one key); stop it first`,
       );
     }
+    const resumed = running === 'active';
     const oldClient = nodeClient(from, {
       stack,
       configFile: request.configFile,
@@ -221,71 +225,76 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
       .then((hex) => Number.parseInt(String(hex), 16))
       .catch(() => undefined);
     movePlan(request).forEach(say);
-
-    say(`1/6 ${MOVE_STEPS.stopOld}`);
-    const left = await old.step(
-      { ...moveParameters(from, 'leave'), DESTINATION: target.where },
-      'stopping the old node',
-    );
-    const stoppedAt = /MOVE_STOPPED_AT=(\S+)/.exec(left)?.[1] ?? '';
-    say(`  ${from.serviceName} stopped on ${old.where} at ${stoppedAt}`);
-
-    step = 'lastBackup';
-    say(`2/6 ${MOVE_STEPS.lastBackup}`);
-    await oldClient.backups.take(BACKUP_REASONS.move, () => undefined);
-    const backup = (await oldClient.backups.list()).filter((b) => b.reason === BACKUP_REASONS.move).pop();
-    if (!backup) throw new ToolFailure(`the last backup of node ${from.name} is not in its repository's list`);
-    say(`  backup ${backup.id} (Besu ${backup.release}) in ${from.backups.repository}`);
-
-    step = 'carry';
-    say(`3/6 ${MOVE_STEPS.carry}`);
-    const repository = from.backups.repository;
-    if (repository.startsWith('/') && (repository !== to.backups.repository || from.host !== to.host)) {
-      const parent = path.posix.dirname(to.backups.repository);
-      await target.run(
-        `${target.sudo}install -d -m 0755 -o root -g root ${shellQuote(parent)}`,
-        'making the repository folder',
+    let stoppedAt = '';
+    let backupId = '';
+    if (resumed) say(`  ${to.serviceName} already runs on ${target.where}, the old node moved out: finishing the move`);
+    else {
+      say(`1/6 ${MOVE_STEPS.stopOld}`);
+      const left = await old.step(
+        { ...moveParameters(from, 'leave'), DESTINATION: target.where },
+        'stopping the old node',
       );
-      await pipeBetween(
-        old,
-        `${old.sudo}tar -C ${shellQuote(path.posix.dirname(repository))} -cf - ${shellQuote(path.posix.basename(repository))}`,
-        target,
-        `${target.sudo}tar -C ${shellQuote(parent)} --no-same-owner -xf - --transform ${shellQuote(`s,^${path.posix.basename(repository)},${path.posix.basename(to.backups.repository)},`)}`,
-        'carrying the backup repository',
-      );
-      say(`  carried the repository to ${to.backups.repository} on ${target.where}`);
-    } else {
-      say(`  the repository ${repository} is reached from both machines: nothing to carry`);
-    }
-    if (from.keyCustody === 'machine') {
-      const incoming = MACHINE_MOVE_FILES.incomingKey(to.serviceName);
-      const asServiceUser =
-        from.user === 'root' ? `runuser -u ${DEFAULT_SERVICE_USER} -- ` : `sudo -n -u ${DEFAULT_SERVICE_USER} `;
-      // Read as the service user (no link followed), written by root on the new machine, root's only: never on this
-      // machine's disk, nor in the state.
-      await pipeBetween(
-        old,
-        `${asServiceUser}dd if=${shellQuote(nodePaths(from).key)} iflag=nofollow,nonblock bs=200 count=1 status=none`,
-        target,
-        `${target.sudo}sh -c ${shellQuote(`umask 077 && install -d -m 0755 /etc/lacchain && cat >${incoming}.new && test -s ${incoming}.new && mv -f ${incoming}.new ${incoming}`)}`,
-        'carrying the machine key',
-      );
-      say(`  carried the node key root to root (key custody machine)`);
-    }
-    await target.step(
-      { ...moveParameters(to, 'arrive'), BACKUP_ID: backup.id, FROM_ENODE: oldEnode ?? '' },
-      'recording the backup to restore',
-    );
+      stoppedAt = /MOVE_STOPPED_AT=(\S+)/.exec(left)?.[1] ?? '';
+      say(`  ${from.serviceName} stopped on ${old.where} at ${stoppedAt}`);
 
-    step = 'bringUp';
-    say(`4/6 ${MOVE_STEPS.bringUp}`);
-    const before = fs.readFileSync(request.configFile, 'utf8');
-    if (before !== request.movedText) {
-      fs.writeFileSync(`${request.configFile}.before-move`, before);
-      fs.writeFileSync(request.configFile, request.movedText);
-      say(`  ${request.configFile} names the new machine (the file before: ${request.configFile}.before-move)`);
+      step = 'lastBackup';
+      say(`2/6 ${MOVE_STEPS.lastBackup}`);
+      await oldClient.backups.take(BACKUP_REASONS.move, () => undefined);
+      const backup = (await oldClient.backups.list()).filter((b) => b.reason === BACKUP_REASONS.move).pop();
+      if (!backup) throw new ToolFailure(`the last backup of node ${from.name} is not in its repository's list`);
+      backupId = backup.id;
+      say(`  backup ${backup.id} (Besu ${backup.release}) in ${from.backups.repository}`);
+
+      step = 'carry';
+      say(`3/6 ${MOVE_STEPS.carry}`);
+      const repository = from.backups.repository;
+      if (repository.startsWith('/') && (repository !== to.backups.repository || from.host !== to.host)) {
+        const parent = path.posix.dirname(to.backups.repository);
+        await target.run(
+          `${target.sudo}install -d -m 0755 -o root -g root ${shellQuote(parent)}`,
+          'making the repository folder',
+        );
+        await pipeBetween(
+          old,
+          `${old.sudo}tar -C ${shellQuote(path.posix.dirname(repository))} -cf - ${shellQuote(path.posix.basename(repository))}`,
+          target,
+          `${target.sudo}tar -C ${shellQuote(parent)} --no-same-owner -xf - --transform ${shellQuote(`s,^${path.posix.basename(repository)},${path.posix.basename(to.backups.repository)},`)}`,
+          'carrying the backup repository',
+        );
+        say(`  carried the repository to ${to.backups.repository} on ${target.where}`);
+      } else {
+        say(`  the repository ${repository} is reached from both machines: nothing to carry`);
+      }
+      if (from.keyCustody === 'machine') {
+        const incoming = MACHINE_MOVE_FILES.incomingKey(to.serviceName);
+        const asServiceUser =
+          from.user === 'root' ? `runuser -u ${DEFAULT_SERVICE_USER} -- ` : `sudo -n -u ${DEFAULT_SERVICE_USER} `;
+        // Read as the service user (no link followed), written by root on the new machine, root's only: never on this
+        // machine's disk, nor in the state.
+        await pipeBetween(
+          old,
+          `${asServiceUser}dd if=${shellQuote(nodePaths(from).key)} iflag=nofollow,nonblock bs=200 count=1 status=none`,
+          target,
+          `${target.sudo}sh -c ${shellQuote(`umask 077 && install -d -m 0755 /etc/lacchain && cat >${incoming}.new && test -s ${incoming}.new && mv -f ${incoming}.new ${incoming}`)}`,
+          'carrying the machine key',
+        );
+        say(`  carried the node key root to root (key custody machine)`);
+      }
+      await target.step(
+        { ...moveParameters(to, 'arrive'), BACKUP_ID: backup.id, FROM_ENODE: oldEnode ?? '' },
+        'recording the backup to restore',
+      );
+
+      step = 'bringUp';
+      say(`4/6 ${MOVE_STEPS.bringUp}`);
+      const before = fs.readFileSync(request.configFile, 'utf8');
+      if (before !== request.movedText) {
+        fs.writeFileSync(`${request.configFile}.before-move`, before);
+        fs.writeFileSync(request.configFile, request.movedText);
+        say(`  ${request.configFile} names the new machine (the file before: ${request.configFile}.before-move)`);
+      }
+      await deps.bringUp(stack, request.configFile, from.name);
     }
-    await deps.bringUp(stack, request.configFile, from.name);
 
     step = 'health';
     say(`5/6 ${MOVE_STEPS.health}`);
@@ -326,7 +335,7 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
     say(`  removed ${from.serviceName} from ${old.where}; its data stays in ${nodePaths(from).dataDir}`);
 
     const seconds = (Date.now() - started) / 1000;
-    const result: MoveResult = { stoppedAt, backupId: backup.id, headBefore, oldEnode, newEnode: expected, seconds };
+    const result: MoveResult = { stoppedAt, backupId, headBefore, oldEnode, newEnode: expected, seconds };
     if (oldEnode && oldEnode !== expected) result.repermissioning = repermissioningRequest(to, oldEnode, expected);
     say(`node ${to.name} moved in ${durationText(seconds)}`);
     if (result.repermissioning) {
