@@ -17,6 +17,7 @@ import { MIN_START_TIMEOUT_SECONDS } from '../../core/catalog/remote';
 import { parseEnode } from '../../core/identity/nodeKey';
 import type { SshNodeSettings } from '../../core/settings/model';
 import { moveNode, MoveResult } from '../../cli/operations/move';
+import { ToolFailure } from '../../cli/cli';
 import { movedStackFile } from '../../cli/operations/moveStackFile';
 import { loadOperatorStack } from '../../cli/operatorStack';
 import { COMPANIONS_OFF } from '../../testing/fixtures';
@@ -174,5 +175,65 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
     const written = (yaml.load(fs.readFileSync(configFile, 'utf8')) as { config: Record<string, unknown> }).config;
     const next = remoteCommands(await declareProgram(recorded, 'testnet', written, {}));
     expect(changedCommands(provisioned, next).map((step) => step.name)).toEqual([]);
+  });
+
+  it('a move cut at its bring-up leaves one place runnable, says how to go on, and finishes when run again', async () => {
+    // Back to the first host, its pulumi up failing the first time.
+    const cutAt = Date.now() / 1000;
+    const movedBack = movedStackFile(fs.readFileSync(configFile, 'utf8'), NODE, {
+      host: old.host.ip,
+      host_key: old.host.hostPublicKey,
+      node_ip: old.host.ip,
+    });
+    const check = path.join(dir, 'back.yaml');
+    fs.writeFileSync(check, movedBack);
+    const from = loadOperatorStack('testnet', configFile).settings.nodes[0] as SshNodeSettings;
+    const to = loadOperatorStack('testnet', check).settings.nodes[0] as SshNodeSettings;
+    const ssh = { keyFile: old.host.privateKeyFile, options: [] };
+    const error = await moveNode(
+      { stack: 'testnet', from, to, configFile, movedText: movedBack, ssh },
+      {
+        bringUp: async () => {
+          throw new ToolFailure('pulumi up --stack testnet failed (exit 255)');
+        },
+      },
+    ).then(
+      () => new Error('the move went through'),
+      (e: unknown) => e as Error,
+    );
+    expect(error).toBeInstanceOf(ToolFailure);
+    expect(error.message.split('\n').pop()).toBe(
+      'the move stopped at "bring the node up on the new machine, its data restored before its first start": the old ' +
+        'node is kept from starting, the new machine runs the node only once its data is restored; fix the cause above ' +
+        'and run npm run node -- move --stack testnet --node writer again with the same flags to go on',
+    );
+    // Exactly one place runnable, and neither running: the node the move stopped does not start, even when asked.
+    await target.ssh('systemctl start besu');
+    expect((await target.ssh('systemctl is-active besu')).stdout.trim()).not.toBe('active');
+    expect((await old.host.ssh('systemctl is-active besu')).stdout.trim()).not.toBe('active');
+    // The stack file names the first host again; the place it had is kept beside it, which the command reads back.
+    expect(fs.readFileSync(configFile, 'utf8')).toBe(movedBack);
+    const before = loadOperatorStack('testnet', `${configFile}.before-move`).settings.nodes[0] as SshNodeSettings;
+    expect(before.host).toBe(target.ip);
+
+    const again = await moveNode(
+      { stack: 'testnet', from: before, to, configFile, movedText: movedBack, ssh },
+      {
+        bringUp: async () => {
+          provisioned = remoteCommands(await declareProgram(recorded, 'testnet', stackOn(old.host), {}));
+          await runRemoteSteps(old.host, provisioned);
+        },
+      },
+    );
+    console.log(`move SSH -> SSH, run again after a cut, took ${again.seconds.toFixed(1)} s (Besu stand-in)`);
+    expect(await root(old.host, `cat ${DATA}/move-marker`)).toBe(MARKER);
+    expect(Number.parseInt(await rpc(old.host, 'eth_blockNumber'), 16)).toBeGreaterThanOrEqual(headBefore);
+    expect(await rpc(old.host, 'net_enode')).toBe(oldEnode);
+    // Never both: the first host's starts since the cut all after the second host's last stop.
+    const stops = (await unitTimes(target)).filter((t) => !t.started).map((t) => t.at);
+    const starts = (await unitTimes(old.host)).filter((t) => t.started && t.at > cutAt).map((t) => t.at);
+    expect(starts.length).toBeGreaterThan(0);
+    expect(Math.min(...starts)).toBeGreaterThan(Math.max(...stops));
+    expect((await target.ssh('systemctl cat besu')).code).not.toBe(0);
   });
 });
