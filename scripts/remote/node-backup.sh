@@ -361,7 +361,8 @@ cmd_take_in() {
     if ! read_as_service_user "$file" 4096 >"$copy" || [ ! -s "$copy" ]; then
       fail "$file cannot be read as $SERVICE_USER (a link, or not that user's file): nothing was changed"
     fi
-    chmod --reference="$file" "$copy"
+    chmod 0644 "$copy"
+    if [ "$file" = "$KEY_FILE" ]; then chmod 0600 "$copy"; fi
     move_into_place "$copy" "$restored/$(basename "$file")"
   done
   chown -hR "$SERVICE_USER:$(id -gn "$SERVICE_USER")" "$restored"

@@ -18,6 +18,7 @@ import { parseEnode } from '../../core/identity/nodeKey';
 import type { SshNodeSettings } from '../../core/settings/model';
 import { moveNode, MoveResult } from '../../cli/operations/move';
 import { ToolFailure } from '../../cli/cli';
+import { nodeClient } from '../../cli/operations/nodeClient';
 import { movedStackFile } from '../../cli/operations/moveStackFile';
 import { loadOperatorStack } from '../../cli/operatorStack';
 import { COMPANIONS_OFF } from '../../testing/fixtures';
@@ -158,6 +159,14 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
       nodeName: 'e2e-move',
     });
     expect(result.repermissioning?.procedure).toContain('tech.support@lac-net.net');
+
+    // What check reads on the new machine: the enode the node had before it moved (core/operations/causes.ts).
+    const client = nodeClient(to, {
+      stack: 'testnet',
+      configFile,
+      ssh: { keyFile: old.host.privateKeyFile, options: [] },
+    });
+    expect(await client.movedFrom?.()).toBe(oldEnode);
 
     // Never both: every start of the new node after the old one's last stop, and no start of the old one after it.
     const oldTimes = await unitTimes(old.host);
