@@ -86,7 +86,10 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-move-'));
     old = await startReleaseHost('moveold', 56, [RELEASE], { packagesInstalled: true });
     target = await startTestHost('movenew', 57, { base: await packagesInstalledDisk() });
-    // The new host trusts the old host's release server, and the operator's key (the old host's) logs in to it.
+    // The new host reaches the old host's release server (a test host has no default route: only this machine's
+    // address of the old host's link, routed through its own) and trusts it, and the operator's key (the old host's)
+    // logs in to it.
+    await root(target, `ip route replace ${old.host.gateway}/32 via ${target.gateway}`);
     const tls = fs.readdirSync(old.work).find((f) => f.startsWith('.tls-'));
     const certificate = fs.readFileSync(path.join(old.work, tls!, 'cert.pem'), 'utf8');
     await target.ssh('cat >> /etc/ssl/certs/ca-certificates.crt', { input: certificate });
