@@ -25,7 +25,8 @@ export const ROOT_TOUCHES: Record<string, string> = {
   'node-backup.sh KEY_FILE':
     'read once as the service user (no link, no FIFO wait, bounded) into a file root made in its work folder, renamed into the restored data; never in a backup, nor any key* name',
   'node-backup.sh ENODE_FILE':
-    'read from the restored copy before anyone else can reach it, as a regular file only (never the live one)',
+    "read from the restored copy before anyone else can reach it, as a regular file only; take-in reads the live one as the service user, into root's own file",
+  'node-backup.sh NODE_ADDRESS_FILE': "take-in only: read as the service user, into root's own file renamed into place",
   'node-backup.sh DATA_DIR':
     "copied by restic (links stored as links); what a backup brings back is read only as regular files and written only by renames of root's own files",
   'node-files.sh ENODE_FILE': 'named only (the node-key step writes it)',
