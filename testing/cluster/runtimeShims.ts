@@ -63,7 +63,8 @@ function withDescendants(pids: number[]): number[] {
   return [...tree];
 }
 
-const alive = (pid: number) => {
+/** Whether process `pid` is still there. */
+export const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;

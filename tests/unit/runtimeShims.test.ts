@@ -5,7 +5,7 @@
  * shim runs its containers.
  */
 import { ChildProcess, spawn } from 'child_process';
-import { endShims, shimsOf } from '../../testing/cluster/runtimeShims';
+import { alive, endShims, shimsOf } from '../../testing/cluster/runtimeShims';
 
 const started: ChildProcess[] = [];
 const MINE = '/tmp/lacchain-kubelet-mine/containerd.sock';
@@ -22,15 +22,6 @@ async function shimStandIn(socket: string): Promise<{ shim: number; container: n
   const container = await new Promise<number>((resolve) => shim.stdout!.once('data', (d) => resolve(Number(d))));
   return { shim: shim.pid!, container };
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 afterAll(async () => {
   await endShims(OTHER);
