@@ -16,6 +16,7 @@ import type { PermissioningRequest } from '../core/permissioning';
 import { declareNode, nodeOutput } from './declareNode';
 import {
   DeployValues,
+  LoadBalancerValues,
   loadNodeSettings,
   NetworkName,
   NodeEntry,
@@ -24,6 +25,23 @@ import {
   NodeSecretValues,
   SharedSettings,
 } from './nodeSettings';
+
+/** A values file's `deploy` section as a ClusterNode takes it: less the network, type and static IP it says itself. */
+export type ClusterDeploy = Omit<DeployValues, 'publicIP' | 'p2p' | 'loadBalancer'> & {
+  p2p?: { port?: number };
+  loadBalancer?: LoadBalancerValues;
+};
+
+/** Each field a value or an output of your program (a list: of values or outputs). */
+type Inputs<T> = {
+  [K in keyof T]: NonNullable<T[K]> extends (infer E)[] ? pulumi.Input<pulumi.Input<E>[]> : pulumi.Input<T[K]>;
+};
+
+/** ClusterDeploy, each value (but the namespace, declared at once) possibly an output of your program. */
+export type ClusterDeployArgs = Inputs<Omit<ClusterDeploy, 'namespace' | 'loadBalancer'>> & {
+  namespace?: string;
+  loadBalancer?: Inputs<LoadBalancerValues>;
+};
 
 /** The arguments of a ClusterNode. */
 export interface ClusterNodeArgs {
@@ -40,9 +58,10 @@ export interface ClusterNodeArgs {
   p2pHost?: pulumi.Input<string>;
   /**
    * The rest of the values file's `deploy` section (docs/settings.md: workerName, nodeName, nodeEmail, loadBalancer,
-   * namespace, releaseVersion, imageDigest, ...); `p2p.port` alone of `p2p`.
+   * namespace, releaseVersion, imageDigest, ...); `p2p.port` alone of `p2p`. Each value but `namespace` may be an
+   * output of your program: a worker's name, an Elastic IP's `allocationId`, a subnet's id, a resource group's name.
    */
-  deploy: Omit<DeployValues, 'publicIP' | 'p2p'> & { p2p?: { port?: number } };
+  deploy: ClusterDeployArgs;
   /** The node's entry of a stack file beside its name and type: keyCustody, keySecret, publicKey, its own `rpc`. */
   node?: NodeEntry;
   /** What a stack file gives all its nodes: rpc, companions, backups, monitoring, rollout, allowKeyDeletion, ... */
@@ -62,16 +81,17 @@ export interface ClusterNodeArgs {
 export interface ClusterNodeValues {
   publicIP: string;
   p2pHost: string;
+  deploy: ClusterDeploy;
   secrets: NodeSecretValues;
 }
 
 /** What a ClusterNode's arguments say, as the one-node stack file and values file the loader reads. */
 export function clusterNodeRequest(
   name: string,
-  args: Omit<ClusterNodeArgs, 'provider' | 'namespace' | 'publicIP' | 'p2pHost' | 'secrets'>,
+  args: Pick<ClusterNodeArgs, 'network' | 'typenode' | 'node' | 'shared'>,
   values: ClusterNodeValues,
 ): NodeRequest {
-  const { p2p, ...deploy } = args.deploy;
+  const { p2p, ...deploy } = values.deploy;
   return {
     component: 'ClusterNode',
     name,
@@ -131,10 +151,20 @@ export class ClusterNode extends pulumi.ComponentResource {
       });
     // Declared once the values your program makes are known: a preview of a new static IP shows the node after it.
     const declared = pulumi
-      .all([args.publicIP, args.p2pHost ?? args.publicIP, pulumi.output(args.secrets ?? {})])
-      .apply(([publicIP, p2pHost, secrets]) => {
+      .all([
+        args.publicIP,
+        args.p2pHost ?? args.publicIP,
+        pulumi.output(args.deploy),
+        pulumi.output(args.secrets ?? {}),
+      ])
+      .apply(([publicIP, p2pHost, deploy, secrets]) => {
         const loaded = loadNodeSettings(
-          clusterNodeRequest(name, args, { publicIP, p2pHost, secrets: secrets as NodeSecretValues }),
+          clusterNodeRequest(name, args, {
+            publicIP,
+            p2pHost,
+            deploy: deploy as ClusterDeploy,
+            secrets: secrets as NodeSecretValues,
+          }),
         );
         return declareNode(loaded, {
           parent: this,

@@ -5,12 +5,13 @@
  * nodes of a stack file as this project's own `pulumi up` declares them (deployStackFile, index.ts).
  */
 export { ClusterNode } from './clusterNode';
-export type { ClusterNodeArgs } from './clusterNode';
+export type { ClusterDeploy, ClusterDeployArgs, ClusterNodeArgs } from './clusterNode';
 export { MachineNode } from './machineNode';
 export type { MachineConnection, MachineNodeArgs } from './machineNode';
 export type {
   DeployValues,
   InventoryValues,
+  LoadBalancerValues,
   NetworkName,
   NodeEntry,
   NodeSecrets,

@@ -17,6 +17,7 @@ import {
   companionsSchema,
   deploySchema,
   inventorySchema,
+  loadBalancerSchema,
   monitoringSchema,
   rolloutSchema,
   rpcSchema,
@@ -54,6 +55,9 @@ export type NodeEntry = Omit<z.input<typeof stackNodeSchema>, 'name' | 'typenode
 
 /** A Kubernetes node's values file, `deploy`, less its network and type (the component's own arguments). */
 export type DeployValues = Omit<z.input<typeof deploySchema>, 'network' | 'typenode'>;
+
+/** A values file's `deploy.loadBalancer`: the cluster's load balancer and what it needs for the static IP. */
+export type LoadBalancerValues = z.input<typeof loadBalancerSchema>;
 
 /** An SSH node's inventory. */
 export type InventoryValues = z.input<typeof inventorySchema>;

@@ -48,7 +48,7 @@ function operatorsNode(name: string, overrides: Record<string, unknown> = {}) {
     network: NETWORK,
     typenode: 'writer',
     publicIP: eip,
-    deploy: { ...rest, p2p: { port: p2p.port } },
+    deploy: { ...rest, workerName: pulumi.output(rest.workerName), p2p: { port: p2p.port } },
     shared: { genesisFile: TEST_GENESIS_FILE },
     secrets: { nodeKey: pulumi.secret(KEY) },
     provider,
@@ -110,13 +110,8 @@ it("declares what the stack file declares for the same settings, under the compo
 it('refuses what the schema refuses, one line per problem naming the argument', () => {
   const request = clusterNodeRequest(
     'bad-writer',
-    {
-      network: NETWORK,
-      typenode: 'writer',
-      deploy: { ...rest, workerName: 'Not A Worker', nodeEmail: 'nobody' },
-      shared: { rpc: { exposure: 'everywhere' } as any },
-    },
-    { publicIP, p2pHost: publicIP, secrets: {} },
+    { network: NETWORK, typenode: 'writer', shared: { rpc: { exposure: 'everywhere' } as any } },
+    { publicIP, p2pHost: publicIP, deploy: { ...rest, workerName: 'Not A Worker', nodeEmail: 'nobody' }, secrets: {} },
   );
   expect(() => loadNodeSettings(request)).toThrow(pulumi.RunError);
   const message = (() => {
