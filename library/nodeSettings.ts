@@ -14,6 +14,7 @@ import { loadStack, LoadedStack } from '../core/settings/load';
 import { SettingsError } from '../core/settings/problems';
 import {
   backupsSchema,
+  besuOptionsSchema,
   companionsSchema,
   deploySchema,
   inventorySchema,
@@ -40,6 +41,8 @@ export interface SharedSettings {
   backups?: z.input<typeof backupsSchema>;
   /** How your Prometheus scrapes a cluster node (`lacchain:monitoring`). */
   monitoring?: z.input<typeof monitoringSchema>;
+  /** Besu options the network's Helm chart writes (`lacchain:besu`); the node's own `besu` replaces the fields it gives. */
+  besu?: z.input<typeof besuOptionsSchema>;
   /** How long the health gate waits (`lacchain:rollout`). */
   rollout?: z.input<typeof rolloutSchema>;
   /** `true` lets `pulumi destroy` delete the node key (`lacchain:allowKeyDeletion`). Default false. */

@@ -105,6 +105,19 @@ export function unsupportedReason(version: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Options that arrived in a release between two of KNOWN_RELEASES, whose option lists therefore lack them: accepted
+ * from the release named (the project's Besu facts).
+ */
+const OPTIONS_SINCE: Readonly<Record<string, string>> = { 'tx-pool': BESU_CHANGES.layeredTxPool };
+
+/**
+ * The values the network's Helm chart writes into config.toml for options its Ansible roles leave out
+ * (LACNetNetworks/besu-networks, helm/values/*.yml and the chart's configmap; it also turns revert reasons and account
+ * permissioning on): offered as `besu` settings (core/settings/schema.ts), none written by default.
+ */
+export const HELM_CHART_OPTIONS = { txPoolRetentionHours: 999, txPoolMaxSize: 1024 } as const;
+
 /** The release whose option list applies to a version: the newest known release not newer than it. */
 export function optionListRelease(version: string): string {
   const candidates = KNOWN_RELEASES.filter((known) => atLeast(version, known));
@@ -130,7 +143,8 @@ export function acceptedOptions(version: string): ReadonlySet<string> {
     );
     optionCache.set(release, options);
   }
-  return options;
+  const since = Object.keys(OPTIONS_SINCE).filter((name) => atLeast(version, OPTIONS_SINCE[name]));
+  return since.length === 0 ? options : new Set([...options, ...since]);
 }
 
 /** The container image of a release. */
