@@ -7,7 +7,13 @@
 import { z } from 'zod';
 import { PORTS } from '../catalog/ports';
 import { METRICS } from '../catalog/metrics';
-import { BESU_CHANGES, BESU_IMAGE_REPOSITORY, HELM_CHART_OPTIONS, RELEASE_ARCHIVE_SHA256 } from '../catalog/besu';
+import {
+  BESU_CHANGES,
+  BESU_IMAGE_REPOSITORY,
+  HELM_CHART_OPTIONS,
+  LAST_JFROG_RELEASE,
+  RELEASE_ARCHIVE_SHA256,
+} from '../catalog/besu';
 import {
   BACKUP_SCHEDULE_NAMES,
   BACKUP_TOOL,
@@ -140,9 +146,9 @@ export const inventorySchema = strict({
       "The systemd service name (also the log file prefix). Two nodes on one machine need two names, and the units of one (its service and its companions' `<node_service>-<companion>`, e.g. `besu-ethstats`) may not be the other's.",
   }),
   release_url: setting(releaseUrlTemplate.optional(), {
-    default: "Besu's GitHub releases",
+    default: `each release's published sources in order, the pinned digest deciding: up to ${LAST_JFROG_RELEASE} the JFrog URL Besu's changelog gives, then its GitHub release asset; from 24.3.0 the GitHub asset alone (the \`release\` step says which served it)`,
     description:
-      'Where releases are downloaded: a mirror (redirects must stay on https), or a path on the machine for air-gapped machines.',
+      'Where releases are downloaded: a mirror (redirects must stay on https), or a path on the machine for air-gapped machines; it alone is tried.',
   }),
   release_sha256: setting(sha256Digest.optional(), {
     required: 'for releases without a pinned digest',
