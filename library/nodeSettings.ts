@@ -160,10 +160,27 @@ export function loadNodeSettings(request: NodeRequest): LoadedStack {
   }
 }
 
-/** A setting's key as the component's argument that holds it: `rpc.exposure`, `deploy.publicIP`, `inventory.host`. */
+/** The settings a component takes as arguments of its own, by their keys in a values file or an inventory. */
+const OWN_ARGUMENTS: Readonly<Record<string, string>> = {
+  'deploy.network': 'network',
+  'deploy.typenode': 'typenode',
+  'deploy.publicIP': 'publicIP',
+  'deploy.p2p.host': 'p2pHost',
+  'inventory.host': 'connection.host',
+  'inventory.port': 'connection.port',
+  'inventory.user': 'connection.user',
+  'inventory.host_key': 'connection.hostKey',
+  'inventory.node_ip': 'nodeIp',
+};
+
+/** A setting's key as the component's argument that holds it: `deploy.workerName`, `shared.rpc.exposure`, `nodeIp`. */
 function argumentOf(key: string): string {
   const nodeEntry = `${configKey('nodes')}[0].`;
-  if (key.startsWith(`${nodeEntry}inventory.`)) return key.slice(nodeEntry.length);
+  const inventory = /^(?:node \S+ )?(inventory\..*)$/.exec(
+    key.startsWith(nodeEntry) ? key.slice(nodeEntry.length) : key,
+  );
+  if (inventory) return OWN_ARGUMENTS[inventory[1]] ?? inventory[1];
+  if (key in OWN_ARGUMENTS) return OWN_ARGUMENTS[key];
   if (key.startsWith(nodeEntry)) return `node.${key.slice(nodeEntry.length)}`;
   if (key.startsWith(configKey('nodeKeys'))) return 'secrets.nodeKey';
   if (!key.startsWith(configKey(''))) return key;

@@ -128,6 +128,16 @@ it('refuses what the schema refuses, one line per problem naming the argument', 
   expect(message).toContain('\nshared.rpc.exposure: given "everywhere"; allowed:');
 });
 
+it('names the static IP by its own argument, as the values file names it deploy.publicIP', () => {
+  const request = clusterNodeRequest(
+    'private-writer',
+    { network: NETWORK, typenode: 'writer' },
+    { publicIP: '300.1.2.3', p2pHost: '300.1.2.4', deploy: rest, secrets: {} },
+  );
+  expect(() => loadNodeSettings(request)).toThrow(/\npublicIP: given "300\.1\.2\.3"; allowed: /);
+  expect(() => loadNodeSettings(request)).toThrow(/\np2pHost: given "300\.1\.2\.4"; allowed: /);
+});
+
 it("a MachineNode's inventory is checked by the same schema, from its connection", () => {
   const request = machineNodeRequest(
     'bad-machine',
@@ -139,6 +149,6 @@ it("a MachineNode's inventory is checked by the same schema, from its connection
     { connection: { host: publicIP, user: 'Root User' }, secrets: {} },
   );
   expect(() => loadNodeSettings(request)).toThrow(
-    /^MachineNode bad-machine cannot be deployed: its arguments:\n(.+\n)*inventory\.user: given "Root User"; allowed:/,
+    /^MachineNode bad-machine cannot be deployed: its arguments:\n(.+\n)*connection\.user: given "Root User"; allowed:/,
   );
 });
