@@ -2,7 +2,8 @@
  * The Besu stand-in (tests/fixtures/besu-standin, a test fixture, not Besu) run on this machine's loopback with a
  * node key and p2p address: a JSON-RPC endpoint answering as that node would (net_enode, net_peerCount, ...), for the
  * day-2 checks given as `--rpc-url`, as an operator gives a port-forward. Its peers are real: its p2p layer listens on
- * a loopback address of its own at the enode's port, and plain peers (the stand-in's p2p program alone) dial it.
+ * a loopback address of its own at the enode's port (or, asked, at the enode's own address, kept on this machine by
+ * testing/testNetworks.ts), and plain peers (the stand-in's p2p program alone) dial it.
  */
 import { ChildProcess, spawn } from 'child_process';
 import { randomBytes } from 'crypto';
@@ -13,6 +14,7 @@ import { deriveIdentity } from '../core/identity/nodeKey';
 import { p2pProgram } from './networkPeer';
 import { freePort } from './ports';
 import { PROJECT_DIR } from './run';
+import { keepTestPublicNetworkHere } from './testNetworks';
 
 /** How long real peers may take to connect (a dial, the RLPx handshake, the permissioning's answer). */
 const PEERS_MS = 30_000;
@@ -43,7 +45,7 @@ export interface RunningStandin {
   setState(state: Record<string, number | boolean>): void;
   /** The node's enode at the address its p2p layer listens on here (a loopback address of its own). */
   reachableEnode: string;
-  /** The enodes of the plain peers setPeers starts (on 127.0.0.1), to register them in the contract. */
+  /** The enodes of the plain peers setPeers starts (on 127.0.0.1, or the enode's address), to register them. */
   peerEnodes: readonly string[];
   /**
    * Real peers: `count` plain peers dialing the node afresh (the first `count` of peerEnodes; the others stopped), then
@@ -67,6 +69,14 @@ export interface StandinPermissioning {
   bootnodes: readonly string[];
 }
 
+/**
+ * Where the stand-in's p2p layer listens: `loopback`, an address of its own (stand-ins side by side at one port do not
+ * collide); `enode address`, the enode's own address (one of the test stacks' public addresses, routed to this machine)
+ * with discovery on, so what probes the enode's address from here (check's 60606 TCP and UDP) reaches the node's real
+ * p2p layer. Its plain peers then connect from that address too (the kernel's source for it), registered so.
+ */
+export type StandinListen = 'loopback' | 'enode address';
+
 /** Writes a file the stand-in re-reads, whole at once. */
 function replaceFile(file: string, content: string): void {
   fs.writeFileSync(`${file}.tmp`, content);
@@ -76,7 +86,8 @@ function replaceFile(file: string, content: string): void {
 /**
  * Starts the stand-in with `key`, advertising `p2pHost:p2pPort`, and waits until its RPC answers. With `permissioning`,
  * it checks connections with the contract as the networks' nodes do: it has peers only once registered. With
- * `metricsPort`, it serves Besu's metrics on that loopback port; `rpcApis`, the API groups its RPC serves.
+ * `metricsPort`, it serves Besu's metrics on that loopback port; `rpcApis`, the API groups its RPC serves; `listen`,
+ * where its p2p layer listens (StandinListen).
  */
 export async function startBesuStandin(
   key: string,
@@ -85,15 +96,25 @@ export async function startBesuStandin(
   permissioning?: StandinPermissioning,
   metricsPort?: number,
   rpcApis: readonly string[] = ['ETH', 'NET', 'WEB3'],
+  listen: StandinListen = 'loopback',
 ): Promise<RunningStandin> {
+  const atEnode = listen === 'enode address';
+  if (atEnode) keepTestPublicNetworkHere();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-standin-'));
   const port = await freePort();
   // The p2p layer listens at the enode's port on a loopback address of its own (the enode's host is elsewhere: a pod,
   // a machine), so stand-ins of tests side by side, all at the same enode port, do not collide.
-  const p2pInterface = `127.${1 + (randomBytes(1)[0] % 250)}.${randomBytes(1)[0]}.${1 + (randomBytes(1)[0] % 250)}`;
+  const p2pInterface = atEnode
+    ? p2pHost
+    : `127.${1 + (randomBytes(1)[0] % 250)}.${randomBytes(1)[0]}.${1 + (randomBytes(1)[0] % 250)}`;
+  // The plain peers' address: at the enode's address, the one they connect from (the kernel's source towards it).
+  const peerHost = atEnode ? p2pHost : '127.0.0.1';
+  // The only networks the node and its peers dial and accept: loopback, and the enode's address when it listens there.
+  const netrestrict = atEnode ? `127.0.0.0/8,${p2pHost}/32` : '127.0.0.0/8';
   const data = path.join(work, 'data');
   fs.mkdirSync(data);
   fs.writeFileSync(path.join(data, 'key'), key);
+  fs.writeFileSync(path.join(data, 'standin-netrestrict'), netrestrict);
   const target = deriveIdentity(key, p2pInterface, p2pPort).enode;
   const peers = await Promise.all(
     Array.from({ length: PLAIN_PEERS }, async (_, i) => {
@@ -102,8 +123,14 @@ export async function startBesuStandin(
       const keyFile = path.join(work, `peer-${i}.key`);
       fs.writeFileSync(keyFile, peerKey);
       return {
-        enode: deriveIdentity(peerKey, '127.0.0.1', peerPort).enode,
-        args: [`--key=${keyFile}`, `--listen=127.0.0.1:${peerPort}`, `--port=${peerPort}`, '--discovery=false'],
+        enode: deriveIdentity(peerKey, peerHost, peerPort).enode,
+        args: [
+          `--key=${keyFile}`,
+          `--listen=${peerHost}:${peerPort}`,
+          `--port=${peerPort}`,
+          '--discovery=false',
+          `--netrestrict=${netrestrict}`,
+        ],
         process: undefined as ChildProcess | undefined,
       };
     }),
@@ -119,7 +146,7 @@ export async function startBesuStandin(
       `rpc-http-port = ${port}`,
       `rpc-http-api = [${rpcApis.map((api) => JSON.stringify(api)).join(', ')}]`,
       `p2p-interface = "${p2pInterface}"`,
-      'discovery-enabled = false',
+      `discovery-enabled = ${atEnode}`,
       ...(metricsPort ? ['metrics-enabled = true', 'metrics-host = "127.0.0.1"', `metrics-port = ${metricsPort}`] : []),
       ...(permissioning
         ? [
