@@ -29,11 +29,16 @@ function refuse(what) {
 
 /** `ip -j <args>` parsed; refuses when the routes cannot be read (the guard cannot tell, so nothing goes). */
 function ipJson(args, what) {
-  try {
-    return JSON.parse(execFileSync('ip', ['-j', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
-  } catch (error) {
-    return refuse(`${what} (the routes could not be read: ${String(error.message).split('\n')[0]})`);
+  let failure;
+  // iproute2's ip, wherever the PATH a test gives finds it, else where Debian puts it.
+  for (const ip of ['ip', '/usr/sbin/ip', '/sbin/ip']) {
+    try {
+      return JSON.parse(execFileSync(ip, ['-j', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+    } catch (error) {
+      failure = failure ?? error;
+    }
   }
+  return refuse(`${what} (the routes could not be read: ${String(failure.message).split('\n')[0]})`);
 }
 
 let wayOut;
@@ -106,7 +111,7 @@ dns.lookup = function guardedLookup(name, options, callback) {
   const settings = typeof options === 'object' && options !== null ? options : {};
   const answer = testAnswer(name);
   if (answer === undefined) {
-    return lookup.call(dns, name, options, (error, address, family) => {
+    return lookup.call(dns, name, typeof options === 'function' ? {} : options, (error, address, family) => {
       if (!error)
         (Array.isArray(address) ? address : [{ address }]).forEach((a) => checkAddress(a.address, 'a lookup'));
       done(error, address, family);
