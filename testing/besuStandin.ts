@@ -2,10 +2,10 @@
  * The Besu stand-in (tests/fixtures/besu-standin, a test fixture, not Besu) run on this machine's loopback with a
  * node key and p2p address: a JSON-RPC endpoint answering as that node would (net_enode, net_peerCount, ...), for the
  * day-2 checks given as `--rpc-url`, as an operator gives a port-forward. Its peers are real: its p2p layer listens on
- * a loopback address of its own at the enode's port (or, asked, at the enode's own address, kept on this machine by
- * testing/testNetworks.ts), and plain peers (the stand-in's p2p program alone) dial it.
+ * a loopback address of its own at the enode's port, and plain peers (the stand-in's p2p program alone) dial it.
+ * Asked, the enode's own address forwards to it, as a node's static IP does (enodeAddressForward).
  */
-import { ChildProcess, spawn } from 'child_process';
+import { ChildProcess, execFileSync, spawn } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -45,7 +45,7 @@ export interface RunningStandin {
   setState(state: Record<string, number | boolean>): void;
   /** The node's enode at the address its p2p layer listens on here (a loopback address of its own). */
   reachableEnode: string;
-  /** The enodes of the plain peers setPeers starts (on 127.0.0.1, or the enode's address), to register them. */
+  /** The enodes of the plain peers setPeers starts (on 127.0.0.1), to register them in the contract. */
   peerEnodes: readonly string[];
   /**
    * Real peers: `count` plain peers dialing the node afresh (the first `count` of peerEnodes; the others stopped), then
@@ -69,13 +69,37 @@ export interface StandinPermissioning {
   bootnodes: readonly string[];
 }
 
+/** nftables' nft. */
+const NFT = '/usr/sbin/nft';
+
 /**
- * Where the stand-in's p2p layer listens: `loopback`, an address of its own (stand-ins side by side at one port do not
- * collide); `enode address`, the enode's own address (one of the test stacks' public addresses, routed to this machine)
- * with discovery on, so what probes the enode's address from here (check's 60606 TCP and UDP) reaches the node's real
- * p2p layer. Its plain peers then connect from that address too (the kernel's source for it), registered so.
+ * The enode's own address forwarded to the stand-in's p2p layer, as a node's static IP forwards to it (a cloud's load
+ * balancer, a machine's NAT): the enode's address is one of the test stacks' public addresses, kept on this machine
+ * (testing/testNetworks.ts), and an nftables table of the stand-in's own DNATs what this machine sends to its p2p port,
+ * TCP and UDP, to the loopback address the p2p layer listens on. So what probes the enode's address from here (check's
+ * 60606 TCP and UDP) reaches the node's real p2p layer, never another machine; the plain peers still dial the loopback
+ * address (go-ethereum takes one inbound connection a 30 s from a public address). One stand-in per enode address:
+ * the table is named by it and replaces a table a killed run left. Gives the function that removes it.
  */
-export type StandinListen = 'loopback' | 'enode address';
+function enodeAddressForward(host: string, port: number, to: string): () => void {
+  keepTestPublicNetworkHere();
+  const table = `lacchain_enode_${host.replace(/\./g, '_')}_${port}`;
+  const rules = ['tcp', 'udp'].map(
+    (protocol) => `    ip daddr ${host} ${protocol} dport ${port} dnat to ${to}:${port}`,
+  );
+  const script = [
+    `table ip ${table} {}`,
+    `delete table ip ${table}`,
+    `table ip ${table} {`,
+    '  chain output {',
+    '    type nat hook output priority -100; policy accept;',
+    ...rules,
+    '  }',
+    '}',
+  ].join('\n');
+  execFileSync(NFT, ['-f', '-'], { input: script, stdio: ['pipe', 'ignore', 'pipe'] });
+  return () => execFileSync(NFT, ['delete', 'table', 'ip', table], { stdio: 'ignore' });
+}
 
 /** Writes a file the stand-in re-reads, whole at once. */
 function replaceFile(file: string, content: string): void {
@@ -86,8 +110,9 @@ function replaceFile(file: string, content: string): void {
 /**
  * Starts the stand-in with `key`, advertising `p2pHost:p2pPort`, and waits until its RPC answers. With `permissioning`,
  * it checks connections with the contract as the networks' nodes do: it has peers only once registered. With
- * `metricsPort`, it serves Besu's metrics on that loopback port; `rpcApis`, the API groups its RPC serves; `listen`,
- * where its p2p layer listens (StandinListen).
+ * `metricsPort`, it serves Besu's metrics on that loopback port; `rpcApis`, the API groups its RPC serves. With
+ * `forwardEnodeAddress`, its discovery is on and the enode's own address forwards to its p2p layer
+ * (enodeAddressForward), so check's probes of the enode's address find the node's port open.
  */
 export async function startBesuStandin(
   key: string,
@@ -96,25 +121,16 @@ export async function startBesuStandin(
   permissioning?: StandinPermissioning,
   metricsPort?: number,
   rpcApis: readonly string[] = ['ETH', 'NET', 'WEB3'],
-  listen: StandinListen = 'loopback',
+  forwardEnodeAddress = false,
 ): Promise<RunningStandin> {
-  const atEnode = listen === 'enode address';
-  if (atEnode) keepTestPublicNetworkHere();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-standin-'));
   const port = await freePort();
   // The p2p layer listens at the enode's port on a loopback address of its own (the enode's host is elsewhere: a pod,
   // a machine), so stand-ins of tests side by side, all at the same enode port, do not collide.
-  const p2pInterface = atEnode
-    ? p2pHost
-    : `127.${1 + (randomBytes(1)[0] % 250)}.${randomBytes(1)[0]}.${1 + (randomBytes(1)[0] % 250)}`;
-  // The plain peers' address: at the enode's address, the one they connect from (the kernel's source towards it).
-  const peerHost = atEnode ? p2pHost : '127.0.0.1';
-  // The only networks the node and its peers dial and accept: loopback, and the enode's address when it listens there.
-  const netrestrict = atEnode ? `127.0.0.0/8,${p2pHost}/32` : '127.0.0.0/8';
+  const p2pInterface = `127.${1 + (randomBytes(1)[0] % 250)}.${randomBytes(1)[0]}.${1 + (randomBytes(1)[0] % 250)}`;
   const data = path.join(work, 'data');
   fs.mkdirSync(data);
   fs.writeFileSync(path.join(data, 'key'), key);
-  fs.writeFileSync(path.join(data, 'standin-netrestrict'), netrestrict);
   const target = deriveIdentity(key, p2pInterface, p2pPort).enode;
   const peers = await Promise.all(
     Array.from({ length: PLAIN_PEERS }, async (_, i) => {
@@ -123,14 +139,8 @@ export async function startBesuStandin(
       const keyFile = path.join(work, `peer-${i}.key`);
       fs.writeFileSync(keyFile, peerKey);
       return {
-        enode: deriveIdentity(peerKey, peerHost, peerPort).enode,
-        args: [
-          `--key=${keyFile}`,
-          `--listen=${peerHost}:${peerPort}`,
-          `--port=${peerPort}`,
-          '--discovery=false',
-          `--netrestrict=${netrestrict}`,
-        ],
+        enode: deriveIdentity(peerKey, '127.0.0.1', peerPort).enode,
+        args: [`--key=${keyFile}`, `--listen=127.0.0.1:${peerPort}`, `--port=${peerPort}`, '--discovery=false'],
         process: undefined as ChildProcess | undefined,
       };
     }),
@@ -146,7 +156,8 @@ export async function startBesuStandin(
       `rpc-http-port = ${port}`,
       `rpc-http-api = [${rpcApis.map((api) => JSON.stringify(api)).join(', ')}]`,
       `p2p-interface = "${p2pInterface}"`,
-      `discovery-enabled = ${atEnode}`,
+      // Discovery's UDP port open where the enode's address forwards to (its bootnodes outside loopback never pinged).
+      `discovery-enabled = ${forwardEnodeAddress}`,
       ...(metricsPort ? ['metrics-enabled = true', 'metrics-host = "127.0.0.1"', `metrics-port = ${metricsPort}`] : []),
       ...(permissioning
         ? [
@@ -193,6 +204,7 @@ export async function startBesuStandin(
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  const unforward = forwardEnodeAddress ? enodeAddressForward(p2pHost, p2pPort, p2pInterface) : () => undefined;
   const rpc = async (method: string) => {
     const answer = await fetch(rpcUrl, {
       method: 'POST',
@@ -237,6 +249,7 @@ export async function startBesuStandin(
       );
       // Ended before the folder goes: a node still stopping writes into it (ENOTEMPTY in a fresh clone's run).
       await Promise.all(running.map((one) => ended(one, STOP_MS)));
+      unforward();
       fs.rmSync(work, { recursive: true, force: true, maxRetries: 10 });
     },
   };

@@ -122,7 +122,8 @@ beforeAll(async () => {
     '{.status.loadBalancer.ingress[0].ip}',
     (ip) => ip === values.deploy.publicIP,
   );
-  // Its p2p layer listens at the enode's own address (kept on this machine), where check probes 60606 TCP and UDP.
+  // The enode's address (kept on this machine) forwards to its p2p layer, as the static IP to the pod: check probes
+  // 60606 TCP and UDP there.
   standin = await startBesuStandin(
     KEY_ONE,
     values.deploy.p2p.host,
@@ -130,7 +131,7 @@ beforeAll(async () => {
     { contract: NETWORK.nodesPermissioningContract, bootnodes: BOOTNODES },
     undefined,
     undefined,
-    'enode address',
+    true,
   );
   standin.register(registered(PERMISSIONED));
   await standin.setPeers(3);
@@ -259,7 +260,7 @@ describe('npm run node against a real API server', () => {
         /fix: send the node's permissioning request \(pulumi stack output nodes --stack testnet --json: writer\.permissioningRequest\)/,
       );
       expect(result.stdout).toMatch(/peers +FAIL +0 peers/);
-      // Its port answers from here (the stand-in's real p2p layer at the enode's address): nothing else fails.
+      // Its port answers from here (the enode's address forwards to the stand-in's real p2p layer): nothing else fails.
       const at = escapeRegExp(values.deploy.p2p.host);
       expect(result.stdout).toMatch(new RegExp(`p2p tcp +ok +TCP ${at}: open from this machine`));
       expect(result.stdout).toMatch(new RegExp(`p2p udp +ok +UDP ${at}: no refusal from this machine`));
@@ -276,7 +277,7 @@ describe('npm run node against a real API server', () => {
         /permissioning +ok +permissioned, no peers \(at block \d+, allowed to connect to 2 of/,
       );
       expect(result.stdout).toMatch(/p2p address +(ok|FAIL) .*worker /);
-      // 60606 probed at the enode's address, where the node's p2p layer listens (on this machine): open.
+      // 60606 probed at the enode's address, which forwards to the node's p2p layer (on this machine): open.
       expect(result.stdout).toMatch(/p2p tcp +ok +TCP /);
       expect(result.stdout).toMatch(/p2p udp +ok +UDP /);
       expect(result.code).toBe(1);
