@@ -290,7 +290,8 @@ describe("key custody secret on a real kubelet: the pod checks the operator's Se
         '--',
         'sh',
         '-c',
-        `echo ${OTHER_KEY} >/etc/besu/key/key`,
+        // Written over, or put beside and renamed over it (the file's own mode alone would stop the first).
+        `echo ${OTHER_KEY} >/etc/besu/key/key; echo ${OTHER_KEY} >/etc/besu/key/key.new && mv -f /etc/besu/key/key.new /etc/besu/key/key`,
       ]);
       expect([write.code === 0, write.stderr]).toEqual([false, expect.stringContaining('Read-only file system')]);
       expect((await checkedCopy()).stdout.trim()).toBe(KEY_ONE);
