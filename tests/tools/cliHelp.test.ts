@@ -186,13 +186,13 @@ describe('what --help loads (issue 67, item 3: a tool starts within 2x of npm; b
     return files.map((file) => path.relative(PROJECT_DIR, file));
   }
 
-  it.each(['cli/keygen', 'cli/identity', 'cli/node', 'cli/plan', 'cli/docs', 'bench/run'])(
-    '%s: its build, no TypeScript compiler, no settings rules (zod), no curves, none of its work',
+  it.each(['cli/keygen', 'cli/identity', 'cli/node', 'cli/plan', 'cli/monitoring', 'cli/docs', 'bench/run'])(
+    '%s: its build, no TypeScript compiler, no settings rules (zod), no curves, no YAML, none of its work',
     (entry) => {
       const loaded = loadedByHelp(entry);
       expect(loaded).toContain(path.join('bin', `${entry}.js`));
       const heavy = loaded.filter((file) =>
-        /node_modules\/(typescript|ts-node|zod|@noble|@pulumi)\/|^bin\/cli\/[^/]+\/run\.js$|^bench\/|^testing\//.test(
+        /node_modules\/(typescript|ts-node|zod|@noble|@pulumi|js-yaml|yaml)\/|^bin\/cli\/[^/]+\/run\.js$|^bench\/|^testing\//.test(
           file,
         ),
       );
