@@ -271,7 +271,12 @@ describe("key custody secret on a real kubelet: the pod checks the operator's Se
       expect(again).toBe(`${restarts + 1}|true`);
       expect(await rpcInPod('net_enode')).toBe(enode);
       // The checked copy is read-only to Besu's container: a compromised Besu cannot change what the companions read.
-      const write = await tryInBesu('sh', '-c', `echo ${OTHER_KEY} >/etc/besu/key/key`);
+      const write = await tryInBesu(
+        'sh',
+        '-c',
+        // Written over, or put beside and renamed over it (the file's own mode alone would stop the first).
+        `echo ${OTHER_KEY} >/etc/besu/key/key; echo ${OTHER_KEY} >/etc/besu/key/key.new && mv -f /etc/besu/key/key.new /etc/besu/key/key`,
+      );
       expect([write.code === 0, write.stderr]).toEqual([false, expect.stringContaining('Read-only file system')]);
       expect((await checkedCopy()).stdout.trim()).toBe(KEY_ONE);
     },
