@@ -42,8 +42,12 @@ const POD_NETWORK = `${KUBELET_SUBNET.prefix}.0/${KUBELET_SUBNET.bits}`;
  * network's bootnode): CIDRs, comma-separated.
  */
 export const KUBELET_NETWORK = `${POD_NETWORK},${WORKER_LAN_NETWORK}`;
-/** The port of the pods' network peer, on the bridge's address. */
-const NETWORK_PEER_PORT = 30303;
+/**
+ * The port of the pods' network peer, on the bridge's address: outside the Services' node-port range (30000-32767),
+ * whose ports kube-proxy takes on the node's address (a Service's node port or health-check port there would take
+ * the peer's).
+ */
+const NETWORK_PEER_PORT = 29303;
 
 /** The cgroup the kubelet puts its pods under (in each v1 hierarchy). */
 const CGROUP_ROOT = 'lacchain-test-kubelet';

@@ -64,14 +64,19 @@ afterAll(() => {
 /** The pod's Besu log. */
 const besuLog = () => cluster().kubectlOk(['logs', '-n', namespace, validator.pod.name, '-c', validator.besuContainer]);
 
-/** Waits until the pod's Besu log has a line matching `line` (60 s at most); returns that line ('' if none). */
+/**
+ * Waits until the pod's Besu log has a line matching `line` (60 s at most); returns that line, or else what Besu said
+ * of its peers meanwhile (the connections and refusals: whom it saw, at which address).
+ */
 async function logLine(line: RegExp): Promise<string> {
+  let lines: string[] = [];
   for (let i = 0; i < 240; i++) {
-    const found = (await besuLog()).split('\n').find((each) => line.test(each));
+    lines = (await besuLog()).split('\n');
+    const found = lines.find((each) => line.test(each));
     if (found) return found;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  return '';
+  return lines.filter((each) => /Peer connected|permissioning refused/.test(each)).join('\n');
 }
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -112,10 +117,8 @@ describe("a validator's pod behind its static IP (MetalLB, kube-proxy) on a real
       peers.push(peer);
       expect(peer.enode).toBe(permissioned[0]);
       // The pod's Besu: the peer connected from its own address (not the node's or the bridge's).
-      const line = await logLine(
-        new RegExp(`Peer connected: ${escaped(peer.enode)} from ${escaped(host.address)}:\\d+`),
-      );
-      expect(line).not.toBe('');
+      const seen = new RegExp(`Peer connected: ${escaped(peer.enode)} from ${escaped(host.address)}:\\d+`);
+      expect(await logLine(seen)).toMatch(seen);
       // The peer: connected to the static IP's 60606, and still connected a while later.
       const up = peer.events().find((event) => event.event === 'up');
       expect(up?.remoteAddress).toBe(`${staticIp}:60606`);
@@ -134,8 +137,8 @@ describe("a validator's pod behind its static IP (MetalLB, kube-proxy) on a real
       namespace: host.namespace,
     });
     peers.push(peer);
-    const line = await logLine(new RegExp(`Node permissioning refused the connection with ${escaped(peer.enode)}`));
-    expect(line).not.toBe('');
+    const refusal = new RegExp(`Node permissioning refused the connection with ${escaped(peer.enode)}`);
+    expect(await logLine(refusal)).toMatch(refusal);
     expect(peer.events().some((event) => event.event === 'down')).toBe(true);
     // The permissioned peer stays.
     const kept = enodeAt(KEPT_KEY, KEPT_HOST);
