@@ -11,6 +11,7 @@ import type { StackSettings } from '../core/settings/model';
 import * as yaml from 'js-yaml';
 import { EngineConfig, engineView } from '../core/settings/engineConfig';
 import { SECRET_CONFIG_KEYS } from '../core/settings/schema';
+import { TEST_PUBLIC_NETWORK } from './testNetworks';
 
 /** The project's own small genesis (not a LACChain genesis), pinned by its own digest. */
 export const TEST_GENESIS_FILE = path.join(__dirname, '..', 'tests', 'fixtures', 'genesis', 'test-genesis.json');
@@ -102,10 +103,11 @@ export const TEST_BACKUP_IMAGE_DIGESTS = {
 
 /**
  * A public IPv4 address for the nodes of mainnet test stacks, which refuse the documentation ranges the testnet
- * fixtures use: outside every reserved range, made up for tests, never contacted. `last` is its last number.
+ * fixtures use: outside every reserved range, made up for tests, never contacted (testing/testNetworks.ts keeps them on
+ * this machine, testing/netGuard.js refuses what would leave it). `last` is its last number.
  */
 export function testPublicIp(last: number): string {
-  return `200.10.20.${last}`;
+  return `${TEST_PUBLIC_NETWORK.prefix}.${last}`;
 }
 
 /** The companion services off. */

@@ -24,7 +24,8 @@
 #   (tools/metallb/build.sh), cached the same way;
 # - the Besu stand-in's peer-to-peer program (tests/fixtures/besu-standin/p2p/build.sh, go-ethereum's p2p package,
 #   cached by version outside the work tree), which pack.sh packs into the stand-in's releases, and go-ethereum's
-#   devp2p tool that checks the enodes from outside (tools/devp2p/build.sh, cached by version the same way).
+#   devp2p tool that checks the enodes from outside (tools/devp2p/build.sh, cached by version the same way);
+# - as root, a local route for the test stacks' public addresses (testing/testNetworks.ts).
 # Without root or Go, the tests that need them say why they are skipped (under CI=true they fail instead).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -75,6 +76,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
   else
     echo "not root: cannot install ${missing[*]}; the tests that need them are skipped" >&2
   fi
+fi
+
+# The test stacks' made-up public addresses kept on this machine (testing/testNetworks.ts: a local route on lo), so
+# nothing a test sends to one leaves it, whichever test runs first.
+if [ "$(id -u)" = 0 ]; then
+  npx ts-node -T -e "require('./testing/testNetworks').keepTestPublicNetworkHere()" || echo "cannot keep the test addresses on this machine: the tests that use them will say so" >&2
 fi
 
 # The root file systems the SSH test hosts boot from, Debian 12's and 13's (testing/host/build-rootfs.sh: debootstrap,

@@ -11,8 +11,9 @@
  * the cgroupfs driver, no swap check, containerd's `restrict_oom_score_adj`, the pause image imported locally.
  *
  * One real worker runs on a machine at a time (a lock folder; a second waits): two kubelets would share the fixed
- * folders and the bridge. Stopping it deletes its pods first (the kubelet stops their containers and tears their
- * network down), then stops the kubelet and containerd, removes every folder, mount, namespace, cgroup, the Service's
+ * folders and the bridge. Stopping it cordons it and deletes its pods first (the kubelet stops their containers and
+ * tears their network down), then stops the kubelet and containerd, ends any shim containerd left (runtimeShims.ts),
+ * removes every folder, mount, namespace, cgroup, the Service's
  * route and the bridge it made, and puts back the kernel settings the kubelet changed (testing/cluster/hostChanges.ts).
  */
 import { execFile, execFileSync } from 'child_process';
@@ -25,6 +26,7 @@ import { signCertificate } from './certificates';
 import { HostState, makeCgroup, recordHostState, removeCgroup, restoreHostState, unmountUnder } from './hostChanges';
 import { ClusterProcess, startProcess, stopProcess, waitFor } from './processes';
 import { MetalLb, startMetalLb } from './metallb';
+import { endShims } from './runtimeShims';
 import { SERVICE_CLUSTER_IP_RANGE } from './serviceNetwork';
 import { removeServiceProxyTables, ServiceProxy, startServiceProxy } from './serviceProxy';
 import { deleteWorkerLan, makeWorkerLan, WORKER_LAN_NETWORK } from './workerLan';
@@ -303,6 +305,9 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
     await loadBalancer?.stop();
     const [kubeletProcess, containerd] = [processes[1], processes[0]];
     if (kubeletProcess?.running()) {
+      // No pod is placed on the worker any more (a StatefulSet's or a Job's controller makes a deleted pod again at
+      // once): a pod started while the worker stops would leave its shim behind (runtimeShims.ts).
+      await admin(['cordon', name]).catch(() => '');
       // The kubelet stops the pods' containers and tears their network down once their pods are gone.
       await admin([
         'delete',
@@ -330,6 +335,8 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
       }
     }
     if (containerd) await stopProcess(containerd);
+    // A shim containerd did not end (its task never deleted) holds its containers on: ended while its state is here.
+    await endShims(path.join(dir, 'containerd.sock'));
     await admin(['delete', 'node', name, '--wait=false']).catch(() => '');
     unmountUnder(dir);
     fs.rmSync(dir, { recursive: true, force: true });
