@@ -19,13 +19,7 @@ staging=$(tool_version staging)
 # The recipe's revision, part of the cache's key: raise it when a change here changes what gets built.
 recipe=1
 cache=$(tool_cache "kubernetes/kube-proxy-${kubernetes}-r${recipe}")
-stop_when_cached "$cache" "kube-proxy" "${1:-}"
-use_module_proxy "no kube-proxy"
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$cache/bin"
-started=$(date +%s)
+begin_cached_build "$cache" "kube-proxy" "no kube-proxy" "${1:-}" bin
 
 # shellcheck source=tools/kubernetes/module.sh
 . tools/kubernetes/module.sh
@@ -33,6 +27,4 @@ kubernetes_staging_lines "$kubernetes" "$staging" |
   link_flags=$(kubernetes_version_flags "$kubernetes") build k8s.io/kubernetes "$kubernetes" \
   k8s.io/kubernetes/cmd/kube-proxy
 
-touch "$cache/.complete"
-echo "built kube-proxy into $cache in $(($(date +%s) - started)) s" >&2
-echo "$cache"
+end_cached_build "$cache" "kube-proxy"

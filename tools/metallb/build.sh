@@ -19,26 +19,13 @@ version=$(tool_version metallb)
 # The recipe's revision, part of the cache's key: raise it when a change here changes what gets built.
 recipe=1
 cache=$(tool_cache "metallb/${version}-r${recipe}")
-stop_when_cached "$cache" "MetalLB's controller and speaker" "${1:-}"
-use_module_proxy "no MetalLB"
+begin_cached_build "$cache" "MetalLB's controller and speaker" "no MetalLB" "${1:-}" bin crds
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$cache/bin" "$cache/crds"
-started=$(date +%s)
-
-printf 'module lacchain.local/metallb\n\ngo 1.24\n\nrequire go.universe.tf/metallb %s\n' "$version" >"$work/go.mod"
-printf '//go:build tools\n\npackage tools\n\nimport (\n\t_ "go.universe.tf/metallb/controller"\n\t_ "go.universe.tf/metallb/speaker"\n)\n' >"$work/tools.go"
-for component in controller speaker; do
-  [ -x "$cache/bin/$component" ] && continue
-  echo "building MetalLB's $component ($version)" >&2
-  (cd "$work" && go build -trimpath -ldflags "-s -w" -o "$cache/bin/$component.partial" "go.universe.tf/metallb/$component") >&2
-  mv "$cache/bin/$component.partial" "$cache/bin/$component"
-done
-source_dir=$(cd "$work" && go list -m -f '{{.Dir}}' go.universe.tf/metallb)
+# shellcheck source=tools/kubernetes/module.sh
+. tools/kubernetes/module.sh
+build go.universe.tf/metallb "$version" go.universe.tf/metallb/controller go.universe.tf/metallb/speaker </dev/null
+source_dir=$(cd "$work/metallb" && go list -m -f '{{.Dir}}' go.universe.tf/metallb)
 cp "$source_dir"/config/crd/bases/*.yaml "$cache/crds/"
 chmod -R u+w "$cache/crds"
 
-touch "$cache/.complete"
-echo "built MetalLB's controller and speaker into $cache in $(($(date +%s) - started)) s" >&2
-echo "$cache"
+end_cached_build "$cache" "MetalLB's controller and speaker"
