@@ -14,6 +14,7 @@ const BUILD_STAMP = path.join(BUILD_DIR, '.built');
 const SOURCES = [
   'index.ts',
   'program.ts',
+  'library',
   'components',
   'core',
   'policy',
@@ -92,7 +93,7 @@ function loadSource(entry) {
   return require(path.join(__dirname, `${entry}.ts`));
 }
 
-module.exports = { load, loadSource, staleBuild, endQuietlyOnBrokenPipe };
+module.exports = { load, loadSource, staleBuild, endQuietlyOnBrokenPipe, SOURCES };
 
 // `node launcher.js cli/<tool> ARGS...` (package.json's scripts): runs a command-line tool (or the benchmarks'
 // command line, bench/run) the same way, with ARGS as its own arguments.

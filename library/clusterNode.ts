@@ -11,8 +11,8 @@ import { DEFAULT_NAMESPACE } from '../core/catalog/defaults';
 import { NETWORKS } from '../core/catalog/networks';
 import type { NodeType } from '../core/catalog/nodeTypes';
 import { namespaceManifest } from '../core/kubernetes/manifests';
-import type { ReachableFromOutside } from '../core/node/exposure';
-import type { PermissioningRequest } from '../core/permissioning';
+import type { NodeOutputs } from '../program';
+import { BesuNode } from './besuNode';
 import { declareNode, nodeOutput } from './declareNode';
 import {
   DeployValues,
@@ -119,67 +119,18 @@ export function clusterNodeRequest(
 const kubernetesSdk = () => require('@pulumi/kubernetes') as typeof k8s;
 
 /** A Besu node on your Kubernetes cluster. */
-export class ClusterNode extends pulumi.ComponentResource {
-  /** The node's enode: send it, with `address`, for permissioning. */
-  readonly enode: pulumi.Output<string>;
-  /** The node's address. */
-  readonly address: pulumi.Output<string>;
-  /** The public key (the enode's node id). */
-  readonly publicKey: pulumi.Output<string>;
-  /** Everything the network's operator needs to permission the node, and where to send it. */
-  readonly permissioningRequest: pulumi.Output<PermissioningRequest>;
+export class ClusterNode extends BesuNode {
   /** The address the cloud gave the node's Service, checked to be the enode's IP after `pulumi up`. */
   readonly loadBalancerAddress: pulumi.Output<string | undefined>;
-  /** The node's JSON-RPC URL. */
-  readonly rpcUrl: pulumi.Output<string | undefined>;
-  /** Each port reachable from outside the cluster and what it admits. */
-  readonly reachableFromOutside: pulumi.Output<ReachableFromOutside>;
   /** The namespace and pod of the node (for `kubectl`). */
   readonly namespace: pulumi.Output<string | undefined>;
   readonly podName: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: ClusterNodeArgs, opts?: pulumi.ComponentResourceOptions) {
-    super('lacchain:index:ClusterNode', name, {}, opts);
-    const namespaceName = args.deploy.namespace ?? DEFAULT_NAMESPACE;
-    // Created if absent, never deleted: deleting it would delete the key Secret and the data volume inside it.
-    const namespace =
-      args.namespace ??
-      new (kubernetesSdk().core.v1.Namespace)(`${name}-namespace`, namespaceManifest(namespaceName), {
-        parent: this,
-        provider: args.provider,
-        retainOnDelete: true,
-      });
-    // Declared once the values your program makes are known: a preview of a new static IP shows the node after it.
-    const declared = pulumi
-      .all([
-        args.publicIP,
-        args.p2pHost ?? args.publicIP,
-        pulumi.output(args.deploy),
-        pulumi.output(args.secrets ?? {}),
-      ])
-      .apply(([publicIP, p2pHost, deploy, secrets]) => {
-        const loaded = loadNodeSettings(
-          clusterNodeRequest(name, args, {
-            publicIP,
-            p2pHost,
-            deploy: deploy as ClusterDeploy,
-            secrets: secrets as NodeSecretValues,
-          }),
-        );
-        return declareNode(loaded, {
-          parent: this,
-          cluster: { provider: args.provider, namespaces: { [namespaceName]: namespace } },
-        });
-      });
-    this.enode = nodeOutput(declared, 'enode');
-    this.address = nodeOutput(declared, 'address');
-    this.publicKey = nodeOutput(declared, 'publicKey');
-    this.permissioningRequest = nodeOutput(declared, 'permissioningRequest');
-    this.loadBalancerAddress = nodeOutput(declared, 'loadBalancerAddress');
-    this.rpcUrl = nodeOutput(declared, 'rpcUrl');
-    this.reachableFromOutside = nodeOutput(declared, 'reachableFromOutside');
-    this.namespace = nodeOutput(declared, 'namespace');
-    this.podName = nodeOutput(declared, 'podName');
+    super('lacchain:index:ClusterNode', name, (self) => declareClusterNode(self, name, args), opts);
+    this.loadBalancerAddress = nodeOutput(this.declared, 'loadBalancerAddress');
+    this.namespace = nodeOutput(this.declared, 'namespace');
+    this.podName = nodeOutput(this.declared, 'podName');
     this.registerOutputs({
       enode: this.enode,
       address: this.address,
@@ -187,4 +138,34 @@ export class ClusterNode extends pulumi.ComponentResource {
       loadBalancerAddress: this.loadBalancerAddress,
     });
   }
+}
+
+/** Declares the node of `component` on the cluster, once the values your program makes are known. */
+function declareClusterNode(component: BesuNode, name: string, args: ClusterNodeArgs): pulumi.Output<NodeOutputs> {
+  const namespaceName = args.deploy.namespace ?? DEFAULT_NAMESPACE;
+  // Created if absent, never deleted: deleting it would delete the key Secret and the data volume inside it.
+  const namespace =
+    args.namespace ??
+    new (kubernetesSdk().core.v1.Namespace)(`${name}-namespace`, namespaceManifest(namespaceName), {
+      parent: component,
+      provider: args.provider,
+      retainOnDelete: true,
+    });
+  // A preview of a new static IP shows the node after it.
+  return pulumi
+    .all([args.publicIP, args.p2pHost ?? args.publicIP, pulumi.output(args.deploy), pulumi.output(args.secrets ?? {})])
+    .apply(([publicIP, p2pHost, deploy, secrets]) => {
+      const loaded = loadNodeSettings(
+        clusterNodeRequest(name, args, {
+          publicIP,
+          p2pHost,
+          deploy: deploy as ClusterDeploy,
+          secrets: secrets as NodeSecretValues,
+        }),
+      );
+      return declareNode(loaded, {
+        parent: component,
+        cluster: { provider: args.provider, namespaces: { [namespaceName]: namespace } },
+      });
+    });
 }

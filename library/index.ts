@@ -4,6 +4,7 @@
  * arguments a stack file and a values file or inventory take (docs/settings.md), checked the same way; and the
  * nodes of a stack file as this project's own `pulumi up` declares them (deployStackFile, index.ts).
  */
+export type { BesuNode } from './besuNode';
 export { ClusterNode } from './clusterNode';
 export type { ClusterDeploy, ClusterDeployArgs, ClusterNodeArgs } from './clusterNode';
 export { MachineNode } from './machineNode';

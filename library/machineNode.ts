@@ -7,8 +7,7 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import type { NodeType } from '../core/catalog/nodeTypes';
-import type { ReachableFromOutside } from '../core/node/exposure';
-import type { PermissioningRequest } from '../core/permissioning';
+import { BesuNode } from './besuNode';
 import { declareNode, nodeOutput } from './declareNode';
 import {
   InventoryValues,
@@ -93,19 +92,7 @@ export function machineNodeRequest(
 }
 
 /** A Besu node on a machine over SSH. */
-export class MachineNode extends pulumi.ComponentResource {
-  /** The node's enode: send it, with `address`, for permissioning (known after the first `up` with machine custody). */
-  readonly enode: pulumi.Output<string>;
-  /** The node's address. */
-  readonly address: pulumi.Output<string>;
-  /** The public key (the enode's node id). */
-  readonly publicKey: pulumi.Output<string>;
-  /** Everything the network's operator needs to permission the node, and where to send it. */
-  readonly permissioningRequest: pulumi.Output<PermissioningRequest>;
-  /** The RPC URL through the TLS proxy. */
-  readonly rpcUrl: pulumi.Output<string | undefined>;
-  /** Each port reachable from outside the machine and what it admits. */
-  readonly reachableFromOutside: pulumi.Output<ReachableFromOutside>;
+export class MachineNode extends BesuNode {
   /** The systemd service and home folder of the node. */
   readonly serviceName: pulumi.Output<string | undefined>;
   readonly nodeHome: pulumi.Output<string | undefined>;
@@ -114,26 +101,21 @@ export class MachineNode extends pulumi.ComponentResource {
   readonly tlsPublicKeyPin: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: MachineNodeArgs, opts?: pulumi.ComponentResourceOptions) {
-    super('lacchain:index:MachineNode', name, {}, opts);
     // Declared once the values your program makes are known: a preview of a new machine shows the node after it.
-    const declared = pulumi
-      .all([pulumi.output(args.connection), pulumi.output(args.nodeIp), pulumi.output(args.secrets ?? {})])
-      .apply(([connection, nodeIp, secrets]) => {
-        const loaded = loadNodeSettings(
-          machineNodeRequest(name, args, { connection, nodeIp, secrets: secrets as NodeSecretValues }),
-        );
-        return declareNode(loaded, { parent: this });
-      });
-    this.enode = nodeOutput(declared, 'enode');
-    this.address = nodeOutput(declared, 'address');
-    this.publicKey = nodeOutput(declared, 'publicKey');
-    this.permissioningRequest = nodeOutput(declared, 'permissioningRequest');
-    this.rpcUrl = nodeOutput(declared, 'rpcUrl');
-    this.reachableFromOutside = nodeOutput(declared, 'reachableFromOutside');
-    this.serviceName = nodeOutput(declared, 'serviceName');
-    this.nodeHome = nodeOutput(declared, 'nodeHome');
-    this.tlsCertificateSha256 = nodeOutput(declared, 'tlsCertificateSha256');
-    this.tlsPublicKeyPin = nodeOutput(declared, 'tlsPublicKeyPin');
+    const declared = (self: BesuNode) =>
+      pulumi
+        .all([pulumi.output(args.connection), pulumi.output(args.nodeIp), pulumi.output(args.secrets ?? {})])
+        .apply(([connection, nodeIp, secrets]) => {
+          const loaded = loadNodeSettings(
+            machineNodeRequest(name, args, { connection, nodeIp, secrets: secrets as NodeSecretValues }),
+          );
+          return declareNode(loaded, { parent: self });
+        });
+    super('lacchain:index:MachineNode', name, declared, opts);
+    this.serviceName = nodeOutput(this.declared, 'serviceName');
+    this.nodeHome = nodeOutput(this.declared, 'nodeHome');
+    this.tlsCertificateSha256 = nodeOutput(this.declared, 'tlsCertificateSha256');
+    this.tlsPublicKeyPin = nodeOutput(this.declared, 'tlsPublicKeyPin');
     this.registerOutputs({
       enode: this.enode,
       address: this.address,

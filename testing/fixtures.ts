@@ -5,7 +5,8 @@ import type { Fixes } from '../core/operations/causes';
 import type { Observations } from '../core/operations/health';
 import * as fs from 'fs';
 import * as path from 'path';
-import type { PinnedGenesis } from '../core/catalog/networks';
+import { NETWORKS, type PinnedGenesis } from '../core/catalog/networks';
+import type { BesuConfigInput } from '../core/besu/configToml';
 import { loadStack, type FileReader, type RawStackConfig } from '../core/settings/load';
 import type { StackSettings } from '../core/settings/model';
 import * as yaml from 'js-yaml';
@@ -264,4 +265,19 @@ export function loadTestnetStack(config: Record<string, unknown> = validTestnetC
 /** A testnet stack's settings, as loadTestnetStack loads them. */
 export function loadTestnet(config: Record<string, unknown> = validTestnetConfig()): StackSettings {
   return loadTestnetStack(config).settings;
+}
+
+/** What config.toml is written from, for an open-protestnet writer on `releaseVersion`, with `more` over it. */
+export function writerConfigInput(releaseVersion: string, more: Partial<BesuConfigInput> = {}): BesuConfigInput {
+  return {
+    network: NETWORKS['open-protestnet'],
+    typenode: 'writer',
+    releaseVersion,
+    nodeName: 'org-node',
+    p2pHost: '190.113.0.10',
+    p2pPort: 60606,
+    rpcHosts: ['190.113.0.10'],
+    paths: { dataPath: '/data', genesisFile: '/config/genesis.json', nodeKeyFile: '/key/key' },
+    ...more,
+  };
 }

@@ -8,25 +8,15 @@
 import * as yaml from 'js-yaml';
 import { parse as parseToml } from 'smol-toml';
 import { acceptedOptions, HELM_CHART_OPTIONS } from '../../core/catalog/besu';
-import { NETWORKS } from '../../core/catalog/networks';
 import { besuConfig, BesuConfigInput, renderConfigToml } from '../../core/besu/configToml';
 import { loadStack } from '../../core/settings/load';
 import { describeNode } from '../../core/node/description';
 import { SettingsError } from '../../core/settings/problems';
-import { memoryFiles, rawConfig } from '../../testing/fixtures';
+import { memoryFiles, rawConfig, writerConfigInput } from '../../testing/fixtures';
 import { kubernetesStack } from '../../testing/values';
 
-const input = (releaseVersion: string, options?: BesuConfigInput['options']): BesuConfigInput => ({
-  network: NETWORKS['open-protestnet'],
-  typenode: 'writer',
-  releaseVersion,
-  nodeName: 'org-node',
-  p2pHost: '190.113.0.10',
-  p2pPort: 60606,
-  rpcHosts: ['190.113.0.10'],
-  paths: { dataPath: '/data', genesisFile: '/config/genesis.json', nodeKeyFile: '/key/key' },
-  options,
-});
+const input = (releaseVersion: string, options?: BesuConfigInput['options']): BesuConfigInput =>
+  writerConfigInput(releaseVersion, { options });
 
 /** The Helm chart's values, as the settings give them. */
 const HELM = { revertReason: true, accountPermissioning: true, ...HELM_CHART_OPTIONS };

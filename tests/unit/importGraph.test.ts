@@ -119,6 +119,25 @@ describe("the project's imports", () => {
     expect(upward).toEqual([]);
   });
 
+  it("are all watched by the launcher: a change to any file the build compiles makes bin/ stale (launcher's SOURCES)", () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { SOURCES } = require('../../launcher') as { SOURCES: string[] };
+    const build = ts.parseConfigFileTextToJson(
+      'tsconfig.build.json',
+      fs.readFileSync(path.join(PROJECT, 'tsconfig.build.json'), 'utf8'),
+    );
+    const compiled = new Set<string>();
+    const visit = (file: string) => {
+      if (compiled.has(file)) return;
+      compiled.add(file);
+      for (const next of graph.get(file) ?? []) visit(next);
+    };
+    for (const file of (build.config as { files: string[] }).files) visit(file);
+    const watched = (file: string) => SOURCES.some((source) => file === source || file.startsWith(`${source}/`));
+    expect([...compiled].filter((file) => !watched(file))).toEqual([]);
+    expect(compiled.size).toBeGreaterThan(100);
+  });
+
   it('circle finder: sees a circle of three and a file importing itself, and none in a line', () => {
     const circle = new Map([
       ['a.ts', ['b.ts']],

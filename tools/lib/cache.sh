@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sourced by the scripts that build or fetch the tests' tools into a cache outside the work tree, keyed by version
-# (tools/kubernetes/build.sh, tools/kubernetes/crds.sh, tools/monitoring/build.sh, tools/pulumi-kubernetes/build.sh,
+# (tools/kubernetes/build.sh, build-kubelet.sh, build-kube-proxy.sh, tools/metallb/build.sh, tools/kubernetes/crds.sh, tools/monitoring/build.sh, tools/pulumi-kubernetes/build.sh,
 # tools/devp2p/build.sh, tests/fixtures/besu-standin/p2p/build.sh); not run on its own.
 
 # The versions of the cluster tests' tools (one home: testing/cluster/versions.json, read by the harness too).
@@ -41,6 +41,27 @@ use_module_proxy() {
   fi
   export GOSUMDB=off GOFLAGS=-mod=mod CGO_ENABLED=0 GOTOOLCHAIN=auto
   export GOPROXY="${LACCHAIN_GOPROXY:-https://proxy.golang.org}"
+}
+
+# begin_cached_build CACHE WHAT LACKING CHECK [FOLDER...]: prints CACHE and exits when it is complete (stop_when_cached,
+# CHECK being --check or empty); else sets up a build into it: Go through the module proxy (saying LACKING without Go),
+# $work a scratch folder removed at exit, each FOLDER made under CACHE, $started the time it began.
+begin_cached_build() {
+  local cache=$1 what=$2 lacking=$3 check=$4 folder
+  shift 4
+  stop_when_cached "$cache" "$what" "$check"
+  use_module_proxy "$lacking"
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  for folder in "$@"; do mkdir -p "$cache/$folder"; done
+  started=$(date +%s)
+}
+
+# end_cached_build CACHE WHAT: marks CACHE complete, says how long building WHAT took, and prints CACHE.
+end_cached_build() {
+  touch "$1/.complete"
+  echo "built $2 into $1 in $(($(date +%s) - started)) s" >&2
+  echo "$1"
 }
 
 # go_program FILE WHAT LACKING PREPARE PACKAGE [--check]: prints FILE, a Go program in the cache, and exits when it is
