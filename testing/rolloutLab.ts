@@ -18,7 +18,7 @@ import { sshNodeStack } from './sshStacks';
 import { changedCommands, remoteCommands, RemoteStep } from './replay';
 import { EngineOptions, EngineReplay, runAsEngine } from './engineReplay';
 import { DEFAULT_NODE_HOME } from '../core/catalog/defaults';
-import { NODE_HOME_LAYOUT } from '../core/catalog/remote';
+import { infoLogPath, NODE_HOME_LAYOUT } from '../core/catalog/remote';
 import { deriveIdentity } from '../core/identity/nodeKey';
 import { permissioned, registerOnHost } from './permissioning';
 import { PORTS } from '../core/catalog/ports';
@@ -74,11 +74,65 @@ export class RolloutLab {
         const sudoUser = lab.hosts[i].sudoUser;
         await lab.on(i, `tee -a /root/.ssh/authorized_keys >>/home/${sudoUser}/.ssh/authorized_keys`, `${publicKey}\n`);
       }
+      await lab.connectHosts();
       return lab;
     } catch (error) {
       await lab.close();
       throw error;
     }
+  }
+
+  /**
+   * The three machines reach each other, as a network's nodes do: each routes the others' addresses through this
+   * machine, which forwards between the lab's own veths only (IPv4 forwarding of those interfaces; the machine's
+   * `ip_forward` is left alone, and the setting goes with the veths at the hosts' stop).
+   */
+  private async connectHosts(): Promise<void> {
+    for (const host of this.hosts) {
+      const forwarding = `/proc/sys/net/ipv4/conf/lct-${host.name}/forwarding`;
+      fs.writeFileSync(forwarding, '1\n');
+    }
+    for (const [i, host] of this.hosts.entries()) {
+      const routes = this.hosts
+        .filter((other) => other !== host)
+        .map((other) => `ip route replace ${other.ip}/32 via ${host.gateway}`);
+      await this.on(i, routes.join(' && '));
+    }
+  }
+
+  /** The enode of each node of the lab (its key, its host's address, the p2p port). */
+  enodeOf(node: number): string {
+    return deriveIdentity(KEYS[ROLLOUT_NODES[node].name], this.hosts[node].ip, PORTS.p2p).enode;
+  }
+
+  /**
+   * The lab's nodes node `node` is connected to now, each as `<enode> from <address:port>` (the address the connection
+   * came from or went to), from the real connections: its peer count (net_peerCount) and, for each lab node, the
+   * stand-in's last word on it in its info log (`Peer connected: <enode> from <address>` or `Peer disconnected`).
+   */
+  async labPeersOf(node: number): Promise<{ count: number; peers: string[] }> {
+    const count = Number.parseInt(
+      JSON.parse(
+        await this.on(
+          node,
+          `curl -s -H 'Host: localhost' -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","method":"net_peerCount","params":[],"id":1}' http://127.0.0.1:${PORTS.rpcHttp}/`,
+        ),
+      ).result,
+      16,
+    );
+    const log = await this.on(node, `grep -h 'EthPeers' ${infoLogPath(DEFAULT_NODE_HOME, SERVICE)} || true`);
+    const peers: string[] = [];
+    for (const [i] of ROLLOUT_NODES.entries()) {
+      if (i === node) continue;
+      const id = this.enodeOf(i).split('@')[0].slice('enode://'.length);
+      const last = log
+        .split('\n')
+        .filter((line) => line.includes(id) || line.includes(`0x${id.slice(0, 16)}`))
+        .pop();
+      const connected = last?.match(/Peer connected: (\S+) from (\S+)/);
+      if (connected) peers.push(`${connected[1]} from ${connected[2]}`);
+    }
+    return { count, peers };
   }
 
   /** Stops what `open` started, whatever of it did start. */
@@ -150,13 +204,14 @@ export class RolloutLab {
   }
 
   /**
-   * The network permissions node `node` (with its host's network peer) or no longer does: it drops its peer at its
-   * next block and is refused after, as a node the network took out of its contract.
+   * The network permissions node `node` (with the lab's other nodes and its host's network peer) or no longer does: it
+   * drops its peers at its next block and is refused after, as a node the network took out of its contract.
    */
   async permission(node: number, permitted: boolean): Promise<void> {
-    const { name, typenode } = ROLLOUT_NODES[node];
-    const enode = deriveIdentity(KEYS[name], this.hosts[node].ip, PORTS.p2p).enode;
-    const registered = permissioned(enode, 'open-protestnet', typenode, [this.hosts[node].networkPeer]);
+    const { typenode } = ROLLOUT_NODES[node];
+    const enode = this.enodeOf(node);
+    const others = ROLLOUT_NODES.map((_, i) => this.enodeOf(i)).filter((each) => each !== enode);
+    const registered = permissioned(enode, 'open-protestnet', typenode, [...others, this.hosts[node].networkPeer]);
     await registerOnHost(
       this.hosts[node],
       `${DEFAULT_NODE_HOME}/data`,

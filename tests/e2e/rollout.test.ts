@@ -41,6 +41,28 @@ suite('a release bump of three SSH nodes rolls out one node at a time', () => {
     await lab?.close();
   });
 
+  it('the three nodes, each permissioned, have each other as real peers: the writer and the validator find the bootnode (its enode in their bootnodes) and each other', async () => {
+    // Registered after their first start, refused before: a node dials a discovered node again after about 35 s
+    // (go-ethereum's dial history), so this may take a minute or two.
+    const expected = (node: number) =>
+      NODES.map((_, i) => i)
+        .filter((i) => i !== node)
+        .map((i) => lab.enodeOf(i));
+    let seen: { count: number; peers: string[] }[] = [];
+    for (let attempt = 0; attempt < 90; attempt++) {
+      seen = await Promise.all(NODES.map((_, node) => lab.labPeersOf(node)));
+      if (seen.every(({ peers }, node) => peers.length === expected(node).length)) break;
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+    for (const [node, { count, peers }] of seen.entries()) {
+      // Each lab node by its enode, connected from (or dialed at) that node's own address: no NAT between them.
+      expect(peers.map((peer) => peer.replace(/:\d+$/, ''))).toEqual(
+        expected(node).map((enode) => `${enode} from ${enode.split('@')[1].split(':')[0]}`),
+      );
+      expect(count).toBeGreaterThanOrEqual(2);
+    }
+  });
+
   it("restarts the nodes one after another, writer, bootnode, validator, each after the one before passed its gate: no two nodes' stopped intervals overlap", async () => {
     const since = Date.now();
     const before = await lab.everyMainPid();
