@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'bin/**', 'coverage/**', 'testing/host/*.js'] },
+  { ignores: ['node_modules/**', 'bin/**', 'dist/**', 'coverage/**', 'testing/host/*.js'] },
   ...tseslint.configs.recommended,
   {
     rules: {

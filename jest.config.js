@@ -17,6 +17,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
+  // The package's own name, as an operator's program imports it: its public API's sources (tsconfig.json's paths).
+  moduleNameMapper: { '^lacchain-besu-node$': '<rootDir>/library/index.ts' },
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: { warnOnly: false } }] },
   maxWorkers: Number(process.env.LACCHAIN_TEST_WORKERS || 3),
   testSequencer: '<rootDir>/tests/sequencer.js',

@@ -14,12 +14,15 @@ const BUILD_STAMP = path.join(BUILD_DIR, '.built');
 const SOURCES = [
   'index.ts',
   'program.ts',
+  'library',
   'components',
   'core',
   'policy',
   'cli',
   'tools/programRun',
   'tools/recording',
+  'bench/run.ts',
+  'bench/parts.ts',
 ];
 
 /**
@@ -36,12 +39,6 @@ function endQuietlyOnBrokenPipe() {
     });
   }
 }
-
-/**
- * The entries that always run from their TypeScript sources, quietly: the benchmarks (`npm run bench`), which the
- * build leaves out, as it leaves out the test harness they use.
- */
-const SOURCE_ENTRIES = ['bench/run'];
 
 /** The newest modification time of the TypeScript sources under `entry`, a file or a folder. */
 function newestSource(entry) {
@@ -76,22 +73,30 @@ function requireInstalled(dir, name) {
 /** The module of a program entry (a path without extension, relative to the project folder). */
 function load(entry) {
   requireInstalled(__dirname, '@pulumi/pulumi');
-  const stale = SOURCE_ENTRIES.includes(entry) ? 'from its sources' : staleBuild(__dirname, entry);
+  const stale = staleBuild(__dirname, entry);
   if (!stale) return require(path.join(__dirname, BUILD_DIR, `${entry}.js`));
   requireInstalled(__dirname, 'ts-node');
-  if (!SOURCE_ENTRIES.includes(entry)) {
-    process.stderr.write(
-      `${stale}: running the TypeScript sources through ts-node (npm run build:program builds it)\n`,
-    );
+  process.stderr.write(`${stale}: running the TypeScript sources through ts-node (npm run build:program builds it)\n`);
+  return loadSource(entry);
+}
+
+/**
+ * The module of a TypeScript source (a path without extension, relative to the project folder), through ts-node
+ * (registered once, transpiling only), quietly: the benchmarks' parts (bench/measure.ts), which the build leaves out,
+ * as it leaves out the test harness they use; and an entry whose build is not current.
+ */
+function loadSource(entry) {
+  requireInstalled(__dirname, 'ts-node');
+  if (!process[Symbol.for('ts-node.register.instance')]) {
+    require('ts-node').register({ transpileOnly: true, project: path.join(__dirname, 'tsconfig.json') });
   }
-  require('ts-node').register({ transpileOnly: true, project: path.join(__dirname, 'tsconfig.json') });
   return require(path.join(__dirname, `${entry}.ts`));
 }
 
-module.exports = { load, staleBuild, endQuietlyOnBrokenPipe };
+module.exports = { load, loadSource, staleBuild, endQuietlyOnBrokenPipe, SOURCES };
 
-// `node launcher.js cli/<tool> ARGS...` (package.json's scripts): runs a command-line tool (or the benchmarks,
-// bench/run) the same way, with ARGS as its own arguments.
+// `node launcher.js cli/<tool> ARGS...` (package.json's scripts): runs a command-line tool (or the benchmarks'
+// command line, bench/run) the same way, with ARGS as its own arguments.
 if (require.main === module) {
   endQuietlyOnBrokenPipe();
   const [entry] = process.argv.splice(2, 1);

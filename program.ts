@@ -16,6 +16,7 @@ import { permissioningRequest, PermissioningRequest } from './core/permissioning
 import type { KubernetesNodeSettings, NodeSettings, StackSettings } from './core/settings/model';
 import { SSH_AUTHENTICATION_KEY, SSH_PRIVATE_KEY_KEY } from './core/catalog/sshLogin';
 import type { SshLogin } from './components/remoteNode';
+import type { Cluster } from './components/kubernetesCluster';
 
 /*
  * Each path's components, and the provider SDK behind them, are loaded only when the stack has a node on that path:
@@ -76,9 +77,25 @@ export interface StackOutputs {
   nodes: Record<string, NodeOutputs>;
 }
 
+/**
+ * Where the nodes are declared, when not at the top of the stack (the package's components, library/): their parent
+ * resource, and the operator's own cluster (its provider and the nodes' namespaces) instead of one made from
+ * `lacchain:kubeContext`.
+ */
+export interface DeclareOptions {
+  parent?: pulumi.Resource;
+  cluster?: Cluster;
+}
+
 /** Declares every node of the stack. */
-export function declareStack(settings: StackSettings, secrets: StackSecretInputs, deps: ProgramDeps): StackOutputs {
-  const cluster = declareCluster(settings);
+export function declareStack(
+  settings: StackSettings,
+  secrets: StackSecretInputs,
+  deps: ProgramDeps,
+  options: DeclareOptions = {},
+): StackOutputs {
+  const cluster = options.cluster ?? declareCluster(settings);
+  const opts = options.parent ? { parent: options.parent } : undefined;
   const genesis = settings.nodes.length > 0 ? pulumi.output(deps.genesis()) : undefined;
   const declared: Record<string, NodeOutputs> = {};
   // One node at a time, in the rollout's order (docs/upgrades.md#rolling-out-a-change): each node's restarting
@@ -93,32 +110,40 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
     // given by the operator (a Secret of theirs, or a machine's key pinned), or read back from the machine below.
     let identity: NodeIdentity | undefined =
       node.keyCustody === 'stack'
-        ? new NodeIdentity(identityName, {
-            importedKey: secrets.nodeKeys[node.name],
-            allowKeyDeletion: settings.allowKeyDeletion,
-            ...endpoint,
-          })
+        ? new NodeIdentity(
+            identityName,
+            {
+              importedKey: secrets.nodeKeys[node.name],
+              allowKeyDeletion: settings.allowKeyDeletion,
+              ...endpoint,
+            },
+            opts,
+          )
         : node.publicKey !== undefined
-          ? new NodeIdentity(identityName, { publicKey: node.publicKey, ...endpoint })
+          ? new NodeIdentity(identityName, { publicKey: node.publicKey, ...endpoint }, opts)
           : undefined;
     const outputs: Partial<NodeOutputs> = {};
     const gasModel = gasModelUrl(node);
     if (gasModel) outputs.gasModelUrl = pulumi.output(gasModel);
     if (node.target === 'kubernetes' && cluster && genesis) {
       if (!identity) throw new Error(`node ${node.name}: a cluster node's public key is known before it is deployed`);
-      const deployed = new (clusterPath().KubernetesNode)(node.name, {
-        node,
-        privateKey: identity.privateKey,
-        genesis,
-        enode: identity.enode,
-        address: identity.address,
-        provider: cluster.provider,
-        namespace: cluster.namespaces[node.namespace],
-        allowKeyDeletion: settings.allowKeyDeletion,
-        rpcPasswords: secrets.rpcPasswords,
-        backupPassword: secrets.backupPassword,
-        rolloutAfter: previousGate,
-      });
+      const deployed = new (clusterPath().KubernetesNode)(
+        node.name,
+        {
+          node,
+          privateKey: identity.privateKey,
+          genesis,
+          enode: identity.enode,
+          address: identity.address,
+          provider: cluster.provider,
+          namespace: cluster.namespaces[node.namespace],
+          allowKeyDeletion: settings.allowKeyDeletion,
+          rpcPasswords: secrets.rpcPasswords,
+          backupPassword: secrets.backupPassword,
+          rolloutAfter: previousGate,
+        },
+        opts,
+      );
       previousGate = deployed.rolloutGate;
       Object.assign(outputs, {
         rpcUrl: deployed.rpcUrl,
@@ -129,24 +154,28 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
       });
     }
     if (node.target === 'ssh' && genesis) {
-      const deployed = new (remotePath().RemoteNode)(node.name, {
-        node,
-        privateKey: identity?.privateKey,
-        sshLogin: sshLoginOf(settings, secrets, node.name),
-        genesis,
-        enode: identity?.enode,
-        address: identity?.address,
-        rpcPasswords: secrets.rpcPasswords,
-        backupPassword: secrets.backupPassword,
-        backupS3Keys: secrets.backupS3Keys,
-        metricsToken: secrets.metricsToken,
-        rollout: {
-          after: previousGate,
-          nextNodes,
-          stack: settings.stack,
-          gateTimeoutSeconds: settings.rollout.gateTimeoutSeconds,
+      const deployed = new (remotePath().RemoteNode)(
+        node.name,
+        {
+          node,
+          privateKey: identity?.privateKey,
+          sshLogin: sshLoginOf(settings, secrets, node.name),
+          genesis,
+          enode: identity?.enode,
+          address: identity?.address,
+          rpcPasswords: secrets.rpcPasswords,
+          backupPassword: secrets.backupPassword,
+          backupS3Keys: secrets.backupS3Keys,
+          metricsToken: secrets.metricsToken,
+          rollout: {
+            after: previousGate,
+            nextNodes,
+            stack: settings.stack,
+            gateTimeoutSeconds: settings.rollout.gateTimeoutSeconds,
+          },
         },
-      });
+        opts,
+      );
       previousGate = deployed.rolloutGate;
       Object.assign(outputs, {
         rpcUrl: deployed.rpcUrl,
@@ -156,7 +185,7 @@ export function declareStack(settings: StackSettings, secrets: StackSecretInputs
         tlsPublicKeyPin: deployed.tlsPublicKeyPin,
       });
       if (!identity && deployed.machinePublicKey) {
-        identity = new NodeIdentity(identityName, { publicKey: deployed.machinePublicKey, ...endpoint });
+        identity = new NodeIdentity(identityName, { publicKey: deployed.machinePublicKey, ...endpoint }, opts);
       }
     }
     if (!identity) throw new Error(`node ${node.name}: no identity (key custody ${node.keyCustody})`);

@@ -10,6 +10,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { canBuildHosts } from '../testing/host/testHost';
+import { Part, PARTS, PartResult } from './parts';
+
+export type { PartResult } from './parts';
 
 /** The project folder. */
 export const PROJECT_DIR = path.resolve(__dirname, '..');
@@ -165,12 +168,6 @@ export async function sectionTop(title: string, method: string): Promise<string[
   return [`## ${title}`, '', `Measured ${now()} on ${await machine()}.`, '', method];
 }
 
-/** The result of one part: its markdown section (heading included) and a short summary for the console. */
-export interface PartResult {
-  name: Part;
-  markdown: string;
-}
-
 /**
  * The part's result when this machine cannot boot test hosts (not root on Linux, or a tool missing): "not measured",
  * and why; nothing when it can.
@@ -182,9 +179,6 @@ export async function withoutTestHosts(name: Part, heading: string): Promise<Par
   progress(`${name}: skipped: ${check.reason}`);
   return { name, markdown: `${heading}\n\nNot measured (${now()}): ${check.reason}.\n` };
 }
-
-export const PARTS = ['plan', 'program', 'ssh', 'backups', 'proxy', 'cli', 'cuts', 'rollout', 'suite'] as const;
-export type Part = (typeof PARTS)[number];
 
 const RESULTS_HEAD = `# Benchmark results
 

@@ -14,26 +14,22 @@
  *
  * Benchmarks report; they never fail because a target is missed. The exit code is non-zero only on a real error
  * (a plan that fails, a provisioning step that fails, a bad option).
+ *
+ * This file (built into bin/ with the tools, so `--help` and a usage error start as fast as theirs) reads the command
+ * line; the parts run from their TypeScript sources (bench/measure.ts, through ts-node: they use the test harness,
+ * which the build leaves out).
  */
+import * as path from 'path';
 import { parseArgs } from 'util';
-import { Part, PartResult, PARTS, progress, RESULTS_FILE, writeResults } from './common';
-import { endQuietlyOnBrokenPipe } from '../cli/cli';
+import { PROJECT_DIR } from '../core/projectDir';
+import { Measurement, Part, PARTS } from './parts';
 
-/**
- * Each part's measurement, loaded only when the part runs: `--help` and a usage error start without compiling the
- * parts and the test fixtures they use.
- */
-const MEASURE: Record<Part, (runs: number | undefined, before: string | undefined) => Promise<PartResult>> = {
-  plan: async (runs) => (await import('./plan')).benchPlan(runs),
-  program: async (runs, before) => (await import('./programRun')).benchProgram(runs, before),
-  ssh: async (runs) => (await import('./ssh')).benchSsh(runs),
-  backups: async () => (await import('./backups')).benchBackups(),
-  proxy: async () => (await import('./proxyLoad')).benchProxy(),
-  cli: async (runs, before) => (await import('./cli')).benchCli(runs, before),
-  cuts: async () => (await import('./cuts')).benchCuts(),
-  rollout: async (runs) => (await import('./rollout')).benchRollout(runs),
-  suite: async () => (await import('./suite')).benchSuite(),
-};
+/** The parts' measurements (bench/measure.ts), from their TypeScript sources through ts-node, as launcher.js runs them. */
+function measurement(): Measurement {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const launcher = require(path.join(PROJECT_DIR, 'launcher.js')) as { loadSource(entry: string): unknown };
+  return launcher.loadSource('bench/measure') as Measurement;
+}
 
 const USAGE =
   'npm run --silent bench -- [--only plan|program|ssh|backups|proxy|cli|cuts|rollout|suite] [--runs N] [--before REF]';
@@ -49,7 +45,6 @@ Benchmarks report; they never fail because a target is missed.
 `;
 
 async function main(): Promise<number> {
-  endQuietlyOnBrokenPipe();
   let values: { only?: string; runs?: string; before?: string; help?: boolean };
   try {
     values = parseArgs({
@@ -80,26 +75,7 @@ async function main(): Promise<number> {
     process.stderr.write(`error: --runs ${values.runs}: allowed: a whole number from 1 to 50\nusage: ${USAGE}\n`);
     return 2;
   }
-  const parts: Part[] = only ? [only as Part] : [...PARTS];
-  const results: PartResult[] = [];
-  let failed = false;
-  for (const part of parts) {
-    progress(`part ${part}: starting`);
-    try {
-      const result = await MEASURE[part](runs, values.before);
-      results.push(result);
-      process.stdout.write(`\n${result.markdown.trim()}\n\n`);
-      // Written after each part, so that a later part's failure keeps what was measured.
-      writeResults([result]);
-    } catch (error) {
-      failed = true;
-      process.stderr.write(
-        `error: part ${part} could not be measured: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
-    }
-  }
-  if (results.length > 0) progress(`wrote ${RESULTS_FILE} (${results.map((r) => r.name).join(', ')})`);
-  return failed ? 1 : 0;
+  return measurement().measureParts(only ? [only as Part] : [...PARTS], runs, values.before);
 }
 
 main().then(

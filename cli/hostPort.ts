@@ -1,17 +1,9 @@
 /**
- * The --host and --port options of the identity tools: their spec and their check.
+ * The check of the identity tools' --host and --port (their options: cli/hostPortOptions.ts).
  */
 import { hostAddress, port as portRule } from '../core/settings/fields';
 import { PORTS } from '../core/catalog/ports';
 import { UsageError } from './cli';
-
-/** The --host and --port options of a tool's spec, --host's help in the tool's own words. */
-export function hostPortOptions(hostHelp: string) {
-  return {
-    host: { type: 'string', value: 'HOST', help: hostHelp },
-    port: { type: 'string', value: 'PORT', help: `the p2p port of the enode (default ${PORTS.p2p})` },
-  } as const;
-}
 
 /** Validates --host (IPv4 or DNS name) and --port (default the p2p port). */
 export function hostAndPort(host: string | undefined, port: string | undefined): { host: string; port: number } {

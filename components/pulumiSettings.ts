@@ -11,7 +11,7 @@ import { readFileFromDisk, readStackConfigFile } from '../core/settings/settings
 import { enforceProgramRules, PolicyViolationError } from '../policy/programRules';
 import type { EngineConfig } from '../core/settings/engineConfig';
 import { agentProblem } from '../core/catalog/sshLogin';
-import { agentKeysProblem } from './sshAgent';
+import { agentKeysProblem, agentLoginProblem } from './sshAgent';
 import { stopRun } from './runStop';
 
 /** The SDK's own record of which config keys are secret (runtime/config.js; not in its type declarations). */
@@ -29,7 +29,7 @@ export function engineConfig(): EngineConfig {
  * (policy/programRules.ts: on every run, with or without `--policy-pack`), or ends the run before anything is
  * declared, with every settings problem listed, or else every rule they break as the policy pack words it; or, for a
  * stack that logs in to its SSH nodes with the ssh agent, when the environment names no agent (SSH_AUTH_SOCK), or
- * one that does not answer or holds no key (sshAgent.ts).
+ * one that does not answer or holds no key, or (before an update) none that a machine takes (sshAgent.ts).
  */
 export function loadPulumiStack(projectDir: string = process.cwd()): LoadedStack {
   const stack = pulumi.getStack();
@@ -47,10 +47,14 @@ export function loadPulumiStack(projectDir: string = process.cwd()): LoadedStack
     );
     enforceProgramRules(loaded.settings);
     // The agent is the default login (docs/ssh.md#logging-in): without one, say so before anything is declared.
-    const sshNodes = loaded.settings.nodes.filter((n) => n.target === 'ssh').map((n) => n.name);
+    const machines = loaded.settings.nodes.filter((n) => n.target === 'ssh');
+    const sshNodes = machines.map((n) => n.name);
+    const withAgent = loaded.settings.sshAuthentication === 'agent';
     const noAgent =
       agentProblem(file, loaded.settings.sshAuthentication, sshNodes, process.env) ??
-      (loaded.settings.sshAuthentication === 'agent' ? agentKeysProblem(sshNodes, process.env) : undefined);
+      (withAgent ? agentKeysProblem(sshNodes, process.env) : undefined) ??
+      // A preview logs in nowhere: the machines are asked only before an update.
+      (withAgent && !pulumi.runtime.isDryRun() ? agentLoginProblem(machines, process.env) : undefined);
     if (noAgent !== undefined) {
       throw stopRun(`the stack ${stack} cannot log in to its machines: ${noAgent}`);
     }

@@ -3,8 +3,9 @@
  * node key and p2p address: a JSON-RPC endpoint answering as that node would (net_enode, net_peerCount, ...), for the
  * day-2 checks given as `--rpc-url`, as an operator gives a port-forward. Its peers are real: its p2p layer listens on
  * a loopback address of its own at the enode's port, and plain peers (the stand-in's p2p program alone) dial it.
+ * Asked, the enode's own address forwards to it, as a node's static IP does (enodeAddressForward).
  */
-import { ChildProcess, spawn } from 'child_process';
+import { ChildProcess, execFileSync, spawn } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -13,6 +14,7 @@ import { deriveIdentity } from '../core/identity/nodeKey';
 import { p2pProgram } from './networkPeer';
 import { freePort } from './ports';
 import { PROJECT_DIR } from './run';
+import { keepTestPublicNetworkHere } from './testNetworks';
 
 /** How long real peers may take to connect (a dial, the RLPx handshake, the permissioning's answer). */
 const PEERS_MS = 30_000;
@@ -67,6 +69,38 @@ export interface StandinPermissioning {
   bootnodes: readonly string[];
 }
 
+/** nftables' nft. */
+const NFT = '/usr/sbin/nft';
+
+/**
+ * The enode's own address forwarded to the stand-in's p2p layer, as a node's static IP forwards to it (a cloud's load
+ * balancer, a machine's NAT): the enode's address is one of the test stacks' public addresses, kept on this machine
+ * (testing/testNetworks.ts), and an nftables table of the stand-in's own DNATs what this machine sends to its p2p port,
+ * TCP and UDP, to the loopback address the p2p layer listens on. So what probes the enode's address from here (check's
+ * 60606 TCP and UDP) reaches the node's real p2p layer, never another machine; the plain peers still dial the loopback
+ * address (go-ethereum takes one inbound connection a 30 s from a public address). One stand-in per enode address:
+ * the table is named by it and replaces a table a killed run left. Gives the function that removes it.
+ */
+function enodeAddressForward(host: string, port: number, to: string): () => void {
+  keepTestPublicNetworkHere();
+  const table = `lacchain_enode_${host.replace(/\./g, '_')}_${port}`;
+  const rules = ['tcp', 'udp'].map(
+    (protocol) => `    ip daddr ${host} ${protocol} dport ${port} dnat to ${to}:${port}`,
+  );
+  const script = [
+    `table ip ${table} {}`,
+    `delete table ip ${table}`,
+    `table ip ${table} {`,
+    '  chain output {',
+    '    type nat hook output priority -100; policy accept;',
+    ...rules,
+    '  }',
+    '}',
+  ].join('\n');
+  execFileSync(NFT, ['-f', '-'], { input: script, stdio: ['pipe', 'ignore', 'pipe'] });
+  return () => execFileSync(NFT, ['delete', 'table', 'ip', table], { stdio: 'ignore' });
+}
+
 /** Writes a file the stand-in re-reads, whole at once. */
 function replaceFile(file: string, content: string): void {
   fs.writeFileSync(`${file}.tmp`, content);
@@ -76,7 +110,9 @@ function replaceFile(file: string, content: string): void {
 /**
  * Starts the stand-in with `key`, advertising `p2pHost:p2pPort`, and waits until its RPC answers. With `permissioning`,
  * it checks connections with the contract as the networks' nodes do: it has peers only once registered. With
- * `metricsPort`, it serves Besu's metrics on that loopback port; `rpcApis`, the API groups its RPC serves.
+ * `metricsPort`, it serves Besu's metrics on that loopback port; `rpcApis`, the API groups its RPC serves. With
+ * `forwardEnodeAddress`, its discovery is on and the enode's own address forwards to its p2p layer
+ * (enodeAddressForward), so check's probes of the enode's address find the node's port open.
  */
 export async function startBesuStandin(
   key: string,
@@ -85,6 +121,7 @@ export async function startBesuStandin(
   permissioning?: StandinPermissioning,
   metricsPort?: number,
   rpcApis: readonly string[] = ['ETH', 'NET', 'WEB3'],
+  forwardEnodeAddress = false,
 ): Promise<RunningStandin> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-standin-'));
   const port = await freePort();
@@ -119,7 +156,8 @@ export async function startBesuStandin(
       `rpc-http-port = ${port}`,
       `rpc-http-api = [${rpcApis.map((api) => JSON.stringify(api)).join(', ')}]`,
       `p2p-interface = "${p2pInterface}"`,
-      'discovery-enabled = false',
+      // Discovery's UDP port open where the enode's address forwards to (its bootnodes outside loopback never pinged).
+      `discovery-enabled = ${forwardEnodeAddress}`,
       ...(metricsPort ? ['metrics-enabled = true', 'metrics-host = "127.0.0.1"', `metrics-port = ${metricsPort}`] : []),
       ...(permissioning
         ? [
@@ -166,6 +204,7 @@ export async function startBesuStandin(
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  const unforward = forwardEnodeAddress ? enodeAddressForward(p2pHost, p2pPort, p2pInterface) : () => undefined;
   const rpc = async (method: string) => {
     const answer = await fetch(rpcUrl, {
       method: 'POST',
@@ -210,6 +249,7 @@ export async function startBesuStandin(
       );
       // Ended before the folder goes: a node still stopping writes into it (ENOTEMPTY in a fresh clone's run).
       await Promise.all(running.map((one) => ended(one, STOP_MS)));
+      unforward();
       fs.rmSync(work, { recursive: true, force: true, maxRetries: 10 });
     },
   };

@@ -5,12 +5,14 @@ import type { Fixes } from '../core/operations/causes';
 import type { Observations } from '../core/operations/health';
 import * as fs from 'fs';
 import * as path from 'path';
-import type { PinnedGenesis } from '../core/catalog/networks';
+import { NETWORKS, type PinnedGenesis } from '../core/catalog/networks';
+import type { BesuConfigInput } from '../core/besu/configToml';
 import { loadStack, type FileReader, type RawStackConfig } from '../core/settings/load';
 import type { StackSettings } from '../core/settings/model';
 import * as yaml from 'js-yaml';
 import { EngineConfig, engineView } from '../core/settings/engineConfig';
 import { SECRET_CONFIG_KEYS } from '../core/settings/schema';
+import { TEST_PUBLIC_NETWORK } from './testNetworks';
 
 /** The project's own small genesis (not a LACChain genesis), pinned by its own digest. */
 export const TEST_GENESIS_FILE = path.join(__dirname, '..', 'tests', 'fixtures', 'genesis', 'test-genesis.json');
@@ -102,10 +104,11 @@ export const TEST_BACKUP_IMAGE_DIGESTS = {
 
 /**
  * A public IPv4 address for the nodes of mainnet test stacks, which refuse the documentation ranges the testnet
- * fixtures use: outside every reserved range, made up for tests, never contacted. `last` is its last number.
+ * fixtures use: outside every reserved range, made up for tests, never contacted (testing/testNetworks.ts keeps them on
+ * this machine, testing/netGuard.js refuses what would leave it). `last` is its last number.
  */
 export function testPublicIp(last: number): string {
-  return `200.10.20.${last}`;
+  return `${TEST_PUBLIC_NETWORK.prefix}.${last}`;
 }
 
 /** The companion services off. */
@@ -262,4 +265,19 @@ export function loadTestnetStack(config: Record<string, unknown> = validTestnetC
 /** A testnet stack's settings, as loadTestnetStack loads them. */
 export function loadTestnet(config: Record<string, unknown> = validTestnetConfig()): StackSettings {
   return loadTestnetStack(config).settings;
+}
+
+/** What config.toml is written from, for an open-protestnet writer on `releaseVersion`, with `more` over it. */
+export function writerConfigInput(releaseVersion: string, more: Partial<BesuConfigInput> = {}): BesuConfigInput {
+  return {
+    network: NETWORKS['open-protestnet'],
+    typenode: 'writer',
+    releaseVersion,
+    nodeName: 'org-node',
+    p2pHost: '190.113.0.10',
+    p2pPort: 60606,
+    rpcHosts: ['190.113.0.10'],
+    paths: { dataPath: '/data', genesisFile: '/config/genesis.json', nodeKeyFile: '/key/key' },
+    ...more,
+  };
 }

@@ -19,6 +19,8 @@ const LISTEN_MS = 10_000;
 export interface PlainPeer {
   /** Its enode: its address on the test network and its port. */
   enode: string;
+  /** What its p2p layer said so far, one JSON line each (`up`, `down` with the connections' addresses). */
+  events(): Record<string, unknown>[];
   stop(): void;
 }
 
@@ -33,21 +35,26 @@ export function p2pProgram(): string {
 
 /**
  * Starts a plain peer listening on `ip`:`port` (TCP, and UDP with discovery), dialing `dials` (enodes) as static
- * nodes, accepting and dialing only `netrestrict` (CIDRs); resolves once it listens.
+ * nodes, accepting and dialing only `netrestrict` (CIDRs), in the network namespace `namespace` when given (a machine
+ * outside a test cluster: testing/cluster/workerLan.ts); resolves once it listens.
  */
 export async function startPlainPeer(
   ip: string,
   port: number,
-  options: { dials?: readonly string[]; netrestrict: string; key?: string },
+  options: { dials?: readonly string[]; netrestrict: string; key?: string; namespace?: string },
 ): Promise<PlainPeer> {
   const key = options.key ?? randomBytes(32).toString('hex');
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-peer-'));
   fs.writeFileSync(path.join(work, 'key'), key, { mode: 0o600 });
   const events = path.join(work, 'events');
   const out = fs.openSync(events, 'w');
+  const [command, ...inNamespace] = options.namespace
+    ? ['/usr/sbin/ip', 'netns', 'exec', options.namespace, p2pProgram()]
+    : [p2pProgram()];
   const child = spawn(
-    p2pProgram(),
+    command,
     [
+      ...inNamespace,
       `--key=${path.join(work, 'key')}`,
       `--listen=${ip}:${port}`,
       `--host=${ip}`,
@@ -72,5 +79,11 @@ export async function startPlainPeer(
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { enode: deriveIdentity(key, ip, port).enode, stop };
+  const said = () =>
+    fs
+      .readFileSync(events, 'utf8')
+      .split('\n')
+      .filter((line) => line.endsWith('}'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { enode: deriveIdentity(key, ip, port).enode, events: said, stop };
 }

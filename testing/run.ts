@@ -24,6 +24,30 @@ export function ensureBuilt(): void {
   built = true;
 }
 
+/** testing/netGuard.js's refusal line and the environment that loads it (see there). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { REFUSED_MARK } = require('./netGuard.js') as { REFUSED_MARK: string };
+const GUARD = path.join(__dirname, 'netGuard.js');
+
+/**
+ * The environment of an operator's command in a test: the caller's, with testing/netGuard.js loaded into every Node
+ * process of the command (npm, the tool, the Pulumi program), and npm's update check (a registry call) off.
+ */
+export function guardedEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const merged = { ...process.env, ...env };
+  return {
+    ...merged,
+    NODE_OPTIONS: [merged.NODE_OPTIONS, `--require ${GUARD}`].filter(Boolean).join(' '),
+    npm_config_update_notifier: 'false',
+  };
+}
+
+/** Throws when the guard refused something: a test never passes with a probe or dial that would have left the machine. */
+function refusedNothing(stderr: string): void {
+  const line = stderr.split('\n').find((each) => each.startsWith(REFUSED_MARK));
+  if (line !== undefined) throw new Error(line);
+}
+
 /** Runs `npm run --silent <script> -- args` in the project folder, from the tools' build as an operator does. */
 export function runNpm(
   script: string,
@@ -33,7 +57,7 @@ export function runNpm(
   ensureBuilt();
   const result = spawnSync('npm', ['run', '--silent', script, '--', ...args], {
     cwd: options.cwd ?? PROJECT_DIR,
-    env: { ...process.env, ...options.env },
+    env: guardedEnv(options.env),
     input: options.input,
     encoding: 'utf8',
     timeout: 120_000,
@@ -42,6 +66,7 @@ export function runNpm(
     .split('\n')
     .filter((l) => !l.startsWith('npm warn'))
     .join('\n');
+  refusedNothing(stderr);
   return { code: result.status ?? -1, stdout: result.stdout, stderr };
 }
 
@@ -66,25 +91,27 @@ export function startNpm(
   ensureBuilt();
   const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
     cwd: options.cwd ?? PROJECT_DIR,
-    env: { ...process.env, ...options.env },
+    env: guardedEnv(options.env),
     detached: true,
   });
-  const result = new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+  const result = new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.stdin.end();
-    child.on('close', (code) =>
-      resolve({
-        code: code ?? -1,
-        stdout,
-        stderr: stderr
-          .split('\n')
-          .filter((l) => !l.startsWith('npm warn'))
-          .join('\n'),
-      }),
-    );
+    child.on('close', (code) => {
+      const said = stderr
+        .split('\n')
+        .filter((l) => !l.startsWith('npm warn'))
+        .join('\n');
+      try {
+        refusedNothing(said);
+        resolve({ code: code ?? -1, stdout, stderr: said });
+      } catch (error) {
+        reject(error);
+      }
+    });
   });
   return {
     result,

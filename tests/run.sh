@@ -14,12 +14,15 @@ node -e "process.exit(require('./launcher').staleBuild(process.cwd(), 'cli/node'
 report=$(mktemp)
 kubelet_report=$(mktemp)
 kubelet_log=$(mktemp)
-trap 'rm -f "$report" "$kubelet_report" "$kubelet_log"' EXIT
+# The kubelet tier's images, built once for all its files (testing/cluster/sharedImages.ts).
+kubelet_images=$(mktemp -d)
+trap 'rm -f "$report" "$kubelet_report" "$kubelet_log"; rm -rf "$kubelet_images"' EXIT
 if [ $# -eq 0 ]; then
   # The whole run: the real-worker tier (tests/kubelet: one real kubelet on this machine, one file at a time) in a jest
   # of its own, one file after another, beside the rest on the usual workers. In the one jest its files took worker
   # slots only to wait for the machine's one real worker, while the other files queued (tests/README.md).
-  npx jest --json --outputFile="$kubelet_report" --maxWorkers=1 tests/kubelet >"$kubelet_log" 2>&1 &
+  LACCHAIN_KUBELET_IMAGES="$kubelet_images" npx jest --json --outputFile="$kubelet_report" --maxWorkers=1 tests/kubelet \
+    >"$kubelet_log" 2>&1 &
   kubelet_jest=$!
   npx jest --json --outputFile="$report" --testPathIgnorePatterns '/tests/kubelet/'
   status=$?

@@ -19,10 +19,13 @@
 #   by version outside the work tree), the Prometheus Operator's CRDs they install (tools/kubernetes/crds.sh), and
 #   Prometheus and the Prometheus Operator built from their Go modules (tools/monitoring/build.sh);
 # - the kubelet and the pause program of the kubelet tests' real worker, built from the same Go module as the control
-#   plane (tools/kubernetes/build-kubelet.sh, cached by version outside the work tree);
+#   plane (tools/kubernetes/build-kubelet.sh, cached by version outside the work tree), and its kube-proxy from the same
+#   module (tools/kubernetes/build-kube-proxy.sh) and MetalLB's controller and speaker from theirs
+#   (tools/metallb/build.sh), cached the same way;
 # - the Besu stand-in's peer-to-peer program (tests/fixtures/besu-standin/p2p/build.sh, go-ethereum's p2p package,
 #   cached by version outside the work tree), which pack.sh packs into the stand-in's releases, and go-ethereum's
-#   devp2p tool that checks the enodes from outside (tools/devp2p/build.sh, cached by version the same way).
+#   devp2p tool that checks the enodes from outside (tools/devp2p/build.sh, cached by version the same way);
+# - as root, a local route for the test stacks' public addresses (testing/testNetworks.ts).
 # Without root or Go, the tests that need them say why they are skipped (under CI=true they fail instead).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -75,6 +78,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
+# The test stacks' made-up public addresses kept on this machine (testing/testNetworks.ts: a local route on lo), so
+# nothing a test sends to one leaves it, whichever test runs first.
+if [ "$(id -u)" = 0 ]; then
+  npx ts-node -T -e "require('./testing/testNetworks').keepTestPublicNetworkHere()" || echo "cannot keep the test addresses on this machine: the tests that use them will say so" >&2
+fi
+
 # The root file systems the SSH test hosts boot from, Debian 12's and 13's (testing/host/build-rootfs.sh: debootstrap,
 # mostly waiting on the Debian mirror and dpkg), are built in the background while the Go builds below use the cores;
 # the e2e tests would otherwise build them on their first host. Cached; a warm machine only checks their markers.
@@ -114,14 +123,17 @@ fi
 # The Go builds go in two chains side by side: each build leaves a core idle while it downloads its modules and links
 # (one thread), which the other chain's compiling then uses. Chain one: the Pulumi CLI, then the Kubernetes provider
 # (pulumi-resource-kubernetes) of the engine tests (tests/engine/), built from its Go module into a cache outside the
-# work tree (about 12 minutes cold on 2 cores, none warm). Without Go the engine tests say why they are skipped (under
-# CI=true they fail).
+# work tree (about 12 minutes cold on 2 cores, none warm), then MetalLB for the kubelet tests. Without Go the engine
+# tests say why they are skipped (under CI=true they fail).
 engine_chain() {
   if ! command -v pulumi >/dev/null 2>&1; then
     timed "the Pulumi CLI" bash tools/pulumi-cli/build.sh >/dev/null || true
   fi
   if command -v go >/dev/null 2>&1; then
     timed "the Kubernetes provider" bash tools/pulumi-kubernetes/build.sh >/dev/null || echo "cannot build the Kubernetes provider: the engine tests will say so" >&2
+    # MetalLB, the kubelet tests' load balancer in layer 2 (go.universe.tf/metallb, about 3.5 minutes cold): in this
+    # chain, the shorter of the two cold.
+    timed "MetalLB" bash tools/metallb/build.sh >/dev/null || echo "cannot build MetalLB: the kubelet tests will say so" >&2
   fi
 }
 engine_chain &
@@ -146,6 +158,8 @@ fi
 # after it: about half a minute), and the pause program (tools/kubernetes/build-kubelet.sh; nothing warm).
 if command -v go >/dev/null 2>&1; then
   timed "the kubelet" bash tools/kubernetes/build-kubelet.sh >/dev/null || echo "cannot build the kubelet: the kubelet tests will say so" >&2
+  # The worker's kube-proxy, from the same module (its Go build cache warm after the control plane's: seconds).
+  timed "kube-proxy" bash tools/kubernetes/build-kube-proxy.sh >/dev/null || echo "cannot build kube-proxy: the kubelet tests will say so" >&2
 fi
 timed "the Prometheus Operator's CRDs" bash tools/kubernetes/crds.sh >/dev/null || echo "cannot fetch the Prometheus Operator's CRDs: the cluster tests will say so" >&2
 # Prometheus (upstream's, with the Kubernetes service discovery) and the Prometheus Operator for the cluster's

@@ -5,14 +5,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import {
-  certificateFile,
-  DEFAULT_MONITORING_FOLDER,
-  fingerprintsFromOutputs,
-  STACK_MONITORING_FILES,
-  stackScrape,
-  TokenFileState,
-} from '../../core/monitoring/stackScrape';
+import { DEFAULT_MONITORING_FOLDER, STACK_MONITORING_FILES } from '../../core/catalog/metrics';
+import { certificateFile, fingerprintsFromOutputs, stackScrape, TokenFileState } from '../../core/monitoring/stackScrape';
 import { loadOperatorStack } from '../operatorStack';
 import { CommandLine, EXIT, ToolFailure, UsageError } from '../cli';
 import { expandHome, gitWorkTreeOf } from '../keyFile';

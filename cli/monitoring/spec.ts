@@ -1,6 +1,6 @@
 /** The options and help of `npm run monitoring` (cli/monitoring.ts). */
 import type { ToolSpec } from '../cli';
-import { DEFAULT_MONITORING_FOLDER, STACK_MONITORING_FILES } from '../../core/monitoring/stackScrape';
+import { DEFAULT_MONITORING_FOLDER, STACK_MONITORING_FILES } from '../../core/catalog/metrics';
 
 export const MONITORING_TOOL = {
   command: 'npm run --silent monitoring --',

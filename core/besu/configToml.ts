@@ -10,6 +10,7 @@ import { METRICS } from '../catalog/metrics';
 import { NODE_TYPE_FACTS, NodeType } from '../catalog/nodeTypes';
 import { BIND_ALL, LOCAL_HOSTS, LOOPBACK, PORTS } from '../catalog/ports';
 import { CHECK_METHODS, RPC_DEFAULTS, RPC_OPTIONS } from '../catalog/rpc';
+import type { BesuOptions } from '../settings/model';
 
 /** Where the node's files are, as Besu sees them (inside the pod or on the machine). */
 export interface BesuPaths {
@@ -65,6 +66,8 @@ export interface BesuConfigInput {
    * node's metrics relay, which pushes them on (`served`).
    */
   metrics?: { mode: 'push' } | { mode: 'served'; host: string };
+  /** Besu options the network's Helm chart writes (the node's `besu` settings); none written when absent. */
+  options?: BesuOptions;
 }
 
 /** A Besu config as key → value, in the order written. */
@@ -154,10 +157,32 @@ export function besuConfig(input: BesuConfigInput): BesuConfig {
     'permissions-nodes-contract-address': network.nodesPermissioningContract,
     logging: 'INFO',
   });
+  Object.assign(config, helmChartOptions(input.options ?? {}, network, version));
   // From 24.3.0 the default storage is BONSAI; keep FOREST everywhere so an upgrade never meets an unreadable database.
   if (acceptedOptions(version).has('data-storage-format')) config['data-storage-format'] = 'FOREST';
   const rejected = Object.keys(config).filter((key) => !acceptedOptions(version).has(key));
   if (rejected.length > 0) throw new Error(`Besu ${version} does not accept: ${rejected.join(', ')}`);
+  return config;
+}
+
+/**
+ * The options of the network's Helm chart a node's settings turn on, for `version`: the transaction pool's need
+ * `tx-pool="legacy"` from 23.10 (the layered pool refuses them). Only what is set is written.
+ */
+function helmChartOptions(options: BesuOptions, network: Network, version: string): BesuConfig {
+  const config: BesuConfig = {};
+  if (options.revertReason) config['revert-reason-enabled'] = true;
+  const pool = {
+    'tx-pool-retention-hours': options.txPoolRetentionHours,
+    'tx-pool-max-size': options.txPoolMaxSize,
+  };
+  const poolSet = Object.entries(pool).filter((entry): entry is [string, number] => entry[1] !== undefined);
+  if (poolSet.length > 0 && atLeast(version, BESU_CHANGES.layeredTxPool)) config['tx-pool'] = 'legacy';
+  for (const [key, value] of poolSet) config[key] = value;
+  if (options.accountPermissioning) {
+    config['permissions-accounts-contract-enabled'] = true;
+    config['permissions-accounts-contract-address'] = network.accountsPermissioningContract;
+  }
   return config;
 }
 

@@ -26,5 +26,6 @@ export function renderNodeConfigToml(
     // Besu serves its metrics on the loopback (the machine's, the pod's) for the node's metrics relay, which pushes them
     // to the network's gateway (core/remote/metricsRelay.ts, core/kubernetes/monitoring.ts).
     metrics: { mode: 'served', host: METRICS.besuHost },
+    options: node.besu,
   });
 }

@@ -105,6 +105,19 @@ export function unsupportedReason(version: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Options that arrived in a release between two of KNOWN_RELEASES, whose option lists therefore lack them: accepted
+ * from the release named (the project's Besu facts).
+ */
+const OPTIONS_SINCE: Readonly<Record<string, string>> = { 'tx-pool': BESU_CHANGES.layeredTxPool };
+
+/**
+ * The values the network's Helm chart writes into config.toml for options its Ansible roles leave out
+ * (LACNetNetworks/besu-networks, helm/values/*.yml and the chart's configmap; it also turns revert reasons and account
+ * permissioning on): offered as `besu` settings (core/settings/schema.ts), none written by default.
+ */
+export const HELM_CHART_OPTIONS = { txPoolRetentionHours: 999, txPoolMaxSize: 1024 } as const;
+
 /** The release whose option list applies to a version: the newest known release not newer than it. */
 export function optionListRelease(version: string): string {
   const candidates = KNOWN_RELEASES.filter((known) => atLeast(version, known));
@@ -130,7 +143,8 @@ export function acceptedOptions(version: string): ReadonlySet<string> {
     );
     optionCache.set(release, options);
   }
-  return options;
+  const since = Object.keys(OPTIONS_SINCE).filter((name) => atLeast(version, OPTIONS_SINCE[name]));
+  return since.length === 0 ? options : new Set([...options, ...since]);
 }
 
 /** The container image of a release. */
@@ -146,9 +160,39 @@ export function besuImage(version: string, digest?: string): string {
 /** The image's user and group: the pod runs as them. */
 export const BESU_IMAGE_UID = 1000;
 
-/** Where release archives are downloaded from by default; `{version}` is replaced. */
+/**
+ * Where release archives are downloaded from by default (the inventory's `release_url` when not set): each release's
+ * published sources (releaseSources). As a template, `{version}` replaced: Besu's GitHub release assets.
+ */
 export const DEFAULT_RELEASE_URL =
   'https://github.com/hyperledger/besu/releases/download/{version}/besu-{version}.tar.gz';
+
+/** The JFrog artifactory where Besu's changelog links each release's archive up to LAST_JFROG_RELEASE. */
+const JFROG_RELEASE_URL = 'https://hyperledger.jfrog.io/artifactory/besu-binaries/besu/{version}/besu-{version}.tar.gz';
+
+/** The last release whose archive Besu's changelog links on JFrog; from 24.3.0 it links GitHub's release assets. */
+export const LAST_JFROG_RELEASE = '24.1.2';
+
+/**
+ * The archives the changelog links on another JFrog path than JFROG_RELEASE_URL's, as published (the project's
+ * release digest facts).
+ */
+const PUBLISHED_JFROG_URLS: Readonly<Record<string, string>> = {
+  '22.7.7': 'https://hyperledger.jfrog.io/hyperledger/besu-binaries/besu/22.7.7/besu-22.7.7.tar.gz',
+  '23.1.3': 'https://hyperledger.jfrog.io/hyperledger/besu-binaries/besu/23.1.3/besu-23.1.3.tar.gz',
+  '23.4.1': 'https://hyperledger.jfrog.io/hyperledger/besu-binaries/besu/23.4.1/besu-23.4.1.tar.gz',
+};
+
+/**
+ * The sources a machine tries for a release's archive, in order, when the inventory names no mirror: up to 24.1.2
+ * the JFrog URL its changelog published, then GitHub's release asset (whether GitHub serves those older archives is
+ * not established: it is tried second); from 24.3.0 GitHub's alone. The pinned digest decides which is accepted.
+ */
+export function releaseSources(version: string): string[] {
+  const github = releaseUrl(DEFAULT_RELEASE_URL, version);
+  if (compareVersions(version, LAST_JFROG_RELEASE) > 0) return [github];
+  return [PUBLISHED_JFROG_URLS[version] ?? releaseUrl(JFROG_RELEASE_URL, version), github];
+}
 
 /**
  * SHA-256 of each release archive `besu-<version>.tar.gz`, as the Besu project published it in its changelog (the

@@ -18,10 +18,13 @@ export const RELAY_SIGNER = {
   /** The release the reference deployment installs on a machine (a tag of gas-management). */
   defaultVersion: '1.0.1',
   /**
-   * Where a release's executable is downloaded from; `{version}` is replaced. The project publishes no digest of it,
-   * but commits the executable at each tag: see releaseBlobs.
+   * Where a release's executable is downloaded from; `{ref}` is replaced by the commit releaseCommits pins for the
+   * release (a tag can be moved, a commit cannot), or else by the release's tag `v{version}`. The project publishes no
+   * digest of it, but commits the executable at each tag: see releaseBlobs.
    */
-  defaultReleaseUrl: 'https://raw.githubusercontent.com/LACNetNetworks/gas-management/v{version}/gas-relay-signer',
+  defaultReleaseUrl: 'https://raw.githubusercontent.com/LACNetNetworks/gas-management/{ref}/gas-relay-signer',
+  /** The commit each catalog release's tag named when the facts were read (`git rev-list -n1 v1.0.1`). */
+  releaseCommits: { '1.0.1': '8dd1b69b9cce0af1a70025bd9351085eff6a16c1' } as Readonly<Record<string, string>>,
   /**
    * The git blob id of the executable each catalog release's tag holds (what `git hash-object` prints for it), by
    * release: the companions step checks a download from defaultReleaseUrl against it, so an operator pins no digest
@@ -67,6 +70,8 @@ export const ROTATION_VALIDATOR = {
    * the companions step checks the download against it, so an operator pins no digest for it (as RELAY_SIGNER's).
    */
   releaseBlobs: { '1.0.0': '5bd0b6a60e25ad7aa66ccda8acfd0cf4ddd876f0' } as Readonly<Record<string, string>>,
+  /** The URL names its commit itself. */
+  releaseCommits: {} as Readonly<Record<string, string>>,
   /** The container image the reference runs on a cluster, and where its executable is inside it. */
   defaultImage: 'lacnetnetworks/rotation-lacchain:1.0.0',
   imageExecutable: '/opt/lacchain/rotation-validator/client',
@@ -129,6 +134,19 @@ export const COMPANIONS = [RELAY_SIGNER, ROTATION_VALIDATOR, ETHSTATS] as const;
 export const RELEASED_COMPANIONS = [RELAY_SIGNER, ROTATION_VALIDATOR] as const;
 export type CompanionName = (typeof COMPANIONS)[number]['name'];
 export type ReleasedCompanionName = (typeof RELEASED_COMPANIONS)[number]['name'];
+
+/**
+ * The download URL of a companion's release from a URL template: `{ref}` becomes the commit the catalog pins for the
+ * release (its tag `v{version}` when it pins none), then `{version}` the release.
+ */
+export function companionReleaseUrl(
+  companion: (typeof RELEASED_COMPANIONS)[number],
+  template: string,
+  version: string,
+): string {
+  const ref = Object.hasOwn(companion.releaseCommits, version) ? companion.releaseCommits[version] : 'v{version}';
+  return template.split('{ref}').join(ref).split('{version}').join(version);
+}
 
 /** The shape of a contract address, as written in the network facts (checksummed or lower case). */
 export const CONTRACT_ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;

@@ -36,3 +36,17 @@ export const METRICS = {
 
 /** The systemd states node_exporter's systemd collector reports, each a series of `node_systemd_unit_state`. */
 export const UNIT_STATES = ['active', 'activating', 'deactivating', 'inactive', 'failed'] as const;
+
+/**
+ * Where `npm run monitoring` writes a stack's files unless told (`~` is the home folder): outside any repository.
+ * (Here, with the file names, so that the tool's help reads them without the writer: core/monitoring/stackScrape.ts.)
+ */
+export const DEFAULT_MONITORING_FOLDER = '~/.lacchain-besu-node/monitoring';
+/** The files it writes, in the folder. */
+export const STACK_MONITORING_FILES = {
+  machines: 'prometheus.yml',
+  cluster: 'prometheus-kubernetes.yml',
+  rules: 'alerts.yml',
+  /** The bearer token's file, unless the operator names another. */
+  token: 'metrics-token',
+} as const;

@@ -65,8 +65,17 @@ export interface Network {
   bootnodes: Record<NodeType, readonly string[]>;
   /** `max-peers` per node type where the reference deployment sets one. */
   maxPeers: Partial<Record<NodeType, number>>;
-  /** Our recommendation for a node of this network. */
+  /**
+   * Our recommendation for a machine of this network: the network's own Ansible guide (LACNetNetworks/besu-networks
+   * DEPLOY_NODE.md, "Minimum System Requirements"; it adds 70,000 read and 50,000 write IOPS on mainnet-omega and
+   * open-protestnet). The SSH preflight step reports a machine below it.
+   */
   recommendedHardware: Hardware;
+  /**
+   * The memory a node's pod may use (its limit; its request is the minimum): the network's own Helm guide
+   * (DEPLOY_NODE_HELM.md: 8 GB on Pro-Testnet, 16 GB on Mainnet-Omega).
+   */
+  podMemoryLimitGiB: number;
   /** Below this a node is refused on a production network (unless the operator overrides it). */
   minimumHardware: Hardware;
   /** Whether a node below the minimum hardware is refused (production) or only warned about. */
@@ -158,6 +167,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     },
     maxPeers: { bootnode: 250 },
     recommendedHardware: { cpu: 4, memoryGiB: 16, diskGiB: 375 },
+    podMemoryLimitGiB: 16,
     minimumHardware: { cpu: 2, memoryGiB: 8, diskGiB: 200 },
     enforceMinimumHardware: true,
     allowsUnpinnedHostKey: false,
@@ -193,7 +203,8 @@ export const NETWORKS: Record<NetworkName, Network> = {
     },
     bootnodes: { writer: [o.O1, o.O2], validator: [o.O1, o.O2], bootnode: [o.O1, o.O2] },
     maxPeers: {},
-    recommendedHardware: { cpu: 2, memoryGiB: 8, diskGiB: 375 },
+    recommendedHardware: { cpu: 4, memoryGiB: 16, diskGiB: 375 },
+    podMemoryLimitGiB: 8,
     minimumHardware: { cpu: 2, memoryGiB: 4, diskGiB: 100 },
     enforceMinimumHardware: false,
     allowsUnpinnedHostKey: true,
@@ -233,6 +244,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     bootnodes: { writer: [], validator: [], bootnode: [] },
     maxPeers: {},
     recommendedHardware: { cpu: 2, memoryGiB: 8, diskGiB: 250 },
+    podMemoryLimitGiB: 8,
     minimumHardware: { cpu: 2, memoryGiB: 4, diskGiB: 100 },
     enforceMinimumHardware: false,
     allowsUnpinnedHostKey: false,

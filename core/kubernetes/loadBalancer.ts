@@ -18,7 +18,10 @@ import type { KubernetesNodeSettings } from '../settings/model';
 /** The Service's part that depends on the cloud. */
 export interface LoadBalancerFields {
   annotations: Record<string, string>;
-  /** The requested address, for the clouds that read it (every one but aws, whose controller ignores it). */
+  /**
+   * The requested address, for the clouds that read it: every one but aws, whose controller ignores it, and metallb,
+   * which refuses it beside its annotation.
+   */
   loadBalancerIP?: string;
 }
 
@@ -55,12 +58,14 @@ export function loadBalancerFields(
         loadBalancerIP: publicIP,
       };
     case 'metallb':
+      // The annotation alone: MetalLB refuses a Service that also sets spec.loadBalancerIP ("service can not have
+      // both metallb.universe.tf/loadBalancerIPs and svc.Spec.LoadBalancerIP", its controller/service.go), and gives
+      // it no address.
       return {
         annotations: {
           [METALLB_ANNOTATIONS.loadBalancerIPs]: publicIP,
           ...(loadBalancer.addressPool ? { [METALLB_ANNOTATIONS.addressPool]: loadBalancer.addressPool } : {}),
         },
-        loadBalancerIP: publicIP,
       };
     case 'other':
       return {

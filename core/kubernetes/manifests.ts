@@ -218,7 +218,7 @@ export function statefulSetManifest<V = string>(
     ],
     resources: {
       requests: { cpu: String(hardware.minimumHardware.cpu), memory: `${hardware.minimumHardware.memoryGiB}Gi` },
-      limits: { memory: `${hardware.recommendedHardware.memoryGiB}Gi` },
+      limits: { memory: `${hardware.podMemoryLimitGiB}Gi` },
     },
     startupProbe: {
       ...healthProbe('/liveness', PROBES.startupFailureThreshold),

@@ -10,21 +10,11 @@ import { X509Certificate } from 'crypto';
 import * as yaml from 'js-yaml';
 import { configKey } from '../catalog/defaults';
 import { kubernetesNames } from '../catalog/kubernetes';
-import { METRICS } from '../catalog/metrics';
+import { METRICS, STACK_MONITORING_FILES } from '../catalog/metrics';
 import type { KubernetesNodeSettings, SshNodeSettings, StackSettings } from '../settings/model';
 import { alertRulesDocument } from './alerts';
 import { kubernetesPrometheusConfig, prometheusConfig, ScrapeTarget } from './prometheusConfig';
 
-/** Where the tool writes a stack's files unless told (`~` is the home folder): outside any repository. */
-export const DEFAULT_MONITORING_FOLDER = '~/.lacchain-besu-node/monitoring';
-/** The files it writes, in the folder. */
-export const STACK_MONITORING_FILES = {
-  machines: 'prometheus.yml',
-  cluster: 'prometheus-kubernetes.yml',
-  rules: 'alerts.yml',
-  /** The bearer token's file, unless the operator names another. */
-  token: 'metrics-token',
-} as const;
 /** A machine's certificate, saved in the folder: `<node>.crt`. */
 export const certificateFile = (node: string) => `${node}.crt`;
 

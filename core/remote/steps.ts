@@ -4,7 +4,7 @@
  * the end-to-end test runs them over real SSH on a real host.
  */
 import { supportedSystemsParameter, supportedSystemsText } from '../catalog/systems';
-import { javaMajorFor, releaseUrl } from '../catalog/besu';
+import { DEFAULT_RELEASE_URL, javaMajorFor, releaseSources, releaseUrl } from '../catalog/besu';
 import { pinnedJavaHome, pinnedRuntimeFor } from '../catalog/java';
 import { DEFAULT_SERVICE_USER } from '../catalog/defaults';
 import { NODE_TYPE_FACTS } from '../catalog/nodeTypes';
@@ -181,7 +181,7 @@ export function remoteSteps<V>(
     }),
     step('release', {
       BESU_VERSION: node.releaseVersion,
-      RELEASE_URL: releaseUrl(node.releaseUrl, node.releaseVersion),
+      ...releaseSourceParameters(node),
       RELEASE_SHA256: node.releaseSha256,
       RELEASES_DIR: paths.releasesDir,
     }),
@@ -291,6 +291,18 @@ export function remoteSteps<V>(
  * public-key` makes and reads the key there, the Java it runs on, and the lines it prints (the public key; the backup
  * password is derived there from the key when the stack gives none). With a pinned `publicKey`, the key it must hold.
  */
+/**
+ * Where the release step fetches the archive: the inventory's `release_url` alone, or without one the release's
+ * published sources in order (core/catalog/besu.ts releaseSources), the pinned digest deciding which is accepted.
+ */
+function releaseSourceParameters(node: SshNodeSettings): Record<string, string> {
+  const [first, ...fallbacks] =
+    node.releaseUrl === DEFAULT_RELEASE_URL
+      ? releaseSources(node.releaseVersion)
+      : [releaseUrl(node.releaseUrl, node.releaseVersion)];
+  return { RELEASE_URL: first, ...(fallbacks.length > 0 ? { RELEASE_FALLBACK_URLS: fallbacks.join(' ') } : {}) };
+}
+
 function machineKeyParameters(node: SshNodeSettings, javaMajor: number): Record<string, string> {
   const paths = nodePaths(node);
   return {

@@ -4,8 +4,14 @@
  * or the image's digest; a companion that calls Besu's HTTP RPC cannot log in to it; the rotation client needs the
  * IBFT API; the monitoring server registers only some node names).
  */
-import { releaseUrl } from '../catalog/besu';
-import { COMPANIONS, ETHSTATS, RELAY_SIGNER, RELEASED_COMPANIONS, ROTATION_VALIDATOR } from '../catalog/companions';
+import {
+  companionReleaseUrl,
+  COMPANIONS,
+  ETHSTATS,
+  RELAY_SIGNER,
+  RELEASED_COMPANIONS,
+  ROTATION_VALIDATOR,
+} from '../catalog/companions';
 import { configKey } from '../catalog/defaults';
 import type { Network } from '../catalog/networks';
 import { rpcApisOf } from '../rpc/access';
@@ -42,7 +48,7 @@ export function readCompanions(given: CompanionsInput | undefined, network: Netw
       key: setting.key,
       enabled: input?.enabled ?? true,
       version,
-      releaseUrl: releaseUrl(input?.releaseUrl ?? companion.defaultReleaseUrl, version),
+      releaseUrl: companionReleaseUrl(companion, input?.releaseUrl ?? companion.defaultReleaseUrl, version),
       ...(input?.sha256 ? { sha256: input.sha256 } : {}),
       ...(gitBlob ? { gitBlob } : {}),
       image: input?.image ?? companion.defaultImage,

@@ -130,6 +130,9 @@ export function loadStack(
       entry.target === 'kubernetes'
         ? kubernetesNode(entry, key, network, raw, readFile, problems, rpc, config[configKey('backups')])
         : sshNode(entry, key, network, raw.file, problems, rpc, config[configKey('backups')]);
+    // The stack's Besu options, the node's own fields over them; none set: the node's settings carry none.
+    const besu = { ...config[configKey('besu')], ...entry.besu };
+    if (node && Object.keys(besu).length > 0) node.besu = besu;
     if (node) nodes.push(node);
   });
   checkDistinctNodes(nodes, problems);

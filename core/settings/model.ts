@@ -80,6 +80,18 @@ export interface KeySecretReference {
   entry: string;
 }
 
+/** Besu options the network's Helm chart writes and its Ansible roles do not (`lacchain:besu`, a node's `besu`). */
+export interface BesuOptions {
+  /** `revert-reason-enabled`. */
+  revertReason?: boolean;
+  /** `tx-pool-retention-hours` (with `tx-pool="legacy"` from 23.10). */
+  txPoolRetentionHours?: number;
+  /** `tx-pool-max-size` (with `tx-pool="legacy"` from 23.10). */
+  txPoolMaxSize?: number;
+  /** `permissions-accounts-contract-enabled` with the network's account contract. */
+  accountPermissioning?: boolean;
+}
+
 /** What every node has, whatever its target. */
 export interface NodeSettingsBase {
   /** The node's name in the stack (resource names, outputs). */
@@ -115,6 +127,8 @@ export interface NodeSettingsBase {
   companions: CompanionSettings[];
   /** Backups of the node's chain data (`lacchain:backups`). */
   backups: BackupSettings;
+  /** The Besu options set for it (`lacchain:besu`, its own `besu` over it); absent: none, Besu's defaults. */
+  besu?: BesuOptions;
   /**
    * The enodes of the stack's own bootnodes this node carries in its `bootnodes` beside the network's (writers and
    * validators; those known before the node starts: core/node/stackBootnodes.ts).

@@ -7,7 +7,13 @@
 import { z } from 'zod';
 import { PORTS } from '../catalog/ports';
 import { METRICS } from '../catalog/metrics';
-import { BESU_IMAGE_REPOSITORY, RELEASE_ARCHIVE_SHA256 } from '../catalog/besu';
+import {
+  BESU_CHANGES,
+  BESU_IMAGE_REPOSITORY,
+  HELM_CHART_OPTIONS,
+  LAST_JFROG_RELEASE,
+  RELEASE_ARCHIVE_SHA256,
+} from '../catalog/besu';
 import {
   BACKUP_SCHEDULE_NAMES,
   BACKUP_TOOL,
@@ -140,9 +146,9 @@ export const inventorySchema = strict({
       "The systemd service name (also the log file prefix). Two nodes on one machine need two names, and the units of one (its service and its companions' `<node_service>-<companion>`, e.g. `besu-ethstats`) may not be the other's.",
   }),
   release_url: setting(releaseUrlTemplate.optional(), {
-    default: "Besu's GitHub releases",
+    default: `each release's published sources in order, the pinned digest deciding: up to ${LAST_JFROG_RELEASE} the JFrog URL Besu's changelog gives, then its GitHub release asset; from 24.3.0 the GitHub asset alone (the \`release\` step says which served it)`,
     description:
-      'Where releases are downloaded: a mirror (redirects must stay on https), or a path on the machine for air-gapped machines.',
+      'Where releases are downloaded: a mirror (redirects must stay on https), or a path on the machine for air-gapped machines; it alone is tried.',
   }),
   release_sha256: setting(sha256Digest.optional(), {
     required: 'for releases without a pinned digest',
@@ -274,7 +280,7 @@ export const rpcSchema = strict({
   exposure: setting(z.enum(RPC_EXPOSURES, { error: `one of ${RPC_EXPOSURES.join(', ')}` }).optional(), {
     default: `the node type's: ${byNodeType((type) => NODE_TYPE_FACTS[type].rpcExposure)}`,
     description:
-      "`public`: Besu's 4545 on the node's public address, as the reference Helm chart has it (the reference Ansible roles keep 4545 on the loopback, Besu's default `rpc-http-host`, and reach the outside through nginx: `roles/lacchain-writer-node/templates/pantheon-config-*.j2` of LACNetNetworks/besu-networks), plus the proxies. `tls-only`: only through the reverse proxy (443 with TLS on a machine; the writer's 80 on both paths). `internal`: only inside the machine or the cluster.",
+      "`public`: Besu's 4545 on the node's public address, as the reference Helm chart has it (the reference Ansible roles keep 4545 on the loopback, Besu's default `rpc-http-host`, and reach the outside through nginx: `roles/lacchain-writer-node/templates/pantheon-config-*.j2` of LACNetNetworks/besu-networks), plus the proxies. `tls-only`: only through the reverse proxy (443 with TLS on a machine; the writer's 80 on both paths). `internal`: only inside the machine or the cluster. A writer's default is `public` on both paths, a machine's too: both of the network's guides send applications to 4545 (DEPLOY_NODE.md lists it among the ports to open for them, DEPLOY_NODE_HELM.md reads the enode from it), and every writer this project deployed answers there; on a machine `tls-only` is the Ansible role's layout (4545 on the loopback, the outside through the proxy's 443 and 80), a one-line choice for a writer whose applications use TLS.",
   }),
   hostAllowlist: setting(list(allowedHost, 'host names').optional(), {
     description:
@@ -305,6 +311,32 @@ export const rpcSchema = strict({
     description: `\`rpc-http-max-active-connections\`, written when not ${RPC_DEFAULTS.maxActiveConnections}; Besu 21.1.2 or newer.`,
   }),
   proxy: setting(rpcProxySchema.optional(), { expand: true, description: "The reverse proxy's limits." }),
+});
+
+const TX_POOL_LEGACY = `from Besu ${BESU_CHANGES.layeredTxPool} it also writes \`tx-pool="legacy"\`, which that option needs (the layered pool, Besu's default there, refuses it)`;
+
+/**
+ * Besu options the network's Helm chart writes and its Ansible roles do not (LACNetNetworks/besu-networks): each off,
+ * Besu's own default, on both paths unless set.
+ */
+export const besuOptionsSchema = strict({
+  revertReason: setting(bool.optional(), {
+    default: '`false` on both paths',
+    description: `\`revert-reason-enabled\`: a failed transaction's reason in its receipt and its trace. The Helm chart turns it on, the Ansible roles leave it off; off by default because Besu warns that it "may use a significant amount of memory" (its revert reason page), and every node this project deployed so far runs without it (a change rewrites config.toml and restarts the node). Set \`true\` where your applications read revert reasons.`,
+  }),
+  txPoolRetentionHours: setting(whole(1, 100_000).optional(), {
+    default: "Besu's (13 hours)",
+    description: `\`tx-pool-retention-hours\`: how long a pending transaction stays in the pool. The Helm chart writes ${HELM_CHART_OPTIONS.txPoolRetentionHours}, the Ansible roles nothing; ${TX_POOL_LEGACY}. Not written unless set: the legacy pool it needs is the older one.`,
+  }),
+  txPoolMaxSize: setting(whole(1, 1_000_000).optional(), {
+    default: "Besu's (4096 transactions)",
+    description: `\`tx-pool-max-size\`: the most transactions the pool holds. The Helm chart writes ${HELM_CHART_OPTIONS.txPoolMaxSize}, the Ansible roles nothing; ${TX_POOL_LEGACY}. Not written unless set, as \`txPoolRetentionHours\`.`,
+  }),
+  accountPermissioning: setting(bool.optional(), {
+    default: '`false` on both paths',
+    description:
+      "`permissions-accounts-contract-enabled` with the network's account contract (`permissions-accounts-contract-address`, 0x…8888): the node checks each transaction's sender against that contract. The Helm chart turns it on, the Ansible roles off; off by default: the roles most operators run leave it off and every node this project deployed so far runs without it (a change rewrites config.toml and restarts the node). Set `true` for the Helm chart's behaviour.",
+  }),
 });
 
 /** One node of the stack, as listed in `lacchain:nodes`. */
@@ -340,6 +372,10 @@ export const stackNodeSchema = strict({
     required: '`keyCustody: secret`',
     description:
       "The node's public key, `0x` + 128 hex. `keyCustody: secret`: the public key of the key in `keySecret` (`besu public-key export`): the enode and address come from it, and the pod's key check refuses to start Besu (at every start of its container) and its companions on another key. `keyCustody: machine` (optional, recommended once known): the `publicKey` output of the first `pulumi up`, which pins the key: the node-key step then never makes a new key (on a new machine, say) and refuses a machine holding another. Without it, the key the first `pulumi up` accepted is recorded on the machine (root's `<node_home>/machine-public-key`) and pins it there.",
+  }),
+  besu: setting(besuOptionsSchema.optional(), {
+    description:
+      "This node's Besu options: the fields of `lacchain:besu` (below), each replacing the stack's field of that name for this node only.",
   }),
   rpc: setting(rpcSchema.optional(), {
     description:
@@ -610,6 +646,14 @@ const STACK_KEYS = {
     setting(backupsSchema.optional(), {
       default: 'a backup before every release change, none scheduled, the last 7 kept, in the default repository',
       description: `Backups of every node's chain data with ${BACKUP_TOOL.package} (fields below; [backups](backups.md#backups-restore-and-rollback)).`,
+    }),
+    'mapping',
+  ),
+  'lacchain:besu': key(
+    setting(besuOptionsSchema.optional(), {
+      default: "Besu's own: none of the options below written",
+      description:
+        "Besu options the network's Helm chart writes and its Ansible roles do not, for every node of the stack (fields below); a node's own `besu` replaces the fields it gives. Each is checked against the node's release.",
     }),
     'mapping',
   ),

@@ -12,6 +12,7 @@ import {
   stackConfigSchema,
   stackNodeSchema,
   backupsSchema,
+  besuOptionsSchema,
   monitoringSchema,
 } from './schema';
 import { KEY_CUSTODIES, KEY_CUSTODY_FACTS, KeyCustodyFacts } from '../catalog/keyCustody';
@@ -36,6 +37,7 @@ export const SETTINGS_TABLES: readonly SettingsTable[] = [
   { name: 'rpc-fields', doc: 'docs/settings.md', column: 'Field', shape: rpcSchema.shape },
   { name: 'backups-fields', doc: 'docs/settings.md', column: 'Field', shape: backupsSchema.shape },
   { name: 'monitoring-fields', doc: 'docs/settings.md', column: 'Field', shape: monitoringSchema.shape },
+  { name: 'besu-fields', doc: 'docs/settings.md', column: 'Field', shape: besuOptionsSchema.shape },
   { name: 'values-file', doc: 'docs/settings.md', column: 'Field', shape: deploySchema.shape },
   { name: 'inventory', doc: 'docs/settings.md', column: 'Field', shape: inventorySchema.shape },
   {

@@ -3,8 +3,7 @@
  * downloaded by the companions step and run with the node key, so each download is checked against a pin the step
  * is given: the operator's SHA-256, or the git blob id the catalog pins for a catalog release at the catalog's URL.
  */
-import { RELEASED_COMPANIONS } from '../../core/catalog/companions';
-import { releaseUrl } from '../../core/catalog/besu';
+import { companionReleaseUrl, RELEASED_COMPANIONS } from '../../core/catalog/companions';
 import { companionParameterPrefix } from '../../core/remote/steps';
 import { describeResource, remoteParameters, Rule } from './common';
 import { TYPES } from '../inspect';
@@ -24,7 +23,7 @@ function pinProblem(
   if (sha256 !== undefined && !SHA256.test(sha256)) return `${prefix}_SHA256 ${sha256} is not a SHA-256`;
   if (blob !== undefined) {
     const pinned = Object.hasOwn(companion.releaseBlobs, version) ? companion.releaseBlobs[version] : undefined;
-    const catalogUrl = releaseUrl(companion.defaultReleaseUrl, version);
+    const catalogUrl = companionReleaseUrl(companion, companion.defaultReleaseUrl, version);
     if (blob !== pinned || url !== catalogUrl) {
       return `${prefix}_GIT_BLOB ${blob} is not the git blob id the catalog pins for release ${version} at ${catalogUrl} (${pinned ?? 'none'}; the step downloads ${url})`;
     }

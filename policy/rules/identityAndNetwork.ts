@@ -33,8 +33,8 @@ export const serviceOnPublicIp: Rule = {
   name: 'service-static-public-ip',
   description:
     "The node's LoadBalancer Service asks its cloud's load balancer for the static IP its settings name " +
-    '(deploy.publicIP, deploy.loadBalancer): spec.loadBalancerIP (every cloud but aws) and each annotation the ' +
-    "cloud reads (aws: the NLB's Elastic IP allocations).",
+    '(deploy.publicIP, deploy.loadBalancer): spec.loadBalancerIP (every cloud but aws and metallb) and each ' +
+    "annotation the cloud reads (aws: the NLB's Elastic IP allocations).",
   types: [TYPES.service],
   check(resource, context) {
     const where = describeResource(resource);

@@ -184,6 +184,40 @@ download_checked() {
     || fail "the archive from $url has sha256 $actual, but $what must have $sha256: not unpacked, nothing changed"
 }
 
+# download_first_checked SHA256 FILE WHAT URL...: fetches into FILE the first of the URLs (each over https only,
+# redirects too, or from a local file: path) whose archive has SHA-256 SHA256: the pinned digest decides, not the
+# source. Sets SERVED_BY to that URL and says it; stops naming what each URL gave when none served it.
+# shellcheck disable=SC2034 # SERVED_BY is read by the step that calls it (release.sh)
+download_first_checked() {
+  local sha256=$1 file=$2 what=$3 url actual outcomes=""
+  shift 3
+  SERVED_BY=""
+  for url in "$@"; do
+    case "$url" in
+      https://* | file:///*) ;;
+      *)
+        outcomes+="; $url: refused (https: or a local file: path only)"
+        continue
+        ;;
+    esac
+    echo "$STEP_NAME: downloading $url"
+    if ! curl --fail --silent --show-error --location --proto '=https,file' --proto-redir '=https' --max-redirs 5       --retry 3 --connect-timeout 20 -o "$file" "$url" 2>"$file.err"; then
+      outcomes+="; $url: not downloaded ($(head -n 1 "$file.err"))$(disk_full_hint "$file" "$file.err")"
+      continue
+    fi
+    actual=$(sha256sum "$file" | cut -d' ' -f1)
+    if [ "$actual" = "$sha256" ]; then
+      rm -f "$file.err"
+      SERVED_BY=$url
+      echo "$STEP_NAME: $what served by $url (sha256 $sha256, the pinned digest)"
+      return 0
+    fi
+    outcomes+="; $url: sha256 $actual"
+  done
+  rm -f "$file" "$file.err"
+  fail "no source served $what with sha256 $sha256 (${outcomes#; }): not unpacked, nothing changed"
+}
+
 # java_major [JAVA]: the major version of a java executable (the one on the PATH by default), 0 when there is none.
 java_major() {
   local java=${1:-java}

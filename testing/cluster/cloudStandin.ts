@@ -36,6 +36,9 @@ export type IngressAnswer = (service: Manifest) => IngressEntry[] | undefined;
 export const STATIC_IP: IngressAnswer = (service) =>
   service.spec.loadBalancerIP ? [{ ip: service.spec.loadBalancerIP, ipMode: 'VIP' }] : undefined;
 
+/** No address from this stand-in: the cluster's own load balancer (MetalLB on a real worker, metallb.ts) gives it. */
+export const NO_INGRESS: IngressAnswer = () => undefined;
+
 /** Whether `service` is a LoadBalancer Service still without an address. */
 const waitsForIngress = (service: Manifest) =>
   service.spec.type === 'LoadBalancer' && !service.status?.loadBalancer?.ingress;

@@ -2,14 +2,18 @@
  * A real worker for the test cluster (testing/cluster/cluster.ts): Debian's containerd and runc, and the kubelet built
  * from k8s.io/kubernetes (tools/kubernetes/build-kubelet.sh), registered with the cluster's API server under a Node
  * name of the test's, its pods on a CNI bridge of its own (KUBELET_BRIDGE, on KUBELET_SUBNET: no gateway, no
- * masquerading, so the machine's forwarding and firewall stay as they are and the pods reach nothing beyond it but
- * the `kubernetes` Service, routed to the API server as kube-proxy would: apiServiceRoute.ts).
+ * masquerading, so the machine's firewall stays as it is and the pods reach nothing beyond it but the worker's LAN and
+ * the `kubernetes` Service, routed to the API server on the loopback: apiServiceRoute.ts). Beside the kubelet, as on a
+ * bare-metal node: kube-proxy (serviceProxy.ts: the Services' addresses to their pods) and MetalLB in layer 2
+ * (metallb.ts: the LoadBalancer Services' static IPs, from a pool of the worker's LAN, workerLan.ts, where the peers
+ * outside the cluster are).
  * The settings this machine needs (../shared/facts/toolchain.md, "A real kubelet with containerd"): cgroup v1 and
  * the cgroupfs driver, no swap check, containerd's `restrict_oom_score_adj`, the pause image imported locally.
  *
  * One real worker runs on a machine at a time (a lock folder; a second waits): two kubelets would share the fixed
- * folders and the bridge. Stopping it deletes its pods first (the kubelet stops their containers and tears their
- * network down), then stops the kubelet and containerd, removes every folder, mount, namespace, cgroup, the Service's
+ * folders and the bridge. Stopping it cordons it and deletes its pods first (the kubelet stops their containers and
+ * tears their network down), then stops the kubelet and containerd, ends any shim containerd left (runtimeShims.ts),
+ * removes every folder, mount, namespace, cgroup, the Service's
  * route and the bridge it made, and puts back the kernel settings the kubelet changed (testing/cluster/hostChanges.ts).
  */
 import { execFile, execFileSync } from 'child_process';
@@ -17,10 +21,15 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { NFT, removeApiServiceRoute, routeApiService } from './apiServiceRoute';
+import { builtToolDir, WORKER_TOOL_SCRIPTS } from './builtTools';
 import { signCertificate } from './certificates';
 import { HostState, makeCgroup, recordHostState, removeCgroup, restoreHostState, unmountUnder } from './hostChanges';
 import { ClusterProcess, startProcess, stopProcess, waitFor } from './processes';
+import { MetalLb, startMetalLb } from './metallb';
+import { endShims } from './runtimeShims';
 import { SERVICE_CLUSTER_IP_RANGE } from './serviceNetwork';
+import { removeServiceProxyTables, ServiceProxy, startServiceProxy } from './serviceProxy';
+import { deleteWorkerLan, makeWorkerLan, WORKER_LAN_NETWORK } from './workerLan';
 import { freePort } from '../ports';
 import { PlainPeer, startPlainPeer } from '../networkPeer';
 
@@ -28,10 +37,19 @@ import { PlainPeer, startPlainPeer } from '../networkPeer';
 export const KUBELET_BRIDGE = 'lacchain-kub0';
 export const KUBELET_SUBNET = { prefix: '10.232.1', bits: 24 };
 
-/** The pods' network, the only one a pod's Besu stand-in dials and accepts (never a real network's bootnode). */
-export const KUBELET_NETWORK = `${KUBELET_SUBNET.prefix}.0/${KUBELET_SUBNET.bits}`;
-/** The port of the pods' network peer, on the bridge's address. */
-const NETWORK_PEER_PORT = 30303;
+/** The pods' range. */
+const POD_NETWORK = `${KUBELET_SUBNET.prefix}.0/${KUBELET_SUBNET.bits}`;
+/**
+ * The pods' network and the worker's LAN, the only ones a pod's Besu stand-in dials and accepts (never a real
+ * network's bootnode): CIDRs, comma-separated.
+ */
+export const KUBELET_NETWORK = `${POD_NETWORK},${WORKER_LAN_NETWORK}`;
+/**
+ * The port of the pods' network peer, on the bridge's address: outside the Services' node-port range (30000-32767),
+ * whose ports kube-proxy takes on the node's address (a Service's node port or health-check port there would take
+ * the peer's).
+ */
+const NETWORK_PEER_PORT = 29303;
 
 /** The cgroup the kubelet puts its pods under (in each v1 hierarchy). */
 const CGROUP_ROOT = 'lacchain-test-kubelet';
@@ -147,7 +165,8 @@ function deleteBridge(): void {
 
 /**
  * The CNI network: the bridge, addresses from the range (after .9), no default gateway, no masquerading; only the
- * Service range routed through the bridge's address (to the API server: apiServiceRoute.ts).
+ * Service range (to the API server: apiServiceRoute.ts) and the worker's LAN (the peers outside the cluster)
+ * routed through the bridge's address.
  */
 function cniConfig(dir: string) {
   return {
@@ -171,7 +190,7 @@ function cniConfig(dir: string) {
               },
             ],
           ],
-          routes: [{ dst: SERVICE_CLUSTER_IP_RANGE }],
+          routes: [{ dst: SERVICE_CLUSTER_IP_RANGE }, { dst: WORKER_LAN_NETWORK }],
           dataDir: path.join(dir, 'cni', 'ipam'),
         },
       },
@@ -255,12 +274,13 @@ function kubeconfigFor(server: string, ca: string, cert: string, key: string): s
   });
 }
 
-function runOk(command: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) =>
-    execFile(command, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+function runOk(command: string, args: string[], input?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(command, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
       error ? reject(new Error(`${command} ${args.join(' ')} failed: ${stderr || error.message}`)) : resolve(stdout),
-    ),
-  );
+    );
+    if (input !== undefined) child.stdin?.end(input);
+  });
 }
 
 /**
@@ -274,13 +294,20 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
   const processes: ClusterProcess[] = [];
   const ctr = (args: string[]) =>
     runOk('ctr', ['--address', path.join(dir, 'containerd.sock'), '-n', 'k8s.io', ...args]);
-  const admin = (args: string[]) => runOk(join.kubectl, ['--kubeconfig', join.adminKubeconfig, ...args]);
+  const admin = (args: string[], input?: string) =>
+    runOk(join.kubectl, ['--kubeconfig', join.adminKubeconfig, ...args], input);
 
   let peer: PlainPeer | undefined;
+  let serviceProxy: ServiceProxy | undefined;
+  let loadBalancer: MetalLb | undefined;
   const stop = async () => {
     peer?.stop();
+    await loadBalancer?.stop();
     const [kubeletProcess, containerd] = [processes[1], processes[0]];
     if (kubeletProcess?.running()) {
+      // No pod is placed on the worker any more (a StatefulSet's or a Job's controller makes a deleted pod again at
+      // once): a pod started while the worker stops would leave its shim behind (runtimeShims.ts).
+      await admin(['cordon', name]).catch(() => '');
       // The kubelet stops the pods' containers and tears their network down once their pods are gone.
       await admin([
         'delete',
@@ -298,6 +325,7 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
         60_000,
       ).catch(() => undefined);
     }
+    await serviceProxy?.stop();
     if (kubeletProcess) await stopProcess(kubeletProcess);
     if (containerd?.running()) {
       // What is left (a kubelet that did not get there): killed and removed by containerd.
@@ -307,12 +335,16 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
       }
     }
     if (containerd) await stopProcess(containerd);
+    // A shim containerd did not end (its task never deleted) holds its containers on: ended while its state is here.
+    await endShims(path.join(dir, 'containerd.sock'));
     await admin(['delete', 'node', name, '--wait=false']).catch(() => '');
     unmountUnder(dir);
     fs.rmSync(dir, { recursive: true, force: true });
     if (before) restoreHostState(before);
     removeCgroup(CGROUP_ROOT);
     removeApiServiceRoute();
+    removeServiceProxyTables();
+    deleteWorkerLan();
     deleteBridge();
     releaseLock();
   };
@@ -320,6 +352,7 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
   try {
     before = recordHostState();
     const address = makeBridge();
+    makeWorkerLan(KUBELET_BRIDGE);
     peer = await startPlainPeer(address, NETWORK_PEER_PORT, { netrestrict: KUBELET_NETWORK });
     routeApiService(KUBELET_BRIDGE, Number(new URL(join.server).port));
     makeCgroup(CGROUP_ROOT);
@@ -386,6 +419,26 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
       90_000,
       kubeletProcess,
     );
+    serviceProxy = await startServiceProxy(
+      path.join(dir, 'kube-proxy'),
+      path.join(builtToolDir(WORKER_TOOL_SCRIPTS.kubeProxy), 'bin'),
+      {
+        node: name,
+        server: join.server,
+        ca: join.ca,
+        caKey: join.caKey,
+        podNetwork: POD_NETWORK,
+        admin,
+      },
+    );
+    processes.push(serviceProxy.process);
+    loadBalancer = await startMetalLb(path.join(dir, 'metallb'), builtToolDir(WORKER_TOOL_SCRIPTS.metallb), {
+      node: name,
+      adminKubeconfig: join.adminKubeconfig,
+      admin,
+      image: PAUSE_IMAGE,
+    });
+    processes.push(...loadBalancer.processes);
     return worker;
   } catch (error) {
     await stop();

@@ -5,7 +5,9 @@
  * digest as the values file's imageDigest pins it, the backup schedule's kubectl by the test image's as
  * kubectlImageDigest pins it; only the CPU requests lowered, kubeletFit.ts) applied server-side to
  * local volumes, with the node and its bootnodes in the Besu stand-in's permissioning contract; and the questions a
- * test asks the pod from inside it.
+ * test asks the pod from inside it. The node's static IP (its publicIP and p2p host, so its enode's) is its type's
+ * address of the worker's LAN (workerLan.ts), with `deploy.loadBalancer.cloud: metallb`: MetalLB gives the Service
+ * that address from its pool through the annotation the program writes, and kube-proxy takes it to the pod.
  */
 import * as path from 'path';
 import { kubernetesNames } from '../../core/catalog/kubernetes';
@@ -15,7 +17,7 @@ import { KEY_ONE } from '../fixtures';
 import { onTestNetwork, permissioned, Registration, registerInFolder } from '../permissioning';
 import { recordProgram } from '../pulumi';
 import { declareProgram } from '../program';
-import { valuesFor } from '../values';
+import { valuesAt } from '../values';
 import { workFolder } from '../workFolder';
 import type { TestCluster } from './cluster';
 import { withCpuRequestsThatFit } from './kubeletFit';
@@ -23,7 +25,7 @@ import { kubeletClusterForSuite } from './kubeletSuite';
 import { KUBELET_NETWORK } from './kubelet';
 import { localVolumesFor } from './localVolumes';
 import { applyServerSide, kubernetesManifests, Manifest } from './manifests';
-import { giveIngress, STATIC_IP } from './cloudStandin';
+import { lanStaticIp } from './workerLan';
 import { fieldOf, fieldWhen, ObjectRef } from './objects';
 import { importBesuImage, importKubectlImage, importNodeImages, PodNodeType } from './nodeImages';
 
@@ -47,6 +49,8 @@ export interface KubeletNode {
   besuContainer: string;
   /** The stack's enode for the node. */
   enode: string;
+  /** The node's static IP (its enode's), on the worker's LAN. */
+  staticIp: string;
   /**
    * The node, the network's bootnodes of its type and the pods' network peer (its real peer), registered from the
    * first block (while the suite's worker runs).
@@ -60,7 +64,7 @@ export interface KubeletNode {
    * The values file the manifests are declared with (its Besu imageDigest and kubectlImageDigest set once the images
    * are imported), of the network's release or of `release`.
    */
-  values: (release?: string) => ReturnType<typeof valuesFor>;
+  values: (release?: string) => ReturnType<typeof valuesAt>;
   /** The stack's settings the manifests are declared with, but its node keys. */
   stackSettings: Record<string, unknown>;
   /**
@@ -127,7 +131,10 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
   let kubectlDigest: string | undefined;
   let folders: Record<string, string> = {};
   let dataFolder = '';
-  const { p2p, workerName } = valuesFor('testnet', type, { namespace }).deploy;
+  const staticIp = lanStaticIp(type);
+  const nodeValues = (extra: Record<string, unknown>) =>
+    valuesAt('testnet', type, staticIp, { namespace, loadBalancer: { cloud: 'metallb' }, ...extra });
+  const { p2p, workerName } = nodeValues({}).deploy;
   const { cluster, itWithKubelet } = kubeletClusterForSuite([workerName], async (running) => {
     const worker = running.kubelets[0];
     digests[network.defaultBesuVersion] = await importNodeImages(worker, work, network.defaultBesuVersion, type);
@@ -135,8 +142,7 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
     kubectlDigest = await importKubectlImage(worker, work, path.join(running.binDir, 'kubectl'));
   });
   const values = (release?: string) =>
-    valuesFor('testnet', type, {
-      namespace,
+    nodeValues({
       imageDigest: besuDigest(release),
       kubectlImageDigest: kubectlDigest,
       ...(release ? { releaseVersion: release } : {}),
@@ -182,6 +188,7 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
     node: type,
     besuContainer: names.besuContainer,
     enode,
+    staticIp,
     get permissioned() {
       return permissioned(enode, network.name, type, [cluster().kubelets[0].networkPeer]);
     },
@@ -204,9 +211,23 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
       register(this.permissioned);
       containers = manifests.find((m) => m.kind === 'StatefulSet')!.spec.template.spec.containers.length;
       await applyServerSide(cluster(), manifests);
-      // The cloud's part: the Service on its static IP (what `npm run node -- status` and `check` look for).
+      // MetalLB's part: the Service on its static IP (what `npm run node -- status` and `check` look for).
       for (const service of manifests.filter((m) => m.kind === 'Service' && m.spec.type === 'LoadBalancer')) {
-        await giveIngress(cluster(), service, STATIC_IP(service)!);
+        const ref = { kind: 'service', name: service.metadata.name, namespace };
+        const given = await fieldWhen(cluster(), ref, '{.status.loadBalancer.ingress[*].ip}', (ip) => ip === staticIp);
+        if (given !== staticIp) {
+          const events = await cluster().kubectl([
+            'get',
+            'events',
+            '-n',
+            namespace,
+            '--field-selector',
+            `involvedObject.name=${service.metadata.name}`,
+          ]);
+          throw new Error(
+            `MetalLB gave the Service ${JSON.stringify(given)}, not ${staticIp}: ${events.stdout}${events.stderr}`,
+          );
+        }
       }
       await readyPodOtherThan('');
       return dataFolder;

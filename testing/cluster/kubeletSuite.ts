@@ -5,27 +5,22 @@
  * Without the binaries, root or the container runtime the suite's tests are skipped with the reason printed; under
  * CI=true they fail instead.
  */
-import { spawnSync } from 'child_process';
-import * as path from 'path';
+import { builtTool, WORKER_TOOL_SCRIPTS } from './builtTools';
 import { clusterTools, startCluster, TestCluster } from './cluster';
 import { kubeletPrerequisites } from './kubelet';
-import { PROJECT_DIR } from '../run';
 
 /** The kubelet's folder (tools/kubernetes/build-kubelet.sh), or why it is not there. */
-function kubeletTools(): { dir: string } | { unavailable: string } {
-  const result = spawnSync('bash', [path.join(PROJECT_DIR, 'tools/kubernetes/build-kubelet.sh'), '--check'], {
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) return { unavailable: result.stderr.trim().split('\n').pop() ?? 'no kubelet' };
-  return { dir: result.stdout.trim() };
-}
+const kubeletTools = () => builtTool(WORKER_TOOL_SCRIPTS.kubelet);
 
 /** Why the kubelet tier cannot run here, or undefined. */
 function unavailable(): string | undefined {
   const tools = clusterTools();
   if ('unavailable' in tools) return tools.unavailable;
-  const kubelet = kubeletTools();
-  if ('unavailable' in kubelet) return kubelet.unavailable;
+  // The worker's kubelet, and its kube-proxy and MetalLB (kubelet.ts starts them beside it).
+  for (const script of Object.values(WORKER_TOOL_SCRIPTS)) {
+    const built = builtTool(script);
+    if ('unavailable' in built) return built.unavailable;
+  }
   return kubeletPrerequisites();
 }
 

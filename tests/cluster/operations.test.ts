@@ -11,6 +11,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { deriveIdentity } from '../../core/identity/nodeKey';
+import { AWAITING_PERMISSIONING_RECOVERY } from '../../core/operations/health';
 import { besuImportLine, RunningStandin, startBesuStandin } from '../../testing/besuStandin';
 import { applyServerSide, kubernetesManifests } from '../../testing/cluster/manifests';
 import { giveIngress } from '../../testing/cluster/cloudStandin';
@@ -20,7 +21,7 @@ import { clusterForSuite } from '../../testing/cluster/suite';
 import { KEY_ONE } from '../../testing/fixtures';
 import { recordProgram } from '../../testing/pulumi';
 import { declareProgram } from '../../testing/program';
-import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
+import { guardedEnv, PROJECT_DIR, runNpmAsync } from '../../testing/run';
 import { valuesFor } from '../../testing/values';
 import { NETWORKS } from '../../core/catalog/networks';
 import { IDENTITY_ANNOTATIONS, kubernetesNames } from '../../core/catalog/kubernetes';
@@ -51,8 +52,18 @@ const criLines = (lines: string[]) => lines.map((line) => `${new Date().toISOStr
  */
 const importingLog = () => fs.writeFileSync(cluster().containerLog, criLines([besuImportLine(30), besuImportLine(2)]));
 
-/** An operator's environment for this cluster: its kubeconfig, and the real kubectl first on the PATH. */
-const clusterEnv = () => ({ KUBECONFIG: cluster().kubeconfig, PATH: `${cluster().binDir}:${process.env.PATH}` });
+/** The DNS name a cloud gave the Service in the DNS-name test: it resolves to nothing (a made-up name, never asked of DNS). */
+const SERVICE_DNS_NAME = 'k8s-operati-besunode-0123456789.elb.us-east-1.amazonaws.com';
+
+/**
+ * An operator's environment for this cluster: its kubeconfig, the real kubectl first on the PATH, and the DNS name's
+ * answer (testing/netGuard.js stands in for DNS: no name is asked of a DNS server).
+ */
+const clusterEnv = () => ({
+  KUBECONFIG: cluster().kubeconfig,
+  PATH: `${cluster().binDir}:${process.env.PATH}`,
+  LACCHAIN_TEST_NAMES: JSON.stringify({ [SERVICE_DNS_NAME]: [] }),
+});
 
 async function node(...args: string[]) {
   const config = path.join(work, 'Pulumi.testnet.yaml');
@@ -111,10 +122,17 @@ beforeAll(async () => {
     '{.status.loadBalancer.ingress[0].ip}',
     (ip) => ip === values.deploy.publicIP,
   );
-  standin = await startBesuStandin(KEY_ONE, values.deploy.p2p.host, values.deploy.p2p.port, {
-    contract: NETWORK.nodesPermissioningContract,
-    bootnodes: BOOTNODES,
-  });
+  // The enode's address (kept on this machine) forwards to its p2p layer, as the static IP to the pod: check probes
+  // 60606 TCP and UDP there.
+  standin = await startBesuStandin(
+    KEY_ONE,
+    values.deploy.p2p.host,
+    values.deploy.p2p.port,
+    { contract: NETWORK.nodesPermissioningContract, bootnodes: BOOTNODES },
+    undefined,
+    undefined,
+    true,
+  );
   standin.register(registered(PERMISSIONED));
   await standin.setPeers(3);
   await runningAgain('');
@@ -208,7 +226,7 @@ describe('npm run node against a real API server', () => {
     itWithCluster(
       "a DNS name (EKS without the aws setting): status and check fail, naming the cloud's setting",
       async () => {
-        const name = 'k8s-operati-besunode-0123456789.elb.us-east-1.amazonaws.com';
+        const name = SERVICE_DNS_NAME;
         await giveIngress(cluster(), service, [{ hostname: name }]);
         const status = await node('status');
         expect(status.stdout).toContain(
@@ -242,6 +260,12 @@ describe('npm run node against a real API server', () => {
         /fix: send the node's permissioning request \(pulumi stack output nodes --stack testnet --json: writer\.permissioningRequest\)/,
       );
       expect(result.stdout).toMatch(/peers +FAIL +0 peers/);
+      // Its port answers from here (the enode's address forwards to the stand-in's real p2p layer): nothing else fails.
+      const at = escapeRegExp(values.deploy.p2p.host);
+      expect(result.stdout).toMatch(new RegExp(`p2p tcp +ok +TCP ${at}: open from this machine`));
+      expect(result.stdout).toMatch(new RegExp(`p2p udp +ok +UDP ${at}: no refusal from this machine`));
+      // A restart cannot permission it: the recovery says to wait for the request, not to restart.
+      expect(result.stdout.trimEnd().split('\n').pop()).toBe(AWAITING_PERMISSIONING_RECOVERY);
       expect(result.code).toBe(1);
       expect((await node('status', '--all')).stdout).toMatch(/^writer +writer +kubernetes .* no +2\/2 up$/m);
     });
@@ -253,8 +277,9 @@ describe('npm run node against a real API server', () => {
         /permissioning +ok +permissioned, no peers \(at block \d+, allowed to connect to 2 of/,
       );
       expect(result.stdout).toMatch(/p2p address +(ok|FAIL) .*worker /);
-      expect(result.stdout).toMatch(/p2p tcp +(ok|FAIL) +TCP /);
-      expect(result.stdout).toMatch(/p2p udp +(ok|FAIL) +UDP /);
+      // 60606 probed at the enode's address, which forwards to the node's p2p layer (on this machine): open.
+      expect(result.stdout).toMatch(/p2p tcp +ok +TCP /);
+      expect(result.stdout).toMatch(/p2p udp +ok +UDP /);
       expect(result.code).toBe(1);
     });
 
@@ -334,7 +359,7 @@ describe('npm run node against a real API server', () => {
     const config = path.join(work, 'Pulumi.testnet.yaml');
     const child = spawn('npm', ['run', '--silent', 'node', '--', 'logs', '--stack', 'testnet', '--config', config], {
       cwd: PROJECT_DIR,
-      env: { ...process.env, ...clusterEnv() },
+      env: guardedEnv(clusterEnv()),
       detached: true,
     });
     let out = '';

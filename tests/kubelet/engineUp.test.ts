@@ -16,8 +16,12 @@
  * into the data volume's folder before the volume is bound, with the pods' network peer as its static node, so the node
  * has a real peer and gets Ready.
  *
- * What it does not show: the cloud is a stand-in (cloudStandin.ts: the test's loop gives the Services their static
- * IPs as ingress, routing nothing, and makes a local volume for each claim the provider creates); the program requests
+ * The Services' static IPs are given by MetalLB (testing/cluster/metallb.ts): each node's values file names its type's
+ * address of the worker's LAN with `deploy.loadBalancer.cloud: metallb`, and the provider waits until MetalLB has put
+ * it in the Service's status.
+ *
+ * What it does not show: the storage is a stand-in (cloudStandin.ts: the test's loop makes a local volume for each
+ * claim the provider creates, and gives no Service an address); the program requests
  * the network's minimum hardware for Besu (2 CPUs), which this 2-core worker cannot admit, and the values file has no
  * setting of the containers' resources, so the CPU requests are lowered as the kubelet tier lowers them, by a resource
  * transform of the run (kubeletFit.ts: every container requests 50m, memory and all else as declared); Besu is the
@@ -31,7 +35,7 @@ import { RELAY_SIGNER, ROTATION_VALIDATOR } from '../../core/catalog/companions'
 import { kubernetesNames } from '../../core/catalog/kubernetes';
 import { NETWORKS, STACK_NETWORKS } from '../../core/catalog/networks';
 import { deriveIdentity } from '../../core/identity/nodeKey';
-import { CloudStandin, startCloudStandin } from '../../testing/cluster/cloudStandin';
+import { CloudStandin, NO_INGRESS, startCloudStandin } from '../../testing/cluster/cloudStandin';
 import { KUBELET_TEST_CPU, registerCpuRequestsThatFit } from '../../testing/cluster/kubeletFit';
 import { rpcInsidePod } from '../../testing/cluster/kubeletNode';
 import { kubeletClusterForSuite } from '../../testing/cluster/kubeletSuite';
@@ -40,7 +44,8 @@ import { fieldOf } from '../../testing/cluster/objects';
 import { KEY_ONE } from '../../testing/fixtures';
 import { onTestNetwork, permissioned, registerInFolder } from '../../testing/permissioning';
 import { KUBELET_NETWORK } from '../../testing/cluster/kubelet';
-import { valuesFor } from '../../testing/values';
+import { valuesAt } from '../../testing/values';
+import { lanStaticIp } from '../../testing/cluster/workerLan';
 import { workFolder } from '../../testing/workFolder';
 import { EngineProject, engineProject, engineSuite, serveGenesis } from '../engine/engine';
 import { engineProgram } from '../engine/program';
@@ -77,7 +82,12 @@ engine.describe('a writer and a validator deployed by pulumi up (real engine and
   let outputs: Record<string, any> = {};
 
   const values = (type: PodNodeType) =>
-    valuesFor(STACK, type, { namespace: NAMESPACE, workerName: WORKER, imageDigest: digests[type] });
+    valuesAt(STACK, type, lanStaticIp(type), {
+      namespace: NAMESPACE,
+      workerName: WORKER,
+      imageDigest: digests[type],
+      loadBalancer: { cloud: 'metallb' },
+    });
   const podOf = (type: PodNodeType) => ({ kind: 'pod', name: kubernetesNames(type).pod, namespace: NAMESPACE });
   /** Runs `command` in the Besu container of `type`'s pod; its standard output. */
   const inBesu =
@@ -123,17 +133,22 @@ engine.describe('a writer and a validator deployed by pulumi up (real engine and
       await stack.setConfig(`lacchain:nodeKeys.${type}`, { value: KEYS[type], secret: true }, true);
     }
     // Each node's data volume holds the contract's registry before its pod mounts it: the node and its bootnodes.
-    cloud = startCloudStandin(cluster(), cluster().kubelets[0], (claim, folder) => {
-      const type = TYPES.find((each) => kubernetesNames(each).dataVolume === claim);
-      if (!type) return;
-      const { p2p } = values(type).deploy;
-      const peer = cluster().kubelets[0].networkPeer;
-      registerInFolder(
-        folder,
-        permissioned(deriveIdentity(KEYS[type], p2p.host, p2p.port).enode, NETWORK, type, [peer]),
-      );
-      onTestNetwork(folder, KUBELET_NETWORK, peer);
-    });
+    cloud = startCloudStandin(
+      cluster(),
+      cluster().kubelets[0],
+      (claim, folder) => {
+        const type = TYPES.find((each) => kubernetesNames(each).dataVolume === claim);
+        if (!type) return;
+        const { p2p } = values(type).deploy;
+        const peer = cluster().kubelets[0].networkPeer;
+        registerInFolder(
+          folder,
+          permissioned(deriveIdentity(KEYS[type], p2p.host, p2p.port).enode, NETWORK, type, [peer]),
+        );
+        onTestNetwork(folder, KUBELET_NETWORK, peer);
+      },
+      NO_INGRESS,
+    );
   }, 120_000);
 
   afterAll(async () => {

@@ -154,9 +154,23 @@ async function expectNothingStarted(): Promise<void> {
   expect(fs.existsSync(path.join(dataFolder, 'standin-chain.json'))).toBe(false);
 }
 
+/** The pod `uid` refused by the key check for `reason` (its one line in the pod's status), nothing of it started. */
+async function expectRefused(uid: string, reason: string): Promise<void> {
+  const refused = refusal(reason);
+  expect(await keyCheckMessage(uid, refused)).toBe(refused);
+  await expectNothingStarted();
+}
+
 /** Runs `command` in the Besu container of the pod; returns its standard output. */
-const inBesu = (...command: string[]) =>
-  cluster().kubectlOk(['exec', '-n', NAMESPACE, POD, '-c', BESU, '--', ...command]);
+const inBesu = (...command: string[]) => cluster().kubectlOk(execIn(BESU, command));
+
+/** Runs `command` in the Besu container of the pod, whatever it exits with; returns kubectl's answer. */
+const tryInBesu = (...command: string[]) => cluster().kubectl(execIn(BESU, command));
+
+/** kubectl's arguments that run `command` in the pod's `container`. */
+function execIn(container: string, command: string[]): string[] {
+  return ['exec', '-n', NAMESPACE, POD, '-c', container, '--', ...command];
+}
 
 /** The companion container that reads the node key (the rotation client): from the checked copy, never the Secret. */
 function keyCompanion(): string {
@@ -172,8 +186,7 @@ function keyCompanion(): string {
 }
 
 /** Whether the checked copy of the key is in the companion's /etc/besu/key, and what it holds. */
-const checkedCopy = () =>
-  cluster().kubectl(['exec', '-n', NAMESPACE, POD, '-c', keyCompanion(), '--', 'cat', '/etc/besu/key/key']);
+const checkedCopy = () => cluster().kubectl(execIn(keyCompanion(), ['cat', '/etc/besu/key/key']));
 
 /** A JSON-RPC call to the node from inside its pod. */
 const rpcInPod = (method: string) => rpcInsidePod(inBesu, method);
@@ -195,37 +208,25 @@ describe("key custody secret on a real kubelet: the pod checks the operator's Se
       await putKeyInSecret(OTHER_KEY);
       await applyServerSide(cluster(), manifests);
       const uid = await fieldWhen(cluster(), pod, '{.metadata.uid}', (value) => /^[0-9a-f-]{36}$/.test(value), 60_000);
-      const reason = refusal(
+      await expectRefused(
+        uid,
         `the key in entry ${ENTRY} of Secret ${SECRET} has public key ${OTHER_PUBLIC_KEY}, not the node's publicKey ${PUBLIC_KEY}`,
       );
-      expect(await keyCheckMessage(uid, reason)).toBe(reason);
-      await expectNothingStarted();
     },
   );
 
-  itWithKubelet(
-    'a Secret holding junk: the key check says it is not a node key Besu can read, and no container of the pod starts',
-    async () => {
-      await putKeyInSecret('not a node key');
-      const uid = await newPod();
-      const reason = refusal(
-        `entry ${ENTRY} of Secret ${SECRET} is not a node key Besu can read (one line of 64 hex digits)`,
-      );
-      expect(await keyCheckMessage(uid, reason)).toBe(reason);
-      await expectNothingStarted();
-    },
-  );
-
-  itWithKubelet(
-    'a Secret whose entry is empty: the key check says it is empty, and no container of the pod starts',
-    async () => {
-      await putKeyInSecret('');
-      const uid = await newPod();
-      const reason = refusal(`entry ${ENTRY} of Secret ${SECRET} is empty or missing`);
-      expect(await keyCheckMessage(uid, reason)).toBe(reason);
-      await expectNothingStarted();
-    },
-  );
+  itWithKubelet.each([
+    [
+      'holding junk',
+      'it is not a node key Besu can read',
+      'not a node key',
+      `entry ${ENTRY} of Secret ${SECRET} is not a node key Besu can read (one line of 64 hex digits)`,
+    ],
+    ['whose entry is empty', 'it is empty', '', `entry ${ENTRY} of Secret ${SECRET} is empty or missing`],
+  ])('a Secret %s: the key check says %s, and no container of the pod starts', async (_held, _said, key, reason) => {
+    await putKeyInSecret(key);
+    await expectRefused(await newPod(), reason);
+  });
 
   itWithKubelet(
     "the node's own key in the Secret: every container starts and is ready, the node answers net_enode with the stack's enode, and the rotation client's checked copy is that key",
@@ -252,17 +253,7 @@ describe("key custody secret on a real kubelet: the pod checks the operator's Se
     async () => {
       await putKeyInSecret(OTHER_KEY);
       // The kubelet updates a mounted Secret in place (its sync, 5 s on the test worker); only the key check mounts it.
-      const secretInBesu = await cluster().kubectl([
-        'exec',
-        '-n',
-        NAMESPACE,
-        POD,
-        '-c',
-        BESU,
-        '--',
-        'ls',
-        '/etc/besu/secret-key',
-      ]);
+      const secretInBesu = await tryInBesu('ls', '/etc/besu/secret-key');
       expect([secretInBesu.code === 0, secretInBesu.stderr]).toEqual([false, expect.stringContaining('No such file')]);
       const besuStatus = `.status.containerStatuses[?(@.name=="${BESU}")]`;
       const restarts = Number(await fieldOf(cluster(), pod, `{${besuStatus}.restartCount}`));
@@ -280,18 +271,12 @@ describe("key custody secret on a real kubelet: the pod checks the operator's Se
       expect(again).toBe(`${restarts + 1}|true`);
       expect(await rpcInPod('net_enode')).toBe(enode);
       // The checked copy is read-only to Besu's container: a compromised Besu cannot change what the companions read.
-      const write = await cluster().kubectl([
-        'exec',
-        '-n',
-        NAMESPACE,
-        POD,
-        '-c',
-        BESU,
-        '--',
+      const write = await tryInBesu(
         'sh',
         '-c',
-        `echo ${OTHER_KEY} >/etc/besu/key/key`,
-      ]);
+        // Written over, or put beside and renamed over it (the file's own mode alone would stop the first).
+        `echo ${OTHER_KEY} >/etc/besu/key/key; echo ${OTHER_KEY} >/etc/besu/key/key.new && mv -f /etc/besu/key/key.new /etc/besu/key/key`,
+      );
       expect([write.code === 0, write.stderr]).toEqual([false, expect.stringContaining('Read-only file system')]);
       expect((await checkedCopy()).stdout.trim()).toBe(KEY_ONE);
     },

@@ -344,7 +344,7 @@ describe.each(STACKS)('stack %s', (stack) => {
         RELAY_SIGNER.releaseBlobs[RELAY_SIGNER.defaultVersion],
       );
       expect(parameter(declaredHere, 'writer', 'companions', 'RELAY_SIGNER_URL')).toBe(
-        RELAY_SIGNER.defaultReleaseUrl.replace('{version}', RELAY_SIGNER.defaultVersion),
+        'https://raw.githubusercontent.com/LACNetNetworks/gas-management/8dd1b69b9cce0af1a70025bd9351085eff6a16c1/gas-relay-signer',
       );
       // The operator's own digest is checked besides the catalog's.
       expect(parameter(declared, 'writer', 'companions', 'RELAY_SIGNER_SHA256')).toBe(

@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { NETWORKS } from '../../core/catalog/networks';
-import { RELAY_SIGNER } from '../../core/catalog/companions';
+import { companionReleaseUrl, RELAY_SIGNER } from '../../core/catalog/companions';
 import { exportLines } from '../../core/remote/shell';
 import { redact } from '../../tools/recording/engine';
 import {
@@ -525,7 +525,7 @@ describe('companion-executables-pinned', () => {
     resource.inputs.stdin = header + exportLines(changed) + script;
     return resource;
   }
-  const catalogUrl = RELAY_SIGNER.defaultReleaseUrl.replace('{version}', '1.0.1');
+  const catalogUrl = companionReleaseUrl(RELAY_SIGNER, RELAY_SIGNER.defaultReleaseUrl, '1.0.1');
   /** The relay signer's catalog release, as the step is given it when the operator pins no digest. */
   const relaySigner = (changes: Record<string, string | undefined> = {}) =>
     companionsStep({

@@ -10,7 +10,6 @@ import * as yaml from 'js-yaml';
 import { parse as parseToml } from 'smol-toml';
 import { besuConfig, BesuConfigInput, renderConfigToml } from '../../core/besu/configToml';
 import { acceptedOptions, KNOWN_RELEASES } from '../../core/catalog/besu';
-import { NETWORKS } from '../../core/catalog/networks';
 import { NODE_TYPES } from '../../core/catalog/nodeTypes';
 import { CHECK_METHODS } from '../../core/catalog/rpc';
 import { renderNginxServers, ProxyAccess } from '../../core/proxy/nginxConf';
@@ -24,6 +23,7 @@ import {
   rawConfig,
   validTestnetConfig,
   validWriterValues,
+  writerConfigInput,
   FAKE_SSH_KEY,
   KEY_ONE,
 } from '../../testing/fixtures';
@@ -358,23 +358,17 @@ describe('the lacchain:rpc setting', () => {
 });
 
 describe('config.toml per choice and per Besu release', () => {
-  const input = (releaseVersion: string, rpc?: BesuConfigInput['rpc']): BesuConfigInput => ({
-    network: NETWORKS['open-protestnet'],
-    typenode: 'writer',
-    releaseVersion,
-    nodeName: 'org-node',
-    p2pHost: '190.113.0.10',
-    p2pPort: 60606,
-    rpcHosts: ['190.113.0.10'],
-    paths: {
-      dataPath: '/data',
-      genesisFile: '/g.json',
-      nodeKeyFile: '/key',
-      rpcCredentialsFile: '/auth/rpc-credentials.toml',
-      rpcJwtPublicKeyFile: '/cfg/rpc-jwt-public-key.pem',
-    },
-    rpc,
-  });
+  const input = (releaseVersion: string, rpc?: BesuConfigInput['rpc']): BesuConfigInput =>
+    writerConfigInput(releaseVersion, {
+      paths: {
+        dataPath: '/data',
+        genesisFile: '/g.json',
+        nodeKeyFile: '/key',
+        rpcCredentialsFile: '/auth/rpc-credentials.toml',
+        rpcJwtPublicKeyFile: '/cfg/rpc-jwt-public-key.pem',
+      },
+      rpc,
+    });
 
   it.each([...KNOWN_RELEASES])('Besu %s: a closed, limited RPC renders only accepted keys', (version) => {
     const rpc = {

@@ -168,6 +168,39 @@ describe('npm run bench -- --help', () => {
   });
 });
 
+describe('what --help loads (issue 67, item 3: a tool starts within 2x of npm; bench/cli.ts measures it)', () => {
+  /** The packages and project files `node launcher.js <entry> --help` loads, as the require cache holds them at exit. */
+  function loadedByHelp(entry: string): string[] {
+    const hook = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-loaded-')), 'loaded.js');
+    fs.writeFileSync(
+      hook,
+      "process.on('exit', () => process.stderr.write(JSON.stringify(Object.keys(require.cache)) + '\\n'));\n",
+    );
+    const result = spawnSync(process.execPath, ['-r', hook, 'launcher.js', entry, '--help'], {
+      cwd: PROJECT_DIR,
+      encoding: 'utf8',
+    });
+    fs.rmSync(path.dirname(hook), { recursive: true, force: true });
+    expect(result.status).toBe(0);
+    const files = JSON.parse(result.stderr.trim().split('\n').pop()!) as string[];
+    return files.map((file) => path.relative(PROJECT_DIR, file));
+  }
+
+  it.each(['cli/keygen', 'cli/identity', 'cli/node', 'cli/plan', 'cli/monitoring', 'cli/docs', 'bench/run'])(
+    '%s: its build, no TypeScript compiler, no settings rules (zod), no curves, no YAML, none of its work',
+    (entry) => {
+      const loaded = loadedByHelp(entry);
+      expect(loaded).toContain(path.join('bin', `${entry}.js`));
+      const heavy = loaded.filter((file) =>
+        /node_modules\/(typescript|ts-node|zod|@noble|@pulumi|js-yaml|yaml)\/|^bin\/cli\/[^/]+\/run\.js$|^bench\/|^testing\//.test(
+          file,
+        ),
+      );
+      expect(heavy).toEqual([]);
+    },
+  );
+});
+
 describe('a private key given on the command line', () => {
   /** A private key's shape, as `cat ~/.ssh/id_ed25519` prints it (its body made up). */
   const body = 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW';

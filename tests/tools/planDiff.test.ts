@@ -3,7 +3,7 @@
  * The plan diff: the pure comparison of two plans (cli/plan/diff.ts), then `npm run plan -- --diff BASE_DIR` for a
  * release bump on both paths and `--diff-ref REF` for a bootnode change in the catalog, run as a reviewer runs them.
  */
-import { RELEASE_ARCHIVE_SHA256 } from '../../core/catalog/besu';
+import { RELEASE_ARCHIVE_SHA256, releaseSources } from '../../core/catalog/besu';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -218,23 +218,27 @@ describe('plan --diff BASE_DIR: a release bump', () => {
       "- export BESU_VERSION='23.4.1'",
       "+ export BESU_VERSION='23.4.4'",
     ]);
-    const url = (v: string) =>
-      `export RELEASE_URL='https://github.com/hyperledger/besu/releases/download/${v}/besu-${v}.tar.gz'`;
+    // The release's published sources in order (core/catalog/besu.ts releaseSources): the JFrog URL its changelog
+    // gives, then GitHub's asset.
+    const urls = (v: string) => [
+      `export RELEASE_URL='${releaseSources(v)[0]}'`,
+      `export RELEASE_FALLBACK_URLS='https://github.com/hyperledger/besu/releases/download/${v}/besu-${v}.tar.gz'`,
+    ];
     // The archive's digest comes from the catalog: the release the reviewer sees is the one that will be checked.
     const digest = (v: string) => `export RELEASE_SHA256='${RELEASE_ARCHIVE_SHA256[v]}'`;
     expect(diff.changed[1].fields[0].lines.lines).toEqual([
       "- export BESU_VERSION='23.4.1'",
-      `- ${url('23.4.1')}`,
+      ...urls('23.4.1').map((line) => `- ${line}`),
       `- ${digest('23.4.1')}`,
       "+ export BESU_VERSION='23.4.4'",
-      `+ ${url('23.4.4')}`,
+      ...urls('23.4.4').map((line) => `+ ${line}`),
       `+ ${digest('23.4.4')}`,
     ]);
     expect(diff.changed[2].fields[0].lines.lines).toEqual([
       "- export BESU_VERSION='23.4.1'",
       "+ export BESU_VERSION='23.4.4'",
     ]);
-    expect(bumped.stderr).toContain('~ command:remote:Command validator-release: stdin: 3 lines changed (+3 -3)');
+    expect(bumped.stderr).toContain('~ command:remote:Command validator-release: stdin: 4 lines changed (+4 -4)');
   });
 
   it('on an SSH node whose key is known only at pulumi up, lists the start step as restarting the node', () => {

@@ -2,12 +2,15 @@
 /**
  * A stack with an SSH node and no `lacchain:sshPrivateKey` (as `npm run init` writes it): `pulumi up` logs in with the
  * operator's ssh agent, and the plan says so; one that names `lacchain:sshAuthentication: privateKey` without the key
- * plans with the key as a value only `pulumi up` knows, and `pulumi up` refuses it, as before. `npm run node` logs in
+ * plans with the key as a value only `pulumi up` knows, and `pulumi up` refuses it, as before. Before an update,
+ * `pulumi up` asks each machine, with the operator's own ssh, whether it takes one of the agent's keys (here a
+ * stand-in ssh answers as a machine would: it takes the key, refuses it, or does not answer). `npm run node` logs in
  * with the operator's own ssh either way.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { DEFAULT_SSH_USER } from '../../core/catalog/defaults';
 import { REMOTE_STEP_NAMES } from '../../core/remote/steps';
 import { KEY_ONE, sshValidatorEntry, TEST_COMPANIONS, TEST_GENESIS_FILE } from '../../testing/fixtures';
 import { freePort } from '../../testing/ports';
@@ -101,6 +104,37 @@ function startAgent(socket: string, withKey: boolean): { socket: string; stop():
   return { socket, stop: () => process.kill(pid) };
 }
 
+/** The machines the stand-in ssh plays: one takes the agent's key, one refuses it, one does not answer. */
+const MACHINES = { takes: '190.51.100.7', refuses: '190.51.100.8', silent: '190.51.100.9' };
+/** The login user of the test stack's machines (the inventory's default). */
+const USER = DEFAULT_SSH_USER;
+/** Where the stand-in ssh writes each call's arguments, and the known-hosts file it was given. */
+const SSH_CALLS = path.join(work, 'ssh-calls');
+
+/**
+ * A stand-in `ssh` first on PATH (no machine is dialled): it writes its arguments and the known-hosts file it is given
+ * to SSH_CALLS, then answers as the machine it names would, with ssh's own words and exit status. Returns PATH.
+ */
+function sshStandIn(): string {
+  const bin = path.join(work, 'ssh-bin');
+  fs.mkdirSync(bin, { recursive: true });
+  const script = [
+    '#!/bin/sh',
+    `echo "$*" >>'${SSH_CALLS}'`,
+    'for a; do case "$a" in UserKnownHostsFile=*) cat "${a#UserKnownHostsFile=}" >>' + `'${SSH_CALLS}';; esac; done`,
+    // The login (user@host) is the argument before the command.
+    'eval "login=\\${$(($# - 1))}"',
+    'case "$*" in',
+    `  *"@${MACHINES.takes} true") exit 0 ;;`,
+    `  *"@${MACHINES.refuses} true") echo "$login: Permission denied (publickey)." >&2; exit 255 ;;`,
+    `  *) echo "ssh: connect to host ${MACHINES.silent} port 22: Connection timed out" >&2; exit 255 ;;`,
+    'esac',
+    '',
+  ].join('\n');
+  fs.writeFileSync(path.join(bin, 'ssh'), script, { mode: 0o755 });
+  return `${bin}:${process.env.PATH}`;
+}
+
 describe("pulumi up's own run of the same stack", () => {
   const agents: Array<{ socket: string; stop(): void }> = [];
   beforeAll(() => {
@@ -112,9 +146,12 @@ describe("pulumi up's own run of the same stack", () => {
   });
   afterAll(() => agents.forEach((agent) => agent.stop()));
 
-  /** The program run as `pulumi up` runs it, with the environment's agent socket (empty: none). */
-  const up = (extra: Record<string, unknown>, agentSocket: string) => {
-    const stack = { ...settings(), ...extra };
+  /**
+   * The program run as `pulumi up` runs an update, with the environment's agent socket (empty: none), the stand-in
+   * ssh first on PATH, and the machine at `host` (the one that takes the agent's key unless said).
+   */
+  const up = (extra: Record<string, unknown>, agentSocket: string, host = MACHINES.takes) => {
+    const stack = { ...settings({ host, node_ip: host }), ...extra };
     const config = Object.fromEntries(
       Object.entries({ ...stack, 'lacchain:nodeKeys': { validator: KEY_ONE } }).map(([key, value]) => [
         key,
@@ -127,13 +164,37 @@ describe("pulumi up's own run of the same stack", () => {
       config,
       secretKeys: ['lacchain:nodeKeys'],
       genesisFile: TEST_GENESIS_FILE,
-      env: { SSH_AUTH_SOCK: agentSocket },
+      env: { SSH_AUTH_SOCK: agentSocket, PATH: sshStandIn() },
     });
   };
 
-  it('declares every step with an agent in the environment', async () => {
+  it('declares every step with an agent in the environment, once the machine took its key', async () => {
+    fs.rmSync(SSH_CALLS, { force: true });
     const run = await up({}, path.join(work, 'agent.sock'));
     expect(Object.keys(run.outputs.nodes as object)).toEqual(['validator']);
+    expect(run.resources).toBeGreaterThan(REMOTE_STEP_NAMES.length);
+    // One login, the agent's keys only, publickey only, nothing asked, the host key pinned as the steps pin it.
+    const [call, known, ...more] = fs.readFileSync(SSH_CALLS, 'utf8').trim().split('\n');
+    expect(more).toEqual([]);
+    expect(call).toMatch(
+      new RegExp(
+        '^-F /dev/null -o BatchMode=yes -o IdentityFile=/dev/null -o PreferredAuthentications=publickey -o ConnectTimeout=5 ' +
+          `-o StrictHostKeyChecking=yes -o UserKnownHostsFile=\\S+ -p 22 ${USER}@${MACHINES.takes} true$`,
+      ),
+    );
+    expect(known).toBe(`${MACHINES.takes} ${sshValidatorEntry().inventory.host_key}`);
+  });
+
+  it("stops before declaring anything when the machine takes none of the agent's keys, in one line naming ssh-add", async () => {
+    await expect(up({}, path.join(work, 'agent.sock'), MACHINES.refuses)).rejects.toThrow(
+      new RegExp(
+        `^the program failed \\(exit \\d+\\): the stack testnet cannot log in to its machines: your ssh agent \\(SSH_AUTH_SOCK=${path.join(work, 'agent.sock')}\\) holds no key that ${USER}@${MACHINES.refuses.replace(/\./g, '\\.')} takes \\(${USER}@${MACHINES.refuses.replace(/\./g, '\\.')}: Permission denied \\(publickey\\)\\.\\), so pulumi up cannot log in to node validator: load the key the machine takes \\(ssh-add ~/\\.ssh/id_ed25519\\), or add the agent's key \\(ssh-add -L\\) to ~${USER}/\\.ssh/authorized_keys there$`,
+      ),
+    );
+  });
+
+  it('leaves a machine that does not answer to the steps: every step declared', async () => {
+    const run = await up({}, path.join(work, 'agent.sock'), MACHINES.silent);
     expect(run.resources).toBeGreaterThan(REMOTE_STEP_NAMES.length);
   });
 

@@ -133,6 +133,50 @@ if (!asRoot) console.warn('release step tests skipped: they need root (the step 
     );
     expect(fs.existsSync(releases)).toBe(false);
   });
+
+  it("tries a release's sources in order: the pinned digest decides, and it says which served it", () => {
+    const { file, sha256 } = releaseArchive('9.9.4');
+    const other = releaseArchive('9.9.4-other');
+    const releases = path.join(folder('home'), 'releases');
+    const result = release({
+      BESU_VERSION: '9.9.4',
+      RELEASE_URL: `file://${other.file}`,
+      RELEASE_FALLBACK_URLS: `file://${path.join(work, 'no-such-archive.tar.gz')} file://${file}`,
+      RELEASE_SHA256: sha256,
+      RELEASES_DIR: releases,
+    });
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(result.stdout).toContain(
+      `release: Besu 9.9.4 served by file://${file} (sha256 ${sha256}, the pinned digest)`,
+    );
+    expect(result.stdout).toContain(`(sha256 ${sha256}, from file://${file}) unpacked in ${releases}/besu-9.9.4`);
+    expect(fs.existsSync(path.join(releases, 'besu-9.9.4', 'bin', 'besu'))).toBe(true);
+  });
+
+  it('stops when no source serves the pinned digest, naming what each gave, and leaves the machine as it was', () => {
+    const other = releaseArchive('9.9.5');
+    const home = folder('home');
+    const missing = `file://${path.join(work, 'no-such-archive.tar.gz')}`;
+    const pinned = 'cd'.repeat(32);
+    const result = release({
+      BESU_VERSION: '9.9.5',
+      RELEASE_URL: `file://${other.file}`,
+      RELEASE_FALLBACK_URLS: `${missing} http://127.0.0.1:9/besu-9.9.5.tar.gz`,
+      RELEASE_SHA256: pinned,
+      RELEASES_DIR: path.join(home, 'releases'),
+    });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^release: no source served Besu 9\\.9\\.5 with sha256 ${pinned} \\(file://\\S+/besu-9\\.9\\.5\\.tar\\.gz: sha256 ${other.sha256}; ` +
+          `file://\\S+/no-such-archive\\.tar\\.gz: not downloaded \\(curl: .+\\); ` +
+          `http://127\\.0\\.0\\.1:9/besu-9\\.9\\.5\\.tar\\.gz: refused \\(https: or a local file: path only\\)\\): not unpacked, nothing changed$`,
+      ),
+    );
+    expect(fs.readdirSync(home)).toEqual([]);
+  });
 });
 
 /**

@@ -11,7 +11,18 @@ import * as ts from 'typescript';
 const PROJECT = path.resolve(__dirname, '../..');
 
 /** The layers, bottom first: a file may import from its own layer and those below it, never from one above. */
-const LAYERS = ['core', 'policy', 'components', 'program.ts', 'tools', 'index.ts', 'cli', 'testing', 'bench'];
+const LAYERS = [
+  'core',
+  'policy',
+  'components',
+  'program.ts',
+  'library',
+  'tools',
+  'index.ts',
+  'cli',
+  'testing',
+  'bench',
+];
 
 /** The layer of a project file (its top folder, or the file itself at the top). */
 const layerOf = (file: string) => file.split('/')[0];
@@ -89,7 +100,8 @@ describe("the project's imports", () => {
 
   it('are read: the program, the tools and the core are tied by them', () => {
     // A reader that found no import would find no circle either.
-    expect(graph.get('index.ts')).toContain('program.ts');
+    expect(graph.get('index.ts')).toContain('library/index.ts');
+    expect(graph.get('library/stackFile.ts')).toContain('program.ts');
     expect(graph.get('cli/plan/run.ts')).toContain('program.ts');
     expect([...graph.values()].flat().length).toBeGreaterThan(500);
   });
@@ -105,6 +117,25 @@ describe("the project's imports", () => {
         .map((target) => `${file} → ${target}`),
     );
     expect(upward).toEqual([]);
+  });
+
+  it("are all watched by the launcher: a change to any file the build compiles makes bin/ stale (launcher's SOURCES)", () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { SOURCES } = require('../../launcher') as { SOURCES: string[] };
+    const build = ts.parseConfigFileTextToJson(
+      'tsconfig.build.json',
+      fs.readFileSync(path.join(PROJECT, 'tsconfig.build.json'), 'utf8'),
+    );
+    const compiled = new Set<string>();
+    const visit = (file: string) => {
+      if (compiled.has(file)) return;
+      compiled.add(file);
+      for (const next of graph.get(file) ?? []) visit(next);
+    };
+    for (const file of (build.config as { files: string[] }).files) visit(file);
+    const watched = (file: string) => SOURCES.some((source) => file === source || file.startsWith(`${source}/`));
+    expect([...compiled].filter((file) => !watched(file))).toEqual([]);
+    expect(compiled.size).toBeGreaterThan(100);
   });
 
   it('circle finder: sees a circle of three and a file importing itself, and none in a line', () => {

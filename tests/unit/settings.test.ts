@@ -1127,10 +1127,25 @@ describe('valid settings', () => {
     const relaySigner = load(config).settings.companions.find((c) => c.name === 'relay-signer');
     expect(relaySigner).toMatchObject({
       version: '1.0.1',
-      releaseUrl: 'https://raw.githubusercontent.com/LACNetNetworks/gas-management/v1.0.1/gas-relay-signer',
+      // By the commit its tag named, not the tag: a moved tag cannot change what is downloaded (issue 63, finding 8).
+      releaseUrl:
+        'https://raw.githubusercontent.com/LACNetNetworks/gas-management/8dd1b69b9cce0af1a70025bd9351085eff6a16c1/gas-relay-signer',
       gitBlob: 'd06aed7593325647c80aec3353a828327e7509d5',
     });
     expect(relaySigner).not.toHaveProperty('sha256');
+  });
+
+  it("take another relay signer release from its tag, with the operator's SHA-256 (the catalog pins no commit)", () => {
+    const config = validTestnetConfig();
+    nodes(config)[1].typenode = 'writer';
+    companions(config).relaySigner = { version: '1.0.0', sha256: 'ab'.repeat(32) };
+    const relaySigner = load(config).settings.companions.find((c) => c.name === 'relay-signer');
+    expect(relaySigner).toMatchObject({
+      version: '1.0.0',
+      releaseUrl: 'https://raw.githubusercontent.com/LACNetNetworks/gas-management/v1.0.0/gas-relay-signer',
+      sha256: 'ab'.repeat(32),
+    });
+    expect(relaySigner).not.toHaveProperty('gitBlob');
   });
 
   it("take the rotation client's catalog release on an SSH validator without a digest: the catalog pins its git blob", () => {

@@ -14,17 +14,11 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=tools/lib/cache.sh
 . tools/lib/cache.sh
 version=$(sed -n 's#^require github.com/ethereum/go-ethereum \(v[0-9.]*\)$#\1#p' tests/fixtures/besu-standin/p2p/go.mod)
-cache=$(tool_cache "devp2p/${version}")
-stop_when_made -x "$cache/devp2p" "$cache/devp2p" \
-  "go-ethereum's devp2p tool is not built yet (tests/setup.sh builds it: bash tools/devp2p/build.sh)" "${1:-}"
-use_module_proxy "no devp2p tool"
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-printf 'module lacchain.local/devp2p\n\ngo 1.25\n\nrequire github.com/ethereum/go-ethereum %s\n' "$version" >"$work/go.mod"
-printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/ethereum/go-ethereum/cmd/devp2p"\n' >"$work/tools.go"
-mkdir -p "$cache"
-echo "building go-ethereum's devp2p tool (${version}) into ${cache} (about 100 s cold)" >&2
-(cd "$work" && go build -trimpath -ldflags "-s -w" -o "$cache/devp2p.partial" github.com/ethereum/go-ethereum/cmd/devp2p) >&2
-mv "$cache/devp2p.partial" "$cache/devp2p"
-echo "$cache/devp2p"
+# A module of its own that requires go-ethereum at that version, whose cmd/devp2p is built (about 100 s cold).
+module() {
+  printf 'module lacchain.local/devp2p\n\ngo 1.25\n\nrequire github.com/ethereum/go-ethereum %s\n' "$version" >"$1/go.mod"
+  printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/ethereum/go-ethereum/cmd/devp2p"\n' >"$1/tools.go"
+}
+go_program "$(tool_cache "devp2p/${version}")/devp2p" "go-ethereum's devp2p tool (${version})" \
+  "go-ethereum's devp2p tool is not built yet (tests/setup.sh builds it: bash tools/devp2p/build.sh)" \
+  module github.com/ethereum/go-ethereum/cmd/devp2p "${1:-}"

@@ -20,17 +20,11 @@ staging=$(tool_version staging)
 # The recipe's revision, part of the cache's key: raise it when a change here changes what gets built.
 recipe=1
 cache=$(tool_cache "kubernetes/kubelet-${kubernetes}-r${recipe}")
-stop_when_cached "$cache" "the kubelet and the pause program" "${1:-}"
-use_module_proxy "no kubelet"
-if ! command -v gcc >/dev/null 2>&1; then
+if [ "${1:-}" != --check ] && ! command -v gcc >/dev/null 2>&1 && [ ! -f "$cache/.complete" ]; then
   echo "no pause program: gcc is not installed to build it (tests/setup.sh installs it as root)" >&2
   exit 3
 fi
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$cache/bin"
-started=$(date +%s)
+begin_cached_build "$cache" "the kubelet and the pause program" "no kubelet" "${1:-}" bin
 
 # shellcheck source=tools/kubernetes/module.sh
 . tools/kubernetes/module.sh
@@ -46,6 +40,4 @@ gcc -Os -Wall -Werror -static -DVERSION="v${pause_tag}-lacchain" -o "$cache/bin/
 mv "$cache/bin/pause.partial" "$cache/bin/pause"
 printf '%s\n' "$pause_tag" >"$cache/pause-version"
 
-touch "$cache/.complete"
-echo "built the kubelet and the pause program into $cache in $(($(date +%s) - started)) s" >&2
-echo "$cache"
+end_cached_build "$cache" "the kubelet and the pause program"

@@ -24,13 +24,7 @@ kwok=$(tool_version kwok)
 # built by an older recipe is not reused (2: the Kubernetes binaries report their version).
 recipe=2
 cache=$(tool_cache "kubernetes/k8s-${kubernetes}-etcd-${etcd}-kwok-${kwok}-r${recipe}")
-stop_when_cached "$cache" "the Kubernetes binaries" "${1:-}"
-use_module_proxy "no Kubernetes binaries"
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$cache/bin" "$cache/stages"
-started=$(date +%s)
+begin_cached_build "$cache" "the Kubernetes binaries" "no Kubernetes binaries" "${1:-}" bin stages
 
 # shellcheck source=tools/kubernetes/module.sh
 . tools/kubernetes/module.sh
@@ -53,6 +47,4 @@ for stage in node/fast node/heartbeat pod/fast volume/fast; do
 done
 chmod -R u+w "$cache/stages"
 
-touch "$cache/.complete"
-echo "built the Kubernetes binaries into $cache in $(($(date +%s) - started)) s" >&2
-echo "$cache"
+end_cached_build "$cache" "the Kubernetes binaries"

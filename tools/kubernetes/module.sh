@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sourced by the scripts that build Kubernetes binaries from the Go module k8s.io/kubernetes
-# (tools/kubernetes/build.sh: the control plane; tools/kubernetes/build-kubelet.sh: the kubelet); not run on its own.
+# (tools/kubernetes/build.sh: the control plane; build-kubelet.sh, build-kube-proxy.sh: the worker; tools/metallb/build.sh:
+# the load balancer); not run on its own.
 # Expects $cache (the folder whose bin/ receives the binaries), $work (a scratch folder) and GOPROXY set.
 
 # The file a package is built into: its last path element, but etcd's main package is its module's root (.../v3).

@@ -23,6 +23,8 @@ export interface EngineRun {
   outputs?: Record<string, unknown>;
   /** Errors the program logged through the engine. */
   errors: string[];
+  /** When the first of them arrived (ms since `start`). */
+  firstErrorMs?: number;
 }
 
 /** A running stand-in: its address, the run it records, and stop. */
@@ -96,6 +98,7 @@ export async function startEngineStandIn(): Promise<EngineStandIn> {
     log(request) {
       // Severity 3 is ERROR in pulumirpc.LogSeverity.
       if (request.getSeverity() === 3) {
+        run.firstErrorMs ??= Date.now() - startedAt;
         run.errors.push(request.getMessage());
         done();
       }

@@ -15,10 +15,18 @@ const RUN_ENTRY = path.join('tools', 'programRun', 'main.js');
 /** The entry's TypeScript source, run through ts-node (`throughTsNode`). */
 export const RUN_ENTRY_SOURCE = path.join('tools', 'programRun', 'entry.ts');
 
+/** The stack's own resource, which the runtime registers before it loads the program. */
+const STACK_TYPE = 'pulumi:pulumi:Stack';
+
 /** One run of the program. */
 export interface ProgramRun {
   /** Seconds from process start to the stack's outputs registered: every resource declared. */
   declaredSeconds: number;
+  /**
+   * Seconds from process start to the first resource the program itself registers (after the stack, which the
+   * runtime registers before it loads the program): what it spends loading and reading the settings.
+   */
+  firstResourceSeconds: number;
   /** Seconds from process start to its exit. */
   exitSeconds: number;
   /** Resources registered (the stack and components included). */
@@ -48,6 +56,8 @@ export class ProgramRunError extends Error {
     /** The resources registered before it failed (the stack's own first). */
     readonly resources: { type: string; name: string }[],
     stderr: string,
+    /** Seconds from process start to its first error logged to the engine. */
+    readonly errorSeconds?: number,
   ) {
     super(`the program failed (exit ${code}): ${errors.join('; ') || stderr.slice(-2000)}`);
     this.name = 'ProgramRunError';
@@ -96,10 +106,12 @@ export async function runProgram(options: RunOptions): Promise<ProgramRun> {
     const exitSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     const run = engine.run;
     if (run.doneMs === undefined || run.errors.length > 0 || code !== 0) {
-      throw new ProgramRunError(code, run.errors, run.resources, stderr);
+      const errorSeconds = run.firstErrorMs === undefined ? undefined : run.firstErrorMs / 1000;
+      throw new ProgramRunError(code, run.errors, run.resources, stderr, errorSeconds);
     }
     return {
       declaredSeconds: run.doneMs / 1000,
+      firstResourceSeconds: (run.resources.find((r) => r.type !== STACK_TYPE)?.atMs ?? run.doneMs) / 1000,
       exitSeconds,
       resources: run.resources.length,
       outputs: run.outputs ?? {},

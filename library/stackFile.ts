@@ -1,0 +1,35 @@
+/**
+ * The nodes of a stack file, as `pulumi up` of this project declares them (index.ts): the stack's settings read from
+ * the engine and checked (with the mandatory policy rules), the network's genesis checked against its pinned digest,
+ * the rollout said, then every node declared by program.ts, the components' declareStack.
+ */
+import * as pulumi from '@pulumi/pulumi';
+import { loadPulumiStack, secretInputs } from '../components/pulumiSettings';
+import { stopRun } from '../components/runStop';
+import { sshLoginLine } from '../core/catalog/sshLogin';
+import { GenesisError, loadGenesis } from '../core/genesis';
+import { describeRollout, ROLLOUT_HEADING } from '../core/node/rollout';
+import { describeStackBootnodes } from '../core/node/stackBootnodes';
+import { declareStack, StackOutputs } from '../program';
+
+/** Declares the nodes of the current stack's file; its outputs. */
+export async function deployStackFile(): Promise<StackOutputs> {
+  const loaded = loadPulumiStack();
+  const { settings } = loaded;
+  let genesis: string;
+  try {
+    genesis = await loadGenesis(settings.network.genesis, { file: settings.genesisFile });
+  } catch (error) {
+    if (error instanceof GenesisError) throw stopRun(error.message);
+    throw error;
+  }
+  // How pulumi up logs in to the machines, and so whether the SSH key is in the state (docs/ssh.md#logging-in).
+  if (settings.nodes.some((n) => n.target === 'ssh')) void pulumi.log.info(sshLoginLine(settings.sshAuthentication));
+  // Said in every preview and update of a stack of several nodes (docs/upgrades.md#rolling-out-a-change).
+  const rollout = [
+    ...describeRollout(settings.nodes, settings.rollout),
+    ...describeStackBootnodes(settings.nodes, loaded.secrets.nodeKeys),
+  ];
+  if (rollout.length > 0) void pulumi.log.info([ROLLOUT_HEADING, ...rollout].join('\n'));
+  return declareStack(settings, secretInputs(loaded), { genesis: () => genesis });
+}
