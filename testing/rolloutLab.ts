@@ -23,6 +23,8 @@ import { deriveIdentity } from '../core/identity/nodeKey';
 import { permissioned, registerOnHost } from './permissioning';
 import { PORTS } from '../core/catalog/ports';
 import { nodeTool, operatorStackFile } from './nodeTool';
+import { NODE_TYPE_FACTS } from '../core/catalog/nodeTypes';
+import { settle } from '../tools/recording/engine';
 
 /** The rollout's order, each node on a host of its own (name, host, index). */
 export const ROLLOUT_NODES = [
@@ -47,6 +49,16 @@ export type Versions = Record<string, string>;
 /** A service's stop: from systemd's `Stopping` to the next `Started` (ms since the epoch; Infinity: not started). */
 export type StoppedInterval = [number, number];
 
+/**
+ * What the network's contract holds, as a node's registry is written: each lab node's enode (by default its key at its
+ * machine's address), and the node's network peer unless `withoutNetworkPeer` (a plain peer keeps every connection,
+ * so a test of why a node has no peers takes it out: only the lab's nodes, which ask their contracts, remain).
+ */
+export interface LabRegistry {
+  enodes?: Record<number, string>;
+  withoutNetworkPeer?: boolean;
+}
+
 /** The three nodes' lab. */
 export class RolloutLab {
   private readonly recorded = recordProgram();
@@ -54,6 +66,12 @@ export class RolloutLab {
   private readonly servers: FileServer[] = [];
   /** What each command last ran with successfully: the state the next `pulumi up` is compared with. */
   private readonly applied = new Map<string, RemoteStep>();
+  /** The last `up`'s declaration: the stack outputs (each node's enode) as the operator reads them. */
+  private declared?: Declared;
+  /** The last `up`'s releases and settings: what the stack file says now. */
+  private last: { versions: Versions; extra: Record<string, unknown> } = { versions: {}, extra: {} };
+  /** The address a node's stack gives as its `node_ip` (p2p-host) instead of its machine's, by node index. */
+  readonly p2pHosts = new Map<number, string>();
 
   private constructor(readonly work: string) {}
 
@@ -74,10 +92,91 @@ export class RolloutLab {
         const sudoUser = lab.hosts[i].sudoUser;
         await lab.on(i, `tee -a /root/.ssh/authorized_keys >>/home/${sudoUser}/.ssh/authorized_keys`, `${publicKey}\n`);
       }
+      await lab.connectHosts();
       return lab;
     } catch (error) {
       await lab.close();
       throw error;
+    }
+  }
+
+  /**
+   * The three machines reach each other, as a network's nodes do: each routes the others' addresses through this
+   * machine, which forwards between the lab's own veths only (IPv4 forwarding of those interfaces; the machine's
+   * `ip_forward` is left alone, and the setting goes with the veths at the hosts' stop).
+   */
+  private async connectHosts(): Promise<void> {
+    for (const host of this.hosts) {
+      const forwarding = `/proc/sys/net/ipv4/conf/lct-${host.name}/forwarding`;
+      fs.writeFileSync(forwarding, '1\n');
+    }
+    for (const [i, host] of this.hosts.entries()) {
+      const routes = this.hosts
+        .filter((other) => other !== host)
+        .map((other) => `ip route replace ${other.ip}/32 via ${host.gateway}`);
+      await this.on(i, routes.join(' && '));
+    }
+  }
+
+  /** The enode of each node of the lab (its key, its host's address, the p2p port). */
+  enodeOf(node: number): string {
+    return deriveIdentity(KEYS[ROLLOUT_NODES[node].name], this.hosts[node].ip, PORTS.p2p).enode;
+  }
+
+  /** Each node's enode as the stack outputs it (`pulumi stack output nodes`: `<node>.enode`), after an `up`. */
+  async stackEnodes(): Promise<string[]> {
+    if (this.declared === undefined) throw new Error('no pulumi up yet: the stack has no outputs');
+    const nodes = this.declared.outputs.nodes;
+    return Promise.all(ROLLOUT_NODES.map(async ({ name }) => (await settle(nodes[name].enode)).value as string));
+  }
+
+  /** A JSON-RPC call to node `node`'s own RPC, on its machine; the result. */
+  async rpc(node: number, method: string): Promise<unknown> {
+    const body = JSON.stringify({ jsonrpc: '2.0', method, params: [], id: 1 });
+    const answer = JSON.parse(
+      await this.on(
+        node,
+        `curl -s --max-time 10 -H 'Host: localhost' -H 'Content-Type: application/json' --data '${body}' http://127.0.0.1:${PORTS.rpcHttp}/`,
+      ),
+    ) as { result?: unknown; error?: { message: string } };
+    if (answer.error !== undefined) throw new Error(`${ROLLOUT_NODES[node].host}: ${method}: ${answer.error.message}`);
+    return answer.result;
+  }
+
+  /**
+   * The lab's nodes node `node` has as peers now, from its `admin_peers` (the real connections): each as `<enode> from
+   * <address>`, the enode as the node lists it (its key, the address the connection came from or went to, the port it
+   * announces) and that address; and its peer count (net_peerCount), the network peer counted too.
+   */
+  async labPeersOf(node: number): Promise<{ count: number; peers: string[] }> {
+    const count = Number.parseInt(String(await this.rpc(node, 'net_peerCount')), 16);
+    const listed = (await this.rpc(node, 'admin_peers')) as { enode: string; network: { remoteAddress: string } }[];
+    const ids = ROLLOUT_NODES.map((_, i) => this.enodeOf(i).split('@')[0]);
+    const peers = listed
+      .filter(({ enode }) => ids.includes(enode.split('@')[0]))
+      .map(({ enode, network }) => `${enode} from ${network.remoteAddress.replace(/:\d+$/, '')}`)
+      .sort((a, b) => ids.indexOf(a.split('@')[0]) - ids.indexOf(b.split('@')[0]));
+    return { count, peers };
+  }
+
+  /**
+   * What node `node`'s `admin_peers` should list: each other lab node by its enode, from that node's own address (no
+   * NAT between the machines).
+   */
+  expectedLabPeers(node: number): string[] {
+    return ROLLOUT_NODES.map((_, i) => i)
+      .filter((i) => i !== node)
+      .map((i) => `${this.enodeOf(i)} from ${this.hosts[i].ip}`);
+  }
+
+  /** Waits until every node lists the other lab nodes as peers (`seconds` at most); what they list then. */
+  async labPeered(seconds = 180): Promise<{ count: number; peers: string[] }[]> {
+    const deadline = Date.now() + seconds * 1000;
+    for (;;) {
+      const seen = await Promise.all(ROLLOUT_NODES.map((_, node) => this.labPeersOf(node)));
+      const done = seen.every(({ peers }, node) => peers.join() === this.expectedLabPeers(node).join());
+      if (done || Date.now() > deadline) return seen;
+      await new Promise((resolve) => setTimeout(resolve, 2000));
     }
   }
 
@@ -101,7 +200,16 @@ export class RolloutLab {
         typenode: node.typenode,
         network: 'open-protestnet',
       });
-      return (single['lacchain:nodes'] as unknown[])[0];
+      const entry = (single['lacchain:nodes'] as Record<string, Record<string, unknown>>[])[0];
+      const p2pHost = this.p2pHosts.get(i);
+      if (p2pHost !== undefined) entry.inventory.node_ip = p2pHost;
+      // ADMIN on each node's RPC, for admin_peers (the writer's is reachable from outside: its explicit override, and
+      // no consensus API there, as its default has it).
+      entry.rpc =
+        node.typenode === 'writer'
+          ? { apis: ['ETH', 'NET', 'WEB3', 'ADMIN'], allowUnsafeApis: true }
+          : { apis: [...NODE_TYPE_FACTS[node.typenode].rpcApis, 'ADMIN'] };
+      return entry;
     });
     return {
       'lacchain:network': 'open-protestnet',
@@ -131,6 +239,8 @@ export class RolloutLab {
     const declaredSteps = remoteCommands(declared);
     const steps = changedCommands([...this.applied.values()], declaredSteps);
     const replay = await runAsEngine(declared, steps, this.hosts, options);
+    this.declared = declared;
+    this.last = { versions, extra };
     for (const run of replay.runs) {
       if (run.code === 0)
         this.applied.set(
@@ -150,13 +260,16 @@ export class RolloutLab {
   }
 
   /**
-   * The network permissions node `node` (with its host's network peer) or no longer does: it drops its peer at its
-   * next block and is refused after, as a node the network took out of its contract.
+   * The network permissions node `node` (with the lab's other nodes and its host's network peer) or no longer does: it
+   * drops its peers at its next block and is refused after, as a node the network took out of its contract.
    */
-  async permission(node: number, permitted: boolean): Promise<void> {
-    const { name, typenode } = ROLLOUT_NODES[node];
-    const enode = deriveIdentity(KEYS[name], this.hosts[node].ip, PORTS.p2p).enode;
-    const registered = permissioned(enode, 'open-protestnet', typenode, [this.hosts[node].networkPeer]);
+  async permission(node: number, permitted: boolean, registry: LabRegistry = {}): Promise<void> {
+    const { typenode } = ROLLOUT_NODES[node];
+    const enodes = ROLLOUT_NODES.map((_, i) => registry.enodes?.[i] ?? this.enodeOf(i));
+    const enode = enodes[node];
+    const others = enodes.filter((each) => each !== enode);
+    const networkPeer = registry.withoutNetworkPeer ? [] : [this.hosts[node].networkPeer];
+    const registered = permissioned(enode, 'open-protestnet', typenode, [...others, ...networkPeer]);
     await registerOnHost(
       this.hosts[node],
       `${DEFAULT_NODE_HOME}/data`,
@@ -224,6 +337,33 @@ export class RolloutLab {
   /** Every node's stopped intervals since `since`, in the nodes' order. */
   everyStop(since: number): Promise<StoppedInterval[][]> {
     return Promise.all(ROLLOUT_NODES.map((_, i) => this.stoppedIntervals(i, since)));
+  }
+
+  /** `pulumi up` again with the last `up`'s releases and settings (after a change of the lab's own: `p2pHosts`). */
+  upAgain(): Promise<{ declared: Declared; replay: EngineReplay }> {
+    return this.up(this.last.versions, this.last.extra);
+  }
+
+  /** Runs one remote step again (its name, e.g. `validator-firewall`), as `pulumi up --replace` of its Command does. */
+  rerun(step: string): Promise<{ declared: Declared; replay: EngineReplay }> {
+    this.applied.delete(step);
+    return this.upAgain();
+  }
+
+  /**
+   * `npm run node -- check --node <node>` of the stack as the last `up` left it, as the operator runs it (its head
+   * watched for 3 s: a block comes every 2 s); its exit code and output.
+   */
+  async check(node: number): Promise<{ code: number; stdout: string; stderr: string }> {
+    const config = this.stack(this.last.versions, this.last.extra);
+    delete config['lacchain:nodeKeys'];
+    return nodeTool(operatorStackFile(this.work, config), this.hosts[0].privateKeyFile)(
+      'check',
+      '--node',
+      ROLLOUT_NODES[node].name,
+      '--window',
+      '3',
+    );
   }
 
   /** `npm run node -- status --all` of the stack at `versions` (and `extra`), as the operator runs it. */

@@ -28,7 +28,7 @@ import { expandHome, readKeyFile } from '../keyFile';
 import { KEY_CUSTODY_FACTS } from '../../core/catalog/keyCustody';
 import { fleetRow } from '../operations/fleet';
 import { fleetHealthy, fleetTable, withRollout } from '../../core/operations/fleet';
-import { CauseObservations, fixesFor } from '../../core/operations/causes';
+import { CauseObservations, enodeAddressIsTheNodes, fixesFor } from '../../core/operations/causes';
 import { enodeParts } from '../../core/operations/permissioning';
 import { askPermissioning } from '../operations/permissioning';
 import { probeTcp, probeUdp } from '../operations/probe';
@@ -305,13 +305,14 @@ async function observeCauses(node: NodeSettings, client: NodeClient, o: Observat
   if (movedFrom !== undefined && enode !== undefined) causes.moved = { from: movedFrom, to: enode };
   if (o.peerCount === 0) {
     const firstBootnode = node.network.bootnodes[node.typenode][0];
-    const [egress, tcp, udp, clock] = await Promise.all([
-      firstBootnode ? client.egress(enodeParts(firstBootnode).ip).catch(() => undefined) : undefined,
-      probeTcp(ip, port),
-      probeUdp(ip, port),
-      client.clock().catch(() => undefined),
-    ]);
-    Object.assign(causes, { tcp, udp }, egress ? { egress } : {}, clock ? { clock } : {});
+    const clock = client.clock().catch(() => undefined);
+    const egress = firstBootnode ? await client.egress(enodeParts(firstBootnode).ip).catch(() => undefined) : undefined;
+    // An enode's address that is not the node's is not probed: it names another machine (or none), not this node.
+    const probed = egress === undefined || enodeAddressIsTheNodes(ip, egress);
+    const [tcp, udp] = probed ? await Promise.all([probeTcp(ip, port), probeUdp(ip, port)]) : [];
+    Object.assign(causes, probed ? { tcp, udp } : {}, egress ? { egress } : {});
+    const read = await clock;
+    if (read) causes.clock = read;
   }
   return causes;
 }

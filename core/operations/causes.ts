@@ -193,6 +193,14 @@ export function privateIpv4(ip: string): boolean {
 }
 
 /**
+ * Whether the enode's address is the node's: one it leaves from, or, leaving from a private address, a public one (its
+ * NAT's, which cannot be seen from the node). Only then is 60606 probed at it.
+ */
+export function enodeAddressIsTheNodes(enodeIp: string, egress: { addresses: string[] }): boolean {
+  return egress.addresses.includes(enodeIp) || (!privateIpv4(enodeIp) && egress.addresses.every(privateIpv4));
+}
+
+/**
  * The enode's address against the ones the node leaves from. A node leaving from a private address is behind a NAT
  * whose public address cannot be seen from the node: that is not a finding (the probes from outside tell the rest).
  */
@@ -211,7 +219,7 @@ function addressVerdict(enodeIp: string, egress: { addresses: string[]; how: str
   return {
     check: 'p2p address',
     ok: false,
-    detail: `the enode says ${enodeIp} but the node leaves from ${leaves} (${egress.how}): the network allows the enode's address only`,
+    detail: `the enode says ${enodeIp} but the node leaves from ${leaves} (${egress.how}): the network allows the enode's address only (60606 not probed at an address the node does not leave from)`,
     fix: fixes.p2pHost,
   };
 }

@@ -15,6 +15,7 @@ import { nodeTool, nodeToolArgs, operatorStackFile } from '../../testing/nodeToo
 import type { TestHost } from '../../testing/host/testHost';
 import { PORTS } from '../../core/catalog/ports';
 import { deriveIdentity } from '../../core/identity/nodeKey';
+import { rlpxPing } from '../../testing/devp2p';
 import { RunningStandin, startBesuStandin } from '../../testing/besuStandin';
 import { applyServerSide, kubernetesManifests } from '../../testing/cluster/manifests';
 import { permissioned } from '../../testing/permissioning';
@@ -64,6 +65,9 @@ suite('an SSH node on a real host: day-2 operations', () => {
     const setState = (state: object) => sh(`echo '${JSON.stringify(state)}' > ${HOME}/data/standin-state.json`);
     /** The stand-in's state as a test finds it: blocks advancing (what a test that failed half-way may leave). */
     const HEALTHY_STATE = { blockAdvancing: true };
+    /** The check's lines that name a cause of no peers and failed (the symptom, `peers FAIL 0 peers`, left out). */
+    const failedCauses = (stdout: string) =>
+      stdout.split('\n').filter((line) => /^ {2}\S.*? +FAIL {2}/.test(line) && !/^ {2}peers +FAIL/.test(line));
     /** The node's real peer count. */
     const peerCount = async () => Number.parseInt((await rpc('net_peerCount')).result, 16);
     /**
@@ -100,6 +104,17 @@ suite('an SSH node on a real host: day-2 operations', () => {
       // The state the tests start from: the node deployed and its companions settled (the monitoring client's start,
       // its image's container, may still be under way when the deployment ends).
       for (const companion of [RELAY_SIGNER, ETHSTATS]) await unitState(`besu-${companion.name}`);
+    });
+
+    it("the enode the stack outputs answers go-ethereum's devp2p from outside; an enode naming another key does not", () => {
+      // The node is provisioned as sshNode.test.ts's (testing/sshNodeHost.ts), its enode from the stack outputs.
+      // devp2p rlpx ping (another implementation of RLPx) from this machine: the handshake encrypted to the enode's key,
+      // then the node's Hello.
+      expect(rlpxPing(enode)).toEqual({ code: 0, said: expect.stringMatching(/besu/) });
+      // Another key's public key at the node's address: the node cannot read a handshake encrypted to it.
+      const notItsKey = rlpxPing(deriveIdentity(`0x${'42'.padStart(64, '0')}`, host.ip, PORTS.p2p).enode);
+      expect(notItsKey.code).not.toBe(0);
+      expect(notItsKey.said).toMatch(/EOF/);
     });
 
     it('status: the service, peers, block, version and enode', async () => {
@@ -196,6 +211,10 @@ suite('an SSH node on a real host: day-2 operations', () => {
         "fix: send the node's permissioning request (pulumi stack output nodes --stack testnet --json: writer.permissioningRequest)",
       );
       expect(refused.stdout).toMatch(/peers +FAIL +0 peers/);
+      // One cause, in one line: the address, the ports and the clock are fine.
+      expect(failedCauses(refused.stdout)).toEqual([
+        expect.stringMatching(/^ {2}permissioning +FAIL +not yet permissioned /),
+      ]);
       const at = await head();
       await register([
         { enode, fromBlock: at + 1 },
@@ -210,6 +229,10 @@ suite('an SSH node on a real host: day-2 operations', () => {
       expect(fixed.stdout).toMatch(
         /restart +FAIL +due: the node was permissioned after its last start \(not yet at block \d+\) and has no peers/,
       );
+      // One cause, in one line, before the fix (the check's first part, up to its verdict).
+      expect(failedCauses(fixed.stdout.split('fix: restarting node writer')[0])).toEqual([
+        expect.stringMatching(/^ {2}restart +FAIL +due: /),
+      ]);
       expect(fixed.stdout).toMatch(/fix: restarting node writer/);
       expect(fixed.stdout).toMatch(/permissioning +ok +in sync \(at block/);
       expect(fixed.stdout).toMatch(/verdict: healthy$/m);
@@ -217,35 +240,41 @@ suite('an SSH node on a real host: day-2 operations', () => {
       await withPeers();
     });
 
-    it('check: no peers, 60606 closed and another source address: each cause found with its fix', async () => {
+    it('check: no peers, 60606 closed, then another source address: each cause found with its fix', async () => {
       await withoutPeers();
       // Towards the network's first bootnode the machine leaves from another address of its own (a moved IP, a NAT).
       const bootnodeIp = BOOTNODES[0].split('@')[1].split(':')[0];
       const other = host.ip.replace(/\.\d+$/, '.77');
       await sh(
-        `ip addr add ${other}/32 dev eth0 && ip route add ${bootnodeIp}/32 via ${host.gateway} src ${other} && ` +
-          'nft add table inet e2e_closed && ' +
+        'nft add table inet e2e_closed && ' +
           "nft add chain inet e2e_closed input '{ type filter hook input priority -10; }' && " +
           `nft add rule inet e2e_closed input tcp dport ${PORTS.p2p} reject with tcp reset && ` +
           `nft add rule inet e2e_closed input udp dport ${PORTS.p2p} reject`,
       );
       const closed = await node('check');
-      await sh(`nft delete table inet e2e_closed && ip route replace ${bootnodeIp}/32 via ${host.gateway}`);
+      await sh(
+        `nft delete table inet e2e_closed && ip addr add ${other}/32 dev eth0 && ` +
+          `ip route add ${bootnodeIp}/32 via ${host.gateway} src ${other}`,
+      );
+      const moved = await node('check');
+      await sh(`ip route replace ${bootnodeIp}/32 via ${host.gateway}`);
       const open = await node('check');
       await sh(`ip route del ${bootnodeIp}/32 && ip addr del ${other}/32 dev eth0`);
       await withPeers();
       expect(closed.code).toBe(1);
       expect(closed.stdout).toMatch(/permissioning +ok +permissioned, no peers/);
-      expect(closed.stdout).toContain(
-        `p2p address    FAIL  the enode says ${host.ip} but the node leaves from ${other} (the source of its route to ${bootnodeIp})`,
-      );
-      expect(closed.stdout).toMatch(
-        /fix: set inventory.node_ip of node writer in .* to the address the machine leaves from/,
-      );
       expect(closed.stdout).toContain(`p2p tcp        FAIL  TCP ${host.ip}: refused from this machine`);
       expect(closed.stdout).toContain(`p2p udp        FAIL  UDP ${host.ip}: refused from this machine`);
       expect(closed.stdout).toMatch(/fix: open 60606 TCP and UDP to the machine in every firewall before it/);
       expect(closed.stdout).toMatch(/clock +ok +(?:[+-](?!0\.0 )\d+\.\d|0\.0) s from this machine's/);
+      expect(moved.code).toBe(1);
+      expect(moved.stdout).toContain(
+        `p2p address    FAIL  the enode says ${host.ip} but the node leaves from ${other} (the source of its route to ${bootnodeIp}): the network allows the enode's address only (60606 not probed at an address the node does not leave from)`,
+      );
+      expect(moved.stdout).toMatch(
+        /fix: set inventory.node_ip of node writer in .* to the address the machine leaves from/,
+      );
+      expect(moved.stdout).not.toMatch(/p2p (tcp|udp)/);
       expect(open.stdout).toContain(`p2p address    ok    the node leaves from ${host.ip}, the enode's`);
       expect(open.stdout).toContain(`p2p tcp        ok    TCP ${host.ip}: open from this machine`);
       expect(open.stdout).toMatch(/p2p udp +ok +UDP [\d.]+: no refusal from this machine/);

@@ -9,6 +9,7 @@ import {
   noPeerVerdicts,
   permissioningVerdicts,
   privateIpv4,
+  enodeAddressIsTheNodes,
 } from '../../core/operations/causes';
 import { evaluateHealth, Observations } from '../../core/operations/health';
 import {
@@ -171,8 +172,13 @@ describe('the causes of no peers, each with its fix', () => {
     const moved = { ...none, egress: { addresses: ['198.51.100.20'], how: 'the source of its route to 1.2.3.4' } };
     expect(failed(moved)).toEqual([['p2p address', FIXES.p2pHost]]);
     expect(noPeerVerdicts(moved, FIXES)[0].detail).toBe(
-      "the enode says 203.0.113.10 but the node leaves from 198.51.100.20 (the source of its route to 1.2.3.4): the network allows the enode's address only",
+      "the enode says 203.0.113.10 but the node leaves from 198.51.100.20 (the source of its route to 1.2.3.4): the network allows the enode's address only (60606 not probed at an address the node does not leave from)",
     );
+    // 60606 is probed only at an address that is the node's (one it leaves from, or behind a NAT a public one).
+    expect(enodeAddressIsTheNodes('203.0.113.10', { addresses: ['198.51.100.20'] })).toBe(false);
+    expect(enodeAddressIsTheNodes('10.0.0.5', { addresses: ['10.0.0.4'] })).toBe(false);
+    expect(enodeAddressIsTheNodes('203.0.113.10', { addresses: ['203.0.113.10'] })).toBe(true);
+    expect(enodeAddressIsTheNodes('203.0.113.10', { addresses: ['10.0.0.4'] })).toBe(true);
     expect(failed({ ...none, egress: { addresses: ['203.0.113.10'], how: 'x' } })).toEqual([]);
     // Behind a NAT the public address cannot be seen from the node: not a finding.
     const nat = noPeerVerdicts({ ...none, egress: { addresses: ['10.0.0.4'], how: 'x' } }, FIXES)[0];
