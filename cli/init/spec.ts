@@ -1,20 +1,17 @@
 /**
  * What `npm run init` accepts, and its help: one flag per question of the guided setup, each with its meaning (the
- * fields' meanings come from the settings schema, where they live once).
+ * fields' meanings come from the settings schema, where they live once; `npm run docs` copies them into
+ * fieldHelp.json, so that the help loads no schema).
  */
-import { KUBERNETES_QUESTIONS, NODE_NAME_QUESTION, questionMeaning, SSH_QUESTIONS } from '../../core/init/questions';
 import type { OptionSpec, ToolSpec } from '../cli';
+import FIELD_HELP from './fieldHelp.json';
 
 /** The options of `npm run init`: one flag per question, and the switches. */
 export type InitOptions = Record<string, OptionSpec>;
 
-/** A flag of a field question: the setting it answers and its meaning. */
-function fieldOption(question: (typeof SSH_QUESTIONS)[number]): [string, OptionSpec & { type: 'string' }] {
-  return [question.flag, { type: 'string', value: 'VALUE', help: `${question.key}: ${questionMeaning(question)}` }];
-}
-
+/** A flag of each field question: the setting it answers and its meaning. */
 const FIELD_OPTIONS = Object.fromEntries(
-  [NODE_NAME_QUESTION, ...KUBERNETES_QUESTIONS, ...SSH_QUESTIONS].map(fieldOption),
+  Object.entries(FIELD_HELP).map(([flag, help]) => [flag, { type: 'string', value: 'VALUE', help }]),
 ) as InitOptions;
 
 /**

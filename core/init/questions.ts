@@ -104,6 +104,22 @@ export function questionMeaning(q: FieldQuestion): string {
   return plainMeaning(q.schema).replace(/\.$/, '');
 }
 
+/** Where fieldHelpLines are written for init's --help (by `npm run docs`), from the project folder. */
+export const FIELD_HELP_FILE = 'cli/init/fieldHelp.json';
+
+/**
+ * Each field question's flag and its help line (`key: meaning`), in the order init asks them: what
+ * cli/init/fieldHelp.json holds, written by `npm run docs`, so that init's --help loads no schema.
+ */
+export function fieldHelpLines(): Record<string, string> {
+  return Object.fromEntries(
+    [NODE_NAME_QUESTION, ...KUBERNETES_QUESTIONS, ...SSH_QUESTIONS].map((q) => [
+      q.flag,
+      `${q.key}: ${questionMeaning(q)}`,
+    ]),
+  );
+}
+
 /**
  * Whether a question of the node's load balancer applies to the cloud answered before it: each cloud reads its own
  * fields (core/catalog/loadBalancers.ts), so init asks only those.

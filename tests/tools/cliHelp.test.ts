@@ -186,7 +186,16 @@ describe('what --help loads (issue 67, item 3: a tool starts within 2x of npm; b
     return files.map((file) => path.relative(PROJECT_DIR, file));
   }
 
-  it.each(['cli/keygen', 'cli/identity', 'cli/node', 'cli/plan', 'cli/monitoring', 'cli/docs', 'bench/run'])(
+  it.each([
+    'cli/keygen',
+    'cli/identity',
+    'cli/node',
+    'cli/plan',
+    'cli/init',
+    'cli/monitoring',
+    'cli/docs',
+    'bench/run',
+  ])(
     '%s: its build, no TypeScript compiler, no settings rules (zod), no curves, no YAML, none of its work',
     (entry) => {
       const loaded = loadedByHelp(entry);

@@ -4,7 +4,14 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { KUBERNETES_QUESTIONS, NODE_NAME_QUESTION, SSH_QUESTIONS, questionMeaning } from '../../core/init/questions';
+import {
+  FIELD_HELP_FILE,
+  fieldHelpLines,
+  KUBERNETES_QUESTIONS,
+  NODE_NAME_QUESTION,
+  SSH_QUESTIONS,
+  questionMeaning,
+} from '../../core/init/questions';
 import { settingDoc } from '../../core/settings/settingDoc';
 import { renderSettingsTable, SETTINGS_TABLES, withSettingsTables } from '../../core/settings/settingsTables';
 
@@ -67,5 +74,13 @@ describe("npm run init's questions take their meaning from the schema", () => {
   it("every question's flag is in the README's list of flags", () => {
     const readme = read('README.md');
     for (const question of questions) expect(readme).toContain(`\`--${question.flag}\``);
+  });
+});
+
+describe("init's field flags' help (cli/init/fieldHelp.json, written by npm run docs)", () => {
+  it("is each question's key and meaning from the schema, as init asks them", () => {
+    const written = JSON.parse(read(FIELD_HELP_FILE)) as Record<string, string>;
+    expect(Object.entries(written)).toEqual(Object.entries(fieldHelpLines()));
+    expect(written['worker-name']).toMatch(/^workerName: The Kubernetes worker/);
   });
 });
