@@ -8,6 +8,9 @@
  * (testing/run.ts turns that line into the test's failure). Loopback, the test hosts' veths and bridges, and the test
  * stacks' public addresses (routed to this machine itself, testing/testNetworks.ts) are the test networks.
  *
+ * Loading it installs it: only an operator's command loads it (never a test's own process, whose helpers such as the
+ * test hosts' apt proxy reach the package mirrors on purpose); its refusal line is in netGuardMark.js.
+ *
  * Names: `localhost`, /etc/hosts' names and IP literals resolve as usual; a test gives other names their answer in
  * LACCHAIN_TEST_NAMES (JSON: name -> addresses, [] for a name that does not resolve), which stands in for DNS.
  */
@@ -16,11 +19,7 @@ const dgram = require('dgram');
 const dns = require('dns');
 const fs = require('fs');
 const net = require('net');
-
-/** The start of the line a refusal writes on stderr. */
-const REFUSED_MARK = 'test network guard: refused';
-/** The exit code of a process the guard ends. */
-const REFUSED_EXIT = 97;
+const { REFUSED_MARK, REFUSED_EXIT } = require('./netGuardMark.js');
 
 function refuse(what) {
   fs.writeSync(2, `${REFUSED_MARK} ${what}: outside this machine's test networks (testing/netGuard.js)\n`);
@@ -155,4 +154,3 @@ dgram.Socket.prototype.send = function guardedSend(...args) {
   return send.apply(this, args);
 };
 
-module.exports = { REFUSED_MARK, REFUSED_EXIT };

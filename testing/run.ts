@@ -26,7 +26,7 @@ export function ensureBuilt(): void {
 
 /** testing/netGuard.js's refusal line and the environment that loads it (see there). */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { REFUSED_MARK } = require('./netGuard.js') as { REFUSED_MARK: string };
+const { REFUSED_MARK } = require('./netGuardMark.js') as { REFUSED_MARK: string };
 const GUARD = path.join(__dirname, 'netGuard.js');
 
 /**
