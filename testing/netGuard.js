@@ -153,4 +153,3 @@ dgram.Socket.prototype.send = function guardedSend(...args) {
   if (address !== undefined) checkAddress(address, 'a UDP datagram to');
   return send.apply(this, args);
 };
-
