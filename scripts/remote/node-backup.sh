@@ -225,6 +225,17 @@ cleanup_restore() {
   if [ -n "${work:-}" ]; then rm -rf "$work"; fi
 }
 
+# swap_in_restored FOLDER: the restored FOLDER (root's, in the node home) handed to the service user, the node stopped,
+# the data folder moved aside to its before-restore name (an older one removed first) and FOLDER put in its place.
+swap_in_restored() {
+  chown -hR "$SERVICE_USER:$(id -gn "$SERVICE_USER")" "$1"
+  chmod 0750 "$1"
+  systemctl stop "$SERVICE_NAME"
+  rm -rf "$DATA_DIR$BEFORE_RESTORE_SUFFIX"
+  if [ -e "$DATA_DIR" ]; then mv -T "$DATA_DIR" "$DATA_DIR$BEFORE_RESTORE_SUFFIX"; fi
+  mv -T "$1" "$DATA_DIR"
+}
+
 cmd_restore() {
   local id=$1 release=$2 head=$3 snapshot parent restored_key key_copy total restored metadata enode expected answer
   take_lock
@@ -292,12 +303,7 @@ cmd_restore() {
   fi
   chmod 0600 "$key_copy"
   move_into_place "$key_copy" "$restored_key"
-  chown -hR "$SERVICE_USER:$(id -gn "$SERVICE_USER")" "$restored"
-  chmod 0750 "$restored"
-  systemctl stop "$SERVICE_NAME"
-  rm -rf "$DATA_DIR$BEFORE_RESTORE_SUFFIX"
-  if [ -e "$DATA_DIR" ]; then mv -T "$DATA_DIR" "$DATA_DIR$BEFORE_RESTORE_SUFFIX"; fi
-  mv -T "$restored" "$DATA_DIR"
+  swap_in_restored "$restored"
   if [ -f "$work$CONFIG_FILE" ] && [ ! -L "$work$CONFIG_FILE" ]; then
     chown --reference="$CONFIG_FILE" "$work$CONFIG_FILE" 2>/dev/null || true
     chmod --reference="$CONFIG_FILE" "$work$CONFIG_FILE" 2>/dev/null || true
@@ -365,12 +371,7 @@ cmd_take_in() {
     if [ "$file" = "$KEY_FILE" ]; then chmod 0600 "$copy"; fi
     move_into_place "$copy" "$restored/$(basename "$file")"
   done
-  chown -hR "$SERVICE_USER:$(id -gn "$SERVICE_USER")" "$restored"
-  chmod 0750 "$restored"
-  systemctl stop "$SERVICE_NAME"
-  rm -rf "$DATA_DIR$BEFORE_RESTORE_SUFFIX"
-  if [ -e "$DATA_DIR" ]; then mv -T "$DATA_DIR" "$DATA_DIR$BEFORE_RESTORE_SUFFIX"; fi
-  mv -T "$restored" "$DATA_DIR"
+  swap_in_restored "$restored"
   rm -rf "$DATA_DIR$BEFORE_RESTORE_SUFFIX"
   mv -f "$record" "$record.taken-in"
   echo "node-backup: restored backup $id into $DATA_DIR"
