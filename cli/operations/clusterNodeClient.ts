@@ -68,6 +68,16 @@ export function clusterNodeClient(
     if (result.code !== 0) throw failure(what, result);
     return result.stdout;
   };
+  /** The IP addresses the cloud gave the node's Service (`status.loadBalancer.ingress`); none when unread. */
+  const serviceIngressIps = async (): Promise<string[]> => {
+    const result = await runClient('kubectl', commands.serviceIngress, undefined, REACH_TIMEOUT_MS);
+    try {
+      const ingress = JSON.parse(result.stdout.trim() || '[]') as ServiceIngress[];
+      return result.code === 0 ? ingress.flatMap((entry) => (entry.ip ? [entry.ip] : [])) : [];
+    } catch {
+      return [];
+    }
+  };
   /** The pod's phase, or undefined when there is no pod. */
   const podPhase = async () => {
     const result = await runClient('kubectl', commands.podPhase);
@@ -198,9 +208,11 @@ export function clusterNodeClient(
       return result.code === 0 && !Number.isNaN(time) ? time / 1000 : undefined;
     },
     async egress() {
-      // A pod leaves the cluster from its worker's address (the LoadBalancer takes what comes in).
+      // A pod leaves the cluster from its worker's address; peers reach it at its Service's load-balancer address
+      // (externalTrafficPolicy Local keeps their own), which is the node's too: the enode names it.
       const worker = (await runClient('kubectl', commands.worker)).stdout.trim();
       if (!worker) return undefined;
+      const balancer = await serviceIngressIps();
       const result = await runClient('kubectl', commands.workerAddresses(worker));
       const addresses = result.stdout
         .trim()
@@ -210,8 +222,12 @@ export function clusterNodeClient(
         .sort(([a], [b]) => a.localeCompare(b)) // ExternalIP first
         .map(([, address]) => address);
       const moved = node.workerName !== undefined && node.workerName !== worker ? `, not ${node.workerName}` : '';
+      const inbound = balancer.length > 0 ? `the Service's load-balancer address ${balancer.join(', ')} and ` : '';
       return result.code === 0 && addresses.length > 0
-        ? { addresses, how: `the addresses of worker ${worker}${moved}, the pod's` }
+        ? {
+            addresses: [...balancer, ...addresses],
+            how: `${inbound}the addresses of worker ${worker}${moved}, the pod's`,
+          }
         : undefined;
     },
     async clock() {
