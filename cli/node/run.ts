@@ -32,7 +32,7 @@ import { CauseObservations, enodeAddressIsTheNodes, fixesFor } from '../../core/
 import { enodeParts } from '../../core/operations/permissioning';
 import { askPermissioning } from '../operations/permissioning';
 import { probeTcp, probeUdp } from '../operations/probe';
-import { moveNode, pulumiUp } from '../operations/move';
+import { moveNode, newKeyRefusal, pulumiUp } from '../operations/move';
 import { movedStackFile } from '../operations/moveStackFile';
 import type { StackName } from '../../core/catalog/networks';
 import * as fs from 'fs';
@@ -138,6 +138,9 @@ async function moveCommand(
   const host = values['to-host'];
   const hostKey = values['to-host-key'];
   if (!host || !hostKey) throw new UsageError('move: --to-host and --to-host-key are required');
+  const newKey = values['new-key'] ?? false;
+  const refusal = newKey ? newKeyRefusal(node, loadOperatorStack(stack, configFile).secrets) : undefined;
+  if (refusal) throw new UsageError(refusal);
   // A move cut after it rewrote the stack file: the old place is in the file it kept beside it.
   const before = `${configFile}.before-move`;
   if (node.host === host && fs.existsSync(before)) {
@@ -151,6 +154,7 @@ async function moveCommand(
           configFile,
           movedText: fs.readFileSync(configFile, 'utf8'),
           ssh: { keyFile: values['ssh-key'], options: values['ssh-option'] ?? [] },
+          newKey,
         },
         { bringUp: pulumiUp },
       );
@@ -187,6 +191,7 @@ async function moveCommand(
       configFile,
       movedText,
       ssh: { keyFile: values['ssh-key'], options: values['ssh-option'] ?? [] },
+      newKey,
     },
     { bringUp: pulumiUp },
   );

@@ -78,6 +78,11 @@ export const NODE_OPTIONS = {
     help: "the enode's address there (default: the new host, when node_ip was the old host)",
     for: ['move'],
   },
+  'new-key': {
+    type: 'boolean',
+    help: 'a new key at the new place, made as for a new node: the old key is never carried, the enode changes',
+    for: ['move'],
+  },
   all: { type: 'boolean', help: 'every node of the stack at a glance, one row each', for: ['status'] },
   json: { type: 'boolean', help: 'the rows of --all as JSON', for: ['status'] },
 } as const;

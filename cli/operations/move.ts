@@ -8,7 +8,7 @@
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import { BACKUP_REASONS } from '../../core/catalog/backups';
-import { DEFAULT_SERVICE_USER } from '../../core/catalog/defaults';
+import { configKey, DEFAULT_SERVICE_USER } from '../../core/catalog/defaults';
 import { MACHINE_MOVE_FILES, MOVE_STEPS, MoveStep, MOVING_NODE_VARIABLE } from '../../core/catalog/move';
 import { addressOfPublicKey, parseEnode } from '../../core/identity/nodeKey';
 import { permissioningRequest, PermissioningRequest } from '../../core/permissioning';
@@ -20,7 +20,7 @@ import { knownHostsLine, sshArguments } from '../../core/operations/clients';
 import { lastMeaningfulLine } from '../../core/operations/reach';
 import { durationText } from '../../core/operations/units';
 import { withoutControlSequences } from '../../core/operations/terminalText';
-import type { SshNodeSettings } from '../../core/settings/model';
+import type { SshNodeSettings, StackSecrets } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
 import { nodeClient } from './nodeClient';
 import type { SshOptions } from './nodeClientTypes';
@@ -43,11 +43,13 @@ export interface MoveRequest {
   configFile: string;
   movedText: string;
   ssh: SshOptions;
+  /** A new key at the new place (`--new-key`): the old key is never carried there, the enode changes. */
+  newKey?: boolean;
 }
 
 /** How the new machine is brought up: `pulumi up` of the stack file the move wrote. */
 export interface MoveDeps {
-  bringUp: (stack: string, configFile: string, node: string) => Promise<void>;
+  bringUp: (stack: string, configFile: string, node: string, newKey: boolean) => Promise<void>;
 }
 
 /** What a move did: when the old node stopped, the backup it carried, the enodes and the request, its time. */
@@ -155,8 +157,39 @@ function moveParameters(node: SshNodeSettings, action: string): Record<string, s
   };
 }
 
+/**
+ * The arrive action's parameters of a move with a new key: the identity files an earlier stay of the node left on the
+ * new machine, set aside (root's only) so that its node-key step makes or writes a new key there.
+ */
+function newKeyParameters(node: SshNodeSettings): Record<string, string> {
+  const paths = nodePaths(node);
+  return {
+    NEW_KEY: 'yes',
+    IDENTITY_FILES: [paths.key, paths.enode, paths.nodeAddress, paths.machineKeyRecord].join(' '),
+    KEYS_ASIDE_DIR: MACHINE_MOVE_FILES.keysAside(node.serviceName),
+  };
+}
+
+/**
+ * Why a node cannot move with a new key as its stack stands (one line), or undefined: a new key is made as for a new
+ * node, by the node's own custody, so nothing may pin or import the old one, and a machine key's backups need a
+ * password that is not derived from the key.
+ */
+export function newKeyRefusal(node: SshNodeSettings, secrets: Pick<StackSecrets, 'nodeKeys' | 'backupPassword'>) {
+  if (node.keyCustody === 'stack' && secrets.nodeKeys[node.name] !== undefined) {
+    return `--new-key: node ${node.name}'s key is imported in the stack file (${configKey('nodeKeys')}.${node.name}): remove it (pulumi config rm --path '${configKey('nodeKeys')}.${node.name}') and run move again, or move without --new-key`;
+  }
+  if (node.keyCustody === 'machine' && node.publicKey !== undefined) {
+    return `--new-key: node ${node.name} pins its key (publicKey ${node.publicKey}): remove the pin from the stack file and run move again (pin the new public key after the move)`;
+  }
+  if (node.keyCustody === 'machine' && secrets.backupPassword === undefined) {
+    return `--new-key: node ${node.name}'s backups are encrypted with a password derived from its key, which the new key cannot open: set ${configKey('backupPassword')} to the one in use first (docs/security.md#replacing-a-machines-key, step 1) and run move again`;
+  }
+  return undefined;
+}
+
 /** The lines of a move's plan, printed before it starts: a validator's says the two nodes never run at once. */
-export function movePlan(request: Pick<MoveRequest, 'from' | 'to' | 'stack'>): string[] {
+export function movePlan(request: Pick<MoveRequest, 'from' | 'to' | 'stack' | 'newKey'>): string[] {
   const { from, to } = request;
   const lines = [
     `node ${from.name} (${from.typenode}) moves from ${from.user}@${from.host}:${from.sshPort} to ${to.user}@${to.host}:${to.sshPort}:`,
@@ -168,7 +201,11 @@ export function movePlan(request: Pick<MoveRequest, 'from' | 'to' | 'stack'>): s
       `  node ${from.name} is a validator: its key signs blocks, so it is never running in two places (two signers, one key)`,
     );
   }
-  if (from.p2pHost !== to.p2pHost || from.p2pPort !== to.p2pPort) {
+  if (request.newKey) {
+    lines.push(
+      `  a new key at the new place (--new-key): the old key is never carried there and stays with the stopped old node, kept from starting; the enode changes: the network must permission the new one (the request is printed at the end)`,
+    );
+  } else if (from.p2pHost !== to.p2pHost || from.p2pPort !== to.p2pPort) {
     lines.push(
       `  the enode's address changes (${from.p2pHost}:${from.p2pPort} -> ${to.p2pHost}:${to.p2pPort}): the network must permission the new enode (the request is printed at the end)`,
     );
@@ -265,7 +302,9 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
       } else {
         say(`  the repository ${repository} is reached from both machines: nothing to carry`);
       }
-      if (from.keyCustody === 'machine') {
+      if (request.newKey) {
+        say(`  the old key is not carried (--new-key): the new machine gets a new one`);
+      } else if (from.keyCustody === 'machine') {
         const incoming = MACHINE_MOVE_FILES.incomingKey(to.serviceName);
         const asServiceUser =
           from.user === 'root' ? `runuser -u ${DEFAULT_SERVICE_USER} -- ` : `sudo -n -u ${DEFAULT_SERVICE_USER} `;
@@ -281,7 +320,12 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
         say(`  carried the node key root to root (key custody machine)`);
       }
       await target.step(
-        { ...moveParameters(to, 'arrive'), BACKUP_ID: backup.id, FROM_ENODE: oldEnode ?? '' },
+        {
+          ...moveParameters(to, 'arrive'),
+          BACKUP_ID: backup.id,
+          FROM_ENODE: oldEnode ?? '',
+          ...(request.newKey ? newKeyParameters(to) : {}),
+        },
         'recording the backup to restore',
       );
 
@@ -293,7 +337,7 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
         fs.writeFileSync(request.configFile, request.movedText);
         say(`  ${request.configFile} names the new machine (the file before: ${request.configFile}.before-move)`);
       }
-      await deps.bringUp(stack, request.configFile, from.name);
+      await deps.bringUp(stack, request.configFile, from.name, request.newKey ?? false);
     }
 
     step = 'health';
@@ -373,17 +417,54 @@ export function repermissioningRequest(
   };
 }
 
-/** `pulumi up` of the stack file the move wrote: the engine brings the node up on the new machine. */
-export function pulumiUp(stack: string, configFile: string, node: string): Promise<void> {
+/**
+ * The URNs, in `pulumi stack --show-urns`' output, of the random bytes a node's stack-held key is made from (program.ts
+ * names the identity `<node>-identity`, components/nodeIdentity.ts its bytes `<identity>-key`): replaced, they are a
+ * new key, made as a new node's. None for a key the stack does not hold.
+ */
+export function stackKeyUrns(showUrns: string, node: string): string[] {
+  const urns = showUrns.match(/urn:pulumi:\S+/g) ?? [];
+  return urns.filter(
+    (urn) => urn.includes('random:index/randomBytes:RandomBytes::') && urn.endsWith(`::${node}-identity-key`),
+  );
+}
+
+/** Runs pulumi with `args`, its output the operator's; `env` added to this process's. */
+function runPulumi(args: string[], env: Record<string, string> = {}): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('pulumi', ['up', '--stack', stack, '--yes', '--skip-preview', '--config-file', configFile], {
-      stdio: 'inherit',
-      // The move's own run: its node may come up in its new place (core/node/place.ts), the old one being stopped.
-      env: { ...process.env, [MOVING_NODE_VARIABLE]: node },
-    });
+    const child = spawn('pulumi', args, { stdio: 'inherit', env: { ...process.env, ...env } });
     child.on('error', (error) => reject(new ToolFailure(`cannot run pulumi: ${error.message}`)));
     child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new ToolFailure(`pulumi up --stack ${stack} failed (exit ${code})`)),
+      code === 0 ? resolve() : reject(new ToolFailure(`pulumi ${args.slice(0, 3).join(' ')} failed (exit ${code})`)),
     );
   });
+}
+
+/**
+ * `pulumi up` of the stack file the move wrote: the engine brings the node up on the new machine; with a new key, the
+ * stack-held key's random bytes replaced (a machine's key is made by the new machine itself).
+ */
+export async function pulumiUp(stack: string, configFile: string, node: string, newKey: boolean): Promise<void> {
+  let replace: string[] = [];
+  if (newKey) {
+    const listed = await runClient('pulumi', ['stack', '--stack', stack, '--show-urns'], undefined, 120_000);
+    if (listed.code !== 0) {
+      throw new ToolFailure(`pulumi stack --stack ${stack} --show-urns failed: ${lastMeaningfulLine(listed.stderr)}`);
+    }
+    replace = stackKeyUrns(listed.stdout, node);
+  }
+  // The move's own run: its node may come up in its new place (core/node/place.ts), the old one being stopped.
+  return runPulumi(
+    [
+      'up',
+      '--stack',
+      stack,
+      '--yes',
+      '--skip-preview',
+      '--config-file',
+      configFile,
+      ...replace.flatMap((urn) => ['--replace', urn]),
+    ],
+    { [MOVING_NODE_VARIABLE]: node },
+  );
 }

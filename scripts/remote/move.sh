@@ -10,7 +10,9 @@
 #   remove   the old machine, once the new node is healthy: the units' files and the backup timer (BACKUP_UNIT) are
 #            removed; the node home and its data, the repository and MOVED_OUT_FILE are kept
 # Parameters (environment): MOVE_ACTION, SERVICE_NAME, UNITS, MOVED_OUT_FILE, MOVED_IN_FILE, DROP_IN, DESTINATION,
-# BACKUP_ID and FROM_ENODE (arrive), BACKUP_UNIT (remove).
+# BACKUP_ID and FROM_ENODE (arrive), BACKUP_UNIT (remove). A move with a new key (arrive, NEW_KEY=yes) first sets the
+# node identity files an earlier stay left here (IDENTITY_FILES) aside into KEYS_ASIDE_DIR (root's only), so the
+# node-key step makes or writes a new key.
 set -euo pipefail
 : "${MOVE_ACTION:?}" "${SERVICE_NAME:?}" "${UNITS:?}" "${MOVED_OUT_FILE:?}" "${MOVED_IN_FILE:?}" "${DROP_IN:?}"
 
@@ -42,12 +44,28 @@ leave() {
   echo "move: $SERVICE_NAME stopped and kept from starting here (moved to $DESTINATION)"
 }
 
+# set_identity_aside: the identity files (IDENTITY_FILES) a former stay of the node left here, moved (never copied)
+# into a folder of KEYS_ASIDE_DIR only root reads: the node-key step then finds no key and makes or writes a new one.
+set_identity_aside() {
+  : "${IDENTITY_FILES:?}" "${KEYS_ASIDE_DIR:?}"
+  local file aside
+  aside="$KEYS_ASIDE_DIR/$(date -u +%Y%m%dT%H%M%S.%NZ)"
+  for file in $IDENTITY_FILES; do
+    if [ -e "$file" ] || [ -L "$file" ]; then
+      install -d -m 0700 -o root -g root "$KEYS_ASIDE_DIR" "$aside"
+      mv -f "$file" "$aside/"
+      echo "move: set $file aside in $aside (a new key is made here)"
+    fi
+  done
+}
+
 arrive() {
   : "${BACKUP_ID:?}" "${FROM_ENODE?}"
   [[ $BACKUP_ID =~ ^[0-9a-f]{8,64}$ ]] || fail "not a backup id: $BACKUP_ID"
   install -d -m 0755 -o root -g root "$(dirname "$MOVED_IN_FILE")"
   # The node comes back to a machine it once moved away from: that record no longer holds.
   rm -f "$MOVED_OUT_FILE"
+  if [ "${NEW_KEY:-}" = yes ]; then set_identity_aside; fi
   write_file "$MOVED_IN_FILE" 0600 root:root "$(printf 'backup=%s\nfrom-enode=%s' "$BACKUP_ID" "$FROM_ENODE")"
   echo "move: the start step restores backup $BACKUP_ID before $SERVICE_NAME first starts here"
 }
