@@ -13,7 +13,7 @@ const STACK = 'testnet';
 /** A secret as the stack file holds it once `pulumi config set --secret` stored it. */
 const ENCRYPTED = { secure: 'v1:encrypted' };
 /** The secrets a test stack may hold (no SSH key in a stack that logs in with the agent). */
-const SECRETS = ['lacchain:sshPrivateKey', 'lacchain:metricsToken'];
+const SECRETS = ['lacchain:sshPrivateKey', 'lacchain:metricsToken', 'lacchain:backupPassword'];
 
 /** Writes `config` as the stack file of the operator's machine in `dir`, its secrets encrypted: the file's path. */
 export function operatorStackFile(dir: string, config: Record<string, unknown>): string {

@@ -124,6 +124,10 @@ function pipeBetween(from: Machine, fromCommand: string, to: Machine, toCommand:
     let said = '';
     source.stderr.on('data', (d: Buffer) => (said += d.toString()));
     sink.stderr.on('data', (d: Buffer) => (said += d.toString()));
+    // A connection cut part-way ends one side first: the pipe's write then fails (EPIPE), which the exit codes below
+    // report; unhandled, it ended the whole command without the line saying how to go on.
+    source.stdout.on('error', () => source.kill());
+    sink.stdin.on('error', () => source.kill());
     source.stdout.pipe(sink.stdin);
     const codes: Array<number | null> = [];
     const done = (code: number | null) => {
@@ -166,6 +170,7 @@ function newKeyParameters(node: SshNodeSettings): Record<string, string> {
   return {
     NEW_KEY: 'yes',
     IDENTITY_FILES: [paths.key, paths.enode, paths.nodeAddress, paths.machineKeyRecord].join(' '),
+    INCOMING_KEY_FILE: MACHINE_MOVE_FILES.incomingKey(node.serviceName),
     KEYS_ASIDE_DIR: MACHINE_MOVE_FILES.keysAside(node.serviceName),
   };
 }

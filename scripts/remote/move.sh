@@ -10,9 +10,9 @@
 #   remove   the old machine, once the new node is healthy: the units' files and the backup timer (BACKUP_UNIT) are
 #            removed; the node home and its data, the repository and MOVED_OUT_FILE are kept
 # Parameters (environment): MOVE_ACTION, SERVICE_NAME, UNITS, MOVED_OUT_FILE, MOVED_IN_FILE, DROP_IN, DESTINATION,
-# BACKUP_ID and FROM_ENODE (arrive), BACKUP_UNIT (remove). A move with a new key (arrive, NEW_KEY=yes) first sets the
-# node identity files an earlier stay left here (IDENTITY_FILES) aside into KEYS_ASIDE_DIR (root's only), so the
-# node-key step makes or writes a new key.
+# BACKUP_ID and FROM_ENODE (arrive), BACKUP_UNIT (remove). A move with a new key (arrive, NEW_KEY=yes) first deletes
+# a key an earlier, cut move carried here (INCOMING_KEY_FILE) and sets the node identity files an earlier stay left
+# here (IDENTITY_FILES) aside into KEYS_ASIDE_DIR (root's only), so the node-key step makes or writes a new key.
 set -euo pipefail
 : "${MOVE_ACTION:?}" "${SERVICE_NAME:?}" "${UNITS:?}" "${MOVED_OUT_FILE:?}" "${MOVED_IN_FILE:?}" "${DROP_IN:?}"
 
@@ -44,11 +44,17 @@ leave() {
   echo "move: $SERVICE_NAME stopped and kept from starting here (moved to $DESTINATION)"
 }
 
-# set_identity_aside: the identity files (IDENTITY_FILES) a former stay of the node left here, moved (never copied)
-# into a folder of KEYS_ASIDE_DIR only root reads: the node-key step then finds no key and makes or writes a new one.
+# set_identity_aside: the key an earlier cut move carried here (INCOMING_KEY_FILE) deleted, and the identity files
+# (IDENTITY_FILES) a former stay of the node left here moved (never copied) into a folder of KEYS_ASIDE_DIR only root
+# reads: the node-key step then finds no key and makes or writes a new one.
 set_identity_aside() {
-  : "${IDENTITY_FILES:?}" "${KEYS_ASIDE_DIR:?}"
+  : "${IDENTITY_FILES:?}" "${KEYS_ASIDE_DIR:?}" "${INCOMING_KEY_FILE:?}"
   local file aside
+  # The old key, carried here by a move that was cut before its bring-up took it in: never the new node's.
+  if [ -e "$INCOMING_KEY_FILE" ] || [ -L "$INCOMING_KEY_FILE" ]; then
+    rm -f "$INCOMING_KEY_FILE" "$INCOMING_KEY_FILE.new"
+    echo "move: deleted the key an earlier move carried here ($INCOMING_KEY_FILE): a new key is made here"
+  fi
   aside="$KEYS_ASIDE_DIR/$(date -u +%Y%m%dT%H%M%S.%NZ)"
   for file in $IDENTITY_FILES; do
     if [ -e "$file" ] || [ -L "$file" ]; then

@@ -8,7 +8,8 @@ import { MACHINE_MOVE_FILES, MoveStep } from '../../core/catalog/move';
 
 /**
  * When a move is cut: as it prints a line (seen while it prints it, before its next command), or as soon as a shell
- * condition holds on one of its two machines (polled there as root, testing/cuts/cut.ts untilHolds).
+ * condition holds on one of its two machines (polled there as root, testing/cuts/cut.ts untilHolds; a `pgrep -f`
+ * pattern is written `[r]estic …` so that it never matches the polling shell's own command line).
  */
 export type MoveMoment = { printed: RegExp } | { on: 'old' | 'new'; when: string };
 
@@ -41,7 +42,7 @@ export function moveCuts(service: string): Record<MoveStep, MoveCut[]> {
     lastBackup: [
       {
         what: 'while restic copies the old node’s data',
-        moment: { on: 'old', when: "pgrep -f 'restic backup' >/dev/null" },
+        moment: { on: 'old', when: "pgrep -f '[r]estic backup' >/dev/null" },
         how: 'network',
         stoppedAt: 'lastBackup',
       },
@@ -75,7 +76,7 @@ export function moveCuts(service: string): Record<MoveStep, MoveCut[]> {
       },
       {
         what: "in pulumi up's start step, while it restores the data before the node's first start",
-        moment: { on: 'new', when: "pgrep -f 'restic restore' >/dev/null" },
+        moment: { on: 'new', when: "pgrep -f '[r]estic restore' >/dev/null" },
         how: 'pulumiUpStartStep',
         stoppedAt: 'bringUp',
       },

@@ -235,11 +235,10 @@ suite('npm run node -- move, cut at each step, then run again (SSH to SSH)', () 
     it(`${MOVE_STEPS[step]}: cut ${cut.what}`, async () => {
       const asked = request();
       const headBefore = Number.parseInt(await rpc(here, 'eth_blockNumber'), 16);
-      const error = await cutMove(cut, asked);
+      const error = await cutMove(cut, asked).finally(() => network.restore());
       // The move's last line: where it stopped, how to go on.
       expect(error).toBeInstanceOf(ToolFailure);
       expect(error.message.split('\n').pop()).toBe(moveCutLine(STACK, NODE, cut.stoppedAt));
-      network.restore();
       // One place runnable, never two: the old node does not run, nor start when asked; the new one runs only once
       // the move's bring-up started it.
       expect(await active(here)).toBe(false);
