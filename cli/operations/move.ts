@@ -162,13 +162,14 @@ function moveParameters(node: SshNodeSettings, action: string): Record<string, s
 }
 
 /**
- * The arrive action's parameters of a move with a new key: the identity files an earlier stay of the node left on the
- * new machine, set aside (root's only) so that its node-key step makes or writes a new key there.
+ * The arrive action's identity parameters: the identity files an earlier stay of the node left on the new machine,
+ * set aside (root's only) so that its node-key step takes in the carried key, writes the stack's, or makes a new one;
+ * with a new key, a key an earlier cut move carried there is deleted.
  */
-function newKeyParameters(node: SshNodeSettings): Record<string, string> {
+function identityParameters(node: SshNodeSettings, newKey: boolean): Record<string, string> {
   const paths = nodePaths(node);
   return {
-    NEW_KEY: 'yes',
+    NEW_KEY: newKey ? 'yes' : 'no',
     IDENTITY_FILES: [paths.key, paths.enode, paths.nodeAddress, paths.machineKeyRecord].join(' '),
     INCOMING_KEY_FILE: MACHINE_MOVE_FILES.incomingKey(node.serviceName),
     KEYS_ASIDE_DIR: MACHINE_MOVE_FILES.keysAside(node.serviceName),
@@ -329,7 +330,7 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
           ...moveParameters(to, 'arrive'),
           BACKUP_ID: backup.id,
           FROM_ENODE: oldEnode ?? '',
-          ...(request.newKey ? newKeyParameters(to) : {}),
+          ...identityParameters(to, request.newKey ?? false),
         },
         'recording the backup to restore',
       );

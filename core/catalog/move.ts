@@ -12,9 +12,9 @@ export const MACHINE_MOVE_FILES = {
   /** On the new machine, key custody machine: the key carried root to root, taken in once by the node-key step. */
   incomingKey: (serviceName: string) => `/etc/lacchain/${serviceName}-incoming-key`,
   /**
-   * On the new machine, a move with a new key (`--new-key`): root's only folder where the node identity files it had
-   * from an earlier stay (key, enode, address, the accepted key's record) are set aside, so the node-key step makes a
-   * new key there.
+   * On the new machine: root's only folder where the node identity files an earlier stay of the node left there (key,
+   * enode, address, the accepted key's record) are set aside, so the node-key step takes in the carried key, writes
+   * the stack's, or makes a new one (`--new-key`).
    */
   keysAside: (serviceName: string) => `/etc/lacchain/${serviceName}-keys-aside`,
   /** The systemd drop-in, in each of the old machine's node units, that keeps it from starting. */

@@ -10,9 +10,10 @@
 #   remove   the old machine, once the new node is healthy: the units' files and the backup timer (BACKUP_UNIT) are
 #            removed; the node home and its data, the repository and MOVED_OUT_FILE are kept
 # Parameters (environment): MOVE_ACTION, SERVICE_NAME, UNITS, MOVED_OUT_FILE, MOVED_IN_FILE, DROP_IN, DESTINATION,
-# BACKUP_ID and FROM_ENODE (arrive), BACKUP_UNIT (remove). A move with a new key (arrive, NEW_KEY=yes) first deletes
-# a key an earlier, cut move carried here (INCOMING_KEY_FILE) and sets the node identity files an earlier stay left
-# here (IDENTITY_FILES) aside into KEYS_ASIDE_DIR (root's only), so the node-key step makes or writes a new key.
+# BACKUP_ID and FROM_ENODE (arrive), BACKUP_UNIT (remove). Arriving, the node identity files an earlier stay left here
+# (IDENTITY_FILES) are set aside into KEYS_ASIDE_DIR (root's only), so the node-key step takes in the carried key
+# (INCOMING_KEY_FILE), writes the stack's or makes one; with a new key (NEW_KEY=yes) a key an earlier, cut move
+# carried here is deleted first.
 set -euo pipefail
 : "${MOVE_ACTION:?}" "${SERVICE_NAME:?}" "${UNITS:?}" "${MOVED_OUT_FILE:?}" "${MOVED_IN_FILE:?}" "${DROP_IN:?}"
 
@@ -44,14 +45,15 @@ leave() {
   echo "move: $SERVICE_NAME stopped and kept from starting here (moved to $DESTINATION)"
 }
 
-# set_identity_aside: the key an earlier cut move carried here (INCOMING_KEY_FILE) deleted, and the identity files
-# (IDENTITY_FILES) a former stay of the node left here moved (never copied) into a folder of KEYS_ASIDE_DIR only root
-# reads: the node-key step then finds no key and makes or writes a new one.
+# set_identity_aside: with a new key, the key an earlier cut move carried here (INCOMING_KEY_FILE) deleted; the identity
+# files (IDENTITY_FILES) a former stay of the node left here moved (never copied) into a folder of KEYS_ASIDE_DIR only
+# root reads: the node-key step then finds no key and takes in the carried one, writes the stack's, or makes one.
 set_identity_aside() {
   : "${IDENTITY_FILES:?}" "${KEYS_ASIDE_DIR:?}" "${INCOMING_KEY_FILE:?}"
   local file aside
-  # The old key, carried here by a move that was cut before its bring-up took it in: never the new node's.
-  if [ -e "$INCOMING_KEY_FILE" ] || [ -L "$INCOMING_KEY_FILE" ]; then
+  # With a new key: the old key, carried here by a move that was cut before its bring-up took it in, is never the
+  # new node's.
+  if [ "${NEW_KEY:?}" = yes ] && { [ -e "$INCOMING_KEY_FILE" ] || [ -L "$INCOMING_KEY_FILE" ]; }; then
     rm -f "$INCOMING_KEY_FILE" "$INCOMING_KEY_FILE.new"
     echo "move: deleted the key an earlier move carried here ($INCOMING_KEY_FILE): a new key is made here"
   fi
@@ -60,7 +62,7 @@ set_identity_aside() {
     if [ -e "$file" ] || [ -L "$file" ]; then
       install -d -m 0700 -o root -g root "$KEYS_ASIDE_DIR" "$aside"
       mv -f "$file" "$aside/"
-      echo "move: set $file aside in $aside (a new key is made here)"
+      echo "move: set $file aside in $aside (an earlier stay's)"
     fi
   done
 }
@@ -71,7 +73,7 @@ arrive() {
   install -d -m 0755 -o root -g root "$(dirname "$MOVED_IN_FILE")"
   # The node comes back to a machine it once moved away from: that record no longer holds.
   rm -f "$MOVED_OUT_FILE"
-  if [ "${NEW_KEY:-}" = yes ]; then set_identity_aside; fi
+  set_identity_aside
   write_file "$MOVED_IN_FILE" 0600 root:root "$(printf 'backup=%s\nfrom-enode=%s' "$BACKUP_ID" "$FROM_ENODE")"
   echo "move: the start step restores backup $BACKUP_ID before $SERVICE_NAME first starts here"
 }

@@ -186,6 +186,10 @@ suite('npm run node -- move, cut at each step, then run again (SSH to SSH)', () 
     expect(await root(there, `cat ${DATA}/move-marker`)).toBe(MARKER);
     expect(Number.parseInt(await rpc(there, 'eth_blockNumber'), 16)).toBeGreaterThanOrEqual(headBefore);
     expect((await here.ssh(`systemctl cat ${SERVICE}`)).code).not.toBe(0);
+    // No copy of the key is left behind on the new machine, root's or not (the node-key step took it in).
+    expect(await root(there, `test -e ${MACHINE_MOVE_FILES.incomingKey(SERVICE)} && echo left || echo none`)).toBe(
+      'none',
+    );
     expect(await bothRunning()).toEqual([]);
     [here, there] = [there, here];
   };
