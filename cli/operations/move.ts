@@ -49,7 +49,8 @@ export interface MoveRequest {
 
 /** How the new machine is brought up: `pulumi up` of the stack file the move wrote. */
 export interface MoveDeps {
-  bringUp: (stack: string, configFile: string, node: string, newKey: boolean) => Promise<void>;
+  /** `newKey`: the node gets a new key there (`--new-key`). */
+  bringUp: (stack: string, configFile: string, node: string, newKey?: boolean) => Promise<void>;
 }
 
 /** What a move did: when the old node stopped, the backup it carried, the enodes and the request, its time. */
@@ -450,7 +451,7 @@ function runPulumi(args: string[], env: Record<string, string> = {}): Promise<vo
  * `pulumi up` of the stack file the move wrote: the engine brings the node up on the new machine; with a new key, the
  * stack-held key's random bytes replaced (a machine's key is made by the new machine itself).
  */
-export async function pulumiUp(stack: string, configFile: string, node: string, newKey: boolean): Promise<void> {
+export async function pulumiUp(stack: string, configFile: string, node: string, newKey = false): Promise<void> {
   let replace: string[] = [];
   if (newKey) {
     const listed = await runClient('pulumi', ['stack', '--stack', stack, '--show-urns'], undefined, 120_000);
