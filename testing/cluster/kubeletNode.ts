@@ -115,6 +115,8 @@ export interface KubeletNodeOptions {
   work?: string;
   /** Besu releases whose images are imported besides the network's (for a release bump). */
   releases?: string[];
+  /** Networks the pod's Besu stand-in dials and accepts besides KUBELET_NETWORK (CIDRs: the test hosts' network). */
+  peerNetworks?: string[];
 }
 
 /**
@@ -207,7 +209,8 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
       dataFolder = folders[names.dataVolume];
       // The node, its bootnodes and the pods' network peer in the contract, and that peer its static node: it has a
       // real peer (the readiness probe's condition), as a permissioned node on the network.
-      onTestNetwork(dataFolder, KUBELET_NETWORK, cluster().kubelets[0].networkPeer);
+      const networks = [KUBELET_NETWORK, ...(options.peerNetworks ?? [])].join(',');
+      onTestNetwork(dataFolder, networks, cluster().kubelets[0].networkPeer);
       register(this.permissioned);
       containers = manifests.find((m) => m.kind === 'StatefulSet')!.spec.template.spec.containers.length;
       await applyServerSide(cluster(), manifests);
