@@ -15,6 +15,9 @@
 #   node-backup take-in RECORD             a node moved to this machine (npm run node -- move): restore the backup
 #                                          RECORD names (root's file, backup=ID) into the data folder before the node's
 #                                          first start here, keeping this machine's key and identity files; no start
+#   node-backup export ID                  a node moved to a cluster (npm run node -- move): backup ID's data folder,
+#                                          without the key and the machine's identity files, as a tar on standard
+#                                          output (restored beside the data folder, which stays as it is)
 # Settings (environment, written before this script): NODE_NAME, SERVICE_NAME, SERVICE_USER, DATA_DIR, KEY_FILE,
 # KEY_CUSTODY (stack or machine: where a lost key comes back from),
 # ENODE_FILE, NODE_ADDRESS_FILE, CONFIG_FILE, RELEASES_DIR, RPC_PORT, START_TIMEOUT, KEEP, ENV_FILE (the repository and its password),
@@ -377,6 +380,28 @@ cmd_take_in() {
   echo "node-backup: restored backup $id into $DATA_DIR"
 }
 
+# cmd_export ID: the data of backup ID as a tar stream on standard output, for a node moved to a cluster (its pod's
+# data volume is filled from it before the pod's first start). The key and this machine's identity files (its enode
+# and address name this machine) are left out: the pod takes its key from its Secret. Restored into a work folder
+# beside the data folder, which the export never touches; the folder goes when the command ends.
+cmd_export() {
+  local id=$1 snapshot parent restored
+  take_lock
+  snapshot=$(restic snapshots --json "$id") || fail "no backup $id in $RESTIC_REPOSITORY"
+  grep -q "\"$TAG_NODE=$NODE_NAME\"" <<<"$snapshot" || fail "backup $id is not one of node $NODE_NAME's"
+  parent=$(dirname "$DATA_DIR")
+  rm -rf "$parent"/.restore-*
+  work=$(mktemp -d "$parent/.restore-XXXXXX")
+  progress=""
+  trap cleanup_restore EXIT
+  echo "node-backup: restoring backup $id to hand its data over" >&2
+  restic restore --quiet "$id" --target "$work" --exclude "$KEY_FILE" --exclude "$KEY_FILE*" \
+    --exclude "$ENODE_FILE" --exclude "$NODE_ADDRESS_FILE" >&2 || fail "restic restore failed: nothing was handed over"
+  restored="$work$DATA_DIR"
+  if [ ! -d "$restored" ] || [ -L "$restored" ]; then fail "backup $id holds no $DATA_DIR"; fi
+  tar -C "$restored" --numeric-owner -cf - . || fail "cannot read the restored data of backup $id"
+}
+
 case "${1:-}" in
   init) cmd_init ;;
   backup) cmd_backup "${2:?reason}" ;;
@@ -384,5 +409,6 @@ case "${1:-}" in
   recorded-enode) cmd_recorded_enode "${2:?backup id}" ;;
   restore) cmd_restore "${2:?backup id}" "${3:?release}" "${4-}" ;;
   take-in) cmd_take_in "${2:?move record}" ;;
-  *) fail "usage: node-backup init | backup REASON | list | recorded-enode ID | restore ID RELEASE HEAD | take-in RECORD" ;;
+  export) cmd_export "${2:?backup id}" ;;
+  *) fail "usage: node-backup init | backup REASON | list | recorded-enode ID | restore ID RELEASE HEAD | take-in RECORD | export ID" ;;
 esac
