@@ -36,7 +36,9 @@ export async function moveToClusterCommand(
       ? loadOperatorStack(stack, before).settings.nodes.find((n) => n.name === node.name)
       : undefined;
     if (from?.target !== 'ssh') {
-      throw new UsageError(`move: node ${node.name} is a cluster node already, and no move of it into the cluster was cut`);
+      throw new UsageError(
+        `move: node ${node.name} is a cluster node already, and no move of it into the cluster was cut`,
+      );
     }
     movedText = fs.readFileSync(configFile, 'utf8');
   } else {

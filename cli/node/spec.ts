@@ -80,7 +80,7 @@ export const NODE_OPTIONS = {
   },
   'to-kubernetes': {
     type: 'boolean',
-    help: 'move an SSH node into the stack\'s cluster (its values file values/<node>.yml written first)',
+    help: "move an SSH node into the stack's cluster (its values file values/<node>.yml written first)",
     for: ['move'],
   },
   all: { type: 'boolean', help: 'every node of the stack at a glance, one row each', for: ['status'] },

@@ -48,7 +48,9 @@ export function movedToClusterStackFile(text: string, name: string): string {
   if (!isSeq(nodes)) throw new ToolFailure(`the stack file has no ${configKey('nodes')} list`);
   const entry = nodes.items.find((item) => isMap(item) && item.get('name') === name);
   if (!isMap(entry) || entry.get('target') !== 'ssh') {
-    throw new ToolFailure(`node ${name} is not an SSH node in the stack file: only a machine's node moves into a cluster`);
+    throw new ToolFailure(
+      `node ${name} is not an SSH node in the stack file: only a machine's node moves into a cluster`,
+    );
   }
   entry.set('target', 'kubernetes');
   entry.delete('inventory');

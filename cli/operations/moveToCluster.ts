@@ -278,7 +278,9 @@ export async function moveNodeToCluster(request: ClusterMoveRequest, deps: Clust
       if (before !== request.movedText) {
         fs.writeFileSync(`${request.configFile}.before-move`, before);
         fs.writeFileSync(request.configFile, request.movedText);
-        say(`  ${request.configFile} names the node a cluster node (the file before: ${request.configFile}.before-move)`);
+        say(
+          `  ${request.configFile} names the node a cluster node (the file before: ${request.configFile}.before-move)`,
+        );
       }
       await deps.bringUp(stack, request.configFile, from.name, true);
 

@@ -51,5 +51,9 @@ export function moveFillPodManifest(node: KubernetesNodeSettings) {
  */
 export function moveFillCommand(): string[] {
   const dir = POD_PATHS.dataDir;
-  return ['/bin/sh', '-c', `find ${dir} -mindepth 1 -maxdepth 1 ! -name lost+found -exec rm -rf {} + && tar -x -f - -C ${dir} && sync`];
+  return [
+    '/bin/sh',
+    '-c',
+    `find ${dir} -mindepth 1 -maxdepth 1 ! -name lost+found -exec rm -rf {} + && tar -x -f - -C ${dir} && sync`,
+  ];
 }

@@ -1,0 +1,245 @@
+/**
+ * `npm run node -- move --to-kubernetes` (docs/moving.md) from a real test host into a pod on a real kubelet: a
+ * writer (key custody stack, KEY_ONE on both sides) deployed on the host, moved into the cluster with the tool's own
+ * steps over real SSH and real kubectl; each `pulumi up` of the stack file the move wrote is the program's manifests
+ * for it applied server-side (the first with the StatefulSet held at no pod, as LACCHAIN_MOVE_HOLD_NODE makes it), set
+ * up as testing/cluster/kubeletNode.ts sets up the tier's nodes. Shown: a marker and the chain height written before
+ * the move are in the pod after it (its data volume filled from the machine's last restic backup before the pod's
+ * first start); the same key at the new address, and the re-permissioning request naming both enodes; the old
+ * service's last stop (the host's journal) before the pod's first container started (its status); the old service
+ * removed with its data kept; the next `pulumi up` of the stack file the move wrote declares the same manifests.
+ * Light: companions off (Besu stand-in, a test fixture).
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import * as yaml from 'js-yaml';
+import { DEFAULT_NODE_HOME } from '../../core/catalog/defaults';
+import { POD_PATHS } from '../../core/catalog/kubernetes';
+import { MOVE_HOLD_VARIABLE } from '../../core/catalog/move';
+import { NETWORKS } from '../../core/catalog/networks';
+import { PORTS } from '../../core/catalog/ports';
+import { MIN_START_TIMEOUT_SECONDS } from '../../core/catalog/remote';
+import { parseEnode } from '../../core/identity/nodeKey';
+import { moveFillPodName } from '../../core/kubernetes/moveFill';
+import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
+import type { MoveResult } from '../../cli/operations/move';
+import { moveNodeToCluster } from '../../cli/operations/moveToCluster';
+import { movedToClusterStackFile } from '../../cli/operations/moveStackFile';
+import { loadOperatorStack } from '../../cli/operatorStack';
+import { withCpuRequestsThatFit } from '../../testing/cluster/kubeletFit';
+import { kubeletNode } from '../../testing/cluster/kubeletNode';
+import { kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
+import { keptPortForward, PortForward } from '../../testing/cluster/portForward';
+import { COMPANIONS_OFF, KEY_ONE } from '../../testing/fixtures';
+import type { TestHost } from '../../testing/host/testHost';
+import { declareProgram } from '../../testing/program';
+import { recordProgram } from '../../testing/pulumi';
+import { startReleaseHost, stopReleaseHost, ReleaseHost } from '../../testing/releaseHost';
+import { remoteCommands, runRemoteSteps } from '../../testing/replay';
+import { sshWriterStack } from '../../testing/sshStacks';
+import { workFolder } from '../../testing/workFolder';
+
+jest.setTimeout(15 * 60 * 1000);
+
+/** The release on both sides: the network's (the pod's image of it is imported). */
+const RELEASE = NETWORKS['open-protestnet'].defaultBesuVersion;
+const NODE = 'writer';
+const DATA = `${DEFAULT_NODE_HOME}/data`;
+const MARKER = 'written-before-the-move';
+/** A secret as the operator's stack file holds it once `pulumi config set --secret` stored it. */
+const ENCRYPTED = { secure: 'v1:encrypted' };
+
+const work = workFolder('lacchain-kubelet-move-');
+const writer = kubeletNode(NODE, 'kubelet-move', { work });
+const { cluster, itWithKubelet } = writer;
+const recorded = recordProgram();
+
+describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH to pod)', () => {
+  let old: ReleaseHost;
+  let forward: PortForward | undefined;
+
+  /** The stack of one writer on the machine, its release served from the host's own server; KEY_ONE its key. */
+  const machineStack = (): Record<string, unknown> => {
+    const config = sshWriterStack(old.host, {
+      version: RELEASE,
+      releaseBaseUrl: old.files.url,
+      releaseDir: old.work,
+      nodeName: 'e2e-move-pod',
+      dnsName: 'move-pod.e2e.test',
+      sshLogin: 'agent',
+    });
+    const [node] = config['lacchain:nodes'] as Record<string, unknown>[];
+    Object.assign(node.inventory as Record<string, unknown>, { start_timeout_seconds: MIN_START_TIMEOUT_SECONDS });
+    config['lacchain:companions'] = COMPANIONS_OFF;
+    config['lacchain:nodeKeys'] = { [NODE]: KEY_ONE };
+    return config;
+  };
+  const root = async (host: TestHost, script: string) => {
+    const result = await host.ssh('bash -s', { input: `set -euo pipefail\n${script}`, timeoutMs: 120_000 });
+    if (result.code !== 0) throw new Error(`${host.name}: exit ${result.code}:\n${result.stdout}\n${result.stderr}`);
+    return result.stdout.trim();
+  };
+  const rpc = async (host: TestHost, method: string) =>
+    JSON.parse(
+      await root(
+        host,
+        `curl -s -H 'Host: localhost' -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","method":"${method}","params":[],"id":1}' http://127.0.0.1:4545/`,
+      ),
+    ).result as string;
+  /** The epoch seconds of each Started and Stopped line of the besu unit in the host's journal. */
+  const unitTimes = async (host: TestHost) => {
+    const lines = await root(host, "journalctl -u besu -o short-unix --no-pager | grep -E 'Started|Stopped' || true");
+    return lines
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => ({ at: Number(line.split(' ')[0]), started: / Started /.test(line) }));
+  };
+  /** `pulumi up` of the stack file the move wrote: the program's manifests for it (its secrets as the engine has them). */
+  const declaredFrom = async (configFile: string): Promise<Manifest[]> => {
+    const config = (yaml.load(fs.readFileSync(configFile, 'utf8')) as { config: Record<string, unknown> }).config;
+    const files = { [`values/${NODE}.yml`]: writer.values() };
+    const declared = await declareProgram(
+      recorded,
+      'testnet',
+      { ...config, 'lacchain:nodeKeys': { [NODE]: KEY_ONE } },
+      files,
+    );
+    return withCpuRequestsThatFit(kubernetesManifests(declared));
+  };
+
+  beforeAll(async () => {
+    if (itWithKubelet === it.skip) return;
+    old = await startReleaseHost('movepod', 58, [RELEASE], { packagesInstalled: true });
+    // The operator's kubectl: the cluster's, with its kubeconfig.
+    process.env.KUBECONFIG = cluster().kubeconfig;
+    process.env.PATH = `${cluster().binDir}:${process.env.PATH}`;
+  }, 600_000);
+
+  afterAll(async () => {
+    forward?.stop();
+    if (old) await stopReleaseHost(old);
+  });
+
+  let result: MoveResult;
+  let configFile: string;
+  let held: Manifest[] = [];
+  let deployed: Manifest[] = [];
+
+  itWithKubelet(
+    'moves the node into the pod with its data and key, the old one stopped before the pod first starts',
+    async () => {
+      await runRemoteSteps(old.host, remoteCommands(await declareProgram(recorded, 'testnet', machineStack(), {})));
+      const oldEnode = await rpc(old.host, 'net_enode');
+      for (let i = 0; i < 40 && Number.parseInt(await rpc(old.host, 'eth_blockNumber'), 16) < 3; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      await root(old.host, `runuser -u besu -- sh -c 'echo ${MARKER} > ${DATA}/move-marker'`);
+      const headBefore = Number.parseInt(await rpc(old.host, 'eth_blockNumber'), 16);
+
+      // The operator's stack file (its key encrypted, the cluster's context) and the node's values file beside it.
+      configFile = path.join(work, 'Pulumi.testnet.yaml');
+      const stack = { ...machineStack(), 'lacchain:nodeKeys': ENCRYPTED, 'lacchain:kubeContext': cluster().context };
+      fs.writeFileSync(configFile, yaml.dump({ config: stack }));
+      fs.mkdirSync(path.join(work, 'values'), { recursive: true });
+      fs.writeFileSync(path.join(work, 'values', `${NODE}.yml`), yaml.dump(writer.values()));
+      const movedText = movedToClusterStackFile(fs.readFileSync(configFile, 'utf8'), NODE);
+      const check = path.join(work, 'check.yaml');
+      fs.writeFileSync(check, movedText);
+      const from = loadOperatorStack('testnet', configFile).settings.nodes[0] as SshNodeSettings;
+      const to = loadOperatorStack('testnet', check).settings.nodes[0] as KubernetesNodeSettings;
+      fs.rmSync(check);
+
+      result = await moveNodeToCluster(
+        {
+          stack: 'testnet',
+          from,
+          to,
+          kubeContext: cluster().context,
+          configFile,
+          movedText,
+          ssh: { keyFile: old.host.privateKeyFile, options: [] },
+          // The pod's RPC through a port-forward once it runs, as an operator gives --rpc-url.
+          get rpcUrl() {
+            return forward?.url;
+          },
+        },
+        {
+          bringUp: async (_stack, file, node, hold) => {
+            if (hold) {
+              process.env[MOVE_HOLD_VARIABLE] = node;
+              try {
+                held = await declaredFrom(file);
+              } finally {
+                delete process.env[MOVE_HOLD_VARIABLE];
+              }
+              await writer.applyHeld(held);
+            } else {
+              deployed = await declaredFrom(file);
+              await writer.deploy(deployed);
+              forward = await keptPortForward(cluster(), writer.namespace, writer.pod.name, PORTS.rpcHttp);
+            }
+          },
+        },
+      );
+      console.log(`move SSH -> pod took ${result.seconds.toFixed(1)} s (Besu stand-in)`);
+
+      // The first pulumi up made the StatefulSet with no pod; the second with the node's one.
+      const replicas = (manifests: Manifest[]) => manifests.find((m) => m.kind === 'StatefulSet')!.spec.replicas;
+      expect([replicas(held), replicas(deployed)]).toEqual([0, 1]);
+      // The data: the marker and at least the height before the move, in the pod.
+      expect((await writer.inBesu('cat', `${POD_PATHS.dataDir}/move-marker`)).trim()).toBe(MARKER);
+      expect(Number.parseInt(String(await writer.rpcInPod('eth_blockNumber')), 16)).toBeGreaterThanOrEqual(headBefore);
+      // The same key (the node id) at the pod's address; the re-permissioning request names both enodes.
+      const newEnode = String(await writer.rpcInPod('net_enode'));
+      expect(newEnode).toBe(writer.enode);
+      expect(parseEnode(newEnode)?.nodeId).toBe(parseEnode(oldEnode)?.nodeId);
+      expect(parseEnode(newEnode)?.host).not.toBe(parseEnode(oldEnode)?.host);
+      expect(result.newEnode).toBe(newEnode);
+      expect(result.repermissioning).toMatchObject({
+        removeEnode: oldEnode,
+        enode: newEnode,
+        network: 'open-protestnet',
+      });
+      expect(result.repermissioning?.procedure).toContain('tech.support@lac-net.net');
+
+      // Never both: the pod's first container (its first init container) started after the old node's last stop, and
+      // the old node never started again after it.
+      const times = await unitTimes(old.host);
+      const lastOldStop = Math.max(...times.filter((t) => !t.started).map((t) => t.at));
+      expect(times.filter((t) => t.started && t.at > lastOldStop)).toEqual([]);
+      const podStarts = (
+        await cluster().kubectlOk([
+          'get',
+          'pod',
+          '-n',
+          writer.namespace,
+          writer.pod.name,
+          '-o',
+          'jsonpath={range .status.initContainerStatuses[*]}{.state.terminated.startedAt}{"\\n"}{end}',
+        ])
+      )
+        .split('\n')
+        .filter(Boolean)
+        .map((at) => Date.parse(at) / 1000);
+      expect(podStarts.length).toBeGreaterThan(0);
+      console.log(
+        `the old service stopped ${(Math.min(...podStarts) - lastOldStop).toFixed(1)} s before the pod's first container started`,
+      );
+      expect(Math.min(...podStarts)).toBeGreaterThan(lastOldStop);
+      // The fill pod is gone; the old machine has no service any more, its data is kept.
+      expect(
+        await cluster().kubectlOk(['get', 'pod', '-n', writer.namespace, moveFillPodName(NODE), '--ignore-not-found']),
+      ).toBe('');
+      expect((await old.host.ssh('systemctl cat besu')).code).not.toBe(0);
+      expect(await root(old.host, `cat ${DATA}/move-marker`)).toBe(MARKER);
+      // The stack file names the node a cluster node; the one before the move is kept beside it.
+      expect(fs.readFileSync(configFile, 'utf8')).toBe(movedText);
+      expect(fs.existsSync(`${configFile}.before-move`)).toBe(true);
+    },
+  );
+
+  itWithKubelet('the next pulumi up of the stack file the move wrote changes nothing', async () => {
+    expect(deployed.length).toBeGreaterThan(0);
+    expect(await declaredFrom(configFile)).toEqual(deployed);
+  });
+});
