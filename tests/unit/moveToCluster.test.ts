@@ -10,6 +10,7 @@ import { kubernetesNames, POD_PATHS } from '../../core/catalog/kubernetes';
 import { CLUSTER_MOVE_STEPS, ClusterMoveStep } from '../../core/catalog/move';
 import { moveFillCommand, moveFillPodManifest } from '../../core/kubernetes/moveFill';
 import { selectorLabels } from '../../core/kubernetes/podBasics';
+import { movedNodes, moveRefusal, nodePlace } from '../../core/node/place';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
 import {
   FAKE_HOST_KEY,
@@ -98,5 +99,22 @@ describe("the fill pod of a moved node's data volume", () => {
     expect(moveFillCommand().join(' ')).toMatch(
       /find \/data -mindepth 1 -maxdepth 1 ! -name lost\+found -exec rm -rf \{\} \+ && tar -x -f - -C \/data/,
     );
+  });
+});
+
+describe('pulumi up of a stack whose node moved between a machine and the cluster without move', () => {
+  it('is refused in one line pointing at move, both ways', () => {
+    const pod = clusterNode();
+    const machine = machineNode();
+    const intoCluster = movedNodes({ [pod.name]: { place: 'ssh operator@190.51.100.7:22' } }, [pod], 'prod');
+    expect(intoCluster).toEqual([{ node: pod.name, from: 'ssh operator@190.51.100.7:22', to: nodePlace(pod, 'prod') }]);
+    expect(moveRefusal('testnet', intoCluster, undefined)).toBe(
+      `node writer changed place in the stack file (ssh operator@190.51.100.7:22 -> kubernetes prod/lacchain): pulumi ` +
+        'up would start it there while it still runs at ssh operator@190.51.100.7:22 (two nodes, one key); move it ' +
+        'with npm run node -- move --stack testnet --node writer',
+    );
+    expect(moveRefusal('testnet', intoCluster, 'writer')).toBeUndefined();
+    const outOfCluster = movedNodes({ [machine.name]: { place: 'kubernetes prod/lacchain' } }, [machine], 'prod');
+    expect(outOfCluster).toEqual([{ node: machine.name, from: 'kubernetes prod/lacchain', to: nodePlace(machine) }]);
   });
 });
