@@ -182,7 +182,7 @@ async function fillDataVolume(
     await pipeInto(
       old,
       `${old.sudo}${shellQuote(backupPaths(from).command)} export ${shellQuote(backupId)}`,
-      cluster.withContext(['exec', '-i', pod, '-c', 'fill', '--', ...moveFillCommand()]),
+      cluster.withContext(['exec', '-i', pod, '-c', 'move', '--', ...moveFillCommand()]),
       `streaming backup ${backupId} into the data volume ${kubernetesNames(to.name).dataVolume}`,
     );
   } finally {

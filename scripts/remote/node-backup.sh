@@ -13,7 +13,8 @@
 #                                          recorded enode at a head of at least HEAD; with KEY_FROM_STDIN=true, the
 #                                          node key is read from standard input when the machine lost it
 #   node-backup take-in RECORD             a node moved to this machine (npm run node -- move): restore the backup
-#                                          RECORD names (root's file, backup=ID) into the data folder before the node's
+#                                          RECORD names (root's file, backup=ID; backup-path=, the data folder's path
+#                                          in it when not this machine's) into the data folder before the node's
 #                                          first start here, keeping this machine's key and identity files; no start
 #   node-backup export ID                  a node moved to a cluster (npm run node -- move): backup ID's data folder,
 #                                          without the key and the machine's identity files, as a tar on standard
@@ -340,7 +341,7 @@ cmd_restore() {
 # as the node-key step wrote them; its config.toml stays this machine's too. The node is not started: the start step
 # starts it and checks its enode. Once restored, RECORD becomes RECORD.taken-in, so a later start never restores again.
 cmd_take_in() {
-  local record=$1 id release snapshot parent restored file copy
+  local record=$1 id release snapshot parent restored file copy backup_path
   take_lock
   if [ -L "$record" ] || [ ! -f "$record" ] || [ "$(stat -c %u "$record")" != 0 ]; then
     fail "the move record $record is not a file of root's: refusing to restore from it"
@@ -361,8 +362,11 @@ cmd_take_in() {
   trap cleanup_restore EXIT
   echo "node-backup: restoring backup $id, the node's data from its former machine, before its first start here" >&2
   restic restore --quiet "$id" --target "$work" || fail "restic restore failed: nothing was changed"
-  restored="$work$DATA_DIR"
-  if [ ! -d "$restored" ] || [ -L "$restored" ]; then fail "backup $id holds no $DATA_DIR"; fi
+  # The data folder's path in the backup: this machine's, or the one the record names (a pod's, moved from a cluster).
+  backup_path=$(read_plain_file "$record" 400 | sed -n 's#^backup-path=\(/[A-Za-z0-9._/-]*\)$#\1#p' | head -n 1 || true)
+  case "$backup_path" in *..*) fail "the move record $record names a backup path with ..: run npm run node -- move again" ;; esac
+  restored="$work${backup_path:-$DATA_DIR}"
+  if [ ! -d "$restored" ] || [ -L "$restored" ]; then fail "backup $id holds no ${backup_path:-$DATA_DIR}"; fi
   # This machine's identity, into files of root's own making renamed into place (never written through a name the
   # backup made).
   for file in "$KEY_FILE" "$ENODE_FILE" "$NODE_ADDRESS_FILE"; do

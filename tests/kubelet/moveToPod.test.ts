@@ -10,6 +10,7 @@
  * removed with its data kept; the next `pulumi up` of the stack file the move wrote declares the same manifests.
  * Light: companions off (Besu stand-in, a test fixture).
  */
+import * as childProcess from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
@@ -46,7 +47,7 @@ const RELEASE = NETWORKS['open-protestnet'].defaultBesuVersion;
 const NODE = 'writer';
 const DATA = `${DEFAULT_NODE_HOME}/data`;
 const MARKER = 'written-before-the-move';
-/** A secret as the operator's stack file holds it once `pulumi config set --secret` stored it. */
+/** A secret as the operator's stack file holds it once `pulumi config set --path --secret` stored it. */
 const ENCRYPTED = { secure: 'v1:encrypted' };
 
 const work = workFolder('lacchain-kubelet-move-');
@@ -110,9 +111,20 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
   beforeAll(async () => {
     if (itWithKubelet === it.skip) return;
     old = await startReleaseHost('movepod', 58, [RELEASE], { packagesInstalled: true });
-    // The operator's kubectl: the cluster's, with its kubeconfig.
+    // The operator's kubectl: the cluster's, with its kubeconfig. The clients the move starts get this file's
+    // environment (a test file's process.env is its own copy: child_process would give them the runner's).
     process.env.KUBECONFIG = cluster().kubeconfig;
     process.env.PATH = `${cluster().binDir}:${process.env.PATH}`;
+    const spawn = childProcess.spawn;
+    jest
+      .spyOn(childProcess, 'spawn')
+      .mockImplementation(((command: string, args: unknown, options: unknown) =>
+        Array.isArray(args)
+          ? spawn(command, args, {
+              ...(options as childProcess.SpawnOptions),
+              env: { ...process.env, ...(options as childProcess.SpawnOptions)?.env },
+            })
+          : spawn(command, args as childProcess.SpawnOptions)) as typeof childProcess.spawn);
   }, 600_000);
 
   afterAll(async () => {
@@ -138,7 +150,11 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
 
       // The operator's stack file (its key encrypted, the cluster's context) and the node's values file beside it.
       configFile = path.join(work, 'Pulumi.testnet.yaml');
-      const stack = { ...machineStack(), 'lacchain:nodeKeys': ENCRYPTED, 'lacchain:kubeContext': cluster().context };
+      const stack = {
+        ...machineStack(),
+        'lacchain:nodeKeys': { [NODE]: ENCRYPTED },
+        'lacchain:kubeContext': cluster().context,
+      };
       fs.writeFileSync(configFile, yaml.dump({ config: stack }));
       fs.mkdirSync(path.join(work, 'values'), { recursive: true });
       fs.writeFileSync(path.join(work, 'values', `${NODE}.yml`), yaml.dump(writer.values()));

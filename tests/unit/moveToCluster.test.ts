@@ -84,9 +84,11 @@ describe("the fill pod of a moved node's data volume", () => {
     expect(pod.spec.securityContext.runAsNonRoot).toBe(true);
     expect(pod.spec.automountServiceAccountToken).toBe(false);
     expect(pod.spec.volumes).toEqual([
-      { name: 'data', persistentVolumeClaim: { claimName: kubernetesNames(node.name).dataVolume } },
+      { name: 'volume', persistentVolumeClaim: { claimName: kubernetesNames(node.name).dataVolume, readOnly: false } },
     ]);
-    expect(pod.spec.containers[0].volumeMounts).toEqual([{ name: 'data', mountPath: POD_PATHS.dataDir }]);
+    expect(pod.spec.containers[0].volumeMounts).toEqual([
+      { name: 'volume', mountPath: POD_PATHS.dataDir, readOnly: false },
+    ]);
   });
 
   it("carries none of the node's pod labels: the StatefulSet never adopts it, no Service selects it", () => {
