@@ -104,7 +104,7 @@ export function clusterMoveCutLine(stack: string, node: string, step: ClusterMov
 }
 
 /** The kubectl of the move: the stack's context, the node's namespace; throws with kubectl's last line. */
-function clusterOf(to: KubernetesNodeSettings, kubeContext: string | undefined) {
+export function clusterOf(to: KubernetesNodeSettings, kubeContext: string | undefined) {
   const withContext = (args: string[]) => [
     ...(kubeContext ? ['--context', kubeContext] : []),
     '-n',
@@ -132,17 +132,20 @@ function clusterOf(to: KubernetesNodeSettings, kubeContext: string | undefined) 
     },
   };
 }
-type Cluster = ReturnType<typeof clusterOf>;
+export type Cluster = ReturnType<typeof clusterOf>;
 
-/** Pipes an ssh command's output into a kubectl command's input, through this process's memory only. */
-function pipeInto(from: Machine, command: string, kubectlArgs: string[], what: string): Promise<void> {
+/** A client and its arguments. */
+type ClientCommand = [client: string, args: string[]];
+
+/** Pipes one client's output into another's input (ssh, kubectl), through this process's memory only (never its disk). */
+export function pipeClients(source: ClientCommand, sink: ClientCommand, what: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const source = spawn('ssh', [...from.args, command], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const sink = spawn('kubectl', kubectlArgs, { stdio: ['pipe', 'ignore', 'pipe'] });
+    const from = spawn(source[0], source[1], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const to = spawn(sink[0], sink[1], { stdio: ['pipe', 'ignore', 'pipe'] });
     let said = '';
-    source.stderr.on('data', (d: Buffer) => (said += d.toString()));
-    sink.stderr.on('data', (d: Buffer) => (said += d.toString()));
-    source.stdout.pipe(sink.stdin);
+    from.stderr.on('data', (d: Buffer) => (said += d.toString()));
+    to.stderr.on('data', (d: Buffer) => (said += d.toString()));
+    from.stdout.pipe(to.stdin);
     const codes: Array<number | null> = [];
     const done = (code: number | null) => {
       codes.push(code);
@@ -150,11 +153,16 @@ function pipeInto(from: Machine, command: string, kubectlArgs: string[], what: s
       if (codes.every((c) => c === 0)) resolve();
       else reject(new ToolFailure(`${what} failed (exit ${codes.join(', ')}): ${lastMeaningfulLine(said)}`));
     };
-    source.on('close', done);
-    sink.on('close', done);
-    source.on('error', reject);
-    sink.on('error', reject);
+    from.on('close', done);
+    to.on('close', done);
+    from.on('error', reject);
+    to.on('error', reject);
   });
+}
+
+/** Pipes an ssh command's output into a kubectl command's input. */
+function pipeInto(from: Machine, command: string, kubectlArgs: string[], what: string): Promise<void> {
+  return pipeClients(['ssh', [...from.args, command]], ['kubectl', kubectlArgs], what);
 }
 
 /**

@@ -53,3 +53,17 @@ export type ClusterMoveStep = keyof typeof CLUSTER_MOVE_STEPS;
 
 /** The label of the short-lived pod that fills a moved node's data volume (its value: the node's name). */
 export const MOVE_FILL_LABEL = 'lacchain.net/move-fill-of';
+
+/** The steps of a move out of the cluster onto a machine, in order (`npm run node -- move --from-kubernetes`). */
+export const MACHINE_FROM_CLUSTER_STEPS = {
+  stopOld: "stop the node's pod (its StatefulSet at no pod, its backup schedule suspended)",
+  lastBackup: 'take its last backup (restic, into its backups volume)',
+  carry: 'carry the backup repository (and a Secret key) to the new machine',
+  bringUp: 'bring the node up on the new machine, its data restored before its first start',
+  health: "wait for the new node's health",
+  removeOld: "remove the cluster's StatefulSet (its volumes and key Secret kept)",
+} as const;
+export type MachineFromClusterStep = keyof typeof MACHINE_FROM_CLUSTER_STEPS;
+
+/** The annotation on the StatefulSet of a node moved out of the cluster: where to (while it is there, no pod). */
+export const MOVED_TO_ANNOTATION = 'lacchain.net/moved-to';
