@@ -15,15 +15,17 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { DEFAULT_NODE_HOME } from '../../core/catalog/defaults';
-import { POD_PATHS } from '../../core/catalog/kubernetes';
+import { kubernetesNames, POD_PATHS } from '../../core/catalog/kubernetes';
 import { MOVE_HOLD_VARIABLE } from '../../core/catalog/move';
 import { NETWORKS } from '../../core/catalog/networks';
 import { PORTS } from '../../core/catalog/ports';
 import { MIN_START_TIMEOUT_SECONDS } from '../../core/catalog/remote';
 import { parseEnode } from '../../core/identity/nodeKey';
+import { backupNames } from '../../core/kubernetes/backups';
 import { moveFillPodName } from '../../core/kubernetes/moveFill';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
 import type { MoveResult } from '../../cli/operations/move';
+import { moveNodeFromCluster } from '../../cli/operations/moveFromCluster';
 import { moveNodeToCluster } from '../../cli/operations/moveToCluster';
 import { movedToClusterStackFile } from '../../cli/operations/moveStackFile';
 import { loadOperatorStack } from '../../cli/operatorStack';
@@ -32,11 +34,12 @@ import { kubeletNode } from '../../testing/cluster/kubeletNode';
 import { kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
 import { keptPortForward, PortForward } from '../../testing/cluster/portForward';
 import { COMPANIONS_OFF, KEY_ONE } from '../../testing/fixtures';
-import type { TestHost } from '../../testing/host/testHost';
+import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
+import { startTestHost, TestHost } from '../../testing/host/testHost';
 import { declareProgram } from '../../testing/program';
 import { recordProgram } from '../../testing/pulumi';
 import { startReleaseHost, stopReleaseHost, ReleaseHost } from '../../testing/releaseHost';
-import { remoteCommands, runRemoteSteps } from '../../testing/replay';
+import { changedCommands, remoteCommands, RemoteStep, runRemoteSteps } from '../../testing/replay';
 import { sshWriterStack } from '../../testing/sshStacks';
 import { workFolder } from '../../testing/workFolder';
 
@@ -47,6 +50,8 @@ const RELEASE = NETWORKS['open-protestnet'].defaultBesuVersion;
 const NODE = 'writer';
 const DATA = `${DEFAULT_NODE_HOME}/data`;
 const MARKER = 'written-before-the-move';
+/** Written in the pod before it moves back to a machine. */
+const POD_MARKER = 'written-in-the-pod';
 /** A secret as the operator's stack file holds it once `pulumi config set --path --secret` stored it. */
 const ENCRYPTED = { secure: 'v1:encrypted' };
 
@@ -54,14 +59,17 @@ const work = workFolder('lacchain-kubelet-move-');
 const writer = kubeletNode(NODE, 'kubelet-move', { work });
 const { cluster, itWithKubelet } = writer;
 const recorded = recordProgram();
+const names = kubernetesNames(NODE);
 
 describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH to pod)', () => {
   let old: ReleaseHost;
+  /** The machine the pod moves to (pod to SSH). */
+  let next: TestHost | undefined;
   let forward: PortForward | undefined;
 
   /** The stack of one writer on the machine, its release served from the host's own server; KEY_ONE its key. */
-  const machineStack = (): Record<string, unknown> => {
-    const config = sshWriterStack(old.host, {
+  const machineStack = (host: TestHost = old.host): Record<string, unknown> => {
+    const config = sshWriterStack(host, {
       version: RELEASE,
       releaseBaseUrl: old.files.url,
       releaseDir: old.work,
@@ -116,19 +124,18 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
     process.env.KUBECONFIG = cluster().kubeconfig;
     process.env.PATH = `${cluster().binDir}:${process.env.PATH}`;
     const spawn = childProcess.spawn;
-    jest
-      .spyOn(childProcess, 'spawn')
-      .mockImplementation(((command: string, args: unknown, options: unknown) =>
-        Array.isArray(args)
-          ? spawn(command, args, {
-              ...(options as childProcess.SpawnOptions),
-              env: { ...process.env, ...(options as childProcess.SpawnOptions)?.env },
-            })
-          : spawn(command, args as childProcess.SpawnOptions)) as typeof childProcess.spawn);
+    jest.spyOn(childProcess, 'spawn').mockImplementation(((command: string, args: unknown, options: unknown) =>
+      Array.isArray(args)
+        ? spawn(command, args, {
+            ...(options as childProcess.SpawnOptions),
+            env: { ...process.env, ...(options as childProcess.SpawnOptions)?.env },
+          })
+        : spawn(command, args as childProcess.SpawnOptions)) as typeof childProcess.spawn);
   }, 600_000);
 
   afterAll(async () => {
     forward?.stop();
+    await next?.stop();
     if (old) await stopReleaseHost(old);
   });
 
@@ -258,4 +265,111 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
     expect(deployed.length).toBeGreaterThan(0);
     expect(await declaredFrom(configFile)).toEqual(deployed);
   });
+
+  itWithKubelet(
+    'moves the pod onto another machine (pod to SSH) with its data and key, the pod gone before the machine first starts it',
+    async () => {
+      next = await startTestHost('movepodb', 59, { base: await packagesInstalledDisk() });
+      // The new machine reaches the first host's release server (through this machine) and trusts it; the operator's
+      // key (the first host's) logs in to it.
+      await root(next, `ip route replace ${old.host.gateway}/32 via ${next.gateway}`);
+      const tls = fs.readdirSync(old.work).find((f) => f.startsWith('.tls-'));
+      await next.ssh('cat >> /etc/ssl/certs/ca-certificates.crt', {
+        input: fs.readFileSync(path.join(old.work, tls!, 'cert.pem'), 'utf8'),
+      });
+      const publicKey = childProcess.execFileSync('ssh-keygen', ['-y', '-f', old.host.privateKeyFile], {
+        encoding: 'utf8',
+      });
+      await root(
+        next,
+        `for home in /root /home/${next.sudoUser}; do printf '%s\\n' '${publicKey.trim()}' >> "$home/.ssh/authorized_keys"; done`,
+      );
+      // Written in the pod, and its height, before the move.
+      await writer.inBesu('sh', '-c', `echo ${POD_MARKER} > ${POD_PATHS.dataDir}/pod-marker`);
+      const headBefore = Number.parseInt(String(await writer.rpcInPod('eth_blockNumber')), 16);
+      const podEnode = String(await writer.rpcInPod('net_enode'));
+
+      // The operator wrote the node's machine in the stack file (its values file stays beside it).
+      const clusterText = fs.readFileSync(configFile, 'utf8');
+      const stack = {
+        ...machineStack(next),
+        'lacchain:nodeKeys': { [NODE]: ENCRYPTED },
+        'lacchain:kubeContext': cluster().context,
+      };
+      fs.writeFileSync(configFile, yaml.dump({ config: stack }));
+      fs.rmSync(`${configFile}.before-move`);
+      const check = path.join(work, 'check.yaml');
+      fs.writeFileSync(check, movedToClusterStackFile(fs.readFileSync(configFile, 'utf8'), NODE));
+      const from = loadOperatorStack('testnet', check).settings.nodes[0] as KubernetesNodeSettings;
+      fs.rmSync(check);
+      const to = loadOperatorStack('testnet', configFile).settings.nodes[0] as SshNodeSettings;
+      expect([from.target, to.target]).toEqual(['kubernetes', 'ssh']);
+
+      let provisioned: RemoteStep[] = [];
+      const back = await moveNodeFromCluster(
+        {
+          stack: 'testnet',
+          from,
+          to,
+          kubeContext: cluster().context,
+          configFile,
+          clusterText,
+          ssh: { keyFile: old.host.privateKeyFile, options: [] },
+          rpcUrl: forward?.url,
+        },
+        {
+          // pulumi up of the stack file: the node's steps on the new machine, then the node's cluster objects deleted
+          // but those it retains (its volumes, its key Secret, the Namespace).
+          bringUp: async () => {
+            forward?.stop();
+            forward = undefined;
+            const declared = await declareProgram(recorded, 'testnet', machineStack(next), {});
+            provisioned = remoteCommands(declared);
+            await runRemoteSteps(next!, provisioned);
+            const retained = (m: Manifest) =>
+              ['PersistentVolumeClaim', 'Namespace'].includes(m.kind) || m.metadata.name === names.keySecret;
+            for (const m of deployed.filter((each) => !retained(each))) {
+              await cluster().kubectlOk([
+                'delete',
+                m.kind.toLowerCase(),
+                m.metadata.name,
+                '-n',
+                writer.namespace,
+                '--ignore-not-found',
+              ]);
+            }
+          },
+        },
+      );
+      console.log(`move pod -> SSH took ${back.seconds.toFixed(1)} s (Besu stand-in)`);
+
+      // The data: both markers and at least the pod's height before the move, on the machine.
+      expect(await root(next, `cat ${DATA}/move-marker`)).toBe(MARKER);
+      expect(await root(next, `cat ${DATA}/pod-marker`)).toBe(POD_MARKER);
+      expect(Number.parseInt(await rpc(next, 'eth_blockNumber'), 16)).toBeGreaterThanOrEqual(headBefore);
+      // The same key at the machine's address; the request names both enodes.
+      const newEnode = await rpc(next, 'net_enode');
+      expect(parseEnode(newEnode)?.nodeId).toBe(parseEnode(podEnode)?.nodeId);
+      expect(parseEnode(newEnode)?.host).toBe(next.ip);
+      expect(back.repermissioning).toMatchObject({ removeEnode: podEnode, enode: newEnode });
+      // Never both: the pod was gone (its deletion seen) before the machine's first start of the node.
+      const starts = (await unitTimes(next)).filter((t) => t.started).map((t) => t.at);
+      expect(starts.length).toBeGreaterThan(0);
+      console.log(
+        `the pod was gone ${(Math.min(...starts) - Date.parse(back.stoppedAt) / 1000).toFixed(1)} s before the machine's first start`,
+      );
+      expect(Math.min(...starts)).toBeGreaterThan(Date.parse(back.stoppedAt) / 1000);
+      // The cluster: no StatefulSet, the volumes kept.
+      const left = await cluster().kubectlOk(['get', 'statefulset,pvc', '-n', writer.namespace, '-o', 'name']);
+      expect(left.split('\n').sort()).toEqual(
+        [`persistentvolumeclaim/${names.dataVolume}`, `persistentvolumeclaim/${backupNames(NODE).volume}`].sort(),
+      );
+      // The next pulumi up of the stack file changes nothing on the machine.
+      const written = (yaml.load(fs.readFileSync(configFile, 'utf8')) as { config: Record<string, unknown> }).config;
+      const again = remoteCommands(
+        await declareProgram(recorded, 'testnet', { ...written, 'lacchain:nodeKeys': { [NODE]: KEY_ONE } }, {}),
+      );
+      expect(changedCommands(provisioned, again).map((step) => step.name)).toEqual([]);
+    },
+  );
 });
