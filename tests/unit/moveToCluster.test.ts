@@ -4,11 +4,23 @@
  * with, and the fill pod (on the node's worker, the data volume only, not one the StatefulSet or a Service selects).
  */
 import * as yaml from 'js-yaml';
+import { machineMoveCutLine, machineMovePlan } from '../../cli/operations/moveFromCluster';
 import { clusterMoveCutLine, clusterMovePlan } from '../../cli/operations/moveToCluster';
 import { movedToClusterStackFile } from '../../cli/operations/moveStackFile';
 import { kubernetesNames, POD_PATHS } from '../../core/catalog/kubernetes';
-import { CLUSTER_MOVE_STEPS, ClusterMoveStep } from '../../core/catalog/move';
-import { moveFillCommand, moveFillPodManifest } from '../../core/kubernetes/moveFill';
+import {
+  CLUSTER_MOVE_STEPS,
+  ClusterMoveStep,
+  MACHINE_FROM_CLUSTER_STEPS,
+  MachineFromClusterStep,
+} from '../../core/catalog/move';
+import { backupNames } from '../../core/kubernetes/backups';
+import {
+  moveFillCommand,
+  moveFillPodManifest,
+  moveReadCommand,
+  moveReadPodManifest,
+} from '../../core/kubernetes/moveFill';
 import { selectorLabels } from '../../core/kubernetes/podBasics';
 import { movedNodes, moveRefusal, nodePlace } from '../../core/node/place';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
@@ -118,5 +130,37 @@ describe('pulumi up of a stack whose node moved between a machine and the cluste
     expect(moveRefusal('testnet', intoCluster, 'writer')).toBeUndefined();
     const outOfCluster = movedNodes({ [machine.name]: { place: 'kubernetes prod/lacchain' } }, [machine], 'prod');
     expect(outOfCluster).toEqual([{ node: machine.name, from: 'kubernetes prod/lacchain', to: nodePlace(machine) }]);
+  });
+});
+
+describe('a move out of the cluster onto a machine', () => {
+  it("names both places, every step, and a validator's one key", () => {
+    const lines = machineMovePlan({ from: clusterNode(), to: machineNode(), kubeContext: 'prod' });
+    expect(lines[0]).toMatch(/^node writer \(writer\) moves from kubernetes prod\/lacchain to ssh .+:$/);
+    for (const step of Object.values(MACHINE_FROM_CLUSTER_STEPS)) expect(lines.join('\n')).toContain(step);
+    expect(lines.join('\n')).toContain('the pod is gone before the new node first starts');
+  });
+
+  it.each(Object.keys(MACHINE_FROM_CLUSTER_STEPS) as MachineFromClusterStep[])(
+    'cut at %s: says what runs and how to go on',
+    (step) => {
+      const line = machineMoveCutLine('testnet', 'writer', step);
+      expect(line).toContain(`the move stopped at "${MACHINE_FROM_CLUSTER_STEPS[step]}"`);
+      expect(line).toContain('npm run node -- move --stack testnet --node writer --from-kubernetes again');
+      expect(line).toMatch(step === 'removeOld' ? /the new node runs/ : /StatefulSet (is )?kept at no pod/);
+    },
+  );
+
+  it('reads the backups volume read-only in a pod of none of the node labels, and streams it as a tar', () => {
+    const node = clusterNode();
+    const pod = moveReadPodManifest(node);
+    expect(pod.spec.volumes).toEqual([
+      { name: 'volume', persistentVolumeClaim: { claimName: backupNames(node.name).volume, readOnly: true } },
+    ]);
+    expect(pod.spec.containers[0].volumeMounts[0].readOnly).toBe(true);
+    for (const [key, value] of Object.entries(selectorLabels(node))) {
+      expect(pod.metadata.labels[key as keyof typeof pod.metadata.labels]).not.toBe(value);
+    }
+    expect(moveReadCommand()).toEqual(['tar', '-C', '/backups', '-c', '-f', '-', '.']);
   });
 });
