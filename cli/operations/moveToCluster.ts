@@ -17,6 +17,7 @@ import {
   ClusterMoveStep,
   MACHINE_MOVE_FILES,
   MOVE_HOLD_VARIABLE,
+  MOVED_FROM_ENODE_ANNOTATION,
   MOVING_NODE_VARIABLE,
 } from '../../core/catalog/move';
 import { moveFillCommand, moveFillPodManifest, moveFillPodName } from '../../core/kubernetes/moveFill';
@@ -295,6 +296,18 @@ export async function moveNodeToCluster(request: ClusterMoveRequest, deps: Clust
       announce('carry');
       if (from.keyCustody === 'machine') await carryMachineKey(cluster, old, from, to);
       await fillDataVolume(cluster, old, from, to, backup.id);
+      if (oldEnode) {
+        // For check: the enode the node had on its machine (a moved node not yet permissioned at its new one).
+        await cluster.run(
+          [
+            'annotate',
+            '--overwrite',
+            `service/${kubernetesNames(to.name).service}`,
+            `${MOVED_FROM_ENODE_ANNOTATION}=${oldEnode}`,
+          ],
+          'record the enode the node had',
+        );
+      }
       say(`  filled ${kubernetesNames(to.name).dataVolume} from backup ${backup.id}, before the pod's first start`);
 
       announce('bringUp');

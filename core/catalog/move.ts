@@ -67,3 +67,9 @@ export type MachineFromClusterStep = keyof typeof MACHINE_FROM_CLUSTER_STEPS;
 
 /** The annotation on the StatefulSet of a node moved out of the cluster: where to (while it is there, no pod). */
 export const MOVED_TO_ANNOTATION = 'lacchain.net/moved-to';
+
+/**
+ * The annotation a move into the cluster puts on the node's Service (beside the program's own): the enode the node had
+ * on its machine, for `npm run node -- check` (a moved node not yet permissioned at its new enode).
+ */
+export const MOVED_FROM_ENODE_ANNOTATION = 'lacchain.net/moved-from-enode';

@@ -27,6 +27,7 @@ import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/setting
 import type { MoveResult } from '../../cli/operations/move';
 import { moveNodeFromCluster } from '../../cli/operations/moveFromCluster';
 import { moveNodeToCluster } from '../../cli/operations/moveToCluster';
+import { nodeClient } from '../../cli/operations/nodeClient';
 import { movedToClusterStackFile } from '../../cli/operations/moveStackFile';
 import { loadOperatorStack } from '../../cli/operatorStack';
 import { withCpuRequestsThatFit } from '../../testing/cluster/kubeletFit';
@@ -224,6 +225,14 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
         network: 'open-protestnet',
       });
       expect(result.repermissioning?.procedure).toContain('tech.support@lac-net.net');
+      // What check reads of the pod: the enode the node had on its machine (core/operations/causes.ts).
+      const client = nodeClient(to, {
+        stack: 'testnet',
+        configFile,
+        kubeContext: cluster().context,
+        rpcUrl: forward?.url,
+      });
+      expect(await client.movedFrom?.()).toBe(oldEnode);
 
       // Never both: the pod's first container (its first init container) started after the old node's last stop, and
       // the old node never started again after it.
