@@ -230,6 +230,7 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
         stack: 'testnet',
         configFile,
         kubeContext: cluster().context,
+        ssh: { options: [] },
         rpcUrl: forward?.url,
       });
       expect(await client.movedFrom?.()).toBe(oldEnode);
