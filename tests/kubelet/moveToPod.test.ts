@@ -124,8 +124,11 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
     // environment (a test file's process.env is its own copy: child_process would give them the runner's).
     process.env.KUBECONFIG = cluster().kubeconfig;
     process.env.PATH = `${cluster().binDir}:${process.env.PATH}`;
-    const spawn = childProcess.spawn;
-    jest.spyOn(childProcess, 'spawn').mockImplementation(((command: string, args: unknown, options: unknown) =>
+    // The module object itself (a namespace import's bindings cannot be redefined).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const clients = require('child_process') as typeof childProcess;
+    const spawn = clients.spawn;
+    jest.spyOn(clients, 'spawn').mockImplementation(((command: string, args: unknown, options: unknown) =>
       Array.isArray(args)
         ? spawn(command, args, {
             ...(options as childProcess.SpawnOptions),
