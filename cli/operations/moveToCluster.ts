@@ -22,6 +22,7 @@ import {
 } from '../../core/catalog/move';
 import { moveFillCommand, moveFillPodManifest, moveFillPodName } from '../../core/kubernetes/moveFill';
 import { nodePlace } from '../../core/node/place';
+import { POD_READY_TIMEOUT, POD_WAIT_CLIENT_MS } from '../../core/operations/clients';
 import { lastMeaningfulLine } from '../../core/operations/reach';
 import { withoutControlSequences } from '../../core/operations/terminalText';
 import { durationText } from '../../core/operations/units';
@@ -177,6 +178,18 @@ async function fillDataVolume(
   to: KubernetesNodeSettings,
   backupId: string,
 ): Promise<void> {
+  // A pod a cut move's second run started goes with the held StatefulSet: its end is waited for (none: at once).
+  await runClient(
+    'kubectl',
+    cluster.withContext([
+      'wait',
+      '--for=delete',
+      `pod/${kubernetesNames(to.name).pod}`,
+      `--timeout=${POD_READY_TIMEOUT}`,
+    ]),
+    undefined,
+    POD_WAIT_CLIENT_MS,
+  );
   if ((await cluster.podPhase()) !== '') {
     throw new ToolFailure(`the pod of node ${to.name} is there already: refusing to fill its data volume under it`);
   }
