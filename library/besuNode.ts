@@ -42,4 +42,14 @@ export abstract class BesuNode extends pulumi.ComponentResource {
 
   /** The declared node's outputs, for the component's own. */
   protected readonly declared: pulumi.Output<NodeOutputs>;
+
+  /** Registers what every node shows in the engine's outputs (its identity and permissioning request), and `own`. */
+  protected registerNodeOutputs(own: pulumi.Inputs): void {
+    this.registerOutputs({
+      enode: this.enode,
+      address: this.address,
+      permissioningRequest: this.permissioningRequest,
+      ...own,
+    });
+  }
 }

@@ -9,22 +9,11 @@ import type * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
 import { DEFAULT_NAMESPACE } from '../core/catalog/defaults';
 import { NETWORKS } from '../core/catalog/networks';
-import type { NodeType } from '../core/catalog/nodeTypes';
 import { namespaceManifest } from '../core/kubernetes/manifests';
 import type { NodeOutputs } from '../program';
 import { BesuNode } from './besuNode';
 import { declareNode, nodeOutput } from './declareNode';
-import {
-  DeployValues,
-  LoadBalancerValues,
-  loadNodeSettings,
-  NetworkName,
-  NodeEntry,
-  NodeRequest,
-  NodeSecrets,
-  NodeSecretValues,
-  SharedSettings,
-} from './nodeSettings';
+import { DeployValues, LoadBalancerValues, NodeArgs, NodeRequest, NodeSecrets, NodeSecretValues } from './nodeSettings';
 
 /** A values file's `deploy` section as a ClusterNode takes it: less the network, type and static IP it says itself. */
 export type ClusterDeploy = Omit<DeployValues, 'publicIP' | 'p2p' | 'loadBalancer'> & {
@@ -44,11 +33,7 @@ export type ClusterDeployArgs = Inputs<Omit<ClusterDeploy, 'namespace' | 'loadBa
 };
 
 /** The arguments of a ClusterNode. */
-export interface ClusterNodeArgs {
-  /** The network: `open-protestnet` (test) or `mainnet-omega` (production). */
-  network: NetworkName;
-  /** `writer`, `validator` or `bootnode`. */
-  typenode: NodeType;
+export interface ClusterNodeArgs extends NodeArgs {
   /**
    * The static IP of the node's LoadBalancer Service (`deploy.publicIP`): an Elastic IP's `publicIp`, a GCP address's
    * `address`, an Azure public IP's `ipAddress`. Also the enode's host, unless `p2pHost` says otherwise.
@@ -62,10 +47,6 @@ export interface ClusterNodeArgs {
    * output of your program: a worker's name, an Elastic IP's `allocationId`, a subnet's id, a resource group's name.
    */
   deploy: ClusterDeployArgs;
-  /** The node's entry of a stack file beside its name and type: keyCustody, keySecret, publicKey, its own `rpc`. */
-  node?: NodeEntry;
-  /** What a stack file gives all its nodes: rpc, companions, backups, monitoring, rollout, allowKeyDeletion, ... */
-  shared?: SharedSettings;
   /** The node key to keep, RPC passwords, the backup password. */
   secrets?: Omit<NodeSecrets, 'sshPrivateKey' | 'metricsToken'>;
   /** The provider of your cluster: every object of the node is made with it. */
@@ -86,11 +67,7 @@ export interface ClusterNodeValues {
 }
 
 /** What a ClusterNode's arguments say, as the one-node stack file and values file the loader reads. */
-export function clusterNodeRequest(
-  name: string,
-  args: Pick<ClusterNodeArgs, 'network' | 'typenode' | 'node' | 'shared'>,
-  values: ClusterNodeValues,
-): NodeRequest {
+export function clusterNodeRequest(name: string, args: NodeArgs, values: ClusterNodeValues): NodeRequest {
   const { p2p, ...deploy } = values.deploy;
   return {
     component: 'ClusterNode',
@@ -131,12 +108,7 @@ export class ClusterNode extends BesuNode {
     this.loadBalancerAddress = nodeOutput(this.declared, 'loadBalancerAddress');
     this.namespace = nodeOutput(this.declared, 'namespace');
     this.podName = nodeOutput(this.declared, 'podName');
-    this.registerOutputs({
-      enode: this.enode,
-      address: this.address,
-      permissioningRequest: this.permissioningRequest,
-      loadBalancerAddress: this.loadBalancerAddress,
-    });
+    this.registerNodeOutputs({ loadBalancerAddress: this.loadBalancerAddress });
   }
 }
 
@@ -155,15 +127,13 @@ function declareClusterNode(component: BesuNode, name: string, args: ClusterNode
   return pulumi
     .all([args.publicIP, args.p2pHost ?? args.publicIP, pulumi.output(args.deploy), pulumi.output(args.secrets ?? {})])
     .apply(([publicIP, p2pHost, deploy, secrets]) => {
-      const loaded = loadNodeSettings(
-        clusterNodeRequest(name, args, {
-          publicIP,
-          p2pHost,
-          deploy: deploy as ClusterDeploy,
-          secrets: secrets as NodeSecretValues,
-        }),
-      );
-      return declareNode(loaded, {
+      const request = clusterNodeRequest(name, args, {
+        publicIP,
+        p2pHost,
+        deploy: deploy as ClusterDeploy,
+        secrets: secrets as NodeSecretValues,
+      });
+      return declareNode(request, {
         parent: component,
         cluster: { provider: args.provider, namespaces: { [namespaceName]: namespace } },
       });

@@ -1,17 +1,19 @@
 /**
- * What both node components do once their arguments are read: declare the one node with program.ts's declareStack,
+ * What both node components do with their arguments, written as a one-node stack: read them as a stack file is read
+ * (nodeSettings.ts), then declare the one node with program.ts's declareStack,
  * as `pulumi up` of a stack file declares each of its nodes, under the component and on the operator's own cluster,
  * with the network's genesis downloaded (or read from `genesisFile`) and checked against its pinned digest.
  */
 import * as pulumi from '@pulumi/pulumi';
 import { GenesisError, loadGenesis } from '../core/genesis';
-import type { LoadedStack } from '../core/settings/load';
 import { secretInputs } from '../components/pulumiSettings';
 import { stopRun } from '../components/runStop';
 import { declareStack, DeclareOptions, NodeOutputs } from '../program';
+import { loadNodeSettings, NodeRequest } from './nodeSettings';
 
-/** Declares the loaded stack's one node; its outputs. */
-export function declareNode(loaded: LoadedStack, options: DeclareOptions): NodeOutputs {
+/** Reads the component's request (every problem reported at once) and declares its one node; its outputs. */
+export function declareNode(request: NodeRequest, options: DeclareOptions): NodeOutputs {
+  const loaded = loadNodeSettings(request);
   const { settings } = loaded;
   const genesis = () =>
     loadGenesis(settings.network.genesis, { file: settings.genesisFile }).catch((error: unknown) => {

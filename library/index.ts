@@ -14,6 +14,7 @@ export type {
   InventoryValues,
   LoadBalancerValues,
   NetworkName,
+  NodeArgs,
   NodeEntry,
   NodeSecrets,
   NodeSecretValues,

@@ -6,19 +6,9 @@
  * components/remoteNode.ts), under it.
  */
 import * as pulumi from '@pulumi/pulumi';
-import type { NodeType } from '../core/catalog/nodeTypes';
 import { BesuNode } from './besuNode';
 import { declareNode, nodeOutput } from './declareNode';
-import {
-  InventoryValues,
-  loadNodeSettings,
-  NetworkName,
-  NodeEntry,
-  NodeRequest,
-  NodeSecrets,
-  NodeSecretValues,
-  SharedSettings,
-} from './nodeSettings';
+import { InventoryValues, NodeArgs, NodeRequest, NodeSecrets, NodeSecretValues } from './nodeSettings';
 
 /** How `pulumi up` reaches the machine (the inventory's `host`, `port`, `user`, `host_key`). */
 export interface MachineConnection {
@@ -35,21 +25,13 @@ export interface MachineConnection {
 }
 
 /** The arguments of a MachineNode. */
-export interface MachineNodeArgs {
-  /** The network: `open-protestnet` (test) or `mainnet-omega` (production). */
-  network: NetworkName;
-  /** `writer`, `validator` or `bootnode`. */
-  typenode: NodeType;
+export interface MachineNodeArgs extends NodeArgs {
   /** How to reach the machine. */
   connection: pulumi.Input<MachineConnection>;
   /** The machine's static public IPv4, advertised to peers (the inventory's `node_ip`). Default: `connection.host`. */
   nodeIp?: pulumi.Input<string>;
   /** The rest of the inventory (docs/settings.md: node_name, node_email, node_release_version, os, ...). */
   inventory: Omit<InventoryValues, 'host' | 'port' | 'user' | 'host_key' | 'node_ip'>;
-  /** The node's entry of a stack file beside its name and type: keyCustody, publicKey, its own `rpc`. */
-  node?: NodeEntry;
-  /** What a stack file gives all its nodes: rpc, companions, backups, rollout, ... */
-  shared?: SharedSettings;
   /** The node key to keep, RPC passwords, the backup password, the metrics token. */
   secrets?: Omit<NodeSecrets, 'sshPrivateKey'>;
 }
@@ -106,21 +88,14 @@ export class MachineNode extends BesuNode {
       pulumi
         .all([pulumi.output(args.connection), pulumi.output(args.nodeIp), pulumi.output(args.secrets ?? {})])
         .apply(([connection, nodeIp, secrets]) => {
-          const loaded = loadNodeSettings(
-            machineNodeRequest(name, args, { connection, nodeIp, secrets: secrets as NodeSecretValues }),
-          );
-          return declareNode(loaded, { parent: self });
+          const request = machineNodeRequest(name, args, { connection, nodeIp, secrets: secrets as NodeSecretValues });
+          return declareNode(request, { parent: self });
         });
     super('lacchain:index:MachineNode', name, declared, opts);
     this.serviceName = nodeOutput(this.declared, 'serviceName');
     this.nodeHome = nodeOutput(this.declared, 'nodeHome');
     this.tlsCertificateSha256 = nodeOutput(this.declared, 'tlsCertificateSha256');
     this.tlsPublicKeyPin = nodeOutput(this.declared, 'tlsPublicKeyPin');
-    this.registerOutputs({
-      enode: this.enode,
-      address: this.address,
-      permissioningRequest: this.permissioningRequest,
-      rpcUrl: this.rpcUrl,
-    });
+    this.registerNodeOutputs({ rpcUrl: this.rpcUrl });
   }
 }

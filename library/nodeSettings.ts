@@ -9,6 +9,7 @@ import type * as pulumi from '@pulumi/pulumi';
 import type { z } from 'zod';
 import { configKey } from '../core/catalog/defaults';
 import { STACK_NETWORKS, StackName } from '../core/catalog/networks';
+import type { NodeType } from '../core/catalog/nodeTypes';
 import { engineString } from '../core/settings/engineConfig';
 import { loadStack, LoadedStack } from '../core/settings/load';
 import { SettingsError } from '../core/settings/problems';
@@ -55,6 +56,18 @@ export interface SharedSettings {
 
 /** A node's entry in a stack file's `lacchain:nodes`, less what the component says itself. */
 export type NodeEntry = Omit<z.input<typeof stackNodeSchema>, 'name' | 'typenode' | 'target' | 'values' | 'inventory'>;
+
+/** The arguments both components take, wherever the node runs: its network, its type and its stack file's settings. */
+export interface NodeArgs {
+  /** The network: `open-protestnet` (test) or `mainnet-omega` (production). */
+  network: NetworkName;
+  /** `writer`, `validator` or `bootnode`. */
+  typenode: NodeType;
+  /** The node's entry of a stack file beside its name and type: keyCustody, keySecret (a cluster's), publicKey, its own `rpc`. */
+  node?: NodeEntry;
+  /** What a stack file gives all its nodes: rpc, companions, backups, monitoring (a cluster's), rollout, allowKeyDeletion, ... */
+  shared?: SharedSettings;
+}
 
 /** A Kubernetes node's values file, `deploy`, less its network and type (the component's own arguments). */
 export type DeployValues = Omit<z.input<typeof deploySchema>, 'network' | 'typenode'>;

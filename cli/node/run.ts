@@ -29,6 +29,7 @@ import { KEY_CUSTODY_FACTS } from '../../core/catalog/keyCustody';
 import { fleetRow } from '../operations/fleet';
 import { fleetHealthy, fleetTable, withRollout } from '../../core/operations/fleet';
 import { CauseObservations, enodeAddressIsTheNodes, fixesFor } from '../../core/operations/causes';
+import { waitForStart } from './waitForStart';
 import { enodeParts } from '../../core/operations/permissioning';
 import { askPermissioning } from '../operations/permissioning';
 import { probeTcp, probeUdp } from '../operations/probe';
@@ -44,10 +45,6 @@ import * as path from 'path';
 const EVERY_NODE: readonly Operation[] = ['backup', 'backups'];
 /** Default observation window of the block-sync check (blocks come every 2 s). */
 const DEFAULT_WINDOW_SECONDS = 10;
-/** How long `--fix` waits for a restarted node to answer before checking again. */
-const FIX_WAIT_SECONDS = 120;
-/** How often the fix asks whether the restarted node answers (a question is one SSH session, or one kubectl call). */
-const FIX_POLL_MS = 250;
 
 /** Runs one operation of `npm run node`. */
 export async function run(line: CommandLine<typeof NODE_OPTIONS>): Promise<number> {
@@ -399,30 +396,3 @@ async function check(
   say(recoveryRule(client.restartHint, settings.supportContact));
   return EXIT.failed;
 }
-
-/**
- * Waits, up to FIX_WAIT_SECONDS, for a restarted node to be started: its RPC answers, and none of its companion
- * services is still on its way up or down (systemd's `activating`, `deactivating`: a companion restarted with the
- * node), so the check after a restart judges the node as it settled, not half-way.
- */
-async function waitForStart(client: NodeClient): Promise<void> {
-  const deadline = Date.now() + FIX_WAIT_SECONDS * 1000;
-  const answers = () =>
-    client.rpc('net_enode').then(
-      () => true,
-      () => false,
-    );
-  const settled = async () =>
-    (await client.companionStates()).every((companion) => !TRANSITIONAL_STATES.includes(companion.detail));
-  while (Date.now() < deadline) {
-    if ((await answers()) && (await settled())) return;
-    await new Promise((resolve) => setTimeout(resolve, FIX_POLL_MS));
-  }
-}
-
-/**
- * The states a companion passes through while it starts or stops: a machine's service (systemctl is-active), and a
- * pod's container not yet ready, or the pod not yet there (clusterNodeClient.ts): a restarted pod's companions come up
- * some seconds after Besu answers. One that never settles is judged when the wait is over.
- */
-const TRANSITIONAL_STATES = ['activating', 'deactivating', 'reloading', 'not ready', 'no pod'];

@@ -134,10 +134,13 @@ const OPEN_PROTESTNET_BOOTNODES = {
   O2: 'enode://6c1b747dd096769f4723c7f65fc7e368daa1acaae74d286b4c47416900d22d708022019114c15a31975343e334d3419e1ed847538e777ab8d592fb2e3ddca893@35.196.67.163:60606',
 } as const;
 
-const NODES_PERMISSIONING_CONTRACT = '0x0000000000000000000000000000000000009999';
-const ACCOUNTS_PERMISSIONING_CONTRACT = '0x0000000000000000000000000000000000008888';
-const REFERENCE_VOLUME_SIZE = '375Gi';
-const REFERENCE_BESU_VERSION = '23.4.1';
+/** The permissioning contracts: at the same addresses on every network. */
+const PERMISSIONING_CONTRACTS = {
+  nodesPermissioningContract: '0x0000000000000000000000000000000000009999',
+  accountsPermissioningContract: '0x0000000000000000000000000000000000008888',
+} as const;
+/** What the networks in use take from the reference deployment: its Besu release and its chain data volume. */
+const REFERENCE_DEPLOYMENT = { defaultBesuVersion: '23.4.1', volumeSize: '375Gi' } as const;
 
 const m = MAINNET_BOOTNODES;
 const o = OPEN_PROTESTNET_BOOTNODES;
@@ -149,12 +152,10 @@ export const NETWORKS: Record<NetworkName, Network> = {
     menuIndex: 0,
     helmName: 'main-net',
     networkId: 648541,
-    nodesPermissioningContract: NODES_PERMISSIONING_CONTRACT,
-    accountsPermissioningContract: ACCOUNTS_PERMISSIONING_CONTRACT,
+    ...PERMISSIONING_CONTRACTS,
     metricsPushHost: '35.231.59.254',
     ethstatsUrl: 'http://34.138.136.105:3000',
-    defaultBesuVersion: REFERENCE_BESU_VERSION,
-    volumeSize: REFERENCE_VOLUME_SIZE,
+    ...REFERENCE_DEPLOYMENT,
     genesis: {
       url: `${GENESIS_BASE_URL}/genesis-mainnet.json`,
       sha256: '7f14dedfc5c3d0d9869d9f4f9ca54795ee71818da7c91df70dbe032cd8eb701c',
@@ -190,12 +191,10 @@ export const NETWORKS: Record<NetworkName, Network> = {
     menuIndex: 1,
     helmName: 'open-protest-net',
     networkId: 648540,
-    nodesPermissioningContract: NODES_PERMISSIONING_CONTRACT,
-    accountsPermissioningContract: ACCOUNTS_PERMISSIONING_CONTRACT,
+    ...PERMISSIONING_CONTRACTS,
     metricsPushHost: '34.148.88.107',
     ethstatsUrl: 'http://34.138.63.51:3000',
-    defaultBesuVersion: REFERENCE_BESU_VERSION,
-    volumeSize: REFERENCE_VOLUME_SIZE,
+    ...REFERENCE_DEPLOYMENT,
     genesis: {
       url: `${GENESIS_BASE_URL}/genesis-openprotestnet.json`,
       sha256: 'bba4833bf581e5deea9da443d9d58497c0511f317730fc91b3233a46071c0499',
@@ -230,8 +229,7 @@ export const NETWORKS: Record<NetworkName, Network> = {
     deprecated:
       'legacy-protestnet (protest-net, network id 648529) is deprecated and no longer accepts new nodes: ' +
       'use open-protestnet (stack testnet) for testing or mainnet-omega (stack mainnet) for production',
-    nodesPermissioningContract: NODES_PERMISSIONING_CONTRACT,
-    accountsPermissioningContract: ACCOUNTS_PERMISSIONING_CONTRACT,
+    ...PERMISSIONING_CONTRACTS,
     metricsPushHost: '',
     ethstatsUrl: '',
     defaultBesuVersion: '21.1.6',

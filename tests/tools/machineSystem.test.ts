@@ -92,19 +92,17 @@ describe("npm run node's ssh", () => {
 /** An operator's ~/.ssh/config that hands over everything it can. */
 const OPERATOR_CONFIG = path.join(dir, 'operator-ssh-config');
 const RESOLVED = path.join(dir, 'resolved');
-const HOSTILE_CONFIG = [
-  'Host *',
-  '  ForwardAgent yes',
-  '  ForwardX11 yes',
-  '  ForwardX11Trusted yes',
-  '  GSSAPIAuthentication yes',
-  '  GSSAPIDelegateCredentials yes',
-  '  Tunnel yes',
-  '  ControlMaster auto',
-  '  ControlPath /tmp/master-%r@%h:%p',
-  '  LocalForward 8080 localhost:80',
-  '',
-].join('\n');
+const HOSTILE_CONFIG = `Host *
+  ForwardAgent yes
+  ForwardX11 yes
+  ForwardX11Trusted yes
+  GSSAPIAuthentication yes
+  GSSAPIDelegateCredentials yes
+  Tunnel yes
+  ControlMaster auto
+  ControlPath /tmp/master-%r@%h:%p
+  LocalForward 8080 localhost:80
+`;
 const NOTHING_HANDED_OVER = {
   forwardagent: 'no',
   forwardx11: 'no',

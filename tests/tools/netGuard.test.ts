@@ -12,6 +12,7 @@ import { guardedEnv, PROJECT_DIR, runNpm } from '../../testing/run';
 import { valuesFor } from '../../testing/values';
 import { testPublicIp } from '../../testing/fixtures';
 import { keepTestPublicNetworkHere } from '../../testing/testNetworks';
+import { operatorStackFile } from '../../testing/nodeTool';
 
 /** A documentation address (RFC 5737): routed out of this machine's default route, never a test network's. */
 const OUTSIDE = '198.51.100.7';
@@ -76,17 +77,11 @@ describe('the test network guard', () => {
       fs.mkdirSync(answers);
       fs.writeFileSync(path.join(answers, 'pod-phase'), 'Running');
       fs.mkdirSync(path.join(work, 'values'));
-      const config = path.join(work, 'Pulumi.testnet.yaml');
-      fs.writeFileSync(
-        config,
-        yaml.dump({
-          config: {
-            'lacchain:network': 'open-protestnet',
-            'lacchain:kubeContext': 'prod',
-            'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }],
-          },
-        }),
-      );
+      const config = operatorStackFile(work, {
+        'lacchain:network': 'open-protestnet',
+        'lacchain:kubeContext': 'prod',
+        'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }],
+      });
       fs.writeFileSync(path.join(work, 'values', 'writer.yml'), yaml.dump(valuesFor('testnet', 'writer')));
       const status = () =>
         runNpm('node', ['status', '--stack', 'testnet', '--config', config, '--rpc-url', `http://${OUTSIDE}:8545/`], {

@@ -5,8 +5,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import * as yaml from 'js-yaml';
 import { sshValidatorEntry, TEST_COMPANIONS } from '../../testing/fixtures';
+import { operatorStackFile } from '../../testing/nodeTool';
 import { runNpmAsync } from '../../testing/run';
 
 jest.setTimeout(60_000);
@@ -15,24 +15,19 @@ it('removes its temporary folder when the command ends', async () => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-tmpfiles-'));
   const tmp = path.join(work, 'tmp');
   fs.mkdirSync(tmp);
-  const config = path.join(work, 'Pulumi.testnet.yaml');
-  fs.writeFileSync(
-    config,
-    yaml.dump({
-      config: {
-        'lacchain:network': 'open-protestnet',
-        'lacchain:nodes': [
-          sshValidatorEntry({
-            host: '127.0.0.1',
-            port: 1,
-            host_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHhvc3Qta2V5LW9mLXRoZS12YWxpZGF0b3I',
-          }),
-        ],
-        'lacchain:sshPrivateKey': { secure: 'v1:AAAA' },
-        'lacchain:companions': structuredClone(TEST_COMPANIONS),
-      },
-    }),
-  );
+  // The SSH key stored as a stack secret: the file holds it encrypted.
+  const config = operatorStackFile(work, {
+    'lacchain:network': 'open-protestnet',
+    'lacchain:nodes': [
+      sshValidatorEntry({
+        host: '127.0.0.1',
+        port: 1,
+        host_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHhvc3Qta2V5LW9mLXRoZS12YWxpZGF0b3I',
+      }),
+    ],
+    'lacchain:sshPrivateKey': 'stored',
+    'lacchain:companions': structuredClone(TEST_COMPANIONS),
+  });
   try {
     const result = await runNpmAsync('node', ['status', '--stack', 'testnet', '--config', config], {
       env: { TMPDIR: tmp },

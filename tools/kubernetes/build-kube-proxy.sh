@@ -14,17 +14,11 @@ cd "$(dirname "$0")/../.."
 
 # shellcheck source=tools/lib/cache.sh
 . tools/lib/cache.sh
-kubernetes=$(tool_version kubernetes)
-staging=$(tool_version staging)
-# The recipe's revision, part of the cache's key: raise it when a change here changes what gets built.
-recipe=1
-cache=$(tool_cache "kubernetes/kube-proxy-${kubernetes}-r${recipe}")
-begin_cached_build "$cache" "kube-proxy" "no kube-proxy" "${1:-}" bin
-
 # shellcheck source=tools/kubernetes/module.sh
 . tools/kubernetes/module.sh
-kubernetes_staging_lines "$kubernetes" "$staging" |
-  link_flags=$(kubernetes_version_flags "$kubernetes") build k8s.io/kubernetes "$kubernetes" \
-  k8s.io/kubernetes/cmd/kube-proxy
+# The cache's key ends with the recipe's revision (-r1): raise it when a change here changes what gets built.
+cache=$(tool_cache "kubernetes/kube-proxy-$(tool_version kubernetes)-r1")
+begin_cached_build "$cache" "kube-proxy" "no kube-proxy" "${1:-}" bin
+build_kubernetes k8s.io/kubernetes/cmd/kube-proxy
 
 end_cached_build "$cache" "kube-proxy"

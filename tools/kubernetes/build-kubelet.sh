@@ -15,22 +15,16 @@ cd "$(dirname "$0")/../.."
 
 # shellcheck source=tools/lib/cache.sh
 . tools/lib/cache.sh
-kubernetes=$(tool_version kubernetes)
-staging=$(tool_version staging)
-# The recipe's revision, part of the cache's key: raise it when a change here changes what gets built.
-recipe=1
-cache=$(tool_cache "kubernetes/kubelet-${kubernetes}-r${recipe}")
+# shellcheck source=tools/kubernetes/module.sh
+. tools/kubernetes/module.sh
+# The cache's key ends with the recipe's revision (-r1): raise it when a change here changes what gets built.
+cache=$(tool_cache "kubernetes/kubelet-$(tool_version kubernetes)-r1")
 if [ "${1:-}" != --check ] && ! command -v gcc >/dev/null 2>&1 && [ ! -f "$cache/.complete" ]; then
   echo "no pause program: gcc is not installed to build it (tests/setup.sh installs it as root)" >&2
   exit 3
 fi
 begin_cached_build "$cache" "the kubelet and the pause program" "no kubelet" "${1:-}" bin
-
-# shellcheck source=tools/kubernetes/module.sh
-. tools/kubernetes/module.sh
-kubernetes_staging_lines "$kubernetes" "$staging" |
-  link_flags=$(kubernetes_version_flags "$kubernetes") build k8s.io/kubernetes "$kubernetes" \
-  k8s.io/kubernetes/cmd/kubelet
+build_kubernetes k8s.io/kubernetes/cmd/kubelet
 
 # The pause program, as build/pause/Makefile builds it (its TAG is the version it reports).
 source_dir=$(cd "$work/kubernetes" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)

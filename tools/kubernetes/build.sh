@@ -17,7 +17,6 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=tools/lib/cache.sh
 . tools/lib/cache.sh
 kubernetes=$(tool_version kubernetes)
-staging=$(tool_version staging)
 etcd=$(tool_version etcd)
 kwok=$(tool_version kwok)
 # The recipe's revision, part of the cache's key: raise it when a change here changes what gets built, so a cache
@@ -28,9 +27,7 @@ begin_cached_build "$cache" "the Kubernetes binaries" "no Kubernetes binaries" "
 
 # shellcheck source=tools/kubernetes/module.sh
 . tools/kubernetes/module.sh
-kubernetes_staging_lines "$kubernetes" "$staging" |
-  link_flags=$(kubernetes_version_flags "$kubernetes") build k8s.io/kubernetes "$kubernetes" \
-  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+build_kubernetes k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
   k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
 
 build go.etcd.io/etcd/server/v3 "$etcd" go.etcd.io/etcd/server/v3 </dev/null

@@ -2,7 +2,8 @@
 # Sourced by the scripts that build Kubernetes binaries from the Go module k8s.io/kubernetes
 # (tools/kubernetes/build.sh: the control plane; build-kubelet.sh, build-kube-proxy.sh: the worker; tools/metallb/build.sh:
 # the load balancer); not run on its own.
-# Expects $cache (the folder whose bin/ receives the binaries), $work (a scratch folder) and GOPROXY set.
+# Expects tools/lib/cache.sh sourced, and when building: $cache (the folder whose bin/ receives the binaries), $work (a
+# scratch folder) and GOPROXY set.
 
 # The file a package is built into: its last path element, but etcd's main package is its module's root (.../v3).
 binary_name() {
@@ -65,4 +66,14 @@ kubernetes_staging_lines() {
   echo 'replace ('
   for module in $staging_modules; do printf '\t%s => %s %s\n' "$module" "$module" "$2"; done
   echo ')'
+}
+
+# Builds the packages $1... of the Go module k8s.io/kubernetes into $cache/bin, at the version of
+# testing/cluster/versions.json, reporting that version, its staging modules at their published version.
+build_kubernetes() {
+  local kubernetes staging
+  kubernetes=$(tool_version kubernetes)
+  staging=$(tool_version staging)
+  kubernetes_staging_lines "$kubernetes" "$staging" |
+    link_flags=$(kubernetes_version_flags "$kubernetes") build k8s.io/kubernetes "$kubernetes" "$@"
 }
