@@ -12,7 +12,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { BACKUP_REASONS } from '../../core/catalog/backups';
-import { kubernetesNames, POD_PATHS } from '../../core/catalog/kubernetes';
+import { kubernetesNames } from '../../core/catalog/kubernetes';
 import {
   MACHINE_FROM_CLUSTER_STEPS,
   MACHINE_MOVE_FILES,
@@ -326,7 +326,8 @@ export async function moveNodeFromCluster(request: MachineMoveRequest, deps: Mac
           ...moveParameters(to, 'arrive'),
           BACKUP_ID: backup.id,
           FROM_ENODE: oldEnode ?? '',
-          BACKUP_PATH: POD_PATHS.dataDir,
+          // A cluster's backup holds the data volume's contents at its root (restic-backup.sh backs up `.` there).
+          BACKUP_PATH: '/',
         },
         'recording the backup to restore',
       );
