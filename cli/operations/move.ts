@@ -353,11 +353,7 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
 }
 
 /** The request of a moved node whose enode changed: as `npm run init` writes a new node's, and the enode to remove. */
-export function repermissioningRequest(
-  node: NodeSettings,
-  oldEnode: string,
-  newEnode: string,
-): RepermissioningRequest {
+export function repermissioningRequest(node: NodeSettings, oldEnode: string, newEnode: string): RepermissioningRequest {
   const nodeId = parseEnode(newEnode)?.nodeId;
   if (!nodeId) throw new ToolFailure(`not an enode: ${newEnode}`);
   return {
