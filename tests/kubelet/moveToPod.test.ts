@@ -365,6 +365,13 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
       expect(parseEnode(newEnode)?.nodeId).toBe(parseEnode(podEnode)?.nodeId);
       expect(parseEnode(newEnode)?.host).toBe(next.ip);
       expect(back.repermissioning).toMatchObject({ removeEnode: podEnode, enode: newEnode });
+      // What check reads on the machine: the enode the node had in the pod.
+      const client = nodeClient(to, {
+        stack: 'testnet',
+        configFile,
+        ssh: { keyFile: old.host.privateKeyFile, options: [] },
+      });
+      expect(await client.movedFrom?.()).toBe(podEnode);
       // Never both: the pod was gone (its deletion seen) before the machine's first start of the node.
       const starts = (await unitTimes(next)).filter((t) => t.started).map((t) => t.at);
       expect(starts.length).toBeGreaterThan(0);
