@@ -6,8 +6,8 @@
 #            backup or an operator's start, until the file is removed on purpose
 #   arrive   the new machine: MOVED_IN_FILE names the backup (BACKUP_ID) its start step restores before the node's
 #            first start there, and the enode the node had (FROM_ENODE, for npm run node -- check); BACKUP_PATH, when
-#            given, is the data folder's path inside the backup (a cluster's backup: its root, /); a MOVED_OUT_FILE an earlier
-#            move away from this machine left goes
+#            given, is the data folder's path inside the backup (a cluster's backup: its root, /); a
+#            MOVED_OUT_FILE an earlier move away from this machine left goes
 #   remove   the old machine, once the new node is healthy: the units' files and the backup timer (BACKUP_UNIT) are
 #            removed; the node home and its data, the repository and MOVED_OUT_FILE are kept
 # Parameters (environment): MOVE_ACTION, SERVICE_NAME, UNITS, MOVED_OUT_FILE, MOVED_IN_FILE, DROP_IN, DESTINATION,
