@@ -42,6 +42,7 @@ import { recordProgram } from '../../testing/pulumi';
 import { startReleaseHost, stopReleaseHost, ReleaseHost } from '../../testing/releaseHost';
 import { changedCommands, remoteCommands, RemoteStep, runRemoteSteps } from '../../testing/replay';
 import { sshWriterStack } from '../../testing/sshStacks';
+import { progress } from '../../testing/hostSuite';
 import { workFolder } from '../../testing/workFolder';
 
 jest.setTimeout(15 * 60 * 1000);
@@ -342,6 +343,7 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
             const retained = (m: Manifest) =>
               ['PersistentVolumeClaim', 'Namespace'].includes(m.kind) || m.metadata.name === names.keySecret;
             for (const m of deployed.filter((each) => !retained(each))) {
+              progress(`pulumi up deletes ${m.kind} ${m.metadata.name}`);
               await cluster().kubectlOk([
                 'delete',
                 m.kind.toLowerCase(),
@@ -380,10 +382,11 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
       );
       expect(Math.min(...starts)).toBeGreaterThan(Date.parse(back.stoppedAt) / 1000);
       // The cluster: no StatefulSet, the volumes kept.
-      const left = await cluster().kubectlOk(['get', 'statefulset,pvc', '-n', writer.namespace, '-o', 'name']);
-      expect(left.split('\n').sort()).toEqual(
-        [`persistentvolumeclaim/${names.dataVolume}`, `persistentvolumeclaim/${backupNames(NODE).volume}`].sort(),
-      );
+      const ns = ['-n', writer.namespace];
+      progress(`left in the cluster:\n${await cluster().kubectlOk(['get', 'all,pvc,secret', ...ns])}`);
+      expect(await cluster().kubectlOk(['get', 'statefulset', ...ns, '--ignore-not-found', '-o', 'name'])).toBe('');
+      const volumes = await cluster().kubectlOk(['get', 'pvc', ...ns, '-o', 'jsonpath={.items[*].metadata.name}']);
+      expect(volumes.split(' ').sort()).toEqual([names.dataVolume, backupNames(NODE).volume].sort());
       // The next pulumi up of the stack file changes nothing on the machine.
       const written = (yaml.load(fs.readFileSync(configFile, 'utf8')) as { config: Record<string, unknown> }).config;
       const again = remoteCommands(
