@@ -313,8 +313,10 @@ hex_number() {
 
 # start_and_wait SERVICE: starts the node's service and waits, until START_TIMEOUT seconds have passed, for the node to
 # answer net_enode on the loopback's RPC_PORT; prints the enode, or nothing when it did not answer (say_journal tells
-# why). A start that failed at once (systemd's "unavailable resources", seen on busy machines) is tried once more, what
-# systemd said on standard error.
+# why). A start that failed at once is tried once more, what systemd said on standard error: its cause may pass
+# (systemd's "unavailable resources", seen on busy machines; 219/CGROUP, the unit's cgroup removed as its process joined
+# it, as the test hosts did while they shared one cgroup), and a backup must not leave the node stopped for it. The
+# tests require a first start that answers (tests/e2e/hostileUser.test.ts).
 start_and_wait() {
   local service=$1 deadline enode
   deadline=$((SECONDS + START_TIMEOUT))
