@@ -20,7 +20,7 @@ import { knownHostsLine, sshArguments } from '../../core/operations/clients';
 import { lastMeaningfulLine } from '../../core/operations/reach';
 import { durationText } from '../../core/operations/units';
 import { withoutControlSequences } from '../../core/operations/terminalText';
-import type { SshNodeSettings } from '../../core/settings/model';
+import type { NodeSettings, SshNodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
 import { nodeClient } from './nodeClient';
 import type { SshOptions } from './nodeClientTypes';
@@ -73,7 +73,7 @@ function say(line: string): void {
 }
 
 /** The ssh of one machine of the move: a pinned host key, the operator's own login, a session per command. */
-function machine(node: SshNodeSettings, ssh: SshOptions) {
+export function machine(node: SshNodeSettings, ssh: SshOptions) {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-move-'));
   let knownHostsFile: string | undefined;
   if (node.hostKey) {
@@ -112,7 +112,7 @@ function machine(node: SshNodeSettings, ssh: SshOptions) {
     },
   };
 }
-type Machine = ReturnType<typeof machine>;
+export type Machine = ReturnType<typeof machine>;
 
 /** Pipes one machine's command's output into another's, through this process's memory only (never its disk). */
 function pipeBetween(from: Machine, fromCommand: string, to: Machine, toCommand: string, what: string) {
@@ -143,7 +143,7 @@ function unitsOf(node: SshNodeSettings): string {
 }
 
 /** The parameters every action of the move's script takes. */
-function moveParameters(node: SshNodeSettings, action: string): Record<string, string> {
+export function moveParameters(node: SshNodeSettings, action: string): Record<string, string> {
   return {
     STEP_NAME: 'move',
     MOVE_ACTION: action,
@@ -353,11 +353,7 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
 }
 
 /** The request of a moved node whose enode changed: as `npm run init` writes a new node's, and the enode to remove. */
-export function repermissioningRequest(
-  node: SshNodeSettings,
-  oldEnode: string,
-  newEnode: string,
-): RepermissioningRequest {
+export function repermissioningRequest(node: NodeSettings, oldEnode: string, newEnode: string): RepermissioningRequest {
   const nodeId = parseEnode(newEnode)?.nodeId;
   if (!nodeId) throw new ToolFailure(`not an enode: ${newEnode}`);
   return {

@@ -79,6 +79,12 @@ export interface KubeletNode {
    * runs with every container ready; returns the data volume's folder.
    */
   deploy(manifests: Manifest[]): Promise<string>;
+  /**
+   * Applies `manifests` as the first `pulumi up` of a move into the cluster makes them (its StatefulSet held at no pod):
+   * the Namespace first, volumes for their claims, nothing registered and nothing waited for; returns the data
+   * volume's folder. `deploy` with the same claims then starts the pod on what the move put there.
+   */
+  applyHeld(manifests: Manifest[]): Promise<string>;
   /** Writes the stand-in's permissioning contract's registry into the data folder, as one rename. */
   register(registrations: Registration[]): void;
   /**
@@ -233,6 +239,13 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
         }
       }
       await readyPodOtherThan('');
+      return dataFolder;
+    },
+    async applyHeld(manifests) {
+      await cluster().kubectlOk(['apply', '-f', '-'], JSON.stringify(manifests.find((m) => m.kind === 'Namespace')));
+      folders = await localVolumesFor(cluster(), cluster().kubelets[0], manifests);
+      dataFolder = folders[names.dataVolume];
+      await applyServerSide(cluster(), manifests);
       return dataFolder;
     },
     volumes: () => folders,
