@@ -7,6 +7,7 @@ import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
 import { createHash } from 'crypto';
 import { kubernetesNames } from '../core/catalog/kubernetes';
+import { MOVE_HOLD_VARIABLE } from '../core/catalog/move';
 import {
   configMapManifest,
   dataVolumeManifest,
@@ -164,7 +165,7 @@ export class KubernetesNode extends pulumi.ComponentResource {
     }
     const statefulSet = new k8s.apps.v1.StatefulSet(
       `${name}-node`,
-      statefulSetManifest<pulumi.Input<string>>(description, checksum, podConfigOf),
+      heldForMove(node.name, statefulSetManifest<pulumi.Input<string>>(description, checksum, podConfigOf)),
       {
         ...child,
         dependsOn: [...podInputs, ...(args.rolloutAfter ? [args.rolloutAfter] : [])],
@@ -224,4 +225,14 @@ function scheduleBackups(name: string, node: KubernetesNodeSettings, options: pu
     inputs.push(new k8s.core.v1.ConfigMap(`${name}-backup-snapshot`, backupScheduleConfigMapManifest(node), options));
   }
   new k8s.batch.v1.CronJob(`${name}-backup-schedule`, backupCronJobManifest(node), { ...options, dependsOn: inputs });
+}
+
+/**
+ * The first `pulumi up` of a move into the cluster (`npm run node -- move`, MOVE_HOLD_VARIABLE naming the node) makes
+ * the StatefulSet with no pod: the move fills the new data volume before the pod's first start, then runs `pulumi up`
+ * again, which starts it. Any other run: the manifest as it is.
+ */
+function heldForMove<M extends { spec: object }>(node: string, manifest: M): M {
+  if (process.env[MOVE_HOLD_VARIABLE] !== node) return manifest;
+  return { ...manifest, spec: { ...manifest.spec, replicas: 0 } };
 }

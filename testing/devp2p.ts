@@ -20,15 +20,28 @@ export interface Devp2pResult {
 
 /** Runs `devp2p <args>` (20 s at most); throws when the tool is not built. */
 export function devp2p(...args: string[]): Devp2pResult {
+  return devp2pIn(undefined, ...args);
+}
+
+/**
+ * Runs `devp2p <args>` in the network namespace `namespace` (a test host's, `lct-<name>`: from that machine's address),
+ * or in this machine's when undefined (20 s at most); throws when the tool is not built.
+ */
+function devp2pIn(namespace: string | undefined, ...args: string[]): Devp2pResult {
   const tool = devp2pTool();
   if (tool.path === undefined) throw new Error(tool.missing);
-  const result = spawnSync(tool.path, args, { encoding: 'utf8', timeout: 20_000 });
+  const [command, ...rest] =
+    namespace === undefined ? [tool.path, ...args] : ['/usr/sbin/ip', 'netns', 'exec', namespace, tool.path, ...args];
+  const result = spawnSync(command, rest, { encoding: 'utf8', timeout: 20_000 });
   return { code: result.status, said: `${result.stdout}${result.stderr}`.trim() };
 }
 
-/** `devp2p rlpx ping <enode>`: the RLPx handshake over TCP, encrypted to the enode's key, and the node's Hello. */
-export function rlpxPing(enode: string): Devp2pResult {
-  return devp2p('rlpx', 'ping', enode);
+/**
+ * `devp2p rlpx ping <enode>`: the RLPx handshake over TCP, encrypted to the enode's key, and the node's Hello; from the
+ * network namespace `namespace` when given (a test host's), else from this machine.
+ */
+export function rlpxPing(enode: string, namespace?: string): Devp2pResult {
+  return devp2pIn(namespace, 'rlpx', 'ping', enode);
 }
 
 /** `devp2p discv4 ping <enode>`: a discovery v4 ping over UDP to the enode's address, answered by the node's pong. */

@@ -26,12 +26,20 @@ import { nodeTool, operatorStackFile } from './nodeTool';
 import { NODE_TYPE_FACTS } from '../core/catalog/nodeTypes';
 import { settle } from '../tools/recording/engine';
 
+/** A node of the lab on a test host of its own: its name and type in the stack, its host's name and index. */
+export interface LabNode {
+  name: string;
+  typenode: 'writer' | 'bootnode' | 'validator';
+  host: string;
+  index: number;
+}
+
 /** The rollout's order, each node on a host of its own (name, host, index). */
-export const ROLLOUT_NODES = [
+export const ROLLOUT_NODES: readonly LabNode[] = [
   { name: 'writer', typenode: 'writer', host: 'roll-w', index: 71 },
   { name: 'bootnode', typenode: 'bootnode', host: 'roll-b', index: 72 },
   { name: 'validator', typenode: 'validator', host: 'roll-v', index: 73 },
-] as const;
+];
 /** The Besu service on each machine. */
 const SERVICE = 'besu';
 /** The nodes' keys. */
@@ -59,7 +67,22 @@ export interface LabRegistry {
   withoutNetworkPeer?: boolean;
 }
 
-/** The three nodes' lab. */
+/**
+ * Nodes of the lab's stack on other targets than its machines (a pod's, tests/kubelet/mixedStackPeers.test.ts): declared
+ * with the lab's nodes, deployed by the test, and known to the lab's nodes as their peers.
+ */
+export interface OtherNodes {
+  /** Their entries of `lacchain:nodes`. */
+  entries: Record<string, unknown>[];
+  /** The stack's files they need (their values files), by path. */
+  files: Record<string, unknown>;
+  /** Their keys, as `lacchain:nodeKeys` holds them. */
+  keys: Record<string, string>;
+  /** Their enodes: each lab node permissions them and has them as peers, at their enode's address. */
+  enodes: string[];
+}
+
+/** The nodes' lab (the rollout's three by default). */
 export class RolloutLab {
   private readonly recorded = recordProgram();
   readonly hosts: TestHost[] = [];
@@ -73,22 +96,28 @@ export class RolloutLab {
   /** The address a node's stack gives as its `node_ip` (p2p-host) instead of its machine's, by node index. */
   readonly p2pHosts = new Map<number, string>();
 
-  private constructor(readonly work: string) {}
+  /** The stack's nodes on other targets (none by default): set before the first `up`. */
+  readonly otherNodes: OtherNodes = { entries: [], files: {}, keys: {}, enodes: [] };
 
-  /** Boots the three hosts (from the packages-installed disk) with a release server each, for `releases`. */
-  static async open(releases: string[]): Promise<RolloutLab> {
-    const lab = new RolloutLab(fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-rollout-')));
+  private constructor(
+    readonly work: string,
+    readonly nodes: readonly LabNode[],
+  ) {}
+
+  /** Boots the nodes' hosts (from the packages-installed disk) with a release server each, for `releases`. */
+  static async open(releases: string[], nodes: readonly LabNode[] = ROLLOUT_NODES): Promise<RolloutLab> {
+    const lab = new RolloutLab(fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-rollout-')), nodes);
     try {
       await packStandinReleases(releases, lab.work);
       const base = await packagesInstalledDisk();
-      for (const node of ROLLOUT_NODES) {
+      for (const node of nodes) {
         const host = await startTestHost(node.host, node.index, { base });
         lab.hosts.push(host);
         lab.servers.push(await startReleaseServer(host, lab.work));
       }
       // One login key for the stack (lacchain:sshPrivateKey): the first host's, authorised on the others too.
       const publicKey = (await lab.on(0, 'cat /root/.ssh/authorized_keys')).trim();
-      for (const i of [1, 2]) {
+      for (const i of [...lab.hosts.keys()].slice(1)) {
         const sudoUser = lab.hosts[i].sudoUser;
         await lab.on(i, `tee -a /root/.ssh/authorized_keys >>/home/${sudoUser}/.ssh/authorized_keys`, `${publicKey}\n`);
       }
@@ -120,14 +149,14 @@ export class RolloutLab {
 
   /** The enode of each node of the lab (its key, its host's address, the p2p port). */
   enodeOf(node: number): string {
-    return deriveIdentity(KEYS[ROLLOUT_NODES[node].name], this.hosts[node].ip, PORTS.p2p).enode;
+    return deriveIdentity(KEYS[this.nodes[node].name], this.hosts[node].ip, PORTS.p2p).enode;
   }
 
   /** Each node's enode as the stack outputs it (`pulumi stack output nodes`: `<node>.enode`), after an `up`. */
   async stackEnodes(): Promise<string[]> {
     if (this.declared === undefined) throw new Error('no pulumi up yet: the stack has no outputs');
     const nodes = this.declared.outputs.nodes;
-    return Promise.all(ROLLOUT_NODES.map(async ({ name }) => (await settle(nodes[name].enode)).value as string));
+    return Promise.all(this.nodes.map(async ({ name }) => (await settle(nodes[name].enode)).value as string));
   }
 
   /** A JSON-RPC call to node `node`'s own RPC, on its machine; the result. */
@@ -139,7 +168,7 @@ export class RolloutLab {
         `curl -s --max-time 10 -H 'Host: localhost' -H 'Content-Type: application/json' --data '${body}' http://127.0.0.1:${PORTS.rpcHttp}/`,
       ),
     ) as { result?: unknown; error?: { message: string } };
-    if (answer.error !== undefined) throw new Error(`${ROLLOUT_NODES[node].host}: ${method}: ${answer.error.message}`);
+    if (answer.error !== undefined) throw new Error(`${this.nodes[node].host}: ${method}: ${answer.error.message}`);
     return answer.result;
   }
 
@@ -150,30 +179,34 @@ export class RolloutLab {
    */
   async labPeersOf(node: number): Promise<{ count: number; peers: string[] }> {
     const count = Number.parseInt(String(await this.rpc(node, 'net_peerCount')), 16);
-    const listed = (await this.rpc(node, 'admin_peers')) as { enode: string; network: { remoteAddress: string } }[];
-    const ids = ROLLOUT_NODES.map((_, i) => this.enodeOf(i).split('@')[0]);
-    const peers = listed
-      .filter(({ enode }) => ids.includes(enode.split('@')[0]))
-      .map(({ enode, network }) => `${enode} from ${network.remoteAddress.replace(/:\d+$/, '')}`)
-      .sort((a, b) => ids.indexOf(a.split('@')[0]) - ids.indexOf(b.split('@')[0]));
-    return { count, peers };
+    const listed = (await this.rpc(node, 'admin_peers')) as AdminPeer[];
+    return {
+      count,
+      peers: listedPeers(listed, [...this.nodes.map((_, i) => this.enodeOf(i)), ...this.otherNodes.enodes]),
+    };
   }
 
   /**
    * What node `node`'s `admin_peers` should list: each other lab node by its enode, from that node's own address (no
-   * NAT between the machines).
+   * NAT between the machines); then the stack's other nodes by their enodes, at their enodes' addresses (the lab's node
+   * dialed them there).
    */
   expectedLabPeers(node: number): string[] {
-    return ROLLOUT_NODES.map((_, i) => i)
-      .filter((i) => i !== node)
-      .map((i) => `${this.enodeOf(i)} from ${this.hosts[i].ip}`);
+    const others = this.otherNodes.enodes.map((enode) => `${enode} from ${enode.split('@')[1].split(':')[0]}`);
+    return [
+      ...this.nodes
+        .map((_, i) => i)
+        .filter((i) => i !== node)
+        .map((i) => `${this.enodeOf(i)} from ${this.hosts[i].ip}`),
+      ...others,
+    ];
   }
 
   /** Waits until every node lists the other lab nodes as peers (`seconds` at most); what they list then. */
   async labPeered(seconds = 180): Promise<{ count: number; peers: string[] }[]> {
     const deadline = Date.now() + seconds * 1000;
     for (;;) {
-      const seen = await Promise.all(ROLLOUT_NODES.map((_, node) => this.labPeersOf(node)));
+      const seen = await Promise.all(this.nodes.map((_, node) => this.labPeersOf(node)));
       const done = seen.every(({ peers }, node) => peers.join() === this.expectedLabPeers(node).join());
       if (done || Date.now() > deadline) return seen;
       await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -189,7 +222,7 @@ export class RolloutLab {
 
   /** The stack: the three nodes on their hosts at `versions`, with the first host's login key on every host. */
   stack(versions: Versions, extra: Record<string, unknown> = {}): Record<string, unknown> {
-    const entries = ROLLOUT_NODES.map((node, i) => {
+    const entries = this.nodes.map((node, i) => {
       const single = sshNodeStack(this.hosts[i], {
         version: versions[node.name],
         releaseBaseUrl: this.servers[i].url,
@@ -213,14 +246,14 @@ export class RolloutLab {
     });
     return {
       'lacchain:network': 'open-protestnet',
-      'lacchain:nodes': entries,
+      'lacchain:nodes': [...entries, ...this.otherNodes.entries],
       'lacchain:sshPrivateKey': this.hosts[0].privateKey,
       'lacchain:companions': {
         relaySigner: { enabled: false },
         rotationValidator: { enabled: false },
         ethstats: { enabled: false },
       },
-      'lacchain:nodeKeys': KEYS,
+      'lacchain:nodeKeys': { ...KEYS, ...this.otherNodes.keys },
       'lacchain:rollout': { gateTimeoutSeconds: GATE_SECONDS },
       ...extra,
     };
@@ -235,7 +268,7 @@ export class RolloutLab {
     extra: Record<string, unknown> = {},
     options: EngineOptions = {},
   ): Promise<{ declared: Declared; replay: EngineReplay }> {
-    const declared = await declareProgram(this.recorded, 'testnet', this.stack(versions, extra), {});
+    const declared = await declareProgram(this.recorded, 'testnet', this.stack(versions, extra), this.otherNodes.files);
     const declaredSteps = remoteCommands(declared);
     const steps = changedCommands([...this.applied.values()], declaredSteps);
     const replay = await runAsEngine(declared, steps, this.hosts, options);
@@ -256,7 +289,7 @@ export class RolloutLab {
    * testing/host/testHost.ts): they get that peer.
    */
   async permissionEveryNode(): Promise<void> {
-    for (const i of ROLLOUT_NODES.keys()) await this.permission(i, true);
+    for (const i of this.nodes.keys()) await this.permission(i, true);
   }
 
   /**
@@ -264,10 +297,10 @@ export class RolloutLab {
    * drops its peers at its next block and is refused after, as a node the network took out of its contract.
    */
   async permission(node: number, permitted: boolean, registry: LabRegistry = {}): Promise<void> {
-    const { typenode } = ROLLOUT_NODES[node];
-    const enodes = ROLLOUT_NODES.map((_, i) => registry.enodes?.[i] ?? this.enodeOf(i));
+    const { typenode } = this.nodes[node];
+    const enodes = this.nodes.map((_, i) => registry.enodes?.[i] ?? this.enodeOf(i));
     const enode = enodes[node];
-    const others = enodes.filter((each) => each !== enode);
+    const others = [...enodes.filter((each) => each !== enode), ...this.otherNodes.enodes];
     const networkPeer = registry.withoutNetworkPeer ? [] : [this.hosts[node].networkPeer];
     const registered = permissioned(enode, 'open-protestnet', typenode, [...others, ...networkPeer]);
     await registerOnHost(
@@ -280,7 +313,7 @@ export class RolloutLab {
   /** Runs a root command on a node's host (with `input`); its standard output. */
   async on(node: number, command: string, input?: string): Promise<string> {
     const result = await this.hosts[node].ssh(command, input === undefined ? {} : { input });
-    if (result.code !== 0) throw new Error(`${ROLLOUT_NODES[node].host}: ${command}: ${result.stderr}`);
+    if (result.code !== 0) throw new Error(`${this.nodes[node].host}: ${command}: ${result.stderr}`);
     return result.stdout;
   }
 
@@ -331,12 +364,12 @@ export class RolloutLab {
 
   /** Every node's main process now, in the nodes' order. */
   everyMainPid(): Promise<number[]> {
-    return Promise.all(ROLLOUT_NODES.map((_, i) => this.mainPid(i)));
+    return Promise.all(this.nodes.map((_, i) => this.mainPid(i)));
   }
 
   /** Every node's stopped intervals since `since`, in the nodes' order. */
   everyStop(since: number): Promise<StoppedInterval[][]> {
-    return Promise.all(ROLLOUT_NODES.map((_, i) => this.stoppedIntervals(i, since)));
+    return Promise.all(this.nodes.map((_, i) => this.stoppedIntervals(i, since)));
   }
 
   /** `pulumi up` again with the last `up`'s releases and settings (after a change of the lab's own: `p2pHosts`). */
@@ -360,7 +393,7 @@ export class RolloutLab {
     return nodeTool(operatorStackFile(this.work, config), this.hosts[0].privateKeyFile)(
       'check',
       '--node',
-      ROLLOUT_NODES[node].name,
+      this.nodes[node].name,
       '--window',
       '3',
     );
@@ -384,10 +417,28 @@ export class RolloutLab {
   async gateSays(node: number, state: string, seconds = 120): Promise<void> {
     const deadline = Date.now() + seconds * 1000;
     while ((await this.hosts[node].ssh(`grep -qx state=${state} ${gateRecord()}`)).code !== 0) {
-      if (Date.now() > deadline) throw new Error(`${ROLLOUT_NODES[node].host}: the gate record never said ${state}`);
+      if (Date.now() > deadline) throw new Error(`${this.nodes[node].host}: the gate record never said ${state}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
+}
+
+/** A peer as `admin_peers` lists it: its enode, and the address the connection came from or went to. */
+export interface AdminPeer {
+  enode: string;
+  network: { remoteAddress: string };
+}
+
+/**
+ * The peers of `listed` (an `admin_peers` answer) that are nodes of `enodes` (by key): each as `<enode> from
+ * <address>`, in the order of `enodes`.
+ */
+export function listedPeers(listed: readonly AdminPeer[], enodes: readonly string[]): string[] {
+  const ids = enodes.map((each) => each.split('@')[0]);
+  return listed
+    .filter(({ enode }) => ids.includes(enode.split('@')[0]))
+    .map(({ enode, network }) => `${enode} from ${network.remoteAddress.replace(/:\d+$/, '')}`)
+    .sort((a, b) => ids.indexOf(a.split('@')[0]) - ids.indexOf(b.split('@')[0]));
 }
 
 /** The gate's record on a machine (scripts/remote/gate.sh). */

@@ -35,6 +35,8 @@ import { askPermissioning } from '../operations/permissioning';
 import { probeTcp, probeUdp } from '../operations/probe';
 import { moveNode, newKeyRefusal, pulumiUp } from '../operations/move';
 import { movedStackFile } from '../operations/moveStackFile';
+import { moveFromClusterCommand } from './moveFromClusterCommand';
+import { moveToClusterCommand } from './moveToClusterCommand';
 import type { StackName } from '../../core/catalog/networks';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -85,6 +87,19 @@ export async function run(line: CommandLine<typeof NODE_OPTIONS>): Promise<numbe
     return EXIT.ok;
   }
   const node = pickNode(settings, values.node, operation);
+  if (operation === 'move' && values['new-key'] && (values['from-kubernetes'] || values['to-kubernetes'])) {
+    throw new UsageError(
+      '--new-key: only a move from one machine to another makes a new key (not into or out of a cluster)',
+    );
+  }
+  if (operation === 'move' && values['from-kubernetes']) {
+    await moveFromClusterCommand(stack, settings, node, values, rpcUrls.get(node.name) ?? rpcUrls.get(''));
+    return EXIT.ok;
+  }
+  if (operation === 'move' && (values['to-kubernetes'] || node.target === 'kubernetes')) {
+    await moveToClusterCommand(stack, settings, node, values, rpcUrls.get(node.name) ?? rpcUrls.get(''));
+    return EXIT.ok;
+  }
   if (operation === 'move') {
     await moveCommand(stack, settings.configFile, node, values);
     return EXIT.ok;

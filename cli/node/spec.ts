@@ -15,7 +15,7 @@ const OPERATIONS = {
   backups: "list the node's backups (without --node: every node's)",
   restore: 'restore a backup (--backup ID, or the newest): the node stops, its data is replaced, it starts',
   rollback: 'go back to the release and data of the backup taken before the last release change',
-  move: 'move an SSH node to another machine (--to-host, --to-host-key) with its key and data (docs/moving.md)',
+  move: 'move an SSH node to another machine (--to-host, --to-host-key) into the cluster (--to-kubernetes) or out of it (--from-kubernetes), with its key and data (docs/moving.md)',
 } as const;
 
 /** An operation of `npm run node`. */
@@ -76,6 +76,16 @@ export const NODE_OPTIONS = {
     type: 'string',
     value: 'IP',
     help: "the enode's address there (default: the new host, when node_ip was the old host)",
+    for: ['move'],
+  },
+  'to-kubernetes': {
+    type: 'boolean',
+    help: "move an SSH node into the stack's cluster (its values file values/<node>.yml written first)",
+    for: ['move'],
+  },
+  'from-kubernetes': {
+    type: 'boolean',
+    help: 'move a cluster node onto the machine its stack file entry now names (target: ssh, inventory)',
     for: ['move'],
   },
   'new-key': {

@@ -168,6 +168,10 @@ export function clusterNodeClient(
       const result = await runClient('kubectl', commands.recordedEnode, undefined, undefined, ANSWER_LIMITS.enode);
       return result.code === 0 ? result.stdout.trim() || undefined : undefined;
     },
+    async movedFrom() {
+      const result = await runClient('kubectl', commands.movedFrom, undefined, undefined, ANSWER_LIMITS.enode);
+      return result.code === 0 ? /^enode:\/\/\S+$/.exec(result.stdout.trim())?.[0] : undefined;
+    },
     async staticIp() {
       const result = await runClient('kubectl', commands.serviceIngress, undefined, REACH_TIMEOUT_MS);
       if (result.code !== 0) {

@@ -20,7 +20,7 @@ import { knownHostsLine, sshArguments } from '../../core/operations/clients';
 import { lastMeaningfulLine } from '../../core/operations/reach';
 import { durationText } from '../../core/operations/units';
 import { withoutControlSequences } from '../../core/operations/terminalText';
-import type { SshNodeSettings, StackSecrets } from '../../core/settings/model';
+import type { NodeSettings, SshNodeSettings, StackSecrets } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
 import { nodeClient } from './nodeClient';
 import type { SshOptions } from './nodeClientTypes';
@@ -76,7 +76,7 @@ function say(line: string): void {
 }
 
 /** The ssh of one machine of the move: a pinned host key, the operator's own login, a session per command. */
-function machine(node: SshNodeSettings, ssh: SshOptions) {
+export function machine(node: SshNodeSettings, ssh: SshOptions) {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-move-'));
   let knownHostsFile: string | undefined;
   if (node.hostKey) {
@@ -115,7 +115,7 @@ function machine(node: SshNodeSettings, ssh: SshOptions) {
     },
   };
 }
-type Machine = ReturnType<typeof machine>;
+export type Machine = ReturnType<typeof machine>;
 
 /** Pipes one machine's command's output into another's, through this process's memory only (never its disk). */
 function pipeBetween(from: Machine, fromCommand: string, to: Machine, toCommand: string, what: string) {
@@ -149,8 +149,8 @@ function unitsOf(node: SshNodeSettings): string {
   return [node.serviceName, ...node.companions.map((c) => companionServiceName(node, c.name))].join(' ');
 }
 
-/** The parameters every action of the move's script takes. */
-function moveParameters(node: SshNodeSettings, action: string): Record<string, string> {
+/** The parameters every action of the move's script takes (arriving, its identity's too). */
+export function moveParameters(node: SshNodeSettings, action: string): Record<string, string> {
   return {
     STEP_NAME: 'move',
     MOVE_ACTION: action,
@@ -159,18 +159,19 @@ function moveParameters(node: SshNodeSettings, action: string): Record<string, s
     MOVED_OUT_FILE: MACHINE_MOVE_FILES.movedOut(node.serviceName),
     MOVED_IN_FILE: MACHINE_MOVE_FILES.movedIn(node.serviceName),
     DROP_IN: MACHINE_MOVE_FILES.dropIn,
+    ...(action === 'arrive' ? identityParameters(node) : {}),
   };
 }
 
 /**
  * The arrive action's identity parameters: the identity files an earlier stay of the node left on the new machine,
  * set aside (root's only) so that its node-key step takes in the carried key, writes the stack's, or makes a new one;
- * with a new key, a key an earlier cut move carried there is deleted.
+ * with a new key (NEW_KEY yes, `--new-key`), a key an earlier cut move carried there is deleted.
  */
-function identityParameters(node: SshNodeSettings, newKey: boolean): Record<string, string> {
+function identityParameters(node: SshNodeSettings): Record<string, string> {
   const paths = nodePaths(node);
   return {
-    NEW_KEY: newKey ? 'yes' : 'no',
+    NEW_KEY: 'no',
     IDENTITY_FILES: [paths.key, paths.enode, paths.nodeAddress, paths.machineKeyRecord].join(' '),
     INCOMING_KEY_FILE: MACHINE_MOVE_FILES.incomingKey(node.serviceName),
     KEYS_ASIDE_DIR: MACHINE_MOVE_FILES.keysAside(node.serviceName),
@@ -331,7 +332,7 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
           ...moveParameters(to, 'arrive'),
           BACKUP_ID: backup.id,
           FROM_ENODE: oldEnode ?? '',
-          ...identityParameters(to, request.newKey ?? false),
+          NEW_KEY: request.newKey ? 'yes' : 'no',
         },
         'recording the backup to restore',
       );
@@ -404,11 +405,7 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
 }
 
 /** The request of a moved node whose enode changed: as `npm run init` writes a new node's, and the enode to remove. */
-export function repermissioningRequest(
-  node: SshNodeSettings,
-  oldEnode: string,
-  newEnode: string,
-): RepermissioningRequest {
+export function repermissioningRequest(node: NodeSettings, oldEnode: string, newEnode: string): RepermissioningRequest {
   const nodeId = parseEnode(newEnode)?.nodeId;
   if (!nodeId) throw new ToolFailure(`not an enode: ${newEnode}`);
   return {

@@ -37,3 +37,22 @@ export function movedStackFile(text: string, name: string, place: NewPlace): str
   }
   return document.toString();
 }
+
+/**
+ * The stack file's text with SSH node `name` moved into the stack's cluster: `target: kubernetes`, its inventory gone
+ * (the file before the move keeps it); its values file (`values/<name>.yml`) is the operator's to write first.
+ */
+export function movedToClusterStackFile(text: string, name: string): string {
+  const document = parseDocument(text);
+  const nodes = document.getIn(['config', configKey('nodes')]);
+  if (!isSeq(nodes)) throw new ToolFailure(`the stack file has no ${configKey('nodes')} list`);
+  const entry = nodes.items.find((item) => isMap(item) && item.get('name') === name);
+  if (!isMap(entry) || entry.get('target') !== 'ssh') {
+    throw new ToolFailure(
+      `node ${name} is not an SSH node in the stack file: only a machine's node moves into a cluster`,
+    );
+  }
+  entry.set('target', 'kubernetes');
+  entry.delete('inventory');
+  return document.toString();
+}

@@ -2,7 +2,7 @@
  * The exact client commands of the day-2 operations, as argument lists: `kubectl` for a Kubernetes node (the seed's
  * commands, with the names the program created), `ssh` plus a remote shell command for an SSH node.
  */
-import { MACHINE_MOVE_FILES } from '../catalog/move';
+import { MACHINE_MOVE_FILES, MOVED_FROM_ENODE_ANNOTATION } from '../catalog/move';
 import { DEFAULT_SERVICE_USER, DEFAULT_SSH_PORT } from '../catalog/defaults';
 import { kubernetesNames, IDENTITY_ANNOTATIONS, POD_PATHS } from '../catalog/kubernetes';
 import { diskUsageCommand } from './disk';
@@ -118,6 +118,15 @@ export function kubectlCommands(node: KubernetesNodeSettings, context?: string) 
       ...ns,
       '-o',
       `jsonpath={.metadata.annotations.${annotation}}`,
+    ]),
+    /** The enode the node had on its machine before it moved into the cluster (npm run node -- move), if it did. */
+    movedFrom: withContext([
+      'get',
+      'service',
+      names.service,
+      ...ns,
+      '-o',
+      `jsonpath={.metadata.annotations.${MOVED_FROM_ENODE_ANNOTATION.replace(/\./g, '\\.')}}`,
     ]),
     /** What the cloud gave the node's Service: `status.loadBalancer.ingress` as JSON, empty when it has none. */
     serviceIngress: withContext([

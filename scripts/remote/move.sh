@@ -5,15 +5,16 @@
 #            moment the service stopped (MOVE_STOPPED_AT=, UTC): nothing starts the old node again, not a reboot, a
 #            backup or an operator's start, until the file is removed on purpose
 #   arrive   the new machine: MOVED_IN_FILE names the backup (BACKUP_ID) its start step restores before the node's
-#            first start there, and the enode the node had (FROM_ENODE, for npm run node -- check); a MOVED_OUT_FILE
-#            an earlier move away from this machine left goes
+#            first start there, and the enode the node had (FROM_ENODE, for npm run node -- check); BACKUP_PATH, when
+#            given, is the data folder's path inside the backup (a cluster's backup: its root, /); a
+#            MOVED_OUT_FILE an earlier move away from this machine left goes
 #   remove   the old machine, once the new node is healthy: the units' files and the backup timer (BACKUP_UNIT) are
 #            removed; the node home and its data, the repository and MOVED_OUT_FILE are kept
 # Parameters (environment): MOVE_ACTION, SERVICE_NAME, UNITS, MOVED_OUT_FILE, MOVED_IN_FILE, DROP_IN, DESTINATION,
-# BACKUP_ID and FROM_ENODE (arrive), BACKUP_UNIT (remove). Arriving, the node identity files an earlier stay left here
-# (IDENTITY_FILES) are set aside into KEYS_ASIDE_DIR (root's only), so the node-key step takes in the carried key
-# (INCOMING_KEY_FILE), writes the stack's or makes one; with a new key (NEW_KEY=yes) a key an earlier, cut move
-# carried here is deleted first.
+# BACKUP_ID, FROM_ENODE and BACKUP_PATH (arrive), BACKUP_UNIT (remove). Arriving, the node identity files an earlier
+# stay left here (IDENTITY_FILES) are set aside into KEYS_ASIDE_DIR (root's only), so the node-key step takes in the
+# carried key (INCOMING_KEY_FILE), writes the stack's or makes one; with a new key (NEW_KEY=yes) a key an earlier, cut
+# move carried here is deleted first.
 set -euo pipefail
 : "${MOVE_ACTION:?}" "${SERVICE_NAME:?}" "${UNITS:?}" "${MOVED_OUT_FILE:?}" "${MOVED_IN_FILE:?}" "${DROP_IN:?}"
 
@@ -74,7 +75,8 @@ arrive() {
   # The node comes back to a machine it once moved away from: that record no longer holds.
   rm -f "$MOVED_OUT_FILE"
   set_identity_aside
-  write_file "$MOVED_IN_FILE" 0600 root:root "$(printf 'backup=%s\nfrom-enode=%s' "$BACKUP_ID" "$FROM_ENODE")"
+  write_file "$MOVED_IN_FILE" 0600 root:root \
+    "$(printf 'backup=%s\nfrom-enode=%s\nbackup-path=%s' "$BACKUP_ID" "$FROM_ENODE" "${BACKUP_PATH:-}")"
   echo "move: the start step restores backup $BACKUP_ID before $SERVICE_NAME first starts here"
 }
 

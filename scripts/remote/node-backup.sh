@@ -13,8 +13,12 @@
 #                                          recorded enode at a head of at least HEAD; with KEY_FROM_STDIN=true, the
 #                                          node key is read from standard input when the machine lost it
 #   node-backup take-in RECORD             a node moved to this machine (npm run node -- move): restore the backup
-#                                          RECORD names (root's file, backup=ID) into the data folder before the node's
+#                                          RECORD names (root's file, backup=ID; backup-path=, the data folder's path
+#                                          in it when not this machine's) into the data folder before the node's
 #                                          first start here, keeping this machine's key and identity files; no start
+#   node-backup export ID                  a node moved to a cluster (npm run node -- move): backup ID's data folder,
+#                                          without the key and the machine's identity files, as a tar on standard
+#                                          output (restored beside the data folder, which stays as it is)
 # Settings (environment, written before this script): NODE_NAME, SERVICE_NAME, SERVICE_USER, DATA_DIR, KEY_FILE,
 # KEY_CUSTODY (stack or machine: where a lost key comes back from),
 # ENODE_FILE, NODE_ADDRESS_FILE, CONFIG_FILE, RELEASES_DIR, RPC_PORT, START_TIMEOUT, KEEP, ENV_FILE (the repository and its password),
@@ -337,7 +341,7 @@ cmd_restore() {
 # as the node-key step wrote them; its config.toml stays this machine's too. The node is not started: the start step
 # starts it and checks its enode. Once restored, RECORD becomes RECORD.taken-in, so a later start never restores again.
 cmd_take_in() {
-  local record=$1 id release snapshot parent restored file copy
+  local record=$1 id release snapshot parent restored file copy backup_path
   take_lock
   if [ -L "$record" ] || [ ! -f "$record" ] || [ "$(stat -c %u "$record")" != 0 ]; then
     fail "the move record $record is not a file of root's: refusing to restore from it"
@@ -358,8 +362,11 @@ cmd_take_in() {
   trap cleanup_restore EXIT
   echo "node-backup: restoring backup $id, the node's data from its former machine, before its first start here" >&2
   restic restore --quiet "$id" --target "$work" || fail "restic restore failed: nothing was changed"
-  restored="$work$DATA_DIR"
-  if [ ! -d "$restored" ] || [ -L "$restored" ]; then fail "backup $id holds no $DATA_DIR"; fi
+  # The data folder's path in the backup: this machine's, or the one the record names (a pod's, moved from a cluster).
+  backup_path=$(read_plain_file "$record" 400 | sed -n 's#^backup-path=\(/[A-Za-z0-9._/-]*\)$#\1#p' | head -n 1 || true)
+  case "$backup_path" in *..*) fail "the move record $record names a backup path with ..: run npm run node -- move again" ;; esac
+  restored="$work${backup_path:-$DATA_DIR}"
+  if [ ! -d "$restored" ] || [ -L "$restored" ]; then fail "backup $id holds no ${backup_path:-$DATA_DIR}"; fi
   # This machine's identity, into files of root's own making renamed into place (never written through a name the
   # backup made).
   for file in "$KEY_FILE" "$ENODE_FILE" "$NODE_ADDRESS_FILE"; do
@@ -377,6 +384,28 @@ cmd_take_in() {
   echo "node-backup: restored backup $id into $DATA_DIR"
 }
 
+# cmd_export ID: the data of backup ID as a tar stream on standard output, for a node moved to a cluster (its pod's
+# data volume is filled from it before the pod's first start). The key and this machine's identity files (its enode
+# and address name this machine) are left out: the pod takes its key from its Secret. Restored into a work folder
+# beside the data folder, which the export never touches; the folder goes when the command ends.
+cmd_export() {
+  local id=$1 snapshot parent restored
+  take_lock
+  snapshot=$(restic snapshots --json "$id") || fail "no backup $id in $RESTIC_REPOSITORY"
+  grep -q "\"$TAG_NODE=$NODE_NAME\"" <<<"$snapshot" || fail "backup $id is not one of node $NODE_NAME's"
+  parent=$(dirname "$DATA_DIR")
+  rm -rf "$parent"/.restore-*
+  work=$(mktemp -d "$parent/.restore-XXXXXX")
+  progress=""
+  trap cleanup_restore EXIT
+  echo "node-backup: restoring backup $id to hand its data over" >&2
+  restic restore --quiet "$id" --target "$work" --exclude "$KEY_FILE" --exclude "$KEY_FILE*" \
+    --exclude "$ENODE_FILE" --exclude "$NODE_ADDRESS_FILE" >&2 || fail "restic restore failed: nothing was handed over"
+  restored="$work$DATA_DIR"
+  if [ ! -d "$restored" ] || [ -L "$restored" ]; then fail "backup $id holds no $DATA_DIR"; fi
+  tar -C "$restored" --numeric-owner -cf - . || fail "cannot read the restored data of backup $id"
+}
+
 case "${1:-}" in
   init) cmd_init ;;
   backup) cmd_backup "${2:?reason}" ;;
@@ -384,5 +413,6 @@ case "${1:-}" in
   recorded-enode) cmd_recorded_enode "${2:?backup id}" ;;
   restore) cmd_restore "${2:?backup id}" "${3:?release}" "${4-}" ;;
   take-in) cmd_take_in "${2:?move record}" ;;
-  *) fail "usage: node-backup init | backup REASON | list | recorded-enode ID | restore ID RELEASE HEAD | take-in RECORD" ;;
+  export) cmd_export "${2:?backup id}" ;;
+  *) fail "usage: node-backup init | backup REASON | list | recorded-enode ID | restore ID RELEASE HEAD | take-in RECORD | export ID" ;;
 esac

@@ -32,6 +32,7 @@ import { removeServiceProxyTables, ServiceProxy, startServiceProxy } from './ser
 import { deleteWorkerLan, makeWorkerLan, WORKER_LAN_NETWORK } from './workerLan';
 import { freePort } from '../ports';
 import { PlainPeer, startPlainPeer } from '../networkPeer';
+import { TEST_HOSTS_NETWORK } from '../host/testHost';
 
 /** The bridge the worker's pods are on, and its address range (the bridge holds .1, the node's address). */
 export const KUBELET_BRIDGE = 'lacchain-kub0';
@@ -165,8 +166,8 @@ function deleteBridge(): void {
 
 /**
  * The CNI network: the bridge, addresses from the range (after .9), no default gateway, no masquerading; only the
- * Service range (to the API server: apiServiceRoute.ts) and the worker's LAN (the peers outside the cluster)
- * routed through the bridge's address.
+ * Service range (to the API server: apiServiceRoute.ts), the worker's LAN (the peers outside the cluster) and the test
+ * hosts' network (a mixed stack's machines, tests/kubelet/mixedStackPeers.test.ts) routed through the bridge's address.
  */
 function cniConfig(dir: string) {
   return {
@@ -190,7 +191,7 @@ function cniConfig(dir: string) {
               },
             ],
           ],
-          routes: [{ dst: SERVICE_CLUSTER_IP_RANGE }, { dst: WORKER_LAN_NETWORK }],
+          routes: [{ dst: SERVICE_CLUSTER_IP_RANGE }, { dst: WORKER_LAN_NETWORK }, { dst: TEST_HOSTS_NETWORK }],
           dataDir: path.join(dir, 'cni', 'ipam'),
         },
       },

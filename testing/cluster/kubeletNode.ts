@@ -79,6 +79,12 @@ export interface KubeletNode {
    * runs with every container ready; returns the data volume's folder.
    */
   deploy(manifests: Manifest[]): Promise<string>;
+  /**
+   * Applies `manifests` as the first `pulumi up` of a move into the cluster makes them (its StatefulSet held at no pod):
+   * the Namespace first, volumes for their claims, nothing registered and nothing waited for; returns the data
+   * volume's folder. `deploy` with the same claims then starts the pod on what the move put there.
+   */
+  applyHeld(manifests: Manifest[]): Promise<string>;
   /** Writes the stand-in's permissioning contract's registry into the data folder, as one rename. */
   register(registrations: Registration[]): void;
   /**
@@ -115,6 +121,8 @@ export interface KubeletNodeOptions {
   work?: string;
   /** Besu releases whose images are imported besides the network's (for a release bump). */
   releases?: string[];
+  /** Networks the pod's Besu stand-in dials and accepts besides KUBELET_NETWORK (CIDRs: the test hosts' network). */
+  peerNetworks?: string[];
 }
 
 /**
@@ -207,7 +215,8 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
       dataFolder = folders[names.dataVolume];
       // The node, its bootnodes and the pods' network peer in the contract, and that peer its static node: it has a
       // real peer (the readiness probe's condition), as a permissioned node on the network.
-      onTestNetwork(dataFolder, KUBELET_NETWORK, cluster().kubelets[0].networkPeer);
+      const networks = [KUBELET_NETWORK, ...(options.peerNetworks ?? [])].join(',');
+      onTestNetwork(dataFolder, networks, cluster().kubelets[0].networkPeer);
       register(this.permissioned);
       containers = manifests.find((m) => m.kind === 'StatefulSet')!.spec.template.spec.containers.length;
       await applyServerSide(cluster(), manifests);
@@ -230,6 +239,13 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
         }
       }
       await readyPodOtherThan('');
+      return dataFolder;
+    },
+    async applyHeld(manifests) {
+      await cluster().kubectlOk(['apply', '-f', '-'], JSON.stringify(manifests.find((m) => m.kind === 'Namespace')));
+      folders = await localVolumesFor(cluster(), cluster().kubelets[0], manifests);
+      dataFolder = folders[names.dataVolume];
+      await applyServerSide(cluster(), manifests);
       return dataFolder;
     },
     volumes: () => folders,
