@@ -87,7 +87,8 @@ export async function run(line: CommandLine<typeof NODE_OPTIONS>): Promise<numbe
     return EXIT.ok;
   }
   const node = pickNode(settings, values.node, operation);
-  if (operation === 'move' && values['new-key'] && (values['from-kubernetes'] || values['to-kubernetes'])) {
+  const clusterMove = values['from-kubernetes'] || values['to-kubernetes'] || node.target === 'kubernetes';
+  if (operation === 'move' && values['new-key'] && clusterMove) {
     throw new UsageError(
       '--new-key: only a move from one machine to another makes a new key (not into or out of a cluster)',
     );
