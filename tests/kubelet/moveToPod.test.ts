@@ -120,7 +120,7 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
 
   beforeAll(async () => {
     if (itWithKubelet === it.skip) return;
-    old = await startReleaseHost('movepod', 58, [RELEASE], { packagesInstalled: true });
+    old = await startReleaseHost('movepod', 61, [RELEASE], { packagesInstalled: true });
     // The operator's kubectl: the cluster's, with its kubeconfig. The clients the move starts get this file's
     // environment (a test file's process.env is its own copy: child_process would give them the runner's).
     process.env.KUBECONFIG = cluster().kubeconfig;
@@ -283,7 +283,7 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
   itWithKubelet(
     'moves the pod onto another machine (pod to SSH) with its data and key, the pod gone before the machine first starts it',
     async () => {
-      next = await startTestHost('movepodb', 59, { base: await packagesInstalledDisk() });
+      next = await startTestHost('movepodb', 62, { base: await packagesInstalledDisk() });
       // The new machine reaches the first host's release server (through this machine) and trusts it; the operator's
       // key (the first host's) logs in to it.
       await root(next, `ip route replace ${old.host.gateway}/32 via ${next.gateway}`);
