@@ -5,24 +5,16 @@
  * there, says the rest); both are read as `pulumi up` reads them before anything changes.
  */
 import * as fs from 'fs';
-import * as path from 'path';
-import type { StackName } from '../../core/catalog/networks';
-import type { NodeSettings, StackSettings } from '../../core/settings/model';
-import { CommandLine, UsageError } from '../cli';
+import { UsageError } from '../cli';
 import { pulumiUp } from '../operations/move';
 import { moveNodeFromCluster } from '../operations/moveFromCluster';
 import { movedToClusterStackFile } from '../operations/moveStackFile';
-import { loadOperatorStack } from '../operatorStack';
-import type { NODE_OPTIONS } from './spec';
+import type { MoveCommandInput } from './moveCommand';
+import { stackAsIfMoved } from './stackAsIfMoved';
 
 /** Moves cluster node `node` (an SSH node in the stack file now) onto its machine, through `pulumi up`. */
-export async function moveFromClusterCommand(
-  stack: StackName,
-  settings: StackSettings,
-  node: NodeSettings,
-  values: CommandLine<typeof NODE_OPTIONS>['values'],
-  rpcUrl: string | undefined,
-): Promise<void> {
+export async function moveFromClusterCommand(move: MoveCommandInput): Promise<void> {
+  const { stack, settings, node, values, rpcUrl } = move;
   if (values['to-kubernetes']) throw new UsageError('move: give --from-kubernetes or --to-kubernetes, not both');
   if (node.target !== 'ssh') {
     throw new UsageError(
@@ -31,14 +23,7 @@ export async function moveFromClusterCommand(
   }
   const { configFile } = settings;
   const clusterText = movedToClusterStackFile(fs.readFileSync(configFile, 'utf8'), node.name);
-  const checked = path.join(path.dirname(configFile), `.${path.basename(configFile)}.move-check`);
-  fs.writeFileSync(checked, clusterText);
-  let from: NodeSettings | undefined;
-  try {
-    from = loadOperatorStack(stack, checked).settings.nodes.find((n) => n.name === node.name);
-  } finally {
-    fs.rmSync(checked, { force: true });
-  }
+  const from = stackAsIfMoved(stack, configFile, clusterText).nodes.find((n) => n.name === node.name);
   if (from?.target !== 'kubernetes') throw new UsageError(`move: node ${node.name} was not a cluster node`);
   await moveNodeFromCluster(
     {

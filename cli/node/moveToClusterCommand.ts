@@ -4,26 +4,20 @@
  * anything changes; a move cut after it rewrote the stack file goes on from the file it kept beside it.
  */
 import * as fs from 'fs';
-import * as path from 'path';
-import type { StackName } from '../../core/catalog/networks';
-import type { NodeSettings, StackSettings } from '../../core/settings/model';
-import { CommandLine, UsageError } from '../cli';
+import type { NodeSettings } from '../../core/settings/model';
+import { UsageError } from '../cli';
 import { movedToClusterStackFile } from '../operations/moveStackFile';
 import { moveNodeToCluster, pulumiUpInCluster } from '../operations/moveToCluster';
+import type { MoveCommandInput } from './moveCommand';
+import { stackAsIfMoved } from './stackAsIfMoved';
 import { loadOperatorStack } from '../operatorStack';
-import type { NODE_OPTIONS } from './spec';
 
 /** The flags of a move between machines, which a move into the cluster does not take. */
 const MACHINE_FLAGS = ['to-host', 'to-host-key', 'to-user', 'to-ssh-port', 'to-node-ip'] as const;
 
 /** Moves `node` into the stack's cluster (or finishes a move cut part-way), through `pulumi up`. */
-export async function moveToClusterCommand(
-  stack: StackName,
-  settings: StackSettings,
-  node: NodeSettings,
-  values: CommandLine<typeof NODE_OPTIONS>['values'],
-  rpcUrl: string | undefined,
-): Promise<void> {
+export async function moveToClusterCommand(move: MoveCommandInput): Promise<void> {
+  const { stack, settings, node, values, rpcUrl } = move;
   const given = MACHINE_FLAGS.filter((flag) => values[flag] !== undefined);
   if (given.length > 0) throw new UsageError(`move: --to-kubernetes takes no --${given.join(', --')}`);
   const { configFile } = settings;
@@ -45,17 +39,8 @@ export async function moveToClusterCommand(
     movedText = movedToClusterStackFile(fs.readFileSync(configFile, 'utf8'), node.name);
   }
   // The stack file with the node moved, read as pulumi up will read it (its values file beside it): every check first.
-  const checked = path.join(path.dirname(configFile), `.${path.basename(configFile)}.move-check`);
-  fs.writeFileSync(checked, movedText);
-  let to: NodeSettings | undefined;
-  let kubeContext: string | undefined;
-  try {
-    const loaded = loadOperatorStack(stack, checked).settings;
-    to = loaded.nodes.find((n) => n.name === node.name);
-    kubeContext = loaded.kubeContext;
-  } finally {
-    fs.rmSync(checked, { force: true });
-  }
+  const { nodes, kubeContext } = stackAsIfMoved(stack, configFile, movedText);
+  const to = nodes.find((n) => n.name === node.name);
   if (to?.target !== 'kubernetes') throw new UsageError(`move: node ${node.name} is not a cluster node once moved`);
   if (from.target !== 'ssh') throw new UsageError(`move: node ${node.name} is not an SSH node`);
   await moveNodeToCluster(

@@ -16,6 +16,7 @@ import {
 import { hexQuantity, syncState } from '../../core/operations/rpc';
 import { diskText } from '../../core/operations/disk';
 import { withoutControlSequences } from '../../core/operations/terminalText';
+import { stackAsIfMoved } from './stackAsIfMoved';
 import { loadOperatorStack } from '../operatorStack';
 import type { NodeSettings, StackSettings } from '../../core/settings/model';
 import { CommandLine, EXIT, UsageError } from '../cli';
@@ -39,7 +40,6 @@ import { moveFromClusterCommand } from './moveFromClusterCommand';
 import { moveToClusterCommand } from './moveToClusterCommand';
 import type { StackName } from '../../core/catalog/networks';
 import * as fs from 'fs';
-import * as path from 'path';
 
 /** The operations that, without --node, act on every node of the stack in turn. */
 const EVERY_NODE: readonly Operation[] = ['backup', 'backups'];
@@ -94,11 +94,11 @@ export async function run(line: CommandLine<typeof NODE_OPTIONS>): Promise<numbe
     );
   }
   if (operation === 'move' && values['from-kubernetes']) {
-    await moveFromClusterCommand(stack, settings, node, values, rpcUrls.get(node.name) ?? rpcUrls.get(''));
+    await moveFromClusterCommand({ stack, settings, node, values, rpcUrl: rpcUrls.get(node.name) ?? rpcUrls.get('') });
     return EXIT.ok;
   }
   if (operation === 'move' && (values['to-kubernetes'] || node.target === 'kubernetes')) {
-    await moveToClusterCommand(stack, settings, node, values, rpcUrls.get(node.name) ?? rpcUrls.get(''));
+    await moveToClusterCommand({ stack, settings, node, values, rpcUrl: rpcUrls.get(node.name) ?? rpcUrls.get('') });
     return EXIT.ok;
   }
   if (operation === 'move') {
@@ -187,14 +187,7 @@ async function moveCommand(
     node_ip: nodeIp,
   });
   // The stack file with the node moved, read as pulumi up will read it: every check of the settings before anything.
-  const checked = path.join(path.dirname(configFile), `.${path.basename(configFile)}.move-check`);
-  fs.writeFileSync(checked, movedText);
-  let to: NodeSettings | undefined;
-  try {
-    to = loadOperatorStack(stack, checked).settings.nodes.find((n) => n.name === node.name);
-  } finally {
-    fs.rmSync(checked, { force: true });
-  }
+  const to = stackAsIfMoved(stack, configFile, movedText).nodes.find((n) => n.name === node.name);
   if (to?.target !== 'ssh') throw new UsageError(`move: node ${node.name} is not an SSH node on the new machine`);
   await moveNode(
     {

@@ -10,28 +10,24 @@ import * as fs from 'fs';
 import { BACKUP_REASONS } from '../../core/catalog/backups';
 import { configKey, DEFAULT_SERVICE_USER } from '../../core/catalog/defaults';
 import { MACHINE_MOVE_FILES, MOVE_STEPS, MoveStep, MOVING_NODE_VARIABLE } from '../../core/catalog/move';
-import { addressOfPublicKey, parseEnode } from '../../core/identity/nodeKey';
-import { permissioningRequest, PermissioningRequest } from '../../core/permissioning';
 import { backupPaths } from '../../core/remote/backups';
 import { companionServiceName } from '../../core/remote/companionService';
 import { nodePaths } from '../../core/remote/paths';
 import { shellQuote, stepCommand, stepInput, stepScript } from '../../core/remote/shell';
 import { knownHostsLine, sshArguments } from '../../core/operations/clients';
 import { lastMeaningfulLine } from '../../core/operations/reach';
-import { durationText } from '../../core/operations/units';
-import { withoutControlSequences } from '../../core/operations/terminalText';
-import type { NodeSettings, SshNodeSettings, StackSecrets } from '../../core/settings/model';
+import type { SshNodeSettings, StackSecrets } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
+import { moveEnded, MoveResult, movePlanLines, pipeClients, say } from './moveShared';
+import { sayStep, waitForMovedNode, whatTheNodeSays, withCutLine } from './moveShared';
 import { nodeClient } from './nodeClient';
-import type { SshOptions } from './nodeClientTypes';
+import type { NodeClient, SshOptions } from './nodeClientTypes';
 import { runClient } from './process';
 import * as os from 'os';
 import * as path from 'path';
 
 /** The script of the move's steps on either machine. */
 const MOVE_SCRIPT = 'remote/move.sh';
-/** How long the new node may take to answer with its enode at the old head, after `pulumi up`. */
-const HEALTH_WAIT_SECONDS = 120;
 
 /** What a move is given. */
 export interface MoveRequest {
@@ -51,28 +47,6 @@ export interface MoveRequest {
 export interface MoveDeps {
   /** `newKey`: the node gets a new key there (`--new-key`). */
   bringUp: (stack: string, configFile: string, node: string, newKey?: boolean) => Promise<void>;
-}
-
-/** What a move did: when the old node stopped, the backup it carried, the enodes and the request, its time. */
-export interface MoveResult {
-  stoppedAt: string;
-  backupId: string;
-  headBefore: number | undefined;
-  oldEnode: string | undefined;
-  newEnode: string;
-  /** When the enode changed: the request that removes the old one and adds the new one. */
-  repermissioning?: RepermissioningRequest;
-  seconds: number;
-}
-
-/** The re-permissioning request of a moved node: the enode to remove, the one to add, and where to send them. */
-export interface RepermissioningRequest extends PermissioningRequest {
-  /** The enode the network permissioned before the move: to remove. */
-  removeEnode: string;
-}
-
-function say(line: string): void {
-  process.stdout.write(`${withoutControlSequences(line)}\n`);
 }
 
 /** The ssh of one machine of the move: a pinned host key, the operator's own login, a session per command. */
@@ -117,31 +91,36 @@ export function machine(node: SshNodeSettings, ssh: SshOptions) {
 }
 export type Machine = ReturnType<typeof machine>;
 
+/** How long the new node may take to answer with its enode at the old head, after `pulumi up`. */
+const HEALTH_WAIT_SECONDS = 120;
+
+/** Waits for the node on its new machine (`target`): see waitForMovedNode. Returns the enode recorded there. */
+export function waitForMovedMachine(
+  client: NodeClient,
+  headBefore: number | undefined,
+  to: SshNodeSettings,
+  target: Machine,
+): Promise<string> {
+  return waitForMovedNode(client, headBefore, {
+    seconds: HEALTH_WAIT_SECONDS,
+    what: 'service',
+    noRecord: `the new machine has no enode record for node ${to.name}`,
+    runs: `${to.serviceName} runs on ${target.where}`,
+  });
+}
+
+/** The last step of a move off a machine: the old machine's service removed, its data kept. */
+export async function removeOldService(old: Machine, from: SshNodeSettings): Promise<void> {
+  await old.step(
+    { ...moveParameters(from, 'remove'), BACKUP_UNIT: backupPaths(from).unit },
+    "removing the old machine's service",
+  );
+  say(`  removed ${from.serviceName} from ${old.where}; its data stays in ${nodePaths(from).dataDir}`);
+}
+
 /** Pipes one machine's command's output into another's, through this process's memory only (never its disk). */
 function pipeBetween(from: Machine, fromCommand: string, to: Machine, toCommand: string, what: string) {
-  return new Promise<void>((resolve, reject) => {
-    const source = spawn('ssh', [...from.args, fromCommand], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const sink = spawn('ssh', [...to.args, toCommand], { stdio: ['pipe', 'ignore', 'pipe'] });
-    let said = '';
-    source.stderr.on('data', (d: Buffer) => (said += d.toString()));
-    sink.stderr.on('data', (d: Buffer) => (said += d.toString()));
-    // A connection cut part-way ends one side first: the pipe's write then fails (EPIPE), which the exit codes below
-    // report; unhandled, it ended the whole command without the line saying how to go on.
-    source.stdout.on('error', () => source.kill());
-    sink.stdin.on('error', () => source.kill());
-    source.stdout.pipe(sink.stdin);
-    const codes: Array<number | null> = [];
-    const done = (code: number | null) => {
-      codes.push(code);
-      if (codes.length < 2) return;
-      if (codes.every((c) => c === 0)) resolve();
-      else reject(new ToolFailure(`${what} failed (exit ${codes.join(', ')}): ${lastMeaningfulLine(said)}`));
-    };
-    source.on('close', done);
-    sink.on('close', done);
-    source.on('error', reject);
-    sink.on('error', reject);
-  });
+  return pipeClients(['ssh', [...from.args, fromCommand]], ['ssh', [...to.args, toCommand]], what);
 }
 
 /** The names of a node's units on a machine: its service and its companions'. */
@@ -199,26 +178,19 @@ export function newKeyRefusal(node: SshNodeSettings, secrets: Pick<StackSecrets,
 /** The lines of a move's plan, printed before it starts: a validator's says the two nodes never run at once. */
 export function movePlan(request: Pick<MoveRequest, 'from' | 'to' | 'stack' | 'newKey'>): string[] {
   const { from, to } = request;
-  const lines = [
-    `node ${from.name} (${from.typenode}) moves from ${from.user}@${from.host}:${from.sshPort} to ${to.user}@${to.host}:${to.sshPort}:`,
-    ...Object.values(MOVE_STEPS).map((step, i) => `  ${i + 1}. ${step}`),
-    `  the old node is stopped before the new one first starts: the two never run at once with the node's key`,
-  ];
-  if (from.typenode === 'validator') {
-    lines.push(
-      `  node ${from.name} is a validator: its key signs blocks, so it is never running in two places (two signers, one key)`,
-    );
-  }
-  if (request.newKey) {
-    lines.push(
-      `  a new key at the new place (--new-key): the old key is never carried there and stays with the stopped old node, kept from starting; the enode changes: the network must permission the new one (the request is printed at the end)`,
-    );
-  } else if (from.p2pHost !== to.p2pHost || from.p2pPort !== to.p2pPort) {
-    lines.push(
-      `  the enode's address changes (${from.p2pHost}:${from.p2pPort} -> ${to.p2pHost}:${to.p2pPort}): the network must permission the new enode (the request is printed at the end)`,
-    );
-  }
-  return lines;
+  return movePlanLines(
+    {
+      from,
+      to,
+      fromPlace: `${from.user}@${from.host}:${from.sshPort}`,
+      toPlace: `${to.user}@${to.host}:${to.sshPort}`,
+    },
+    Object.values(MOVE_STEPS),
+    'the old node is stopped before the new one first starts',
+    request.newKey
+      ? 'a new key at the new place (--new-key): the old key is never carried there and stays with the stopped old node, kept from starting; the enode changes: the network must permission the new one (the request is printed at the end)'
+      : undefined,
+  );
 }
 
 /** The line a move cut at `step` ends with: which place is runnable and how to go on. */
@@ -264,17 +236,13 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
       configFile: request.configFile,
       ssh: request.ssh,
     });
-    const oldEnode = await oldClient.recordedEnode().catch(() => undefined);
-    const headBefore = await oldClient
-      .rpc('eth_blockNumber')
-      .then((hex) => Number.parseInt(String(hex), 16))
-      .catch(() => undefined);
+    const { oldEnode, headBefore } = await whatTheNodeSays(oldClient);
     movePlan(request).forEach(say);
     let stoppedAt = '';
     let backupId = '';
     if (resumed) say(`  ${to.serviceName} already runs on ${target.where}, the old node moved out: finishing the move`);
     else {
-      say(`1/6 ${MOVE_STEPS.stopOld}`);
+      sayStep(MOVE_STEPS, 'stopOld');
       const left = await old.step(
         { ...moveParameters(from, 'leave'), DESTINATION: target.where },
         'stopping the old node',
@@ -283,7 +251,7 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
       say(`  ${from.serviceName} stopped on ${old.where} at ${stoppedAt}`);
 
       step = 'lastBackup';
-      say(`2/6 ${MOVE_STEPS.lastBackup}`);
+      sayStep(MOVE_STEPS, 'lastBackup');
       await oldClient.backups.take(BACKUP_REASONS.move, () => undefined);
       const backup = (await oldClient.backups.list()).filter((b) => b.reason === BACKUP_REASONS.move).pop();
       if (!backup) throw new ToolFailure(`the last backup of node ${from.name} is not in its repository's list`);
@@ -291,7 +259,7 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
       say(`  backup ${backup.id} (Besu ${backup.release}) in ${from.backups.repository}`);
 
       step = 'carry';
-      say(`3/6 ${MOVE_STEPS.carry}`);
+      sayStep(MOVE_STEPS, 'carry');
       const repository = from.backups.repository;
       if (repository.startsWith('/') && (repository !== to.backups.repository || from.host !== to.host)) {
         const parent = path.posix.dirname(to.backups.repository);
@@ -338,7 +306,7 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
       );
 
       step = 'bringUp';
-      say(`4/6 ${MOVE_STEPS.bringUp}`);
+      sayStep(MOVE_STEPS, 'bringUp');
       const before = fs.readFileSync(request.configFile, 'utf8');
       if (before !== request.movedText) {
         fs.writeFileSync(`${request.configFile}.before-move`, before);
@@ -349,76 +317,21 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
     }
 
     step = 'health';
-    say(`5/6 ${MOVE_STEPS.health}`);
+    sayStep(MOVE_STEPS, 'health');
     const newClient = nodeClient(to, { stack, configFile: request.configFile, ssh: request.ssh });
-    const expected = await newClient.recordedEnode();
-    if (!expected) throw new ToolFailure(`the new machine has no enode record for node ${to.name}`);
-    const deadline = Date.now() + HEALTH_WAIT_SECONDS * 1000;
-    let head: number | undefined;
-    let answered: string | undefined;
-    for (;;) {
-      answered = await newClient
-        .rpc('net_enode')
-        .then(String)
-        .catch(() => undefined);
-      head = await newClient
-        .rpc('eth_blockNumber')
-        .then((hex) => Number.parseInt(String(hex), 16))
-        .catch(() => undefined);
-      const state = await newClient.serviceState();
-      if (state.running && answered === expected && head !== undefined && head >= (headBefore ?? 0)) break;
-      if (Date.now() > deadline) {
-        throw new ToolFailure(
-          `the new node did not come up healthy within ${HEALTH_WAIT_SECONDS} s (service ${state.detail}, enode ${answered ?? 'none'}, head ${head ?? 'unknown'} of ${headBefore ?? 'unknown'})`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-    say(
-      `  ${to.serviceName} runs on ${target.where} as ${answered} at block ${head} (${headBefore ?? 'unknown'} before the move)`,
-    );
+    const expected = await waitForMovedMachine(newClient, headBefore, to, target);
 
     step = 'removeOld';
-    say(`6/6 ${MOVE_STEPS.removeOld}`);
-    await old.step(
-      { ...moveParameters(from, 'remove'), BACKUP_UNIT: backupPaths(from).unit },
-      "removing the old machine's service",
-    );
-    say(`  removed ${from.serviceName} from ${old.where}; its data stays in ${nodePaths(from).dataDir}`);
+    sayStep(MOVE_STEPS, 'removeOld');
+    await removeOldService(old, from);
 
-    const seconds = (Date.now() - started) / 1000;
-    const result: MoveResult = { stoppedAt, backupId, headBefore, oldEnode, newEnode: expected, seconds };
-    if (oldEnode && oldEnode !== expected) result.repermissioning = repermissioningRequest(to, oldEnode, expected);
-    say(`node ${to.name} moved in ${durationText(seconds)}`);
-    if (result.repermissioning) {
-      say('its enode changed: send this re-permissioning request (remove the old enode, add the new one):');
-      say(JSON.stringify(result.repermissioning, null, 2));
-    }
-    return result;
+    return moveEnded(to, { stoppedAt, backupId, headBefore, oldEnode, newEnode: expected, started });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new ToolFailure(`${message}\n${moveCutLine(stack, from.name, step)}`);
+    throw withCutLine(error, moveCutLine(stack, from.name, step));
   } finally {
     old.dispose();
     target.dispose();
   }
-}
-
-/** The request of a moved node whose enode changed: as `npm run init` writes a new node's, and the enode to remove. */
-export function repermissioningRequest(node: NodeSettings, oldEnode: string, newEnode: string): RepermissioningRequest {
-  const nodeId = parseEnode(newEnode)?.nodeId;
-  if (!nodeId) throw new ToolFailure(`not an enode: ${newEnode}`);
-  return {
-    removeEnode: oldEnode,
-    ...permissioningRequest({
-      network: node.network,
-      nodeType: node.typenode,
-      nodeName: node.nodeName,
-      email: node.nodeEmail,
-      enode: newEnode,
-      address: addressOfPublicKey(`0x${nodeId}`),
-    }),
-  };
 }
 
 /**

@@ -23,20 +23,18 @@ import { backupJobManifest, backupNames } from '../../core/kubernetes/backups';
 import { moveReadCommand, moveReadPodManifest, moveReadPodName } from '../../core/kubernetes/moveFill';
 import { nodePlace } from '../../core/node/place';
 import { POD_READY_TIMEOUT, POD_WAIT_CLIENT_MS } from '../../core/operations/clients';
-import { withoutControlSequences } from '../../core/operations/terminalText';
-import { durationText } from '../../core/operations/units';
 import { nodePaths } from '../../core/remote/paths';
 import { shellQuote } from '../../core/remote/shell';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
-import { machine, Machine, MoveResult, moveParameters, repermissioningRequest } from './move';
-import { Cluster, clusterOf, pipeClients } from './moveToCluster';
+import { machine, Machine, moveParameters, waitForMovedMachine } from './move';
+import { moveEnded, MoveResult, movePlanLines, pipeClients, say } from './moveShared';
+import { sayStep, whatTheNodeSays, withCutLine } from './moveShared';
+import { Cluster, clusterOf } from './moveToCluster';
 import { nodeClient } from './nodeClient';
 import type { SshOptions } from './nodeClientTypes';
 import { runClient } from './process';
 
-/** How long the new node may take to answer with its enode at the old head, after `pulumi up`. */
-const HEALTH_WAIT_SECONDS = 120;
 /** How long the last backup's Job may run. */
 const BACKUP_JOB_MS = 24 * 3600 * 1000;
 /** How long the read pod may take to start. */
@@ -62,29 +60,14 @@ export interface MachineMoveDeps {
   bringUp: (stack: string, configFile: string, node: string) => Promise<void>;
 }
 
-function say(line: string): void {
-  process.stdout.write(`${withoutControlSequences(line)}\n`);
-}
-
 /** The lines of the plan of a move out of the cluster, printed before it starts. */
 export function machineMovePlan(request: Pick<MachineMoveRequest, 'from' | 'to' | 'kubeContext'>): string[] {
   const { from, to } = request;
-  const lines = [
-    `node ${from.name} (${from.typenode}) moves from ${nodePlace(from, request.kubeContext)} to ${nodePlace(to)}:`,
-    ...Object.values(MACHINE_FROM_CLUSTER_STEPS).map((step, i) => `  ${i + 1}. ${step}`),
-    `  the pod is gone before the new node first starts: the two never run at once with the node's key`,
-  ];
-  if (from.typenode === 'validator') {
-    lines.push(
-      `  node ${from.name} is a validator: its key signs blocks, so it is never running in two places (two signers, one key)`,
-    );
-  }
-  if (from.p2pHost !== to.p2pHost || from.p2pPort !== to.p2pPort) {
-    lines.push(
-      `  the enode's address changes (${from.p2pHost}:${from.p2pPort} -> ${to.p2pHost}:${to.p2pPort}): the network must permission the new enode (the request is printed at the end)`,
-    );
-  }
-  return lines;
+  return movePlanLines(
+    { from, to, fromPlace: nodePlace(from, request.kubeContext), toPlace: nodePlace(to) },
+    Object.values(MACHINE_FROM_CLUSTER_STEPS),
+    'the pod is gone before the new node first starts',
+  );
 }
 
 /** The line a move out of the cluster cut at `step` ends with: which place is runnable and how to go on. */
@@ -258,16 +241,11 @@ export async function moveNodeFromCluster(request: MachineMoveRequest, deps: Mac
       ssh: request.ssh,
       rpcUrl: request.rpcUrl,
     });
-    const oldEnode = await oldClient.recordedEnode().catch(() => undefined);
-    const headBefore = await oldClient
-      .rpc('eth_blockNumber')
-      .then((hex) => Number.parseInt(String(hex), 16))
-      .catch(() => undefined);
+    const { oldEnode, headBefore } = await whatTheNodeSays(oldClient);
     machineMovePlan(request).forEach(say);
-    const total = Object.keys(MACHINE_FROM_CLUSTER_STEPS).length;
     const announce = (s: MachineFromClusterStep) => {
       step = s;
-      say(`${Object.keys(MACHINE_FROM_CLUSTER_STEPS).indexOf(s) + 1}/${total} ${MACHINE_FROM_CLUSTER_STEPS[s]}`);
+      sayStep(MACHINE_FROM_CLUSTER_STEPS, s);
     };
     let stoppedAt = '';
     let backupId = '';
@@ -340,32 +318,7 @@ export async function moveNodeFromCluster(request: MachineMoveRequest, deps: Mac
 
     announce('health');
     const newClient = nodeClient(to, { stack, configFile: request.configFile, ssh: request.ssh });
-    const expected = await newClient.recordedEnode();
-    if (!expected) throw new ToolFailure(`the new machine has no enode record for node ${to.name}`);
-    const deadline = Date.now() + HEALTH_WAIT_SECONDS * 1000;
-    let head: number | undefined;
-    let answered: string | undefined;
-    for (;;) {
-      answered = await newClient
-        .rpc('net_enode')
-        .then(String)
-        .catch(() => undefined);
-      head = await newClient
-        .rpc('eth_blockNumber')
-        .then((hex) => Number.parseInt(String(hex), 16))
-        .catch(() => undefined);
-      const state = await newClient.serviceState();
-      if (state.running && answered === expected && head !== undefined && head >= (headBefore ?? 0)) break;
-      if (Date.now() > deadline) {
-        throw new ToolFailure(
-          `the new node did not come up healthy within ${HEALTH_WAIT_SECONDS} s (service ${state.detail}, enode ${answered ?? 'none'}, head ${head ?? 'unknown'} of ${headBefore ?? 'unknown'})`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-    say(
-      `  ${to.serviceName} runs on ${target.where} as ${answered} at block ${head} (${headBefore ?? 'unknown'} before the move)`,
-    );
+    const expected = await waitForMovedMachine(newClient, headBefore, to, target);
 
     announce('removeOld');
     // pulumi up removed the node's cluster objects (but its volumes and key Secret); what a run elsewhere left goes.
@@ -377,18 +330,13 @@ export async function moveNodeFromCluster(request: MachineMoveRequest, deps: Mac
       `  the StatefulSet ${names.statefulSet} is gone; its volumes ${names.dataVolume} and ${backupNames(from.name).volume} stay in namespace ${from.namespace}`,
     );
 
-    const seconds = (Date.now() - started) / 1000;
-    const result: MoveResult = { stoppedAt, backupId, headBefore, oldEnode, newEnode: expected, seconds };
-    if (oldEnode && oldEnode !== expected) result.repermissioning = repermissioningRequest(to, oldEnode, expected);
-    say(`node ${to.name} moved in ${durationText(seconds)}; its data on the machine: ${nodePaths(to).dataDir}`);
-    if (result.repermissioning) {
-      say('its enode changed: send this re-permissioning request (remove the old enode, add the new one):');
-      say(JSON.stringify(result.repermissioning, null, 2));
-    }
-    return result;
+    return moveEnded(
+      to,
+      { stoppedAt, backupId, headBefore, oldEnode, newEnode: expected, started },
+      `; its data on the machine: ${nodePaths(to).dataDir}`,
+    );
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new ToolFailure(`${message}\n${machineMoveCutLine(stack, from.name, step)}`);
+    throw withCutLine(error, machineMoveCutLine(stack, from.name, step));
   } finally {
     target.dispose();
   }

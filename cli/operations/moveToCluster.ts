@@ -24,14 +24,14 @@ import { moveFillCommand, moveFillPodManifest, moveFillPodName } from '../../cor
 import { nodePlace } from '../../core/node/place';
 import { POD_READY_TIMEOUT, POD_WAIT_CLIENT_MS } from '../../core/operations/clients';
 import { lastMeaningfulLine } from '../../core/operations/reach';
-import { withoutControlSequences } from '../../core/operations/terminalText';
-import { durationText } from '../../core/operations/units';
 import { backupPaths } from '../../core/remote/backups';
 import { nodePaths } from '../../core/remote/paths';
 import { shellQuote } from '../../core/remote/shell';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
-import { machine, Machine, MoveResult, moveParameters, repermissioningRequest } from './move';
+import { machine, Machine, moveParameters, removeOldService } from './move';
+import { moveEnded, MoveResult, movePlanLines, pipeClients, say } from './moveShared';
+import { sayStep, waitForMovedNode, whatTheNodeSays, withCutLine } from './moveShared';
 import { nodeClient } from './nodeClient';
 import type { SshOptions } from './nodeClientTypes';
 import { runClient } from './process';
@@ -62,29 +62,14 @@ export interface ClusterMoveDeps {
   bringUp: (stack: string, configFile: string, node: string, held: boolean) => Promise<void>;
 }
 
-function say(line: string): void {
-  process.stdout.write(`${withoutControlSequences(line)}\n`);
-}
-
 /** The lines of the plan of a move into the cluster, printed before it starts. */
 export function clusterMovePlan(request: Pick<ClusterMoveRequest, 'from' | 'to' | 'kubeContext'>): string[] {
   const { from, to } = request;
-  const lines = [
-    `node ${from.name} (${from.typenode}) moves from ${nodePlace(from)} to ${nodePlace(to, request.kubeContext)}:`,
-    ...Object.values(CLUSTER_MOVE_STEPS).map((step, i) => `  ${i + 1}. ${step}`),
-    `  the old node is stopped before the pod first starts: the two never run at once with the node's key`,
-  ];
-  if (from.typenode === 'validator') {
-    lines.push(
-      `  node ${from.name} is a validator: its key signs blocks, so it is never running in two places (two signers, one key)`,
-    );
-  }
-  if (from.p2pHost !== to.p2pHost || from.p2pPort !== to.p2pPort) {
-    lines.push(
-      `  the enode's address changes (${from.p2pHost}:${from.p2pPort} -> ${to.p2pHost}:${to.p2pPort}): the network must permission the new enode (the request is printed at the end)`,
-    );
-  }
-  return lines;
+  return movePlanLines(
+    { from, to, fromPlace: nodePlace(from), toPlace: nodePlace(to, request.kubeContext) },
+    Object.values(CLUSTER_MOVE_STEPS),
+    'the old node is stopped before the pod first starts',
+  );
 }
 
 /** The line a move into the cluster cut at `step` ends with: which place is runnable and how to go on. */
@@ -135,32 +120,6 @@ export function clusterOf(to: KubernetesNodeSettings, kubeContext: string | unde
   };
 }
 export type Cluster = ReturnType<typeof clusterOf>;
-
-/** A client and its arguments. */
-type ClientCommand = [client: string, args: string[]];
-
-/** Pipes one client's output into another's input (ssh, kubectl), through this process's memory only (never its disk). */
-export function pipeClients(source: ClientCommand, sink: ClientCommand, what: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const from = spawn(source[0], source[1], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const to = spawn(sink[0], sink[1], { stdio: ['pipe', 'ignore', 'pipe'] });
-    let said = '';
-    from.stderr.on('data', (d: Buffer) => (said += d.toString()));
-    to.stderr.on('data', (d: Buffer) => (said += d.toString()));
-    from.stdout.pipe(to.stdin);
-    const codes: Array<number | null> = [];
-    const done = (code: number | null) => {
-      codes.push(code);
-      if (codes.length < 2) return;
-      if (codes.every((c) => c === 0)) resolve();
-      else reject(new ToolFailure(`${what} failed (exit ${codes.join(', ')}): ${lastMeaningfulLine(said)}`));
-    };
-    from.on('close', done);
-    to.on('close', done);
-    from.on('error', reject);
-    to.on('error', reject);
-  });
-}
 
 /** Pipes an ssh command's output into a kubectl command's input. */
 function pipeInto(from: Machine, command: string, kubectlArgs: string[], what: string): Promise<void> {
@@ -260,18 +219,13 @@ export async function moveNodeToCluster(request: ClusterMoveRequest, deps: Clust
     }
     const resumed = phase === 'Running' && movedOut;
     const oldClient = nodeClient(from, { stack, configFile: request.configFile, ssh: request.ssh });
-    const oldEnode = await oldClient.recordedEnode().catch(() => undefined);
-    const headBefore = await oldClient
-      .rpc('eth_blockNumber')
-      .then((hex) => Number.parseInt(String(hex), 16))
-      .catch(() => undefined);
+    const { oldEnode, headBefore } = await whatTheNodeSays(oldClient);
     clusterMovePlan(request).forEach(say);
     let stoppedAt = '';
     let backupId = '';
-    const total = Object.keys(CLUSTER_MOVE_STEPS).length;
     const announce = (s: ClusterMoveStep) => {
       step = s;
-      say(`${Object.keys(CLUSTER_MOVE_STEPS).indexOf(s) + 1}/${total} ${CLUSTER_MOVE_STEPS[s]}`);
+      sayStep(CLUSTER_MOVE_STEPS, s);
     };
     if (resumed) say(`  the pod of node ${to.name} runs, the old node moved out: finishing the move`);
     else {
@@ -335,50 +289,19 @@ export async function moveNodeToCluster(request: ClusterMoveRequest, deps: Clust
       ssh: request.ssh,
       rpcUrl: request.rpcUrl,
     });
-    const expected = await newClient.recordedEnode();
-    if (!expected) throw new ToolFailure(`the cluster has no enode record for node ${to.name} (its Service)`);
-    const deadline = Date.now() + HEALTH_WAIT_SECONDS * 1000;
-    let head: number | undefined;
-    let answered: string | undefined;
-    for (;;) {
-      answered = await newClient
-        .rpc('net_enode')
-        .then(String)
-        .catch(() => undefined);
-      head = await newClient
-        .rpc('eth_blockNumber')
-        .then((hex) => Number.parseInt(String(hex), 16))
-        .catch(() => undefined);
-      const state = await newClient.serviceState();
-      if (state.running && answered === expected && head !== undefined && head >= (headBefore ?? 0)) break;
-      if (Date.now() > deadline) {
-        throw new ToolFailure(
-          `the new node did not come up healthy within ${HEALTH_WAIT_SECONDS} s (pod ${state.detail}, enode ${answered ?? 'none'}, head ${head ?? 'unknown'} of ${headBefore ?? 'unknown'})`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-    say(`  the pod runs as ${answered} at block ${head} (${headBefore ?? 'unknown'} before the move)`);
+    const expected = await waitForMovedNode(newClient, headBefore, {
+      seconds: HEALTH_WAIT_SECONDS,
+      what: 'pod',
+      noRecord: `the cluster has no enode record for node ${to.name} (its Service)`,
+      runs: 'the pod runs',
+    });
 
     announce('removeOld');
-    await old.step(
-      { ...moveParameters(from, 'remove'), BACKUP_UNIT: backupPaths(from).unit },
-      "removing the old machine's service",
-    );
-    say(`  removed ${from.serviceName} from ${old.where}; its data stays in ${nodePaths(from).dataDir}`);
+    await removeOldService(old, from);
 
-    const seconds = (Date.now() - started) / 1000;
-    const result: MoveResult = { stoppedAt, backupId, headBefore, oldEnode, newEnode: expected, seconds };
-    if (oldEnode && oldEnode !== expected) result.repermissioning = repermissioningRequest(to, oldEnode, expected);
-    say(`node ${to.name} moved in ${durationText(seconds)}`);
-    if (result.repermissioning) {
-      say('its enode changed: send this re-permissioning request (remove the old enode, add the new one):');
-      say(JSON.stringify(result.repermissioning, null, 2));
-    }
-    return result;
+    return moveEnded(to, { stoppedAt, backupId, headBefore, oldEnode, newEnode: expected, started });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new ToolFailure(`${message}\n${clusterMoveCutLine(stack, from.name, step)}`);
+    throw withCutLine(error, clusterMoveCutLine(stack, from.name, step));
   } finally {
     old.dispose();
   }

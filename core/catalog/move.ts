@@ -21,14 +21,23 @@ export const MACHINE_MOVE_FILES = {
   dropIn: 'lacchain-moved-out.conf',
 } as const;
 
+/** The words of the steps the moves share (machine to machine, into a cluster, out of one). */
+const SHARED_STEPS = {
+  stopOldMachine: 'stop the old node (its units kept from starting again)',
+  lastBackup: 'take its last backup',
+  bringUpOnMachine: 'bring the node up on the new machine, its data restored before its first start',
+  health: "wait for the new node's health",
+  removeOldMachine: "remove the old machine's service (its data kept)",
+} as const;
+
 /** The steps of a move, in order: what the tool prints and what a cut one says it reached. */
 export const MOVE_STEPS = {
-  stopOld: 'stop the old node (its units kept from starting again)',
-  lastBackup: 'take its last backup',
+  stopOld: SHARED_STEPS.stopOldMachine,
+  lastBackup: SHARED_STEPS.lastBackup,
   carry: 'carry the backup (and a machine key) to the new machine',
-  bringUp: 'bring the node up on the new machine, its data restored before its first start',
-  health: "wait for the new node's health",
-  removeOld: "remove the old machine's service (its data kept)",
+  bringUp: SHARED_STEPS.bringUpOnMachine,
+  health: SHARED_STEPS.health,
+  removeOld: SHARED_STEPS.removeOldMachine,
 } as const;
 export type MoveStep = keyof typeof MOVE_STEPS;
 
@@ -47,13 +56,13 @@ export const MOVE_HOLD_VARIABLE = 'LACCHAIN_MOVE_HOLD_NODE';
 
 /** The steps of a move between a machine and a cluster, in order (`npm run node -- move --to-kubernetes`). */
 export const CLUSTER_MOVE_STEPS = {
-  stopOld: 'stop the old node (its units kept from starting again)',
-  lastBackup: 'take its last backup',
+  stopOld: SHARED_STEPS.stopOldMachine,
+  lastBackup: SHARED_STEPS.lastBackup,
   prepare: "make the node's objects in the cluster, its StatefulSet with no pod",
   carry: 'fill the new data volume from the backup (and the key Secret, key custody machine)',
   bringUp: "start the node's pod on that data",
-  health: "wait for the new node's health",
-  removeOld: "remove the old machine's service (its data kept)",
+  health: SHARED_STEPS.health,
+  removeOld: SHARED_STEPS.removeOldMachine,
 } as const;
 export type ClusterMoveStep = keyof typeof CLUSTER_MOVE_STEPS;
 
@@ -65,8 +74,8 @@ export const MACHINE_FROM_CLUSTER_STEPS = {
   stopOld: "stop the node's pod (its StatefulSet at no pod, its backup schedule suspended)",
   lastBackup: 'take its last backup (restic, into its backups volume)',
   carry: 'carry the backup repository (and a Secret key) to the new machine',
-  bringUp: 'bring the node up on the new machine, its data restored before its first start',
-  health: "wait for the new node's health",
+  bringUp: SHARED_STEPS.bringUpOnMachine,
+  health: SHARED_STEPS.health,
   removeOld: "remove the cluster's StatefulSet (its volumes and key Secret kept)",
 } as const;
 export type MachineFromClusterStep = keyof typeof MACHINE_FROM_CLUSTER_STEPS;

@@ -10,23 +10,21 @@
  * process (testing/cuts/connectionCut.ts); `pulumi up` is replayed on the new host as the engine runs it, reading the
  * machine's key back (testing/replay.ts). Light: one release, no companions (Besu stand-in, a test fixture).
  */
+import { movedTo, moveWriterStack } from '../../testing/moveStack';
+import { asRoot, hostRpc, unitTimes as unitsOf } from '../../testing/hostNode';
 import { execFile, execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { DEFAULT_NODE_HOME, DEFAULT_NODE_SERVICE } from '../../core/catalog/defaults';
 import { MACHINE_MOVE_FILES, MOVE_STEPS, MoveStep } from '../../core/catalog/move';
-import { MIN_START_TIMEOUT_SECONDS } from '../../core/catalog/remote';
 import { parseEnode } from '../../core/identity/nodeKey';
-import type { SshNodeSettings } from '../../core/settings/model';
-import { moveCutLine, moveNode, MoveResult } from '../../cli/operations/move';
+import { moveCutLine, moveNode } from '../../cli/operations/move';
+import type { MoveResult } from '../../cli/operations/moveShared';
 import { ToolFailure } from '../../cli/cli';
-import { movedStackFile } from '../../cli/operations/moveStackFile';
-import { loadOperatorStack } from '../../cli/operatorStack';
 import { CuttableNetwork } from '../../testing/cuts/connectionCut';
 import { cutStep, killSessionsOf, untilHolds } from '../../testing/cuts/cut';
 import { MoveCut, moveCuts } from '../../testing/cuts/moveCuts';
-import { COMPANIONS_OFF } from '../../testing/fixtures';
 import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
 import { startTestHost, TestHost } from '../../testing/host/testHost';
 import { hostSuite, progress } from '../../testing/hostSuite';
@@ -34,7 +32,6 @@ import { operatorStackFile } from '../../testing/nodeTool';
 import { declareProgram, recordRun } from '../../testing/program';
 import { startReleaseHost, stopReleaseHost, ReleaseHost } from '../../testing/releaseHost';
 import { remoteCommands, runRemoteStep, runRemoteSteps, upReadingBack, upToNodeKey } from '../../testing/replay';
-import { sshWriterStack } from '../../testing/sshStacks';
 
 const suite = hostSuite('a move cut at each of its steps');
 jest.setTimeout(10 * 60 * 1000);
@@ -66,46 +63,18 @@ suite('npm run node -- move, cut at each step, then run again (SSH to SSH)', () 
 
   /** The stack of one writer on `host` (key custody machine, a backup password of its own). */
   const stackOn = (host: TestHost): Record<string, unknown> => {
-    const config = sshWriterStack(host, {
-      version: RELEASE,
-      releaseBaseUrl: first.files.url,
-      releaseDir: first.work,
-      nodeName: 'e2e-move-cuts',
-      dnsName: 'move-cuts.e2e.test',
-      sshLogin: 'agent',
-    });
+    const config = moveWriterStack(host, first, RELEASE, { nodeName: 'e2e-move-cuts', dnsName: 'move-cuts.e2e.test' });
     const [node] = config['lacchain:nodes'] as Record<string, unknown>[];
     node.keyCustody = 'machine';
-    Object.assign(node.inventory as Record<string, unknown>, { start_timeout_seconds: MIN_START_TIMEOUT_SECONDS });
-    config['lacchain:companions'] = COMPANIONS_OFF;
     config['lacchain:backupPassword'] = 'e2e-move-cuts-backup-password';
     return config;
   };
-  const root = async (host: TestHost, script: string) => {
-    const result = await host.ssh('bash -s', { input: `set -euo pipefail\n${script}`, timeoutMs: 120_000 });
-    if (result.code !== 0) throw new Error(`${host.name}: exit ${result.code}:\n${result.stdout}\n${result.stderr}`);
-    return result.stdout.trim();
-  };
-  const rpc = async (host: TestHost, method: string) =>
-    JSON.parse(
-      await root(
-        host,
-        `curl -s -H 'Host: localhost' -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","method":"${method}","params":[],"id":1}' http://127.0.0.1:4545/`,
-      ),
-    ).result as string;
+  const root = asRoot;
+  const rpc = hostRpc;
   const active = async (host: TestHost) =>
     (await host.ssh(`systemctl is-active ${SERVICE}`)).stdout.trim() === 'active';
   /** Each Started and Stopped line of the node's unit in a host's journal since the suite began (epoch seconds). */
-  const unitTimes = async (host: TestHost) => {
-    const lines = await root(
-      host,
-      `journalctl -u ${SERVICE} -o short-unix --no-pager --since @${Math.floor(startedAt)} | grep -E ' (Started|Stopped) ' || true`,
-    );
-    return lines
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => ({ host: host.name, at: Number(line.split(' ')[0]), started: / Started /.test(line) }));
-  };
+  const unitTimes = (host: TestHost) => unitsOf(host, SERVICE, startedAt);
   /** The moments, from both journals, when the node ran on both hosts at once (none expected). */
   const bothRunning = async () => {
     const events = [...(await unitTimes(here)), ...(await unitTimes(there))].sort(
@@ -167,15 +136,7 @@ suite('npm run node -- move, cut at each step, then run again (SSH to SSH)', () 
   };
   /** The move of the node from `here` to `there`, as `npm run node -- move` asks it, through the cuttable network. */
   const request = (newKey = false) => {
-    const movedText = movedStackFile(fs.readFileSync(configFile, 'utf8'), NODE, {
-      host: there.ip,
-      host_key: there.hostPublicKey,
-      node_ip: there.ip,
-    });
-    const check = path.join(dir, 'moved.yaml');
-    fs.writeFileSync(check, movedText);
-    const from = loadOperatorStack(STACK, configFile).settings.nodes[0] as SshNodeSettings;
-    const to = loadOperatorStack(STACK, check).settings.nodes[0] as SshNodeSettings;
+    const { movedText, from, to } = movedTo(STACK, configFile, NODE, there, path.join(dir, 'moved.yaml'));
     const ssh = { keyFile: first.host.privateKeyFile, options: network.sshOptions };
     return { stack: STACK, from, to, configFile, movedText, ssh, newKey };
   };

@@ -7,21 +7,22 @@
  * journal: the intervals never overlap), and removed at the end with its data kept; the next `pulumi up` of the
  * stack file the move wrote changes nothing. Light: one release, no companions (Besu stand-in, a test fixture).
  */
+import { movedTo, moveWriterStack } from '../../testing/moveStack';
+import { asRoot, hostRpc, unitTimes as unitsOf } from '../../testing/hostNode';
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { DEFAULT_NODE_HOME } from '../../core/catalog/defaults';
-import { MIN_START_TIMEOUT_SECONDS } from '../../core/catalog/remote';
 import { parseEnode } from '../../core/identity/nodeKey';
 import type { SshNodeSettings } from '../../core/settings/model';
-import { moveNode, MoveResult } from '../../cli/operations/move';
+import { moveNode } from '../../cli/operations/move';
+import type { MoveResult } from '../../cli/operations/moveShared';
 import { ToolFailure } from '../../cli/cli';
 import { nodeClient } from '../../cli/operations/nodeClient';
 import { movedStackFile } from '../../cli/operations/moveStackFile';
 import { loadOperatorStack } from '../../cli/operatorStack';
-import { COMPANIONS_OFF } from '../../testing/fixtures';
 import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
 import { startTestHost, TestHost } from '../../testing/host/testHost';
 import { hostSuite, progress } from '../../testing/hostSuite';
@@ -30,7 +31,6 @@ import { declareProgram } from '../../testing/program';
 import { recordProgram } from '../../testing/pulumi';
 import { startReleaseHost, stopReleaseHost, ReleaseHost } from '../../testing/releaseHost';
 import { changedCommands, remoteCommands, RemoteStep, runRemoteSteps } from '../../testing/replay';
-import { sshWriterStack } from '../../testing/sshStacks';
 
 const suite = hostSuite('moving a node between real hosts');
 jest.setTimeout(12 * 60 * 1000);
@@ -48,39 +48,12 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
 
   /** The stack of one writer on `host`, its releases served from the old host's server; pulumi up logs in by agent. */
   const stackOn = (host: TestHost): Record<string, unknown> => {
-    const config = sshWriterStack(host, {
-      version: RELEASE,
-      releaseBaseUrl: old.files.url,
-      releaseDir: old.work,
-      nodeName: 'e2e-move',
-      dnsName: 'move.e2e.test',
-      sshLogin: 'agent',
-    });
-    const [node] = config['lacchain:nodes'] as Record<string, unknown>[];
-    Object.assign(node.inventory as Record<string, unknown>, { start_timeout_seconds: MIN_START_TIMEOUT_SECONDS });
-    config['lacchain:companions'] = COMPANIONS_OFF;
-    return config;
+    return moveWriterStack(host, old, RELEASE, { nodeName: 'e2e-move', dnsName: 'move.e2e.test' });
   };
-  const root = async (host: TestHost, script: string) => {
-    const result = await host.ssh('bash -s', { input: `set -euo pipefail\n${script}`, timeoutMs: 120_000 });
-    if (result.code !== 0) throw new Error(`${host.name}: exit ${result.code}:\n${result.stdout}\n${result.stderr}`);
-    return result.stdout.trim();
-  };
-  const rpc = async (host: TestHost, method: string) =>
-    JSON.parse(
-      await root(
-        host,
-        `curl -s -H 'Host: localhost' -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","method":"${method}","params":[],"id":1}' http://127.0.0.1:4545/`,
-      ),
-    ).result as string;
+  const root = asRoot;
+  const rpc = hostRpc;
   /** The epoch seconds of each Started and Stopped line of the besu unit in a host's journal. */
-  const unitTimes = async (host: TestHost) => {
-    const lines = await root(host, "journalctl -u besu -o short-unix --no-pager | grep -E 'Started|Stopped' || true");
-    return lines
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => ({ at: Number(line.split(' ')[0]), started: / Started /.test(line) }));
-  };
+  const unitTimes = (host: TestHost) => unitsOf(host, 'besu');
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-move-'));
@@ -123,15 +96,7 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
     headBefore = Number.parseInt(await rpc(old.host, 'eth_blockNumber'), 16);
 
     configFile = operatorStackFile(dir, stackOn(old.host));
-    const movedText = movedStackFile(fs.readFileSync(configFile, 'utf8'), NODE, {
-      host: target.ip,
-      host_key: target.hostPublicKey,
-      node_ip: target.ip,
-    });
-    const check = path.join(dir, 'check.yaml');
-    fs.writeFileSync(check, movedText);
-    const from = loadOperatorStack('testnet', configFile).settings.nodes[0] as SshNodeSettings;
-    const to = loadOperatorStack('testnet', check).settings.nodes[0] as SshNodeSettings;
+    const { movedText, from, to } = movedTo('testnet', configFile, NODE, target, path.join(dir, 'check.yaml'));
     const started = Date.now();
     result = await moveNode(
       { stack: 'testnet', from, to, configFile, movedText, ssh: { keyFile: old.host.privateKeyFile, options: [] } },

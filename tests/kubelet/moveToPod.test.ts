@@ -10,6 +10,8 @@
  * removed with its data kept; the next `pulumi up` of the stack file the move wrote declares the same manifests.
  * Light: companions off (Besu stand-in, a test fixture).
  */
+import { moveWriterStack } from '../../testing/moveStack';
+import { asRoot, hostRpc, unitTimes as unitsOf } from '../../testing/hostNode';
 import * as childProcess from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -19,12 +21,11 @@ import { kubernetesNames, POD_PATHS } from '../../core/catalog/kubernetes';
 import { MOVE_HOLD_VARIABLE } from '../../core/catalog/move';
 import { NETWORKS } from '../../core/catalog/networks';
 import { PORTS } from '../../core/catalog/ports';
-import { MIN_START_TIMEOUT_SECONDS } from '../../core/catalog/remote';
 import { parseEnode } from '../../core/identity/nodeKey';
 import { backupNames } from '../../core/kubernetes/backups';
 import { moveFillPodName } from '../../core/kubernetes/moveFill';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
-import type { MoveResult } from '../../cli/operations/move';
+import type { MoveResult } from '../../cli/operations/moveShared';
 import { moveNodeFromCluster } from '../../cli/operations/moveFromCluster';
 import { moveNodeToCluster } from '../../cli/operations/moveToCluster';
 import { nodeClient } from '../../cli/operations/nodeClient';
@@ -34,14 +35,13 @@ import { withCpuRequestsThatFit } from '../../testing/cluster/kubeletFit';
 import { kubeletNode } from '../../testing/cluster/kubeletNode';
 import { kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
 import { keptPortForward, PortForward } from '../../testing/cluster/portForward';
-import { COMPANIONS_OFF, KEY_ONE } from '../../testing/fixtures';
+import { KEY_ONE } from '../../testing/fixtures';
 import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
 import { startTestHost, TestHost } from '../../testing/host/testHost';
 import { declareProgram } from '../../testing/program';
 import { recordProgram } from '../../testing/pulumi';
 import { startReleaseHost, stopReleaseHost, ReleaseHost } from '../../testing/releaseHost';
 import { changedCommands, remoteCommands, RemoteStep, runRemoteSteps } from '../../testing/replay';
-import { sshWriterStack } from '../../testing/sshStacks';
 import { progress } from '../../testing/hostSuite';
 import { workFolder } from '../../testing/workFolder';
 
@@ -71,40 +71,14 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
 
   /** The stack of one writer on the machine, its release served from the host's own server; KEY_ONE its key. */
   const machineStack = (host: TestHost = old.host): Record<string, unknown> => {
-    const config = sshWriterStack(host, {
-      version: RELEASE,
-      releaseBaseUrl: old.files.url,
-      releaseDir: old.work,
-      nodeName: 'e2e-move-pod',
-      dnsName: 'move-pod.e2e.test',
-      sshLogin: 'agent',
-    });
-    const [node] = config['lacchain:nodes'] as Record<string, unknown>[];
-    Object.assign(node.inventory as Record<string, unknown>, { start_timeout_seconds: MIN_START_TIMEOUT_SECONDS });
-    config['lacchain:companions'] = COMPANIONS_OFF;
+    const config = moveWriterStack(host, old, RELEASE, { nodeName: 'e2e-move-pod', dnsName: 'move-pod.e2e.test' });
     config['lacchain:nodeKeys'] = { [NODE]: KEY_ONE };
     return config;
   };
-  const root = async (host: TestHost, script: string) => {
-    const result = await host.ssh('bash -s', { input: `set -euo pipefail\n${script}`, timeoutMs: 120_000 });
-    if (result.code !== 0) throw new Error(`${host.name}: exit ${result.code}:\n${result.stdout}\n${result.stderr}`);
-    return result.stdout.trim();
-  };
-  const rpc = async (host: TestHost, method: string) =>
-    JSON.parse(
-      await root(
-        host,
-        `curl -s -H 'Host: localhost' -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","method":"${method}","params":[],"id":1}' http://127.0.0.1:4545/`,
-      ),
-    ).result as string;
+  const root = asRoot;
+  const rpc = hostRpc;
   /** The epoch seconds of each Started and Stopped line of the besu unit in the host's journal. */
-  const unitTimes = async (host: TestHost) => {
-    const lines = await root(host, "journalctl -u besu -o short-unix --no-pager | grep -E 'Started|Stopped' || true");
-    return lines
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => ({ at: Number(line.split(' ')[0]), started: / Started /.test(line) }));
-  };
+  const unitTimes = (host: TestHost) => unitsOf(host, 'besu');
   /** `pulumi up` of the stack file the move wrote: the program's manifests for it (its secrets as the engine has them). */
   const declaredFrom = async (configFile: string): Promise<Manifest[]> => {
     const config = (yaml.load(fs.readFileSync(configFile, 'utf8')) as { config: Record<string, unknown> }).config;
@@ -146,6 +120,13 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
 
   let result: MoveResult;
   let configFile: string;
+  /** What both moves of the suite are given besides their places: the stack, its cluster and file, the operator's SSH. */
+  const bothMoves = () => ({
+    stack: 'testnet',
+    kubeContext: cluster().context,
+    configFile,
+    ssh: { keyFile: old.host.privateKeyFile, options: [] },
+  });
   let held: Manifest[] = [];
   let deployed: Manifest[] = [];
 
@@ -179,13 +160,10 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
 
       result = await moveNodeToCluster(
         {
-          stack: 'testnet',
+          ...bothMoves(),
           from,
           to,
-          kubeContext: cluster().context,
-          configFile,
           movedText,
-          ssh: { keyFile: old.host.privateKeyFile, options: [] },
           // The pod's RPC through a port-forward once it runs, as an operator gives --rpc-url.
           get rpcUrl() {
             return forward?.url;
@@ -321,16 +299,7 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
 
       let provisioned: RemoteStep[] = [];
       const back = await moveNodeFromCluster(
-        {
-          stack: 'testnet',
-          from,
-          to,
-          kubeContext: cluster().context,
-          configFile,
-          clusterText,
-          ssh: { keyFile: old.host.privateKeyFile, options: [] },
-          rpcUrl: forward?.url,
-        },
+        { ...bothMoves(), from, to, clusterText, rpcUrl: forward?.url },
         {
           // pulumi up of the stack file: the node's steps on the new machine, then the node's cluster objects deleted
           // but those it retains (its volumes, its key Secret, the Namespace).

@@ -37,16 +37,14 @@ function runStep(input: string, env: Record<string, string> = {}) {
 
 describe('a step whose input is cut off', () => {
   const marker = path.join(work, 'ran');
-  const body = [
-    '#!/usr/bin/env bash',
-    'set -euo pipefail',
-    'echo first >>"$MARKER"',
-    'for i in 1 2 3; do',
-    '  echo "line $i" >>"$MARKER"',
-    'done',
-    'echo last >>"$MARKER"',
-    '',
-  ].join('\n');
+  const body = `#!/usr/bin/env bash
+set -euo pipefail
+echo first >>"$MARKER"
+for i in 1 2 3; do
+  echo "line $i" >>"$MARKER"
+done
+echo last >>"$MARKER"
+`;
   const input = stepInput('lacchain-besu-node: step 1/1 (test) of node n', { MARKER: marker }, body);
 
   beforeEach(() => fs.rmSync(marker, { force: true }));

@@ -5,7 +5,8 @@
  */
 import * as yaml from 'js-yaml';
 import { movedStackFile } from '../../cli/operations/moveStackFile';
-import { moveCutLine, movePlan, repermissioningRequest } from '../../cli/operations/move';
+import { moveCutLine, movePlan } from '../../cli/operations/move';
+import { repermissioningRequest } from '../../cli/operations/moveShared';
 import { MOVE_STEPS, MoveStep } from '../../core/catalog/move';
 import { permissioningVerdicts } from '../../core/operations/causes';
 import type { SshNodeSettings } from '../../core/settings/model';

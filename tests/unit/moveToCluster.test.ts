@@ -8,12 +8,7 @@ import { machineMoveCutLine, machineMovePlan } from '../../cli/operations/moveFr
 import { clusterMoveCutLine, clusterMovePlan } from '../../cli/operations/moveToCluster';
 import { movedToClusterStackFile } from '../../cli/operations/moveStackFile';
 import { kubernetesNames, POD_PATHS } from '../../core/catalog/kubernetes';
-import {
-  CLUSTER_MOVE_STEPS,
-  ClusterMoveStep,
-  MACHINE_FROM_CLUSTER_STEPS,
-  MachineFromClusterStep,
-} from '../../core/catalog/move';
+import { CLUSTER_MOVE_STEPS, MACHINE_FROM_CLUSTER_STEPS } from '../../core/catalog/move';
 import { backupNames } from '../../core/kubernetes/backups';
 import {
   moveFillCommand,
@@ -75,16 +70,6 @@ describe('the plan and the cut lines of a move into the cluster', () => {
     expect(lines.join('\n')).toContain('two signers, one key');
     expect(lines.join('\n')).toContain("the enode's address changes");
   });
-
-  it.each(Object.keys(CLUSTER_MOVE_STEPS) as ClusterMoveStep[])(
-    'cut at %s: says what runs and how to go on',
-    (step) => {
-      const line = clusterMoveCutLine('testnet', 'writer', step);
-      expect(line).toContain(`the move stopped at "${CLUSTER_MOVE_STEPS[step]}"`);
-      expect(line).toContain('npm run node -- move --stack testnet --node writer --to-kubernetes again');
-      expect(line).toMatch(step === 'removeOld' ? /the pod runs/ : /the old node is (stopped and )?kept from starting/);
-    },
-  );
 });
 
 describe("the fill pod of a moved node's data volume", () => {
@@ -141,16 +126,6 @@ describe('a move out of the cluster onto a machine', () => {
     expect(lines.join('\n')).toContain('the pod is gone before the new node first starts');
   });
 
-  it.each(Object.keys(MACHINE_FROM_CLUSTER_STEPS) as MachineFromClusterStep[])(
-    'cut at %s: says what runs and how to go on',
-    (step) => {
-      const line = machineMoveCutLine('testnet', 'writer', step);
-      expect(line).toContain(`the move stopped at "${MACHINE_FROM_CLUSTER_STEPS[step]}"`);
-      expect(line).toContain('npm run node -- move --stack testnet --node writer --from-kubernetes again');
-      expect(line).toMatch(step === 'removeOld' ? /the new node runs/ : /StatefulSet (is )?kept at no pod/);
-    },
-  );
-
   it('reads the backups volume read-only in a pod of none of the node labels, and streams it as a tar', () => {
     const node = clusterNode();
     const pod = moveReadPodManifest(node);
@@ -162,5 +137,34 @@ describe('a move out of the cluster onto a machine', () => {
       expect(pod.metadata.labels[key as keyof typeof pod.metadata.labels]).not.toBe(value);
     }
     expect(moveReadCommand()).toEqual(['tar', '-C', '/backups', '-c', '-f', '-', '.']);
+  });
+});
+
+/** Both moves between a machine and a cluster: their steps, their cut lines, the flag that goes on, what then runs. */
+const DIRECTIONS = [
+  {
+    name: 'into the cluster',
+    steps: CLUSTER_MOVE_STEPS as Record<string, string>,
+    cutLine: clusterMoveCutLine as (stack: string, node: string, step: string) => string,
+    flag: '--to-kubernetes',
+    runs: /the pod runs/,
+    kept: /the old node is (stopped and )?kept from starting/,
+  },
+  {
+    name: 'out of the cluster',
+    steps: MACHINE_FROM_CLUSTER_STEPS as Record<string, string>,
+    cutLine: machineMoveCutLine as (stack: string, node: string, step: string) => string,
+    flag: '--from-kubernetes',
+    runs: /the new node runs/,
+    kept: /StatefulSet (is )?kept at no pod/,
+  },
+];
+
+describe.each(DIRECTIONS)('the cut lines of a move $name', ({ steps, cutLine, flag, runs, kept }) => {
+  it.each(Object.keys(steps))('cut at %s: says what runs and how to go on', (step) => {
+    const line = cutLine('testnet', 'writer', step);
+    expect(line).toContain(`the move stopped at "${steps[step]}"`);
+    expect(line).toContain(`npm run node -- move --stack testnet --node writer ${flag} again`);
+    expect(line).toMatch(step === 'removeOld' ? runs : kept);
   });
 });

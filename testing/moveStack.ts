@@ -1,0 +1,59 @@
+/**
+ * The stacks of the move's tests (machine to machine, into a pod and out of one, and their cuts): one writer on a
+ * test host, its release served by the old host's own server, logged in by agent, companions off, and the same stack
+ * file with the node on another host, read as the move reads it.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import type { StackName } from '../core/catalog/networks';
+import { MIN_START_TIMEOUT_SECONDS } from '../core/catalog/remote';
+import type { SshNodeSettings } from '../core/settings/model';
+import { movedStackFile } from '../cli/operations/moveStackFile';
+import { loadOperatorStack } from '../cli/operatorStack';
+import { COMPANIONS_OFF } from './fixtures';
+import type { TestHost } from './host/testHost';
+import type { ReleaseHost } from './releaseHost';
+import { sshWriterStack } from './sshStacks';
+
+/** The stack of one writer named `nodeName` on `host`, release `version` from `served`'s server. */
+export function moveWriterStack(
+  host: TestHost,
+  served: ReleaseHost,
+  version: string,
+  names: { nodeName: string; dnsName: string },
+): Record<string, unknown> {
+  const config = sshWriterStack(host, {
+    version,
+    releaseBaseUrl: served.files.url,
+    releaseDir: served.work,
+    ...names,
+    sshLogin: 'agent',
+  });
+  const [node] = config['lacchain:nodes'] as Record<string, unknown>[];
+  Object.assign(node.inventory as Record<string, unknown>, { start_timeout_seconds: MIN_START_TIMEOUT_SECONDS });
+  config['lacchain:companions'] = COMPANIONS_OFF;
+  return config;
+}
+
+/**
+ * Stack file `configFile`'s only node, where it is (`from`) and on `there` (`to`), and the file's text with it moved
+ * there (`movedText`), read from `check` as `npm run node -- move` reads it.
+ */
+export function movedTo(
+  stack: StackName,
+  configFile: string,
+  node: string,
+  there: TestHost,
+  check: string,
+): { movedText: string; from: SshNodeSettings; to: SshNodeSettings } {
+  const movedText = movedStackFile(fs.readFileSync(configFile, 'utf8'), node, {
+    host: there.ip,
+    host_key: there.hostPublicKey,
+    node_ip: there.ip,
+  });
+  fs.mkdirSync(path.dirname(check), { recursive: true });
+  fs.writeFileSync(check, movedText);
+  const from = loadOperatorStack(stack, configFile).settings.nodes[0] as SshNodeSettings;
+  const to = loadOperatorStack(stack, check).settings.nodes[0] as SshNodeSettings;
+  return { movedText, from, to };
+}
