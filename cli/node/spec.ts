@@ -15,7 +15,7 @@ const OPERATIONS = {
   backups: "list the node's backups (without --node: every node's)",
   restore: 'restore a backup (--backup ID, or the newest): the node stops, its data is replaced, it starts',
   rollback: 'go back to the release and data of the backup taken before the last release change',
-  move: 'move an SSH node to another machine (--to-host, --to-host-key) into the cluster (--to-kubernetes) or out of it (--from-kubernetes), with its key and data (docs/moving.md)',
+  move: 'move an SSH node to another machine (--to-host, --to-host-key), into the cluster (--to-kubernetes) or out of it (--from-kubernetes), with its key and data (docs/moving.md)',
 } as const;
 
 /** An operation of `npm run node`. */
