@@ -27,13 +27,13 @@ export async function deployStackFile(): Promise<StackOutputs> {
     throw error;
   }
   // A node moved in the stack file without `npm run node -- move` (docs/moving.md): refused before anything is declared.
-  // Read back only for a stack with a machine (what `move` moves): a cluster-only stack's runs read nothing more.
-  const withMachine = settings.nodes.some((n) => n.target === 'ssh');
-  const moved = withMachine ? movedNodes(await lastNodesOutput(), settings.nodes, settings.kubeContext) : [];
+  // Read back on every stack: a cluster-only stack's last run may have had the node on a machine (a pod's entry written
+  // by hand instead of `move`), and a replacement would start a second node with the same key.
+  const moved = movedNodes(await lastNodesOutput(), settings.nodes, settings.kubeContext);
   const refusal = moveRefusal(settings.stack, moved, process.env[MOVING_NODE_VARIABLE]);
   if (refusal) throw stopRun(refusal);
   // How pulumi up logs in to the machines, and so whether the SSH key is in the state (docs/ssh.md#logging-in).
-  if (withMachine) void pulumi.log.info(sshLoginLine(settings.sshAuthentication));
+  if (settings.nodes.some((n) => n.target === 'ssh')) void pulumi.log.info(sshLoginLine(settings.sshAuthentication));
   // Said in every preview and update of a stack of several nodes (docs/upgrades.md#rolling-out-a-change).
   const rollout = [
     ...describeRollout(settings.nodes, settings.rollout),

@@ -30,7 +30,16 @@ import { fieldOf, fieldWhen } from '../../testing/cluster/objects';
 import { clusterForSuite } from '../../testing/cluster/suite';
 import { runNpm } from '../../testing/run';
 import { addressFor, valuesFor } from '../../testing/values';
-import { EngineProject, engineProject, engineSuite, PLUGIN_VERSION, PROVIDER_COMMIT, serveGenesis } from './engine';
+import {
+  changesBesideLastRunRead,
+  EngineProject,
+  engineProject,
+  engineSuite,
+  LAST_RUN_READ,
+  PLUGIN_VERSION,
+  PROVIDER_COMMIT,
+  serveGenesis,
+} from './engine';
 import { engineProgram } from './program';
 
 jest.setTimeout(10 * 60 * 1000);
@@ -93,7 +102,11 @@ engine.describe(
     const exists = async (kind: string, name: string) =>
       (await cluster().kubectl(['get', kind, name, '-n', NAMESPACE])).code === 0;
 
-    /** `up`, with the steps the engine took (resource pre-events other than `same`) as op, type and name. */
+    /**
+     * `up`, with the steps the engine took (resource pre-events other than `same`) as op, type and name, the run's one
+     * read of its own last outputs (LAST_RUN_READ: a read, no change) set aside and checked to be there once; and the
+     * changes the engine counted, that read set aside as well (changesBesideLastRunRead).
+     */
     async function upWithSteps(): Promise<{
       outputs: Record<string, any>;
       steps: string[];
@@ -103,12 +116,14 @@ engine.describe(
     }> {
       const steps: string[] = [];
       const timed = new Map<string, { began: number; ended: number }>();
+      const reads: string[] = [];
       const result = await stack.up({
         onEvent: (event: EngineEvent) => {
           const step = event.resourcePreEvent?.metadata;
           if (step && step.op !== 'same') {
             const name = `${step.op} ${step.type} ${nameOf(step.urn)}`;
-            steps.push(name);
+            if (name === LAST_RUN_READ) reads.push(name);
+            else steps.push(name);
             timed.set(name, { began: Date.now(), ended: Infinity });
           }
           const done = event.resOutputsEvent?.metadata;
@@ -117,8 +132,9 @@ engine.describe(
         },
       });
       expect(result.summary.result).toBe('succeeded');
+      expect(reads).toEqual([LAST_RUN_READ]);
       const outputs = Object.fromEntries(Object.entries(result.outputs).map(([k, v]) => [k, v.value]));
-      return { outputs, steps: steps.sort(), changes: result.summary.resourceChanges ?? {}, timed };
+      return { outputs, steps: steps.sort(), changes: changesBesideLastRunRead(result.summary.resourceChanges), timed };
     }
 
     /** Each node's enode and address in the stack's outputs. */
@@ -155,10 +171,12 @@ engine.describe(
       async () => {
         const { outputs, changes } = await upWithSteps();
         expect(changes).not.toHaveProperty('delete');
-        // Its only provider is Kubernetes': no random (the keys are imported), no command (no SSH node).
+        // Its only provider plugin is Kubernetes': no random (the keys are imported), no command (no SSH node); beside
+        // it the engine's built-in `pulumi` provider, which reads the stack's own last outputs (LAST_RUN_READ).
         const types: string[] = ((await stack.exportStack()).deployment.resources ?? []).map((r: any) => r.type);
-        expect([...new Set(types.filter((type) => type.startsWith('pulumi:providers:')))]).toEqual([
+        expect([...new Set(types.filter((type) => type.startsWith('pulumi:providers:')))].sort()).toEqual([
           'pulumi:providers:kubernetes',
+          'pulumi:providers:pulumi',
         ]);
         for (const type of NODE_TYPES) {
           const names = kubernetesNames(type);
@@ -407,7 +425,7 @@ engine.describe(
       await expectBesuImages('25.5.0');
       // Converged: nothing left to do.
       const again = await stack.preview();
-      expect(Object.keys(again.changeSummary)).toEqual(['same']);
+      expect(Object.keys(changesBesideLastRunRead(again.changeSummary))).toEqual(['same']);
     });
 
     itWithCluster(
@@ -456,6 +474,70 @@ engine.describe(
         writeMainnetValues(true);
         const preview = await mainnet.preview();
         expect(preview.changeSummary.create).toBeGreaterThan(0);
+      },
+    );
+
+    itWithCluster(
+      '7b. a stack of cluster nodes only whose last run had its node on a machine: up refuses, pointing at move, and deploys nothing',
+      async () => {
+        // Another project (its own state) on the same cluster: the writer's entry written as a pod's by hand, `move`
+        // not run. Its state is the last run's as an SSH stack leaves it, made with `pulumi stack import`: the Stack
+        // resource whose `nodes` output puts the writer on a machine (this tier has no command provider to deploy one).
+        const namespace = 'lacchain-moved';
+        const machine = 'ssh operator@198.51.100.7:22';
+        const moved = engineProject(engine.provider(), cluster().kubeconfig);
+        try {
+          const config = {
+            'lacchain:network': NETWORK,
+            'lacchain:nodes': [{ name: 'writer', typenode: 'writer', target: 'kubernetes' }],
+          };
+          fs.writeFileSync(path.join(moved.dir, `Pulumi.${STACK}.yaml`), yaml.dump({ config }));
+          fs.writeFileSync(
+            path.join(moved.dir, 'values', 'writer.yml'),
+            yaml.dump(valuesFor(STACK, 'writer', { namespace })),
+          );
+          const movedStack = await moved.stack(STACK, engineProgram(NETWORK, genesis.url, moved.dir));
+          await movedStack.setConfig('lacchain:nodeKeys.writer', { value: KEYS.writer, secret: true }, true);
+          const lastRunAt = async (place: string) => {
+            const { name: projectName } = await movedStack.workspace.projectSettings();
+            const empty = await movedStack.exportStack();
+            const stackUrn = `urn:pulumi:${STACK}::${projectName}::pulumi:pulumi:Stack::${projectName}-${STACK}`;
+            await movedStack.importStack({
+              ...empty,
+              deployment: {
+                ...empty.deployment,
+                resources: [
+                  {
+                    urn: stackUrn,
+                    custom: false,
+                    type: 'pulumi:pulumi:Stack',
+                    outputs: { nodes: { writer: { place } } },
+                  },
+                ],
+              },
+            });
+          };
+          await lastRunAt(machine);
+
+          // The refused run in a process of its own (the program's error would otherwise be this file's too).
+          const run = moved.startUp(STACK, NETWORK, genesis.url, path.join(scratch, 'moved.events'));
+          expect(await run.ended()).toBe(1);
+          expect(run.stderr()).toContain(
+            `node writer changed place in the stack file (${machine} -> kubernetes default/${namespace}): pulumi up ` +
+              `would start it there while it still runs at ${machine} (two nodes, one key); move it with npm run node ` +
+              `-- move --stack ${STACK} --node writer`,
+          );
+          const declared = ((await movedStack.exportStack()).deployment.resources ?? []).map((r: any) => r.type);
+          expect(declared.filter((type: string) => type.startsWith('kubernetes:'))).toEqual([]);
+          expect((await cluster().kubectl(['get', 'namespace', namespace])).code).not.toBe(0);
+          // The control: the same stack file, its last run already in the pod's place, goes through (its preview would
+          // create the writer).
+          await lastRunAt(`kubernetes default/${namespace}`);
+          const preview = await movedStack.preview();
+          expect(preview.changeSummary.create).toBeGreaterThan(0);
+        } finally {
+          moved.remove();
+        }
       },
     );
 

@@ -47,7 +47,7 @@ import { KUBELET_NETWORK } from '../../testing/cluster/kubelet';
 import { valuesAt } from '../../testing/values';
 import { lanStaticIp } from '../../testing/cluster/workerLan';
 import { workFolder } from '../../testing/workFolder';
-import { EngineProject, engineProject, engineSuite, serveGenesis } from '../engine/engine';
+import { changesBesideLastRunRead, EngineProject, engineProject, engineSuite, serveGenesis } from '../engine/engine';
 import { engineProgram } from '../engine/program';
 
 jest.setTimeout(15 * 60 * 1000);
@@ -187,7 +187,8 @@ engine.describe('a writer and a validator deployed by pulumi up (real engine and
   );
 
   itWithKubelet('a second pulumi up changes nothing (the engine: 0 to create, update, replace or delete)', async () => {
-    expect(Object.keys(await up())).toEqual(['same']);
+    // Beside its one read of the stack's own last outputs (a read, no change: LAST_RUN_READ).
+    expect(Object.keys(changesBesideLastRunRead(await up()))).toEqual(['same']);
   });
 
   itWithKubelet(

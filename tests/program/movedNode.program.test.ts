@@ -5,11 +5,16 @@
  * stack itself, names another place. Decided before any node's resource is declared (only that read is); the move's
  * own run (MOVING_NODE_VARIABLE naming the node) goes through, as does a run where nothing moved.
  */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as yaml from 'js-yaml';
 import type * as pulumi from '@pulumi/pulumi';
 import { MOVING_NODE_VARIABLE } from '../../core/catalog/move';
 import { nodePlace } from '../../core/node/place';
 import { SECRET_CONFIG_KEYS } from '../../core/settings/schema';
-import { loadTestnet, sshValidatorStack, testGenesisText } from '../../testing/fixtures';
+import { KEY_ONE, loadTestnet, sshValidatorStack, testGenesisText } from '../../testing/fixtures';
+import { valuesFor } from '../../testing/values';
 import { flush } from '../../testing/pulumi';
 import type { RecordedResource } from '../../tools/recording/engine';
 
@@ -59,6 +64,35 @@ describe('a node moved in the stack file without npm run node -- move', () => {
     );
     await flush();
     expect(resources.map((r) => r.type)).toEqual(['pulumi:pulumi:StackReference']);
+  });
+
+  it('is refused on a stack of cluster nodes only, whose last run had the node on a machine', async () => {
+    // The writer's entry written as a pod's by hand, `move` not run: the last run's outputs had it on a machine.
+    const entry = { name: 'writer', typenode: 'writer', target: 'kubernetes' };
+    const clusterOnly: Record<string, unknown> = {
+      ...sshValidatorStack(entry),
+      'lacchain:nodeKeys': { writer: KEY_ONE },
+    };
+    delete clusterOnly['lacchain:sshPrivateKey'];
+    const inPod = nodePlace(loadTestnet(clusterOnly).nodes[0]);
+    // Its values file made for the tests (the project's own gives example addresses, refused).
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-moved-'));
+    const values = path.join(work, 'writer.yml');
+    fs.writeFileSync(values, yaml.dump(valuesFor('testnet', 'writer')));
+    try {
+      const withValues = { ...clusterOnly, 'lacchain:nodes': [{ ...entry, values }] };
+      const { program, engine, resources } = loadProgram(withValues, { writer: { place: elsewhere } });
+      const error = await program().catch((e: unknown) => e);
+      expect(engine.RunError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toBe(
+        `node writer changed place in the stack file (${elsewhere} -> ${inPod}): pulumi up would start it there while ` +
+          `it still runs at ${elsewhere} (two nodes, one key); move it with npm run node -- move --stack testnet --node writer`,
+      );
+      await flush();
+      expect(resources.map((r) => r.type)).toEqual(['pulumi:pulumi:StackReference']);
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true });
+    }
   });
 
   it("the move's own run goes through, and records the new place", async () => {
