@@ -2,7 +2,8 @@
  * The operator's connections, cut on purpose: every ssh connection of a command given `sshOptions` goes through a relay
  * in the test's own process (testing/cuts/relay-pipe.js as ssh's ProxyCommand), which `drop()` ends at once, and
  * refuses new ones until `restore()`: the network between the operator and the machines goes down at a moment of the
- * test's choosing, and a command's next ssh fails as it would.
+ * test's choosing, and a command's next ssh fails as it would. A TCP service (a cluster's API server, which kubectl
+ * reaches) is put behind the same network by `relayTo`: its connections end and are refused with the ssh ones.
  */
 import * as fs from 'fs';
 import * as net from 'net';
@@ -17,6 +18,8 @@ export class CuttableNetwork {
   drops = 0;
   private down = false;
   private readonly sockets = new Set<net.Socket>();
+  /** The listeners of relayTo. */
+  private readonly relays: net.Server[] = [];
 
   private constructor(
     private readonly server: net.Server,
@@ -57,14 +60,30 @@ export class CuttableNetwork {
     this.down = false;
   }
 
+  /**
+   * A port on the loopback whose connections go to `host`:`port` through this network (dropped and refused with
+   * the ssh ones): e.g. a kubeconfig's `server` pointed at it.
+   */
+  async relayTo(host: string, port: number): Promise<number> {
+    // TLS speaks first from the client: its first bytes start the connection to the destination.
+    const listener = net.createServer((client) => this.relay(client, `${host} ${port}\n`));
+    this.relays.push(listener);
+    await new Promise<void>((resolve, reject) => listener.once('error', reject).listen(0, '127.0.0.1', resolve));
+    return (listener.address() as net.AddressInfo).port;
+  }
+
   async close(): Promise<void> {
     this.drop();
+    await Promise.all(this.relays.map((listener) => new Promise((resolve) => listener.close(resolve))));
     await new Promise((resolve) => this.server.close(resolve));
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 
-  /** One connection: the first line names the destination (`HOST PORT`), then bytes both ways. */
-  private relay(client: net.Socket): void {
+  /**
+   * One connection: the first line names the destination (`HOST PORT`), then bytes both ways; `destination`, that
+   * line when the client does not send it (relayTo's).
+   */
+  private relay(client: net.Socket, destination?: string): void {
     if (this.down) {
       client.destroy();
       return;
@@ -72,7 +91,7 @@ export class CuttableNetwork {
     this.sockets.add(client);
     client.on('close', () => this.sockets.delete(client));
     client.on('error', () => client.destroy());
-    let head = Buffer.alloc(0);
+    let head = Buffer.from(destination ?? '');
     const onData = (chunk: Buffer) => {
       head = Buffer.concat([head, chunk]);
       const end = head.indexOf('\n');
