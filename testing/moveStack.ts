@@ -7,8 +7,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { StackName } from '../core/catalog/networks';
 import { MIN_START_TIMEOUT_SECONDS } from '../core/catalog/remote';
-import type { SshNodeSettings } from '../core/settings/model';
-import { movedStackFile } from '../cli/operations/moveStackFile';
+import type { KubernetesNodeSettings, SshNodeSettings } from '../core/settings/model';
+import { movedStackFile, movedToClusterStackFile } from '../cli/operations/moveStackFile';
 import { loadOperatorStack } from '../cli/operatorStack';
 import { COMPANIONS_OFF } from './fixtures';
 import type { TestHost } from './host/testHost';
@@ -55,5 +55,24 @@ export function movedTo(
   fs.writeFileSync(check, movedText);
   const from = loadOperatorStack(stack, configFile).settings.nodes[0] as SshNodeSettings;
   const to = loadOperatorStack(stack, check).settings.nodes[0] as SshNodeSettings;
+  return { movedText, from, to };
+}
+
+/**
+ * Stack file `configFile`'s only node, on its machine (`from`) and as a cluster node (`to`, its values file beside the
+ * stack file), and the file's text with it in the cluster (`movedText`), read from `check` as `move --to-kubernetes`
+ * reads it.
+ */
+export function movedIntoCluster(
+  stack: StackName,
+  configFile: string,
+  node: string,
+  check: string,
+): { movedText: string; from: SshNodeSettings; to: KubernetesNodeSettings } {
+  const movedText = movedToClusterStackFile(fs.readFileSync(configFile, 'utf8'), node);
+  fs.writeFileSync(check, movedText);
+  const from = loadOperatorStack(stack, configFile).settings.nodes[0] as SshNodeSettings;
+  const to = loadOperatorStack(stack, check).settings.nodes[0] as KubernetesNodeSettings;
+  fs.rmSync(check);
   return { movedText, from, to };
 }

@@ -26,10 +26,20 @@ export interface ClusterMoveCut<Step extends string> {
   newRuns: boolean;
 }
 
-/** The line `sayStep` prints as step `step` of `steps` begins (`n/total `). */
-function stepLine<Step extends string>(steps: Readonly<Record<Step, string>>, step: Step): RegExp {
+/** A cut as step `step` of `steps` begins (the line `sayStep` prints, `n/total `): the move stops there. */
+function asItBegins<Step extends string>(
+  steps: Readonly<Record<Step, string>>,
+  step: Step,
+  what: string,
+  newRuns: boolean,
+): ClusterMoveCut<Step> {
   const names = Object.keys(steps);
-  return new RegExp(`^${names.indexOf(step) + 1}/${names.length} `);
+  return {
+    what,
+    moment: { printed: new RegExp(`^${names.indexOf(step) + 1}/${names.length} `) },
+    stoppedAt: step,
+    newRuns,
+  };
 }
 
 const BACKUP_TAKEN = /^ {2}backup [0-9a-f]+ \(Besu /;
@@ -67,18 +77,8 @@ export function toClusterCuts(service: string): Record<ClusterMoveStep, ClusterM
       stoppedAt: 'bringUp',
       newRuns: true,
     },
-    health: {
-      what: "as the move starts waiting for the pod's health",
-      moment: { printed: stepLine(CLUSTER_MOVE_STEPS, 'health') },
-      stoppedAt: 'health',
-      newRuns: true,
-    },
-    removeOld: {
-      what: "before the old machine's service is removed",
-      moment: { printed: stepLine(CLUSTER_MOVE_STEPS, 'removeOld') },
-      stoppedAt: 'removeOld',
-      newRuns: true,
-    },
+    health: asItBegins(CLUSTER_MOVE_STEPS, 'health', "as the move starts waiting for the pod's health", true),
+    removeOld: asItBegins(CLUSTER_MOVE_STEPS, 'removeOld', "before the old machine's service is removed", true),
   };
 }
 
@@ -109,17 +109,7 @@ export function fromClusterCuts(pod: string): Record<MachineFromClusterStep, Clu
       stoppedAt: 'bringUp',
       newRuns: true,
     },
-    health: {
-      what: "as the move starts waiting for the machine's node",
-      moment: { printed: stepLine(MACHINE_FROM_CLUSTER_STEPS, 'health') },
-      stoppedAt: 'health',
-      newRuns: true,
-    },
-    removeOld: {
-      what: "before the cluster's StatefulSet is removed",
-      moment: { printed: stepLine(MACHINE_FROM_CLUSTER_STEPS, 'removeOld') },
-      stoppedAt: 'removeOld',
-      newRuns: true,
-    },
+    health: asItBegins(MACHINE_FROM_CLUSTER_STEPS, 'health', "as the move starts waiting for the machine's node", true),
+    removeOld: asItBegins(MACHINE_FROM_CLUSTER_STEPS, 'removeOld', "before the cluster's StatefulSet is removed", true),
   };
 }

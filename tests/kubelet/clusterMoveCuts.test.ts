@@ -13,9 +13,8 @@
  * applied server-side (into the pod) or its steps replayed on the machine (out of it), as moveToPod's are.
  * Light: companions off (Besu stand-in, a test fixture).
  */
-import { moveWriterStack } from '../../testing/moveStack';
+import { movedIntoCluster, moveWriterStack } from '../../testing/moveStack';
 import { asRoot, hostRpc, unitTimes } from '../../testing/hostNode';
-import * as childProcess from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
@@ -26,7 +25,6 @@ import {
   ClusterMoveStep,
   MACHINE_FROM_CLUSTER_STEPS,
   MachineFromClusterStep,
-  MOVE_HOLD_VARIABLE,
 } from '../../core/catalog/move';
 import { NETWORKS } from '../../core/catalog/networks';
 import { PORTS } from '../../core/catalog/ports';
@@ -38,9 +36,10 @@ import { machineMoveCutLine, moveNodeFromCluster } from '../../cli/operations/mo
 import { clusterMoveCutLine, moveNodeToCluster } from '../../cli/operations/moveToCluster';
 import { movedToClusterStackFile } from '../../cli/operations/moveStackFile';
 import { loadOperatorStack } from '../../cli/operatorStack';
-import { withCpuRequestsThatFit } from '../../testing/cluster/kubeletFit';
+import { clientsWithThisEnvironment, declaredFrom, deleteClusterObjects } from '../../testing/clusterMove';
+import { applyHeldFrom, podInitStarts, readyForTheNode } from '../../testing/clusterMove';
 import { kubeletNode } from '../../testing/cluster/kubeletNode';
-import { kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
+import type { Manifest } from '../../testing/cluster/manifests';
 import { keptPortForward, PortForward } from '../../testing/cluster/portForward';
 import { CuttableNetwork } from '../../testing/cuts/connectionCut';
 import { killSessionsOf } from '../../testing/cuts/cut';
@@ -69,11 +68,12 @@ const ENCRYPTED = { secure: 'v1:encrypted' };
 /** The pulumi up of a move, when the operator's network is down (or went down inside it). */
 const UP_FAILED = `pulumi up --stack ${STACK} failed (exit 255): the connection to the cluster and the machines was lost`;
 
+const names = kubernetesNames(NODE);
 const work = workFolder('lacchain-kubelet-move-cuts-');
 const writer = kubeletNode(NODE, 'kubelet-move-cuts', { work });
 const { cluster, itWithKubelet } = writer;
+// The recording engine this file's runs read (installed after the one kubeletNode installs: the last one records).
 const recorded = recordProgram();
-const names = kubernetesNames(NODE);
 
 describe('the moves between a machine and a pod, cut at each of their steps, each run again', () => {
   let old: ReleaseHost;
@@ -114,18 +114,8 @@ describe('the moves between a machine and a pod, cut at each of their steps, eac
         'jsonpath={.status.phase}',
       ])
     ).trim();
-  /** `pulumi up` of the stack file the move wrote: the program's manifests for it (its secrets as the engine has them). */
-  const declaredFrom = async (file: string): Promise<Manifest[]> => {
-    const config = (yaml.load(fs.readFileSync(file, 'utf8')) as { config: Record<string, unknown> }).config;
-    const files = { [`values/${NODE}.yml`]: writer.values() };
-    const declared = await declareProgram(
-      recorded,
-      STACK,
-      { ...config, 'lacchain:nodeKeys': { [NODE]: KEY_ONE } },
-      files,
-    );
-    return withCpuRequestsThatFit(kubernetesManifests(declared));
-  };
+  /** `pulumi up` of the stack file the move wrote: the program's manifests for it. */
+  const declared = (file: string) => declaredFrom(recorded, writer, file);
   /** Before a move's `pulumi up` changes anything: the network must be up; after: the armed cut of `step`, if any. */
   const upReaches = () => {
     if (network.isDown) throw new ToolFailure(UP_FAILED);
@@ -199,22 +189,8 @@ describe('the moves between a machine and a pod, cut at each of their steps, eac
       startReleaseHost('cutpodold', 65, [RELEASE], { packagesInstalled: true }),
       packagesInstalledDisk().then((base) => startTestHost('cutpodnew', 66, { base })),
     ]);
-    // The second machine reaches the first one's release server and trusts it; the operator's key logs in to it.
-    await asRoot(next, `ip route replace ${old.host.gateway}/32 via ${next.gateway}`);
-    const tls = fs.readdirSync(old.work).find((f) => f.startsWith('.tls-'));
-    await next.ssh('cat >> /etc/ssl/certs/ca-certificates.crt', {
-      input: fs.readFileSync(path.join(old.work, tls!, 'cert.pem'), 'utf8'),
-    });
-    const publicKey = childProcess
-      .execFileSync('ssh-keygen', ['-y', '-f', old.host.privateKeyFile], { encoding: 'utf8' })
-      .trim();
-    await asRoot(
-      next,
-      `for home in /root /home/${next.sudoUser}; do printf '%s\\n' '${publicKey}' >> "$home/.ssh/authorized_keys"; done`,
-    );
-    // The operator's kubectl: the cluster's, its API server reached through the cuttable network. The clients the
-    // moves start get this file's environment (a test file's process.env is its own copy: child_process would give
-    // them the runner's).
+    await readyForTheNode(next, old);
+    // The operator's kubectl: the cluster's, its API server reached through the cuttable network.
     const kubeconfig = JSON.parse(fs.readFileSync(cluster().kubeconfig, 'utf8'));
     const server = new URL(kubeconfig.clusters[0].cluster.server);
     const relayed = await network.relayTo(server.hostname, Number(server.port));
@@ -222,16 +198,7 @@ describe('the moves between a machine and a pod, cut at each of their steps, eac
     process.env.KUBECONFIG = path.join(work, 'operator.kubeconfig');
     fs.writeFileSync(process.env.KUBECONFIG, JSON.stringify(kubeconfig));
     process.env.PATH = `${cluster().binDir}:${process.env.PATH}`;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const clients = require('child_process') as typeof childProcess;
-    const spawn = clients.spawn;
-    jest.spyOn(clients, 'spawn').mockImplementation(((command: string, args: unknown, options: unknown) =>
-      Array.isArray(args)
-        ? spawn(command, args, {
-            ...(options as childProcess.SpawnOptions),
-            env: { ...process.env, ...(options as childProcess.SpawnOptions)?.env },
-          })
-        : spawn(command, args as childProcess.SpawnOptions)) as typeof childProcess.spawn);
+    clientsWithThisEnvironment();
 
     // The node on the first machine, a few blocks and a marker in its data.
     await runRemoteSteps(old.host, remoteCommands(await declareProgram(recorded, STACK, machineStack(old.host), {})));
@@ -258,42 +225,28 @@ describe('the moves between a machine and a pod, cut at each of their steps, eac
     'SSH -> pod: cut at each step, one place runnable at every cut, run again it finishes with the data and the key',
     async () => {
       const headBefore = Number.parseInt(await hostRpc(old.host, 'eth_blockNumber'), 16);
-      const movedText = movedToClusterStackFile(fs.readFileSync(configFile, 'utf8'), NODE);
-      const check = path.join(work, 'check.yaml');
-      fs.writeFileSync(check, movedText);
-      const from = loadOperatorStack(STACK, configFile).settings.nodes[0] as SshNodeSettings;
-      const to = loadOperatorStack(STACK, check).settings.nodes[0] as KubernetesNodeSettings;
-      fs.rmSync(check);
-      const move = () =>
-        moveNodeToCluster(
-          {
-            ...bothMoves(),
-            from,
-            to,
-            movedText,
-            get rpcUrl() {
-              return forward?.url;
-            },
-          },
-          {
-            bringUp: async (_stack, file, node, hold) => {
-              upReaches();
-              if (hold) {
-                process.env[MOVE_HOLD_VARIABLE] = node;
-                try {
-                  await writer.applyHeld(await declaredFrom(file));
-                } finally {
-                  delete process.env[MOVE_HOLD_VARIABLE];
-                }
-              } else {
-                deployed = await declaredFrom(file);
-                await writer.deploy(deployed);
-                forward = await keptPortForward(cluster(), writer.namespace, writer.pod.name, PORTS.rpcHttp);
-              }
-              upCutAfterChanges(hold ? 'prepare' : 'bringUp');
-            },
-          },
-        );
+      const { movedText, from, to } = movedIntoCluster(STACK, configFile, NODE, path.join(work, 'check.yaml'));
+      // The pod's RPC through a port-forward once it runs (as an operator gives --rpc-url); the move's two pulumi up.
+      const request = {
+        get rpcUrl() {
+          return forward?.url;
+        },
+        ...bothMoves(),
+        from,
+        to,
+        movedText,
+      };
+      const bringUp = async (_stack: string, file: string, _node: string, hold: boolean) => {
+        upReaches();
+        if (hold) await applyHeldFrom(recorded, writer, file);
+        else {
+          deployed = await declared(file);
+          await writer.deploy(deployed);
+          forward = await keptPortForward(cluster(), writer.namespace, writer.pod.name, PORTS.rpcHttp);
+        }
+        upCutAfterChanges(hold ? 'prepare' : 'bringUp');
+      };
+      const move = () => moveNodeToCluster(request, { bringUp });
       const moveBegan = Date.now() / 1000;
       /** The old node's starts after its first stop by the move (none: it never ran again once stopped). */
       const oldStartsAfterItsStop = async () => {
@@ -332,20 +285,7 @@ describe('the moves between a machine and a pod, cut at each of their steps, eac
       const lastOldStop = Math.max(
         ...(await unitTimes(old.host, SERVICE, moveBegan)).filter((t) => !t.started).map((t) => t.at),
       );
-      const podStarts = (
-        await cluster().kubectlOk([
-          'get',
-          'pod',
-          '-n',
-          writer.namespace,
-          writer.pod.name,
-          '-o',
-          'jsonpath={range .status.initContainerStatuses[*]}{.state.terminated.startedAt}{"\\n"}{end}',
-        ])
-      )
-        .split('\n')
-        .filter(Boolean)
-        .map((at) => Date.parse(at) / 1000);
+      const podStarts = await podInitStarts(writer);
       expect(podStarts.length).toBeGreaterThan(0);
       expect(Math.min(...podStarts)).toBeGreaterThan(lastOldStop);
     },
@@ -371,26 +311,14 @@ describe('the moves between a machine and a pod, cut at each of their steps, eac
         moveNodeFromCluster(
           { ...bothMoves(), from, to, clusterText, rpcUrl },
           {
-            // pulumi up of the stack file: the node's steps on the new machine, then the node's cluster objects
-            // deleted but those it retains (its volumes, its key Secret, the Namespace).
+            // pulumi up of the stack file: the node's steps on the new machine, then the node's cluster objects deleted.
             bringUp: async () => {
               upReaches();
               forward?.stop();
               forward = undefined;
               await runRemoteSteps(next, remoteCommands(await declareProgram(recorded, STACK, machineStack(next), {})));
               upCutAfterChanges('bringUp');
-              const retained = (m: Manifest) =>
-                ['PersistentVolumeClaim', 'Namespace'].includes(m.kind) || m.metadata.name === names.keySecret;
-              for (const m of deployed.filter((each) => !retained(each))) {
-                await cluster().kubectlOk([
-                  'delete',
-                  m.kind.toLowerCase(),
-                  m.metadata.name,
-                  '-n',
-                  writer.namespace,
-                  '--ignore-not-found',
-                ]);
-              }
+              await deleteClusterObjects(writer, deployed);
             },
           },
         );

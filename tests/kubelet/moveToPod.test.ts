@@ -10,15 +10,13 @@
  * removed with its data kept; the next `pulumi up` of the stack file the move wrote declares the same manifests.
  * Light: companions off (Besu stand-in, a test fixture).
  */
-import { moveWriterStack } from '../../testing/moveStack';
+import { movedIntoCluster, moveWriterStack } from '../../testing/moveStack';
 import { asRoot, hostRpc, unitTimes as unitsOf } from '../../testing/hostNode';
-import * as childProcess from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { DEFAULT_NODE_HOME } from '../../core/catalog/defaults';
 import { kubernetesNames, POD_PATHS } from '../../core/catalog/kubernetes';
-import { MOVE_HOLD_VARIABLE } from '../../core/catalog/move';
 import { NETWORKS } from '../../core/catalog/networks';
 import { PORTS } from '../../core/catalog/ports';
 import { parseEnode } from '../../core/identity/nodeKey';
@@ -31,9 +29,10 @@ import { moveNodeToCluster } from '../../cli/operations/moveToCluster';
 import { nodeClient } from '../../cli/operations/nodeClient';
 import { movedToClusterStackFile } from '../../cli/operations/moveStackFile';
 import { loadOperatorStack } from '../../cli/operatorStack';
-import { withCpuRequestsThatFit } from '../../testing/cluster/kubeletFit';
+import { clientsWithThisEnvironment, declaredFrom, deleteClusterObjects } from '../../testing/clusterMove';
+import { applyHeldFrom, podInitStarts, readyForTheNode } from '../../testing/clusterMove';
 import { kubeletNode } from '../../testing/cluster/kubeletNode';
-import { kubernetesManifests, Manifest } from '../../testing/cluster/manifests';
+import type { Manifest } from '../../testing/cluster/manifests';
 import { keptPortForward, PortForward } from '../../testing/cluster/portForward';
 import { KEY_ONE } from '../../testing/fixtures';
 import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
@@ -80,36 +79,15 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
   /** The epoch seconds of each Started and Stopped line of the besu unit in the host's journal. */
   const unitTimes = (host: TestHost) => unitsOf(host, 'besu');
   /** `pulumi up` of the stack file the move wrote: the program's manifests for it (its secrets as the engine has them). */
-  const declaredFrom = async (configFile: string): Promise<Manifest[]> => {
-    const config = (yaml.load(fs.readFileSync(configFile, 'utf8')) as { config: Record<string, unknown> }).config;
-    const files = { [`values/${NODE}.yml`]: writer.values() };
-    const declared = await declareProgram(
-      recorded,
-      'testnet',
-      { ...config, 'lacchain:nodeKeys': { [NODE]: KEY_ONE } },
-      files,
-    );
-    return withCpuRequestsThatFit(kubernetesManifests(declared));
-  };
+  const declared = (file: string) => declaredFrom(recorded, writer, file);
 
   beforeAll(async () => {
     if (itWithKubelet === it.skip) return;
     old = await startReleaseHost('movepod', 61, [RELEASE], { packagesInstalled: true });
-    // The operator's kubectl: the cluster's, with its kubeconfig. The clients the move starts get this file's
-    // environment (a test file's process.env is its own copy: child_process would give them the runner's).
+    // The operator's kubectl: the cluster's, with its kubeconfig.
     process.env.KUBECONFIG = cluster().kubeconfig;
     process.env.PATH = `${cluster().binDir}:${process.env.PATH}`;
-    // The module object itself (a namespace import's bindings cannot be redefined).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const clients = require('child_process') as typeof childProcess;
-    const spawn = clients.spawn;
-    jest.spyOn(clients, 'spawn').mockImplementation(((command: string, args: unknown, options: unknown) =>
-      Array.isArray(args)
-        ? spawn(command, args, {
-            ...(options as childProcess.SpawnOptions),
-            env: { ...process.env, ...(options as childProcess.SpawnOptions)?.env },
-          })
-        : spawn(command, args as childProcess.SpawnOptions)) as typeof childProcess.spawn);
+    clientsWithThisEnvironment();
   }, 600_000);
 
   afterAll(async () => {
@@ -151,12 +129,7 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
       fs.writeFileSync(configFile, yaml.dump({ config: stack }));
       fs.mkdirSync(path.join(work, 'values'), { recursive: true });
       fs.writeFileSync(path.join(work, 'values', `${NODE}.yml`), yaml.dump(writer.values()));
-      const movedText = movedToClusterStackFile(fs.readFileSync(configFile, 'utf8'), NODE);
-      const check = path.join(work, 'check.yaml');
-      fs.writeFileSync(check, movedText);
-      const from = loadOperatorStack('testnet', configFile).settings.nodes[0] as SshNodeSettings;
-      const to = loadOperatorStack('testnet', check).settings.nodes[0] as KubernetesNodeSettings;
-      fs.rmSync(check);
+      const { movedText, from, to } = movedIntoCluster('testnet', configFile, NODE, path.join(work, 'check.yaml'));
 
       result = await moveNodeToCluster(
         {
@@ -170,17 +143,11 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
           },
         },
         {
-          bringUp: async (_stack, file, node, hold) => {
+          bringUp: async (_stack, file, _node, hold) => {
             if (hold) {
-              process.env[MOVE_HOLD_VARIABLE] = node;
-              try {
-                held = await declaredFrom(file);
-              } finally {
-                delete process.env[MOVE_HOLD_VARIABLE];
-              }
-              await writer.applyHeld(held);
+              held = await applyHeldFrom(recorded, writer, file);
             } else {
-              deployed = await declaredFrom(file);
+              deployed = await declared(file);
               await writer.deploy(deployed);
               forward = await keptPortForward(cluster(), writer.namespace, writer.pod.name, PORTS.rpcHttp);
             }
@@ -222,20 +189,7 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
       const times = await unitTimes(old.host);
       const lastOldStop = Math.max(...times.filter((t) => !t.started).map((t) => t.at));
       expect(times.filter((t) => t.started && t.at > lastOldStop)).toEqual([]);
-      const podStarts = (
-        await cluster().kubectlOk([
-          'get',
-          'pod',
-          '-n',
-          writer.namespace,
-          writer.pod.name,
-          '-o',
-          'jsonpath={range .status.initContainerStatuses[*]}{.state.terminated.startedAt}{"\\n"}{end}',
-        ])
-      )
-        .split('\n')
-        .filter(Boolean)
-        .map((at) => Date.parse(at) / 1000);
+      const podStarts = await podInitStarts(writer);
       expect(podStarts.length).toBeGreaterThan(0);
       console.log(
         `the old service stopped ${(Math.min(...podStarts) - lastOldStop).toFixed(1)} s before the pod's first container started`,
@@ -255,27 +209,14 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
 
   itWithKubelet('the next pulumi up of the stack file the move wrote changes nothing', async () => {
     expect(deployed.length).toBeGreaterThan(0);
-    expect(await declaredFrom(configFile)).toEqual(deployed);
+    expect(await declared(configFile)).toEqual(deployed);
   });
 
   itWithKubelet(
     'moves the pod onto another machine (pod to SSH) with its data and key, the pod gone before the machine first starts it',
     async () => {
       next = await startTestHost('movepodb', 62, { base: await packagesInstalledDisk() });
-      // The new machine reaches the first host's release server (through this machine) and trusts it; the operator's
-      // key (the first host's) logs in to it.
-      await root(next, `ip route replace ${old.host.gateway}/32 via ${next.gateway}`);
-      const tls = fs.readdirSync(old.work).find((f) => f.startsWith('.tls-'));
-      await next.ssh('cat >> /etc/ssl/certs/ca-certificates.crt', {
-        input: fs.readFileSync(path.join(old.work, tls!, 'cert.pem'), 'utf8'),
-      });
-      const publicKey = childProcess.execFileSync('ssh-keygen', ['-y', '-f', old.host.privateKeyFile], {
-        encoding: 'utf8',
-      });
-      await root(
-        next,
-        `for home in /root /home/${next.sudoUser}; do printf '%s\\n' '${publicKey.trim()}' >> "$home/.ssh/authorized_keys"; done`,
-      );
+      await readyForTheNode(next, old);
       // Written in the pod, and its height, before the move.
       await writer.inBesu('sh', '-c', `echo ${POD_MARKER} > ${POD_PATHS.dataDir}/pod-marker`);
       const headBefore = Number.parseInt(String(await writer.rpcInPod('eth_blockNumber')), 16);
@@ -301,27 +242,14 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
       const back = await moveNodeFromCluster(
         { ...bothMoves(), from, to, clusterText, rpcUrl: forward?.url },
         {
-          // pulumi up of the stack file: the node's steps on the new machine, then the node's cluster objects deleted
-          // but those it retains (its volumes, its key Secret, the Namespace).
+          // pulumi up of the stack file: the node's steps on the new machine, then the node's cluster objects deleted.
           bringUp: async () => {
             forward?.stop();
             forward = undefined;
             const declared = await declareProgram(recorded, 'testnet', machineStack(next), {});
             provisioned = remoteCommands(declared);
             await runRemoteSteps(next!, provisioned);
-            const retained = (m: Manifest) =>
-              ['PersistentVolumeClaim', 'Namespace'].includes(m.kind) || m.metadata.name === names.keySecret;
-            for (const m of deployed.filter((each) => !retained(each))) {
-              progress(`pulumi up deletes ${m.kind} ${m.metadata.name}`);
-              await cluster().kubectlOk([
-                'delete',
-                m.kind.toLowerCase(),
-                m.metadata.name,
-                '-n',
-                writer.namespace,
-                '--ignore-not-found',
-              ]);
-            }
+            await deleteClusterObjects(writer, deployed);
           },
         },
       );

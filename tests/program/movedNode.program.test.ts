@@ -54,16 +54,22 @@ describe('a node moved in the stack file without npm run node -- move', () => {
   const elsewhere = 'ssh operator@190.51.100.99:22';
   afterEach(() => delete process.env[MOVING_NODE_VARIABLE]);
 
-  it('is refused in one line pointing at move, before any node resource is declared', async () => {
-    const { program, engine, resources } = loadProgram(config, { validator: { place: elsewhere } });
+  /** Expects index.ts with `stackConfig`, its last run having `node` at `elsewhere`, refused in one line. */
+  async function expectRefused(stackConfig: Record<string, unknown>, node: string, to: string) {
+    const { program, engine, resources } = loadProgram(stackConfig, { [node]: { place: elsewhere } });
     const error = await program().catch((e: unknown) => e);
     expect(engine.RunError.isInstance(error)).toBe(true);
     expect((error as Error).message).toBe(
-      `node validator changed place in the stack file (${elsewhere} -> ${here}): pulumi up would start it there while ` +
-        `it still runs at ${elsewhere} (two nodes, one key); move it with npm run node -- move --stack testnet --node validator`,
+      `node ${node} changed place in the stack file (${elsewhere} -> ${to}): pulumi up would start it there while ` +
+        `it still runs at ${elsewhere} (two nodes, one key); move it with npm run node -- move --stack testnet --node ${node}`,
     );
     await flush();
+    // Nothing declared but the read of the last outputs.
     expect(resources.map((r) => r.type)).toEqual(['pulumi:pulumi:StackReference']);
+  }
+
+  it('is refused in one line pointing at move, before any node resource is declared', async () => {
+    await expectRefused(config, 'validator', here);
   });
 
   it('is refused on a stack of cluster nodes only, whose last run had the node on a machine', async () => {
@@ -80,16 +86,7 @@ describe('a node moved in the stack file without npm run node -- move', () => {
     const values = path.join(work, 'writer.yml');
     fs.writeFileSync(values, yaml.dump(valuesFor('testnet', 'writer')));
     try {
-      const withValues = { ...clusterOnly, 'lacchain:nodes': [{ ...entry, values }] };
-      const { program, engine, resources } = loadProgram(withValues, { writer: { place: elsewhere } });
-      const error = await program().catch((e: unknown) => e);
-      expect(engine.RunError.isInstance(error)).toBe(true);
-      expect((error as Error).message).toBe(
-        `node writer changed place in the stack file (${elsewhere} -> ${inPod}): pulumi up would start it there while ` +
-          `it still runs at ${elsewhere} (two nodes, one key); move it with npm run node -- move --stack testnet --node writer`,
-      );
-      await flush();
-      expect(resources.map((r) => r.type)).toEqual(['pulumi:pulumi:StackReference']);
+      await expectRefused({ ...clusterOnly, 'lacchain:nodes': [{ ...entry, values }] }, 'writer', inPod);
     } finally {
       fs.rmSync(work, { recursive: true, force: true });
     }
