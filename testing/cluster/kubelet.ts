@@ -27,6 +27,7 @@ import { HostState, makeCgroup, recordHostState, removeCgroup, restoreHostState,
 import { ClusterProcess, startProcess, stopProcess, waitFor } from './processes';
 import { MetalLb, startMetalLb } from './metallb';
 import { endShims } from './runtimeShims';
+import { timing } from './tierTiming';
 import { SERVICE_CLUSTER_IP_RANGE } from './serviceNetwork';
 import { removeServiceProxyTables, ServiceProxy, startServiceProxy } from './serviceProxy';
 import { deleteWorkerLan, makeWorkerLan, WORKER_LAN_NETWORK } from './workerLan';
@@ -289,7 +290,9 @@ function runOk(command: string, args: string[], input?: string): Promise<string>
  * (tools/kubernetes/build-kubelet.sh's folder), and waits until its Node is Ready.
  */
 export async function startKubeletWorker(name: string, kubeletDir: string, join: KubeletJoin): Promise<KubeletWorker> {
+  timing(`worker ${name}: start`);
   await takeLock();
+  timing(`worker ${name}: lock taken`);
   let before: HostState | undefined;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-kubelet-'));
   const processes: ClusterProcess[] = [];
@@ -302,6 +305,7 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
   let serviceProxy: ServiceProxy | undefined;
   let loadBalancer: MetalLb | undefined;
   const stop = async () => {
+    timing(`worker ${name}: stop`);
     peer?.stop();
     await loadBalancer?.stop();
     const [kubeletProcess, containerd] = [processes[1], processes[0]];
@@ -324,7 +328,10 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
         "the worker's containers stopped",
         async () => (await ctr(['tasks', 'list', '-q'])).trim() === '',
         60_000,
-      ).catch(() => undefined);
+      ).then(
+        () => timing(`worker ${name}: its containers stopped`),
+        () => timing(`worker ${name}: its containers NOT stopped after 60 s`),
+      );
     }
     await serviceProxy?.stop();
     if (kubeletProcess) await stopProcess(kubeletProcess);
@@ -335,9 +342,12 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
         await ctr(['tasks', 'delete', '-f', id]).catch(() => '');
       }
     }
+    timing(`worker ${name}: kube-proxy and the kubelet stopped`);
     if (containerd) await stopProcess(containerd);
+    timing(`worker ${name}: containerd stopped`);
     // A shim containerd did not end (its task never deleted) holds its containers on: ended while its state is here.
-    await endShims(path.join(dir, 'containerd.sock'));
+    const shims = await endShims(path.join(dir, 'containerd.sock'));
+    timing(`worker ${name}: shims ended: ${shims.length}`);
     await admin(['delete', 'node', name, '--wait=false']).catch(() => '');
     unmountUnder(dir);
     fs.rmSync(dir, { recursive: true, force: true });
@@ -348,6 +358,7 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
     deleteWorkerLan();
     deleteBridge();
     releaseLock();
+    timing(`worker ${name}: stopped`);
   };
 
   try {
@@ -367,6 +378,7 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
     ]);
     processes.push(containerd);
     await waitFor('containerd', async () => (await ctr(['version'])).includes('Server'), 30_000, containerd);
+    timing(`worker ${name}: containerd up`);
 
     const pki = path.join(dir, 'pki');
     fs.mkdirSync(pki);
@@ -393,6 +405,7 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
       importImage: async (archive, reference, extraNames = []) => {
         await ctr(['images', 'import', '--no-unpack=false', archive]);
         for (const extra of extraNames) await ctr(['images', 'tag', '--force', reference, extra]);
+        timing(`worker ${name}: imported ${reference}`);
       },
       stop,
     };
@@ -412,6 +425,7 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
       '--v=2',
     ]);
     processes.push(kubeletProcess);
+    timing(`worker ${name}: kubelet started`);
     await waitFor(
       `the real worker ${name} Ready`,
       async () =>
@@ -433,6 +447,7 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
       },
     );
     processes.push(serviceProxy.process);
+    timing(`worker ${name}: Ready, kube-proxy up`);
     loadBalancer = await startMetalLb(path.join(dir, 'metallb'), builtToolDir(WORKER_TOOL_SCRIPTS.metallb), {
       node: name,
       adminKubeconfig: join.adminKubeconfig,
@@ -440,6 +455,7 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
       image: PAUSE_IMAGE,
     });
     processes.push(...loadBalancer.processes);
+    timing(`worker ${name}: MetalLB up`);
     return worker;
   } catch (error) {
     await stop();

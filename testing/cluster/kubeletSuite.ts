@@ -8,6 +8,7 @@
 import { builtTool, WORKER_TOOL_SCRIPTS } from './builtTools';
 import { clusterTools, startCluster, TestCluster } from './cluster';
 import { kubeletPrerequisites } from './kubelet';
+import { timing } from './tierTiming';
 
 /** The kubelet's folder (tools/kubernetes/build-kubelet.sh), or why it is not there. */
 const kubeletTools = () => builtTool(WORKER_TOOL_SCRIPTS.kubelet);
@@ -39,12 +40,16 @@ export function kubeletClusterForSuite(
     if (reason) throw new Error(`the kubelet tests cannot run: ${reason}`);
     const tools = clusterTools() as { dir: string };
     const kubelet = kubeletTools() as { dir: string };
+    timing(`${expect.getState().testPath}: start`);
     running = await startCluster(tools.dir, [], { kubelets: { names: workers, dir: kubelet.dir } });
     await prepare(running);
+    timing(`${expect.getState().testPath}: prepared (images imported), tests begin`);
     // The real-worker lock (kubelet.ts) may wait up to 20 minutes for the other kubelet suites, before this one starts.
   }, 1_800_000);
   afterAll(async () => {
+    timing(`${expect.getState().testPath}: tests done, stop`);
     await running?.stop();
+    timing(`${expect.getState().testPath}: stopped`);
   }, 120_000);
   return {
     cluster: () => {
