@@ -32,13 +32,14 @@ export const JEST_MAIN_PROCESS_VARIABLE = 'LACCHAIN_JEST_MAIN_PROCESS';
 /**
  * The kinds a file's end leaves as they are: the cluster's own bookkeeping, made and changed by the cluster itself
  * (events, leases, a Service's endpoints and address and MetalLB's record of its announcement, which go with their
- * Service) and the worker's Node (its name is the next file's: `rename`).
+ * Service) and the worker's Node and what goes with it (its name is the next file's: `rename`).
  */
 const KEPT = new Set([
   'Event',
   'Lease',
   'LeaseCandidate',
   'Node',
+  'CSINode',
   'Endpoints',
   'EndpointSlice',
   'IPAddress',
