@@ -143,15 +143,18 @@ export function moveParameters(node: SshNodeSettings, action: string): Record<st
 }
 
 /**
- * The arrive action's identity parameters: the identity files an earlier stay of the node left on the new machine,
- * set aside (root's only) so that its node-key step takes in the carried key, writes the stack's, or makes a new one;
- * with a new key (NEW_KEY yes, `--new-key`), a key an earlier cut move carried there is deleted.
+ * The arrive action's identity parameters: the identity files an earlier stay of the node left on the new machine (in
+ * its service user's data folder, and root's record of a machine key), set aside (root's only) so that its node-key
+ * step takes in the carried key, writes the stack's, or makes a new one; with a new key (NEW_KEY yes, `--new-key`), a
+ * key an earlier cut move carried there is deleted.
  */
 function identityParameters(node: SshNodeSettings): Record<string, string> {
   const paths = nodePaths(node);
   return {
     NEW_KEY: 'no',
-    IDENTITY_FILES: [paths.key, paths.enode, paths.nodeAddress, paths.machineKeyRecord].join(' '),
+    IDENTITY_FILES: [paths.key, paths.enode, paths.nodeAddress].join(' '),
+    KEY_RECORD_FILE: paths.machineKeyRecord,
+    SERVICE_USER: DEFAULT_SERVICE_USER,
     INCOMING_KEY_FILE: MACHINE_MOVE_FILES.incomingKey(node.serviceName),
     KEYS_ASIDE_DIR: MACHINE_MOVE_FILES.keysAside(node.serviceName),
   };
