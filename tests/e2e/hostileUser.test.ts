@@ -413,11 +413,11 @@ printf '%s\\n' ${other} >${paths.machineKeyRecord} && chown ${USER}:${USER} ${pa
 
   describe("a move arriving where the node lived before sets the earlier stay's identity files aside (move.sh)", () => {
     const aside = MACHINE_MOVE_FILES.keysAside(node.serviceName);
-    /** The move's arrive action as npm run node -- move runs it on the new machine, as root. */
+    /** The move's arrive action as npm run node -- move runs it on the new machine, as root (its `rm` traced). */
     const arrive = () =>
       run(
         stepCommand('root'),
-        'runuser',
+        'rm',
         stepInput(
           'npm run node: move of node n',
           { ...moveParameters(node, 'arrive'), BACKUP_ID: 'abcdef12', FROM_ENODE: enode },
