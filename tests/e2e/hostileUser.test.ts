@@ -441,8 +441,6 @@ printf '%s\\n' ${other} >${paths.machineKeyRecord} && chown ${USER}:${USER} ${pa
       const result = await arrive();
       expect(result.stderr).toBe('');
       expect(outcome(result)).toBe('exit 0');
-      expect(result.stdout).toContain(`move: set ${paths.key} aside in ${aside}/`);
-      expect(result.stdout).toContain(`move: removed ${paths.enode}, which was no file to read`);
       // Only root's regular files in root's folders: no link, no FIFO, nothing of the service user's.
       const listing = (await asideListing()).trim().split('\n');
       expect(listing.map((line) => line.replace(/ \d{8}T[^/]*/, ' TIME'))).toEqual([
@@ -452,6 +450,8 @@ printf '%s\\n' ${other} >${paths.machineKeyRecord} && chown ${USER}:${USER} ${pa
       ]);
       // Moved, never copied: the key is in the aside folder only, as it was.
       expect(await root(`cat ${aside}/*/key`)).toBe(`${KEY_ONE}\n`);
+      expect(result.stdout).toContain(`move: set ${paths.key} aside in ${aside}/`);
+      expect(result.stdout).toContain(`move: removed ${paths.enode}, which was no file to read`);
       expect(
         await root(
           `for f in ${paths.key} ${paths.enode} ${paths.nodeAddress} ${paths.machineKeyRecord}; do test -e $f -o -L $f && echo $f; done; true`,
