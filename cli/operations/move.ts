@@ -162,8 +162,8 @@ function identityParameters(node: SshNodeSettings): Record<string, string> {
 
 /**
  * Why a node cannot move with a new key as its stack stands (one line), or undefined: a new key is made as for a new
- * node, by the node's own custody, so nothing may pin or import the old one, and a machine key's backups need a
- * password that is not derived from the key.
+ * node, by the node's own custody, so nothing may pin or import the old one, and the backups need a password that is
+ * not derived from the key (the stack's key or the machine's): the new place restores the old place's last backup.
  */
 export function newKeyRefusal(node: SshNodeSettings, secrets: Pick<StackSecrets, 'nodeKeys' | 'backupPassword'>) {
   if (node.keyCustody === 'stack' && secrets.nodeKeys[node.name] !== undefined) {
@@ -172,7 +172,8 @@ export function newKeyRefusal(node: SshNodeSettings, secrets: Pick<StackSecrets,
   if (node.keyCustody === 'machine' && node.publicKey !== undefined) {
     return `--new-key: node ${node.name} pins its key (publicKey ${node.publicKey}): remove the pin from the stack file and run move again (pin the new public key after the move)`;
   }
-  if (node.keyCustody === 'machine' && secrets.backupPassword === undefined) {
+  // Either custody: the last backup, carried to the new place, is encrypted with the old key's password.
+  if (secrets.backupPassword === undefined) {
     return `--new-key: node ${node.name}'s backups are encrypted with a password derived from its key, which the new key cannot open: set ${configKey('backupPassword')} to the one in use first (docs/security.md#replacing-a-machines-key, step 1) and run move again`;
   }
   return undefined;
