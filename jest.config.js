@@ -14,7 +14,11 @@
  */
 module.exports = {
   preset: 'ts-jest',
-  testEnvironment: 'node',
+  // Node's, with the kubelet tier's shared cluster handed to the files and stopped after the last
+  // (testing/cluster/sharedKubelet.ts).
+  testEnvironment: '<rootDir>/testing/jestEnvironment.js',
+  globalSetup: '<rootDir>/testing/jestGlobalSetup.js',
+  globalTeardown: '<rootDir>/testing/jestGlobalTeardown.js',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
   // The package's own name, as an operator's program imports it: its public API's sources (tsconfig.json's paths).

@@ -1,12 +1,11 @@
 /**
  * What the tests of the moves between a machine and a cluster share (tests/kubelet/moveToPod.test.ts and
- * clusterMoveCuts.test.ts): the operator's clients given the test file's environment, a second machine made ready to
- * take the node, `pulumi up` of the stack file a move wrote (the program's manifests; out of the cluster, the node's
- * objects it deletes), and when the node's pod first started.
+ * clusterMoveCuts.test.ts): the operator's clients given the test file's environment, `pulumi up` of the stack file a
+ * move wrote (the program's manifests; out of the cluster, the node's objects it deletes), and when the node's pod
+ * first started. A second machine is made ready to take the node by testing/moveStack.ts joinMoveHosts.
  */
 import * as childProcess from 'child_process';
 import * as fs from 'fs';
-import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { kubernetesNames } from '../core/catalog/kubernetes';
 import { MOVE_HOLD_VARIABLE } from '../core/catalog/move';
@@ -14,12 +13,9 @@ import { withCpuRequestsThatFit } from './cluster/kubeletFit';
 import type { KubeletNode } from './cluster/kubeletNode';
 import { kubernetesManifests, Manifest } from './cluster/manifests';
 import { KEY_ONE } from './fixtures';
-import { asRoot } from './hostNode';
-import type { TestHost } from './host/testHost';
 import { progress } from './hostSuite';
 import { declareProgram } from './program';
 import type { RecordedResource } from '../tools/recording/engine';
-import type { ReleaseHost } from './releaseHost';
 
 /** Where clientsWithThisEnvironment keeps Node's own spawn. */
 const REAL_SPAWN = Symbol.for('lacchain.test.realSpawn');
@@ -42,25 +38,6 @@ export function clientsWithThisEnvironment(): void {
           env: { ...process.env, ...(options as childProcess.SpawnOptions)?.env },
         })
       : spawn(command, args as childProcess.SpawnOptions)) as typeof childProcess.spawn);
-}
-
-/**
- * The machine `next` made ready to take a node from `old`'s: it reaches `old`'s release server (through this machine)
- * and trusts it, and the operator's key (`old`'s) logs in to it.
- */
-export async function readyForTheNode(next: TestHost, old: ReleaseHost): Promise<void> {
-  await asRoot(next, `ip route replace ${old.host.gateway}/32 via ${next.gateway}`);
-  const tls = fs.readdirSync(old.work).find((f) => f.startsWith('.tls-'));
-  await next.ssh('cat >> /etc/ssl/certs/ca-certificates.crt', {
-    input: fs.readFileSync(path.join(old.work, tls!, 'cert.pem'), 'utf8'),
-  });
-  const publicKey = childProcess
-    .execFileSync('ssh-keygen', ['-y', '-f', old.host.privateKeyFile], { encoding: 'utf8' })
-    .trim();
-  await asRoot(
-    next,
-    `for home in /root /home/${next.sudoUser}; do printf '%s\\n' '${publicKey}' >> "$home/.ssh/authorized_keys"; done`,
-  );
 }
 
 /**

@@ -18,6 +18,7 @@ export const SERVICE_USER_PATH_PARAMETERS = [
   'DATA_DIR',
   'LOGS_DIR',
   'INFO_LOG',
+  'IDENTITY_FILES',
 ] as const;
 
 /** `<script> <parameter>`: how root treats that path in that script (each checked by the hostile suite). */
@@ -41,6 +42,8 @@ export const ROOT_TOUCHES: Record<string, string> = {
   'node-key.sh NODE_ADDRESS_FILE': 'written by the service user',
   'node-key.sh DATA_DIR': "Besu's data path for the service user's public-key export",
   'start.sh DATA_DIR': 'listed and searched by find, which follows no link',
+  'move.sh IDENTITY_FILES':
+    'arriving where the node lived before: each seen, read (no link, no FIFO wait, bounded) and removed as the service user; its content written by root into a file of its own in the root-only keys-aside folder',
 };
 
 /** The `<script> <parameter>` pairs the remote scripts name today. */

@@ -3,6 +3,7 @@
  * test host, its release served by the old host's own server, logged in by agent, companions off, and the same stack
  * file with the node on another host, read as the move reads it.
  */
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { StackName } from '../core/catalog/networks';
@@ -14,6 +15,7 @@ import { COMPANIONS_OFF } from './fixtures';
 import type { TestHost } from './host/testHost';
 import type { ReleaseHost } from './releaseHost';
 import { sshWriterStack } from './sshStacks';
+import { asRoot } from './hostNode';
 
 /** The stack of one writer named `nodeName` on `host`, release `version` from `served`'s server. */
 export function moveWriterStack(
@@ -75,4 +77,21 @@ export function movedIntoCluster(
   const to = loadOperatorStack(stack, check).settings.nodes[0] as KubernetesNodeSettings;
   fs.rmSync(check);
   return { movedText, from, to };
+}
+
+/**
+ * Makes `target`, a move's new host, reach `served`'s release server (a test host has no default route: only this
+ * machine's address of the old host's link, routed through its own) and trust it, and lets the operator's key (the old
+ * host's) log in to it, as root and as its sudo user.
+ */
+export async function joinMoveHosts(target: TestHost, served: ReleaseHost): Promise<void> {
+  await asRoot(target, `ip route replace ${served.host.gateway}/32 via ${target.gateway}`);
+  const tls = fs.readdirSync(served.work).find((f) => f.startsWith('.tls-'));
+  const certificate = fs.readFileSync(path.join(served.work, tls!, 'cert.pem'), 'utf8');
+  await target.ssh('cat >> /etc/ssl/certs/ca-certificates.crt', { input: certificate });
+  const publicKey = execFileSync('ssh-keygen', ['-y', '-f', served.host.privateKeyFile], { encoding: 'utf8' }).trim();
+  await asRoot(
+    target,
+    `for home in /root /home/${target.sudoUser}; do printf '%s\\n' '${publicKey}' >> "$home/.ssh/authorized_keys"; done`,
+  );
 }

@@ -2,6 +2,7 @@
 /**
  * Declaring the program in tests: settings from in-memory files, the recording engine, the test genesis.
  */
+import { randomBytes } from 'crypto';
 import * as pulumi from '@pulumi/pulumi';
 import * as yaml from 'js-yaml';
 import { loadStack } from '../core/settings/load';
@@ -72,6 +73,12 @@ export interface RunOutputs {
    * command ran (a machine holding its own key prints its public key there, which the program reads back).
    */
   nodeKeyStdout?: Record<string, string>;
+  /**
+   * The random bytes the state holds, as hex, by RandomBytes resource name, where they are not the deterministic ones
+   * recordProgram gives: a `pulumi up --replace` of that resource made them anew (replacedRandomBytes), and every later
+   * run reads them from the state.
+   */
+  randomBytes?: Record<string, string>;
 }
 
 /**
@@ -91,7 +98,8 @@ export function recordRun(outputs: RunOutputs): RecordedResource[] {
     knownTypes: PROGRAM_TYPES,
     outputsFor: (resource) => {
       if (resource.type === 'random:index/randomBytes:RandomBytes') {
-        const hex = deterministicHex(resource.name, Number(resource.inputs.length));
+        const hex =
+          outputs.randomBytes?.[resource.name] ?? deterministicHex(resource.name, Number(resource.inputs.length));
         return { hex, base64: Buffer.from(hex, 'hex').toString('base64') };
       }
       const stdout = outputs.nodeKeyStdout?.[resource.name];
@@ -101,4 +109,40 @@ export function recordRun(outputs: RunOutputs): RecordedResource[] {
       return undefined;
     },
   });
+}
+
+/**
+ * What `pulumi stack --show-urns` lists of the resources `declared` holds (one `URN:` line each, as the CLI prints
+ * them): each URN as the engine names it, `urn:pulumi:<stack>::<project>::<type chain>::<name>`, the type chain the
+ * types of its parents (a component's children's) down to its own, joined by `$`; the stack itself is no part of it.
+ */
+export function stackUrnListing(declared: Declared, stack: string, project = 'lacchain-besu-node'): string {
+  // A parent is a component (a resource of the provider's never is one here): its name is unique among them.
+  const byName = new Map(declared.resources.filter((r) => !r.custom).map((r) => [r.name, r]));
+  const typeChain = (r: RecordedResource): string => {
+    const parent = r.options.parent === undefined ? undefined : byName.get(r.options.parent);
+    return parent ? `${typeChain(parent)}$${r.type}` : r.type;
+  };
+  return declared.resources
+    .map((r) => `    │  URN: urn:pulumi:${stack}::${project}::${typeChain(r)}::${r.name}`)
+    .join('\n');
+}
+
+/**
+ * The state's random bytes after `pulumi up --replace` of each of `urns` (a RandomBytes resource's): new bytes, made
+ * here as the random provider makes them (crypto.randomBytes), added to `state` (RunOutputs.randomBytes) by the
+ * resource name; the length is the resource's declared one.
+ */
+export function replacedRandomBytes(
+  declared: Declared,
+  urns: readonly string[],
+  state: Record<string, string> = {},
+): Record<string, string> {
+  const next = { ...state };
+  for (const urn of urns) {
+    const name = urn.split('::').pop()!;
+    const length = Number(resource(declared, 'random:index/randomBytes:RandomBytes', name).inputs.length);
+    next[name] = randomBytes(length).toString('hex');
+  }
+  return next;
 }

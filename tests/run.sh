@@ -20,7 +20,8 @@ trap 'rm -f "$report" "$kubelet_report" "$kubelet_log"; rm -rf "$kubelet_images"
 if [ $# -eq 0 ]; then
   # The whole run: the real-worker tier (tests/kubelet: one real kubelet on this machine, one file at a time) in a jest
   # of its own, one file after another, beside the rest on the usual workers. In the one jest its files took worker
-  # slots only to wait for the machine's one real worker, while the other files queued (tests/README.md).
+  # slots only to wait for the machine's one real worker, while the other files queued (tests/README.md). Run in jest's
+  # own process, its files share one cluster (testing/cluster/sharedKubelet.ts).
   LACCHAIN_KUBELET_IMAGES="$kubelet_images" npx jest --json --outputFile="$kubelet_report" --maxWorkers=1 tests/kubelet \
     >"$kubelet_log" 2>&1 &
   kubelet_jest=$!

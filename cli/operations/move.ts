@@ -143,15 +143,18 @@ export function moveParameters(node: SshNodeSettings, action: string): Record<st
 }
 
 /**
- * The arrive action's identity parameters: the identity files an earlier stay of the node left on the new machine,
- * set aside (root's only) so that its node-key step takes in the carried key, writes the stack's, or makes a new one;
- * with a new key (NEW_KEY yes, `--new-key`), a key an earlier cut move carried there is deleted.
+ * The arrive action's identity parameters: the identity files an earlier stay of the node left on the new machine (in
+ * its service user's data folder, and root's record of a machine key), set aside (root's only) so that its node-key
+ * step takes in the carried key, writes the stack's, or makes a new one; with a new key (NEW_KEY yes, `--new-key`), a
+ * key an earlier cut move carried there is deleted.
  */
 function identityParameters(node: SshNodeSettings): Record<string, string> {
   const paths = nodePaths(node);
   return {
     NEW_KEY: 'no',
-    IDENTITY_FILES: [paths.key, paths.enode, paths.nodeAddress, paths.machineKeyRecord].join(' '),
+    IDENTITY_FILES: [paths.key, paths.enode, paths.nodeAddress].join(' '),
+    KEY_RECORD_FILE: paths.machineKeyRecord,
+    SERVICE_USER: DEFAULT_SERVICE_USER,
     INCOMING_KEY_FILE: MACHINE_MOVE_FILES.incomingKey(node.serviceName),
     KEYS_ASIDE_DIR: MACHINE_MOVE_FILES.keysAside(node.serviceName),
   };
@@ -159,8 +162,8 @@ function identityParameters(node: SshNodeSettings): Record<string, string> {
 
 /**
  * Why a node cannot move with a new key as its stack stands (one line), or undefined: a new key is made as for a new
- * node, by the node's own custody, so nothing may pin or import the old one, and a machine key's backups need a
- * password that is not derived from the key.
+ * node, by the node's own custody, so nothing may pin or import the old one, and the backups need a password that is
+ * not derived from the key (the stack's key or the machine's): the new place restores the old place's last backup.
  */
 export function newKeyRefusal(node: SshNodeSettings, secrets: Pick<StackSecrets, 'nodeKeys' | 'backupPassword'>) {
   if (node.keyCustody === 'stack' && secrets.nodeKeys[node.name] !== undefined) {
@@ -169,7 +172,8 @@ export function newKeyRefusal(node: SshNodeSettings, secrets: Pick<StackSecrets,
   if (node.keyCustody === 'machine' && node.publicKey !== undefined) {
     return `--new-key: node ${node.name} pins its key (publicKey ${node.publicKey}): remove the pin from the stack file and run move again (pin the new public key after the move)`;
   }
-  if (node.keyCustody === 'machine' && secrets.backupPassword === undefined) {
+  // Either custody: the last backup, carried to the new place, is encrypted with the old key's password.
+  if (secrets.backupPassword === undefined) {
     return `--new-key: node ${node.name}'s backups are encrypted with a password derived from its key, which the new key cannot open: set ${configKey('backupPassword')} to the one in use first (docs/security.md#replacing-a-machines-key, step 1) and run move again`;
   }
   return undefined;

@@ -12,9 +12,10 @@
 #            removed; the node home and its data, the repository and MOVED_OUT_FILE are kept
 # Parameters (environment): MOVE_ACTION, SERVICE_NAME, UNITS, MOVED_OUT_FILE, MOVED_IN_FILE, DROP_IN, DESTINATION,
 # BACKUP_ID, FROM_ENODE and BACKUP_PATH (arrive), BACKUP_UNIT (remove). Arriving, the node identity files an earlier
-# stay left here (IDENTITY_FILES) are set aside into KEYS_ASIDE_DIR (root's only), so the node-key step takes in the
-# carried key (INCOMING_KEY_FILE), writes the stack's or makes one; with a new key (NEW_KEY=yes) a key an earlier, cut
-# move carried here is deleted first.
+# stay left here (IDENTITY_FILES, in the service user's data folder, and root's KEY_RECORD_FILE) are set aside into
+# KEYS_ASIDE_DIR (root's only), so the node-key step takes in the carried key (INCOMING_KEY_FILE), writes the stack's
+# or makes one; with a new key (NEW_KEY=yes) a key an earlier, cut move carried here is deleted first. SERVICE_USER
+# (arrive) is the user whose folder IDENTITY_FILES are in.
 set -euo pipefail
 : "${MOVE_ACTION:?}" "${SERVICE_NAME:?}" "${UNITS:?}" "${MOVED_OUT_FILE:?}" "${MOVED_IN_FILE:?}" "${DROP_IN:?}"
 
@@ -46,12 +47,19 @@ leave() {
   echo "move: $SERVICE_NAME stopped and kept from starting here (moved to $DESTINATION)"
 }
 
+# The most of one identity file set aside (a key, an enode, an address: a few hundred bytes).
+IDENTITY_FILE_MAX_BYTES=4096
+
 # set_identity_aside: with a new key, the key an earlier cut move carried here (INCOMING_KEY_FILE) deleted; the identity
-# files (IDENTITY_FILES) a former stay of the node left here moved (never copied) into a folder of KEYS_ASIDE_DIR only
-# root reads: the node-key step then finds no key and takes in the carried one, writes the stack's, or makes one.
+# files a former stay of the node left here moved (never copied) into a folder of KEYS_ASIDE_DIR only root reads: the
+# node-key step then finds no key and takes in the carried one, writes the stack's, or makes one. IDENTITY_FILES are in
+# the service user's data folder (lib.sh's rule): each is seen, read and removed as that user only (a link or a FIFO
+# there is removed, never read; a file that user cannot reach is none of the node's), its content written by root into
+# a file of its own in the aside folder; root's record of the machine key (KEY_RECORD_FILE, in the node home, root's)
+# is renamed there, never followed.
 set_identity_aside() {
-  : "${IDENTITY_FILES:?}" "${KEYS_ASIDE_DIR:?}" "${INCOMING_KEY_FILE:?}"
-  local file aside
+  : "${IDENTITY_FILES:?}" "${KEY_RECORD_FILE:?}" "${KEYS_ASIDE_DIR:?}" "${INCOMING_KEY_FILE:?}" "${SERVICE_USER:?}"
+  local file aside content said user_files=$IDENTITY_FILES
   # With a new key: the old key, carried here by a move that was cut before its bring-up took it in, is never the
   # new node's.
   if [ "${NEW_KEY:?}" = yes ] && { [ -e "$INCOMING_KEY_FILE" ] || [ -L "$INCOMING_KEY_FILE" ]; }; then
@@ -59,13 +67,27 @@ set_identity_aside() {
     echo "move: deleted the key an earlier move carried here ($INCOMING_KEY_FILE): a new key is made here"
   fi
   aside="$KEYS_ASIDE_DIR/$(date -u +%Y%m%dT%H%M%S.%NZ)"
-  for file in $IDENTITY_FILES; do
-    if [ -e "$file" ] || [ -L "$file" ]; then
-      install -d -m 0700 -o root -g root "$KEYS_ASIDE_DIR" "$aside"
-      mv -f "$file" "$aside/"
-      echo "move: set $file aside in $aside (an earlier stay's)"
+  # A machine the node never lived on has no service user yet, nor any of its files.
+  id "$SERVICE_USER" >/dev/null 2>&1 || user_files=""
+  for file in $user_files; do
+    # shellcheck disable=SC2016 # expanded by the service user's shell
+    run_as_service_user sh -c '[ -e "$1" ] || [ -L "$1" ]' sh "$file" || continue
+    install -d -m 0700 -o root -g root "$KEYS_ASIDE_DIR" "$aside"
+    # Copied before the original goes: a cut in between leaves it in both places, the next arrive sets it aside again.
+    said="removed $file, which was no file to read (a link, a FIFO or empty)"
+    if content=$(read_as_service_user "$file" "$IDENTITY_FILE_MAX_BYTES") && [ -n "$content" ]; then
+      write_file "$aside/$(basename "$file")" 0600 root:root "$content" >/dev/null
+      said="set $file aside in $aside (an earlier stay's)"
     fi
+    run_as_service_user rm -rf -- "$file" \
+      || fail "could not remove $file as $SERVICE_USER: remove it (an earlier stay's; its content is in $aside) and run move again"
+    echo "move: $said"
   done
+  if [ -e "$KEY_RECORD_FILE" ] || [ -L "$KEY_RECORD_FILE" ]; then
+    install -d -m 0700 -o root -g root "$KEYS_ASIDE_DIR" "$aside"
+    mv -fT "$KEY_RECORD_FILE" "$aside/$(basename "$KEY_RECORD_FILE")"
+    echo "move: set $KEY_RECORD_FILE aside in $aside (an earlier stay's)"
+  fi
 }
 
 arrive() {

@@ -15,6 +15,7 @@ import { makeCertificates } from './certificates';
 import { KubeletWorker, startKubeletWorker } from './kubelet';
 import { ClusterProcess, startProcess, stopProcess, waitFor } from './processes';
 import { SERVICE_CLUSTER_IP_RANGE } from './serviceNetwork';
+import { timing } from './tierTiming';
 import { freePort } from '../ports';
 import { PROJECT_DIR } from '../run';
 
@@ -223,9 +224,11 @@ export async function startCluster(
     for (const worker of kubelets) await worker.stop();
     for (const proc of [...processes].reverse()) await stopProcess(proc);
     fs.rmSync(dir, { recursive: true, force: true });
+    timing('control plane stopped');
   };
 
   try {
+    timing('control plane: start');
     const etcd = startProcess(dir, 'etcd', bin('etcd'), [
       '--name=test',
       `--data-dir=${path.join(dir, 'etcd')}`,
@@ -276,6 +279,7 @@ export async function startCluster(
       90_000,
       apiserver,
     );
+    timing('control plane: API server ready');
 
     processes.push(
       startProcess(dir, 'kube-controller-manager', bin('kube-controller-manager'), [
@@ -367,6 +371,7 @@ export async function startCluster(
       60_000,
       processes[processes.length - 1],
     );
+    timing('control plane: workers (kwok) Ready');
     for (const name of options.kubelets?.names ?? []) {
       kubelets.push(
         await startKubeletWorker(name, options.kubelets!.dir, {
@@ -385,6 +390,7 @@ export async function startCluster(
       60_000,
       processes[2],
     );
+    timing('control plane: default ServiceAccount');
     return {
       kubeconfig,
       context: TEST_CONTEXT,

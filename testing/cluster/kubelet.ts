@@ -11,10 +11,12 @@
  * the cgroupfs driver, no swap check, containerd's `restrict_oom_score_adj`, the pause image imported locally.
  *
  * One real worker runs on a machine at a time (a lock folder; a second waits): two kubelets would share the fixed
- * folders and the bridge. Stopping it cordons it and deletes its pods first (the kubelet stops their containers and
- * tears their network down), then stops the kubelet and containerd, ends any shim containerd left (runtimeShims.ts),
- * removes every folder, mount, namespace, cgroup, the Service's
- * route and the bridge it made, and puts back the kernel settings the kubelet changed (testing/cluster/hostChanges.ts).
+ * folders and the bridge. Stopping it cordons it and deletes its pods first, the controllers that would make them
+ * again before them (the kubelet stops their containers and tears their network down), then stops the kubelet and
+ * containerd, ends any shim containerd left (runtimeShims.ts), removes every folder, mount, namespace, cgroup, the
+ * Service's route and the bridge it made, and puts back the kernel settings the kubelet changed
+ * (testing/cluster/hostChanges.ts). The kubelet, kube-proxy and MetalLB can be started again under another Node name
+ * on the same containerd, bridge and LAN (`rename`: the kubelet tier's shared worker, sharedKubelet.ts).
  */
 import { execFile, execFileSync } from 'child_process';
 import * as fs from 'fs';
@@ -23,10 +25,12 @@ import * as path from 'path';
 import { NFT, removeApiServiceRoute, routeApiService } from './apiServiceRoute';
 import { builtToolDir, WORKER_TOOL_SCRIPTS } from './builtTools';
 import { signCertificate } from './certificates';
+import { pauseImage } from './images';
 import { HostState, makeCgroup, recordHostState, removeCgroup, restoreHostState, unmountUnder } from './hostChanges';
 import { ClusterProcess, startProcess, stopProcess, waitFor } from './processes';
 import { MetalLb, startMetalLb } from './metallb';
 import { endShims } from './runtimeShims';
+import { timing } from './tierTiming';
 import { SERVICE_CLUSTER_IP_RANGE } from './serviceNetwork';
 import { removeServiceProxyTables, ServiceProxy, startServiceProxy } from './serviceProxy';
 import { deleteWorkerLan, makeWorkerLan, WORKER_LAN_NETWORK } from './workerLan';
@@ -89,8 +93,19 @@ export interface KubeletWorker {
    * (testing/permissioning.ts: onTestNetwork) and keeps it when its contract registers it.
    */
   networkPeer: string;
-  /** Imports an OCI image archive into containerd's Kubernetes namespace, also under `extraNames`. */
+  /**
+   * Imports an OCI image archive into containerd's Kubernetes namespace, also under `extraNames` (skipped when the same
+   * archive was imported under the same names before and containerd still has it).
+   */
   importImage(archive: string, name: string, extraNames?: string[]): Promise<void>;
+  /** The ids of containerd's tasks (the containers running on the worker, its pods' sandboxes among them). */
+  containers(): Promise<string[]>;
+  /**
+   * Stops the kubelet, kube-proxy and MetalLB (deleting the worker's pods first) and starts them again as Node `name`
+   * (the bridge, the LAN, containerd with its images and the network peer stay): the shared tier's worker taking the
+   * name a file's values pin (sharedKubelet.ts). Nothing when it has that name already.
+   */
+  rename(name: string): Promise<void>;
   /** The kubelet's and containerd's processes (their logs, for a failure message). */
   processes: ClusterProcess[];
   stop(): Promise<void>;
@@ -227,7 +242,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
 }
 
 /** The kubelet's configuration (KubeletConfiguration): what this machine needs, and quick syncs for the tests. */
-function kubeletConfig(dir: string, address: string, port: number, healthzPort: number, ca: string) {
+function kubeletConfig(dir: string, nodeDir: string, address: string, port: number, healthzPort: number, ca: string) {
   return {
     apiVersion: 'kubelet.config.k8s.io/v1beta1',
     kind: 'KubeletConfiguration',
@@ -241,7 +256,7 @@ function kubeletConfig(dir: string, address: string, port: number, healthzPort: 
     readOnlyPort: 0,
     healthzBindAddress: '127.0.0.1',
     healthzPort,
-    podLogsDir: path.join(dir, 'pod-logs'),
+    podLogsDir: path.join(nodeDir, 'pod-logs'),
     resolvConf: '',
     authentication: { anonymous: { enabled: false }, webhook: { enabled: true }, x509: { clientCAFile: ca } },
     authorization: { mode: 'Webhook' },
@@ -284,12 +299,44 @@ function runOk(command: string, args: string[], input?: string): Promise<string>
   });
 }
 
+/** The kinds whose controllers make a deleted pod again at once, even on a cordoned worker when it names the node. */
+const POD_MAKERS = 'statefulsets,deployments,replicasets,daemonsets,cronjobs,jobs';
+
+/**
+ * Deletes every pod on the worker `node`, at once (no grace period), and first, with their pods left, the controllers
+ * that would make them again: a StatefulSet's pod names its worker (`nodeName`), which a cordon does not stop, so the
+ * worker would start it again while it stops (its containers never all stopped, and a shim left behind:
+ * runtimeShims.ts).
+ */
+export async function deletePodsOf(admin: (args: string[]) => Promise<string>, node: string): Promise<void> {
+  await admin(['delete', POD_MAKERS, '--all', '-A', '--cascade=orphan', '--timeout=60s']);
+  await admin([
+    'delete',
+    'pods',
+    '-A',
+    '--field-selector',
+    `spec.nodeName=${node}`,
+    '--force',
+    '--grace-period=0',
+    '--wait=false',
+  ]);
+}
+
+/** What runs for the worker's Node: the kubelet registered under its name, and kube-proxy and MetalLB beside it. */
+interface WorkerNode {
+  processes: ClusterProcess[];
+  /** Deletes the Node's pods (the kubelet stops their containers), stops the three and deletes the Node. */
+  stop(): Promise<void>;
+}
+
 /**
  * Starts a real worker named `name` joined to the cluster, with the kubelet and pause program of `kubeletDir`
  * (tools/kubernetes/build-kubelet.sh's folder), and waits until its Node is Ready.
  */
 export async function startKubeletWorker(name: string, kubeletDir: string, join: KubeletJoin): Promise<KubeletWorker> {
+  timing(`worker ${name}: start`);
   await takeLock();
+  timing(`worker ${name}: lock taken`);
   let before: HostState | undefined;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-kubelet-'));
   const processes: ClusterProcess[] = [];
@@ -297,48 +344,125 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
     runOk('ctr', ['--address', path.join(dir, 'containerd.sock'), '-n', 'k8s.io', ...args]);
   const admin = (args: string[], input?: string) =>
     runOk(join.kubectl, ['--kubeconfig', join.adminKubeconfig, ...args], input);
+  const containers = async () => (await ctr(['tasks', 'list', '-q'])).split('\n').filter(Boolean);
 
   let peer: PlainPeer | undefined;
-  let serviceProxy: ServiceProxy | undefined;
-  let loadBalancer: MetalLb | undefined;
-  const stop = async () => {
-    peer?.stop();
-    await loadBalancer?.stop();
-    const [kubeletProcess, containerd] = [processes[1], processes[0]];
-    if (kubeletProcess?.running()) {
-      // No pod is placed on the worker any more (a StatefulSet's or a Job's controller makes a deleted pod again at
-      // once): a pod started while the worker stops would leave its shim behind (runtimeShims.ts).
-      await admin(['cordon', name]).catch(() => '');
-      // The kubelet stops the pods' containers and tears their network down once their pods are gone.
-      await admin([
-        'delete',
-        'pods',
-        '-A',
-        '--field-selector',
-        `spec.nodeName=${name}`,
-        '--force',
-        '--grace-period=0',
-        '--wait=false',
-      ]).catch(() => '');
+  let containerd: ClusterProcess | undefined;
+  let node: WorkerNode | undefined;
+  let address = '';
+  /** The Nodes started so far (each in a folder of its own). */
+  let nodes = 0;
+  /** What was imported (archive and names), for an import asked again to be skipped while its image is there. */
+  const imported = new Set<string>();
+
+  /** Starts the kubelet as Node `nodeName`, waits until it is Ready, then kube-proxy and MetalLB for it. */
+  const startNode = async (nodeName: string): Promise<WorkerNode> => {
+    const nodeDir = path.join(dir, `node-${++nodes}`);
+    fs.mkdirSync(nodeDir);
+    const own: ClusterProcess[] = [];
+    let serviceProxy: ServiceProxy | undefined;
+    let loadBalancer: MetalLb | undefined;
+    const stopNode = async () => {
+      timing(`worker ${nodeName}: stop its Node`);
+      await loadBalancer?.stop();
+      const kubeletProcess = own[0];
+      if (kubeletProcess?.running()) {
+        // No pod is placed on the worker any more: a pod started while the worker stops would leave its shim behind.
+        await admin(['cordon', nodeName]).catch(() => '');
+        await deletePodsOf(admin, nodeName).catch(() => undefined);
+        await waitFor("the worker's containers stopped", async () => (await containers()).length === 0, 60_000).then(
+          () => timing(`worker ${nodeName}: its containers stopped`),
+          () => timing(`worker ${nodeName}: its containers NOT stopped after 60 s`),
+        );
+      }
+      await serviceProxy?.stop();
+      if (kubeletProcess) await stopProcess(kubeletProcess);
+      await admin(['delete', 'node', nodeName, '--wait=false']).catch(() => '');
+      unmountUnder(nodeDir);
+      for (const proc of own) processes.splice(processes.indexOf(proc), 1);
+      timing(`worker ${nodeName}: its Node stopped`);
+    };
+    try {
+      const pki = path.join(nodeDir, 'pki');
+      fs.mkdirSync(pki);
+      const client = signCertificate(
+        pki,
+        join.ca,
+        join.caKey,
+        'kubelet',
+        `/CN=system:node:${nodeName}/O=system:nodes`,
+        'extendedKeyUsage=clientAuth\n',
+      );
+      const kubeconfig = path.join(nodeDir, 'kubelet.kubeconfig');
+      fs.writeFileSync(kubeconfig, kubeconfigFor(join.server, join.ca, client.cert, client.key));
+      const [port, healthzPort] = [await freePort(), await freePort()];
+      const config = path.join(nodeDir, 'kubelet.yaml');
+      fs.writeFileSync(config, JSON.stringify(kubeletConfig(dir, nodeDir, address, port, healthzPort, join.ca)));
+      const kubeletProcess = startProcess(nodeDir, 'kubelet', path.join(kubeletDir, 'bin', 'kubelet'), [
+        `--config=${config}`,
+        `--kubeconfig=${kubeconfig}`,
+        `--hostname-override=${nodeName}`,
+        `--node-ip=${address}`,
+        `--root-dir=${path.join(nodeDir, 'kubelet')}`,
+        `--cert-dir=${path.join(nodeDir, 'kubelet-pki')}`,
+        '--v=2',
+      ]);
+      own.push(kubeletProcess);
+      processes.push(kubeletProcess);
+      timing(`worker ${nodeName}: kubelet started`);
       await waitFor(
-        "the worker's containers stopped",
-        async () => (await ctr(['tasks', 'list', '-q'])).trim() === '',
-        60_000,
-      ).catch(() => undefined);
+        `the real worker ${nodeName} Ready`,
+        async () =>
+          (await admin(['get', 'node', nodeName, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])) ===
+          'True',
+        90_000,
+        kubeletProcess,
+      );
+      serviceProxy = await startServiceProxy(
+        path.join(nodeDir, 'kube-proxy'),
+        path.join(builtToolDir(WORKER_TOOL_SCRIPTS.kubeProxy), 'bin'),
+        { node: nodeName, server: join.server, ca: join.ca, caKey: join.caKey, podNetwork: POD_NETWORK, admin },
+      );
+      own.push(serviceProxy.process);
+      processes.push(serviceProxy.process);
+      timing(`worker ${nodeName}: Ready, kube-proxy up`);
+      loadBalancer = await startMetalLb(path.join(nodeDir, 'metallb'), builtToolDir(WORKER_TOOL_SCRIPTS.metallb), {
+        node: nodeName,
+        adminKubeconfig: join.adminKubeconfig,
+        admin,
+        image: PAUSE_IMAGE,
+      });
+      own.push(...loadBalancer.processes);
+      processes.push(...loadBalancer.processes);
+      timing(`worker ${nodeName}: MetalLB up`);
+    } catch (error) {
+      await stopNode();
+      throw error;
     }
-    await serviceProxy?.stop();
-    if (kubeletProcess) await stopProcess(kubeletProcess);
+    return { processes: own, stop: stopNode };
+  };
+
+  const stop = async () => {
+    timing(`worker ${worker.name}: stop`);
+    peer?.stop();
+    await node?.stop();
     if (containerd?.running()) {
       // What is left (a kubelet that did not get there): killed and removed by containerd.
-      for (const id of (await ctr(['tasks', 'list', '-q']).catch(() => '')).split('\n').filter(Boolean)) {
+      for (const id of await containers().catch(() => [])) {
         await ctr(['tasks', 'kill', '-s', 'SIGKILL', id]).catch(() => '');
         await ctr(['tasks', 'delete', '-f', id]).catch(() => '');
       }
     }
     if (containerd) await stopProcess(containerd);
-    // A shim containerd did not end (its task never deleted) holds its containers on: ended while its state is here.
-    await endShims(path.join(dir, 'containerd.sock'));
-    await admin(['delete', 'node', name, '--wait=false']).catch(() => '');
+    timing(`worker ${worker.name}: containerd stopped`);
+    // A shim containerd did not end (its task never deleted) holds its containers on: ended while its state is here,
+    // and looked for again until none is left (one still starting when containerd stopped forks its own after a look).
+    let shims = 0;
+    for (let round = 0, found = 1; found > 0 && round < 5; round++) {
+      found = (await endShims(path.join(dir, 'containerd.sock'))).length;
+      shims += found;
+    }
+    timing(`worker ${worker.name}: shims ended: ${shims}`);
     unmountUnder(dir);
     fs.rmSync(dir, { recursive: true, force: true });
     if (before) restoreHostState(before);
@@ -348,98 +472,62 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
     deleteWorkerLan();
     deleteBridge();
     releaseLock();
+    timing(`worker ${worker.name}: stopped`);
+  };
+
+  const worker: KubeletWorker = {
+    name,
+    address,
+    volumesDir: path.join(dir, 'volumes'),
+    networkPeer: '',
+    processes,
+    importImage: async (archive, reference, extraNames = []) => {
+      const key = JSON.stringify([archive, reference, extraNames]);
+      // Asked again (a later file of the shared tier, sharedKubelet.ts): skipped while containerd still has it.
+      if (imported.has(key) && (await ctr(['images', 'ls', '-q', `name==${reference}`])).trim() === reference) return;
+      await ctr(['images', 'import', '--no-unpack=false', archive]);
+      for (const extra of extraNames) await ctr(['images', 'tag', '--force', reference, extra]);
+      imported.add(key);
+      timing(`worker ${worker.name}: imported ${reference}`);
+    },
+    containers,
+    rename: async (newName) => {
+      if (newName === worker.name) return;
+      await node?.stop();
+      node = undefined;
+      worker.name = newName;
+      node = await startNode(newName);
+    },
+    stop,
   };
 
   try {
     before = recordHostState();
-    const address = makeBridge();
+    address = makeBridge();
+    worker.address = address;
     makeWorkerLan(KUBELET_BRIDGE);
     peer = await startPlainPeer(address, NETWORK_PEER_PORT, { netrestrict: KUBELET_NETWORK });
+    worker.networkPeer = peer.enode;
     routeApiService(KUBELET_BRIDGE, Number(new URL(join.server).port));
     makeCgroup(CGROUP_ROOT);
     fs.mkdirSync(path.join(dir, 'cni', 'net.d'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'cni', 'net.d', '10-lacchain-test.conflist'), JSON.stringify(cniConfig(dir)));
     fs.writeFileSync(path.join(dir, 'containerd.toml'), containerdConfig(dir));
 
-    const containerd = startProcess(dir, 'containerd', '/usr/bin/containerd', [
+    containerd = startProcess(dir, 'containerd', '/usr/bin/containerd', [
       '--config',
       path.join(dir, 'containerd.toml'),
     ]);
     processes.push(containerd);
-    await waitFor('containerd', async () => (await ctr(['version'])).includes('Server'), 30_000, containerd);
+    const started = containerd;
+    await waitFor('containerd', async () => (await ctr(['version'])).includes('Server'), 30_000, started);
+    timing(`worker ${name}: containerd up`);
 
-    const pki = path.join(dir, 'pki');
-    fs.mkdirSync(pki);
-    const client = signCertificate(
-      pki,
-      join.ca,
-      join.caKey,
-      'kubelet',
-      `/CN=system:node:${name}/O=system:nodes`,
-      'extendedKeyUsage=clientAuth\n',
-    );
-    const kubeconfig = path.join(dir, 'kubelet.kubeconfig');
-    fs.writeFileSync(kubeconfig, kubeconfigFor(join.server, join.ca, client.cert, client.key));
-    const [port, healthzPort] = [await freePort(), await freePort()];
-    const config = path.join(dir, 'kubelet.yaml');
-    fs.writeFileSync(config, JSON.stringify(kubeletConfig(dir, address, port, healthzPort, join.ca)));
-
-    const worker: KubeletWorker = {
-      name,
-      address,
-      volumesDir: path.join(dir, 'volumes'),
-      networkPeer: peer.enode,
-      processes,
-      importImage: async (archive, reference, extraNames = []) => {
-        await ctr(['images', 'import', '--no-unpack=false', archive]);
-        for (const extra of extraNames) await ctr(['images', 'tag', '--force', reference, extra]);
-      },
-      stop,
-    };
     const pauseArchive = path.join(dir, 'images');
     fs.mkdirSync(pauseArchive);
-    const { pauseImage } = await import('./images');
     const pause = await pauseImage(pauseArchive, path.join(kubeletDir, 'bin', 'pause'), PAUSE_IMAGE);
     await worker.importImage(pause.archive, pause.reference);
-
-    const kubeletProcess = startProcess(dir, 'kubelet', path.join(kubeletDir, 'bin', 'kubelet'), [
-      `--config=${config}`,
-      `--kubeconfig=${kubeconfig}`,
-      `--hostname-override=${name}`,
-      `--node-ip=${address}`,
-      `--root-dir=${path.join(dir, 'kubelet')}`,
-      `--cert-dir=${path.join(dir, 'kubelet-pki')}`,
-      '--v=2',
-    ]);
-    processes.push(kubeletProcess);
-    await waitFor(
-      `the real worker ${name} Ready`,
-      async () =>
-        (await admin(['get', 'node', name, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])) ===
-        'True',
-      90_000,
-      kubeletProcess,
-    );
-    serviceProxy = await startServiceProxy(
-      path.join(dir, 'kube-proxy'),
-      path.join(builtToolDir(WORKER_TOOL_SCRIPTS.kubeProxy), 'bin'),
-      {
-        node: name,
-        server: join.server,
-        ca: join.ca,
-        caKey: join.caKey,
-        podNetwork: POD_NETWORK,
-        admin,
-      },
-    );
-    processes.push(serviceProxy.process);
-    loadBalancer = await startMetalLb(path.join(dir, 'metallb'), builtToolDir(WORKER_TOOL_SCRIPTS.metallb), {
-      node: name,
-      adminKubeconfig: join.adminKubeconfig,
-      admin,
-      image: PAUSE_IMAGE,
-    });
-    processes.push(...loadBalancer.processes);
+    node = await startNode(name);
     return worker;
   } catch (error) {
     await stop();

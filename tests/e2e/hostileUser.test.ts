@@ -5,10 +5,11 @@
  * each operation, a script run as the service user plants, at the paths under the node home that root touches
  * (testing/hostilePaths.ts), symlinks to a root-only sentinel, FIFOs and the names root once wrote (`key.read`,
  * `key.lacchain-new~`); then the operation runs as root, as npm run node and pulumi up run it: the node-key step, a
- * backup, a restore with and without the operator's key, and restores of a backup an older version took with the
- * links inside. After each: the sentinel byte for byte and mode for mode as it was, no root-owned file in the service
- * user's folders, no operation hung (each bounded), and each refusal naming the path and what to do. Findings 1, 2, 4,
- * 5, 6 and 7 of the review are each a case that fails on the scripts before the fix. The layout is the one the steps
+ * backup, a restore with and without the operator's key, restores of a backup an older version took with the links
+ * inside, and a move's arrival where the node lived before. After each: the sentinel byte for byte and mode for mode
+ * as it was, no root-owned file in the service user's folders, no operation hung (each bounded), and each refusal
+ * naming the path and what to do. Findings 1, 2, 4, 5, 6 and 7 of the review are each a case that fails on the scripts
+ * before the fix, and so do both cases of the move's arrival on its `mv -f` of before. The layout is the one the steps
  * leave (testing/nodeLayout.ts); the machine custody cases run the Besu stand-in's `public-key` (not Besu).
  */
 import { spawnSync } from 'child_process';
@@ -29,7 +30,9 @@ import {
   RPC_CREDENTIALS_PARAMETER,
   remoteSteps,
 } from '../../core/remote/steps';
-import { shellQuote, stepCommand } from '../../core/remote/shell';
+import { shellQuote, stepCommand, stepInput, stepScript } from '../../core/remote/shell';
+import { MACHINE_MOVE_FILES } from '../../core/catalog/move';
+import { moveParameters } from '../../cli/operations/move';
 import type { SshNodeSettings } from '../../core/settings/model';
 import { KEY_ONE, KEY_ONE_PUBLIC } from '../../testing/fixtures';
 import { SshResult, startTestHost, TestHost } from '../../testing/host/testHost';
@@ -404,6 +407,79 @@ printf '%s\\n' ${other} >${paths.machineKeyRecord} && chown ${USER}:${USER} ${pa
       expect(result.stderr).toContain(
         `is not the one the node's enode (${paths.enode}) names (public key 0x${KEY_ONE_PUBLIC}`,
       );
+      await expectUnharmed();
+    });
+  });
+
+  describe("a move arriving where the node lived before sets the earlier stay's identity files aside (move.sh)", () => {
+    const aside = MACHINE_MOVE_FILES.keysAside(node.serviceName);
+    /** The move's arrive action as npm run node -- move runs it on the new machine, as root (its `rm` traced). */
+    const arrive = () =>
+      run(
+        stepCommand('root'),
+        'rm',
+        stepInput(
+          'npm run node: move of node n',
+          { ...moveParameters(node, 'arrive'), BACKUP_ID: 'abcdef12', FROM_ENODE: enode },
+          stepScript('remote/move.sh'),
+        ),
+      );
+    /** What the aside folder holds: type, owner, mode and path of each entry. */
+    const asideListing = () =>
+      root(`{ find ${aside} -mindepth 1 -printf '%y %u %m %P\\n' 2>/dev/null || true; } | sort -k4`);
+
+    afterEach(async () => {
+      await root(`rm -rf ${aside} ${MACHINE_MOVE_FILES.movedIn(node.serviceName)} ${paths.machineKeyRecord}`);
+    });
+
+    it("reads and removes them as the service user only: the key moved into a file of root's, a planted link and FIFO removed, never followed nor kept", async () => {
+      await plant();
+      await asUser(
+        `cd ${paths.dataDir} && rm -f enode && ln -s ${SENTINEL} enode && rm -f nodeAddress && mkfifo nodeAddress`,
+      );
+      await root(`printf '%s\\n' 0x${KEY_ONE_PUBLIC} >${paths.machineKeyRecord}`);
+      const result = await arrive();
+      expect(result.stderr).toBe('');
+      expect(outcome(result)).toBe('exit 0');
+      // Only root's regular files in root's folders: no link, no FIFO, nothing of the service user's.
+      const listing = (await asideListing()).trim().split('\n');
+      expect(listing.map((line) => line.replace(/ \d{8}T[^/]*/, ' TIME'))).toEqual([
+        'd root 700 TIME',
+        'f root 600 TIME/key',
+        'f root 644 TIME/machine-public-key',
+      ]);
+      // Moved, never copied: the key is in the aside folder only, as it was.
+      expect(await root(`cat ${aside}/*/key`)).toBe(`${KEY_ONE}\n`);
+      expect(result.stdout).toContain(`move: set ${paths.key} aside in ${aside}/`);
+      expect(result.stdout).toContain(`move: removed ${paths.enode}, which was no file to read`);
+      expect(
+        await root(
+          `for f in ${paths.key} ${paths.enode} ${paths.nodeAddress} ${paths.machineKeyRecord}; do test -e $f -o -L $f && echo $f; done; true`,
+        ),
+      ).toBe('');
+      await expectUnharmed();
+    });
+
+    it('never follows a data folder swapped for a link to a root-only folder: nothing there is read or moved', async () => {
+      const elsewhere = '/root/elsewhere';
+      await root(`
+systemctl stop ${node.serviceName}
+install -d -m 0700 ${elsewhere}
+printf '%s' ${shellQuote(SENTINEL_TEXT)} >${elsewhere}/key && cp ${elsewhere}/key ${elsewhere}/enode
+mv -T ${paths.dataDir} ${paths.dataDir}.kept
+ln -s ${elsewhere} ${paths.dataDir} && chown -h ${USER}:${USER} ${paths.dataDir}
+`);
+      const before = await root(`cd ${elsewhere} && sha256sum key enode && stat -c '%n %U %a %h' key enode`);
+      try {
+        const result = await arrive();
+        expect(result.stderr).toBe('');
+        expect(outcome(result)).toBe('exit 0');
+        expect(await root(`cd ${elsewhere} && sha256sum key enode && stat -c '%n %U %a %h' key enode`)).toBe(before);
+        expect(await asideListing()).toBe('');
+        expect(`${result.stdout}${result.stderr}`).not.toContain(SENTINEL_TEXT);
+      } finally {
+        await root(`rm -f ${paths.dataDir} && mv -T ${paths.dataDir}.kept ${paths.dataDir} && rm -rf ${elsewhere}`);
+      }
       await expectUnharmed();
     });
   });

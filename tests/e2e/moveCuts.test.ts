@@ -10,9 +10,9 @@
  * process (testing/cuts/connectionCut.ts); `pulumi up` is replayed on the new host as the engine runs it, reading the
  * machine's key back (testing/replay.ts). Light: one release, no companions (Besu stand-in, a test fixture).
  */
-import { movedTo, moveWriterStack } from '../../testing/moveStack';
+import { joinMoveHosts, movedTo, moveWriterStack } from '../../testing/moveStack';
 import { asRoot, hostRpc, unitTimes as unitsOf } from '../../testing/hostNode';
-import { execFile, execFileSync } from 'child_process';
+import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -160,16 +160,7 @@ suite('npm run node -- move, cut at each step, then run again (SSH to SSH)', () 
     network = await CuttableNetwork.open();
     first = await startReleaseHost('cutmvold', 58, [RELEASE], { packagesInstalled: true });
     second = await startTestHost('cutmvnew', 59, { base: await packagesInstalledDisk() });
-    // The second host reaches the first host's release server and trusts it; the operator's key logs in to it.
-    await root(second, `ip route replace ${first.host.gateway}/32 via ${second.gateway}`);
-    const tls = fs.readdirSync(first.work).find((f) => f.startsWith('.tls-'));
-    const certificate = fs.readFileSync(path.join(first.work, tls!, 'cert.pem'), 'utf8');
-    await second.ssh('cat >> /etc/ssl/certs/ca-certificates.crt', { input: certificate });
-    const publicKey = execFileSync('ssh-keygen', ['-y', '-f', first.host.privateKeyFile], { encoding: 'utf8' }).trim();
-    await root(
-      second,
-      `for home in /root /home/${second.sudoUser}; do printf '%s\\n' '${publicKey}' >> "$home/.ssh/authorized_keys"; done`,
-    );
+    await joinMoveHosts(second, first);
     [here, there] = [first.host, second];
     await upReadingBack(here, STACK, stackOn(here));
     nodeId = parseEnode(await rpc(here, 'net_enode'))!.nodeId;

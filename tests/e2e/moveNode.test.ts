@@ -7,9 +7,8 @@
  * journal: the intervals never overlap), and removed at the end with its data kept; the next `pulumi up` of the
  * stack file the move wrote changes nothing. Light: one release, no companions (Besu stand-in, a test fixture).
  */
-import { movedTo, moveWriterStack } from '../../testing/moveStack';
+import { joinMoveHosts, movedTo, moveWriterStack } from '../../testing/moveStack';
 import { asRoot, hostRpc, unitTimes as unitsOf } from '../../testing/hostNode';
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -59,18 +58,7 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-move-'));
     old = await startReleaseHost('moveold', 56, [RELEASE], { packagesInstalled: true });
     target = await startTestHost('movenew', 57, { base: await packagesInstalledDisk() });
-    // The new host reaches the old host's release server (a test host has no default route: only this machine's
-    // address of the old host's link, routed through its own) and trusts it, and the operator's key (the old host's)
-    // logs in to it.
-    await root(target, `ip route replace ${old.host.gateway}/32 via ${target.gateway}`);
-    const tls = fs.readdirSync(old.work).find((f) => f.startsWith('.tls-'));
-    const certificate = fs.readFileSync(path.join(old.work, tls!, 'cert.pem'), 'utf8');
-    await target.ssh('cat >> /etc/ssl/certs/ca-certificates.crt', { input: certificate });
-    const publicKey = execFileSync('ssh-keygen', ['-y', '-f', old.host.privateKeyFile], { encoding: 'utf8' });
-    await root(
-      target,
-      `for home in /root /home/${target.sudoUser}; do printf '%s\\n' '${publicKey.trim()}' >> "$home/.ssh/authorized_keys"; done`,
-    );
+    await joinMoveHosts(target, old);
   });
 
   afterAll(async () => {

@@ -13,7 +13,7 @@
  * applied server-side (into the pod) or its steps replayed on the machine (out of it), as moveToPod's are.
  * Light: companions off (Besu stand-in, a test fixture).
  */
-import { movedIntoCluster, moveWriterStack } from '../../testing/moveStack';
+import { joinMoveHosts, movedIntoCluster, moveWriterStack } from '../../testing/moveStack';
 import { asRoot, hostRpc, unitTimes } from '../../testing/hostNode';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -37,7 +37,7 @@ import { clusterMoveCutLine, moveNodeToCluster } from '../../cli/operations/move
 import { movedToClusterStackFile } from '../../cli/operations/moveStackFile';
 import { loadOperatorStack } from '../../cli/operatorStack';
 import { clientsWithThisEnvironment, declaredFrom, deleteClusterObjects } from '../../testing/clusterMove';
-import { applyHeldFrom, podInitStarts, readyForTheNode } from '../../testing/clusterMove';
+import { applyHeldFrom, podInitStarts } from '../../testing/clusterMove';
 import { kubeletNode } from '../../testing/cluster/kubeletNode';
 import type { Manifest } from '../../testing/cluster/manifests';
 import { keptPortForward, PortForward } from '../../testing/cluster/portForward';
@@ -189,7 +189,7 @@ describe('the moves between a machine and a pod, cut at each of their steps, eac
       startReleaseHost('cutpodold', 65, [RELEASE], { packagesInstalled: true }),
       packagesInstalledDisk().then((base) => startTestHost('cutpodnew', 66, { base })),
     ]);
-    await readyForTheNode(next, old);
+    await joinMoveHosts(next, old);
     // The operator's kubectl: the cluster's, its API server reached through the cuttable network.
     const kubeconfig = JSON.parse(fs.readFileSync(cluster().kubeconfig, 'utf8'));
     const server = new URL(kubeconfig.clusters[0].cluster.server);

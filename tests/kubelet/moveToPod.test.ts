@@ -10,7 +10,7 @@
  * removed with its data kept; the next `pulumi up` of the stack file the move wrote declares the same manifests.
  * Light: companions off (Besu stand-in, a test fixture).
  */
-import { movedIntoCluster, moveWriterStack } from '../../testing/moveStack';
+import { joinMoveHosts, movedIntoCluster, moveWriterStack } from '../../testing/moveStack';
 import { asRoot, hostRpc, unitTimes as unitsOf } from '../../testing/hostNode';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -30,7 +30,7 @@ import { nodeClient } from '../../cli/operations/nodeClient';
 import { movedToClusterStackFile } from '../../cli/operations/moveStackFile';
 import { loadOperatorStack } from '../../cli/operatorStack';
 import { clientsWithThisEnvironment, declaredFrom, deleteClusterObjects } from '../../testing/clusterMove';
-import { applyHeldFrom, podInitStarts, readyForTheNode } from '../../testing/clusterMove';
+import { applyHeldFrom, podInitStarts } from '../../testing/clusterMove';
 import { kubeletNode } from '../../testing/cluster/kubeletNode';
 import type { Manifest } from '../../testing/cluster/manifests';
 import { keptPortForward, PortForward } from '../../testing/cluster/portForward';
@@ -216,7 +216,7 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
     'moves the pod onto another machine (pod to SSH) with its data and key, the pod gone before the machine first starts it',
     async () => {
       next = await startTestHost('movepodb', 62, { base: await packagesInstalledDisk() });
-      await readyForTheNode(next, old);
+      await joinMoveHosts(next, old);
       // Written in the pod, and its height, before the move.
       await writer.inBesu('sh', '-c', `echo ${POD_MARKER} > ${POD_PATHS.dataDir}/pod-marker`);
       const headBefore = Number.parseInt(String(await writer.rpcInPod('eth_blockNumber')), 16);

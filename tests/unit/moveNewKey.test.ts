@@ -1,7 +1,7 @@
 /**
  * `npm run node -- move --new-key` (docs/moving.md), its pure parts: the plan says the old key is never carried and the
- * enode changes; what keeps a node from a new key as its stack stands (an imported key, a pinned one, a machine key's
- * backups without a password of their own), each one line; and the URNs `pulumi up` replaces for a stack-held key.
+ * enode changes; what keeps a node from a new key as its stack stands (an imported key, a pinned one, backups without
+ * a password of their own, the stack's key's or the machine's), each one line; and the URNs `pulumi up` replaces for a stack-held key.
  */
 import { movePlan, newKeyRefusal, stackKeyUrns } from '../../cli/operations/move';
 import type { SshNodeSettings } from '../../core/settings/model';
@@ -26,8 +26,14 @@ describe('a move with a new key', () => {
     expect(movePlan({ stack: 'testnet', from: node, to: node }).some((line) => line.includes('--new-key'))).toBe(false);
   });
 
-  it('a key the stack generated: nothing keeps it from a new one', () => {
-    expect(newKeyRefusal(validator(), NONE)).toBeUndefined();
+  it('a key the stack generated, its backups with a password of their own: nothing keeps it from a new one', () => {
+    expect(newKeyRefusal(validator(), { nodeKeys: {}, backupPassword: 'p' })).toBeUndefined();
+  });
+
+  it('a key the stack generated, its backups password derived from it: refused, the new key could not open them', () => {
+    expect(newKeyRefusal(validator(), NONE)).toBe(
+      "--new-key: node validator's backups are encrypted with a password derived from its key, which the new key cannot open: set lacchain:backupPassword to the one in use first (docs/security.md#replacing-a-machines-key, step 1) and run move again",
+    );
   });
 
   it('an imported key, a pinned machine key, a machine key without a backup password: one line each, saying what to do', () => {
