@@ -5,17 +5,31 @@
  */
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
+import { DEFAULT_NODE_HOME, DEFAULT_NODE_SERVICE } from '../core/catalog/defaults';
 import type { StackName } from '../core/catalog/networks';
 import { MIN_START_TIMEOUT_SECONDS } from '../core/catalog/remote';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../core/settings/model';
 import { movedStackFile, movedToClusterStackFile } from '../cli/operations/moveStackFile';
 import { loadOperatorStack } from '../cli/operatorStack';
 import { COMPANIONS_OFF } from './fixtures';
-import type { TestHost } from './host/testHost';
-import type { ReleaseHost } from './releaseHost';
+import { packagesInstalledDisk } from './host/packagesDisk';
+import { startTestHost, TestHost } from './host/testHost';
+import { startReleaseHost, stopReleaseHost, ReleaseHost } from './releaseHost';
 import { sshWriterStack } from './sshStacks';
 import { asRoot } from './hostNode';
+
+/** The Besu release the machine-to-machine move tests install (the stand-in's). */
+export const MOVE_RELEASE = '24.1.0';
+
+/** The moved node of the move tests: its stack, its name, and its service and data folder on a machine. */
+export const MOVED_WRITER = {
+  stack: 'testnet',
+  node: 'writer',
+  service: DEFAULT_NODE_SERVICE,
+  data: `${DEFAULT_NODE_HOME}/data`,
+} as const;
 
 /** The stack of one writer named `nodeName` on `host`, release `version` from `served`'s server. */
 export function moveWriterStack(
@@ -94,4 +108,34 @@ export async function joinMoveHosts(target: TestHost, served: ReleaseHost): Prom
     target,
     `for home in /root /home/${target.sudoUser}; do printf '%s\\n' '${publicKey}' >> "$home/.ssh/authorized_keys"; done`,
   );
+}
+
+/** The two hosts of a machine-to-machine move test and its temporary folder, started before its tests. */
+export interface MoveHosts {
+  /** The node's first machine, which also serves its release. */
+  old: ReleaseHost;
+  /** The machine the node moves to. */
+  target: TestHost;
+  /** The test's temporary folder (its stack files). */
+  dir: string;
+}
+
+/**
+ * Starts a move test's two hosts before its tests (`names` and `slots`: the old host's then the new one's) joined as
+ * joinMoveHosts does, with a temporary folder named after `folder`, and stops them after: read the hosts in tests.
+ */
+export function moveHostsForSuite(names: [string, string], slots: [number, number], folder: string): MoveHosts {
+  const hosts = {} as MoveHosts;
+  beforeAll(async () => {
+    hosts.dir = fs.mkdtempSync(path.join(os.tmpdir(), `lacchain-${folder}-`));
+    hosts.old = await startReleaseHost(names[0], slots[0], [MOVE_RELEASE], { packagesInstalled: true });
+    hosts.target = await startTestHost(names[1], slots[1], { base: await packagesInstalledDisk() });
+    await joinMoveHosts(hosts.target, hosts.old);
+  });
+  afterAll(async () => {
+    await hosts.target?.stop();
+    if (hosts.old) await stopReleaseHost(hosts.old);
+    if (hosts.dir) fs.rmSync(hosts.dir, { recursive: true, force: true });
+  });
+  return hosts;
 }

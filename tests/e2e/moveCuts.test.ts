@@ -10,13 +10,12 @@
  * process (testing/cuts/connectionCut.ts); `pulumi up` is replayed on the new host as the engine runs it, reading the
  * machine's key back (testing/replay.ts). Light: one release, no companions (Besu stand-in, a test fixture).
  */
-import { joinMoveHosts, movedTo, moveWriterStack } from '../../testing/moveStack';
+import { joinMoveHosts, movedTo, MOVED_WRITER, moveWriterStack } from '../../testing/moveStack';
 import { asRoot, hostRpc, unitTimes as unitsOf } from '../../testing/hostNode';
 import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { DEFAULT_NODE_HOME, DEFAULT_NODE_SERVICE } from '../../core/catalog/defaults';
 import { MACHINE_MOVE_FILES, MOVE_STEPS, MoveStep } from '../../core/catalog/move';
 import { parseEnode } from '../../core/identity/nodeKey';
 import { moveCutLine, moveNode } from '../../cli/operations/move';
@@ -37,10 +36,7 @@ const suite = hostSuite('a move cut at each of its steps');
 jest.setTimeout(10 * 60 * 1000);
 
 const RELEASE = '24.1.0';
-const STACK = 'testnet';
-const NODE = 'writer';
-const SERVICE = DEFAULT_NODE_SERVICE;
-const DATA = `${DEFAULT_NODE_HOME}/data`;
+const { stack: STACK, node: NODE, service: SERVICE, data: DATA } = MOVED_WRITER;
 const KEY = `${DATA}/key`;
 const MARKER = 'written-before-the-moves';
 /** Random bytes in the node's data, so that the backup's copy and the repository's carry last long enough to be cut. */

@@ -9,13 +9,11 @@
  * starting, its key kept; the marker and the height carried; the next `pulumi up` of the stack file the move wrote
  * changes nothing. Light: one release, no companions (Besu stand-in, a test fixture).
  */
-import { joinMoveHosts, movedTo, moveWriterStack } from '../../testing/moveStack';
+import { MOVE_RELEASE, movedTo, moveHostsForSuite, MOVED_WRITER, moveWriterStack } from '../../testing/moveStack';
 import { asRoot, hostRpc } from '../../testing/hostNode';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
-import { DEFAULT_NODE_HOME, DEFAULT_NODE_SERVICE } from '../../core/catalog/defaults';
 import { MACHINE_MOVE_FILES } from '../../core/catalog/move';
 import { parseEnode } from '../../core/identity/nodeKey';
 import type { SshNodeSettings } from '../../core/settings/model';
@@ -23,37 +21,29 @@ import { derivedBackupPassword } from '../../components/backupPassword';
 import { moveNode, newKeyRefusal, stackKeyUrns } from '../../cli/operations/move';
 import type { MoveResult } from '../../cli/operations/moveShared';
 import { loadOperatorStack } from '../../cli/operatorStack';
-import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
-import { startTestHost, TestHost } from '../../testing/host/testHost';
+import type { TestHost } from '../../testing/host/testHost';
 import { hostSuite, progress } from '../../testing/hostSuite';
 import { operatorStackFile } from '../../testing/nodeTool';
 import { Declared, declareProgram, recordRun, replacedRandomBytes, stackUrnListing } from '../../testing/program';
-import { startReleaseHost, stopReleaseHost, ReleaseHost } from '../../testing/releaseHost';
 import { changedCommands, nodeKeyOf, remoteCommands, RemoteStep, runRemoteSteps } from '../../testing/replay';
 import { unwrapSecrets } from '../../tools/recording/engine';
 
 const suite = hostSuite('moving a stack-held key node to a new key between real hosts');
 jest.setTimeout(12 * 60 * 1000);
 
-const RELEASE = '24.1.0';
-const STACK = 'testnet';
-const NODE = 'writer';
-const SERVICE = DEFAULT_NODE_SERVICE;
-const DATA = `${DEFAULT_NODE_HOME}/data`;
+const RELEASE = MOVE_RELEASE;
+const { stack: STACK, node: NODE, service: SERVICE, data: DATA } = MOVED_WRITER;
 const MARKER = 'written-before-the-new-key-move';
 /** The backups' own password: a key the stack holds otherwise derives it, and a new key could not open the backup. */
 const BACKUP_PASSWORD = 'e2e-move-new-key-backup-password';
 
 suite('npm run node -- move --new-key, key custody stack (SSH to SSH)', () => {
-  let old: ReleaseHost;
-  let target: TestHost;
-  let dir: string;
   /** The state's random bytes where a `pulumi up --replace` made them anew (none before the move). */
   let state: Record<string, string> = {};
 
   /** The stack of one writer on `host`, its key made by the program (no lacchain:nodeKeys), a backup password. */
   const stackOn = (host: TestHost): Record<string, unknown> => ({
-    ...moveWriterStack(host, old, RELEASE, { nodeName: 'e2e-move-new-key', dnsName: 'move-new-key.e2e.test' }),
+    ...moveWriterStack(host, hosts.old, RELEASE, { nodeName: 'e2e-move-new-key', dnsName: 'move-new-key.e2e.test' }),
     'lacchain:backupPassword': BACKUP_PASSWORD,
   });
   const root = asRoot;
@@ -64,18 +54,7 @@ suite('npm run node -- move --new-key, key custody stack (SSH to SSH)', () => {
   /** What the state holds of a declaration's resources: every one's inputs, secrets unwrapped. */
   const stateText = (declared: Declared) => JSON.stringify(declared.resources.map((r) => unwrapSecrets(r.inputs)));
 
-  beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-move-new-key-'));
-    old = await startReleaseHost('nkeyold', 63, [RELEASE], { packagesInstalled: true });
-    target = await startTestHost('nkeynew', 64, { base: await packagesInstalledDisk() });
-    await joinMoveHosts(target, old);
-  });
-
-  afterAll(async () => {
-    await target?.stop();
-    if (old) await stopReleaseHost(old);
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const hosts = moveHostsForSuite(['nkeyold', 'nkeynew'], [63, 64], 'move-new-key');
 
   let result: MoveResult;
   let configFile: string;
@@ -85,9 +64,9 @@ suite('npm run node -- move --new-key, key custody stack (SSH to SSH)', () => {
   let oldEnode: string;
 
   it('refuses the new key while the backups password is derived from the key: the new key could not open them', () => {
-    const derived = path.join(dir, 'derived');
+    const derived = path.join(hosts.dir, 'derived');
     fs.mkdirSync(derived);
-    const config = stackOn(old.host);
+    const config = stackOn(hosts.old.host);
     delete config['lacchain:backupPassword'];
     const file = operatorStackFile(derived, config);
     const stack = loadOperatorStack(STACK, file);
@@ -100,20 +79,20 @@ suite('npm run node -- move --new-key, key custody stack (SSH to SSH)', () => {
   });
 
   it('moves the node with a new key made by pulumi up --replace of its random bytes, its data carried', async () => {
-    before = await declare(stackOn(old.host));
+    before = await declare(stackOn(hosts.old.host));
     const first = remoteCommands(before);
-    await runRemoteSteps(old.host, first);
+    await runRemoteSteps(hosts.old.host, first);
     oldKey = nodeKeyOf(first);
-    oldEnode = await rpc(old.host, 'net_enode');
-    for (let i = 0; i < 40 && Number.parseInt(await rpc(old.host, 'eth_blockNumber'), 16) < 3; i++) {
+    oldEnode = await rpc(hosts.old.host, 'net_enode');
+    for (let i = 0; i < 40 && Number.parseInt(await rpc(hosts.old.host, 'eth_blockNumber'), 16) < 3; i++) {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    await root(old.host, `runuser -u besu -- sh -c 'echo ${MARKER} > ${DATA}/move-marker'`);
-    const headBefore = Number.parseInt(await rpc(old.host, 'eth_blockNumber'), 16);
-    const oldKeyDigest = await root(old.host, `sha256sum < ${DATA}/key`);
+    await root(hosts.old.host, `runuser -u besu -- sh -c 'echo ${MARKER} > ${DATA}/move-marker'`);
+    const headBefore = Number.parseInt(await rpc(hosts.old.host, 'eth_blockNumber'), 16);
+    const oldKeyDigest = await root(hosts.old.host, `sha256sum < ${DATA}/key`);
 
-    configFile = operatorStackFile(dir, stackOn(old.host));
-    const { movedText, from, to } = movedTo(STACK, configFile, NODE, target, path.join(dir, 'check.yaml'));
+    configFile = operatorStackFile(hosts.dir, stackOn(hosts.old.host));
+    const { movedText, from, to } = movedTo(STACK, configFile, NODE, hosts.target, path.join(hosts.dir, 'check.yaml'));
     expect(newKeyRefusal(from, loadOperatorStack(STACK, configFile).secrets)).toBeUndefined();
     let replaced: string[] = [];
     result = await moveNode(
@@ -123,7 +102,7 @@ suite('npm run node -- move --new-key, key custody stack (SSH to SSH)', () => {
         to,
         configFile,
         movedText,
-        ssh: { keyFile: old.host.privateKeyFile, options: [] },
+        ssh: { keyFile: hosts.old.host.privateKeyFile, options: [] },
         newKey: true,
       },
       {
@@ -133,8 +112,8 @@ suite('npm run node -- move --new-key, key custody stack (SSH to SSH)', () => {
           expect(newKey).toBe(true);
           replaced = stackKeyUrns(stackUrnListing(before, stack), node);
           state = replacedRandomBytes(before, replaced, state);
-          provisioned = remoteCommands(await declare(stackOn(target)));
-          await runRemoteSteps(target, provisioned);
+          provisioned = remoteCommands(await declare(stackOn(hosts.target)));
+          await runRemoteSteps(hosts.target, provisioned);
         },
       },
     );
@@ -146,16 +125,18 @@ suite('npm run node -- move --new-key, key custody stack (SSH to SSH)', () => {
     expect(replaced.map((urn) => urn.split('::').pop())).toEqual([`${NODE}-identity-key`]);
 
     // A new node id at the new place; the new machine runs the new key, never the old one.
-    const newEnode = await rpc(target, 'net_enode');
+    const newEnode = await rpc(hosts.target, 'net_enode');
     expect(parseEnode(newEnode)?.nodeId).not.toBe(parseEnode(oldEnode)?.nodeId);
-    expect(parseEnode(newEnode)?.host).toBe(target.ip);
+    expect(parseEnode(newEnode)?.host).toBe(hosts.target.ip);
     expect(result.newEnode).toBe(newEnode);
     const newKey = nodeKeyOf(provisioned);
     expect(newKey).not.toBe(oldKey);
-    expect(await root(target, `sha256sum < ${DATA}/key`)).not.toBe(oldKeyDigest);
-    expect(await root(target, `grep -rlF -- ${oldKey.slice(2)} /etc /opt /root /var/lib 2>/dev/null || true`)).toBe('');
+    expect(await root(hosts.target, `sha256sum < ${DATA}/key`)).not.toBe(oldKeyDigest);
+    expect(
+      await root(hosts.target, `grep -rlF -- ${oldKey.slice(2)} /etc /opt /root /var/lib 2>/dev/null || true`),
+    ).toBe('');
     // The old key is no longer in the state: nothing the stack declares holds it, nor the password derived from it.
-    const after = await declare(stackOn(target));
+    const after = await declare(stackOn(hosts.target));
     expect(stateText(after)).not.toContain(oldKey.slice(2));
     expect(stateText(after)).not.toContain(derivedBackupPassword(oldKey));
     expect(stateText(after)).toContain(newKey.slice(2));
@@ -170,17 +151,17 @@ suite('npm run node -- move --new-key, key custody stack (SSH to SSH)', () => {
     expect(result.repermissioning?.procedure).toContain('tech.support@lac-net.net');
 
     // The data carried: the marker and at least the height before the move.
-    expect(await root(target, `cat ${DATA}/move-marker`)).toBe(MARKER);
-    expect(Number.parseInt(await rpc(target, 'eth_blockNumber'), 16)).toBeGreaterThanOrEqual(headBefore);
+    expect(await root(hosts.target, `cat ${DATA}/move-marker`)).toBe(MARKER);
+    expect(Number.parseInt(await rpc(hosts.target, 'eth_blockNumber'), 16)).toBeGreaterThanOrEqual(headBefore);
 
     // The old node: its service removed, kept from starting (its moved-out record), its key kept in its data.
-    expect(await root(old.host, `test -f ${MACHINE_MOVE_FILES.movedOut(SERVICE)} && echo fenced`)).toBe('fenced');
-    await old.host.ssh(`systemctl start ${SERVICE}`);
-    expect((await old.host.ssh(`systemctl is-active ${SERVICE}`)).stdout.trim()).not.toBe('active');
-    expect(await root(old.host, `sha256sum < ${DATA}/key`)).toBe(oldKeyDigest);
-    expect(await root(target, `test -e ${MACHINE_MOVE_FILES.incomingKey(SERVICE)} && echo left || echo none`)).toBe(
-      'none',
-    );
+    expect(await root(hosts.old.host, `test -f ${MACHINE_MOVE_FILES.movedOut(SERVICE)} && echo fenced`)).toBe('fenced');
+    await hosts.old.host.ssh(`systemctl start ${SERVICE}`);
+    expect((await hosts.old.host.ssh(`systemctl is-active ${SERVICE}`)).stdout.trim()).not.toBe('active');
+    expect(await root(hosts.old.host, `sha256sum < ${DATA}/key`)).toBe(oldKeyDigest);
+    expect(
+      await root(hosts.target, `test -e ${MACHINE_MOVE_FILES.incomingKey(SERVICE)} && echo left || echo none`),
+    ).toBe('none');
   });
 
   it('the next pulumi up of the stack file the move wrote changes nothing', async () => {

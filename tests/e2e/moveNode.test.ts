@@ -7,10 +7,9 @@
  * journal: the intervals never overlap), and removed at the end with its data kept; the next `pulumi up` of the
  * stack file the move wrote changes nothing. Light: one release, no companions (Besu stand-in, a test fixture).
  */
-import { joinMoveHosts, movedTo, moveWriterStack } from '../../testing/moveStack';
+import { MOVE_RELEASE, movedTo, moveHostsForSuite, moveWriterStack } from '../../testing/moveStack';
 import { asRoot, hostRpc, unitTimes as unitsOf } from '../../testing/hostNode';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { DEFAULT_NODE_HOME } from '../../core/catalog/defaults';
@@ -22,19 +21,18 @@ import { ToolFailure } from '../../cli/cli';
 import { nodeClient } from '../../cli/operations/nodeClient';
 import { movedStackFile } from '../../cli/operations/moveStackFile';
 import { loadOperatorStack } from '../../cli/operatorStack';
-import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
-import { startTestHost, TestHost } from '../../testing/host/testHost';
+import type { TestHost } from '../../testing/host/testHost';
 import { hostSuite, progress } from '../../testing/hostSuite';
 import { operatorStackFile } from '../../testing/nodeTool';
 import { declareProgram } from '../../testing/program';
 import { recordProgram } from '../../testing/pulumi';
-import { startReleaseHost, stopReleaseHost, ReleaseHost } from '../../testing/releaseHost';
+import type { ReleaseHost } from '../../testing/releaseHost';
 import { changedCommands, remoteCommands, RemoteStep, runRemoteSteps } from '../../testing/replay';
 
 const suite = hostSuite('moving a node between real hosts');
 jest.setTimeout(12 * 60 * 1000);
 
-const RELEASE = '24.1.0';
+const RELEASE = MOVE_RELEASE;
 const NODE = 'writer';
 const DATA = `${DEFAULT_NODE_HOME}/data`;
 const MARKER = 'written-before-the-move';
@@ -54,17 +52,9 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
   /** The epoch seconds of each Started and Stopped line of the besu unit in a host's journal. */
   const unitTimes = (host: TestHost) => unitsOf(host, 'besu');
 
-  beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-move-'));
-    old = await startReleaseHost('moveold', 56, [RELEASE], { packagesInstalled: true });
-    target = await startTestHost('movenew', 57, { base: await packagesInstalledDisk() });
-    await joinMoveHosts(target, old);
-  });
-
-  afterAll(async () => {
-    await target?.stop();
-    if (old) await stopReleaseHost(old);
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  const hosts = moveHostsForSuite(['moveold', 'movenew'], [56, 57], 'move');
+  beforeAll(() => {
+    ({ old, target, dir } = hosts);
   });
 
   let result: MoveResult;

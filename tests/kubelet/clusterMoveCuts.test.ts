@@ -13,12 +13,11 @@
  * applied server-side (into the pod) or its steps replayed on the machine (out of it), as moveToPod's are.
  * Light: companions off (Besu stand-in, a test fixture).
  */
-import { joinMoveHosts, movedIntoCluster, moveWriterStack } from '../../testing/moveStack';
+import { joinMoveHosts, movedIntoCluster, MOVED_WRITER, moveWriterStack } from '../../testing/moveStack';
 import { asRoot, hostRpc, unitTimes } from '../../testing/hostNode';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
-import { DEFAULT_NODE_HOME, DEFAULT_NODE_SERVICE } from '../../core/catalog/defaults';
 import { kubernetesNames, POD_PATHS } from '../../core/catalog/kubernetes';
 import {
   CLUSTER_MOVE_STEPS,
@@ -57,10 +56,7 @@ import { workFolder } from '../../testing/workFolder';
 jest.setTimeout(15 * 60 * 1000);
 
 const RELEASE = NETWORKS['open-protestnet'].defaultBesuVersion;
-const STACK = 'testnet';
-const NODE = 'writer';
-const SERVICE = DEFAULT_NODE_SERVICE;
-const DATA = `${DEFAULT_NODE_HOME}/data`;
+const { stack: STACK, node: NODE, service: SERVICE, data: DATA } = MOVED_WRITER;
 const MARKER = 'written-before-the-cut-moves';
 const POD_MARKER = 'written-in-the-pod';
 /** A secret as the operator's stack file holds it once `pulumi config set --path --secret` stored it. */
