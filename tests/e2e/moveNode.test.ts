@@ -23,6 +23,7 @@ import { movedStackFile } from '../../cli/operations/moveStackFile';
 import { loadOperatorStack } from '../../cli/operatorStack';
 import type { TestHost } from '../../testing/host/testHost';
 import { hostSuite, progress } from '../../testing/hostSuite';
+import { permissioned, registerOnHost } from '../../testing/permissioning';
 import { operatorStackFile } from '../../testing/nodeTool';
 import { declareProgram } from '../../testing/program';
 import { recordProgram } from '../../testing/pulumi';
@@ -124,6 +125,24 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
     // The old machine: no service any more, its data kept.
     expect((await old.host.ssh('systemctl cat besu')).code).not.toBe(0);
     expect(await root(old.host, `cat ${DATA}/move-marker`)).toBe(MARKER);
+  });
+
+  it('has a real peer again once the network permissions its new enode (the request it printed)', async () => {
+    const newEnode = await rpc(target, 'net_enode');
+    const peers = async () => Number.parseInt(await rpc(target, 'net_peerCount'), 16);
+    // Not yet permissioned at its new address: the contract (the stand-in's registry, carried with the data) holds
+    // nothing for it, and the new machine's network peer (its only static node) is refused.
+    expect(await peers()).toBe(0);
+    // The network did what the request asked: the new enode allowed (from block 0: at the node's own head too), beside
+    // the peer that stands for the network.
+    await registerOnHost(target, DATA, permissioned(newEnode, 'open-protestnet', NODE, [target.networkPeer]));
+    let count = 0;
+    // A static node refused before is dialed again within about 35 s (go-ethereum's dial history): 90 s at most.
+    for (let i = 0; i < 180 && count < 1; i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+      count = await peers().catch(() => 0);
+    }
+    expect(count).toBeGreaterThanOrEqual(1);
   });
 
   it('the next pulumi up of the stack file the move wrote changes nothing', async () => {
