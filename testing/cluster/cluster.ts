@@ -211,6 +211,9 @@ export async function startCluster(
         (error, stdout, stderr) =>
           resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
+      // A kubectl that ends before reading its input (most read none) closes the pipe: the write's EPIPE says nothing
+      // its exit code and stderr do not (seen in CI on b0c01c4: configRoll failed with an unhandled `write EPIPE`).
+      child.stdin?.on('error', () => undefined);
       child.stdin?.end(input ?? '');
     });
   const kubectlOk = async (args: string[], input?: string) => {
