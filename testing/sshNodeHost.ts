@@ -159,7 +159,16 @@ export function provisionedWriter(options: SshNodeHostOptions) {
     state.first = first;
     state.enode = (await settle(first.outputs.nodes[NODE].enode)).value as string;
     state.address = (await settle(first.outputs.nodes[NODE].address)).value as string;
-    await runAll(remoteCommands(first));
+    // The network permissions the node before its first start (its registry is in the data folder the node-files step
+    // makes): the host's network peer it dials at the start is its peer at once. Registered after the start, the peer
+    // refused once is dialed again only after about 35 s (go-ethereum's dial history). sshNodeDay2 shows a node
+    // permissioned after its start.
+    const steps = remoteCommands(first);
+    const start = steps.findIndex((step) => step.name === `${NODE}-start`);
+    if (start < 0) throw new Error(`the declaration has no ${NODE}-start step`);
+    await runAll(steps.slice(0, start));
+    await permission();
+    await runAll(steps.slice(start));
     // The network's push gateway: its address routed to this machine and turned to the stand-in's, on the host only
     // (with the nftables the deployment installed).
     const pushHost = NETWORKS['open-protestnet'].metricsPushHost;
@@ -177,7 +186,6 @@ export function provisionedWriter(options: SshNodeHostOptions) {
     if (routed.code !== 0) {
       throw new Error(`cannot route the push gateway: exit ${routed.code}: ${routed.stdout}${routed.stderr}`);
     }
-    await permission();
     if ((await hasPeer()) < 1) throw new Error("the node has no peer: the host's network peer did not connect");
   });
 
