@@ -31,6 +31,7 @@ import { machine, Machine, moveParameters, waitForMovedMachine } from './move';
 import { moveEnded, MoveResult, movePlanLines, pipeClients, say } from './moveShared';
 import { sayStep, whatTheNodeSays, withCutLine } from './moveShared';
 import { Cluster, clusterOf } from './moveToCluster';
+import { POD_STOP_WORDS, StopReached, stopReachedInCluster, stopReachedLine } from './moveStopReached';
 import { nodeClient } from './nodeClient';
 import type { SshOptions } from './nodeClientTypes';
 import { runClient } from './process';
@@ -70,21 +71,55 @@ export function machineMovePlan(request: Pick<MachineMoveRequest, 'from' | 'to' 
   );
 }
 
-/** The line a move out of the cluster cut at `step` ends with: which place is runnable and how to go on. */
-export function machineMoveCutLine(stack: string, node: string, step: MachineFromClusterStep): string {
+/**
+ * The line a move out of the cluster cut at `step` ends with: which place is runnable and how to go on; at the stop,
+ * what the look at the cluster saw the stop reach (`stopReached`: unknown when it did not answer).
+ */
+export function machineMoveCutLine(
+  stack: string,
+  node: string,
+  step: MachineFromClusterStep,
+  stopReached: StopReached = 'unknown',
+): string {
   const again = `npm run node -- move --stack ${stack} --node ${node} --from-kubernetes`;
   const where = `the move stopped at "${MACHINE_FROM_CLUSTER_STEPS[step]}"`;
   switch (step) {
     case 'stopOld':
     case 'lastBackup':
     case 'carry':
-      return `${where}: the pod is stopped and its StatefulSet kept at no pod, the new machine runs nothing; run ${again} again to go on`;
+      return stopReachedLine(where, step === 'stopOld' ? stopReached : 'kept', POD_STOP_WORDS, `run ${again} again`);
     case 'bringUp':
     case 'health':
       return `${where}: the StatefulSet is kept at no pod, the new machine runs the node only once its data is restored; fix the cause above and run ${again} again to go on`;
     case 'removeOld':
       return `${where}: the new node runs; run ${again} again to remove the cluster's StatefulSet`;
   }
+}
+
+/** How long the look at the cluster after a move ended in its stop may take: one short probe, best effort. */
+const LOOK_TIMEOUT_MS = 20_000;
+
+/**
+ * How far the pod's stop got, after a move ended in its stop step: one `kubectl get` of its StatefulSet, backup
+ * schedule and pod; `unknown` when the cluster does not answer.
+ */
+async function stopReachedOfPod(cluster: Cluster, node: string): Promise<StopReached> {
+  const names = kubernetesNames(node);
+  const result = await runClient(
+    'kubectl',
+    cluster.withContext([
+      'get',
+      `statefulset/${names.statefulSet}`,
+      `cronjob/${backupNames(node).cronJob}`,
+      `pod/${names.pod}`,
+      '--ignore-not-found',
+      '-o',
+      'json',
+    ]),
+    undefined,
+    LOOK_TIMEOUT_MS,
+  ).catch(() => undefined);
+  return result?.code === 0 ? stopReachedInCluster(result.stdout) : 'unknown';
 }
 
 /** Runs a Job of the node to its end; throws with its log's last line when it fails. */
@@ -336,7 +371,8 @@ export async function moveNodeFromCluster(request: MachineMoveRequest, deps: Mac
       `; its data on the machine: ${nodePaths(to).dataDir}`,
     );
   } catch (error) {
-    throw withCutLine(error, machineMoveCutLine(stack, from.name, step));
+    const reached = step === 'stopOld' ? await stopReachedOfPod(cluster, from.name) : undefined;
+    throw withCutLine(error, machineMoveCutLine(stack, from.name, step, reached));
   } finally {
     target.dispose();
   }
