@@ -30,12 +30,14 @@ interface ListedObject {
  * What the cluster said of a leaving node (`kubectl get` of its StatefulSet, backup schedule and pod, as a JSON list):
  * `running` while its pod is there (terminating or not); `kept` once it is gone with its StatefulSet at no pod,
  * annotated moved, and its schedule (which scales the StatefulSet back up after a backup) suspended or absent;
- * `stopped` when the pod is gone but not all of that holds; `unknown` when the answer is no such list.
+ * `stopped` when the pod is gone but not all of that holds (none of them there, kubectl printing nothing, included);
+ * `unknown` when the answer is no such list.
  */
 export function stopReachedInCluster(listJson: string): StopReached {
   let items: ListedObject[];
   try {
-    const list = JSON.parse(listJson) as { items?: ListedObject[] };
+    // kubectl get --ignore-not-found prints nothing when none of them is there.
+    const list = (listJson.trim() === '' ? { items: [] } : JSON.parse(listJson)) as { items?: ListedObject[] };
     if (!Array.isArray(list.items)) return 'unknown';
     items = list.items;
   } catch {

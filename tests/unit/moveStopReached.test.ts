@@ -127,6 +127,7 @@ describe("the cluster's look at a leaving pod (kubectl get of its StatefulSet, s
     ['its pod gone, StatefulSet not at 0', list(statefulSet(1, 'root@h:22'), schedule(true)), 'stopped'],
     ['its pod gone, StatefulSet not annotated', list(statefulSet(0), schedule(true)), 'stopped'],
     ['no StatefulSet', list(), 'stopped'],
+    ['none of them there (kubectl --ignore-not-found prints nothing)', '', 'stopped'],
     ['no JSON', 'error: the server has asked for the client to provide credentials', 'unknown'],
     ['no list', JSON.stringify({ kind: 'Pod' }), 'unknown'],
   ])('%s: %s', (_what, answer, reached) => {
