@@ -6,7 +6,8 @@ import { MOVED_TO_ANNOTATION } from '../../core/catalog/move';
 
 /**
  * What the stop of the old place reached: the node still `running` there; stopped and `kept` from starting (the move's
- * fence in place); `stopped` but not kept from starting (a start would run it); or `unknown` (the place did not answer).
+ * fence in place); `stopped` but not kept from starting (a start would run it); or `unknown` (the place did not
+ * answer).
  */
 export type StopReached = 'running' | 'kept' | 'stopped' | 'unknown';
 
@@ -51,7 +52,7 @@ export function stopReachedInCluster(listJson: string): StopReached {
   return held && (schedule === undefined || schedule.spec?.suspend === true) ? 'kept' : 'stopped';
 }
 
-/** The words of a move's stop for one kind of old place: each thing the stop may have reached, in the operator's words. */
+/** The words of a move's stop for one kind of old place: each thing it may have reached, in the operator's words. */
 export interface StopWords {
   /** Stopped and kept from starting (what the stop reaches when it ends). */
   kept: string;
@@ -92,8 +93,8 @@ export const POD_STOP_WORDS: StopWords = {
 /**
  * The last line of a move that ended in its stop step (`where`: "the move stopped at …"), or later with the old place
  * stopped and kept (`reached` kept): what the old place is, that the new one runs nothing, and how to go on (`rerun`:
- * "run … again", the same command). Running the move again is safe from each: it stops the old place and keeps it from
- * starting before anything else.
+ * "run … again", the same command). Running the move again is safe from each: it stops the old place and keeps it
+ * from starting before anything else.
  */
 export function stopReachedLine(where: string, reached: StopReached, words: StopWords, rerun: string): string {
   switch (reached) {

@@ -7,11 +7,12 @@
  * enode's node id) are there, the old service is removed. Cuts inside the old node's stop (the move's script on the
  * old machine held right after one of its commands by a failpoint, then its session killed or the network dropped):
  * the last line says what the stop reached as the old machine shows it (still running, stopped and kept from starting,
- * stopped and not kept: a start runs it) or that the tool could not tell, and the move run again finishes. Over every move, the two hosts' journals show the node never
- * running on both at once. Last, a move with a new key (`--new-key`): a new enode and its re-permissioning request,
- * the old key never carried, the old node kept from starting. The operator's network is cut through a relay of this
- * process (testing/cuts/connectionCut.ts); `pulumi up` is replayed on the new host as the engine runs it, reading the
- * machine's key back (testing/replay.ts). Light: one release, no companions (Besu stand-in, a test fixture).
+ * stopped and not kept: a start runs it) or that the tool could not tell, and the move run again finishes. Over every
+ * move, the two hosts' journals show the node never running on both at once. Last, a move with a new key
+ * (`--new-key`): a new enode and its re-permissioning request, the old key never carried, the old node kept from
+ * starting. The operator's network is cut through a relay of this process (testing/cuts/connectionCut.ts); `pulumi up`
+ * is replayed on the new host as the engine runs it, reading the machine's key back (testing/replay.ts). Light: one
+ * release, no companions (Besu stand-in, a test fixture).
  */
 import { joinMoveHosts, movedTo, MOVED_WRITER, moveWriterStack } from '../../testing/moveStack';
 import { asRoot, hostRpc, unitTimes as unitsOf } from '../../testing/hostNode';
