@@ -103,7 +103,7 @@ const LOOK_TIMEOUT_MS = 20_000;
  * How far the pod's stop got, after a move ended in its stop step: one `kubectl get` of its StatefulSet, backup
  * schedule and pod; `unknown` when the cluster does not answer.
  */
-async function stopReachedOfPod(cluster: Cluster, node: string): Promise<StopReached> {
+export async function stopReachedOfPod(cluster: Cluster, node: string): Promise<StopReached> {
   const names = kubernetesNames(node);
   const result = await runClient(
     'kubectl',
@@ -303,6 +303,7 @@ export async function moveNodeFromCluster(request: MachineMoveRequest, deps: Mac
           if (!/not found|NotFound/.test(error.message)) throw error;
         });
       await cluster.run(['scale', `statefulset/${names.statefulSet}`, '--replicas=0'], 'scale the node to 0');
+      say(`  the StatefulSet ${names.statefulSet} is at no pod: waiting for the pod ${names.pod} to stop`);
       await cluster.run(
         ['wait', '--for=delete', `pod/${names.pod}`, `--timeout=${POD_READY_TIMEOUT}`],
         'see the pod stop',
