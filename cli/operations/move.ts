@@ -20,7 +20,13 @@ import type { SshNodeSettings, StackSecrets } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
 import { moveEnded, MoveResult, movePlanLines, pipeClients, say } from './moveShared';
 import { sayStep, waitForMovedNode, whatTheNodeSays, withCutLine } from './moveShared';
-import { machineStopWords, StopReached, stopReachedLine, stopReachedOnMachine } from './moveStopReached';
+import {
+  machineStopWords,
+  STOP_LOOK_TIMEOUT_MS,
+  StopReached,
+  stopReachedLine,
+  stopReachedOnMachine,
+} from './moveStopReached';
 import { nodeClient } from './nodeClient';
 import type { NodeClient, SshOptions } from './nodeClientTypes';
 import { runClient } from './process';
@@ -119,15 +125,14 @@ export async function removeOldService(old: Machine, from: SshNodeSettings): Pro
   say(`  removed ${from.serviceName} from ${old.where}; its data stays in ${nodePaths(from).dataDir}`);
 }
 
-/** How long the look at the old machine after a move ended in its stop may take: one short probe, best effort. */
-const LOOK_TIMEOUT_MS = 20_000;
-
 /**
  * How far the old machine's stop got, after a move ended in its stop step: one short look there (move.sh's `look`),
  * `unknown` when it does not answer.
  */
 export async function stopReachedOn(old: Machine, from: SshNodeSettings): Promise<StopReached> {
-  const said = await old.step(moveParameters(from, 'look'), 'looking at the old node', LOOK_TIMEOUT_MS).catch(() => '');
+  const said = await old
+    .step(moveParameters(from, 'look'), 'looking at the old node', STOP_LOOK_TIMEOUT_MS)
+    .catch(() => '');
   return stopReachedOnMachine(said);
 }
 

@@ -31,7 +31,13 @@ import { machine, Machine, moveParameters, waitForMovedMachine } from './move';
 import { moveEnded, MoveResult, movePlanLines, pipeClients, say } from './moveShared';
 import { sayStep, whatTheNodeSays, withCutLine } from './moveShared';
 import { Cluster, clusterOf } from './moveToCluster';
-import { POD_STOP_WORDS, StopReached, stopReachedInCluster, stopReachedLine } from './moveStopReached';
+import {
+  POD_STOP_WORDS,
+  STOP_LOOK_TIMEOUT_MS,
+  StopReached,
+  stopReachedInCluster,
+  stopReachedLine,
+} from './moveStopReached';
 import { nodeClient } from './nodeClient';
 import type { SshOptions } from './nodeClientTypes';
 import { runClient } from './process';
@@ -96,9 +102,6 @@ export function machineMoveCutLine(
   }
 }
 
-/** How long the look at the cluster after a move ended in its stop may take: one short probe, best effort. */
-const LOOK_TIMEOUT_MS = 20_000;
-
 /**
  * How far the pod's stop got, after a move ended in its stop step: one `kubectl get` of its StatefulSet, backup
  * schedule and pod; `unknown` when the cluster does not answer.
@@ -117,7 +120,7 @@ export async function stopReachedOfPod(cluster: Cluster, node: string): Promise<
       'json',
     ]),
     undefined,
-    LOOK_TIMEOUT_MS,
+    STOP_LOOK_TIMEOUT_MS,
   ).catch(() => undefined);
   return result?.code === 0 ? stopReachedInCluster(result.stdout) : 'unknown';
 }

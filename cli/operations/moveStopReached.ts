@@ -11,6 +11,9 @@ import { MOVED_TO_ANNOTATION } from '../../core/catalog/move';
  */
 export type StopReached = 'running' | 'kept' | 'stopped' | 'unknown';
 
+/** How long the look at the old place after a move ended in its stop may take: one short probe, best effort. */
+export const STOP_LOOK_TIMEOUT_MS = 20_000;
+
 /** The line move.sh's `look` action prints on the old machine (scripts/remote/move.sh). */
 const LOOK_LINE = /^MOVE_OLD_NODE=(running|kept|stopped)$/m;
 
