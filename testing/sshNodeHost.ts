@@ -21,7 +21,7 @@ import { permissioned, Registration, registerOnHost } from './permissioning';
 import { declareProgram, Declared } from './program';
 import { recordProgram } from './pulumi';
 import { PushGateway, startPushGateway } from './pushGateway';
-import { remoteCommands, RemoteStep, runRemoteStep, runRemoteSteps } from './replay';
+import { permittedBeforeStart, remoteCommands, RemoteStep, runRemoteStep, runRemoteSteps } from './replay';
 import { sshWriterStack } from './sshStacks';
 import { startReleaseHost } from './releaseHost';
 
@@ -159,16 +159,9 @@ export function provisionedWriter(options: SshNodeHostOptions) {
     state.first = first;
     state.enode = (await settle(first.outputs.nodes[NODE].enode)).value as string;
     state.address = (await settle(first.outputs.nodes[NODE].address)).value as string;
-    // The network permissions the node before its first start (its registry is in the data folder the node-files step
-    // makes): the host's network peer it dials at the start is its peer at once. Registered after the start, the peer
-    // refused once is dialed again only after about 35 s (go-ethereum's dial history). sshNodeDay2 shows a node
-    // permissioned after its start.
-    const steps = remoteCommands(first);
-    const start = steps.findIndex((step) => step.name === `${NODE}-start`);
-    if (start < 0) throw new Error(`the declaration has no ${NODE}-start step`);
-    await runAll(steps.slice(0, start));
-    await permission();
-    await runAll(steps.slice(start));
+    // The network permissions the node before its first start: its network peer is its peer at once (sshNodeDay2
+    // shows a node permissioned after its start).
+    await runRemoteSteps(now().host, remoteCommands(first), permittedBeforeStart(NODE, permission));
     // The network's push gateway: its address routed to this machine and turned to the stand-in's, on the host only
     // (with the nftables the deployment installed).
     const pushHost = NETWORKS['open-protestnet'].metricsPushHost;
