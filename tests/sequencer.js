@@ -8,15 +8,17 @@ const path = require('path');
 
 /** The slowest files, slowest first (tests/README.md, "How long CI takes"). */
 const SLOWEST = [
-  'e2e/cuts',
+  'e2e/moveCuts',
   'e2e/sshNode',
-  'e2e/sshNodeDay2',
-  'e2e/companionNodes',
   'e2e/rollout',
-  'kubelet/validatorPod',
+  'e2e/cuts',
+  'e2e/sshNodeDay2',
+  'cli/newcomerWalk',
   'engine/clusterPath',
-  'e2e/rpcAccess',
-  'e2e/keyCustody',
+  'e2e/moveNode',
+  'cluster/operations',
+  'e2e/companionNodes',
+  'tools/lint',
   'e2e/debian13',
 ];
 /** The tiers, slowest first. */
