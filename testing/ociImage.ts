@@ -5,11 +5,11 @@
  */
 import { execFile } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 import { PROJECT_DIR } from './run';
 import { sha256, writeBlob, writeImage } from './ociLayout';
+import { toolsCache } from './toolsCache';
 
 const STANDIN_SOURCE = path.join(PROJECT_DIR, 'tests', 'fixtures', 'companion-standins', 'ethstats-cli');
 const STANDIN_REFERENCE = 'localhost/ethstats-cli-standin';
@@ -21,12 +21,6 @@ const ENTRYPOINT = [`./${PROGRAM}`, '-vd'];
 // Fixed tar options: numeric root owner, one mtime, sorted names, modes without umask leftovers.
 const TAR_FIXED = ['--format=ustar', '--sort=name', '--owner=0', '--group=0', '--numeric-owner', '--mtime=@0'];
 const TAR_MODES = '--mode=a+rX,u+w,go-w';
-
-/** The tools cache of tools/pulumi-cli/build.sh: outside the work tree, kept between runs. */
-function toolsCache(): string {
-  const xdgCache = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return process.env.LACCHAIN_TOOLS_CACHE || path.join(xdgCache, 'lacchain-besu-node');
-}
 
 function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
   return new Promise<void>((resolve, reject) => {

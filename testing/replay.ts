@@ -69,10 +69,19 @@ export interface TimedStep {
   stderr: string;
 }
 
-/** Runs commands in order and returns each one's time and output; the first failure throws with its output. */
-export async function runRemoteSteps(host: TestHost, steps: RemoteStep[]): Promise<TimedStep[]> {
+/**
+ * Runs commands in order and returns each one's time and output; the first failure throws with its output. `before`:
+ * what happens on the machine, outside the engine, right before a command runs (by its name), e.g. the network
+ * permissioning the node before its first start (permittedBeforeStart).
+ */
+export async function runRemoteSteps(
+  host: TestHost,
+  steps: RemoteStep[],
+  before: Record<string, () => Promise<void>> = {},
+): Promise<TimedStep[]> {
   const timed: TimedStep[] = [];
   for (const step of steps) {
+    await before[step.name]?.();
     progress(`running ${step.name}`);
     const start = process.hrtime.bigint();
     const result = await runRemoteStep(host, step);
@@ -143,4 +152,14 @@ export function nodeKeyOf(steps: RemoteStep[]): string {
   const key = keyStep && /^(?:export )?NODE_KEY='(0x[0-9a-f]{64})'$/m.exec(keyStep.stdin)?.[1];
   if (!key) throw new Error('no node-key step with a node key among the steps');
   return key;
+}
+
+/**
+ * The network permissioning node `node` right before its first start (`permit`: writes its registry into the data
+ * folder the node-files step made), as `runRemoteSteps`' `before`: the static peer it dials at the start is its peer at
+ * once. Registered after the start, a peer refused once is dialed again only after about 35 s (go-ethereum's dial
+ * history).
+ */
+export function permittedBeforeStart(node: string, permit: () => Promise<void>): Record<string, () => Promise<void>> {
+  return { [`${node}-start`]: permit };
 }

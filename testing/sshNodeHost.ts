@@ -21,7 +21,7 @@ import { permissioned, Registration, registerOnHost } from './permissioning';
 import { declareProgram, Declared } from './program';
 import { recordProgram } from './pulumi';
 import { PushGateway, startPushGateway } from './pushGateway';
-import { remoteCommands, RemoteStep, runRemoteStep, runRemoteSteps } from './replay';
+import { permittedBeforeStart, remoteCommands, RemoteStep, runRemoteStep, runRemoteSteps } from './replay';
 import { sshWriterStack } from './sshStacks';
 import { startReleaseHost } from './releaseHost';
 
@@ -159,7 +159,9 @@ export function provisionedWriter(options: SshNodeHostOptions) {
     state.first = first;
     state.enode = (await settle(first.outputs.nodes[NODE].enode)).value as string;
     state.address = (await settle(first.outputs.nodes[NODE].address)).value as string;
-    await runAll(remoteCommands(first));
+    // The network permissions the node before its first start: its network peer is its peer at once (sshNodeDay2
+    // shows a node permissioned after its start).
+    await runRemoteSteps(now().host, remoteCommands(first), permittedBeforeStart(NODE, permission));
     // The network's push gateway: its address routed to this machine and turned to the stand-in's, on the host only
     // (with the nftables the deployment installed).
     const pushHost = NETWORKS['open-protestnet'].metricsPushHost;
@@ -177,7 +179,6 @@ export function provisionedWriter(options: SshNodeHostOptions) {
     if (routed.code !== 0) {
       throw new Error(`cannot route the push gateway: exit ${routed.code}: ${routed.stdout}${routed.stderr}`);
     }
-    await permission();
     if ((await hasPeer()) < 1) throw new Error("the node has no peer: the host's network peer did not connect");
   });
 

@@ -9,6 +9,7 @@ import * as path from 'path';
 import { FileServer, startFileServer } from './host/fileServer';
 import { RELAY_SIGNER } from '../core/catalog/companions';
 import { PROJECT_DIR } from './run';
+import { toolsCache } from './toolsCache';
 import type { TestHost } from './host/testHost';
 
 /**
@@ -23,20 +24,57 @@ export const UPGRADE_PATH = ['23.4.1', '24.1.0', '25.5.0'] as const;
  */
 const BESU_OPTIONS_DIR = 'tests/fixtures/besu-options';
 
+/** The stand-in's folder, and its packing script. */
+const STANDIN_DIR = path.join(PROJECT_DIR, 'tests/fixtures/besu-standin');
+const PACK = path.join(STANDIN_DIR, 'pack.sh');
+/** What goes into a packed release beside its version and options (pack.sh), and the script itself. */
+const PACKED_FILES = ['pack.sh', 'bin/besu', 'lib/besu_standin.py', 'README.md'];
+
+/** Runs `command` with `args`; its standard output, or an error naming `what` and its exit code. */
+function runFor(what: string, command: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('close', (status) => (status === 0 ? resolve(out) : reject(new Error(`${what} failed (${status})`))));
+  });
+}
+
+/**
+ * The archive of `version` packed by pack.sh (with the options file `options`), from the tools cache: packed once per
+ * content (pack.sh's archive is reproducible: the same inputs give the same bytes), keyed by the digest of every input
+ * (the packed files, the options, the version and the p2p program's path, which names its sources' digest). Each suite
+ * packed its own before: about 1 s of the two cores each, some 35 times a run.
+ */
+export async function cachedRelease(
+  version: string,
+  options = path.join(PROJECT_DIR, BESU_OPTIONS_DIR, `${version}.txt`),
+): Promise<string> {
+  const p2p = (await runFor("the stand-in's p2p program", 'bash', [path.join(STANDIN_DIR, 'p2p/build.sh')])).trim();
+  const digest = createHash('sha256');
+  for (const file of PACKED_FILES) digest.update(fs.readFileSync(path.join(STANDIN_DIR, file)));
+  digest.update(fs.readFileSync(options)).update(`${version}\n${p2p}\n`);
+  const dir = path.join(toolsCache(), 'standin-releases', digest.digest('hex').slice(0, 16));
+  const archive = path.join(dir, `besu-${version}.tar.gz`);
+  if (!fs.existsSync(archive)) {
+    // Packed beside, then renamed: a suite packing the same release meanwhile never reads half an archive.
+    fs.mkdirSync(dir, { recursive: true });
+    const staging = fs.mkdtempSync(path.join(dir, '.pack-'));
+    try {
+      await runFor(`pack.sh ${version}`, 'sh', [PACK, version, staging, options]);
+      fs.renameSync(path.join(staging, `besu-${version}.tar.gz`), archive);
+    } finally {
+      fs.rmSync(staging, { recursive: true, force: true });
+    }
+  }
+  return archive;
+}
+
 /** Packs the Besu stand-in (a test fixture) as the release archive of each version into `dir`. */
 export async function packStandinReleases(versions: string[], dir: string): Promise<void> {
+  fs.mkdirSync(dir, { recursive: true });
   for (const version of versions) {
-    const args = [
-      path.join(PROJECT_DIR, 'tests/fixtures/besu-standin/pack.sh'),
-      version,
-      dir,
-      path.join(PROJECT_DIR, BESU_OPTIONS_DIR, `${version}.txt`),
-    ];
-    const code = await new Promise<number>((resolve) => {
-      const child = spawn('sh', args, { stdio: ['ignore', 'ignore', 'inherit'] });
-      child.on('close', (status) => resolve(status ?? 1));
-    });
-    if (code !== 0) throw new Error(`pack.sh ${version} failed (${code})`);
+    fs.copyFileSync(await cachedRelease(version), path.join(dir, `besu-${version}.tar.gz`));
   }
   // The relay signer's stand-in, served as the executable of the default release, and the rotation client's.
   fs.copyFileSync(

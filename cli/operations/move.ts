@@ -20,6 +20,13 @@ import type { SshNodeSettings, StackSecrets } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
 import { moveEnded, MoveResult, movePlanLines, pipeClients, say } from './moveShared';
 import { sayStep, waitForMovedNode, whatTheNodeSays, withCutLine } from './moveShared';
+import {
+  machineStopWords,
+  STOP_LOOK_TIMEOUT_MS,
+  StopReached,
+  stopReachedLine,
+  stopReachedOnMachine,
+} from './moveStopReached';
 import { nodeClient } from './nodeClient';
 import type { NodeClient, SshOptions } from './nodeClientTypes';
 import { runClient } from './process';
@@ -80,9 +87,9 @@ export function machine(node: SshNodeSettings, ssh: SshOptions) {
       return result.stdout;
     },
     /** Runs the move's script with `env` as root (a step: read whole before it runs). */
-    step(env: Record<string, string>, what: string) {
+    step(env: Record<string, string>, what: string, timeoutMs?: number) {
       const input = stepInput(`npm run node: move of node ${node.name}`, env, stepScript(MOVE_SCRIPT));
-      return this.run(stepCommand(node.user), what, input);
+      return this.run(stepCommand(node.user), what, input, timeoutMs);
     },
     dispose() {
       fs.rmSync(folder, { recursive: true, force: true });
@@ -116,6 +123,17 @@ export async function removeOldService(old: Machine, from: SshNodeSettings): Pro
     "removing the old machine's service",
   );
   say(`  removed ${from.serviceName} from ${old.where}; its data stays in ${nodePaths(from).dataDir}`);
+}
+
+/**
+ * How far the old machine's stop got, after a move ended in its stop step: one short look there (move.sh's `look`),
+ * `unknown` when it does not answer.
+ */
+export async function stopReachedOn(old: Machine, from: SshNodeSettings): Promise<StopReached> {
+  const said = await old
+    .step(moveParameters(from, 'look'), 'looking at the old node', STOP_LOOK_TIMEOUT_MS)
+    .catch(() => '');
+  return stopReachedOnMachine(said);
 }
 
 /** Pipes one machine's command's output into another's, through this process's memory only (never its disk). */
@@ -197,14 +215,22 @@ export function movePlan(request: Pick<MoveRequest, 'from' | 'to' | 'stack' | 'n
   );
 }
 
-/** The line a move cut at `step` ends with: which place is runnable and how to go on. */
-export function moveCutLine(stack: string, node: string, step: MoveStep): string {
+/**
+ * The line a move cut at `step` ends with: which place is runnable and how to go on; at the stop, what the look at the
+ * old machine saw the stop reach (`stopReached`, stopReachedOn: unknown when it did not answer).
+ */
+export function moveCutLine(stack: string, node: string, step: MoveStep, stopReached: StopReached = 'unknown'): string {
   const again = `npm run node -- move --stack ${stack} --node ${node}`;
   switch (step) {
     case 'stopOld':
     case 'lastBackup':
     case 'carry':
-      return `the move stopped at "${MOVE_STEPS[step]}": the old node is stopped and kept from starting, the new machine runs nothing; run ${again} again with the same flags to go on`;
+      return stopReachedLine(
+        `the move stopped at "${MOVE_STEPS[step]}"`,
+        step === 'stopOld' ? stopReached : 'kept',
+        machineStopWords('the new machine runs nothing'),
+        `run ${again} again with the same flags`,
+      );
     case 'bringUp':
     case 'health':
       return `the move stopped at "${MOVE_STEPS[step]}": the old node is kept from starting, the new machine runs the node only once its data is restored; fix the cause above and run ${again} again with the same flags to go on`;
@@ -331,7 +357,8 @@ export async function moveNode(request: MoveRequest, deps: MoveDeps): Promise<Mo
 
     return moveEnded(to, { stoppedAt, backupId, headBefore, oldEnode, newEnode: expected, started });
   } catch (error) {
-    throw withCutLine(error, moveCutLine(stack, from.name, step));
+    const reached = step === 'stopOld' ? await stopReachedOn(old, from) : undefined;
+    throw withCutLine(error, moveCutLine(stack, from.name, step, reached));
   } finally {
     old.dispose();
     target.dispose();

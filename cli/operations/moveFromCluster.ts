@@ -31,6 +31,13 @@ import { machine, Machine, moveParameters, waitForMovedMachine } from './move';
 import { moveEnded, MoveResult, movePlanLines, pipeClients, say } from './moveShared';
 import { sayStep, whatTheNodeSays, withCutLine } from './moveShared';
 import { Cluster, clusterOf } from './moveToCluster';
+import {
+  POD_STOP_WORDS,
+  STOP_LOOK_TIMEOUT_MS,
+  StopReached,
+  stopReachedInCluster,
+  stopReachedLine,
+} from './moveStopReached';
 import { nodeClient } from './nodeClient';
 import type { SshOptions } from './nodeClientTypes';
 import { runClient } from './process';
@@ -70,21 +77,52 @@ export function machineMovePlan(request: Pick<MachineMoveRequest, 'from' | 'to' 
   );
 }
 
-/** The line a move out of the cluster cut at `step` ends with: which place is runnable and how to go on. */
-export function machineMoveCutLine(stack: string, node: string, step: MachineFromClusterStep): string {
+/**
+ * The line a move out of the cluster cut at `step` ends with: which place is runnable and how to go on; at the stop,
+ * what the look at the cluster saw the stop reach (`stopReached`: unknown when it did not answer).
+ */
+export function machineMoveCutLine(
+  stack: string,
+  node: string,
+  step: MachineFromClusterStep,
+  stopReached: StopReached = 'unknown',
+): string {
   const again = `npm run node -- move --stack ${stack} --node ${node} --from-kubernetes`;
   const where = `the move stopped at "${MACHINE_FROM_CLUSTER_STEPS[step]}"`;
   switch (step) {
     case 'stopOld':
     case 'lastBackup':
     case 'carry':
-      return `${where}: the pod is stopped and its StatefulSet kept at no pod, the new machine runs nothing; run ${again} again to go on`;
+      return stopReachedLine(where, step === 'stopOld' ? stopReached : 'kept', POD_STOP_WORDS, `run ${again} again`);
     case 'bringUp':
     case 'health':
       return `${where}: the StatefulSet is kept at no pod, the new machine runs the node only once its data is restored; fix the cause above and run ${again} again to go on`;
     case 'removeOld':
       return `${where}: the new node runs; run ${again} again to remove the cluster's StatefulSet`;
   }
+}
+
+/**
+ * How far the pod's stop got, after a move ended in its stop step: one `kubectl get` of its StatefulSet, backup
+ * schedule and pod; `unknown` when the cluster does not answer.
+ */
+export async function stopReachedOfPod(cluster: Cluster, node: string): Promise<StopReached> {
+  const names = kubernetesNames(node);
+  const result = await runClient(
+    'kubectl',
+    cluster.withContext([
+      'get',
+      `statefulset/${names.statefulSet}`,
+      `cronjob/${backupNames(node).cronJob}`,
+      `pod/${names.pod}`,
+      '--ignore-not-found',
+      '-o',
+      'json',
+    ]),
+    undefined,
+    STOP_LOOK_TIMEOUT_MS,
+  ).catch(() => undefined);
+  return result?.code === 0 ? stopReachedInCluster(result.stdout) : 'unknown';
 }
 
 /** Runs a Job of the node to its end; throws with its log's last line when it fails. */
@@ -268,6 +306,7 @@ export async function moveNodeFromCluster(request: MachineMoveRequest, deps: Mac
           if (!/not found|NotFound/.test(error.message)) throw error;
         });
       await cluster.run(['scale', `statefulset/${names.statefulSet}`, '--replicas=0'], 'scale the node to 0');
+      say(`  the StatefulSet ${names.statefulSet} is at no pod: waiting for the pod ${names.pod} to stop`);
       await cluster.run(
         ['wait', '--for=delete', `pod/${names.pod}`, `--timeout=${POD_READY_TIMEOUT}`],
         'see the pod stop',
@@ -336,7 +375,8 @@ export async function moveNodeFromCluster(request: MachineMoveRequest, deps: Mac
       `; its data on the machine: ${nodePaths(to).dataDir}`,
     );
   } catch (error) {
-    throw withCutLine(error, machineMoveCutLine(stack, from.name, step));
+    const reached = step === 'stopOld' ? await stopReachedOfPod(cluster, from.name) : undefined;
+    throw withCutLine(error, machineMoveCutLine(stack, from.name, step, reached));
   } finally {
     target.dispose();
   }

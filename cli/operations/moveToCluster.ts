@@ -29,9 +29,10 @@ import { nodePaths } from '../../core/remote/paths';
 import { shellQuote } from '../../core/remote/shell';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
-import { machine, Machine, moveParameters, removeOldService } from './move';
+import { machine, Machine, moveParameters, removeOldService, stopReachedOn } from './move';
 import { moveEnded, MoveResult, movePlanLines, pipeClients, say } from './moveShared';
 import { sayStep, waitForMovedNode, whatTheNodeSays, withCutLine } from './moveShared';
+import { machineStopWords, StopReached, stopReachedLine } from './moveStopReached';
 import { nodeClient } from './nodeClient';
 import type { SshOptions } from './nodeClientTypes';
 import { runClient } from './process';
@@ -72,8 +73,16 @@ export function clusterMovePlan(request: Pick<ClusterMoveRequest, 'from' | 'to' 
   );
 }
 
-/** The line a move into the cluster cut at `step` ends with: which place is runnable and how to go on. */
-export function clusterMoveCutLine(stack: string, node: string, step: ClusterMoveStep): string {
+/**
+ * The line a move into the cluster cut at `step` ends with: which place is runnable and how to go on; at the stop, what
+ * the look at the old machine saw the stop reach (`stopReached`: unknown when it did not answer).
+ */
+export function clusterMoveCutLine(
+  stack: string,
+  node: string,
+  step: ClusterMoveStep,
+  stopReached: StopReached = 'unknown',
+): string {
   const again = `npm run node -- move --stack ${stack} --node ${node} --to-kubernetes`;
   const where = `the move stopped at "${CLUSTER_MOVE_STEPS[step]}"`;
   switch (step) {
@@ -81,7 +90,12 @@ export function clusterMoveCutLine(stack: string, node: string, step: ClusterMov
     case 'lastBackup':
     case 'prepare':
     case 'carry':
-      return `${where}: the old node is stopped and kept from starting, the cluster runs no pod of it; run ${again} again to go on`;
+      return stopReachedLine(
+        where,
+        step === 'stopOld' ? stopReached : 'kept',
+        machineStopWords('the cluster runs no pod of it'),
+        `run ${again} again`,
+      );
     case 'bringUp':
     case 'health':
       return `${where}: the old node is kept from starting, the pod starts only on the filled data volume; fix the cause above and run ${again} again to go on`;
@@ -301,7 +315,8 @@ export async function moveNodeToCluster(request: ClusterMoveRequest, deps: Clust
 
     return moveEnded(to, { stoppedAt, backupId, headBefore, oldEnode, newEnode: expected, started });
   } catch (error) {
-    throw withCutLine(error, clusterMoveCutLine(stack, from.name, step));
+    const reached = step === 'stopOld' ? await stopReachedOn(old, from) : undefined;
+    throw withCutLine(error, clusterMoveCutLine(stack, from.name, step, reached));
   } finally {
     old.dispose();
   }

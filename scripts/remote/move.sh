@@ -10,6 +10,9 @@
 #            MOVED_OUT_FILE an earlier move away from this machine left goes
 #   remove   the old machine, once the new node is healthy: the units' files and the backup timer (BACKUP_UNIT) are
 #            removed; the node home and its data, the repository and MOVED_OUT_FILE are kept
+#   look     the old machine, after a move ended in its stop: prints how far leave got (MOVE_OLD_NODE=): running (a
+#            unit still runs or is stopping), kept (none runs, MOVED_OUT_FILE is there and systemd loaded the drop-in
+#            of each unit), stopped (none runs, not kept from starting); changes nothing
 # Parameters (environment): MOVE_ACTION, SERVICE_NAME, UNITS, MOVED_OUT_FILE, MOVED_IN_FILE, DROP_IN, DESTINATION,
 # BACKUP_ID, FROM_ENODE and BACKUP_PATH (arrive), BACKUP_UNIT (remove). Arriving, the node identity files an earlier
 # stay left here (IDENTITY_FILES, in the service user's data folder, and root's KEY_RECORD_FILE) are set aside into
@@ -116,8 +119,30 @@ remove() {
   echo "move: removed the service $SERVICE_NAME and its companions here; its data and backups are kept"
 }
 
+look() {
+  local unit state=kept
+  for unit in $UNITS; do
+    case "$(systemctl is-active "$unit" || true)" in
+      active | activating | deactivating | reloading)
+        echo "MOVE_OLD_NODE=running"
+        return
+        ;;
+    esac
+  done
+  [ -f "$MOVED_OUT_FILE" ] || state=stopped
+  for unit in $UNITS; do
+    # The drop-ins systemd loaded: one written but not yet loaded (no daemon-reload since) does not keep it.
+    case " $(systemctl show -p DropInPaths --value "$unit.service") " in
+      *" $units_dir/$unit.service.d/$DROP_IN "*) ;;
+      *) state=stopped ;;
+    esac
+  done
+  echo "MOVE_OLD_NODE=$state"
+}
+
 case "$MOVE_ACTION" in
   leave) leave ;;
+  look) look ;;
   arrive) arrive ;;
   remove) remove ;;
   *) fail "unknown move action: $MOVE_ACTION" ;;

@@ -20,15 +20,9 @@
 import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import * as os from 'os';
 import { PROJECT_DIR } from '../run';
 import { sha256, writeBlob, writeImage } from '../ociLayout';
-
-/** The tools cache of tools/lib/cache.sh: outside the work tree, kept between runs. */
-function toolsCache(): string {
-  const xdgCache = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return process.env.LACCHAIN_TOOLS_CACHE || path.join(xdgCache, 'lacchain-besu-node');
-}
+import { toolsCache } from '../toolsCache';
 
 /** One image archive, and the references it is imported under. */
 export interface TestImage {

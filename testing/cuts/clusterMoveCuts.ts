@@ -7,6 +7,7 @@
  */
 import { CLUSTER_MOVE_STEPS, ClusterMoveStep, MACHINE_FROM_CLUSTER_STEPS } from '../../core/catalog/move';
 import type { MachineFromClusterStep } from '../../core/catalog/move';
+import type { StopReached } from '../../cli/operations/moveStopReached';
 
 /**
  * When a cluster move is cut, the operator's network going down (ssh to the machine and kubectl to the cluster): as
@@ -24,6 +25,8 @@ export interface ClusterMoveCut<Step extends string> {
   stoppedAt: Step;
   /** Whether the node runs at its new place after the cut (its start came before it). */
   newRuns: boolean;
+  /** A cut inside the old place's stop: what the move's last line says the stop reached (unknown: no answer). */
+  stopReached?: StopReached;
 }
 
 /** A cut as step `step` of `steps` begins (the line `sayStep` prints, `n/total `): the move stops there. */
@@ -82,9 +85,12 @@ export function toClusterCuts(service: string): Record<ClusterMoveStep, ClusterM
   };
 }
 
-/** The cuts of a move of the cluster node whose pod is `pod` onto a machine, one per step. */
-export function fromClusterCuts(pod: string): Record<MachineFromClusterStep, ClusterMoveCut<MachineFromClusterStep>> {
-  return {
+/**
+ * The cuts of a move of the cluster node whose pod is `pod` onto a machine: one per step, and first one inside the
+ * pod's stop (its StatefulSet at no pod, the pod not yet gone: the network down, the tool cannot look).
+ */
+export function fromClusterCuts(pod: string): Record<MachineFromClusterStep, ClusterMoveCut<MachineFromClusterStep>[]> {
+  const cuts = {
     stopOld: {
       what: 'right after the pod was gone, its StatefulSet kept at no pod',
       moment: { printed: new RegExp(`^ {2}the pod ${pod} is gone at `) },
@@ -111,5 +117,17 @@ export function fromClusterCuts(pod: string): Record<MachineFromClusterStep, Clu
     },
     health: asItBegins(MACHINE_FROM_CLUSTER_STEPS, 'health', "as the move starts waiting for the machine's node", true),
     removeOld: asItBegins(MACHINE_FROM_CLUSTER_STEPS, 'removeOld', "before the cluster's StatefulSet is removed", true),
+  } satisfies Record<MachineFromClusterStep, ClusterMoveCut<MachineFromClusterStep>>;
+  const insideStop: ClusterMoveCut<MachineFromClusterStep> = {
+    what: 'inside the stop, its StatefulSet at no pod, before the pod is gone (the network down)',
+    moment: { printed: new RegExp(`^ {2}the StatefulSet \\S+ is at no pod: waiting for the pod ${pod} to stop`) },
+    stoppedAt: 'stopOld',
+    newRuns: false,
+    stopReached: 'unknown',
   };
+  const each = Object.fromEntries(Object.entries(cuts).map(([step, cut]) => [step, [cut]]));
+  return { ...each, stopOld: [insideStop, cuts.stopOld] } as Record<
+    MachineFromClusterStep,
+    ClusterMoveCut<MachineFromClusterStep>[]
+  >;
 }

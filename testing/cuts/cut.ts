@@ -1,6 +1,9 @@
 /**
  * The cuts themselves: a remote step's SSH connection dropped part-way, or the machine stopped hard part-way.
  */
+import * as fs from 'fs';
+import * as path from 'path';
+import { shellQuote } from '../../core/remote/shell';
 import type { TestHost } from '../host/testHost';
 import { runRemoteStep, type RemoteStep } from '../replay';
 
@@ -30,10 +33,32 @@ export interface DiskFull {
 }
 
 /**
- * The failpoint a cut may arm on the machine (testing/cuts/failpoint-mv.sh as /usr/local/sbin/mv): the mv arguments it
+ * The failpoint a cut may arm on the machine (testing/cuts/failpoint.sh as /usr/local/sbin/mv): the mv arguments it
  * waits after, and the file it says so in.
  */
 export const FAILPOINT = { armed: '/run/lacchain-failpoint', hit: '/run/lacchain-failpoint.hit' } as const;
+
+/** The commands a failpoint may stand in front of (testing/cuts/failpoint.sh). */
+export type FailpointCommand = 'mv' | 'systemctl';
+
+/**
+ * Installs the failpoint in front of `command` on the machine (/usr/local/sbin/<command>) and arms it: a run of it as
+ * root with exactly the arguments `args` waits right after it, saying so in FAILPOINT.hit.
+ */
+export async function armFailpoint(host: TestHost, command: FailpointCommand, args: string): Promise<void> {
+  const installed = await host.ssh(
+    `install -m 0755 /dev/stdin /usr/local/sbin/${command} && rm -f ${FAILPOINT.hit} && ` +
+      `printf '%s' ${shellQuote(args)} > ${FAILPOINT.armed}`,
+    { input: fs.readFileSync(path.join(__dirname, 'failpoint.sh'), 'utf8') },
+  );
+  if (installed.code !== 0) throw new Error(`cannot arm the failpoint: ${installed.stderr}`);
+}
+
+/** Removes the failpoint in front of `command` from the machine, disarmed (the command itself again). */
+export async function removeFailpoint(host: TestHost, command: FailpointCommand): Promise<void> {
+  const removed = await host.ssh(`rm -f /usr/local/sbin/${command} ${FAILPOINT.armed} ${FAILPOINT.hit}`);
+  if (removed.code !== 0) throw new Error(`cannot remove the failpoint: ${removed.stderr}`);
+}
 
 /** A cut right after the rename `mv <args>` (exactly those arguments) of a command run as root. */
 export function afterRename(args: string, what: string): CutMoment {

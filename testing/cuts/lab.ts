@@ -25,6 +25,7 @@ import { packStandinReleases, startReleaseServer } from '../standinReleases';
 import { sshWriterStack } from '../sshStacks';
 import { progress } from '../hostSuite';
 import {
+  armFailpoint,
   cutStep,
   CutKind,
   CutMoment,
@@ -51,7 +52,6 @@ import {
 import { startNpm } from '../run';
 import { nodeToolArgs, operatorStackFile } from '../nodeTool';
 import { BACKUP_REASONS, BACKUP_TAGS } from '../../core/catalog/backups';
-import { shellQuote } from '../../core/remote/shell';
 import { DEFAULT_SERVICE_USER } from '../../core/catalog/defaults';
 import { NODE_HOME_LAYOUT } from '../../core/catalog/remote';
 
@@ -363,13 +363,7 @@ export class CutLab {
       const backup = await this.operation(host, { ...change, operation: 'backup' }).result;
       if (backup.code !== 0) throw new Error(`the backup before the restore failed: ${backup.stderr.trim()}`);
     }
-    if (at && 'failpoint' in at && at.failpoint) {
-      const installed = await host.ssh(
-        `install -m 0755 /dev/stdin /usr/local/sbin/mv && printf '%s' ${shellQuote(at.failpoint)} > ${FAILPOINT.armed}`,
-        { input: fs.readFileSync(path.join(__dirname, 'failpoint-mv.sh'), 'utf8') },
-      );
-      if (installed.code !== 0) throw new Error(`cannot arm the failpoint: ${installed.stderr}`);
-    }
+    if (at && 'failpoint' in at && at.failpoint) await armFailpoint(host, 'mv', at.failpoint);
     const declared = await this.declare(host, change.before[change.before.length - 1]);
     const backups = await backupsOnMachine(host);
     const restored =

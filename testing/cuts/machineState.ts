@@ -230,4 +230,4 @@ for name in sys.stdin.read().split("\\n"):
 }
 
 /** The name the steps give a file they write beside its place before renaming it, as scripts/remote/lib.sh sets it. */
-const SIBLING_TEMP_SUFFIX = /export SIBLING_TEMP_SUFFIX='([^']+)'/.exec(readScript(REMOTE_LIBRARY_SCRIPT))![1];
+export const SIBLING_TEMP_SUFFIX = /export SIBLING_TEMP_SUFFIX='([^']+)'/.exec(readScript(REMOTE_LIBRARY_SCRIPT))![1];

@@ -5,13 +5,19 @@
  * runs every case).
  */
 import { MACHINE_MOVE_FILES, MoveStep } from '../../core/catalog/move';
+import type { StopReached } from '../../cli/operations/moveStopReached';
+import { FailpointCommand } from './cut';
+import { SIBLING_TEMP_SUFFIX } from './machineState';
 
 /**
- * When a move is cut: as it prints a line (seen while it prints it, before its next command), or as soon as a shell
+ * When a move is cut: as it prints a line (seen while it prints it, before its next command), as soon as a shell
  * condition holds on one of its two machines (polled there as root, testing/cuts/cut.ts untilHolds; a `pgrep -f`
- * pattern is written `[r]estic …` so that it never matches the polling shell's own command line).
+ * pattern is written `[r]estic …` so that it never matches the polling shell's own command line), or inside the
+ * move's script on the old machine, right after one of its commands (a failpoint: testing/cuts/failpoint.sh, which
+ * waits there until the cut).
  */
-export type MoveMoment = { printed: RegExp } | { on: 'old' | 'new'; when: string };
+export type MoveMoment =
+  { printed: RegExp } | { on: 'old' | 'new'; when: string } | { on: 'old'; after: FailpointCommand; args: string };
 
 /** One cut of a move. */
 export interface MoveCut {
@@ -23,13 +29,26 @@ export interface MoveCut {
    * user's sessions on both machines killed), or the `pulumi up` the move runs has its start step's sessions on the new
    * machine killed (as the cut matrix cuts a step, testing/cuts/cut.ts cutStep).
    */
-  how: 'network' | 'pulumiUpStartStep';
+  how: 'network' | 'pulumiUpStartStep' | 'leaveSession';
   /** The step the cut move says it stopped at (its last line, cli/operations/move.ts moveCutLine). */
   stoppedAt: MoveStep;
+  /**
+   * A cut inside the stop (`leaveSession`: the leave step's own session on the old machine killed, the operator's
+   * network up): how far the stop got, as the move's last line says it after its look at the old machine (`unknown`
+   * when the network is down).
+   */
+  stopReached?: StopReached;
+  /** Whether the old node still runs after the cut (the stop cut before its `systemctl stop`). */
+  oldRuns?: boolean;
+  /** Whether the operator stopped the old node before the move (a node already down when it is moved). */
+  stoppedBefore?: boolean;
 }
 
 /** The cuts of each step of a move of the node whose service is `service`, its backups in `repository`. */
 export function moveCuts(service: string): Record<MoveStep, MoveCut[]> {
+  const movedOut = MACHINE_MOVE_FILES.movedOut(service);
+  /** Right after the leave step's `systemctl daemon-reload`: the drop-ins loaded, the node not yet stopped. */
+  const fenceLoaded = { on: 'old', after: 'systemctl', args: 'daemon-reload' } as const;
   return {
     stopOld: [
       {
@@ -37,6 +56,37 @@ export function moveCuts(service: string): Record<MoveStep, MoveCut[]> {
         moment: { printed: new RegExp(`^ {2}${service} stopped on `) },
         how: 'network',
         stoppedAt: 'lastBackup',
+      },
+      {
+        what: "inside the stop, its drop-ins loaded, before systemctl stop (the leave step's session killed)",
+        moment: fenceLoaded,
+        how: 'leaveSession',
+        stoppedAt: 'stopOld',
+        stopReached: 'running',
+        oldRuns: true,
+      },
+      {
+        what: 'inside the stop, its drop-ins loaded, before systemctl stop (the network down)',
+        moment: fenceLoaded,
+        how: 'network',
+        stoppedAt: 'stopOld',
+        stopReached: 'unknown',
+        oldRuns: true,
+      },
+      {
+        what: "inside the stop, right after systemctl stop, before it says when (the leave step's session killed)",
+        moment: { on: 'old', after: 'systemctl', args: `stop ${service}` },
+        how: 'leaveSession',
+        stoppedAt: 'stopOld',
+        stopReached: 'kept',
+      },
+      {
+        what: "inside the stop of a node already stopped, its moved-out record written, before its drop-ins (the leave step's session killed)",
+        moment: { on: 'old', after: 'mv', args: `-f ${movedOut}${SIBLING_TEMP_SUFFIX} ${movedOut}` },
+        how: 'leaveSession',
+        stoppedAt: 'stopOld',
+        stopReached: 'stopped',
+        stoppedBefore: true,
       },
     ],
     lastBackup: [

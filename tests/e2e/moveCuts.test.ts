@@ -4,11 +4,15 @@
  * each move cut once at its moment, then run again. At every cut: the move's last line says where it stopped and how
  * to go on, the old node does not run and does not start even when asked, and the new machine runs the node only when
  * the cut came after its start; run again, the move finishes: the data (a marker, the height) and the key (the
- * enode's node id) are there, the old service is removed. Over every move, the two hosts' journals show the node never
- * running on both at once. Last, a move with a new key (`--new-key`): a new enode and its re-permissioning request,
- * the old key never carried, the old node kept from starting. The operator's network is cut through a relay of this
- * process (testing/cuts/connectionCut.ts); `pulumi up` is replayed on the new host as the engine runs it, reading the
- * machine's key back (testing/replay.ts). Light: one release, no companions (Besu stand-in, a test fixture).
+ * enode's node id) are there, the old service is removed. Cuts inside the old node's stop (the move's script on the
+ * old machine held right after one of its commands by a failpoint, then its session killed or the network dropped):
+ * the last line says what the stop reached as the old machine shows it (still running, stopped and kept from starting,
+ * stopped and not kept: a start runs it) or that the tool could not tell, and the move run again finishes. Over every
+ * move, the two hosts' journals show the node never running on both at once. Last, a move with a new key
+ * (`--new-key`): a new enode and its re-permissioning request, the old key never carried, the old node kept from
+ * starting. The operator's network is cut through a relay of this process (testing/cuts/connectionCut.ts); `pulumi up`
+ * is replayed on the new host as the engine runs it, reading the machine's key back (testing/replay.ts). Light: one
+ * release, no companions (Besu stand-in, a test fixture).
  */
 import { joinMoveHosts, movedTo, MOVED_WRITER, moveWriterStack } from '../../testing/moveStack';
 import { asRoot, hostRpc, unitTimes as unitsOf } from '../../testing/hostNode';
@@ -22,7 +26,7 @@ import { moveCutLine, moveNode } from '../../cli/operations/move';
 import type { MoveResult } from '../../cli/operations/moveShared';
 import { ToolFailure } from '../../cli/cli';
 import { CuttableNetwork } from '../../testing/cuts/connectionCut';
-import { cutStep, killSessionsOf, untilHolds } from '../../testing/cuts/cut';
+import { armFailpoint, cutStep, FAILPOINT, killSessionsOf, removeFailpoint, untilHolds } from '../../testing/cuts/cut';
 import { MoveCut, moveCuts } from '../../testing/cuts/moveCuts';
 import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
 import { startTestHost, TestHost } from '../../testing/host/testHost';
@@ -187,15 +191,19 @@ suite('npm run node -- move, cut at each step, then run again (SSH to SSH)', () 
     it(`${MOVE_STEPS[step]}: cut ${cut.what}`, async () => {
       const asked = request();
       const headBefore = Number.parseInt(await rpc(here, 'eth_blockNumber'), 16);
+      if (cut.stoppedBefore) expect((await here.ssh(`systemctl stop ${SERVICE}`)).code).toBe(0);
       const error = await cutMove(cut, asked).finally(() => network.restore());
-      // The move's last line: where it stopped, how to go on.
+      // The move's last line: where it stopped, how to go on (inside the stop: what the stop reached).
       expect(error).toBeInstanceOf(ToolFailure);
-      expect(error.message.split('\n').pop()).toBe(moveCutLine(STACK, NODE, cut.stoppedAt));
-      // One place runnable, never two: the old node does not run, nor start when asked; the new one runs only once
+      expect(error.message.split('\n').pop()).toBe(moveCutLine(STACK, NODE, cut.stoppedAt, cut.stopReached));
+      // One place runnable, never two: the old node runs only when the cut came before its stop, and once stopped
+      // does not start when asked unless the line said it was not yet kept from starting; the new one runs only once
       // the move's bring-up started it.
-      expect(await active(here)).toBe(false);
-      await here.ssh(`systemctl start ${SERVICE}`);
-      expect(await active(here)).toBe(false);
+      expect(await active(here)).toBe(cut.oldRuns === true);
+      if (!cut.oldRuns) {
+        await here.ssh(`systemctl start ${SERVICE}`);
+        expect(await active(here)).toBe(cut.stopReached === 'stopped');
+      }
       expect(await active(there)).toBe(step === 'health' || step === 'removeOld');
       expect(await bothRunning()).toEqual([]);
 
@@ -252,17 +260,25 @@ suite('npm run node -- move, cut at each step, then run again (SSH to SSH)', () 
         down();
       return write(chunk);
     });
+    /** Only the leave step's own session on the old machine ends: the network stays up for the move's look. */
+    const leaveKilled = () => {
+      seen = true;
+      killing = killSessionsOf(here, asked.from.user);
+    };
+    const failpoint = 'after' in moment ? moment : undefined;
+    if (failpoint) await armFailpoint(here, failpoint.after, failpoint.args);
+    const when = failpoint ? `[ -f ${FAILPOINT.hit} ]` : 'when' in moment ? moment.when : undefined;
     const watched =
-      'on' in moment && cut.how === 'network'
-        ? untilHolds(moment.on === 'old' ? here : there, moment.when, () => ended).then((held) => {
-            if (held) down();
+      'on' in moment && when !== undefined && cut.how !== 'pulumiUpStartStep'
+        ? untilHolds(moment.on === 'old' ? here : there, when, () => ended).then((held) => {
+            if (held) (cut.how === 'leaveSession' ? leaveKilled : down)();
           })
         : undefined;
     const bringUp =
-      cut.how === 'pulumiUpStartStep' && 'on' in moment
+      cut.how === 'pulumiUpStartStep' && when !== undefined
         ? async () => {
             seen = true;
-            await bringUpOn(there, moment.when)();
+            await bringUpOn(there, when)();
           }
         : bringUpOn(there);
     try {
@@ -278,6 +294,7 @@ suite('npm run node -- move, cut at each step, then run again (SSH to SSH)', () 
       return error;
     } finally {
       spy.mockRestore();
+      if (failpoint) await removeFailpoint(here, failpoint.after);
     }
   }
 });

@@ -18,7 +18,13 @@ import { recordProgram } from '../../testing/pulumi';
 import { declareProgram, Declared } from '../../testing/program';
 import { TestHost } from '../../testing/host/testHost';
 import type { FileServer } from '../../testing/host/fileServer';
-import { changedCommands, remoteCommands as commands, runRemoteStep, runRemoteSteps } from '../../testing/replay';
+import {
+  changedCommands,
+  permittedBeforeStart,
+  remoteCommands as commands,
+  runRemoteStep,
+  runRemoteSteps,
+} from '../../testing/replay';
 import { hostSuite, progress } from '../../testing/hostSuite';
 import { sshWriterStack } from '../../testing/sshStacks';
 import { permissioned, registerOnHost } from '../../testing/permissioning';
@@ -121,15 +127,15 @@ suite('RPC access and authentication on a real host', () => {
     target = host.ip;
     declared = await declareProgram(recorded, 'testnet', stack(), {});
     enode = (await settle(declared.outputs.nodes[NODE].enode)).value as string;
-    await runRemoteSteps(host, commands(declared));
-    // Registered in the network's contract (the stand-in's registry), as a node that serves is.
-    await registerOnHost(
-      host,
-      `${DEFAULT_NODE_HOME}/data`,
-      permissioned(enode, 'open-protestnet', 'writer', [host.networkPeer]),
-    );
-    // Registered after its start, it gets its real peer (the host's network peer) when its p2p layer dials that
-    // static node again (go-ethereum's dial history: about 35 s); until then its readiness says DOWN. 90 s at most.
+    // Registered in the network's contract (the stand-in's registry), as a node that serves is, before its first
+    // start: it has its real peer (the host's network peer) at once, and its readiness says UP (90 s at most).
+    const permit = () =>
+      registerOnHost(
+        host,
+        `${DEFAULT_NODE_HOME}/data`,
+        permissioned(enode, 'open-protestnet', 'writer', [host.networkPeer]),
+      );
+    await runRemoteSteps(host, commands(declared), permittedBeforeStart(NODE, permit));
     for (let i = 0; i < 180; i++) {
       if ((await local(`-H 'Host: localhost' http://127.0.0.1:4545/readiness`)).endsWith('\n200')) break;
       await new Promise((resolve) => setTimeout(resolve, 500));

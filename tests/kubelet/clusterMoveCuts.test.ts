@@ -6,7 +6,9 @@
  * cut at the next, and so on; the last run finishes it. At every cut: the move's last line says where it stopped and
  * how to go on; one place only can run the node: the old machine's node does not run and does not start when asked
  * (into the pod), or the pod is gone and its StatefulSet kept at no pod (out of it); the new place runs the node only
- * when the cut came after its start. Finished: the marker and the chain height written before the move are there, the
+ * when the cut came after its start; a cut inside the pod's stop (its StatefulSet at no pod, the pod not yet gone) says
+ * the tool could not tell, and the tool's look at the cluster sees the pod running before the move and, once it is
+ * gone, stopped and kept at no pod. Finished: the marker and the chain height written before the move are there, the
  * same key (the enode's node id); the old place stopped before the new one's first start (the journals and the pod's
  * container start times). The operator's network (ssh to the machines, kubectl to the API server) is cut through a
  * relay of this process (testing/cuts/connectionCut.ts); each `pulumi up` of the move is the program's manifests
@@ -31,8 +33,8 @@ import { parseEnode } from '../../core/identity/nodeKey';
 import type { KubernetesNodeSettings, SshNodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../../cli/cli';
 import type { MoveResult } from '../../cli/operations/moveShared';
-import { machineMoveCutLine, moveNodeFromCluster } from '../../cli/operations/moveFromCluster';
-import { clusterMoveCutLine, moveNodeToCluster } from '../../cli/operations/moveToCluster';
+import { machineMoveCutLine, moveNodeFromCluster, stopReachedOfPod } from '../../cli/operations/moveFromCluster';
+import { clusterMoveCutLine, clusterOf, moveNodeToCluster } from '../../cli/operations/moveToCluster';
 import { movedToClusterStackFile } from '../../cli/operations/moveStackFile';
 import { loadOperatorStack } from '../../cli/operatorStack';
 import { clientsWithThisEnvironment, declaredFrom, deleteClusterObjects } from '../../testing/clusterMove';
@@ -334,20 +336,37 @@ describe('the moves between a machine and a pod, cut at each of their steps, eac
 
       let podGoneAt = Infinity;
       const cuts = fromClusterCuts(names.pod);
+      // The tool's look at a leaving pod, through the real API server: its pod runs before the move.
+      const inCluster = clusterOf(from, cluster().context);
+      expect(await stopReachedOfPod(inCluster, NODE)).toBe('running');
       for (const step of Object.keys(MACHINE_FROM_CLUSTER_STEPS) as MachineFromClusterStep[]) {
-        const cut = cuts[step];
-        const { error, printed } = await cutMove(step, cut, next, to.user, move);
-        const gone = printed.map((line) => / is gone at (\S+);/.exec(line)?.[1]).find(Boolean);
-        if (gone) podGoneAt = Math.min(podGoneAt, Date.parse(gone) / 1000);
-        expect([cut.what, error instanceof ToolFailure]).toEqual([cut.what, true]);
-        expect([cut.what, error.message.split('\n').pop()]).toEqual([
-          cut.what,
-          machineMoveCutLine(STACK, NODE, cut.stoppedAt),
-        ]);
-        // One place runnable: no pod, its StatefulSet kept at no pod; the machine runs the node only once started.
-        expect([cut.what, await podPhase()]).toEqual([cut.what, '']);
-        expect([cut.what, ['', '0'].includes(await replicas())]).toEqual([cut.what, true]);
-        expect([cut.what, await active(next)]).toEqual([cut.what, cut.newRuns]);
+        for (const cut of cuts[step]) {
+          const { error, printed } = await cutMove(step, cut, next, to.user, move);
+          const gone = printed.map((line) => / is gone at (\S+);/.exec(line)?.[1]).find(Boolean);
+          if (gone) podGoneAt = Math.min(podGoneAt, Date.parse(gone) / 1000);
+          expect([cut.what, error instanceof ToolFailure]).toEqual([cut.what, true]);
+          expect([cut.what, error.message.split('\n').pop()]).toEqual([
+            cut.what,
+            machineMoveCutLine(STACK, NODE, cut.stoppedAt, cut.stopReached),
+          ]);
+          if (cut.stopReached) {
+            // Cut inside the stop: the pod may still be stopping (the line said the tool could not tell); the
+            // StatefulSet at no pod ends it, and the look then sees it stopped and kept.
+            await cluster().kubectlOk([
+              'wait',
+              '--for=delete',
+              `pod/${names.pod}`,
+              '-n',
+              writer.namespace,
+              '--timeout=120s',
+            ]);
+            expect([cut.what, await stopReachedOfPod(inCluster, NODE)]).toEqual([cut.what, 'kept']);
+          }
+          // One place runnable: no pod, its StatefulSet kept at no pod; the machine runs the node only once started.
+          expect([cut.what, await podPhase()]).toEqual([cut.what, '']);
+          expect([cut.what, ['', '0'].includes(await replicas())]).toEqual([cut.what, true]);
+          expect([cut.what, await active(next)]).toEqual([cut.what, cut.newRuns]);
+        }
       }
 
       // Run again: the move finishes.

@@ -6,6 +6,7 @@
 import * as yaml from 'js-yaml';
 import { machineMoveCutLine, machineMovePlan } from '../../cli/operations/moveFromCluster';
 import { clusterMoveCutLine, clusterMovePlan } from '../../cli/operations/moveToCluster';
+import type { StopReached } from '../../cli/operations/moveStopReached';
 import { movedToClusterStackFile } from '../../cli/operations/moveStackFile';
 import { kubernetesNames, POD_PATHS } from '../../core/catalog/kubernetes';
 import { CLUSTER_MOVE_STEPS, MACHINE_FROM_CLUSTER_STEPS } from '../../core/catalog/move';
@@ -145,7 +146,7 @@ const DIRECTIONS = [
   {
     name: 'into the cluster',
     steps: CLUSTER_MOVE_STEPS as Record<string, string>,
-    cutLine: clusterMoveCutLine as (stack: string, node: string, step: string) => string,
+    cutLine: clusterMoveCutLine as (stack: string, node: string, step: string, reached?: StopReached) => string,
     flag: '--to-kubernetes',
     runs: /the pod runs/,
     kept: /the old node is (stopped and )?kept from starting/,
@@ -153,7 +154,7 @@ const DIRECTIONS = [
   {
     name: 'out of the cluster',
     steps: MACHINE_FROM_CLUSTER_STEPS as Record<string, string>,
-    cutLine: machineMoveCutLine as (stack: string, node: string, step: string) => string,
+    cutLine: machineMoveCutLine as (stack: string, node: string, step: string, reached?: StopReached) => string,
     flag: '--from-kubernetes',
     runs: /the new node runs/,
     kept: /StatefulSet (is )?kept at no pod/,
@@ -162,7 +163,8 @@ const DIRECTIONS = [
 
 describe.each(DIRECTIONS)('the cut lines of a move $name', ({ steps, cutLine, flag, runs, kept }) => {
   it.each(Object.keys(steps))('cut at %s: says what runs and how to go on', (step) => {
-    const line = cutLine('testnet', 'writer', step);
+    // A stop that ended: the old place stopped and kept (how far a cut stop got: tests/unit/moveStopReached.test.ts).
+    const line = cutLine('testnet', 'writer', step, 'kept');
     expect(line).toContain(`the move stopped at "${steps[step]}"`);
     expect(line).toContain(`npm run node -- move --stack testnet --node writer ${flag} again`);
     expect(line).toMatch(step === 'removeOld' ? runs : kept);
