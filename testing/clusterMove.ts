@@ -87,12 +87,17 @@ export async function applyHeldFrom(
 export async function deleteClusterObjects(node: KubeletNode, deployed: Manifest[]): Promise<void> {
   const retained = (m: Manifest) =>
     ['PersistentVolumeClaim', 'Namespace'].includes(m.kind) || m.metadata.name === kubernetesNames(node.node).keySecret;
-  for (const m of deployed.filter((each) => !retained(each))) {
-    progress(`pulumi up deletes ${m.kind} ${m.metadata.name}`);
-    await node
-      .cluster()
-      .kubectlOk(['delete', m.kind.toLowerCase(), m.metadata.name, '-n', node.namespace, '--ignore-not-found']);
-  }
+  const deleted = deployed.filter((each) => !retained(each));
+  for (const m of deleted) progress(`pulumi up deletes ${m.kind} ${m.metadata.name}`);
+  // One kubectl for all (it deletes them one after another, as pulumi up does), not one process each.
+  const items = deleted.map(({ apiVersion, kind, metadata }) => ({
+    apiVersion,
+    kind,
+    metadata: { name: metadata.name, namespace: node.namespace },
+  }));
+  await node
+    .cluster()
+    .kubectlOk(['delete', '-f', '-', '--ignore-not-found'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
 }
 
 /** When each init container of `node`'s pod started (epoch seconds): its first container's start is the earliest. */

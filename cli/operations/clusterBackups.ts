@@ -24,6 +24,14 @@ import { runClient } from './process';
 
 /** How long a backup or restore Job may run. */
 const JOB_TIMEOUT_MS = 24 * 3600 * 1000;
+/**
+ * How long one watch of a Job waits for its end before the Job is read again; a kubectl too old to watch for a field
+ * (`wait --for=jsonpath=` without a value, before 1.31) fails at once, and the Job is read every JOB_READ_MS instead.
+ */
+const JOB_WATCH_SECONDS = 60;
+const JOB_READ_MS = 2000;
+/** How often a restored node is asked for its enode while it starts (one HTTP request each). */
+const ENODE_ASK_MS = 500;
 /** How long a snapshot may take to be ready to use. */
 const SNAPSHOT_TIMEOUT = '30m';
 
@@ -81,7 +89,23 @@ export function clusterBackups(node: KubernetesNodeSettings, access: ClusterNode
         `read Job ${name}`,
       );
       if (state.startsWith('1/') || state.endsWith('/1')) break;
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      // Watched, not polled: the Job gets a condition when it ends (or the moment before).
+      const began = Date.now();
+      const watch = await runClient(
+        'kubectl',
+        access.withContext([
+          'wait',
+          `job/${name}`,
+          '--for=jsonpath={.status.conditions}',
+          `--timeout=${JOB_WATCH_SECONDS}s`,
+          ...ns,
+        ]),
+        undefined,
+        (JOB_WATCH_SECONDS + 30) * 1000,
+      );
+      if (watch.code !== 0 || Date.now() - began < JOB_READ_MS / 4) {
+        await new Promise((resolve) => setTimeout(resolve, watch.code !== 0 ? JOB_READ_MS : JOB_READ_MS / 4));
+      }
     }
     const log = await runClient('kubectl', access.withContext(['logs', `job/${name}`, ...ns]));
     log.stdout.split('\n').forEach(onLine);
@@ -170,7 +194,7 @@ export function clusterBackups(node: KubernetesNodeSettings, access: ClusterNode
     const deadline = Date.now() + 600_000;
     let enode: string | undefined;
     while (Date.now() < deadline && !(enode = await access.enode())) {
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      await new Promise((resolve) => setTimeout(resolve, ENODE_ASK_MS));
     }
     if (!enode || enode !== expected) {
       throw new ToolFailure(`the restored node answers ${enode ?? 'nothing'} but its recorded enode is ${expected}`);

@@ -2,6 +2,8 @@
  * Reading the test cluster's objects: a field by its JSONPath, and waiting until a field reads as wanted (a pod's phase
  * Running).
  */
+import { spawn } from 'child_process';
+import * as path from 'path';
 import { TestCluster } from './cluster';
 
 /** A namespaced object of the cluster, or (with `selector`, `name` empty) the list of those its labels select. */
@@ -38,6 +40,71 @@ export async function fieldWhen(
   const deadline = Date.now() + timeoutMs;
   let value = await fieldOf(cluster, object, jsonpath);
   while (!done(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    value = await fieldOf(cluster, object, jsonpath);
+  }
+  return value;
+}
+
+/** What ends each value a watch prints (the JSONPath's own output never holds it). */
+const WATCH_END = '<lacchain-watch-end>';
+
+/**
+ * One `kubectl get -w` of the named `object`'s field: resolves with the first value `done` takes, or the last one
+ * printed when the watch ends (the object not there yet, the API server's end of the watch) or `deadline` passes.
+ */
+function watchedField(
+  cluster: TestCluster,
+  object: ObjectRef,
+  jsonpath: string,
+  done: (value: string) => boolean,
+  deadline: number,
+): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const args = ['--kubeconfig', cluster.kubeconfig, 'get', object.kind, object.name, '-n', object.namespace, '-w'];
+    const child = spawn(path.join(cluster.binDir, 'kubectl'), [...args, '-o', `jsonpath=${jsonpath}{"${WATCH_END}"}`], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let last: string | undefined;
+    let text = '';
+    const end = () => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      resolve(last);
+    };
+    const timer = setTimeout(end, Math.max(0, deadline - Date.now()));
+    child.stdout.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const values = text.split(WATCH_END);
+      text = values.pop() ?? '';
+      for (const value of values) {
+        last = value;
+        if (done(value)) return end();
+      }
+    });
+    child.on('close', end);
+    child.on('error', end);
+  });
+}
+
+/**
+ * fieldWhen for a named object, watched (one kubectl the whole wait, told of each change) where fieldWhen reads the
+ * field anew four times a second: the value is seen the moment it changes, and a long wait costs the machine one
+ * process. A watch that ends early (the object not there yet) is followed by a read and a new watch.
+ */
+export async function fieldWhenWatched(
+  cluster: TestCluster,
+  object: ObjectRef,
+  jsonpath: string,
+  done: (value: string) => boolean,
+  timeoutMs = 60_000,
+): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await fieldOf(cluster, object, jsonpath);
+  while (!done(value) && Date.now() < deadline) {
+    const watched = await watchedField(cluster, object, jsonpath, done, deadline);
+    if (watched !== undefined) value = watched;
+    if (done(value) || Date.now() >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
     value = await fieldOf(cluster, object, jsonpath);
   }

@@ -57,18 +57,28 @@ interface ObjectId {
 
 const keyOf = (o: ObjectId) => `${o.apiVersion} ${o.kind} ${o.namespace ?? ''} ${o.name}`;
 
-/** Every object the API server lists (but the KEPT kinds), by a key of its identity. */
+/**
+ * Every object the API server lists (but the KEPT kinds, and what is being deleted: a namespace the last file's end
+ * deleted without waiting, and what its controllers made in it meanwhile), by a key of its identity.
+ */
 async function objectsOf(cluster: TestCluster): Promise<Map<string, ObjectId>> {
   const kinds = (await cluster.kubectlOk(['api-resources', '--verbs=list,delete', '-o', 'name']))
     .split('\n')
     .filter((kind) => kind && !kind.startsWith('events'));
   const template =
-    '{{range .items}}{{.apiVersion}}|{{.kind}}|{{or .metadata.namespace "-"}}|{{.metadata.name}}{{"\\n"}}{{end}}';
+    '{{range .items}}{{.apiVersion}}|{{.kind}}|{{or .metadata.namespace "-"}}|{{.metadata.name}}|' +
+    '{{if .metadata.deletionTimestamp}}deleted{{end}}{{"\\n"}}{{end}}';
   const listed = await cluster.kubectlOk(['get', kinds.join(','), '-A', '-o', `go-template=${template}`]);
+  const lines = listed
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split('|'));
+  const going = new Set(
+    lines.filter(([, kind, , , deleted]) => kind === 'Namespace' && deleted).map(([, , , name]) => name),
+  );
   const objects = new Map<string, ObjectId>();
-  for (const line of listed.split('\n').filter(Boolean)) {
-    const [apiVersion, kind, namespace, name] = line.split('|');
-    if (KEPT.has(kind)) continue;
+  for (const [apiVersion, kind, namespace, name, deleted] of lines) {
+    if (KEPT.has(kind) || deleted || going.has(namespace)) continue;
     const object = { apiVersion, kind, ...(namespace === '-' ? {} : { namespace }), name };
     objects.set(keyOf(object), object);
   }
@@ -106,11 +116,13 @@ async function cleanAfterFile(): Promise<void> {
   if (removed.length > 0) throw new Error(`the file removed objects the next file needs: ${removed.join(', ')}`);
   const made = [...after].filter(([key]) => !before.has(key)).map(([, object]) => object);
   // What is in a namespace first (a claim's protection goes with the pods), so that the namespace controller finds its
-  // namespaces empty on its one pass (after its fixed 5 s: two passes when a claim is left), then the rest, the
-  // volumes last (each goes once its claim has gone).
+  // namespaces empty on its one pass, then the rest, the volumes last (each goes once its claim has gone). The
+  // namespaces themselves are not waited for: the controller's pass comes after its fixed 5 s, and nothing of the next
+  // file's is in them (each file names its own; objectsOf leaves out a namespace being deleted and all in it).
+  const namespaces = made.filter((o) => o.kind === 'Namespace');
   const batches = [
     made.filter((o) => o.namespace),
-    made.filter((o) => !o.namespace && o.kind !== 'PersistentVolume'),
+    made.filter((o) => !o.namespace && o.kind !== 'PersistentVolume' && o.kind !== 'Namespace'),
     made.filter((o) => o.kind === 'PersistentVolume'),
   ];
   for (const batch of batches.filter((objects) => objects.length > 0)) {
@@ -125,6 +137,16 @@ async function cleanAfterFile(): Promise<void> {
     };
     await cluster.kubectlOk(['delete', '-f', '-', '--ignore-not-found', '--timeout=120s'], JSON.stringify(list));
     timing(`shared cluster: deleted ${batch.length} objects (${[...new Set(batch.map((o) => o.kind))].join(', ')})`);
+  }
+  if (namespaces.length > 0) {
+    await cluster.kubectlOk([
+      'delete',
+      'namespace',
+      ...namespaces.map((o) => o.name),
+      '--ignore-not-found',
+      '--wait=false',
+    ]);
+    timing(`shared cluster: deleting ${namespaces.length} namespaces, not waited for`);
   }
   await waitFor("the worker's containers stopped", async () => (await worker.containers()).length === 0, 60_000);
   unmountUnder(worker.volumesDir);
