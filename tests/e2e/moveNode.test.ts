@@ -52,6 +52,9 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
   const rpc = hostRpc;
   /** The epoch seconds of each Started and Stopped line of the besu unit in a host's journal. */
   const unitTimes = (host: TestHost) => unitsOf(host, 'besu');
+  /** The stack's settings in stack file `file` (the one the move wrote), as `pulumi up` reads them. */
+  const stackIn = (file: string) =>
+    (yaml.load(fs.readFileSync(file, 'utf8')) as { config: Record<string, unknown> }).config;
 
   const hosts = moveHostsForSuite(['moveold', 'movenew'], [56, 57], 'move');
   beforeAll(() => {
@@ -80,9 +83,9 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
     result = await moveNode(
       { stack: 'testnet', from, to, configFile, movedText, ssh: { keyFile: old.host.privateKeyFile, options: [] } },
       {
-        // pulumi up of the stack file the move wrote, as the engine runs it on the new host.
-        bringUp: async () => {
-          provisioned = remoteCommands(await declareProgram(recorded, 'testnet', stackOn(target), {}));
+        // pulumi up of the stack file the move wrote (the new machine in it), as the engine runs it on the new host.
+        bringUp: async (_stack, file) => {
+          provisioned = remoteCommands(await declareProgram(recorded, 'testnet', stackIn(file), {}));
           await runRemoteSteps(target, provisioned);
         },
       },
@@ -154,8 +157,7 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
   });
 
   it('the next pulumi up of the stack file the move wrote changes nothing', async () => {
-    const written = (yaml.load(fs.readFileSync(configFile, 'utf8')) as { config: Record<string, unknown> }).config;
-    const next = remoteCommands(await declareProgram(recorded, 'testnet', written, {}));
+    const next = remoteCommands(await declareProgram(recorded, 'testnet', stackIn(configFile), {}));
     expect(changedCommands(provisioned, next).map((step) => step.name)).toEqual([]);
   });
 
