@@ -13,6 +13,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { DEFAULT_NODE_HOME } from '../../core/catalog/defaults';
+import { MOVING_NODE_VARIABLE } from '../../core/catalog/move';
 import { parseEnode } from '../../core/identity/nodeKey';
 import type { SshNodeSettings } from '../../core/settings/model';
 import { moveNode } from '../../cli/operations/move';
@@ -83,9 +84,15 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
     result = await moveNode(
       { stack: 'testnet', from, to, configFile, movedText, ssh: { keyFile: old.host.privateKeyFile, options: [] } },
       {
-        // pulumi up of the stack file the move wrote (the new machine in it), as the engine runs it on the new host.
-        bringUp: async (_stack, file) => {
-          provisioned = remoteCommands(await declareProgram(recorded, 'testnet', stackIn(file), {}));
+        // pulumi up of the stack file the move wrote (the new machine in it), as the move runs it (its variable naming
+        // the node) and the engine runs it on the new host.
+        bringUp: async (_stack, file, node) => {
+          process.env[MOVING_NODE_VARIABLE] = node;
+          try {
+            provisioned = remoteCommands(await declareProgram(recorded, 'testnet', stackIn(file), {}));
+          } finally {
+            delete process.env[MOVING_NODE_VARIABLE];
+          }
           await runRemoteSteps(target, provisioned);
         },
       },
@@ -157,8 +164,11 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
   });
 
   it('the next pulumi up of the stack file the move wrote changes nothing', async () => {
+    // A plain run (no move variable) of that file; and the same as a stack file written for the new machine by hand.
     const next = remoteCommands(await declareProgram(recorded, 'testnet', stackIn(configFile), {}));
     expect(changedCommands(provisioned, next).map((step) => step.name)).toEqual([]);
+    const byHand = remoteCommands(await declareProgram(recorded, 'testnet', stackOn(target), {}));
+    expect(changedCommands(provisioned, byHand).map((step) => step.name)).toEqual([]);
   });
 
   it('a move cut at its bring-up leaves one place runnable, says how to go on, and finishes when run again', async () => {
