@@ -92,6 +92,11 @@ export interface TestHost {
    * reaches. It stays a peer when the node's contract registers it (testing/permissioning.ts: permissioned).
    */
   networkPeer: string;
+  /**
+   * What the network peer's p2p layer said so far (testing/networkPeer.ts: one event each; `up` names the node that
+   * connected as the peer saw it, the address it connected from or was dialed at and its enode port).
+   */
+  networkPeerEvents(): Record<string, unknown>[];
   /** ssh client options (without the destination) for tests that spawn ssh/scp themselves. */
   sshOptions: string[];
   ssh(command: string, opts?: SshOptions): Promise<SshResult>;
@@ -342,6 +347,7 @@ export async function startTestHost(name: string, index: number, options: TestHo
       stateDir: str(info, 'stateDir'),
       aptProxyUrl: theProxy.url,
       networkPeer: thePeer.enode,
+      networkPeerEvents: () => thePeer.events(),
       sshOptions,
       ssh(command: string, opts: SshOptions = {}): Promise<SshResult> {
         const user = opts.user ?? 'root';

@@ -13,6 +13,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { DEFAULT_NODE_HOME } from '../../core/catalog/defaults';
+import { MOVING_NODE_VARIABLE } from '../../core/catalog/move';
 import { parseEnode } from '../../core/identity/nodeKey';
 import type { SshNodeSettings } from '../../core/settings/model';
 import { moveNode } from '../../cli/operations/move';
@@ -52,6 +53,9 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
   const rpc = hostRpc;
   /** The epoch seconds of each Started and Stopped line of the besu unit in a host's journal. */
   const unitTimes = (host: TestHost) => unitsOf(host, 'besu');
+  /** The stack's settings in stack file `file` (the one the move wrote), as `pulumi up` reads them. */
+  const stackIn = (file: string) =>
+    (yaml.load(fs.readFileSync(file, 'utf8')) as { config: Record<string, unknown> }).config;
 
   const hosts = moveHostsForSuite(['moveold', 'movenew'], [56, 57], 'move');
   beforeAll(() => {
@@ -80,9 +84,15 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
     result = await moveNode(
       { stack: 'testnet', from, to, configFile, movedText, ssh: { keyFile: old.host.privateKeyFile, options: [] } },
       {
-        // pulumi up of the stack file the move wrote, as the engine runs it on the new host.
-        bringUp: async () => {
-          provisioned = remoteCommands(await declareProgram(recorded, 'testnet', stackOn(target), {}));
+        // pulumi up of the stack file the move wrote (the new machine in it), as the move runs it (its variable naming
+        // the node) and the engine runs it on the new host.
+        bringUp: async (_stack, file, node) => {
+          process.env[MOVING_NODE_VARIABLE] = node;
+          try {
+            provisioned = remoteCommands(await declareProgram(recorded, 'testnet', stackIn(file), {}));
+          } finally {
+            delete process.env[MOVING_NODE_VARIABLE];
+          }
           await runRemoteSteps(target, provisioned);
         },
       },
@@ -128,14 +138,14 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
   });
 
   it('has a real peer again once the network permissions its new enode (the request it printed)', async () => {
-    const newEnode = await rpc(target, 'net_enode');
     const peers = async () => Number.parseInt(await rpc(target, 'net_peerCount'), 16);
     // Not yet permissioned at its new address: the contract (the stand-in's registry, carried with the data) holds
     // nothing for it, and the new machine's network peer (its only static node) is refused.
     expect(await peers()).toBe(0);
-    // The network did what the request asked: the new enode allowed (from block 0: at the node's own head too), beside
-    // the peer that stands for the network.
-    await registerOnHost(target, DATA, permissioned(newEnode, 'open-protestnet', NODE, [target.networkPeer]));
+    // The network did what the request asked (no request: it holds the enode the node had): that enode allowed (from
+    // block 0: at the node's own head too), beside the peer that stands for the network.
+    const allowed = result.repermissioning?.enode ?? oldEnode;
+    await registerOnHost(target, DATA, permissioned(allowed, 'open-protestnet', NODE, [target.networkPeer]));
     let count = 0;
     // A static node refused before is dialed again within about 35 s (go-ethereum's dial history): 90 s at most.
     for (let i = 0; i < 180 && count < 1; i++) {
@@ -143,12 +153,22 @@ suite('npm run node -- move, from one machine to another (SSH to SSH)', () => {
       count = await peers().catch(() => 0);
     }
     expect(count).toBeGreaterThanOrEqual(1);
+    // The network's side: its nodes keep the moved node only as the enode their contract holds (its id, the address
+    // it connected from, its port), as the network's peer saw it: a node that announces another address than the one
+    // it connects from, or a request naming another enode, has no peers on the network.
+    const seen = target
+      .networkPeerEvents()
+      .filter((event) => event.event === 'up')
+      .map((event) => event.enode);
+    expect(seen).toContain(allowed);
   });
 
   it('the next pulumi up of the stack file the move wrote changes nothing', async () => {
-    const written = (yaml.load(fs.readFileSync(configFile, 'utf8')) as { config: Record<string, unknown> }).config;
-    const next = remoteCommands(await declareProgram(recorded, 'testnet', written, {}));
+    // A plain run (no move variable) of that file; and the same as a stack file written for the new machine by hand.
+    const next = remoteCommands(await declareProgram(recorded, 'testnet', stackIn(configFile), {}));
     expect(changedCommands(provisioned, next).map((step) => step.name)).toEqual([]);
+    const byHand = remoteCommands(await declareProgram(recorded, 'testnet', stackOn(target), {}));
+    expect(changedCommands(provisioned, byHand).map((step) => step.name)).toEqual([]);
   });
 
   it('a move cut at its bring-up leaves one place runnable, says how to go on, and finishes when run again', async () => {

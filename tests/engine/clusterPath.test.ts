@@ -23,7 +23,6 @@ import * as yaml from 'js-yaml';
 import { computeAddress, SigningKey } from 'ethers';
 import type { EngineEvent, Stack } from '@pulumi/pulumi/automation';
 import { kubernetesNames } from '../../core/catalog/kubernetes';
-import { MOVE_HOLD_VARIABLE, MOVING_NODE_VARIABLE } from '../../core/catalog/move';
 import { STACK_NETWORKS } from '../../core/catalog/networks';
 import { NODE_TYPES, NodeType } from '../../core/catalog/nodeTypes';
 import { PORTS } from '../../core/catalog/ports';
@@ -37,9 +36,12 @@ import {
   engineProject,
   engineSuite,
   LAST_RUN_READ,
+  lastRunAt,
   PLUGIN_VERSION,
   PROVIDER_COMMIT,
   serveGenesis,
+  upAsMove,
+  upStepsOf,
 } from './engine';
 import { engineProgram } from './program';
 
@@ -499,26 +501,7 @@ engine.describe(
           );
           const movedStack = await moved.stack(STACK, engineProgram(NETWORK, genesis.url, moved.dir));
           await movedStack.setConfig('lacchain:nodeKeys.writer', { value: KEYS.writer, secret: true }, true);
-          const lastRunAt = async (place: string) => {
-            const { name: projectName } = await movedStack.workspace.projectSettings();
-            const empty = await movedStack.exportStack();
-            const stackUrn = `urn:pulumi:${STACK}::${projectName}::pulumi:pulumi:Stack::${projectName}-${STACK}`;
-            await movedStack.importStack({
-              ...empty,
-              deployment: {
-                ...empty.deployment,
-                resources: [
-                  {
-                    urn: stackUrn,
-                    custom: false,
-                    type: 'pulumi:pulumi:Stack',
-                    outputs: { nodes: { writer: { place } } },
-                  },
-                ],
-              },
-            });
-          };
-          await lastRunAt(machine);
+          await lastRunAt(movedStack, { writer: machine });
 
           // The refused run in a process of its own (the program's error would otherwise be this file's too).
           const run = moved.startUp(STACK, NETWORK, genesis.url, path.join(scratch, 'moved.events'));
@@ -537,25 +520,12 @@ engine.describe(
           // data volume: not here, kwok runs no container), the second starts it.
           const statefulSet = { kind: 'statefulset', name: kubernetesNames('writer').statefulSet, namespace };
           for (const held of [true, false]) {
-            process.env[MOVING_NODE_VARIABLE] = 'writer';
-            if (held) process.env[MOVE_HOLD_VARIABLE] = 'writer';
-            try {
-              expect((await movedStack.up()).summary.result).toBe('succeeded');
-            } finally {
-              delete process.env[MOVING_NODE_VARIABLE];
-              delete process.env[MOVE_HOLD_VARIABLE];
-            }
+            expect((await upAsMove(movedStack, 'writer', held)).summary.result).toBe('succeeded');
             expect([held, await fieldOf(cluster(), statefulSet, '{.spec.replicas}')]).toEqual([held, held ? '0' : '1']);
           }
           // The next pulumi up, the operator's own (no move variable): its last run has the node in the pod, so it
           // goes through, and changes nothing (its one read of its last outputs aside).
-          const steps: string[] = [];
-          const next = await movedStack.up({
-            onEvent: (event: EngineEvent) => {
-              const step = event.resourcePreEvent?.metadata;
-              if (step && step.op !== 'same') steps.push(`${step.op} ${step.type} ${nameOf(step.urn)}`);
-            },
-          });
+          const { result: next, steps } = await upStepsOf(movedStack);
           expect(steps).toEqual([LAST_RUN_READ]);
           expect(Object.keys(changesBesideLastRunRead(next.summary.resourceChanges))).toEqual(['same']);
           expect(next.outputs.nodes.value.writer.place).toBe(`kubernetes default/${namespace}`);

@@ -17,7 +17,8 @@ import * as fs from 'fs';
 import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
-import { LocalWorkspace, PulumiCommand, PulumiFn, Stack } from '@pulumi/pulumi/automation';
+import { EngineEvent, LocalWorkspace, PulumiCommand, PulumiFn, Stack, UpResult } from '@pulumi/pulumi/automation';
+import { MOVE_HOLD_VARIABLE, MOVING_NODE_VARIABLE } from '../../core/catalog/move';
 import { NetworkName } from '../../core/catalog/networks';
 import { TEST_GENESIS_FILE } from '../../testing/fixtures';
 import { PROJECT_DIR } from '../../testing/run';
@@ -70,6 +71,59 @@ export const LAST_RUN_READ = 'read pulumi:pulumi:StackReference last-run';
 export function changesBesideLastRunRead(counts: Record<string, number> | undefined): Record<string, number> {
   const { read, ...rest } = counts ?? {};
   return read === 1 ? rest : { ...counts };
+}
+
+/** A resource's name in its URN (`urn:pulumi:<stack>::<project>::<type chain>::<name>`). */
+const nameOf = (urn: string) => urn.split('::').pop()!;
+
+/**
+ * `pulumi up` of `stack`, and the steps the engine took other than `same`, each as `<op> <type> <name>` (a plain run
+ * that changes nothing: [LAST_RUN_READ]).
+ */
+export async function upStepsOf(stack: Stack): Promise<{ result: UpResult; steps: string[] }> {
+  const steps: string[] = [];
+  const result = await stack.up({
+    onEvent: (event: EngineEvent) => {
+      const step = event.resourcePreEvent?.metadata;
+      if (step && step.op !== 'same') steps.push(`${step.op} ${step.type} ${nameOf(step.urn)}`);
+    },
+  });
+  return { result, steps };
+}
+
+/**
+ * `pulumi up` of `stack` as `npm run node -- move --to-kubernetes` runs it (pulumiUpInCluster): MOVING_NODE_VARIABLE
+ * naming `node`, and the first run, `held`, MOVE_HOLD_VARIABLE too. The inline program runs in this process: the
+ * variables are set here for the run, then removed.
+ */
+export async function upAsMove(stack: Stack, node: string, held: boolean): Promise<UpResult> {
+  process.env[MOVING_NODE_VARIABLE] = node;
+  if (held) process.env[MOVE_HOLD_VARIABLE] = node;
+  try {
+    return await stack.up();
+  } finally {
+    delete process.env[MOVING_NODE_VARIABLE];
+    delete process.env[MOVE_HOLD_VARIABLE];
+  }
+}
+
+/**
+ * Makes `stack`'s state the one a last run left whose `nodes` output put each node at `places` (`pulumi stack import`
+ * of the Stack resource alone): a node deployed where this tier cannot deploy one (a machine: no command provider
+ * here), as the program reads it back (LAST_RUN_READ).
+ */
+export async function lastRunAt(stack: Stack, places: Record<string, string>): Promise<void> {
+  const { name: projectName } = await stack.workspace.projectSettings();
+  const empty = await stack.exportStack();
+  const stackUrn = `urn:pulumi:${stack.name}::${projectName}::pulumi:pulumi:Stack::${projectName}-${stack.name}`;
+  const nodes = Object.fromEntries(Object.entries(places).map(([node, place]) => [node, { place }]));
+  await stack.importStack({
+    ...empty,
+    deployment: {
+      ...empty.deployment,
+      resources: [{ urn: stackUrn, custom: false, type: 'pulumi:pulumi:Stack', outputs: { nodes } }],
+    },
+  });
 }
 
 /** The test genesis served on the loopback, as a network's genesis is served from its URL. */

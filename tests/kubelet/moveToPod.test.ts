@@ -1,14 +1,22 @@
 /**
  * `npm run node -- move --to-kubernetes` (docs/moving.md) from a real test host into a pod on a real kubelet: a
  * writer (key custody stack, KEY_ONE on both sides) deployed on the host, moved into the cluster with the tool's own
- * steps over real SSH and real kubectl; each `pulumi up` of the stack file the move wrote is the program's manifests
- * for it applied server-side (the first with the StatefulSet held at no pod, as LACCHAIN_MOVE_HOLD_NODE makes it), set
- * up as testing/cluster/kubeletNode.ts sets up the tier's nodes. Shown: a marker and the chain height written before
- * the move are in the pod after it (its data volume filled from the machine's last restic backup before the pod's
- * first start); the same key at the new address, and the re-permissioning request naming both enodes; the old
- * service's last stop (the host's journal) before the pod's first container started (its status); the old service
- * removed with its data kept; the next `pulumi up` of the stack file the move wrote declares the same manifests.
- * Light: companions off (Besu stand-in, a test fixture).
+ * steps over real SSH and real kubectl; each `pulumi up` of the stack file the move wrote is Pulumi's real engine with
+ * the real Kubernetes provider (tests/engine/engine.ts, as tests/kubelet/engineUp.test.ts runs them on this tier), the
+ * program's own entry run as pulumiUpInCluster runs it: the first with LACCHAIN_MOVING_NODE and LACCHAIN_MOVE_HOLD_NODE
+ * naming the node (the StatefulSet made with no pod), the second with LACCHAIN_MOVING_NODE only. The engine's state
+ * starts as the last run of the stack on the machine left it (its `nodes` output: the node at its machine; this tier
+ * has no command provider to deploy it there, so the machine's steps are the program's, replayed: testing/replay.ts),
+ * so a run without the move's variable would refuse. The claims get local volumes as a provisioner would make them
+ * (cloudStandin.ts), the Services their static IP from MetalLB, and the provider waits for both. Shown: a marker and
+ * the chain height written before the move are in the pod after it (its data volume filled from the machine's last
+ * restic backup before the pod's first start); the same key at the new address, and the re-permissioning request
+ * naming both enodes; the old service's last stop (the host's journal) before the pod's first container started (its
+ * status); the old service removed with its data kept; the next plain `pulumi up` (the engine's, no move variable)
+ * changes nothing but its one read of the last run's outputs, the pod the same one, with its data and key. Back out
+ * of the pod onto another machine, the machine side is the program's steps replayed and the cluster objects the
+ * engine's state holds are deleted as that `pulumi up` deletes them (no command provider here for the engine to run
+ * it). Light: companions off (Besu stand-in, a test fixture).
  */
 import { joinMoveHosts, movedIntoCluster, moveWriterStack } from '../../testing/moveStack';
 import { asRoot, hostRpc, unitTimes as unitsOf } from '../../testing/hostNode';
@@ -29,10 +37,14 @@ import { moveNodeToCluster } from '../../cli/operations/moveToCluster';
 import { nodeClient } from '../../cli/operations/nodeClient';
 import { movedToClusterStackFile } from '../../cli/operations/moveStackFile';
 import { loadOperatorStack } from '../../cli/operatorStack';
-import { clientsWithThisEnvironment, declaredFrom, deleteClusterObjects } from '../../testing/clusterMove';
-import { applyHeldFrom, podInitStarts } from '../../testing/clusterMove';
+import { clientsWithThisEnvironment, deleteClusterObjects, podInitStarts } from '../../testing/clusterMove';
 import { kubeletNode } from '../../testing/cluster/kubeletNode';
+import { CloudStandin, NO_INGRESS, startCloudStandin } from '../../testing/cluster/cloudStandin';
+import { KUBELET_NETWORK } from '../../testing/cluster/kubelet';
+import { registerCpuRequestsThatFit } from '../../testing/cluster/kubeletFit';
 import type { Manifest } from '../../testing/cluster/manifests';
+import { fieldOf } from '../../testing/cluster/objects';
+import { onTestNetwork, registerInFolder } from '../../testing/permissioning';
 import { keptPortForward, PortForward } from '../../testing/cluster/portForward';
 import { KEY_ONE } from '../../testing/fixtures';
 import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
@@ -43,8 +55,23 @@ import { startReleaseHost, stopReleaseHost, ReleaseHost } from '../../testing/re
 import { changedCommands, remoteCommands, RemoteStep, runRemoteSteps } from '../../testing/replay';
 import { progress } from '../../testing/hostSuite';
 import { workFolder } from '../../testing/workFolder';
+import type { Stack } from '@pulumi/pulumi/automation';
+import { nodePlace } from '../../core/node/place';
+import {
+  changesBesideLastRunRead,
+  EngineProject,
+  engineProject,
+  engineSuite,
+  LAST_RUN_READ,
+  lastRunAt,
+  serveGenesis,
+  upAsMove,
+  upStepsOf,
+} from '../engine/engine';
+import { engineProgram } from '../engine/program';
 
 jest.setTimeout(15 * 60 * 1000);
+const engine = engineSuite('Moving a node into a pod under the real engine');
 
 /** The release on both sides: the network's (the pod's image of it is imported). */
 const RELEASE = NETWORKS['open-protestnet'].defaultBesuVersion;
@@ -55,6 +82,7 @@ const MARKER = 'written-before-the-move';
 const POD_MARKER = 'written-in-the-pod';
 /** A secret as the operator's stack file holds it once `pulumi config set --path --secret` stored it. */
 const ENCRYPTED = { secure: 'v1:encrypted' };
+const STACK = 'testnet';
 
 const work = workFolder('lacchain-kubelet-move-');
 const writer = kubeletNode(NODE, 'kubelet-move', { work });
@@ -62,7 +90,7 @@ const { cluster, itWithKubelet } = writer;
 const recorded = recordProgram();
 const names = kubernetesNames(NODE);
 
-describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH to pod)', () => {
+engine.describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH to pod)', () => {
   let old: ReleaseHost;
   /** The machine the pod moves to (pod to SSH). */
   let next: TestHost | undefined;
@@ -78,8 +106,12 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
   const rpc = hostRpc;
   /** The epoch seconds of each Started and Stopped line of the besu unit in the host's journal. */
   const unitTimes = (host: TestHost) => unitsOf(host, 'besu');
-  /** `pulumi up` of the stack file the move wrote: the program's manifests for it (its secrets as the engine has them). */
-  const declared = (file: string) => declaredFrom(recorded, writer, file);
+  /** The engine's project (its stack file, values/, state and provider), its stack, and what stands for the cloud. */
+  let project: EngineProject;
+  let stack: Stack;
+  let genesis: Awaited<ReturnType<typeof serveGenesis>>;
+  let cloud: CloudStandin;
+  const statefulSet = () => ({ kind: 'statefulset', name: names.statefulSet, namespace: writer.namespace });
 
   beforeAll(async () => {
     if (itWithKubelet === it.skip) return;
@@ -88,30 +120,52 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
     process.env.KUBECONFIG = cluster().kubeconfig;
     process.env.PATH = `${cluster().binDir}:${process.env.PATH}`;
     clientsWithThisEnvironment();
+    // The operator's project: the stack file (its key a secret of the engine's), the node's values file beside it.
+    genesis = await serveGenesis();
+    project = engineProject(engine.provider(), cluster().kubeconfig);
+    configFile = path.join(project.dir, `Pulumi.${STACK}.yaml`);
+    const stackFile: Record<string, unknown> = { ...machineStack(), 'lacchain:kubeContext': cluster().context };
+    delete stackFile['lacchain:nodeKeys'];
+    fs.writeFileSync(configFile, yaml.dump({ config: stackFile }));
+    fs.writeFileSync(path.join(project.dir, 'values', `${NODE}.yml`), yaml.dump(writer.values()));
+    const program = engineProgram(NETWORKS['open-protestnet'].name, genesis.url, project.dir);
+    stack = await project.stack(STACK, async () => {
+      registerCpuRequestsThatFit();
+      return program();
+    });
+    await stack.setConfig(`lacchain:nodeKeys.${NODE}`, { value: KEY_ONE, secret: true }, true);
+    // Each claim the provider makes gets a volume of the worker (MetalLB gives the Services their static IPs).
+    cloud = startCloudStandin(cluster(), cluster().kubelets[0], () => undefined, NO_INGRESS);
   }, 600_000);
 
   afterAll(async () => {
     forward?.stop();
     await next?.stop();
     if (old) await stopReleaseHost(old);
+    await cloud?.stop();
+    await genesis?.close();
+    project?.remove();
   });
 
   let result: MoveResult;
   let configFile: string;
   /** What both moves of the suite are given besides their places: the stack, its cluster and file, the operator's SSH. */
   const bothMoves = () => ({
-    stack: 'testnet',
+    stack: STACK,
     kubeContext: cluster().context,
     configFile,
     ssh: { keyFile: old.host.privateKeyFile, options: [] },
   });
-  let held: Manifest[] = [];
-  let deployed: Manifest[] = [];
+  /** The StatefulSet's replicas after each `pulumi up` of the move. */
+  const replicas: string[] = [];
+  /** The pod the move started (its uid), its height once the move ended. */
+  let podUid = '';
+  let headAfterMove = 0;
 
   itWithKubelet(
     'moves the node into the pod with its data and key, the old one stopped before the pod first starts',
     async () => {
-      await runRemoteSteps(old.host, remoteCommands(await declareProgram(recorded, 'testnet', machineStack(), {})));
+      await runRemoteSteps(old.host, remoteCommands(await declareProgram(recorded, STACK, machineStack(), {})));
       const oldEnode = await rpc(old.host, 'net_enode');
       for (let i = 0; i < 40 && Number.parseInt(await rpc(old.host, 'eth_blockNumber'), 16) < 3; i++) {
         await new Promise((resolve) => setTimeout(resolve, 500));
@@ -119,17 +173,9 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
       await root(old.host, `runuser -u besu -- sh -c 'echo ${MARKER} > ${DATA}/move-marker'`);
       const headBefore = Number.parseInt(await rpc(old.host, 'eth_blockNumber'), 16);
 
-      // The operator's stack file (its key encrypted, the cluster's context) and the node's values file beside it.
-      configFile = path.join(work, 'Pulumi.testnet.yaml');
-      const stack = {
-        ...machineStack(),
-        'lacchain:nodeKeys': { [NODE]: ENCRYPTED },
-        'lacchain:kubeContext': cluster().context,
-      };
-      fs.writeFileSync(configFile, yaml.dump({ config: stack }));
-      fs.mkdirSync(path.join(work, 'values'), { recursive: true });
-      fs.writeFileSync(path.join(work, 'values', `${NODE}.yml`), yaml.dump(writer.values()));
-      const { movedText, from, to } = movedIntoCluster('testnet', configFile, NODE, path.join(work, 'check.yaml'));
+      // The operator's stack file, as the engine's last run on the machine left its state (the node at its machine).
+      const { movedText, from, to } = movedIntoCluster(STACK, configFile, NODE, path.join(project.dir, 'check.yaml'));
+      await lastRunAt(stack, { [NODE]: nodePlace(from) });
 
       result = await moveNodeToCluster(
         {
@@ -143,22 +189,26 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
           },
         },
         {
-          bringUp: async (_stack, file, _node, hold) => {
-            if (hold) {
-              held = await applyHeldFrom(recorded, writer, file);
-            } else {
-              deployed = await declared(file);
-              await writer.deploy(deployed);
-              forward = await keptPortForward(cluster(), writer.namespace, writer.pod.name, PORTS.rpcHttp);
+          // pulumi up of the stack file the move wrote (the engine's stack file), as pulumiUpInCluster runs it.
+          bringUp: async (name, file, node, hold) => {
+            expect([name, file]).toEqual([STACK, configFile]);
+            if (!hold) {
+              // The data volume the move filled: the node, its bootnodes and the pods' network peer in the contract,
+              // that peer its static node (kubeletNode.ts's deploy): a real peer, so the pod gets Ready.
+              const data = cloud.volumes()[names.dataVolume];
+              onTestNetwork(data, KUBELET_NETWORK, cluster().kubelets[0].networkPeer);
+              registerInFolder(data, writer.permissioned);
             }
+            expect((await upAsMove(stack, node, hold)).summary.result).toBe('succeeded');
+            replicas.push(await fieldOf(cluster(), statefulSet(), '{.spec.replicas}'));
+            if (!hold) forward = await keptPortForward(cluster(), writer.namespace, writer.pod.name, PORTS.rpcHttp);
           },
         },
       );
       console.log(`move SSH -> pod took ${result.seconds.toFixed(1)} s (Besu stand-in)`);
 
       // The first pulumi up made the StatefulSet with no pod; the second with the node's one.
-      const replicas = (manifests: Manifest[]) => manifests.find((m) => m.kind === 'StatefulSet')!.spec.replicas;
-      expect([replicas(held), replicas(deployed)]).toEqual([0, 1]);
+      expect(replicas).toEqual(['0', '1']);
       // The data: the marker and at least the height before the move, in the pod.
       expect((await writer.inBesu('cat', `${POD_PATHS.dataDir}/move-marker`)).trim()).toBe(MARKER);
       expect(Number.parseInt(String(await writer.rpcInPod('eth_blockNumber')), 16)).toBeGreaterThanOrEqual(headBefore);
@@ -176,7 +226,7 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
       expect(result.repermissioning?.procedure).toContain('tech.support@lac-net.net');
       // What check reads of the pod: the enode the node had on its machine (core/operations/causes.ts).
       const client = nodeClient(to, {
-        stack: 'testnet',
+        stack: STACK,
         configFile,
         kubeContext: cluster().context,
         ssh: { options: [] },
@@ -204,13 +254,34 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
       // The stack file names the node a cluster node; the one before the move is kept beside it.
       expect(fs.readFileSync(configFile, 'utf8')).toBe(movedText);
       expect(fs.existsSync(`${configFile}.before-move`)).toBe(true);
+      // Every claim the engine made got its volume (the stand-in of the cloud's provisioner made no error).
+      expect(await cloud.stop()).toEqual([]);
+      podUid = await fieldOf(cluster(), writer.pod, '{.metadata.uid}');
+      headAfterMove = Number.parseInt(String(await writer.rpcInPod('eth_blockNumber')), 16);
     },
   );
 
-  itWithKubelet('the next pulumi up of the stack file the move wrote changes nothing', async () => {
-    expect(deployed.length).toBeGreaterThan(0);
-    expect(await declared(configFile)).toEqual(deployed);
-  });
+  itWithKubelet(
+    'the next plain pulumi up (real engine, no move variable) changes nothing; the pod keeps its data and key',
+    async () => {
+      expect(podUid).not.toBe('');
+      const { result: next, steps } = await upStepsOf(stack);
+      expect(next.summary.result).toBe('succeeded');
+      // Nothing but the run's one read of its last outputs, which now have the node in the pod.
+      expect(steps).toEqual([LAST_RUN_READ]);
+      expect(Object.keys(changesBesideLastRunRead(next.summary.resourceChanges))).toEqual(['same']);
+      expect(next.outputs.nodes.value[NODE].place).toBe(`kubernetes ${cluster().context}/${writer.namespace}`);
+      expect(next.outputs.nodes.value[NODE].enode).toBe(writer.enode);
+      // The same pod, its data and its key.
+      expect(await fieldOf(cluster(), writer.pod, '{.metadata.uid}')).toBe(podUid);
+      expect(await fieldOf(cluster(), statefulSet(), '{.spec.replicas}')).toBe('1');
+      expect((await writer.inBesu('cat', `${POD_PATHS.dataDir}/move-marker`)).trim()).toBe(MARKER);
+      expect(Number.parseInt(String(await writer.rpcInPod('eth_blockNumber')), 16)).toBeGreaterThanOrEqual(
+        headAfterMove,
+      );
+      expect(String(await writer.rpcInPod('net_enode'))).toBe(writer.enode);
+    },
+  );
 
   itWithKubelet(
     'moves the pod onto another machine (pod to SSH) with its data and key, the pod gone before the machine first starts it',
@@ -224,20 +295,24 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
 
       // The operator wrote the node's machine in the stack file (its values file stays beside it).
       const clusterText = fs.readFileSync(configFile, 'utf8');
-      const stack = {
+      const onMachine = {
         ...machineStack(next),
         'lacchain:nodeKeys': { [NODE]: ENCRYPTED },
         'lacchain:kubeContext': cluster().context,
       };
-      fs.writeFileSync(configFile, yaml.dump({ config: stack }));
+      fs.writeFileSync(configFile, yaml.dump({ config: onMachine }));
       fs.rmSync(`${configFile}.before-move`);
-      const check = path.join(work, 'check.yaml');
+      const check = path.join(project.dir, 'check.yaml');
       fs.writeFileSync(check, movedToClusterStackFile(fs.readFileSync(configFile, 'utf8'), NODE));
-      const from = loadOperatorStack('testnet', check).settings.nodes[0] as KubernetesNodeSettings;
+      const from = loadOperatorStack(STACK, check).settings.nodes[0] as KubernetesNodeSettings;
       fs.rmSync(check);
-      const to = loadOperatorStack('testnet', configFile).settings.nodes[0] as SshNodeSettings;
+      const to = loadOperatorStack(STACK, configFile).settings.nodes[0] as SshNodeSettings;
       expect([from.target, to.target]).toEqual(['kubernetes', 'ssh']);
 
+      // What pulumi up of that stack file deletes out of the cluster: the objects the engine's state holds.
+      const resources: { type: string; outputs: Manifest }[] = (await stack.exportStack()).deployment.resources ?? [];
+      const inState = resources.filter((r) => r.type.startsWith('kubernetes:')).map((r) => r.outputs);
+      expect(inState.map((m) => m.kind)).toContain('StatefulSet');
       let provisioned: RemoteStep[] = [];
       const back = await moveNodeFromCluster(
         { ...bothMoves(), from, to, clusterText, rpcUrl: forward?.url },
@@ -246,10 +321,10 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
           bringUp: async () => {
             forward?.stop();
             forward = undefined;
-            const declared = await declareProgram(recorded, 'testnet', machineStack(next), {});
+            const declared = await declareProgram(recorded, STACK, machineStack(next), {});
             provisioned = remoteCommands(declared);
             await runRemoteSteps(next!, provisioned);
-            await deleteClusterObjects(writer, deployed);
+            await deleteClusterObjects(writer, inState);
           },
         },
       );
@@ -266,7 +341,7 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
       expect(back.repermissioning).toMatchObject({ removeEnode: podEnode, enode: newEnode });
       // What check reads on the machine: the enode the node had in the pod.
       const client = nodeClient(to, {
-        stack: 'testnet',
+        stack: STACK,
         configFile,
         ssh: { keyFile: old.host.privateKeyFile, options: [] },
       });
@@ -287,7 +362,7 @@ describe('npm run node -- move --to-kubernetes, from a machine into a pod (SSH t
       // The next pulumi up of the stack file changes nothing on the machine.
       const written = (yaml.load(fs.readFileSync(configFile, 'utf8')) as { config: Record<string, unknown> }).config;
       const again = remoteCommands(
-        await declareProgram(recorded, 'testnet', { ...written, 'lacchain:nodeKeys': { [NODE]: KEY_ONE } }, {}),
+        await declareProgram(recorded, STACK, { ...written, 'lacchain:nodeKeys': { [NODE]: KEY_ONE } }, {}),
       );
       expect(changedCommands(provisioned, again).map((step) => step.name)).toEqual([]);
     },
