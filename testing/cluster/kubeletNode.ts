@@ -26,7 +26,7 @@ import { KUBELET_NETWORK } from './kubelet';
 import { localVolumesFor } from './localVolumes';
 import { applyServerSide, kubernetesManifests, Manifest } from './manifests';
 import { lanStaticIp } from './workerLan';
-import { fieldOf, fieldWhen, fieldWhenWatched, ObjectRef } from './objects';
+import { fieldOf, fieldWhen, ObjectRef } from './objects';
 import { importBesuImage, importKubectlImage, importNodeImages, PodNodeType } from './nodeImages';
 
 /** How long a new pod may take until every container is ready. */
@@ -175,12 +175,13 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
     // that exits until Besu's RPC answers, as the rotation client does, may have restarted before that.)
     const ready = new RegExp(`^[0-9a-f-]{36} Running (true/\\d+,){${containers}}$`);
     const state = '{.metadata.uid} {.status.phase} {range .status.containerStatuses[*]}{.ready}/{.restartCount},{end}';
-    const seen = await fieldWhenWatched(
+    const seen = await fieldWhen(
       cluster(),
       pod,
       state,
       (value) => ready.test(value) && !value.startsWith(`${old} `),
       timeoutMs,
+      { watched: true },
     );
     expect(seen).toMatch(ready);
     await new Promise((resolve) => setTimeout(resolve, SETTLED_MS));

@@ -29,21 +29,46 @@ export async function fieldOf(cluster: TestCluster, object: ObjectRef, jsonpath:
   return out.code === 0 ? out.stdout : out.stderr;
 }
 
-/** Reads a field until `done` takes its value (`timeoutMs` at most) and returns the last value read. */
-export async function fieldWhen(
+/**
+ * Reads a field until `done` takes its value (`timeoutMs` at most), waiting between reads with `between` (what it saw
+ * until the deadline, if anything); returns the value `done` took, or the last value read.
+ */
+async function readUntil(
+  cluster: TestCluster,
+  object: ObjectRef,
+  jsonpath: string,
+  done: (value: string) => boolean,
+  timeoutMs: number,
+  between: (deadline: number) => Promise<string | undefined>,
+): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await fieldOf(cluster, object, jsonpath);
+  while (!done(value) && Date.now() < deadline) {
+    const seen = await between(deadline);
+    if (seen !== undefined && done(seen)) return seen;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    value = await fieldOf(cluster, object, jsonpath);
+  }
+  return value;
+}
+
+/**
+ * Reads a field until `done` takes its value (`timeoutMs` at most) and returns the last value read. `watched`: one
+ * `kubectl get -w` the whole wait, told of each change (watchedField), where it reads the field anew four times a
+ * second: the value is seen the moment it changes, and a long wait costs the machine one process. A watch that ends
+ * early (the object not there yet) is followed by a read and a new watch.
+ */
+export function fieldWhen(
   cluster: TestCluster,
   object: ObjectRef,
   jsonpath: string,
   done: (value: string) => boolean,
   timeoutMs = 60_000,
+  { watched = false } = {},
 ): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await fieldOf(cluster, object, jsonpath);
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    value = await fieldOf(cluster, object, jsonpath);
-  }
-  return value;
+  return readUntil(cluster, object, jsonpath, done, timeoutMs, async (deadline) =>
+    watched ? watchedField(cluster, object, jsonpath, done, deadline) : undefined,
+  );
 }
 
 /** What ends each value a watch prints (the JSONPath's own output never holds it). */
@@ -85,30 +110,6 @@ function watchedField(
     child.on('close', end);
     child.on('error', end);
   });
-}
-
-/**
- * fieldWhen for a named object, watched (one kubectl the whole wait, told of each change) where fieldWhen reads the
- * field anew four times a second: the value is seen the moment it changes, and a long wait costs the machine one
- * process. A watch that ends early (the object not there yet) is followed by a read and a new watch.
- */
-export async function fieldWhenWatched(
-  cluster: TestCluster,
-  object: ObjectRef,
-  jsonpath: string,
-  done: (value: string) => boolean,
-  timeoutMs = 60_000,
-): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await fieldOf(cluster, object, jsonpath);
-  while (!done(value) && Date.now() < deadline) {
-    const watched = await watchedField(cluster, object, jsonpath, done, deadline);
-    if (watched !== undefined) value = watched;
-    if (done(value) || Date.now() >= deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    value = await fieldOf(cluster, object, jsonpath);
-  }
-  return value;
 }
 
 /** The writer's pod of the test stacks, in `namespace`. */

@@ -57,17 +57,9 @@ import { progress } from '../../testing/hostSuite';
 import { workFolder } from '../../testing/workFolder';
 import type { Stack } from '@pulumi/pulumi/automation';
 import { nodePlace } from '../../core/node/place';
-import {
-  changesBesideLastRunRead,
-  EngineProject,
-  engineProject,
-  engineSuite,
-  LAST_RUN_READ,
-  lastRunAt,
-  serveGenesis,
-  upAsMove,
-  upStepsOf,
-} from '../engine/engine';
+import type { EngineProject } from '../engine/engine';
+import { changesBesideLastRunRead, engineProject, engineSuite, serveGenesis } from '../engine/engine';
+import { LAST_RUN_READ, lastRunAt, upAsMove, upStepsOf } from '../engine/engine';
 import { engineProgram } from '../engine/program';
 
 jest.setTimeout(15 * 60 * 1000);
