@@ -2,10 +2,69 @@
  * Running the project's command-line tools as an operator would (`npm run --silent <tool> -- ...`).
  */
 import { spawn, spawnSync } from 'child_process';
+import * as fs from 'fs';
 import * as path from 'path';
 
 /** The project folder. */
 export const PROJECT_DIR = path.resolve(__dirname, '..');
+
+/** How a test runs a tool: through npm (`viaNpm`), or the command npm would run for it (the default, below). */
+export interface ToolRunOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Through `npm run --silent` itself, not only the command npm runs for the script: for the tests of what npm adds
+   * (the usage lines' `npm run --silent`, a tool named on npm's command line). Always so in another folder than the
+   * project's, and for a script that is not a tool's `node launcher.js <entry>`.
+   */
+  viaNpm?: boolean;
+}
+
+/** The project's tool scripts (package.json): `node launcher.js <entry>`, by the script's name. */
+let toolEntries: Map<string, string> | undefined;
+function toolEntry(script: string): string | undefined {
+  if (!toolEntries) {
+    const scripts = (
+      JSON.parse(fs.readFileSync(path.join(PROJECT_DIR, 'package.json'), 'utf8')) as {
+        scripts: Record<string, string>;
+      }
+    ).scripts;
+    toolEntries = new Map(
+      Object.entries(scripts).flatMap(([name, line]) => {
+        const entry = /^node launcher\.js (\S+)$/.exec(line)?.[1];
+        return entry ? [[name, entry] as [string, string]] : [];
+      }),
+    );
+  }
+  return toolEntries.get(script);
+}
+
+/**
+ * The command `npm run --silent <script> -- args` comes to in the project folder: for a tool, the `node launcher.js
+ * <entry> args` its script names, run by this Node with npm's own additions to the environment that a tool could see
+ * (node_modules/.bin first on PATH, INIT_CWD): the same process an operator's command runs, without npm's own start
+ * before it (about 0.25 s of a core each, some 400 times a full run: process accounting, tests/README.md).
+ */
+export function toolCommand(
+  script: string,
+  args: string[],
+  options: ToolRunOptions = {},
+): { command: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv } {
+  const cwd = options.cwd ?? PROJECT_DIR;
+  const env = guardedEnv(options.env);
+  const entry = options.viaNpm || path.resolve(cwd) !== PROJECT_DIR ? undefined : toolEntry(script);
+  if (!entry) return { command: 'npm', args: ['run', '--silent', script, '--', ...args], cwd, env };
+  return {
+    command: process.execPath,
+    args: [path.join(PROJECT_DIR, 'launcher.js'), entry, ...args],
+    cwd,
+    env: {
+      ...env,
+      PATH: [path.join(PROJECT_DIR, 'node_modules', '.bin'), env.PATH].filter(Boolean).join(path.delimiter),
+      INIT_CWD: cwd,
+    },
+  };
+}
 
 /**
  * The program's and tools' build in bin/ made current once per test process (tests/run.sh builds it first): built only
@@ -48,16 +107,20 @@ function refusedNothing(stderr: string): void {
   if (line !== undefined) throw new Error(line);
 }
 
-/** Runs `npm run --silent <script> -- args` in the project folder, from the tools' build as an operator does. */
+/**
+ * Runs `npm run --silent <script> -- args` in the project folder, from the tools' build as an operator does (a tool:
+ * the command its script names, toolCommand).
+ */
 export function runNpm(
   script: string,
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
+  options: ToolRunOptions & { input?: string } = {},
 ): { code: number; stdout: string; stderr: string } {
   ensureBuilt();
-  const result = spawnSync('npm', ['run', '--silent', script, '--', ...args], {
-    cwd: options.cwd ?? PROJECT_DIR,
-    env: guardedEnv(options.env),
+  const command = toolCommand(script, args, options);
+  const result = spawnSync(command.command, command.args, {
+    cwd: command.cwd,
+    env: command.env,
     input: options.input,
     encoding: 'utf8',
     timeout: 120_000,
@@ -74,7 +137,7 @@ export function runNpm(
 export function runNpmAsync(
   script: string,
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  options: ToolRunOptions = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return startNpm(script, args, options).result;
 }
@@ -86,14 +149,11 @@ export function runNpmAsync(
 export function startNpm(
   script: string,
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  options: ToolRunOptions = {},
 ): { result: Promise<{ code: number; stdout: string; stderr: string }>; kill(): void } {
   ensureBuilt();
-  const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
-    cwd: options.cwd ?? PROJECT_DIR,
-    env: guardedEnv(options.env),
-    detached: true,
-  });
+  const command = toolCommand(script, args, options);
+  const child = spawn(command.command, command.args, { cwd: command.cwd, env: command.env, detached: true });
   const result = new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
     let stdout = '';
     let stderr = '';

@@ -73,7 +73,16 @@ take_lock() {
   exec 9>"$LOCK_FILE"
   flock -w 600 9 || fail "another backup or restore of $SERVICE_NAME is running ($LOCK_FILE)"
   put_back_data_of_cut_restore "$DATA_DIR" "$BEFORE_RESTORE_SUFFIX"
-  if repository_exists; then restic unlock >/dev/null 2>&1 || true; fi
+  if repository_exists && may_hold_locks; then restic unlock >/dev/null 2>&1 || true; fi
+}
+
+# may_hold_locks: false only for a repository on this machine's disk without any lock file, where restic unlock would
+# find nothing to remove (each restic command opens the repository: about half a second of a core deriving its key).
+may_hold_locks() {
+  case "$RESTIC_REPOSITORY" in
+    /*) [ -n "$(ls -A "$RESTIC_REPOSITORY/locks" 2>/dev/null)" ] ;;
+    *) true ;;
+  esac
 }
 
 repository_exists() {

@@ -462,7 +462,7 @@ export class CutLab {
   /** Boots the lab's host afresh: from the saved disk `base`, or the bare test host. */
   private async boot(base?: string): Promise<TestHost> {
     await this.files?.close();
-    await this.host?.stop({ hard: true });
+    await this.host?.stop();
     this.host = await startTestHost(this.hostName, this.hostIndex, base ? { base } : {});
     this.files = await startReleaseServer(this.host, this.work);
     return this.host;

@@ -51,7 +51,7 @@ async function main(dir: string): Promise<void> {
     );
     await host.stopAndSave(dir);
   } catch (error) {
-    await host.stop({ hard: true });
+    await host.stop();
     throw error;
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

@@ -4,7 +4,8 @@
 #
 #   1. the systemd-nspawn process (by the pid in hosts/NAME/nspawn.pid, checked to really be
 #      our nspawn): SIGTERM, which nspawn turns into an orderly poweroff of the container;
-#      wait up to LACCHAIN_TEST_STOP_TIMEOUT seconds (default 20), then SIGKILL;
+#      wait up to LACCHAIN_TEST_STOP_TIMEOUT seconds (default 20), then SIGKILL; with 0, SIGKILL at once (no
+#      poweroff begun: a host whose disk is thrown away, testHost.ts's stop());
 #   2. any process still running inside the host's copy (their /proc/PID/root is that copy),
 #      by pid, with SIGKILL;
 #   3. the host's cgroup (common.sh, lct_cgroup_dirs), the veth pair lct-NAME and the network namespace lct-NAME;
@@ -24,11 +25,11 @@ if [ -f "$PIDFILE" ]; then
   PID="$(cat "$PIDFILE" 2>/dev/null || true)"
   if [[ "$PID" =~ ^[0-9]+$ ]] && lct_is_our_nspawn "$PID" "$ROOT"; then
     lct_log "stopping $NAME (nspawn pid $PID)"
-    kill -TERM "$PID" 2>/dev/null || true
+    if [ "$STOP_TIMEOUT" != 0 ]; then kill -TERM "$PID" 2>/dev/null || true; fi
     DEADLINE=$(($(date +%s) + STOP_TIMEOUT))
     while lct_is_our_nspawn "$PID" "$ROOT" && [ "$(date +%s)" -lt "$DEADLINE" ]; do sleep 0.2; done
     if lct_is_our_nspawn "$PID" "$ROOT"; then
-      lct_log "nspawn pid $PID did not stop within ${STOP_TIMEOUT}s: SIGKILL"
+      [ "$STOP_TIMEOUT" = 0 ] || lct_log "nspawn pid $PID did not stop within ${STOP_TIMEOUT}s: SIGKILL"
       kill -KILL "$PID" 2>/dev/null || true
       for _ in $(seq 1 50); do
         lct_is_our_nspawn "$PID" "$ROOT" || break

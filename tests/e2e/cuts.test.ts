@@ -72,7 +72,7 @@ suite('the machine stopped hard (testing/host/crash-host.sh), as every machine c
   });
 
   afterAll(async () => {
-    await host?.stop({ hard: true });
+    await host?.stop();
   });
 
   it('leaves no process of the machine running, those of sandboxed services included, and boots it again', async () => {

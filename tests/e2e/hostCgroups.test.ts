@@ -39,7 +39,7 @@ suite('each test host has a cgroup of its own', () => {
   });
 
   afterAll(async () => {
-    await Promise.all([first?.stop({ hard: true }), second?.stop({ hard: true })]);
+    await Promise.all([first?.stop(), second?.stop()]);
   });
 
   it("boots each host in its own cgroup, and a unit's stop kills every process of that unit on that host only", async () => {

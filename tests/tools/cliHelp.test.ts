@@ -24,7 +24,7 @@ function expectOneLineError(result: { code: number; stdout: string; stderr: stri
 describe.each(TOOLS)('npm run %s -- --help', (tool) => {
   it('prints the usage, every option with its meaning and at least two examples, and exits 0', () => {
     for (const flag of ['--help', '-h']) {
-      const result = runNpm(tool, [flag]);
+      const result = runNpm(tool, [flag], { viaNpm: true });
       expect(result.code).toBe(0);
       expect(result.stderr).toBe('');
       // One way for every tool: --silent, so that npm adds no lines of its own to the tool's output.

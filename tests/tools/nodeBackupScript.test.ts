@@ -85,7 +85,7 @@ function machine() {
     const file = path.join(root, name);
     return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
   };
-  return { root, run, read, marker: settings.STOPPED_FILE, runDir };
+  return { root, run, read, marker: settings.STOPPED_FILE, runDir, repository };
 }
 
 describe("a backup's stopped-node marker", () => {
@@ -129,6 +129,22 @@ describe("a backup's stopped-node marker", () => {
       const result = m.run(['backup', 'manual'], { STOP_FAILS: '1' });
       expect(result.code).not.toBe(0);
       expect(fs.existsSync(m.marker)).toBe(true);
+    },
+  );
+});
+
+describe("a repository's stale locks", () => {
+  maybe(
+    'on this machine: restic unlock runs only when a lock file is there (each restic opening costs a key derivation)',
+    () => {
+      const m = machine();
+      expect(m.run(['backup', 'manual']).code).toBe(0);
+      expect(m.read('restic.log')).not.toMatch(/^unlock/m);
+      // A lock a killed restic left (restic keeps its locks in the repository's locks folder).
+      fs.mkdirSync(path.join(m.repository, 'locks'), { recursive: true });
+      fs.writeFileSync(path.join(m.repository, 'locks', 'a'.repeat(64)), 'x');
+      expect(m.run(['backup', 'manual']).code).toBe(0);
+      expect(m.read('restic.log')).toMatch(/^unlock\n(.*\n)*backup /m);
     },
   );
 });
