@@ -16,7 +16,6 @@ import {
 import { hexQuantity, syncState } from '../../core/operations/rpc';
 import { diskText } from '../../core/operations/disk';
 import { withoutControlSequences } from '../../core/operations/terminalText';
-import { stackAsIfMoved } from './stackAsIfMoved';
 import { loadOperatorStack } from '../operatorStack';
 import type { NodeSettings, StackSettings } from '../../core/settings/model';
 import { CommandLine, EXIT, UsageError } from '../cli';
@@ -34,12 +33,6 @@ import { waitForStart } from './waitForStart';
 import { enodeParts } from '../../core/operations/permissioning';
 import { askPermissioning } from '../operations/permissioning';
 import { probeTcp, probeUdp } from '../operations/probe';
-import { moveNode, newKeyRefusal, pulumiUp } from '../operations/move';
-import { movedStackFile } from '../operations/moveStackFile';
-import { moveFromClusterCommand } from './moveFromClusterCommand';
-import { moveToClusterCommand } from './moveToClusterCommand';
-import type { StackName } from '../../core/catalog/networks';
-import * as fs from 'fs';
 
 /** The operations that, without --node, act on every node of the stack in turn. */
 const EVERY_NODE: readonly Operation[] = ['backup', 'backups'];
@@ -93,15 +86,19 @@ export async function run(line: CommandLine<typeof NODE_OPTIONS>): Promise<numbe
       '--new-key: only a move from one machine to another makes a new key (not into or out of a cluster)',
     );
   }
+  // A move's modules (the stack file's editor, the engine's runs) are loaded for a move only: not at every command's start.
   if (operation === 'move' && values['from-kubernetes']) {
+    const { moveFromClusterCommand } = await import('./moveFromClusterCommand');
     await moveFromClusterCommand({ stack, settings, node, values, rpcUrl: rpcUrls.get(node.name) ?? rpcUrls.get('') });
     return EXIT.ok;
   }
   if (operation === 'move' && (values['to-kubernetes'] || node.target === 'kubernetes')) {
+    const { moveToClusterCommand } = await import('./moveToClusterCommand');
     await moveToClusterCommand({ stack, settings, node, values, rpcUrl: rpcUrls.get(node.name) ?? rpcUrls.get('') });
     return EXIT.ok;
   }
   if (operation === 'move') {
+    const { moveCommand } = await import('./machineMoveCommand');
     await moveCommand(stack, settings.configFile, node, values);
     return EXIT.ok;
   }
@@ -138,69 +135,6 @@ export async function run(line: CommandLine<typeof NODE_OPTIONS>): Promise<numbe
     case 'check':
       return check(node, client, settings, window, values.fix ?? false);
   }
-}
-
-/** `move`: the node on the new machine its flags name, through `pulumi up` (cli/operations/move.ts). */
-async function moveCommand(
-  stack: StackName,
-  configFile: string,
-  node: NodeSettings,
-  values: CommandLine<typeof NODE_OPTIONS>['values'],
-): Promise<void> {
-  if (node.target !== 'ssh') throw new UsageError(`move: node ${node.name} is not an SSH node`);
-  const host = values['to-host'];
-  const hostKey = values['to-host-key'];
-  if (!host || !hostKey) throw new UsageError('move: --to-host and --to-host-key are required');
-  const newKey = values['new-key'] ?? false;
-  const refusal = newKey ? newKeyRefusal(node, loadOperatorStack(stack, configFile).secrets) : undefined;
-  if (refusal) throw new UsageError(refusal);
-  // A move cut after it rewrote the stack file: the old place is in the file it kept beside it.
-  const before = `${configFile}.before-move`;
-  if (node.host === host && fs.existsSync(before)) {
-    const from = loadOperatorStack(stack, before).settings.nodes.find((n) => n.name === node.name);
-    if (from?.target === 'ssh' && from.host !== host) {
-      await moveNode(
-        {
-          stack,
-          from,
-          to: node,
-          configFile,
-          movedText: fs.readFileSync(configFile, 'utf8'),
-          ssh: { keyFile: values['ssh-key'], options: values['ssh-option'] ?? [] },
-          newKey,
-        },
-        { bringUp: pulumiUp },
-      );
-      return;
-    }
-  }
-  const port = values['to-ssh-port'] === undefined ? undefined : Number(values['to-ssh-port']);
-  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) {
-    throw new UsageError(`--to-ssh-port: given ${JSON.stringify(values['to-ssh-port'])}; allowed: 1 to 65535`);
-  }
-  const nodeIp = values['to-node-ip'] ?? (node.p2pHost === node.host ? host : undefined);
-  const movedText = movedStackFile(fs.readFileSync(configFile, 'utf8'), node.name, {
-    host,
-    host_key: hostKey,
-    port,
-    user: values['to-user'],
-    node_ip: nodeIp,
-  });
-  // The stack file with the node moved, read as pulumi up will read it: every check of the settings before anything.
-  const to = stackAsIfMoved(stack, configFile, movedText).nodes.find((n) => n.name === node.name);
-  if (to?.target !== 'ssh') throw new UsageError(`move: node ${node.name} is not an SSH node on the new machine`);
-  await moveNode(
-    {
-      stack,
-      from: node,
-      to,
-      configFile,
-      movedText,
-      ssh: { keyFile: values['ssh-key'], options: values['ssh-option'] ?? [] },
-      newKey,
-    },
-    { bringUp: pulumiUp },
-  );
 }
 
 /** Prints a line; what came from the node (its log, files and answers) cannot drive the operator's terminal. */

@@ -3,16 +3,22 @@
  * a peer (contract version 1, the one the LACChain networks use): `connectionAllowed` from one enode to another, at a
  * block. LACChain's rules allow a connection only when both ends are registered, so the node is permissioned when the
  * contract allows a connection from it to one of the network's bootnodes. Pure: the call's data in, the verdicts out.
- * The encoding is the ABI library's (ethers), not ours.
+ * The encoding is the ABI library's (ethers), not ours: loaded on the first call's encoding only, since every tool
+ * that reads this file's verdicts would otherwise load its 145 modules at start (about a third of a tool's start).
  */
-import { Interface } from 'ethers';
+import type { Interface } from 'ethers';
 
 /** Version 1 of the node-permissioning interface: source node then destination node, each id (high, low), IP, port. */
-const NODE_PERMISSIONING_V1 = new Interface([
+const NODE_PERMISSIONING_V1_ABI =
   'function connectionAllowed(bytes32 sourceEnodeHigh, bytes32 sourceEnodeLow, bytes16 sourceIp, uint16 sourcePort, ' +
-    'bytes32 destinationEnodeHigh, bytes32 destinationEnodeLow, bytes16 destinationIp, uint16 destinationPort) ' +
-    'view returns (bytes32)',
-]);
+  'bytes32 destinationEnodeHigh, bytes32 destinationEnodeLow, bytes16 destinationIp, uint16 destinationPort) ' +
+  'view returns (bytes32)';
+let nodePermissioningV1: Interface | undefined;
+function nodePermissioningInterface(): Interface {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  nodePermissioningV1 ??= new (require('ethers') as typeof import('ethers')).Interface([NODE_PERMISSIONING_V1_ABI]);
+  return nodePermissioningV1;
+}
 
 /** The contract's two answers (32 bytes each); anything else is an error to Besu. */
 export const CONNECTION_ANSWERS = {
@@ -50,7 +56,7 @@ function endArguments(end: EnodeParts): [string, string, string, number] {
 
 /** The `eth_call` data asking whether `source` may connect to `destination`. */
 export function connectionAllowedData(source: EnodeParts, destination: EnodeParts): string {
-  return NODE_PERMISSIONING_V1.encodeFunctionData('connectionAllowed', [
+  return nodePermissioningInterface().encodeFunctionData('connectionAllowed', [
     ...endArguments(source),
     ...endArguments(destination),
   ]);
