@@ -1,7 +1,8 @@
 /**
  * The recorded kubectl's answers about a node's pod and Service (tests/fixtures/recorded-kubectl: pod.json and
- * service.json in its answers folder): the JSON a real API server gave for the writer's objects
- * (tests/fixtures/kubectl-json), changed as a test needs.
+ * service.json in its answers folder): the writer's objects as `kubectl get -o json` printed them from the test
+ * cluster of tests/cluster/operations.test.ts (a real API server; the pod's status kwok's), in
+ * tests/fixtures/kubectl-json, changed as a test needs.
  */
 import * as fs from 'fs';
 import * as path from 'path';

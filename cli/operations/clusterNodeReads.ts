@@ -69,18 +69,20 @@ export function clusterNodeReads(
       );
     }
   };
-  /** The pod's answers, or undefined when they cannot be read (no pod, or kubectl failed). */
-  const podIfRead = () => podOrFailure('read the pod').catch(() => undefined);
-  /** The Service's answers, or undefined when they cannot be read. */
-  const serviceIfRead = async (): Promise<ServiceAnswers | undefined> => {
-    const result = await service();
+  /** The answers `read` from kubectl's JSON of an object, or undefined when kubectl did not give that JSON. */
+  const ifRead = async <T>(read: ObjectRead, answers: (json: string) => T): Promise<T | undefined> => {
+    const result = await read();
     if (result.code !== 0) return undefined;
     try {
-      return serviceAnswers(result.stdout);
+      return answers(result.stdout);
     } catch {
       return undefined;
     }
   };
+  /** The pod's answers, or undefined when they cannot be read (no pod, or kubectl failed). */
+  const podIfRead = () => ifRead(pod, (json) => podAnswers(json, names.besuContainer));
+  /** The Service's answers, or undefined when they cannot be read. */
+  const serviceIfRead = () => ifRead(service, serviceAnswers);
   /** An enode annotation as read, refused past the bound of an enode's answer (ANSWER_LIMITS.enode). */
   const enodeAnnotation = (value: string, name: string): string => {
     if (Buffer.byteLength(value) <= ANSWER_LIMITS.enode) return value;
