@@ -131,7 +131,8 @@ export async function run(line: CommandLine<typeof NODE_OPTIONS>): Promise<numbe
       say(`node ${node.name}: restarted (${client.where})`);
       return EXIT.ok;
     case 'status':
-      return status(node, client);
+      // One look: a Kubernetes node's pod and Service read once for all of status's questions.
+      return status(node, client.look?.() ?? client);
     case 'check':
       return check(node, client, settings, window, values.fix ?? false);
   }
@@ -262,7 +263,10 @@ async function observeCauses(node: NodeSettings, client: NodeClient, o: Observat
   return causes;
 }
 
-async function observe(node: NodeSettings, client: NodeClient, window: number): Promise<Observations> {
+async function observe(node: NodeSettings, fresh: NodeClient, window: number): Promise<Observations> {
+  // One look for one check: a Kubernetes node's pod and Service read once for all its questions (read anew by the
+  // check after a --fix restart, which looks again).
+  const client = fresh.look?.() ?? fresh;
   const [service, expectedEnode, companions, disk, staticIp] = await Promise.all([
     client.serviceState(),
     client.recordedEnode(),

@@ -1,9 +1,8 @@
 /**
  * A Kubernetes node seen from the operator's machine: `npm run node`'s questions asked through kubectl (the pod, its
- * containers, its worker) and the node's RPC URL.
+ * containers, its worker; clusterNodeReads.ts) and the node's RPC URL.
  */
 import { statefulSetRolloutState } from '../../core/operations/rolloutState';
-import { promises as dns } from 'dns';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -17,8 +16,6 @@ import { deployedRelease } from '../../core/operations/fleet';
 import { clusterProblem, kubectlTrouble, lastMeaningfulLine, podNotRunning } from '../../core/operations/reach';
 import { kubernetesRpcUrl } from '../../core/kubernetes/manifests';
 import { ANSWER_LIMITS } from '../../core/catalog/answers';
-import { ingressVerdict, ServiceIngress } from '../../core/kubernetes/loadBalancer';
-import { LOAD_BALANCER_FACTS } from '../../core/catalog/loadBalancers';
 import { fetchWithin, type WholeAnswer } from '../../core/fetchWithin';
 import type { KubernetesNodeSettings } from '../../core/settings/model';
 import { ToolFailure } from '../cli';
@@ -27,6 +24,7 @@ import { clockOffset } from './nodeClock';
 import type { ClientContext, NodeClient } from './nodeClientTypes';
 import { NodeUnreachable, REACH_TIMEOUT_MS, whenClientMissing } from './nodeUnreachable';
 import { attachClient, runClient } from './process';
+import { clusterNodeReads, kubectlFailure, once } from './clusterNodeReads';
 
 /** How long `start` waits for the StatefulSet to make the node's new pod. */
 const POD_APPEARS_MS = 60_000;
@@ -59,32 +57,18 @@ export function clusterNodeClient(
   const commands = kubectlCommands(node, kubeContext);
   const names = kubernetesNames(node.name);
   const url = rpcUrl ?? kubernetesRpcUrl(node);
-  const failure = (what: string, result: { code: number; stderr: string }) =>
-    new ToolFailure(
-      `node ${node.name}: kubectl cannot ${what}: ${lastMeaningfulLine(result.stderr) || `exit ${result.code}`}`,
-    );
+  const failure = (what: string, result: { code: number; stderr: string }) => kubectlFailure(node, what, result);
   const kubectl = async (args: string[], what: string, timeoutMs?: number) => {
     const result = await runClient('kubectl', args, undefined, timeoutMs);
     if (result.code !== 0) throw failure(what, result);
     return result.stdout;
   };
-  /** The IP addresses the cloud gave the node's Service (`status.loadBalancer.ingress`); none when unread. */
-  const serviceIngressIps = async (): Promise<string[]> => {
-    const result = await runClient('kubectl', commands.serviceIngress, undefined, REACH_TIMEOUT_MS);
-    try {
-      const ingress = JSON.parse(result.stdout.trim() || '[]') as ServiceIngress[];
-      return result.code === 0 ? ingress.flatMap((entry) => (entry.ip ? [entry.ip] : [])) : [];
-    } catch {
-      return [];
-    }
-  };
-  /** The pod's phase, or undefined when there is no pod. */
-  const podPhase = async () => {
-    const result = await runClient('kubectl', commands.podPhase);
-    if (result.code === 0) return result.stdout.trim() || 'unknown';
-    if (kubectlTrouble(result.stderr) === 'not found') return undefined;
-    throw failure('read the pod', result);
-  };
+  /** kubectl's answer about the node's pod: its JSON (core/operations/podAnswers.ts). */
+  const readPod = () => runClient('kubectl', commands.pod);
+  /** kubectl's answer about the node's Service: its JSON (core/operations/serviceAnswers.ts). */
+  const readService = () => runClient('kubectl', commands.service, undefined, REACH_TIMEOUT_MS);
+  // Every question reads anew, unless asked in a look (below).
+  const { podPhase, questions } = clusterNodeReads(node, commands, { pod: readPod, service: readService });
   /**
    * Has the StatefulSet run the pod anew: the pod deleted, or, when there is none (the StatefulSet scaled to 0, say by
    * a backup that was stopped), one replica asked for again.
@@ -114,34 +98,7 @@ export function clusterNodeClient(
       const stderr = result.code === 124 ? '' : result.stderr;
       throw new NodeUnreachable(clusterProblem(place, stderr, REACH_TIMEOUT_MS / 1000));
     },
-    async serviceState() {
-      const phase = await podPhase();
-      return phase === undefined
-        ? { running: false, detail: 'no pod' }
-        : { running: phase === 'Running', detail: phase };
-    },
-    async companionStates() {
-      if (node.companions.length === 0) return [];
-      const result = await runClient('kubectl', commands.containerReadiness);
-      if (result.code !== 0) {
-        if (kubectlTrouble(result.stderr) !== 'not found') throw failure("read the pod's containers", result);
-        return node.companions.map((c) => ({ name: c.name, running: false, detail: 'no pod' }));
-      }
-      const ready = new Map(
-        result.stdout
-          .trim()
-          .split('\n')
-          .map((line) => line.split('=') as [string, string]),
-      );
-      return node.companions.map((c) => {
-        const state = ready.get(names.companionContainer(c.name));
-        return {
-          name: c.name,
-          running: state === 'true',
-          detail: state === 'true' ? 'ready' : state === 'false' ? 'not ready' : 'no such container',
-        };
-      });
-    },
+    ...questions,
     async rpc(method, params) {
       let response: WholeAnswer;
       try {
@@ -159,43 +116,6 @@ export function clusterNodeClient(
       }
       return rpcResult(method, response.body.toString('utf8'), `${url} (HTTP ${response.status})`);
     },
-    async releaseInUse() {
-      const result = await runClient('kubectl', commands.besuImage);
-      const image = result.stdout.trim();
-      return result.code === 0 && image ? `${image} (the pod's image)` : undefined;
-    },
-    async recordedEnode() {
-      const result = await runClient('kubectl', commands.recordedEnode, undefined, undefined, ANSWER_LIMITS.enode);
-      return result.code === 0 ? result.stdout.trim() || undefined : undefined;
-    },
-    async movedFrom() {
-      const result = await runClient('kubectl', commands.movedFrom, undefined, undefined, ANSWER_LIMITS.enode);
-      return result.code === 0 ? /^enode:\/\/\S+$/.exec(result.stdout.trim())?.[0] : undefined;
-    },
-    async staticIp() {
-      const result = await runClient('kubectl', commands.serviceIngress, undefined, REACH_TIMEOUT_MS);
-      if (result.code !== 0) {
-        return {
-          ok: false,
-          detail: `the Service's address cannot be read: ${lastMeaningfulLine(result.stderr) || `exit ${result.code}`}`,
-        };
-      }
-      const text = result.stdout.trim();
-      let ingress: ServiceIngress[];
-      try {
-        ingress = text === '' ? [] : (JSON.parse(text) as ServiceIngress[]);
-      } catch {
-        return { ok: false, detail: `the Service's address is not what kubectl gives (${text.slice(0, 80)})` };
-      }
-      // A cloud that reports a DNS name (aws) is judged by the addresses it resolves to now.
-      const names = LOAD_BALANCER_FACTS[node.loadBalancer.cloud].reportsHostname
-        ? ingress.flatMap((entry) => (entry.hostname ? [entry.hostname] : []))
-        : [];
-      const resolved = Object.fromEntries(
-        await Promise.all(names.map(async (name) => [name, await resolveIpv4(name)])),
-      );
-      return ingressVerdict(node, ingress, resolved);
-    },
     async rolloutState() {
       const result = await runClient('kubectl', commands.statefulSet, undefined, REACH_TIMEOUT_MS);
       return result.code === 0 ? statefulSetRolloutState(result.stdout) : undefined;
@@ -205,34 +125,6 @@ export function clusterNodeClient(
     },
     async now() {
       return Date.now() / 1000;
-    },
-    async startedAt() {
-      const result = await runClient('kubectl', commands.startedAt);
-      const time = Date.parse(result.stdout.trim());
-      return result.code === 0 && !Number.isNaN(time) ? time / 1000 : undefined;
-    },
-    async egress() {
-      // A pod leaves the cluster from its worker's address; peers reach it at its Service's load-balancer address
-      // (externalTrafficPolicy Local keeps their own), which is the node's too: the enode names it.
-      const worker = (await runClient('kubectl', commands.worker)).stdout.trim();
-      if (!worker) return undefined;
-      const balancer = await serviceIngressIps();
-      const result = await runClient('kubectl', commands.workerAddresses(worker));
-      const addresses = result.stdout
-        .trim()
-        .split('\n')
-        .map((line) => line.split('='))
-        .filter(([type]) => type === 'ExternalIP' || type === 'InternalIP')
-        .sort(([a], [b]) => a.localeCompare(b)) // ExternalIP first
-        .map(([, address]) => address);
-      const moved = node.workerName !== undefined && node.workerName !== worker ? `, not ${node.workerName}` : '';
-      const inbound = balancer.length > 0 ? `the Service's load-balancer address ${balancer.join(', ')} and ` : '';
-      return result.code === 0 && addresses.length > 0
-        ? {
-            addresses: [...balancer, ...addresses],
-            how: `${inbound}the addresses of worker ${worker}${moved}, the pod's`,
-          }
-        : undefined;
     },
     async clock() {
       const before = Date.now();
@@ -283,6 +175,11 @@ export function clusterNodeClient(
     async restart() {
       await startPod();
     },
+    look() {
+      // Read once for the look, whose questions share the reads: valid until something changes the node.
+      const shared = clusterNodeReads(node, commands, { pod: once(readPod), service: once(readService) });
+      return { ...client, ...shared.questions };
+    },
     restartHint,
     backups: clusterBackups(node, {
       withContext: (args) => (kubeContext ? ['--context', kubeContext, ...args] : args),
@@ -296,13 +193,4 @@ export function clusterNodeClient(
     }),
   };
   return client;
-}
-
-/** The IPv4 addresses a DNS name resolves to now; none when it does not. */
-async function resolveIpv4(name: string): Promise<string[]> {
-  try {
-    return (await dns.lookup(name, { all: true, family: 4 })).map((entry) => entry.address);
-  } catch {
-    return [];
-  }
 }

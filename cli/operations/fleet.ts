@@ -38,8 +38,10 @@ export async function fleetRow(node: NodeSettings, clientOf: () => NodeClient): 
   let client: NodeClient;
   let service: { running: boolean; detail: string };
   try {
-    client = clientOf();
-    await client.reach();
+    const fresh = clientOf();
+    await fresh.reach();
+    // One look: a Kubernetes node's pod and Service read once for all of its row's questions.
+    client = fresh.look?.() ?? fresh;
     service = await client.serviceState();
   } catch (error) {
     if (!(error instanceof ToolFailure)) throw error;

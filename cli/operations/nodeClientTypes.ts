@@ -54,6 +54,13 @@ export interface NodeClient {
   showLogs(follow: boolean): Promise<number>;
   start(): Promise<void>;
   restart(): Promise<void>;
+  /**
+   * The client for one look at the node that changes nothing (status, one check's observations), whose questions share
+   * their reads: Kubernetes: the pod and the Service read once each, not once a question. Not for a command that
+   * changes the node: its answers are as they were when first read. Absent: the client itself (an SSH node's sessions
+   * already share one connection).
+   */
+  look?(): NodeClient;
   /** The operator command that restarts the node, for the recovery rule. */
   restartHint: string;
   /** The node's backups. */

@@ -2,9 +2,9 @@
  * The exact client commands of the day-2 operations, as argument lists: `kubectl` for a Kubernetes node (the seed's
  * commands, with the names the program created), `ssh` plus a remote shell command for an SSH node.
  */
-import { MACHINE_MOVE_FILES, MOVED_FROM_ENODE_ANNOTATION } from '../catalog/move';
+import { MACHINE_MOVE_FILES } from '../catalog/move';
 import { DEFAULT_SERVICE_USER, DEFAULT_SSH_PORT } from '../catalog/defaults';
-import { kubernetesNames, IDENTITY_ANNOTATIONS, POD_PATHS } from '../catalog/kubernetes';
+import { kubernetesNames, POD_PATHS } from '../catalog/kubernetes';
 import { diskUsageCommand } from './disk';
 import { PORTS } from '../catalog/ports';
 import { RPC_ANSWER_SECONDS } from '../catalog/rpc';
@@ -37,7 +37,6 @@ export function kubectlCommands(node: KubernetesNodeSettings, context?: string) 
   const names = kubernetesNames(node.name);
   const ns = ['-n', node.namespace];
   const withContext = (args: string[]) => (context ? ['--context', context, ...args] : args);
-  const annotation = IDENTITY_ANNOTATIONS.enode.replace(/\./g, '\\.');
   return {
     /**
      * Whether the node is deployed, and the cluster answers: its StatefulSet, read once before an operation. A raw GET
@@ -64,25 +63,11 @@ export function kubectlCommands(node: KubernetesNodeSettings, context?: string) 
       ...ns,
       `--timeout=${POD_READY_TIMEOUT}`,
     ]),
-    podPhase: withContext(['get', 'pod', names.pod, ...ns, '-o', 'jsonpath={.status.phase}']),
-    /** The Besu container's image: the release in use, when the node does not tell its version. */
-    besuImage: withContext([
-      'get',
-      'pod',
-      names.pod,
-      ...ns,
-      '-o',
-      `jsonpath={.spec.containers[?(@.name=="${names.besuContainer}")].image}`,
-    ]),
-    /** Each container of the pod as `<name>=<ready>` lines: the companions' state. */
-    containerReadiness: withContext([
-      'get',
-      'pod',
-      names.pod,
-      ...ns,
-      '-o',
-      'jsonpath={range .status.containerStatuses[*]}{.name}={.ready}{"\\n"}{end}',
-    ]),
+    /**
+     * The pod as JSON: its phase, its containers' readiness, Besu's image and start, its worker, all from one read
+     * (core/operations/podAnswers.ts).
+     */
+    pod: withContext(['get', 'pod', names.pod, ...ns, '-o', 'json']),
     /** The data volume's size and free space, read in the Besu container. */
     diskUsage: withContext([
       'exec',
@@ -95,48 +80,16 @@ export function kubectlCommands(node: KubernetesNodeSettings, context?: string) 
       '-c',
       diskUsageCommand(POD_PATHS.dataDir),
     ]),
-    /** When the Besu container last started (RFC 3339), empty when it does not run. */
-    startedAt: withContext([
-      'get',
-      'pod',
-      names.pod,
-      ...ns,
-      '-o',
-      `jsonpath={.status.containerStatuses[?(@.name=="${names.besuContainer}")].state.running.startedAt}`,
-    ]),
-    /** The worker the pod runs on. */
-    worker: withContext(['get', 'pod', names.pod, ...ns, '-o', 'jsonpath={.spec.nodeName}']),
     /** A worker's addresses as `<type>=<address>` lines (ExternalIP, InternalIP, Hostname). */
     workerAddresses: (worker: string) =>
       withContext(['get', 'node', worker, '-o', 'jsonpath={range .status.addresses[*]}{.type}={.address}{"\\n"}{end}']),
     /** The pod's clock (epoch seconds with nanoseconds), read in the Besu container. */
     clock: withContext(['exec', names.pod, '-c', names.besuContainer, ...ns, '--', 'date', '+%s.%N']),
-    recordedEnode: withContext([
-      'get',
-      'service',
-      names.service,
-      ...ns,
-      '-o',
-      `jsonpath={.metadata.annotations.${annotation}}`,
-    ]),
-    /** The enode the node had on its machine before it moved into the cluster (npm run node -- move), if it did. */
-    movedFrom: withContext([
-      'get',
-      'service',
-      names.service,
-      ...ns,
-      '-o',
-      `jsonpath={.metadata.annotations.${MOVED_FROM_ENODE_ANNOTATION.replace(/\./g, '\\.')}}`,
-    ]),
-    /** What the cloud gave the node's Service: `status.loadBalancer.ingress` as JSON, empty when it has none. */
-    serviceIngress: withContext([
-      'get',
-      'service',
-      names.service,
-      ...ns,
-      '-o',
-      'jsonpath={.status.loadBalancer.ingress}',
-    ]),
+    /**
+     * The node's Service as JSON: the enode recorded on it, the enode the node had before it moved into the cluster,
+     * what the cloud gave it, all from one read (core/operations/serviceAnswers.ts).
+     */
+    service: withContext(['get', 'service', names.service, ...ns, '-o', 'json']),
   };
 }
 

@@ -72,6 +72,30 @@ async function node(...args: string[]) {
   });
 }
 
+/**
+ * `node(...args)` with each kubectl run it makes recorded: a kubectl before the real one on the PATH writes its
+ * arguments, one run a line, then runs the real one. Its runs' arguments are `calls`.
+ */
+async function nodeCountingKubectl(...args: string[]) {
+  const bin = path.join(work, 'counting-kubectl');
+  const record = path.join(work, 'kubectl.calls');
+  fs.mkdirSync(bin, { recursive: true });
+  fs.writeFileSync(
+    path.join(bin, 'kubectl'),
+    `#!/bin/sh\nprintf '%s\\n' "$*" >>"$KUBECTL_RECORD"\nexec ${path.join(cluster().binDir, 'kubectl')} "$@"\n`,
+    { mode: 0o755 },
+  );
+  fs.rmSync(record, { force: true });
+  const config = path.join(work, 'Pulumi.testnet.yaml');
+  const result = await runNpmAsync(
+    'node',
+    [...args, '--stack', 'testnet', '--config', config, '--rpc-url', standin!.rpcUrl],
+    { env: { ...clusterEnv(), PATH: `${bin}:${clusterEnv().PATH}`, KUBECTL_RECORD: record } },
+  );
+  const calls = fs.existsSync(record) ? fs.readFileSync(record, 'utf8').trimEnd().split('\n') : [];
+  return { ...result, calls };
+}
+
 /** Waits until the stand-in's chain head is past `block` (a block every 2 s; 30 s at most) and returns the head. */
 async function headPast(block: number): Promise<number> {
   let head = await standin!.head();
@@ -179,6 +203,25 @@ describe('npm run node against a real API server', () => {
     expect((await node('status', '--json')).stderr).toMatch(/--json goes with --all/);
   });
 
+  itWithCluster(
+    'status and check read the pod and the Service once each: the kubectl runs of one command',
+    async () => {
+      const status = await nodeCountingKubectl('status');
+      expectRunningStatus(status, enode, ['relay-signer', 'ethstats']);
+      const check = await nodeCountingKubectl('check', '--window', '3');
+      expect(check.stdout).toMatch(/verdict: healthy/);
+      const reads = (calls: string[], what: RegExp) => calls.filter((call) => what.test(call)).length;
+      // status: the StatefulSet (reach), the pod, the disk (an exec), the Service.
+      expect({ runs: status.calls.length, pod: reads(status.calls, / get pod /) }).toEqual({ runs: 4, pod: 1 });
+      // check: the StatefulSet, the pod, the Service, the disk, the log.
+      expect({
+        runs: check.calls.length,
+        pod: reads(check.calls, / get pod /),
+        service: reads(check.calls, / get service /),
+      }).toEqual({ runs: 5, pod: 1, service: 1 });
+    },
+  );
+
   itWithCluster("check: healthy, the node's enode equal to the one annotated on its Service", async () => {
     const service = { kind: 'service', name: kubernetesNames('writer').service, namespace: NAMESPACE };
     const annotation = IDENTITY_ANNOTATIONS.enode.replace(/\./g, '\\.');
@@ -272,7 +315,9 @@ describe('npm run node against a real API server', () => {
 
     itWithCluster("permissioned, no peers: the causes, the pod's worker's address among them", async () => {
       await standin!.setPeers(0);
-      const result = await node('check', '--window', '3');
+      const result = await nodeCountingKubectl('check', '--window', '3');
+      // The StatefulSet, the pod, the Service, the disk, the log, then the pod's clock and its worker's addresses.
+      expect(result.calls).toHaveLength(7);
       expect(result.stdout).toMatch(
         /permissioning +ok +permissioned, no peers \(at block \d+, allowed to connect to 2 of/,
       );

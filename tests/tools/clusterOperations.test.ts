@@ -15,29 +15,24 @@ import { PROJECT_DIR, runNpmAsync } from '../../testing/run';
 import { addressFor, valuesFor } from '../../testing/values';
 import { besuImportLine, RunningStandin, startBesuStandin } from '../../testing/besuStandin';
 import { freePort } from '../../testing/ports';
+import { writePodAnswer, writeServiceAnswer } from '../../testing/recordedKubectl';
 
 jest.setTimeout(120_000);
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lacchain-ops-'));
-/** The pod's containers as kubectl reports their readiness: Besu, the proxy, the relay signer and the ethstats client. */
-const CONTAINERS_READY = 'writer-besu=true\nwriter-nginx=true\nwriter-relay-signer=true\nwriter-ethstats=true\n';
 const record = path.join(work, 'kubectl.calls');
 const answers = path.join(work, 'answers');
 const enode = deriveIdentity(KEY_ONE, '190.113.0.10', 60606).enode;
 let standin: RunningStandin;
 let rpcUrl: string;
+/** The cloud's answer: the Service on the node's static IP, the enode's. */
+const STATIC_IP = [{ ip: addressFor('writer'), ipMode: 'VIP' }];
 
 beforeAll(async () => {
   fs.mkdirSync(answers);
-  fs.writeFileSync(path.join(answers, 'pod-phase'), 'Running');
-  fs.writeFileSync(path.join(answers, 'pod-image'), 'hyperledger/besu:23.4.1');
-  fs.writeFileSync(path.join(answers, 'containers'), CONTAINERS_READY);
-  fs.writeFileSync(path.join(answers, 'service-enode'), enode);
-  // The cloud's answer: the Service on the node's static IP, the enode's.
-  fs.writeFileSync(
-    path.join(answers, 'service-ingress'),
-    JSON.stringify([{ ip: addressFor('writer'), ipMode: 'VIP' }]),
-  );
+  // The pod Running, its containers (Besu, the proxy, the relay signer and the ethstats client) ready.
+  writePodAnswer(answers, { besuImage: 'hyperledger/besu:23.4.1' });
+  writeServiceAnswer(answers, enode, STATIC_IP);
   fs.writeFileSync(path.join(answers, 'log'), `${besuImportLine(30)}\n${besuImportLine(2)}\n`);
   fs.mkdirSync(path.join(work, 'project', 'values'), { recursive: true });
   fs.writeFileSync(
@@ -100,10 +95,9 @@ describe('cluster operations in states a fake pod cannot show', () => {
   });
 
   it('check --fix on a pod that is not running: deletes it and checks again', async () => {
-    fs.writeFileSync(path.join(answers, 'pod-phase'), 'Pending');
+    writePodAnswer(answers, { phase: 'Pending', besuImage: 'hyperledger/besu:23.4.1' });
     const result = await node('check', '--fix', '--window', '3');
-    fs.writeFileSync(path.join(answers, 'pod-phase'), 'Running');
-    fs.writeFileSync(path.join(answers, 'pod-image'), 'hyperledger/besu:23.4.1');
+    writePodAnswer(answers, { besuImage: 'hyperledger/besu:23.4.1' });
     expect(result.stdout).toMatch(/service +FAIL +Pending/);
     expect(result.calls).toContain(`--context prod delete pod ${POD}`);
     expect(result.stdout).toMatch(/recovery: restart the node/);
@@ -111,12 +105,9 @@ describe('cluster operations in states a fake pod cannot show', () => {
   });
 
   it("check: the writer's relay signer not ready fails the check", async () => {
-    fs.writeFileSync(
-      path.join(answers, 'containers'),
-      CONTAINERS_READY.replace('writer-relay-signer=true', 'writer-relay-signer=false'),
-    );
+    writePodAnswer(answers, { besuImage: 'hyperledger/besu:23.4.1', notReady: ['writer-relay-signer'] });
     const result = await node('check', '--window', '3');
-    fs.writeFileSync(path.join(answers, 'containers'), CONTAINERS_READY);
+    writePodAnswer(answers, { besuImage: 'hyperledger/besu:23.4.1' });
     expect(result.stdout).toMatch(/relay-signer +FAIL +not ready: required on this node, and not running/);
     // Where the key lives, before the verdicts.
     expect(result.stdout).toMatch(
@@ -127,32 +118,51 @@ describe('cluster operations in states a fake pod cannot show', () => {
   });
 
   it('check: the monitoring client missing from the pod fails the check', async () => {
-    fs.writeFileSync(path.join(answers, 'containers'), CONTAINERS_READY.replace('writer-ethstats=true\n', ''));
+    writePodAnswer(answers, { besuImage: 'hyperledger/besu:23.4.1', without: ['writer-ethstats'] });
     const result = await node('check', '--window', '3');
-    fs.writeFileSync(path.join(answers, 'containers'), CONTAINERS_READY);
+    writePodAnswer(answers, { besuImage: 'hyperledger/besu:23.4.1' });
     expect(result.stdout).toMatch(/ethstats +FAIL +no such container: required on this node, and not running/);
     expect(result.code).toBe(1);
   });
 });
 
+describe('kubectl runs: the pod and the Service read once for all the questions of one command', () => {
+  /** How many of `calls` read the pod, the Service, or anything else (the StatefulSet, the log, an exec, a worker). */
+  const runs = (calls: string[]) => ({
+    pod: calls.filter((call) => call.includes(` get pod ${POD} -o json`)).length,
+    service: calls.filter((call) => call.includes(' get service besu-node-writer -n lacchain -o json')).length,
+    all: calls.length,
+  });
+
+  it('status: the StatefulSet, the pod, the disk, the Service', async () => {
+    const result = await node('status');
+    expect(runs(result.calls)).toEqual({ pod: 1, service: 1, all: 4 });
+    expect(result.stdout).toContain('  service  Running\n');
+    expect(result.stdout).toContain('  relay-signer  ready\n');
+  });
+
+  it("check of a node with no peers: the StatefulSet, the pod, the Service, the disk, the log, the clock, the worker's addresses", async () => {
+    const result = await node('check', '--window', '1');
+    expect(runs(result.calls)).toEqual({ pod: 1, service: 1, all: 7 });
+    expect(result.stdout).toMatch(/^ {2}enode +ok /m);
+    expect(result.stdout).toMatch(/^ {2}peers +FAIL +0 peers/m);
+  });
+});
+
 describe("the Service's static IP, as the cloud gave it (kubectl's status.loadBalancer.ingress)", () => {
   const withIngress = async (ingress: object[], ...args: string[]) => {
-    const file = path.join(answers, 'service-ingress');
-    const before = fs.readFileSync(file, 'utf8');
-    fs.writeFileSync(file, JSON.stringify(ingress));
+    writeServiceAnswer(answers, enode, ingress);
     try {
       return await node(...args);
     } finally {
-      fs.writeFileSync(file, before);
+      writeServiceAnswer(answers, enode, STATIC_IP);
     }
   };
 
   it("status: the enode's IP is ok", async () => {
     const result = await node('status');
     expect(result.stdout).toContain(`  address  ok: the Service is on ${addressFor('writer')}, the enode's IP\n`);
-    expect(result.calls).toContain(
-      '--context prod get service besu-node-writer -n lacchain -o jsonpath={.status.loadBalancer.ingress}',
-    );
+    expect(result.calls).toContain('--context prod get service besu-node-writer -n lacchain -o json');
   });
 
   it('status and check: another IP fails, naming the setting to fix', async () => {

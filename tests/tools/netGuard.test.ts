@@ -13,6 +13,7 @@ import { valuesFor } from '../../testing/values';
 import { testPublicIp } from '../../testing/fixtures';
 import { keepTestPublicNetworkHere } from '../../testing/testNetworks';
 import { operatorStackFile } from '../../testing/nodeTool';
+import { writePodAnswer } from '../../testing/recordedKubectl';
 
 /** A documentation address (RFC 5737): routed out of this machine's default route, never a test network's. */
 const OUTSIDE = '198.51.100.7';
@@ -75,7 +76,7 @@ describe('the test network guard', () => {
     try {
       const answers = path.join(work, 'answers');
       fs.mkdirSync(answers);
-      fs.writeFileSync(path.join(answers, 'pod-phase'), 'Running');
+      writePodAnswer(answers);
       fs.mkdirSync(path.join(work, 'values'));
       const config = operatorStackFile(work, {
         'lacchain:network': 'open-protestnet',
