@@ -33,6 +33,8 @@ import { importBesuImage, importKubectlImage, importNodeImages, PodNodeType } fr
 const POD_READY_MS = 120_000;
 /** How long a ready pod is watched for a container that fails after it started (the kubelet sees it within seconds). */
 const SETTLED_MS = 5_000;
+/** How many times a ready pod is watched for SETTLED_MS before one that did not hold still fails (readyPodOtherThan). */
+const SETTLE_TRIES = 3;
 
 /** A node on a real kubelet, for one suite. */
 export interface KubeletNode {
@@ -175,18 +177,26 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
     // that exits until Besu's RPC answers, as the rotation client does, may have restarted before that.)
     const ready = new RegExp(`^[0-9a-f-]{36} Running (true/\\d+,){${containers}}$`);
     const state = '{.metadata.uid} {.status.phase} {range .status.containerStatuses[*]}{.ready}/{.restartCount},{end}';
-    const seen = await fieldWhen(
-      cluster(),
-      pod,
-      state,
-      (value) => ready.test(value) && !value.startsWith(`${old} `),
-      timeoutMs,
-      { watched: true },
-    );
-    expect(seen).toMatch(ready);
-    await new Promise((resolve) => setTimeout(resolve, SETTLED_MS));
-    expect(await fieldOf(cluster(), pod, state)).toBe(seen);
-    return seen.split(' ')[0];
+    // Such a companion started a moment before Besu answered is seen ready (it runs) and exits once more after that
+    // moment (seen once in CI, 2026-12-07: `true/1` then `false/1`): the pod is watched again until it holds still for
+    // SETTLED_MS, at most SETTLE_TRIES times; a container that keeps failing never does.
+    for (let tries = 1; ; tries++) {
+      const seen = await fieldWhen(
+        cluster(),
+        pod,
+        state,
+        (value) => ready.test(value) && !value.startsWith(`${old} `),
+        timeoutMs,
+        { watched: true },
+      );
+      expect(seen).toMatch(ready);
+      await new Promise((resolve) => setTimeout(resolve, SETTLED_MS));
+      const settled = await fieldOf(cluster(), pod, state);
+      if (settled === seen || tries === SETTLE_TRIES) {
+        expect(settled).toBe(seen);
+        return seen.split(' ')[0];
+      }
+    }
   };
 
   return {
