@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# tools/lint-cache.sh restore|keep — the type-check's and eslint's caches (node_modules/.cache/lacchain-lint, written by
+# tools/lint-cache.sh restore|keep — the type-check's and the lint's caches (node_modules/.cache/lacchain-lint, written by
 # `npm run build` and `npm run lint`) carried from one CI run to the next, outside the work tree (.ci/run).
 #
 # tsc (--incremental) and eslint (--cache, by each file's content) check again only what changed since the run that
-# wrote the cache, and decide that themselves: a changed compiler option, eslint configuration or file is checked anew.
-# In a fresh clone every file is new to them: there the type-check and eslint took 41 s of a core, with the last run's
-# caches 9 s (tests/README.md, "CPU, not waiting"). tsc records the files relative to its cache file, so its cache fits
-# any clone; eslint records each file's full path, which `restore` changes to this clone's folder.
+# wrote the cache, and decide that themselves: a changed compiler option, eslint configuration or file is checked anew;
+# the format check (tools/formatCheck.js) keeps the digests of the files it found formatted. In a fresh clone every
+# file is new to tsc and eslint: there `npm run build` and `npm run lint` took 44 s of a core, with the last run's
+# caches 14 s (tests/README.md, "CPU, not waiting"). tsc records the files relative to its cache file and the format
+# check records no path, so theirs fit any clone; eslint records each file's full path, which `restore` changes to this
+# clone's folder.
 #
 # Kept by what makes the tools and their configuration: package-lock.json (their versions), the configuration files and
 # Node. Only the newest is kept. A failed copy only costs the time the caches save. LACCHAIN_NO_MODULES_CACHE=1 (the same
@@ -26,7 +28,8 @@ case "${1:-}" in
   restore)
     [ -f "$kept/.complete" ] && [ -d node_modules ] || exit 0
     mkdir -p "$here"
-    cp "$kept"/*.tsbuildinfo "$here"/ 2>/dev/null || true
+    # tsc's and the format check's hold no folder.
+    cp "$kept"/*.tsbuildinfo "$kept/formatted" "$here"/ 2>/dev/null || true
     # eslint's cache names each file by its full path: the folder the run that kept it had, made this one's.
     if [ -f "$kept/eslint" ]; then
       # shellcheck disable=SC2016 # JavaScript for node, not the shell's
