@@ -9,6 +9,7 @@ import * as path from 'path';
 import { FileServer, startFileServer } from './host/fileServer';
 import { RELAY_SIGNER } from '../core/catalog/companions';
 import { PROJECT_DIR } from './run';
+import { NEW_KEY } from './testKeys';
 import { toolsCache } from './toolsCache';
 import type { TestHost } from './host/testHost';
 
@@ -106,7 +107,7 @@ export function releaseDigest(dir: string, version: string): string {
 export async function trustedCertificate(host: TestHost, dir: string): Promise<{ key: string; cert: string }> {
   const tlsDir = fs.mkdtempSync(path.join(dir, '.tls-'));
   const [key, cert] = [path.join(tlsDir, 'key.pem'), path.join(tlsDir, 'cert.pem')];
-  const args = ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${host.gateway}`];
+  const args = ['req', '-x509', ...NEW_KEY, '-nodes', '-days', '2', '-subj', `/CN=${host.gateway}`];
   let said = '';
   const code = await new Promise<number>((resolve) => {
     const child = spawn(
