@@ -42,7 +42,7 @@ function runFor(what: string, command: string, args: string[]): Promise<string> 
 }
 
 /**
- * The archive of `version` packed by pack.sh (with the options file `options`), from the tools cache: packed once per
+ * The archive of `version` packed by pack.sh (with the options file `options`, when there is one), from the tools cache: packed once per
  * content (pack.sh's archive is reproducible: the same inputs give the same bytes), keyed by the digest of every input
  * (the packed files, the options, the version and the p2p program's path, which names its sources' digest). Each suite
  * packed its own before: about 1 s of the two cores each, some 35 times a run.
@@ -52,9 +52,11 @@ export async function cachedRelease(
   options = path.join(PROJECT_DIR, BESU_OPTIONS_DIR, `${version}.txt`),
 ): Promise<string> {
   const p2p = (await runFor("the stand-in's p2p program", 'bash', [path.join(STANDIN_DIR, 'p2p/build.sh')])).trim();
+  // A version without an options file is packed without one (the stand-in then takes any option).
+  const withOptions = fs.existsSync(options);
   const digest = createHash('sha256');
   for (const file of PACKED_FILES) digest.update(fs.readFileSync(path.join(STANDIN_DIR, file)));
-  digest.update(fs.readFileSync(options)).update(`${version}\n${p2p}\n`);
+  digest.update(withOptions ? fs.readFileSync(options) : 'no options file\n').update(`${version}\n${p2p}\n`);
   const dir = path.join(toolsCache(), 'standin-releases', digest.digest('hex').slice(0, 16));
   const archive = path.join(dir, `besu-${version}.tar.gz`);
   if (!fs.existsSync(archive)) {
@@ -62,7 +64,7 @@ export async function cachedRelease(
     fs.mkdirSync(dir, { recursive: true });
     const staging = fs.mkdtempSync(path.join(dir, '.pack-'));
     try {
-      await runFor(`pack.sh ${version}`, 'sh', [PACK, version, staging, options]);
+      await runFor(`pack.sh ${version}`, 'sh', [PACK, version, staging, ...(withOptions ? [options] : [])]);
       fs.renameSync(path.join(staging, `besu-${version}.tar.gz`), archive);
     } finally {
       fs.rmSync(staging, { recursive: true, force: true });
