@@ -47,6 +47,7 @@ import { KUBELET_NETWORK } from '../../testing/cluster/kubelet';
 import { valuesAt } from '../../testing/values';
 import { lanStaticIp } from '../../testing/cluster/workerLan';
 import { workFolder } from '../../testing/workFolder';
+import { setConfigs } from '../cli/pulumiCli';
 import { changesBesideLastRunRead, EngineProject, engineProject, engineSuite, serveGenesis } from '../engine/engine';
 import { engineProgram } from '../engine/program';
 
@@ -129,9 +130,8 @@ engine.describe('a writer and a validator deployed by pulumi up (real engine and
       registerCpuRequestsThatFit();
       return program();
     });
-    for (const type of TYPES) {
-      await stack.setConfig(`lacchain:nodeKeys.${type}`, { value: KEYS[type], secret: true }, true);
-    }
+    const keys = TYPES.map((type) => [`lacchain:nodeKeys.${type}`, { value: KEYS[type], secret: true }]);
+    await setConfigs(stack, Object.fromEntries(keys), true);
     // Each node's data volume holds the contract's registry before its pod mounts it: the node and its bootnodes.
     cloud = startCloudStandin(
       cluster(),
