@@ -230,8 +230,8 @@ export function engineProject(providerBinary: string, kubeconfig: string): Engin
     pulumiHome,
     cli: run,
     stack: async (name, program) => {
-      const args = { stackName: name, workDir: project.dir, program };
-      const options = { pulumiHome, pulumiCommand: await pulumiCommand(), envVars: env };
+      const args = { stackName: name, workDir: project.dir };
+      const options = { program, pulumiHome, pulumiCommand: await pulumiCommand(), envVars: env };
       if (made.has(name)) return LocalWorkspace.selectStack(args, options);
       const stack = await LocalWorkspace.createStack(args, options);
       made.add(name);
