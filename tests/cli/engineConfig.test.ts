@@ -75,7 +75,7 @@ suite("the engine's view of the config", () => {
   }
 
   async function engineResult(stack: Stack): Promise<EngineResult> {
-    const { outputs } = await readingBack(stack, { outputs: true, summary: false }).up();
+    const { outputs } = await readingBack(stack, { outputs: 'values', summary: false }).up();
     return Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, v.value])) as EngineResult;
   }
 

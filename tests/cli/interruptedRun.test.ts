@@ -10,7 +10,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { PROJECT_DIR } from '../../testing/run';
-import { CLI_ENV, cliSuite, fileBackendUrl, findPulumiCli, inlineStack, projectCopy } from './pulumiCli';
+import { CLI_ENV, cliSuite, fileBackendUrl, findPulumiCli, inlineStack, projectCopy, readingBack } from './pulumiCli';
 
 jest.setTimeout(10 * 60 * 1000);
 const suite = cliSuite('An interrupted pulumi up (real Pulumi CLI)');
@@ -85,7 +85,7 @@ suite('after an interrupted pulumi up', () => {
       stdio: 'pipe',
     });
     expect(held()).toBe(false);
-    const rerun = await stack.up();
+    const rerun = await readingBack(stack, { outputs: 'values', summary: true }).up();
     expect(rerun.summary.result).toBe('succeeded');
     expect(rerun.outputs.converged.value).toBe(true);
   });

@@ -3,11 +3,12 @@
  * into a cache outside the work tree (see that script). CI must run these tests; elsewhere, without a CLI and without
  * Go, they are skipped with the reason printed.
  */
-import { spawnSync } from 'child_process';
-import { ConfigValue, LocalWorkspace, PulumiCommand, PulumiFn, Stack } from '@pulumi/pulumi/automation';
+import { execFile, spawnSync } from 'child_process';
+import { ConfigValue, LocalWorkspace, OutputMap, PulumiCommand, PulumiFn, Stack } from '@pulumi/pulumi/automation';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { promisify } from 'util';
 import * as yaml from 'js-yaml';
 import { PROJECT_DIR } from '../../testing/run';
 
@@ -49,8 +50,11 @@ export function pulumiCommand(): Promise<PulumiCommand> {
 
 /** What a run's result holds that the SDK asks the CLI for once more after the run. */
 export interface ReadBack {
-  /** The stack's outputs (`up` only): two `pulumi stack output` runs, masked and in plain text. */
-  outputs: boolean;
+  /**
+   * The stack's outputs (`up` only): two `pulumi stack output` runs, masked and in plain text, to tell which are
+   * secrets; `values`: their values alone, one run (in plain text), each output's `secret` left undefined.
+   */
+  outputs: boolean | 'values';
   /** The run's summary (`up`, `refresh`, `destroy`): one `pulumi stack history`. */
   summary: boolean;
 }
@@ -62,8 +66,25 @@ export interface ReadBack {
 export function readingBack(stack: Stack, wanted: ReadBack): Stack {
   const view: Stack = Object.create(stack);
   if (!wanted.outputs) view.outputs = async () => ({});
+  if (wanted.outputs === 'values') view.outputs = () => outputValues(stack);
   if (!wanted.summary) view.info = async () => undefined;
   return view;
+}
+
+/** `stack`'s outputs in plain text (`pulumi stack output --json --show-secrets`), whether secret not asked. */
+async function outputValues(stack: Stack): Promise<OutputMap> {
+  const workspace = stack.workspace as LocalWorkspace;
+  const env = { ...(workspace.pulumiHome ? { PULUMI_HOME: workspace.pulumiHome } : {}), ...workspace.envVars };
+  const args = ['stack', 'output', '--json', '--show-secrets', '--stack', stack.name, '--non-interactive'];
+  const { stdout } = await promisify(execFile)(workspace.pulumiCommand.command, args, {
+    cwd: workspace.workDir,
+    env: { ...process.env, ...env },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const values: Record<string, unknown> = JSON.parse(stdout);
+  return Object.fromEntries(
+    Object.entries(values).map(([key, value]) => [key, { value, secret: undefined as unknown as boolean }]),
+  );
 }
 
 /**

@@ -157,7 +157,7 @@ suite('the README set-up, as a new user with a fresh home folder', () => {
       const { settings, secrets } = loadPulumiStack(project.dir);
       return { settings, secretNames: Object.keys(secrets.nodeKeys), sshKey: secrets.sshPrivateKey };
     });
-    const { outputs } = await readingBack(stack, { outputs: true, summary: false }).up();
+    const { outputs } = await readingBack(stack, { outputs: 'values', summary: false }).up();
     const settings = outputs.settings.value;
     expect(settings.allowKeyDeletion).toBe(true);
     expect(settings.nodes[0].rpc).toMatchObject({ exposure: 'tls-only', proxy: { burst: 80 } });

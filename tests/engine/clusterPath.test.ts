@@ -121,7 +121,7 @@ engine.describe(
       const steps: string[] = [];
       const timed = new Map<string, { began: number; ended: number }>();
       const reads: string[] = [];
-      const result = await stack.up({
+      const result = await readingBack(stack, { outputs: 'values', summary: true }).up({
         onEvent: (event: EngineEvent) => {
           const step = event.resourcePreEvent?.metadata;
           if (step && step.op !== 'same') {

@@ -78,11 +78,11 @@ const nameOf = (urn: string) => urn.split('::').pop()!;
 
 /**
  * `pulumi up` of `stack`, and the steps the engine took other than `same`, each as `<op> <type> <name>` (a plain run
- * that changes nothing: [LAST_RUN_READ]).
+ * that changes nothing: [LAST_RUN_READ]). The result holds the run's summary and the outputs' values (readingBack).
  */
 export async function upStepsOf(stack: Stack): Promise<{ result: UpResult; steps: string[] }> {
   const steps: string[] = [];
-  const result = await stack.up({
+  const result = await readingBack(stack, { outputs: 'values', summary: true }).up({
     onEvent: (event: EngineEvent) => {
       const step = event.resourcePreEvent?.metadata;
       if (step && step.op !== 'same') steps.push(`${step.op} ${step.type} ${nameOf(step.urn)}`);
