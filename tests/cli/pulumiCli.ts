@@ -41,7 +41,7 @@ let command: Promise<PulumiCommand> | undefined;
 
 /**
  * The CLI as the Automation API runs it, asked for once per process (each test file: jest's module registry):
- * PulumiCommand.get runs `pulumi version` every time (about 0.17 s of a core), and every stack of a file runs the same CLI.
+ * PulumiCommand.get runs `pulumi version` every time (about 0.17 s of a core), and a file's stacks all run one CLI.
  */
 export function pulumiCommand(): Promise<PulumiCommand> {
   command ??= PulumiCommand.get({ root: findPulumiCli().cli!.root });
@@ -71,7 +71,7 @@ export function readingBack(stack: Stack, wanted: ReadBack): Stack {
   return view;
 }
 
-/** `stack`'s outputs in plain text (`pulumi stack output --json --show-secrets`), whether secret not asked. */
+/** `stack`'s outputs in plain text (`pulumi stack output --json --show-secrets`), which are secrets not asked. */
 async function outputValues(stack: Stack): Promise<OutputMap> {
   const workspace = stack.workspace as LocalWorkspace;
   const env = { ...(workspace.pulumiHome ? { PULUMI_HOME: workspace.pulumiHome } : {}), ...workspace.envVars };
