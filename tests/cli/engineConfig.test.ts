@@ -15,7 +15,7 @@ import { SettingsError } from '../../core/settings/problems';
 import { readFileFromDisk, readStackConfigFile } from '../../core/settings/settingsFiles';
 import { engineConfigOf, secretSettings, validTestnetConfig, validWriterValues } from '../../testing/fixtures';
 import { everySettingConfig, everySettingFiles } from '../fixtures/stacks/everySetting';
-import { cliSuite, inlineStack, projectCopy } from './pulumiCli';
+import { cliSuite, inlineStack, projectCopy, readingBack, setConfigs } from './pulumiCli';
 import { completedExample } from '../../testing/examples';
 
 jest.setTimeout(10 * 60 * 1000);
@@ -66,12 +66,16 @@ suite("the engine's view of the config", () => {
         return { problems: (error as Error).message };
       }
     });
-    for (const s of secrets) await stack.setConfig(s.key, { value: s.value, secret: true }, s.path);
+    // One run of the CLI for the secrets set by path, one for the rest.
+    for (const byPath of [true, false]) {
+      const set = secrets.filter((s) => s.path === byPath).map((s) => [s.key, { value: s.value, secret: true }]);
+      await setConfigs(stack, Object.fromEntries(set), byPath);
+    }
     return { stack, dir: project.dir };
   }
 
   async function engineResult(stack: Stack): Promise<EngineResult> {
-    const { outputs } = await stack.up();
+    const { outputs } = await readingBack(stack, { outputs: 'values', summary: false }).up();
     return Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, v.value])) as EngineResult;
   }
 

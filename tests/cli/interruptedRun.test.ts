@@ -10,7 +10,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { PROJECT_DIR } from '../../testing/run';
-import { CLI_ENV, cliSuite, fileBackendUrl, findPulumiCli, inlineStack, projectCopy } from './pulumiCli';
+import { CLI_ENV, cliSuite, fileBackendUrl, findPulumiCli, inlineStack, projectCopy, readingBack } from './pulumiCli';
 
 jest.setTimeout(10 * 60 * 1000);
 const suite = cliSuite('An interrupted pulumi up (real Pulumi CLI)');
@@ -24,15 +24,16 @@ suite('after an interrupted pulumi up', () => {
   const program = async () => ({ converged: true });
 
   /**
-   * The interrupted run: `pulumi up` of an inline program that never ends, hosted by a process of its own (as the
-   * operator's `pulumi up` is), so that killing its process group kills the CLI and its program as a lost terminal does.
+   * The interrupted run, the stack's first (it makes the stack, in a new backend): `pulumi up` of an inline program
+   * that never ends, hosted by a process of its own (as the operator's `pulumi up` is), so that killing its process
+   * group kills the CLI and its program as a lost terminal does.
    */
   function startEndlessUp() {
     const automation = require.resolve('@pulumi/pulumi/automation', { paths: [PROJECT_DIR] });
     const script = `
       const { LocalWorkspace, PulumiCommand } = require(${JSON.stringify(automation)});
       (async () => {
-        const stack = await LocalWorkspace.createOrSelectStack(
+        const stack = await LocalWorkspace.createStack(
           { stackName: ${JSON.stringify(stackName)}, workDir: ${JSON.stringify(project.dir)} },
           {
             program: () => new Promise(() => undefined),
@@ -56,7 +57,7 @@ suite('after an interrupted pulumi up', () => {
     const locks = path.join(state, '.pulumi', 'locks', 'organization', 'lacchain-besu-node', stackName);
     const lockFiles = () => (fs.existsSync(locks) ? fs.readdirSync(locks).filter((f) => f.endsWith('.json')) : []);
     const held = () => lockFiles().length > 0;
-    // The update's own lock is the one that stays: selecting the stack takes one for a moment before it.
+    // The update's own lock is the one that stays: making the stack may take one for a moment before it.
     let steady = false;
     for (let i = 0; i < 300 && !steady; i++) {
       const seen = lockFiles()[0];
@@ -85,7 +86,7 @@ suite('after an interrupted pulumi up', () => {
       stdio: 'pipe',
     });
     expect(held()).toBe(false);
-    const rerun = await stack.up();
+    const rerun = await readingBack(stack, { outputs: 'values', summary: true }).up();
     expect(rerun.summary.result).toBe('succeeded');
     expect(rerun.outputs.converged.value).toBe(true);
   });

@@ -3,11 +3,12 @@
  * into a cache outside the work tree (see that script). CI must run these tests; elsewhere, without a CLI and without
  * Go, they are skipped with the reason printed.
  */
-import { spawnSync } from 'child_process';
-import { LocalWorkspace, PulumiCommand, PulumiFn, Stack } from '@pulumi/pulumi/automation';
+import { execFile, spawnSync } from 'child_process';
+import { ConfigValue, LocalWorkspace, OutputMap, PulumiCommand, PulumiFn, Stack } from '@pulumi/pulumi/automation';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { promisify } from 'util';
 import * as yaml from 'js-yaml';
 import { PROJECT_DIR } from '../../testing/run';
 
@@ -34,6 +35,64 @@ export function findPulumiCli(): { cli?: PulumiCli; reason?: string } {
     found = { reason: result.stderr.trim().split('\n').pop() || `build.sh exited ${result.status}` };
   }
   return found;
+}
+
+let command: Promise<PulumiCommand> | undefined;
+
+/**
+ * The CLI as the Automation API runs it, asked for once per process (each test file: jest's module registry):
+ * PulumiCommand.get runs `pulumi version` every time (about 0.17 s of a core), and a file's stacks all run one CLI.
+ */
+export function pulumiCommand(): Promise<PulumiCommand> {
+  command ??= PulumiCommand.get({ root: findPulumiCli().cli!.root });
+  return command;
+}
+
+/** What a run's result holds that the SDK asks the CLI for once more after the run. */
+export interface ReadBack {
+  /**
+   * The stack's outputs (`up` only): two `pulumi stack output` runs, masked and in plain text, to tell which are
+   * secrets; `values`: their values alone, one run (in plain text), each output's `secret` left undefined.
+   */
+  outputs: boolean | 'values';
+  /** The run's summary (`up`, `refresh`, `destroy`): one `pulumi stack history`. */
+  summary: boolean;
+}
+
+/**
+ * `stack` (a view of it: the stack itself is left as it is) whose `up`, `refresh` and `destroy` read back only what the
+ * caller reads of their result: a field not `wanted` is left out of the result (undefined) and its runs are not made.
+ */
+export function readingBack(stack: Stack, wanted: ReadBack): Stack {
+  const view: Stack = Object.create(stack);
+  if (!wanted.outputs) view.outputs = async () => ({});
+  if (wanted.outputs === 'values') view.outputs = () => outputValues(stack);
+  if (!wanted.summary) view.info = async () => undefined;
+  return view;
+}
+
+/** `stack`'s outputs in plain text (`pulumi stack output --json --show-secrets`), which are secrets not asked. */
+async function outputValues(stack: Stack): Promise<OutputMap> {
+  const workspace = stack.workspace as LocalWorkspace;
+  const env = { ...(workspace.pulumiHome ? { PULUMI_HOME: workspace.pulumiHome } : {}), ...workspace.envVars };
+  const args = ['stack', 'output', '--json', '--show-secrets', '--stack', stack.name, '--non-interactive'];
+  const { stdout } = await promisify(execFile)(workspace.pulumiCommand.command, args, {
+    cwd: workspace.workDir,
+    env: { ...process.env, ...env },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const values: Record<string, unknown> = JSON.parse(stdout);
+  return Object.fromEntries(
+    Object.entries(values).map(([key, value]) => [key, { value, secret: undefined as unknown as boolean }]),
+  );
+}
+
+/**
+ * Sets `values` in `stack`'s config in one `pulumi config set-all` (with `--path`: each key a path), as that many
+ * `pulumi config set` runs would, one after another.
+ */
+export async function setConfigs(stack: Stack, values: Record<string, ConfigValue>, path: boolean): Promise<void> {
+  if (Object.keys(values).length > 0) await stack.setAllConfig(values, path);
 }
 
 /** `describe` when the CLI can be had; otherwise `describe.skip` with the reason (an error under CI=true). */
@@ -108,7 +167,7 @@ export async function inlineStack(
     { stackName, workDir: dir },
     {
       program,
-      pulumiCommand: await PulumiCommand.get({ root: findPulumiCli().cli!.root }),
+      pulumiCommand: await pulumiCommand(),
       envVars: { ...CLI_ENV, PULUMI_BACKEND_URL: fileBackendUrl(stateFolder) },
     },
   );

@@ -15,7 +15,7 @@ import { readFileFromDisk, readStackConfigFile } from '../../core/settings/setti
 import { FAKE_SSH_KEY, KEY_ONE } from '../../testing/fixtures';
 import { PROJECT_DIR } from '../../testing/run';
 import { newUser } from '../../testing/systemUser';
-import { CLI_ENV, asNewUserSuite, findPulumiCli, inlineStack, projectCopy } from './pulumiCli';
+import { CLI_ENV, asNewUserSuite, findPulumiCli, inlineStack, projectCopy, readingBack } from './pulumiCli';
 
 jest.setTimeout(10 * 60 * 1000);
 const suite = asNewUserSuite('README set-up with the real Pulumi CLI');
@@ -157,7 +157,7 @@ suite('the README set-up, as a new user with a fresh home folder', () => {
       const { settings, secrets } = loadPulumiStack(project.dir);
       return { settings, secretNames: Object.keys(secrets.nodeKeys), sshKey: secrets.sshPrivateKey };
     });
-    const { outputs } = await stack.up();
+    const { outputs } = await readingBack(stack, { outputs: 'values', summary: false }).up();
     const settings = outputs.settings.value;
     expect(settings.allowKeyDeletion).toBe(true);
     expect(settings.nodes[0].rpc).toMatchObject({ exposure: 'tls-only', proxy: { burst: 80 } });

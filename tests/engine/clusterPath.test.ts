@@ -44,6 +44,7 @@ import {
   upStepsOf,
 } from './engine';
 import { engineProgram } from './program';
+import { readingBack, setConfigs } from '../cli/pulumiCli';
 
 jest.setTimeout(10 * 60 * 1000);
 const engine = engineSuite('The cluster path under the real engine (real Pulumi CLI and Kubernetes provider)');
@@ -120,7 +121,7 @@ engine.describe(
       const steps: string[] = [];
       const timed = new Map<string, { began: number; ended: number }>();
       const reads: string[] = [];
-      const result = await stack.up({
+      const result = await readingBack(stack, { outputs: 'values', summary: true }).up({
         onEvent: (event: EngineEvent) => {
           const step = event.resourcePreEvent?.metadata;
           if (step && step.op !== 'same') {
@@ -140,6 +141,10 @@ engine.describe(
       return { outputs, steps: steps.sort(), changes: changesBesideLastRunRead(result.summary.resourceChanges), timed };
     }
 
+    /** Each node's key as a secret of the stack's config, by its path `lacchain:nodeKeys.<node>`. */
+    const nodeKeys = (key: (type: (typeof NODE_TYPES)[number]) => string) =>
+      Object.fromEntries(NODE_TYPES.map((type) => [`lacchain:nodeKeys.${type}`, { value: key(type), secret: true }]));
+
     /** Each node's enode and address in the stack's outputs. */
     const identities = (outputs: Record<string, any>) =>
       Object.fromEntries(
@@ -157,10 +162,13 @@ engine.describe(
       fs.writeFileSync(path.join(project.dir, `Pulumi.${STACK}.yaml`), yaml.dump({ config }));
       writeValues();
       stack = await project.stack(STACK, engineProgram(NETWORK, genesis.url, project.dir));
-      // As an operator imports a key: `pulumi config set --secret --path 'lacchain:nodeKeys.<node>' < key file`.
-      for (const type of NODE_TYPES) {
-        await stack.setConfig(`lacchain:nodeKeys.${type}`, { value: KEYS[type], secret: true }, true);
-      }
+      // As an operator imports a key: `pulumi config set --secret --path 'lacchain:nodeKeys.<node>' < key file` (the
+      // three in one run of the CLI).
+      await setConfigs(
+        stack,
+        nodeKeys((type) => KEYS[type]),
+        true,
+      );
     }, 120_000);
 
     afterAll(async () => {
@@ -362,10 +370,18 @@ engine.describe(
         // The stack forgot everything: import each node's kept key as docs/kubernetes.md says (kubectl get secret … |
         // base64 -d | pulumi config set --secret --path 'lacchain:nodeKeys.<node>').
         await stack.removeConfig('lacchain:nodeKeys');
+        const kept: Record<string, string> = {};
         for (const type of NODE_TYPES) {
-          const kept = Buffer.from(await get('secret', kubernetesNames(type).keySecret, '{.data.key}'), 'base64');
-          await stack.setConfig(`lacchain:nodeKeys.${type}`, { value: kept.toString('utf8'), secret: true }, true);
+          kept[type] = Buffer.from(
+            await get('secret', kubernetesNames(type).keySecret, '{.data.key}'),
+            'base64',
+          ).toString('utf8');
         }
+        await setConfigs(
+          stack,
+          nodeKeys((type) => kept[type]),
+          true,
+        );
         const { outputs } = await upWithSteps();
         expect(identities(outputs)).toEqual(first);
       },
@@ -421,7 +437,7 @@ engine.describe(
 
       // docs/interrupted.md, "After an interrupted pulumi up": pulumi cancel, refresh, up.
       await stack.cancel();
-      await stack.refresh();
+      await readingBack(stack, { outputs: false, summary: false }).refresh();
       const { outputs } = await upWithSteps();
       // The outputs follow from the keys the config keeps (no Besu runs under kwok): a check of the outputs only.
       expect(identities(outputs)).toEqual(first);

@@ -17,12 +17,12 @@ import * as fs from 'fs';
 import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
-import { EngineEvent, LocalWorkspace, PulumiCommand, PulumiFn, Stack, UpResult } from '@pulumi/pulumi/automation';
+import { EngineEvent, LocalWorkspace, PulumiFn, Stack, UpResult } from '@pulumi/pulumi/automation';
 import { MOVE_HOLD_VARIABLE, MOVING_NODE_VARIABLE } from '../../core/catalog/move';
 import { NetworkName } from '../../core/catalog/networks';
 import { TEST_GENESIS_FILE } from '../../testing/fixtures';
 import { PROJECT_DIR } from '../../testing/run';
-import { CLI_ENV, fileBackendUrl, findPulumiCli, projectCopy } from '../cli/pulumiCli';
+import { CLI_ENV, fileBackendUrl, findPulumiCli, projectCopy, pulumiCommand, readingBack } from '../cli/pulumiCli';
 
 /** The plugin version the program declares, as which the built provider is installed. */
 export const PLUGIN_VERSION: string = JSON.parse(
@@ -78,11 +78,11 @@ const nameOf = (urn: string) => urn.split('::').pop()!;
 
 /**
  * `pulumi up` of `stack`, and the steps the engine took other than `same`, each as `<op> <type> <name>` (a plain run
- * that changes nothing: [LAST_RUN_READ]).
+ * that changes nothing: [LAST_RUN_READ]). The result holds the run's summary and the outputs' values (readingBack).
  */
 export async function upStepsOf(stack: Stack): Promise<{ result: UpResult; steps: string[] }> {
   const steps: string[] = [];
-  const result = await stack.up({
+  const result = await readingBack(stack, { outputs: 'values', summary: true }).up({
     onEvent: (event: EngineEvent) => {
       const step = event.resourcePreEvent?.metadata;
       if (step && step.op !== 'same') steps.push(`${step.op} ${step.type} ${nameOf(step.urn)}`);
@@ -94,13 +94,13 @@ export async function upStepsOf(stack: Stack): Promise<{ result: UpResult; steps
 /**
  * `pulumi up` of `stack` as `npm run node -- move --to-kubernetes` runs it (pulumiUpInCluster): MOVING_NODE_VARIABLE
  * naming `node`, and the first run, `held`, MOVE_HOLD_VARIABLE too. The inline program runs in this process: the
- * variables are set here for the run, then removed.
+ * variables are set here for the run, then removed. The result holds the run's summary, not the stack's outputs.
  */
 export async function upAsMove(stack: Stack, node: string, held: boolean): Promise<UpResult> {
   process.env[MOVING_NODE_VARIABLE] = node;
   if (held) process.env[MOVE_HOLD_VARIABLE] = node;
   try {
-    return await stack.up();
+    return await readingBack(stack, { outputs: false, summary: true }).up();
   } finally {
     delete process.env[MOVING_NODE_VARIABLE];
     delete process.env[MOVE_HOLD_VARIABLE];
@@ -180,7 +180,7 @@ export interface EngineProject {
   /** The CLI's environment: the backend, PULUMI_HOME with the provider, no plugin download, the cluster's kubeconfig. */
   env: Record<string, string>;
   pulumiHome: string;
-  /** The stack `name`, run by the real CLI with `program` inline. */
+  /** The stack `name`, run by the real CLI with `program` inline: made by the first call, selected by the next. */
   stack(name: string, program: PulumiFn): Promise<Stack>;
   /** The real CLI in the project folder, with the project's environment; its standard output. */
   cli(args: string[]): string;
@@ -221,16 +221,22 @@ export function engineProject(providerBinary: string, kubeconfig: string): Engin
     execFileSync(cli.binary, args, { cwd: project.dir, env: { ...process.env, ...env }, encoding: 'utf8' });
   run(['plugin', 'install', 'resource', 'kubernetes', PLUGIN_VERSION, '--file', providerBinary]);
   const started: ChildProcess[] = [];
+  // The stacks made in this project's backend (a new folder: no other), so that a new one is made by `pulumi stack
+  // init` alone, not after a `pulumi stack select` that fails (createOrSelectStack).
+  const made = new Set<string>();
   return {
     dir: project.dir,
     env,
     pulumiHome,
     cli: run,
-    stack: async (name, program) =>
-      LocalWorkspace.createOrSelectStack(
-        { stackName: name, workDir: project.dir },
-        { program, pulumiHome, pulumiCommand: await PulumiCommand.get({ root: cli.root }), envVars: env },
-      ),
+    stack: async (name, program) => {
+      const args = { stackName: name, workDir: project.dir };
+      const options = { program, pulumiHome, pulumiCommand: await pulumiCommand(), envVars: env };
+      if (made.has(name)) return LocalWorkspace.selectStack(args, options);
+      const stack = await LocalWorkspace.createStack(args, options);
+      made.add(name);
+      return stack;
+    },
     startUp: (name, network, genesisUrl, events, options = {}) => {
       const script = `
         require('ts-node').register({ transpileOnly: true, project: ${JSON.stringify(path.join(PROJECT_DIR, 'tsconfig.json'))} });
@@ -240,6 +246,7 @@ export function engineProject(providerBinary: string, kubeconfig: string): Engin
         process.on('unhandledRejection', (error) => process.stderr.write(String(error && error.message) + '\\n'));
         const { LocalWorkspace, PulumiCommand } = require('@pulumi/pulumi/automation');
         const { engineProgram } = require(${JSON.stringify(path.join(__dirname, 'program.ts'))});
+        const { readingBack } = require(${JSON.stringify(path.join(__dirname, '..', 'cli', 'pulumiCli.ts'))});
         (async () => {
           const stack = await LocalWorkspace.createOrSelectStack(
             { stackName: ${JSON.stringify(name)}, workDir: ${JSON.stringify(project.dir)} },
@@ -250,7 +257,8 @@ export function engineProject(providerBinary: string, kubeconfig: string): Engin
               envVars: ${JSON.stringify(env)},
             },
           );
-          await stack.up({
+          // Its exit code, its error and its events are what is read of it: not its outputs or summary.
+          await readingBack(stack, { outputs: false, summary: false }).up({
             refresh: ${JSON.stringify(options.refresh === true)},
             onEvent: (event) => fs.appendFileSync(${JSON.stringify(events)}, JSON.stringify(event) + '\\n'),
           });

@@ -19,6 +19,7 @@ import { STACK_NETWORKS } from '../../core/catalog/networks';
 import { CloudStandin, giveIngress, IngressEntry, startCloudStandin } from '../../testing/cluster/cloudStandin';
 import { clusterForSuite } from '../../testing/cluster/suite';
 import { addressFor, valuesFor } from '../../testing/values';
+import { readingBack, setConfigs } from '../cli/pulumiCli';
 import { EngineProject, engineProject, engineSuite, serveGenesis } from './engine';
 import { engineProgram } from './program';
 
@@ -101,9 +102,8 @@ engine.describe('the Service on the enode IP, or the up fails naming the setting
     await giveIngress(cluster(), serviceOf('writer'), [{ ip: addressFor('writer'), ipMode: 'VIP' }]);
     writeStack(['writer', 'validator']);
     // The stack file written anew: both keys set again (as an operator imports them).
-    for (const [type, key] of Object.entries(KEYS)) {
-      await stack.setConfig(`lacchain:nodeKeys.${type}`, { value: key, secret: true }, true);
-    }
+    const keys = Object.entries(KEYS).map(([type, key]) => [`lacchain:nodeKeys.${type}`, { value: key, secret: true }]);
+    await setConfigs(stack, Object.fromEntries(keys), true);
     const { code, stderr } = await hostedUp('dns-name', true);
     expect(code).toBe(1);
     expect(stderr).toMatch(
@@ -116,7 +116,7 @@ engine.describe('the Service on the enode IP, or the up fails naming the setting
 
   itWithCluster("the enodes' IPs: up --refresh passes, each node's loadBalancerAddress its IP", async () => {
     await giveIngress(cluster(), serviceOf('validator'), [{ ip: addressFor('validator'), ipMode: 'VIP' }]);
-    const result = await stack.up({ refresh: true });
+    const result = await readingBack(stack, { outputs: 'values', summary: true }).up({ refresh: true });
     expect(result.summary.result).toBe('succeeded');
     const nodes = result.outputs.nodes.value as Record<string, any>;
     expect([nodes.writer.loadBalancerAddress, nodes.validator.loadBalancerAddress]).toEqual([

@@ -47,6 +47,7 @@ import { KUBELET_NETWORK } from '../../testing/cluster/kubelet';
 import { valuesAt } from '../../testing/values';
 import { lanStaticIp } from '../../testing/cluster/workerLan';
 import { workFolder } from '../../testing/workFolder';
+import { readingBack, setConfigs } from '../cli/pulumiCli';
 import { changesBesideLastRunRead, EngineProject, engineProject, engineSuite, serveGenesis } from '../engine/engine';
 import { engineProgram } from '../engine/program';
 
@@ -106,7 +107,7 @@ engine.describe('a writer and a validator deployed by pulumi up (real engine and
 
   /** `pulumi up` by the engine; the resource changes it counted, by kind of change. */
   async function up(): Promise<Record<string, number>> {
-    const result = await stack.up();
+    const result = await readingBack(stack, { outputs: 'values', summary: true }).up();
     expect(result.summary.result).toBe('succeeded');
     outputs = Object.fromEntries(Object.entries(result.outputs).map(([key, output]) => [key, output.value]));
     return result.summary.resourceChanges ?? {};
@@ -129,9 +130,8 @@ engine.describe('a writer and a validator deployed by pulumi up (real engine and
       registerCpuRequestsThatFit();
       return program();
     });
-    for (const type of TYPES) {
-      await stack.setConfig(`lacchain:nodeKeys.${type}`, { value: KEYS[type], secret: true }, true);
-    }
+    const keys = TYPES.map((type) => [`lacchain:nodeKeys.${type}`, { value: KEYS[type], secret: true }]);
+    await setConfigs(stack, Object.fromEntries(keys), true);
     // Each node's data volume holds the contract's registry before its pod mounts it: the node and its bootnodes.
     cloud = startCloudStandin(
       cluster(),
