@@ -53,8 +53,11 @@ function connectionOf(kubeconfig: string): Connection {
 /** How long one read may take before it fails (kubectl's own reads end on a refused connection, not on a slow one). */
 const READ_TIMEOUT_MS = 30_000;
 
-/** GETs `apiPath` (`/api/v1/namespaces/x/pods/y`, `/readyz`) from `kubeconfig`'s cluster; rejects when unreachable. */
-export function apiGet(kubeconfig: string, apiPath: string): Promise<ApiAnswer> {
+/**
+ * GETs `apiPath` (`/api/v1/namespaces/x/pods/y`, `/readyz`) from `kubeconfig`'s cluster; rejects when unreachable. A
+ * kept connection the server closed as it was reused is dialled again once (Node's advice for kept-alive requests).
+ */
+export function apiGet(kubeconfig: string, apiPath: string, again = true): Promise<ApiAnswer> {
   const { server, agent } = connectionOf(kubeconfig);
   return new Promise((resolve, reject) => {
     const request = https.get(`${server}${apiPath}`, { agent, timeout: READ_TIMEOUT_MS }, (response) => {
@@ -69,7 +72,10 @@ export function apiGet(kubeconfig: string, apiPath: string): Promise<ApiAnswer> 
       });
     });
     request.on('timeout', () => request.destroy(new Error(`no answer from ${server}${apiPath} in 30 s`)));
-    request.on('error', reject);
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (again && request.reusedSocket && error.code === 'ECONNRESET') resolve(apiGet(kubeconfig, apiPath, false));
+      else reject(error);
+    });
   });
 }
 

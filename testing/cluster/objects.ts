@@ -2,7 +2,7 @@
  * Reading the test cluster's objects: a field by its JSONPath, and waiting until a field reads as wanted (a pod's phase
  * Running). Read over HTTPS (apiReads.ts), as kubectl would print it; kubectl itself for what that reader does not know.
  */
-import { apiField, apiWatch } from './apiReads';
+import { apiField, apiGet, apiWatch } from './apiReads';
 import { TestCluster } from './cluster';
 
 /** A namespaced object of the cluster, or (with `selector`, `name` empty) the list of those its labels select. */
@@ -107,6 +107,15 @@ function watchedField(
     );
     if (!watch) end();
   });
+}
+
+/** What `kubectl logs <pod> -c <container>` prints, read over HTTPS; fails with the API server's answer otherwise. */
+export async function logOf(cluster: TestCluster, pod: ObjectRef, container: string): Promise<string> {
+  const where = `/api/v1/namespaces/${pod.namespace}/pods/${pod.name}/log?container=${encodeURIComponent(container)}`;
+  const answer = await apiGet(cluster.kubeconfig, where);
+  if (answer.status !== 200)
+    throw new Error(`kubectl logs ${pod.name} -c ${container}: ${JSON.stringify(answer.body)}`);
+  return String(answer.body);
 }
 
 /** The writer's pod of the test stacks, in `namespace`. */
