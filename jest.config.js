@@ -18,6 +18,8 @@ module.exports = {
   // Node's, with the kubelet tier's shared cluster handed to the files and stopped after the last
   // (testing/cluster/sharedKubelet.ts).
   testEnvironment: '<rootDir>/testing/jestEnvironment.js',
+  // Jest's, compiling a module a worker already compiled for an earlier file from V8's cache of it.
+  runtime: '<rootDir>/testing/jestRuntime.js',
   globalSetup: '<rootDir>/testing/jestGlobalSetup.js',
   globalTeardown: '<rootDir>/testing/jestGlobalTeardown.js',
   roots: ['<rootDir>/tests'],

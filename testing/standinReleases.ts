@@ -9,6 +9,7 @@ import * as path from 'path';
 import { FileServer, startFileServer } from './host/fileServer';
 import { RELAY_SIGNER } from '../core/catalog/companions';
 import { PROJECT_DIR } from './run';
+import { NEW_KEY } from './testKeys';
 import { toolsCache } from './toolsCache';
 import type { TestHost } from './host/testHost';
 
@@ -41,7 +42,7 @@ function runFor(what: string, command: string, args: string[]): Promise<string> 
 }
 
 /**
- * The archive of `version` packed by pack.sh (with the options file `options`), from the tools cache: packed once per
+ * The archive of `version` packed by pack.sh (with the options file `options`, when there is one), from the tools cache: packed once per
  * content (pack.sh's archive is reproducible: the same inputs give the same bytes), keyed by the digest of every input
  * (the packed files, the options, the version and the p2p program's path, which names its sources' digest). Each suite
  * packed its own before: about 1 s of the two cores each, some 35 times a run.
@@ -51,9 +52,11 @@ export async function cachedRelease(
   options = path.join(PROJECT_DIR, BESU_OPTIONS_DIR, `${version}.txt`),
 ): Promise<string> {
   const p2p = (await runFor("the stand-in's p2p program", 'bash', [path.join(STANDIN_DIR, 'p2p/build.sh')])).trim();
+  // A version without an options file is packed without one (the stand-in then takes any option).
+  const withOptions = fs.existsSync(options);
   const digest = createHash('sha256');
   for (const file of PACKED_FILES) digest.update(fs.readFileSync(path.join(STANDIN_DIR, file)));
-  digest.update(fs.readFileSync(options)).update(`${version}\n${p2p}\n`);
+  digest.update(withOptions ? fs.readFileSync(options) : 'no options file\n').update(`${version}\n${p2p}\n`);
   const dir = path.join(toolsCache(), 'standin-releases', digest.digest('hex').slice(0, 16));
   const archive = path.join(dir, `besu-${version}.tar.gz`);
   if (!fs.existsSync(archive)) {
@@ -61,7 +64,7 @@ export async function cachedRelease(
     fs.mkdirSync(dir, { recursive: true });
     const staging = fs.mkdtempSync(path.join(dir, '.pack-'));
     try {
-      await runFor(`pack.sh ${version}`, 'sh', [PACK, version, staging, options]);
+      await runFor(`pack.sh ${version}`, 'sh', [PACK, version, staging, ...(withOptions ? [options] : [])]);
       fs.renameSync(path.join(staging, `besu-${version}.tar.gz`), archive);
     } finally {
       fs.rmSync(staging, { recursive: true, force: true });
@@ -106,7 +109,7 @@ export function releaseDigest(dir: string, version: string): string {
 export async function trustedCertificate(host: TestHost, dir: string): Promise<{ key: string; cert: string }> {
   const tlsDir = fs.mkdtempSync(path.join(dir, '.tls-'));
   const [key, cert] = [path.join(tlsDir, 'key.pem'), path.join(tlsDir, 'cert.pem')];
-  const args = ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${host.gateway}`];
+  const args = ['req', '-x509', ...NEW_KEY, '-nodes', '-days', '2', '-subj', `/CN=${host.gateway}`];
   let said = '';
   const code = await new Promise<number>((resolve) => {
     const child = spawn(

@@ -7,6 +7,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { apiServiceIP } from './serviceNetwork';
+import { NEW_KEY } from '../testKeys';
 
 /** The files made, by role. */
 export interface ClusterCertificates {
@@ -32,8 +33,7 @@ export function makeCertificates(dir: string): ClusterCertificates {
     [
       'req',
       '-x509',
-      '-newkey',
-      'rsa:2048',
+      ...NEW_KEY,
       '-nodes',
       '-keyout',
       'ca.key',
@@ -51,8 +51,8 @@ export function makeCertificates(dir: string): ClusterCertificates {
     signCertificate(dir, at('ca.crt'), at('ca.key'), name, subject, extensions);
   sign('server', '/CN=kube-apiserver', `subjectAltName=${SERVER_NAMES.join(',')}\nextendedKeyUsage=serverAuth\n`);
   sign('admin', '/CN=lacchain-test-admin/O=system:masters', 'extendedKeyUsage=clientAuth\n');
-  openssl(['genrsa', '-out', 'sa.key', '2048'], dir);
-  openssl(['rsa', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], dir);
+  openssl(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-out', 'sa.key'], dir);
+  openssl(['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], dir);
   return {
     ca: at('ca.crt'),
     caKey: at('ca.key'),
@@ -77,10 +77,7 @@ export function signCertificate(
   subject: string,
   extensions: string,
 ): { cert: string; key: string } {
-  openssl(
-    ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-subj', subject, '-out', `${name}.csr`],
-    dir,
-  );
+  openssl(['req', ...NEW_KEY, '-nodes', '-keyout', `${name}.key`, '-subj', subject, '-out', `${name}.csr`], dir);
   fs.writeFileSync(path.join(dir, `${name}.ext`), extensions);
   openssl(
     [

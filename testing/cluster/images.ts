@@ -22,6 +22,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { PROJECT_DIR } from '../run';
 import { sha256, writeBlob, writeImage } from '../ociLayout';
+import { cachedRelease } from '../standinReleases';
 import { toolsCache } from '../toolsCache';
 
 /** One image archive, and the references it is imported under. */
@@ -162,20 +163,12 @@ export async function pauseImage(dir: string, pauseBinary: string, reference: st
 
 /**
  * The Besu stand-in as `hyperledger/besu:<version>` with the official image's layout: the release packed by
- * tests/fixtures/besu-standin/pack.sh (with the options `version` accepts, as the stand-in refuses others) unpacked
- * as /opt/besu, owned by uid 1000, `besu` on PATH as the entry point, and the official image's environment.
+ * tests/fixtures/besu-standin/pack.sh (with the options `version` accepts, as the stand-in refuses others; packed once
+ * per content, in the tools cache: testing/standinReleases.ts) unpacked as /opt/besu, owned by uid 1000, `besu` on PATH
+ * as the entry point, and the official image's environment.
  */
 export async function besuStandinImage(dir: string, version: string, reference: string): Promise<TestImage> {
-  const packed = fs.mkdtempSync(path.join(dir, 'besu-release-'));
-  const options = path.join(PROJECT_DIR, 'tests', 'fixtures', 'besu-options', `${version}.txt`);
-  const [archive] = (
-    await run('sh', [
-      path.join(PROJECT_DIR, 'tests', 'fixtures', 'besu-standin', 'pack.sh'),
-      version,
-      packed,
-      ...(fs.existsSync(options) ? [options] : []),
-    ])
-  ).split('\n');
+  const archive = await cachedRelease(version);
   const root = fs.mkdtempSync(path.join(dir, 'besu-root-'));
   fs.mkdirSync(path.join(root, 'opt'));
   await run('tar', ['-xzf', archive, '-C', path.join(root, 'opt')]);

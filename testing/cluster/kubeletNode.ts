@@ -31,7 +31,10 @@ import { importBesuImage, importKubectlImage, importNodeImages, PodNodeType } fr
 
 /** How long a new pod may take until every container is ready. */
 const POD_READY_MS = 120_000;
-/** How long a ready pod is watched for a container that fails after it started (the kubelet sees it within seconds). */
+/**
+ * How long every container of a ready pod must have run, none restarted, before the pod counts as settled: a container
+ * that fails after it started fails within it (the kubelet sees it within seconds).
+ */
 const SETTLED_MS = 5_000;
 /** How many times a ready pod is watched for SETTLED_MS before one that did not hold still fails (readyPodOtherThan). */
 const SETTLE_TRIES = 3;
@@ -175,11 +178,15 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
     // Every container ready, and still so, none restarted meanwhile, once a container failing after it started would
     // have been seen: one without a probe counts as ready while it runs, also the moment before it fails. (A companion
     // that exits until Besu's RPC answers, as the rotation client does, may have restarted before that.)
-    const ready = new RegExp(`^[0-9a-f-]{36} Running (true/\\d+,){${containers}}$`);
-    const state = '{.metadata.uid} {.status.phase} {range .status.containerStatuses[*]}{.ready}/{.restartCount},{end}';
+    const ready = new RegExp(`^[0-9a-f-]{36} Running (true/\\d+/[0-9TZ:-]+,){${containers}}$`);
+    const state =
+      '{.metadata.uid} {.status.phase} ' +
+      '{range .status.containerStatuses[*]}{.ready}/{.restartCount}/{.state.running.startedAt},{end}';
     // Such a companion started a moment before Besu answered is seen ready (it runs) and exits once more after that
-    // moment (seen once in CI, 2026-12-07: `true/1` then `false/1`): the pod is watched again until it holds still for
-    // SETTLED_MS, at most SETTLE_TRIES times; a container that keeps failing never does.
+    // moment (seen once in CI, 2026-12-07: `true/1` then `false/1`): the pod is read again once its last container to
+    // start has run SETTLED_MS (started, to the second, by this machine's clock), and counts as settled when nothing
+    // changed meanwhile; else it is watched again, at most SETTLE_TRIES times: a container that keeps failing never
+    // holds still. Containers started well before the pod was ready are not waited for again.
     for (let tries = 1; ; tries++) {
       const seen = await fieldWhen(
         cluster(),
@@ -190,7 +197,9 @@ export function kubeletNode(type: PodNodeType, namespace: string, options: Kubel
         { watched: true },
       );
       expect(seen).toMatch(ready);
-      await new Promise((resolve) => setTimeout(resolve, SETTLED_MS));
+      const started = [...seen.matchAll(/\/([0-9TZ:-]+),/g)].map(([, at]) => Date.parse(at));
+      const settling = Math.max(...started) + 1000 + SETTLED_MS - Date.now();
+      if (settling > 0) await new Promise((resolve) => setTimeout(resolve, settling));
       const settled = await fieldOf(cluster(), pod, state);
       if (settled === seen || tries === SETTLE_TRIES) {
         expect(settled).toBe(seen);
