@@ -11,6 +11,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
+import { apiField, apiGet } from './apiReads';
 import { makeCertificates } from './certificates';
 import { KubeletWorker, startKubeletWorker } from './kubelet';
 import { ClusterProcess, startProcess, stopProcess, waitFor } from './processes';
@@ -278,7 +279,7 @@ export async function startCluster(
     processes.push(apiserver);
     await waitFor(
       'kube-apiserver /readyz',
-      async () => (await kubectl(['get', '--raw', '/readyz'])).stdout.trim() === 'ok',
+      async () => (await apiGet(kubeconfig, '/readyz')).body === 'ok',
       90_000,
       apiserver,
     );
@@ -358,14 +359,13 @@ export async function startCluster(
     await waitFor(
       'the workers Ready',
       async () => {
-        const out = await kubectlOk([
-          'get',
-          'nodes',
-          '-o',
-          'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}',
-        ]);
+        const out = await apiField(
+          kubeconfig,
+          { kind: 'nodes', name: '', namespace: '', selector: '' },
+          '{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}',
+        );
         return (
-          out
+          (out ?? '')
             .trim()
             .split('\n')
             .filter((s) => s === 'True').length === workers.length
@@ -389,7 +389,7 @@ export async function startCluster(
     // Namespaced objects need their "default" ServiceAccount, made by the controller manager.
     await waitFor(
       'the default ServiceAccount',
-      async () => (await kubectl(['get', 'serviceaccount', 'default', '-n', 'default'])).code === 0,
+      async () => (await apiGet(kubeconfig, '/api/v1/namespaces/default/serviceaccounts/default')).status === 200,
       60_000,
       processes[2],
     );

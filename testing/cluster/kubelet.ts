@@ -22,6 +22,7 @@ import { execFile, execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { apiField } from './apiReads';
 import { NFT, removeApiServiceRoute, routeApiService } from './apiServiceRoute';
 import { builtToolDir, WORKER_TOOL_SCRIPTS } from './builtTools';
 import { signCertificate } from './certificates';
@@ -413,8 +414,11 @@ export async function startKubeletWorker(name: string, kubeletDir: string, join:
       await waitFor(
         `the real worker ${nodeName} Ready`,
         async () =>
-          (await admin(['get', 'node', nodeName, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])) ===
-          'True',
+          (await apiField(
+            join.adminKubeconfig,
+            { kind: 'node', name: nodeName, namespace: '' },
+            '{.status.conditions[?(@.type=="Ready")].status}',
+          )) === 'True',
         90_000,
         kubeletProcess,
       );

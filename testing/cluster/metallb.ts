@@ -13,6 +13,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { apiGet } from './apiReads';
 import { ClusterProcess, startProcess, stopProcess, waitFor } from './processes';
 import { LOAD_BALANCER_POOL, WORKER_LAN_BRIDGE } from './workerLan';
 import { freePort } from '../ports';
@@ -80,7 +81,9 @@ export async function startMetalLb(dir: string, metallbDir: string, join: MetalL
   // The Pod is admitted once the namespace's default ServiceAccount is there (the controller manager makes it).
   await waitFor(
     `${METALLB_NAMESPACE}'s default ServiceAccount`,
-    async () => (await join.admin(['get', 'serviceaccount', 'default', '-n', METALLB_NAMESPACE, '-o', 'name'])) !== '',
+    async () =>
+      (await apiGet(join.adminKubeconfig, `/api/v1/namespaces/${METALLB_NAMESPACE}/serviceaccounts/default`)).status ===
+      200,
     30_000,
   );
   await join.admin(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: rest }));

@@ -1,9 +1,8 @@
 /**
  * Reading the test cluster's objects: a field by its JSONPath, and waiting until a field reads as wanted (a pod's phase
- * Running).
+ * Running). Read over HTTPS (apiReads.ts), as kubectl would print it; kubectl itself for what that reader does not know.
  */
-import { spawn } from 'child_process';
-import * as path from 'path';
+import { apiField, apiGet, apiWatch } from './apiReads';
 import { TestCluster } from './cluster';
 
 /** A namespaced object of the cluster, or (with `selector`, `name` empty) the list of those its labels select. */
@@ -17,6 +16,8 @@ export interface ObjectRef {
 
 /** A field of an object by JSONPath (`{.status.phase}`); the error output when it cannot be read. */
 export async function fieldOf(cluster: TestCluster, object: ObjectRef, jsonpath: string): Promise<string> {
+  const read = await apiField(cluster.kubeconfig, object, jsonpath);
+  if (read !== undefined) return read;
   const out = await cluster.kubectl([
     'get',
     object.kind,
@@ -53,10 +54,10 @@ async function readUntil(
 }
 
 /**
- * Reads a field until `done` takes its value (`timeoutMs` at most) and returns the last value read. `watched`: one
- * `kubectl get -w` the whole wait, told of each change (watchedField), where it reads the field anew four times a
- * second: the value is seen the moment it changes, and a long wait costs the machine one process. A watch that ends
- * early (the object not there yet) is followed by a read and a new watch.
+ * Reads a field until `done` takes its value (`timeoutMs` at most) and returns the last value read: four times a second,
+ * each read over HTTPS (no process). `watched`: one `kubectl get -w` the whole wait instead, told of each change
+ * (watchedField): the value is seen the moment it changes. A watch that ends early (the object not there yet) is
+ * followed by a read and a new watch.
  */
 export function fieldWhen(
   cluster: TestCluster,
@@ -71,12 +72,10 @@ export function fieldWhen(
   );
 }
 
-/** What ends each value a watch prints (the JSONPath's own output never holds it). */
-const WATCH_END = '<lacchain-watch-end>';
-
 /**
- * One `kubectl get -w` of the named `object`'s field: resolves with the first value `done` takes, or the last one
- * printed when the watch ends (the object not there yet, the API server's end of the watch) or `deadline` passes.
+ * One watch of the named `object`'s field (apiReads.ts): resolves with the first value `done` takes, or the last one
+ * seen when the watch ends (the API server's end of it) or `deadline` passes; at once, with nothing, for a kind or a
+ * template the watch does not know (the wait then reads the field four times a second).
  */
 function watchedField(
   cluster: TestCluster,
@@ -86,30 +85,37 @@ function watchedField(
   deadline: number,
 ): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const args = ['--kubeconfig', cluster.kubeconfig, 'get', object.kind, object.name, '-n', object.namespace, '-w'];
-    const child = spawn(path.join(cluster.binDir, 'kubectl'), [...args, '-o', `jsonpath=${jsonpath}{"${WATCH_END}"}`], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
     let last: string | undefined;
-    let text = '';
+    let finished = false;
     const end = () => {
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
-      child.kill('SIGKILL');
+      if (watch) watch.stop();
       resolve(last);
     };
     const timer = setTimeout(end, Math.max(0, deadline - Date.now()));
-    child.stdout.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const values = text.split(WATCH_END);
-      text = values.pop() ?? '';
-      for (const value of values) {
+    const watch = apiWatch(
+      cluster.kubeconfig,
+      object,
+      jsonpath,
+      (value) => {
         last = value;
-        if (done(value)) return end();
-      }
-    });
-    child.on('close', end);
-    child.on('error', end);
+        if (done(value)) end();
+      },
+      end,
+    );
+    if (!watch) end();
   });
+}
+
+/** What `kubectl logs <pod> -c <container>` prints, read over HTTPS; fails with the API server's answer otherwise. */
+export async function logOf(cluster: TestCluster, pod: ObjectRef, container: string): Promise<string> {
+  const where = `/api/v1/namespaces/${pod.namespace}/pods/${pod.name}/log?container=${encodeURIComponent(container)}`;
+  const answer = await apiGet(cluster.kubeconfig, where);
+  if (answer.status !== 200)
+    throw new Error(`kubectl logs ${pod.name} -c ${container}: ${JSON.stringify(answer.body)}`);
+  return String(answer.body);
 }
 
 /** The writer's pod of the test stacks, in `namespace`. */

@@ -1,11 +1,14 @@
 /**
  * A pod's port on this machine's loopback through `kubectl port-forward`, as an operator gives `npm run node` a node's
  * RPC (docs/operations.md), kept across the pod's restarts: kubectl ends when the pod it forwards to goes (a restart
- * deletes it), and is started again on the same local port until the forward is stopped.
+ * deletes it), and is started again on the same local port until the forward is stopped. kubectl is started once
+ * the pod runs (read over HTTPS, apiReads.ts): before, it would only say so and end, one process each half second
+ * while a test moves the node (114 in one clusterMoveCuts run).
  */
 import { ChildProcess, spawn } from 'child_process';
 import * as net from 'net';
 import * as path from 'path';
+import { apiField } from './apiReads';
 import type { TestCluster } from './cluster';
 
 /** How long to wait before starting kubectl again (its pod not yet there, or not yet running). */
@@ -44,7 +47,13 @@ export async function keptPortForward(
   let child: ChildProcess | undefined;
   let listening: () => void = () => undefined;
   const firstListen = new Promise<void>((resolve) => (listening = resolve));
-  const start = () => {
+  const start = async () => {
+    if (stopped) return;
+    const phase = await apiField(cluster.kubeconfig, { kind: 'pod', name: pod, namespace }, '{.status.phase}');
+    if (phase !== 'Running') {
+      setTimeout(start, RESTART_MS);
+      return;
+    }
     if (stopped) return;
     child = spawn(
       path.join(cluster.binDir, 'kubectl'),
@@ -56,7 +65,7 @@ export async function keptPortForward(
     });
     child.on('exit', () => setTimeout(start, RESTART_MS));
   };
-  start();
+  void start();
   const forward = {
     url: `http://127.0.0.1:${local}/`,
     stop() {

@@ -24,6 +24,7 @@ import { expectOneSnapshot, resticOnBackups } from '../../testing/cluster/backup
 import { kubeletNode } from '../../testing/cluster/kubeletNode';
 import { applyServerSide } from '../../testing/cluster/manifests';
 import { nodeCommand } from '../../testing/cluster/nodeCommand';
+import { fieldOf, logOf } from '../../testing/cluster/objects';
 import { stoppedBefore, watchPodStop } from '../../testing/cluster/podStop';
 import { workFolder } from '../../testing/workFolder';
 
@@ -88,7 +89,7 @@ async function throughProxy(body: string) {
 
 /** How many JSON-RPC requests (POSTs) Besu has received: its access log, at DEBUG (set for this test's pod). */
 const besuRequests = async () =>
-  (await cluster().kubectlOk(['logs', '-n', writer.namespace, writer.pod.name, '-c', names.besuContainer]))
+  (await logOf(cluster(), writer.pod, names.besuContainer))
     .split('\n')
     .filter((line) => line.includes('"POST / HTTP/1.1"')).length;
 
@@ -108,8 +109,7 @@ async function expectBesuReceivedNothingSince(before: number): Promise<void> {
 }
 
 /** A field of the pod's spec or status. */
-const podField = (jsonpath: string) =>
-  cluster().kubectlOk(['get', 'pod', '-n', writer.namespace, writer.pod.name, '-o', `jsonpath=${jsonpath}`]);
+const podField = (jsonpath: string) => fieldOf(cluster(), writer.pod, jsonpath);
 /** restic on this machine, on the backups volume's folder, with the node's backup password from its Secret. */
 const restic = resticOnBackups(writer);
 
