@@ -53,7 +53,7 @@ case "${1:-}" in
     fi
     ;;
   *)
-    echo "usage: bash tools/lint-cache.sh restore|keep" >&2
+    echo "tools/lint-cache.sh: given \"${1:-}\"; allowed: restore (before the tests) or keep (after them), e.g. bash tools/lint-cache.sh restore" >&2
     exit 2
     ;;
 esac
