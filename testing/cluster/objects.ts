@@ -55,8 +55,8 @@ async function readUntil(
 
 /**
  * Reads a field until `done` takes its value (`timeoutMs` at most) and returns the last value read: four times a second,
- * each read over HTTPS (no process). `watched`: one `kubectl get -w` the whole wait instead, told of each change
- * (watchedField): the value is seen the moment it changes. A watch that ends early (the object not there yet) is
+ * each read over HTTPS (no process). `watched`: one watch over HTTPS the whole wait instead (apiWatch), told of each
+ * change (watchedField): the value is seen the moment it changes. A watch that ends early (the object not there yet) is
  * followed by a read and a new watch.
  */
 export function fieldWhen(
