@@ -144,7 +144,10 @@ type ClientCommand = [client: string, args: string[]];
 
 /**
  * Pipes one client's output into another's input (ssh, kubectl), through this process's memory only (never its
- * disk); fails naming `what`, both exit codes and the last line either said.
+ * disk); fails naming `what`, both ends (exit codes, or the signal that ended one) and the last line either said. Once
+ * the sink has ended, the source's output is read and dropped, and a sink that failed ends the source: it would
+ * otherwise wait for ever on a pipe nobody reads (Node stops reading a source whose destination closed, and no write
+ * fails when the sink ended between two writes).
  */
 export function pipeClients(source: ClientCommand, sink: ClientCommand, what: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -158,12 +161,17 @@ export function pipeClients(source: ClientCommand, sink: ClientCommand, what: st
     from.stdout.on('error', () => from.kill());
     to.stdin.on('error', () => from.kill());
     from.stdout.pipe(to.stdin);
-    const codes: Array<number | null> = [];
-    const done = (code: number | null) => {
-      codes.push(code);
-      if (codes.length < 2) return;
-      if (codes.every((c) => c === 0)) resolve();
-      else reject(new ToolFailure(`${what} failed (exit ${codes.join(', ')}): ${lastMeaningfulLine(said)}`));
+    to.on('exit', (code) => {
+      from.stdout.unpipe(to.stdin);
+      from.stdout.resume();
+      if (code !== 0) from.kill();
+    });
+    const ends: string[] = [];
+    const done = (code: number | null, signal: NodeJS.Signals | null) => {
+      ends.push(code === null ? String(signal) : String(code));
+      if (ends.length < 2) return;
+      if (ends.every((end) => end === '0')) resolve();
+      else reject(new ToolFailure(`${what} failed (exit ${ends.join(', ')}): ${lastMeaningfulLine(said)}`));
     };
     from.on('close', done);
     to.on('close', done);
