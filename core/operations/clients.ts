@@ -105,6 +105,15 @@ export interface SshArgumentsInput {
   sharedConnection?: string;
 }
 
+/**
+ * How often ssh asks a quiet connection whether the machine is still there (seconds): with SSH_ALIVE_COUNT_MAX, a
+ * connection that died without a word (a network down, a machine gone) ends in about a minute, never a command (a
+ * move's carry, a pipe with no time limit of its own) waiting on it for ever.
+ */
+export const SSH_ALIVE_INTERVAL_SECONDS = 15;
+/** How many of those asks may go unanswered before ssh ends the connection (exit 255). */
+export const SSH_ALIVE_COUNT_MAX = 4;
+
 /** How long a shared connection outlives its last session when the command that made it could not close it. */
 export const SHARED_CONNECTION_IDLE_SECONDS = 60;
 
@@ -114,7 +123,8 @@ export function knownHostsLine(host: string, port: number, hostKey: string): str
 }
 
 /**
- * The ssh options of every ssh the tools open to a node, before the destination: non-interactive, forwarding nothing
+ * The ssh options of every ssh the tools open to a node, before the destination: non-interactive, a dead connection
+ * ended in about a minute (SSH_ALIVE_INTERVAL_SECONDS), forwarding nothing
  * (no agent, no ports, no X display, no Kerberos credentials), on the command's own connection or none shared; with a
  * pinned host key, that key
  * alone (no global known_hosts file, no KnownHostsCommand: nothing else on the operator's machine can vouch for another
@@ -129,6 +139,10 @@ export function sshArguments(input: SshArgumentsInput): string[] {
     'BatchMode=yes',
     '-o',
     'ConnectTimeout=15',
+    '-o',
+    `ServerAliveInterval=${SSH_ALIVE_INTERVAL_SECONDS}`,
+    '-o',
+    `ServerAliveCountMax=${SSH_ALIVE_COUNT_MAX}`,
     '-o',
     'ForwardAgent=no',
     '-o',

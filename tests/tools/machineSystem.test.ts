@@ -63,7 +63,9 @@ describe("init's read of a machine not yet trusted", () => {
   it('forwards neither the agent nor any port, before the options of ~/.ssh/config could', () => {
     expect(readWithSsh(`printf 'ID=debian\\nVERSION_ID="12"\\n'`).result).toEqual({ system: 'debian 12' });
     const args = fs.readFileSync(calls, 'utf8');
-    expect(args).toMatch(/^-o BatchMode=yes -o ConnectTimeout=15 -o ForwardAgent=no -o ClearAllForwardings=yes /);
+    expect(args).toMatch(
+      /^-o BatchMode=yes -o ConnectTimeout=15 -o ServerAliveInterval=15 -o ServerAliveCountMax=4 -o ForwardAgent=no -o ClearAllForwardings=yes /,
+    );
   });
 
   it('lets no ~/.ssh/config forward X, tunnel, delegate Kerberos credentials or carry it over a master connection', () => {

@@ -153,7 +153,8 @@ describe('client commands', () => {
     // Before the operator's options: ssh keeps the first value of an option, so ForwardAgent=yes in theirs is ignored.
     const args = sshArguments({ keyFile: 'id', options: ['Port=2222'], knownHostsFile: '/tmp/k/known_hosts' });
     expect(args.join(' ')).toBe(
-      '-o BatchMode=yes -o ConnectTimeout=15 -o ForwardAgent=no -o ClearAllForwardings=yes ' +
+      '-o BatchMode=yes -o ConnectTimeout=15 -o ServerAliveInterval=15 -o ServerAliveCountMax=4 ' +
+        '-o ForwardAgent=no -o ClearAllForwardings=yes ' +
         '-o ForwardX11=no -o ForwardX11Trusted=no -o Tunnel=no -o GSSAPIDelegateCredentials=no -i id ' +
         '-o UserKnownHostsFile=/tmp/k/known_hosts ' +
         '-o GlobalKnownHostsFile=/dev/null -o KnownHostsCommand=none -o StrictHostKeyChecking=yes -o Port=2222 ' +
@@ -168,7 +169,7 @@ describe('client commands', () => {
       `-o ControlMaster=no -o ControlMaster=auto -o ControlPath=/tmp/k/c -o ControlPersist=${SHARED_CONNECTION_IDLE_SECONDS}`,
     );
     // Without a pinned key (the operator's explicit accept_any_host_key), nothing is checked.
-    expect(sshArguments({ options: [] }).slice(16).join(' ')).toBe(
+    expect(sshArguments({ options: [] }).slice(20).join(' ')).toBe(
       '-o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no -o ControlMaster=no -o ControlPath=none',
     );
   });
