@@ -42,6 +42,11 @@ export class CuttableNetwork {
     return [`ProxyCommand=${process.execPath} ${RELAY_PIPE} ${this.socketPath} %h %p`];
   }
 
+  /** What the command line of every client through this network holds: its relay's socket. */
+  get clientMarker(): string {
+    return this.socketPath;
+  }
+
   /** Whether the network is down now. */
   get isDown(): boolean {
     return this.down;

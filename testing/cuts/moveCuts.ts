@@ -106,7 +106,8 @@ export function moveCuts(service: string): Record<MoveStep, MoveCut[]> {
     carry: [
       {
         what: 'while the repository is unpacked on the new machine',
-        moment: { on: 'new', when: 'pgrep -x tar >/dev/null' },
+        // The carry's own tar (`tar -C <parent> --no-same-owner -xf - …`, cli/operations/move.ts), not any tar.
+        moment: { on: 'new', when: "pgrep -f '^tar -C [^ ]+ --no-same-owner -xf -' >/dev/null" },
         how: 'network',
         stoppedAt: 'carry',
       },

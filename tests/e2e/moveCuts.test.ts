@@ -26,6 +26,7 @@ import { moveCutLine, moveNode } from '../../cli/operations/move';
 import type { MoveResult } from '../../cli/operations/moveShared';
 import { ToolFailure } from '../../cli/cli';
 import { CuttableNetwork } from '../../testing/cuts/connectionCut';
+import { CutBounds, withinCutBounds } from '../../testing/cuts/boundedCut';
 import { armFailpoint, cutStep, FAILPOINT, killSessionsOf, removeFailpoint, untilHolds } from '../../testing/cuts/cut';
 import { MoveCut, moveCuts } from '../../testing/cuts/moveCuts';
 import { packagesInstalledDisk } from '../../testing/host/packagesDisk';
@@ -46,6 +47,12 @@ const MARKER = 'written-before-the-moves';
 /** Random bytes in the node's data, so that the backup's copy and the repository's carry last long enough to be cut. */
 const FILLER_MIB = 24;
 const CUTS = moveCuts(SERVICE);
+/**
+ * How long a cut move may go on once cut (a dropped connection ends at once, a dead one by ssh's keepalive in about a
+ * minute; a cut in pulumi up's start step comes after its first steps), and in all: past either it fails at once,
+ * saying what still ran, instead of taking jest's 600 s and leaving the node stopped for every case after it.
+ */
+const CUT_BOUNDS: CutBounds = { afterCut: 180, total: 420 };
 const CASES = (Object.keys(MOVE_STEPS) as MoveStep[]).flatMap((step) => CUTS[step].map((cut) => ({ step, cut })));
 
 suite('npm run node -- move, cut at each step, then run again (SSH to SSH)', () => {
@@ -240,10 +247,12 @@ suite('npm run node -- move, cut at each step, then run again (SSH to SSH)', () 
     const moment = cut.moment;
     let ended = false;
     let seen = false;
+    let cutAt: number | undefined;
     let killing: Promise<unknown> | undefined;
     /** The network goes down at once; then, the harshest end of a dropped connection: its sessions' work stops. */
     const down = () => {
       seen = true;
+      cutAt = Date.now();
       network.drop();
       killing = Promise.all([here, there].map((host) => killSessionsOf(host, asked.from.user)));
     };
@@ -263,6 +272,7 @@ suite('npm run node -- move, cut at each step, then run again (SSH to SSH)', () 
     /** Only the leave step's own session on the old machine ends: the network stays up for the move's look. */
     const leaveKilled = () => {
       seen = true;
+      cutAt = Date.now();
       killing = killSessionsOf(here, asked.from.user);
     };
     const failpoint = 'after' in moment ? moment : undefined;
@@ -278,15 +288,18 @@ suite('npm run node -- move, cut at each step, then run again (SSH to SSH)', () 
       cut.how === 'pulumiUpStartStep' && when !== undefined
         ? async () => {
             seen = true;
+            cutAt = Date.now();
             await bringUpOn(there, when)();
           }
         : bringUpOn(there);
     try {
-      const error = await moveNode(asked, { bringUp }).then(
+      const moved = moveNode(asked, { bringUp }).then(
         () => new Error('the move went through'),
         (e: unknown) => e as Error,
       );
-      ended = true;
+      const error = await withinCutBounds(moved, () => cutAt, CUT_BOUNDS, network.clientMarker, [here, there]).finally(
+        () => (ended = true),
+      );
       await watched;
       await killing;
       expect(seen).toBe(true);
