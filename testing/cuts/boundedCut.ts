@@ -2,8 +2,9 @@
  * A cut run that cannot hang silently: the run cut (a move, its network dropped at a moment) must end within a bound
  * once its cut was made, and within a longer one in all; past either, the test fails at once with what was still
  * running (this process's clients through the cut network, and `ps` on the machines), and those clients are ended so
- * that the run's promise settles and the next case starts clean (a move that waited on a dead connection for ever took
- * jest's whole 600 s, and the node stopped with it, from every case after it: a cold run of 9f36a7b).
+ * that the run's promise settles and the next case starts clean (a cold run of 9f36a7b: a move whose carry waited for
+ * ever, its `ssh tar c` writing into a pipe nobody read once the `ssh tar x` had ended, took jest's whole 600 s, and
+ * the node it had stopped from every case after it).
  */
 import { execFile } from 'child_process';
 import type { TestHost } from '../host/testHost';

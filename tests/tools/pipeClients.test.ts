@@ -44,6 +44,26 @@ describe("a move's pipe between two clients", () => {
     expect(said).toBe('carrying failed (exit 3, SIGTERM): tar: cannot open');
   });
 
+  it("ends the source when the sink is an ssh that could not connect (the carry's tar x at a slow hour)", async () => {
+    // Loopback's port 1: refused at once, before the source wrote a byte (the hang of a cold run of 9f36a7b).
+    const ssh = [
+      '-F',
+      'none',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'ConnectTimeout=5',
+      '-p',
+      '1',
+      'root@127.0.0.1',
+      'tar -xf -',
+    ];
+    const said = await outcome(pipeClients(sh('sleep 0.5; head -c 25000000 /dev/zero'), ['ssh', ssh], 'carrying'));
+    expect(said).toMatch(
+      /^carrying failed \(exit 255, SIGTERM\): ssh: connect to host 127\.0\.0\.1 port 1: Connection refused$/,
+    );
+  });
+
   it('reads the rest of the source when the sink ended well (a tar at its end-of-archive): the pipe succeeds', async () => {
     const said = await outcome(
       pipeClients(
