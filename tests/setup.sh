@@ -149,8 +149,8 @@ if command -v go >/dev/null 2>&1; then
 fi
 
 # The Kubernetes control plane of the cluster tests (tests/cluster/): kube-apiserver, kube-controller-manager,
-# kube-scheduler, kubectl, etcd and kwok built from their Go modules into a cache outside the work tree (about 9 minutes
-# cold on 2 cores, none warm). Without Go the cluster tests say why they are skipped (under CI=true they fail).
+# kube-scheduler, kubectl, etcd and kwok built from one Go module requiring k8s.io/kubernetes, etcd and kwok (what they
+# share compiled once) into a cache outside the work tree (about 9 minutes cold on 2 cores, none warm). Without Go the cluster tests say why they are skipped (under CI=true they fail).
 if command -v go >/dev/null 2>&1; then
   timed "the Kubernetes control plane" bash tools/kubernetes/build.sh >/dev/null || echo "cannot build the Kubernetes binaries: the cluster tests will say so" >&2
 fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prints the folder of the Kubernetes binaries the cluster tests run (testing/cluster/), building them when needed:
 # kube-apiserver, kube-controller-manager, kube-scheduler and kubectl from the Go module k8s.io/kubernetes, etcd from
-# go.etcd.io/etcd/server/v3, kwok from sigs.k8s.io/kwok (with its stage files), into a cache outside the work tree
+# go.etcd.io/etcd/server/v3, kwok from sigs.k8s.io/kwok (with its stage files), all from one module requiring the three
+# (tools/kubernetes/module.sh: kubernetes_module_lines), into a cache outside the work tree
 # keyed by the versions and the recipe's revision:
 #   ${LACCHAIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lacchain-besu-node}/kubernetes/<versions>-r<recipe>/bin/
 #   ${...}/kubernetes/<versions>-r<recipe>/stages/   (kwok's stage files: node and pod lifecycles)
@@ -30,12 +31,11 @@ begin_cached_build "$cache" "the Kubernetes binaries" "no Kubernetes binaries" "
 build_kubernetes k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
   k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
 
-build go.etcd.io/etcd/server/v3 "$etcd" go.etcd.io/etcd/server/v3 </dev/null
-
-build sigs.k8s.io/kwok "$kwok" sigs.k8s.io/kwok/cmd/kwok </dev/null
+# etcd and kwok from the same module (one module graph: what they share with Kubernetes is compiled once).
+build_beside_kubernetes go.etcd.io/etcd/server/v3 sigs.k8s.io/kwok/cmd/kwok
 # kwok's stage files ship in its module: the fast node and pod lifecycles, the node heartbeat, and the volumes of
 # its StorageClass (which kwok provisions and binds).
-kwok_dir=$(cd "$work/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
+kwok_dir=$(cd "$work/kubernetes" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
 for stage in node/fast node/heartbeat pod/fast volume/fast; do
   mkdir -p "$cache/stages/$stage"
   for file in "$kwok_dir/kustomize/stage/$stage/"*.yaml; do

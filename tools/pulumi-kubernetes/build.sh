@@ -56,7 +56,8 @@ grep -q "=> github.com/pulumi/pulumi-kubernetes/sdk/v4 ${sdk}\$" go.mod || {
   echo "no Kubernetes provider: ${module}@${provider}'s go.mod has no \`replace … => ../sdk\` line to replace" >&2
   exit 3
 }
-(cd cmd/pulumi-resource-kubernetes && VERSION="$plugin" go run generate.go) >&2
+# -trimpath as the build below: the generator's packages (pkg/v3's schema and what it imports) are compiled once, for both.
+(cd cmd/pulumi-resource-kubernetes && VERSION="$plugin" go run -trimpath generate.go) >&2
 mkdir -p "$cache/bin"
 go build -trimpath -ldflags "-s -w -X ${module}/pkg/version.Version=${plugin}" \
   -o "$binary.partial" ./cmd/pulumi-resource-kubernetes >&2
